@@ -1,0 +1,152 @@
+#pragma once
+// The experiment: everything that describes one training run, as plain C++ values.
+// The JSON file is its serialized form (docs/experiment.md lists every key and default).
+// No Torch here: the GUI and the CLI include this header.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wb {
+
+struct AugmentConfig {
+  bool random_crop = true;  // pad, then crop back to the original size at a random offset
+  int64_t crop_padding = 2;
+  bool horizontal_flip = true;
+};
+
+struct DataConfig {
+  std::string dataset = "fashion-mnist";  // fashion-mnist | mnist | cifar10 | csv | synthetic
+  std::string path;                       // folder (idx, cifar10) or file (csv); empty = the dataset's default
+  int64_t limit = 0;                      // use only the first N training samples; 0 = all
+  double val_fraction = 0.1;              // share of the training split held out for validation
+  bool augment_enabled = true;
+  AugmentConfig augment;
+  // csv
+  std::string label_column = "label";
+  std::string test_path;      // csv: optional separate test file; else test_fraction of path
+  double test_fraction = 0.2;  // csv only
+  // synthetic
+  int64_t synthetic_samples = 2048;
+  int64_t synthetic_classes = 10;
+  std::vector<int64_t> synthetic_shape = {1, 28, 28};
+};
+
+struct ModelConfig {
+  std::string preset = "cnn";      // mlp | cnn | resnet | vit; empty when layers or torchscript is given
+  nlohmann::json layers;           // a list of typed layers (see docs/experiment.md); null when unused
+  std::string torchscript;         // path to a .pt file made with torch.jit.script/trace
+};
+
+struct OptimizerConfig {
+  std::string name = "adamw";  // sgd | adam | adamw | rmsprop | adagrad
+  double lr = 1e-3;
+  double weight_decay = 0.05;
+  double momentum = 0.9;  // sgd, rmsprop
+  bool nesterov = false;  // sgd
+  double beta1 = 0.9;     // adam, adamw
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double alpha = 0.99;  // rmsprop smoothing constant
+  bool decay_bias_and_norm = false;  // false: biases and norm weights get no weight decay
+};
+
+struct ScheduleConfig {
+  std::string name = "cosine";  // constant | step | multistep | exponential | cosine | onecycle | plateau
+  int64_t warmup_steps = 0;
+  double warmup_start_factor = 0.01;  // warmup starts at lr * this (0 < f <= 1) and rises linearly to lr
+  // step / multistep / exponential / plateau
+  int64_t step_size = 1000;
+  std::vector<int64_t> milestones;
+  double gamma = 0.1;
+  // cosine
+  int64_t t_max = 0;  // steps of the cosine after warmup; 0 = the rest of the run
+  double eta_min = 0.0;
+  // onecycle (max_lr is optimizer.lr)
+  double pct_start = 0.3;
+  std::string anneal_strategy = "cos";  // cos | linear
+  double div_factor = 25.0;
+  double final_div_factor = 1e4;
+  bool three_phase = false;
+  // plateau: stepped once per validation, on the validation loss
+  std::string plateau_mode = "min";
+  double factor = 0.1;
+  int64_t patience = 10;
+  double threshold = 1e-4;
+  std::string threshold_mode = "rel";
+  int64_t cooldown = 0;
+  double min_lr = 0.0;
+};
+
+struct EarlyStoppingConfig {
+  bool enabled = false;
+  std::string metric = "val_loss";  // val_loss | val_accuracy
+  int64_t patience = 3;            // validations without improvement before stopping
+  double min_delta = 0.0;
+};
+
+struct TrainConfig {
+  int64_t epochs = 15;
+  int64_t max_steps = 0;  // optimizer steps; 0 = epochs decide; when both are set the first reached ends
+  int64_t batch_size = 128;
+  int64_t grad_accum = 1;
+  double clip_grad_norm = 0.0;  // 0 = off
+  std::string amp = "off";      // off | bf16 | fp16
+  std::vector<std::string> devices = {"cpu"};
+  int64_t threads = 0;  // 0 = one per core
+  int64_t eval_every_epochs = 1;
+  int64_t log_every_steps = 20;  // how often losses are read back from the device and reported
+  EarlyStoppingConfig early_stopping;
+};
+
+struct OutputConfig {
+  std::string runs_dir = "runs";
+};
+
+struct Experiment {
+  std::string name = "fashion-mnist-cnn";
+  uint64_t seed = 42;
+  DataConfig data;
+  ModelConfig model;
+  OptimizerConfig optimizer;
+  ScheduleConfig schedule;
+  TrainConfig train;
+  OutputConfig output;
+};
+
+// One thing wrong with an experiment: where (a JSON path such as "train.batch_size" or
+// "model.layers[3].out_features") and what, in words a user can act on.
+struct ValidationIssue {
+  std::string path;
+  std::string message;
+};
+
+struct ParseResult {
+  Experiment experiment;
+  std::vector<ValidationIssue> issues;  // empty when the experiment is usable
+  bool ok() const { return issues.empty(); }
+};
+
+// Reads an experiment from JSON: unknown keys (with the closest valid one), wrong types, out-of-range values
+// and inconsistent combinations that need no data or Torch. Missing keys take their defaults.
+ParseResult parseExperiment(const nlohmann::json& doc);
+
+// Reads and parses a file; a missing or malformed file is reported as an issue with path "".
+ParseResult loadExperimentFile(const std::string& file);
+
+// The complete experiment, every key present: what a run folder stores and the GUI edits.
+nlohmann::json experimentToJson(const Experiment& experiment);
+
+// Applies "a.b.c=value" overrides (value read as JSON when it parses, else as a string) to a document.
+// Returns issues for overrides that name no valid key.
+std::vector<ValidationIssue> applyOverride(nlohmann::json& doc, const std::string& assignment);
+
+// Checks that need the engine: that the model fits the data's shape, that devices exist, that the data files
+// are present. Runs before any training. Cheap: reads headers, not whole datasets.
+std::vector<ValidationIssue> checkExperiment(const Experiment& experiment);
+
+std::string formatIssues(const std::vector<ValidationIssue>& issues);
+
+}  // namespace wb

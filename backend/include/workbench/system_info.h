@@ -1,0 +1,34 @@
+#pragma once
+// What the engine runs on: for logs, the CLI's header and the window's About box and device picker.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+struct DeviceInfo {
+  std::string id;    // "cpu", "cuda:0", ...
+  std::string name;  // human-readable
+  int64_t memory_bytes = 0;
+  int64_t cores = 0;  // CPU only
+};
+
+struct SystemInfo {
+  std::string torch_version;
+  std::string blas;  // the BLAS library LibTorch's matmuls end up in, e.g. "OpenBLAS 0.3.21 (pthreads)"
+  bool blas_is_reference = false;
+  int64_t intra_op_threads = 0;
+  int64_t blas_threads = 0;
+  bool cuda_available = false;
+  std::vector<DeviceInfo> devices;
+};
+
+SystemInfo querySystemInfo();
+std::string describe(const SystemInfo& info);
+
+// Chooses thread counts for this thread's intra-op pool and for BLAS so they do not oversubscribe the cores;
+// `requested` 0 means one per core. Returns a line that says what was chosen.
+std::string configureThreads(int64_t requested);
+
+}  // namespace wb

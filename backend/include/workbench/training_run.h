@@ -1,0 +1,65 @@
+#pragma once
+// A training run on its own worker thread: start, pause, resume, stop, and batches of events out.
+// The run owns its folder under output.runs_dir and the event stream; the training loop itself is one rank's
+// (several ranks, one per device, are the roadmap's data-parallel runs).
+
+#include <functional>
+#include <memory>
+
+#include "workbench/events.h"
+#include "workbench/experiment.h"
+
+namespace wb {
+
+class TrainingRun {
+ public:
+  // Called on the run's worker thread with each batch of events. Keep it short: copy or enqueue, then return.
+  using EventSink = std::function<void(EventBatch&& batch)>;
+
+  TrainingRun(Experiment experiment, EventSink sink);
+  ~TrainingRun();  // requests a stop and joins the worker
+  TrainingRun(const TrainingRun&) = delete;
+  TrainingRun& operator=(const TrainingRun&) = delete;
+
+  void start();          // returns at once; the worker loads data, builds the model and trains
+  void pause();          // after the step in flight
+  void resume();
+  void requestStop();    // finishes the step in flight, tests and saves what was trained so far
+  bool isRunning() const;
+  bool isPaused() const;
+  void wait();           // blocks until the worker is done (never call from a UI thread)
+  RunSummary summary() const;  // valid after RunFinished
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+// Runs the experiment to the end on the calling thread's behalf (start + wait); the sink still gets batches.
+RunSummary trainBlocking(const Experiment& experiment, const TrainingRun::EventSink& sink);
+
+struct EvalResult {
+  double loss = 0;
+  double accuracy = 0;
+  int64_t samples = 0;
+};
+
+// Evaluates a finished run's final model on its experiment's test split. Throws wb::UserError when the
+// folder is not a run or its files are missing or damaged.
+EvalResult evaluateRunDir(const std::string& run_dir);
+
+struct BenchResult {
+  int64_t steps = 0;
+  int64_t batch_size = 0;
+  double samples_per_sec = 0;
+  double step_ms = 0;
+  double data_ms = 0;
+  double compute_ms = 0;
+  double optimizer_ms = 0;
+};
+
+// Times `steps` training steps (after a warm-up) of the experiment's model on its data, without a run folder.
+BenchResult benchmarkTraining(const Experiment& experiment, int64_t steps, int64_t warmup_steps,
+                              const std::function<void(const std::string&)>& log);
+
+}  // namespace wb

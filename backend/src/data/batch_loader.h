@@ -1,0 +1,55 @@
+#pragma once
+// Batches for one split: a per-epoch permutation seeded from (seed, epoch), one index_select per batch,
+// batch-wise augmentation, and a background thread that prepares the next batches while the step runs.
+// Position-addressable (epoch, batch index) so a resumed run sees exactly the batches it would have seen.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "workbench/experiment.h"
+
+namespace wb {
+
+struct Batch {
+  torch::Tensor x;
+  torch::Tensor y;
+  int64_t index = 0;  // batch index within the epoch
+};
+
+struct BatchLoaderOptions {
+  int64_t batch_size = 128;
+  bool shuffle = true;
+  bool drop_last = false;
+  uint64_t seed = 0;
+  std::optional<AugmentConfig> augment;  // training only
+  torch::Device device = torch::kCPU;     // batches are moved here (non-blocking from pinned memory on CUDA)
+  int64_t prefetch = 2;                   // batches prepared ahead; 0 = synchronous
+};
+
+class BatchLoader {
+ public:
+  BatchLoader(torch::Tensor x, torch::Tensor y, BatchLoaderOptions options);
+  ~BatchLoader();  // stops and joins the prefetch thread
+  BatchLoader(const BatchLoader&) = delete;
+  BatchLoader& operator=(const BatchLoader&) = delete;
+
+  int64_t batchesPerEpoch() const;
+  int64_t samples() const;
+  // Starts (or restarts) an epoch at `first_batch`; cancels any prefetch in flight.
+  void startEpoch(int64_t epoch, int64_t first_batch = 0);
+  // The next batch of the epoch, or nullopt at its end. Exceptions from the prefetch thread surface here.
+  std::optional<Batch> next();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+// Batch-wise augmentation of images [B, C, H, W]: random crop after zero padding and horizontal flip, with
+// offsets and flips drawn from `generator`. No per-sample loop.
+torch::Tensor augmentBatch(const torch::Tensor& images, const AugmentConfig& config, torch::Generator& generator);
+
+}  // namespace wb

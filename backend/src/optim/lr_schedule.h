@@ -1,0 +1,42 @@
+#pragma once
+// The learning rate as a function of the optimizer step, matching torch.optim.lr_scheduler when its step()
+// is called after every optimizer step (plateau: after every validation), with optional linear warmup in
+// front (LinearLR from warmup_start_factor to 1 over warmup_steps, then the main schedule from its step 0).
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "workbench/experiment.h"
+
+namespace wb {
+
+class LrSchedule {
+ public:
+  // total_steps: the optimizer steps of the whole run (cosine's T_max and onecycle's total_steps derive
+  // from it, minus the warmup).
+  LrSchedule(const ScheduleConfig& config, double base_lr, int64_t total_steps);
+
+  // The learning rate for the optimizer step that follows `steps_done` steps (0: the first step).
+  double lrAt(int64_t steps_done) const;
+
+  // plateau only: reports a validation metric (stepping ReduceLROnPlateau); no-op for the others.
+  void observeValidation(double metric);
+
+  // For checkpoints: the state a resumed run needs (plateau's counters and current factor).
+  nlohmann::json state() const;
+  void loadState(const nlohmann::json& state);
+
+ private:
+  ScheduleConfig m_config;
+  double m_base_lr;
+  int64_t m_total_steps;
+  // plateau state
+  double m_plateau_scale = 1.0;
+  double m_best = 0;
+  bool m_has_best = false;
+  int64_t m_bad_epochs = 0;
+  int64_t m_cooldown_counter = 0;
+};
+
+}  // namespace wb
