@@ -1,2 +1,37 @@
-// Entry point of workbench-cli (the commands live in their own files; see cli_commands.h).
-int main() { return 0; }
+// workbench-cli: the headless front door onto the engine (a peer of the window, not an afterthought).
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli_commands.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: workbench-cli COMMAND [ARGS]\n"
+    "\n"
+    "Commands:\n"
+    "  train [EXPERIMENT.json] [--set key=value ...] [--json]   train an experiment (default: CNN on Fashion-MNIST)\n"
+    "  eval RUN_DIR [--json]                                    evaluate a run's model on its test split\n"
+    "  bench [EXPERIMENT.json] [--steps N] [--set ...]          time training steps, print samples/s\n"
+    "  info                                                     LibTorch, BLAS, threads and devices\n"
+    "\n"
+    "`workbench-cli COMMAND --help` describes each. Experiment keys: docs/experiment.md.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? wb::cli::kExitBadInput : wb::cli::kExitOk;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "train") return wb::cli::trainCommand(args);
+  if (command == "eval") return wb::cli::evalCommand(args);
+  if (command == "bench") return wb::cli::benchCommand(args);
+  if (command == "info") return wb::cli::infoCommand(args);
+  std::cerr << "error: unknown command '" << command << "'\n\n" << kUsage;
+  return wb::cli::kExitBadInput;
+}

@@ -5,11 +5,19 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <cstdint>
+#include <string>
+
 #define WB_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
 namespace wb::compat {
 
 inline const char* torchVersion() { return TORCH_VERSION; }
+
+// Device names and memory come from the CUDA runtime, whose headers only exist in CUDA builds of LibTorch;
+// the definitions live in util/cuda_memory.cpp behind WB_WITH_CUDA.
+std::string cudaDeviceName(int64_t index);
+int64_t cudaDeviceMemory(int64_t index);
 
 }  // namespace wb::compat

@@ -2,6 +2,18 @@
 // The learning rate as a function of the optimizer step, matching torch.optim.lr_scheduler when its step()
 // is called after every optimizer step (plateau: after every validation), with optional linear warmup in
 // front (LinearLR from warmup_start_factor to 1 over warmup_steps, then the main schedule from its step 0).
+//
+// How warmup and the main schedule compose (what scripts/make_schedule_fixtures.py simulates with torch):
+// with W = warmup_steps and f = warmup_start_factor,
+//   k <  W: lrAt(k) = base_lr * (f + (1 - f) * k / W)   (LinearLR(f, 1, total_iters=W) stepped k times);
+//           plateau: that factor times the plateau's current lr;
+//   k >= W: the main scheduler, created fresh on its own optimizer at step W and stepped k - W times.
+// This is deliberately not torch's SequentialLR: there all schedulers share one optimizer's param groups, so
+// in 1.13 a OneCycleLR behind the warmup rewrites the lr the warmup ramps (to lr / div_factor, not lr).
+// Main schedules: cosine's T_max is t_max, or total_steps - W when t_max is 0, and after T_max the cosine
+// rises again as torch's does; onecycle runs over total_steps - W steps starting at lr / div_factor and
+// holds its last lr past them (torch raises there). plateau: ReduceLROnPlateau including its rule that a
+// reduction must change the lr by more than 1e-8.
 
 #include <cstdint>
 

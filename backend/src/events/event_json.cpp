@@ -1,0 +1,178 @@
+#include "workbench/event_json.h"
+
+#include <string>
+
+namespace wb {
+namespace {
+
+using nlohmann::json;
+
+template <typename Enum, size_t N>
+Enum enumFromString(const std::string& text, const Enum (&values)[N], Enum fallback) {
+  for (Enum value : values) {
+    if (text == toString(value)) return value;
+  }
+  return fallback;
+}
+
+constexpr RunStatus kStatuses[] = {RunStatus::Completed, RunStatus::EarlyStopped, RunStatus::Stopped,
+                                   RunStatus::Failed};
+constexpr LogLevel kLevels[] = {LogLevel::Debug, LogLevel::Info, LogLevel::Warning, LogLevel::Error};
+constexpr ErrorKind kKinds[] = {ErrorKind::BadInput, ErrorKind::OutOfMemory, ErrorKind::NonFinite,
+                                ErrorKind::Device, ErrorKind::Internal};
+
+json toJson(const StepMetrics& m) {
+  json j = {{"event", "step"},
+            {"step", m.step},
+            {"epoch", m.epoch},
+            {"epoch_fraction", m.epoch_fraction},
+            {"total_steps", m.total_steps},
+            {"loss", m.loss},
+            {"lr", m.lr},
+            {"samples_per_sec", m.samples_per_sec},
+            {"data_ms", m.data_ms},
+            {"compute_ms", m.compute_ms},
+            {"optimizer_ms", m.optimizer_ms},
+            {"data_wait_fraction", m.data_wait_fraction},
+            {"cpu_rss_bytes", m.cpu_rss_bytes},
+            {"elapsed_s", m.elapsed_s},
+            {"eta_s", m.eta_s}};
+  if (m.grad_norm >= 0) j["grad_norm"] = m.grad_norm;
+  if (m.cuda_allocated_bytes >= 0) {
+    j["cuda_allocated_bytes"] = m.cuda_allocated_bytes;
+    j["cuda_reserved_bytes"] = m.cuda_reserved_bytes;
+    j["cuda_peak_bytes"] = m.cuda_peak_bytes;
+  }
+  return j;
+}
+
+json toJson(const EpochMetrics& m) {
+  json j = {{"event", "epoch"},
+            {"epoch", m.epoch},
+            {"step", m.step},
+            {"train_loss", m.train_loss},
+            {"train_accuracy", m.train_accuracy},
+            {"lr", m.lr},
+            {"epoch_s", m.epoch_s},
+            {"samples_per_sec", m.samples_per_sec}};
+  if (m.val_loss >= 0) {
+    j["val_loss"] = m.val_loss;
+    j["val_accuracy"] = m.val_accuracy;
+  }
+  return j;
+}
+
+json toJson(const LogLine& l) { return {{"event", "log"}, {"level", toString(l.level)}, {"text", l.text}}; }
+
+json toJson(const RunError& e) {
+  return {{"event", "error"}, {"kind", toString(e.kind)}, {"message", e.message}, {"hint", e.hint}};
+}
+
+json toJson(const RunFinished& f) {
+  json j = summaryToJson(f.summary);
+  j["event"] = "finished";
+  return j;
+}
+
+// nlohmann's value() throws on a null of the wrong type; metrics files are ours, but a damaged line must not
+// take the reader down.
+template <typename T>
+T get(const json& j, const char* key, T fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    return fallback;
+  }
+}
+
+}  // namespace
+
+json summaryToJson(const RunSummary& s) {
+  return {{"status", toString(s.status)},
+          {"run_dir", s.run_dir},
+          {"steps", s.steps},
+          {"epochs", s.epochs},
+          {"test_loss", s.test_loss},
+          {"test_accuracy", s.test_accuracy},
+          {"best_val_loss", s.best_val_loss},
+          {"best_val_accuracy", s.best_val_accuracy},
+          {"samples_per_sec", s.samples_per_sec},
+          {"wall_s", s.wall_s},
+          {"parameters", s.parameters},
+          {"flops_per_sample", s.flops_per_sample}};
+}
+
+RunSummary summaryFromJson(const json& j) {
+  RunSummary s;
+  s.status = enumFromString(get<std::string>(j, "status", ""), kStatuses, RunStatus::Failed);
+  s.run_dir = get<std::string>(j, "run_dir", "");
+  s.steps = get<int64_t>(j, "steps", 0);
+  s.epochs = get<int64_t>(j, "epochs", 0);
+  s.test_loss = get<double>(j, "test_loss", -1);
+  s.test_accuracy = get<double>(j, "test_accuracy", -1);
+  s.best_val_loss = get<double>(j, "best_val_loss", -1);
+  s.best_val_accuracy = get<double>(j, "best_val_accuracy", -1);
+  s.samples_per_sec = get<double>(j, "samples_per_sec", 0);
+  s.wall_s = get<double>(j, "wall_s", 0);
+  s.parameters = get<int64_t>(j, "parameters", 0);
+  s.flops_per_sample = get<int64_t>(j, "flops_per_sample", 0);
+  return s;
+}
+
+json eventToJson(const Event& event) {
+  return std::visit([](const auto& e) { return toJson(e); }, event);
+}
+
+std::optional<Event> eventFromJson(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  const std::string type = get<std::string>(j, "event", "");
+  if (type == "step") {
+    StepMetrics m;
+    m.step = get<int64_t>(j, "step", 0);
+    m.epoch = get<int64_t>(j, "epoch", 0);
+    m.epoch_fraction = get<double>(j, "epoch_fraction", 0);
+    m.total_steps = get<int64_t>(j, "total_steps", 0);
+    m.loss = get<double>(j, "loss", 0);
+    m.lr = get<double>(j, "lr", 0);
+    m.samples_per_sec = get<double>(j, "samples_per_sec", 0);
+    m.data_ms = get<double>(j, "data_ms", 0);
+    m.compute_ms = get<double>(j, "compute_ms", 0);
+    m.optimizer_ms = get<double>(j, "optimizer_ms", 0);
+    m.data_wait_fraction = get<double>(j, "data_wait_fraction", 0);
+    m.grad_norm = get<double>(j, "grad_norm", -1);
+    m.cpu_rss_bytes = get<int64_t>(j, "cpu_rss_bytes", 0);
+    m.cuda_allocated_bytes = get<int64_t>(j, "cuda_allocated_bytes", -1);
+    m.cuda_reserved_bytes = get<int64_t>(j, "cuda_reserved_bytes", -1);
+    m.cuda_peak_bytes = get<int64_t>(j, "cuda_peak_bytes", -1);
+    m.elapsed_s = get<double>(j, "elapsed_s", 0);
+    m.eta_s = get<double>(j, "eta_s", -1);
+    return m;
+  }
+  if (type == "epoch") {
+    EpochMetrics m;
+    m.epoch = get<int64_t>(j, "epoch", 0);
+    m.step = get<int64_t>(j, "step", 0);
+    m.train_loss = get<double>(j, "train_loss", 0);
+    m.train_accuracy = get<double>(j, "train_accuracy", 0);
+    m.val_loss = get<double>(j, "val_loss", -1);
+    m.val_accuracy = get<double>(j, "val_accuracy", -1);
+    m.lr = get<double>(j, "lr", 0);
+    m.epoch_s = get<double>(j, "epoch_s", 0);
+    m.samples_per_sec = get<double>(j, "samples_per_sec", 0);
+    return m;
+  }
+  if (type == "log") {
+    return LogLine{enumFromString(get<std::string>(j, "level", ""), kLevels, LogLevel::Info),
+                   get<std::string>(j, "text", "")};
+  }
+  if (type == "error") {
+    return RunError{enumFromString(get<std::string>(j, "kind", ""), kKinds, ErrorKind::Internal),
+                    get<std::string>(j, "message", ""), get<std::string>(j, "hint", "")};
+  }
+  if (type == "finished") return RunFinished{summaryFromJson(j)};
+  return std::nullopt;
+}
+
+}  // namespace wb

@@ -1,0 +1,36 @@
+#include "workbench/events.h"
+
+namespace wb {
+
+const char* toString(RunStatus status) {
+  switch (status) {
+    case RunStatus::Completed: return "completed";
+    case RunStatus::EarlyStopped: return "early_stopped";
+    case RunStatus::Stopped: return "stopped";
+    case RunStatus::Failed: return "failed";
+  }
+  return "failed";
+}
+
+const char* toString(LogLevel level) {
+  switch (level) {
+    case LogLevel::Debug: return "debug";
+    case LogLevel::Info: return "info";
+    case LogLevel::Warning: return "warning";
+    case LogLevel::Error: return "error";
+  }
+  return "info";
+}
+
+const char* toString(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::BadInput: return "bad_input";
+    case ErrorKind::OutOfMemory: return "out_of_memory";
+    case ErrorKind::NonFinite: return "non_finite";
+    case ErrorKind::Device: return "device";
+    case ErrorKind::Internal: return "internal";
+  }
+  return "internal";
+}
+
+}  // namespace wb

@@ -1,0 +1,73 @@
+#include "experiment/experiment_consistency.h"
+
+#include <string>
+
+namespace wb {
+namespace {
+
+bool anyIssue(const IssueList& issues, std::initializer_list<const char*> paths) {
+  for (const char* path : paths) {
+    if (issues.hasIssueAt(path)) return true;
+  }
+  return false;
+}
+
+std::string quoted(const std::string& text) {
+  return "\"" + text + "\"";
+}
+
+}  // namespace
+
+void checkConsistency(const Experiment& e, IssueList& issues) {
+  if (e.train.epochs == 0 && e.train.max_steps == 0 &&
+      !anyIssue(issues, {"train.epochs", "train.max_steps"})) {
+    issues.add(
+        "train.epochs",
+        "train.epochs and train.max_steps are both 0, so nothing would be trained: set train.epochs (or "
+        "train.max_steps) to at least 1");
+  }
+
+  if (e.optimizer.nesterov &&
+      !anyIssue(issues, {"optimizer.nesterov", "optimizer.name", "optimizer.momentum"})) {
+    if (e.optimizer.name != "sgd") {
+      issues.add("optimizer.nesterov", "Nesterov momentum is an option of SGD, but optimizer.name is " +
+                                           quoted(e.optimizer.name) +
+                                           ": set optimizer.name to \"sgd\" or optimizer.nesterov to false");
+    } else if (e.optimizer.momentum <= 0.0) {
+      issues.add("optimizer.nesterov",
+                 "Nesterov momentum needs optimizer.momentum > 0, but it is 0: set a momentum such as 0.9 or "
+                 "optimizer.nesterov to false");
+    }
+  }
+
+  const bool hasValidation = e.data.val_fraction > 0.0;
+  if (e.train.early_stopping.enabled && !hasValidation &&
+      !anyIssue(issues, {"train.early_stopping", "data.val_fraction"})) {
+    issues.add("train.early_stopping",
+               "early stopping watches " + e.train.early_stopping.metric +
+                   ", a validation metric, but data.val_fraction is 0 so there is no validation: set "
+                   "data.val_fraction > 0 (such as 0.1) or set train.early_stopping to false");
+  }
+  if (e.schedule.name == "plateau" && !hasValidation &&
+      !anyIssue(issues, {"schedule.name", "data.val_fraction"})) {
+    issues.add("schedule.name",
+               "the plateau schedule lowers the learning rate when the validation loss stops improving, but "
+               "data.val_fraction is 0 so there is no validation: set data.val_fraction > 0 (such as 0.1) or "
+               "choose another schedule");
+  }
+
+  if (e.schedule.name == "multistep" && e.schedule.milestones.empty() &&
+      !anyIssue(issues, {"schedule.name", "schedule.milestones"})) {
+    issues.add("schedule.milestones",
+               "the multistep schedule needs at least one milestone (a step at which the learning rate is "
+               "multiplied by schedule.gamma), such as [3000, 6000]");
+  }
+
+  if (e.data.dataset == "csv" && e.data.path.empty() && !anyIssue(issues, {"data.dataset", "data.path"})) {
+    issues.add("data.path",
+               "the csv dataset needs data.path, the CSV file to train on (one row per sample, a "
+               "header row naming the columns)");
+  }
+}
+
+}  // namespace wb

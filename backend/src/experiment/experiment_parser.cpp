@@ -1,0 +1,114 @@
+// parseExperiment: walks the document along the schema, reading every key it knows and reporting every one it
+// does not, then checks the combinations.
+
+#include <set>
+#include <string>
+
+#include "experiment/experiment_consistency.h"
+#include "experiment/experiment_schema.h"
+#include "experiment/issue_list.h"
+#include "experiment/value_checks.h"
+#include "workbench/experiment.h"
+
+namespace wb {
+namespace {
+
+using nlohmann::json;
+
+class ExperimentReader {
+ public:
+  ParseResult read(const json& doc) {
+    // No document at all is the default experiment, like an empty file would be if JSON allowed one.
+    if (doc.is_null()) return finish();
+    if (!doc.is_object()) {
+      m_issues.add("", "an experiment file holds a JSON object such as {\"train\": {\"epochs\": 5}}, got " +
+                           describeValue(doc));
+      return finish();
+    }
+    readSection(experimentSchema(), doc, "");
+    settleModelSource();
+    checkConsistency(m_experiment, m_issues);
+    return finish();
+  }
+
+ private:
+  void readSection(const SchemaKey& section, const json& value, const std::string& path) {
+    if (section.switchable && value.is_boolean()) {
+      readLeaf(*section.child("enabled"), value, joinPath(path, "enabled"));
+      return;
+    }
+    if (!value.is_object()) {
+      const std::string expected = section.switchable ? "true, false or an object" : "an object";
+      m_issues.add(path, "expected " + expected + " with the keys " +
+                             quotedList(section.childNames(), " and ") + ", got " + describeValue(value));
+      return;
+    }
+    for (const auto& item : value.items()) {
+      const std::string keyPath = joinPath(path, item.key());
+      const SchemaKey* key = section.child(item.key());
+      if (key == nullptr) {
+        m_issues.add(keyPath, unknownKeyMessage(item.key(), section, path));
+      } else if (key->kind == KeyKind::Section) {
+        m_given.insert(keyPath);
+        readSection(*key, item.value(), keyPath);
+      } else {
+        readLeaf(*key, item.value(), keyPath);
+      }
+    }
+    if (section.switchable && !value.contains("enabled")) {
+      readLeaf(*section.child("enabled"), json(true), joinPath(path, "enabled"));
+    }
+  }
+
+  void readLeaf(const SchemaKey& key, const json& value, const std::string& path) {
+    m_given.insert(path);
+    key.read(value, path, m_issues, m_experiment);
+  }
+
+  // A model is exactly one of: a preset, a layer list, a TorchScript file. The preset defaults to "cnn" only
+  // when neither of the others is given, so a layer list alone needs no `"preset": ""`.
+  void settleModelSource() {
+    ModelConfig& model = m_experiment.model;
+    const bool hasLayers = !model.layers.is_null();
+    const bool hasScript = !model.torchscript.empty();
+    if (hasLayers && hasScript) {
+      m_issues.add("model.layers",
+                   "model.layers and model.torchscript are both given: a model is either a layer list or a "
+                   "TorchScript file, remove one of them");
+    }
+    if (hasLayers || hasScript) {
+      const std::string other = hasLayers ? "model.layers" : "model.torchscript";
+      if (m_given.count("model.preset") > 0 && !model.preset.empty()) {
+        m_issues.add("model.preset", "model.preset (\"" + model.preset + "\") and " + other +
+                                         " are both given: a model is either a preset, a layer list or a "
+                                         "TorchScript file, remove model.preset or " +
+                                         other);
+      }
+      model.preset.clear();
+    } else if (model.preset.empty() && !m_issues.hasIssueAt("model")) {
+      m_issues.add("model.preset",
+                   "no model given: name a preset (\"mlp\", \"cnn\", \"resnet\" or \"vit\"), a layer list in "
+                   "model.layers, or a TorchScript file in model.torchscript");
+    }
+  }
+
+  ParseResult finish() {
+    ParseResult result;
+    result.experiment = m_experiment;
+    result.issues = m_issues.take();
+    return result;
+  }
+
+  Experiment m_experiment;
+  IssueList m_issues;
+  std::set<std::string> m_given;  // paths present in the document
+};
+
+}  // namespace
+
+ParseResult parseExperiment(const nlohmann::json& doc) {
+  ExperimentReader reader;
+  return reader.read(doc);
+}
+
+}  // namespace wb

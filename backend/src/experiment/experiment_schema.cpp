@@ -1,0 +1,445 @@
+#include "experiment/experiment_schema.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "experiment/did_you_mean.h"
+#include "experiment/value_checks.h"
+
+namespace wb {
+namespace {
+
+using nlohmann::json;
+
+using ReadFunction = std::function<void(const json&, const std::string&, IssueList&, Experiment&)>;
+using WriteFunction = std::function<json(const Experiment&)>;
+
+// The field of Experiment a key is stored in, as an accessor that works on a const experiment (for writing
+// the file) and a mutable one (for reading it), so each key names its field once.
+#define WB_FIELD(member) \
+  [](auto& e) -> auto& { \
+    return e.member;     \
+  }
+
+SchemaKey leafKey(const char* name, KeyKind kind, ReadFunction read, WriteFunction write) {
+  SchemaKey key;
+  key.name = name;
+  key.kind = kind;
+  key.read = std::move(read);
+  key.write = std::move(write);
+  return key;
+}
+
+SchemaKey sectionKey(const char* name, std::vector<SchemaKey> children, bool switchable = false) {
+  SchemaKey key;
+  key.name = name;
+  key.kind = KeyKind::Section;
+  key.children = std::move(children);
+  key.switchable = switchable;
+  return key;
+}
+
+template <typename Access>
+SchemaKey booleanKey(const char* name, Access field) {
+  return leafKey(
+      name, KeyKind::Boolean,
+      [field](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
+        if (auto result = readBoolean(value, path, issues)) field(e) = *result;
+      },
+      [field](const Experiment& e) { return json(field(e)); });
+}
+
+template <typename Access>
+SchemaKey integerKey(const char* name, IntegerRule rule, Access field) {
+  return leafKey(
+      name, KeyKind::Integer,
+      [field, rule](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
+        if (auto result = readInteger(value, rule, path, issues)) field(e) = *result;
+      },
+      [field](const Experiment& e) { return json(field(e)); });
+}
+
+template <typename Access>
+SchemaKey numberKey(const char* name, NumberRule rule, Access field) {
+  return leafKey(
+      name, KeyKind::Number,
+      [field, rule](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
+        if (auto result = readNumber(value, rule, path, issues)) field(e) = *result;
+      },
+      [field](const Experiment& e) { return json(field(e)); });
+}
+
+template <typename Access>
+SchemaKey stringKey(const char* name, StringRule rule, Access field) {
+  SchemaKey key = leafKey(
+      name, KeyKind::String,
+      [field, rule](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
+        if (auto result = readString(value, rule, path, issues)) field(e) = *result;
+      },
+      [field](const Experiment& e) { return json(field(e)); });
+  key.holdsText = true;
+  return key;
+}
+
+struct IntegerListRule {
+  IntegerRule element;
+  size_t minItems = 0;
+  size_t maxItems = SIZE_MAX;
+  bool increasing = false;  // strictly
+  std::string expected;     // the whole list in words
+};
+
+std::optional<std::vector<int64_t>> readIntegerList(const json& value, const IntegerListRule& rule,
+                                                    const std::string& path, IssueList& issues) {
+  if (!value.is_array() || value.size() < rule.minItems || value.size() > rule.maxItems) {
+    issues.add(path, "expected " + rule.expected + ", got " + describeValue(value));
+    return std::nullopt;
+  }
+  std::vector<int64_t> result;
+  bool valid = true;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const std::string itemPath = indexPath(path, i);
+    const std::optional<int64_t> item = readInteger(value[i], rule.element, itemPath, issues);
+    if (!item) {
+      valid = false;
+      continue;
+    }
+    if (rule.increasing && !result.empty() && *item <= result.back()) {
+      issues.add(itemPath, "expected a value greater than the one before it (" +
+                               std::to_string(result.back()) + "), got " + std::to_string(*item) +
+                               ": the list must be strictly increasing");
+      valid = false;
+    }
+    result.push_back(*item);
+  }
+  if (!valid) return std::nullopt;
+  return result;
+}
+
+template <typename Access>
+SchemaKey integerListKey(const char* name, IntegerListRule rule, Access field) {
+  return leafKey(
+      name, KeyKind::List,
+      [field, rule](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
+        if (auto result = readIntegerList(value, rule, path, issues)) field(e) = *result;
+      },
+      [field](const Experiment& e) { return json(field(e)); });
+}
+
+SchemaKey seedKey() {
+  return leafKey(
+      "seed", KeyKind::Integer,
+      [](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
+        if (auto result = readUnsigned(value, path, issues)) e.seed = *result;
+      },
+      [](const Experiment& e) { return json(e.seed); });
+}
+
+// Adam's two averaging constants travel as one pair, as in PyTorch's `betas=(0.9, 0.999)`.
+SchemaKey betasKey() {
+  return leafKey(
+      "betas", KeyKind::List,
+      [](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
+        if (!value.is_array() || value.size() != 2) {
+          issues.add(path,
+                     "expected two numbers in [0, 1) such as [0.9, 0.999], got " + describeValue(value));
+          return;
+        }
+        const NumberRule rule = numberIn(0.0, true, 1.0, false);
+        const std::optional<double> beta1 = readNumber(value[0], rule, indexPath(path, 0), issues);
+        const std::optional<double> beta2 = readNumber(value[1], rule, indexPath(path, 1), issues);
+        if (beta1 && beta2) {
+          e.optimizer.beta1 = *beta1;
+          e.optimizer.beta2 = *beta2;
+        }
+      },
+      [](const Experiment& e) {
+        return json::array({e.optimizer.beta1, e.optimizer.beta2});
+      });
+}
+
+bool isDeviceName(const std::string& name) {
+  if (name == "cpu" || name == "cuda") return true;
+  const std::string prefix = "cuda:";
+  if (name.size() <= prefix.size() || name.size() > prefix.size() + 4 ||
+      name.compare(0, prefix.size(), prefix) != 0) {
+    return false;
+  }
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "gpu", "GPU:1" and "cuda1" are what people type for CUDA devices; plain edit distance would offer "cpu".
+std::string suggestDevice(const std::string& name) {
+  std::string lower;
+  for (char c : name) {
+    if (c != ' ') lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (lower.compare(0, 3, "gpu") == 0) lower = "cuda" + lower.substr(3);
+  if (lower.size() > 4 && lower.compare(0, 4, "cuda") == 0 && lower[4] != ':') {
+    lower = "cuda:" + lower.substr(4);
+  }
+  if (isDeviceName(lower)) return lower;
+  return didYouMean(name, {"cpu", "cuda"});
+}
+
+SchemaKey devicesKey() {
+  SchemaKey key = leafKey(
+      "devices", KeyKind::List,
+      [](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
+        const std::string expected = "a device (\"cpu\", \"cuda\" or \"cuda:N\") or a list of them";
+        const json list = value.is_string() ? json::array({value}) : value;
+        if (!list.is_array() || list.empty()) {
+          issues.add(path, "expected " + expected + ", got " + describeValue(value));
+          return;
+        }
+        std::vector<std::string> devices;
+        std::set<std::string> seen;
+        bool valid = true;
+        for (size_t i = 0; i < list.size(); ++i) {
+          const std::string itemPath = value.is_string() ? path : indexPath(path, i);
+          if (!list[i].is_string() || !isDeviceName(list[i].get<std::string>())) {
+            std::string message =
+                "expected \"cpu\", \"cuda\" or \"cuda:N\" (N = 0, 1, ...), got " + describeValue(list[i]);
+            if (list[i].is_string()) {
+              const std::string suggestion = suggestDevice(list[i].get<std::string>());
+              if (!suggestion.empty()) message += "; did you mean \"" + suggestion + "\"?";
+            }
+            issues.add(itemPath, message);
+            valid = false;
+            continue;
+          }
+          const std::string device = list[i].get<std::string>();
+          if (!seen.insert(device).second) {
+            issues.add(itemPath,
+                       "\"" + device + "\" is listed twice: each device runs one worker, name it once");
+            valid = false;
+          }
+          devices.push_back(device);
+        }
+        if (valid) e.train.devices = devices;
+      },
+      [](const Experiment& e) { return json(e.train.devices); });
+  key.holdsText = true;
+  return key;
+}
+
+// Only the outline is checked here; what each layer needs, and whether the list fits the data, is the model
+// module's business (checkLayers), which knows the layer types.
+SchemaKey layersKey() {
+  return leafKey(
+      "layers", KeyKind::Layers,
+      [](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
+        if (value.is_null()) {
+          e.model.layers = nullptr;
+          return;
+        }
+        if (!holdsValidUtf8(value)) {
+          issues.add(path, "expected text in UTF-8, got a layer list holding other bytes");
+          return;
+        }
+        if (!value.is_array() || value.empty()) {
+          issues.add(path,
+                     "expected a list of layers such as [{\"type\": \"flatten\"}, {\"type\": \"linear\", "
+                     "\"out_features\": 10}], got " +
+                         describeValue(value));
+          return;
+        }
+        bool valid = true;
+        for (size_t i = 0; i < value.size(); ++i) {
+          const json& layer = value[i];
+          const std::string layerPath = indexPath(path, i);
+          if (!layer.is_object()) {
+            issues.add(layerPath,
+                       "expected a layer object such as {\"type\": \"relu\"}, got " + describeValue(layer));
+            valid = false;
+          } else if (!layer.contains("type")) {
+            issues.add(layerPath,
+                       "a layer needs a \"type\" (such as \"linear\" or \"conv2d\"), got an object "
+                       "without one");
+            valid = false;
+          } else if (!layer["type"].is_string()) {
+            issues.add(joinPath(layerPath, "type"),
+                       "expected a layer type name (a string such as \"linear\"), got " +
+                           describeValue(layer["type"]));
+            valid = false;
+          }
+        }
+        if (valid) e.model.layers = value;
+      },
+      [](const Experiment& e) { return e.model.layers; });
+}
+
+// The schema reads best as a table, one key a line.
+// clang-format off
+// Number ranges used by several keys.
+const NumberRule kFraction = numberIn(0.0, true, 1.0, false);       // [0, 1)
+const NumberRule kOpenFraction = numberIn(0.0, false, 1.0, false);  // (0, 1)
+
+SchemaKey dataSection() {
+  IntegerListRule shape;
+  shape.element = atLeast(1);
+  shape.minItems = 1;
+  shape.maxItems = 3;
+  shape.expected = "1 to 3 positive integers ([channels, height, width] or [features])";
+
+  return sectionKey("data", {
+    stringKey("dataset", oneOf({"fashion-mnist", "mnist", "cifar10", "csv", "synthetic"}), WB_FIELD(data.dataset)),
+    stringKey("path", StringRule{}, WB_FIELD(data.path)),
+    integerKey("limit", atLeast(0), WB_FIELD(data.limit)),
+    numberKey("val_fraction", kFraction, WB_FIELD(data.val_fraction)),
+    sectionKey("augment", {
+      booleanKey("enabled", WB_FIELD(data.augment_enabled)),
+      booleanKey("random_crop", WB_FIELD(data.augment.random_crop)),
+      integerKey("crop_padding", atLeast(0), WB_FIELD(data.augment.crop_padding)),
+      booleanKey("horizontal_flip", WB_FIELD(data.augment.horizontal_flip)),
+    }, /*switchable=*/true),
+    stringKey("label_column", nonEmptyString(), WB_FIELD(data.label_column)),
+    stringKey("test_path", StringRule{}, WB_FIELD(data.test_path)),
+    numberKey("test_fraction", kFraction, WB_FIELD(data.test_fraction)),
+    sectionKey("synthetic", {
+      integerKey("samples", atLeast(1), WB_FIELD(data.synthetic_samples)),
+      integerKey("classes", atLeast(2), WB_FIELD(data.synthetic_classes)),
+      integerListKey("shape", shape, WB_FIELD(data.synthetic_shape)),
+    }),
+  });
+}
+
+SchemaKey modelSection() {
+  StringRule preset = oneOf({"mlp", "cnn", "resnet", "vit"});
+  preset.allowEmpty = true;  // empty when model.layers or model.torchscript says what the model is
+
+  return sectionKey("model", {
+    stringKey("preset", preset, WB_FIELD(model.preset)),
+    layersKey(),
+    stringKey("torchscript", StringRule{}, WB_FIELD(model.torchscript)),
+  });
+}
+
+SchemaKey optimizerSection() {
+  return sectionKey("optimizer", {
+    stringKey("name", oneOf({"sgd", "adam", "adamw", "rmsprop", "adagrad"}), WB_FIELD(optimizer.name)),
+    numberKey("lr", positiveNumber(), WB_FIELD(optimizer.lr)),
+    numberKey("weight_decay", nonNegativeNumber(), WB_FIELD(optimizer.weight_decay)),
+    numberKey("momentum", nonNegativeNumber(), WB_FIELD(optimizer.momentum)),
+    booleanKey("nesterov", WB_FIELD(optimizer.nesterov)),
+    betasKey(),
+    numberKey("eps", positiveNumber(), WB_FIELD(optimizer.eps)),
+    numberKey("alpha", kFraction, WB_FIELD(optimizer.alpha)),
+    booleanKey("decay_bias_and_norm", WB_FIELD(optimizer.decay_bias_and_norm)),
+  });
+}
+
+SchemaKey scheduleSection() {
+  IntegerListRule milestones;
+  milestones.element = atLeast(1);
+  milestones.increasing = true;
+  milestones.expected = "a list of positive step numbers in increasing order, such as [3000, 6000]";
+
+  return sectionKey("schedule", {
+    stringKey("name", oneOf({"constant", "step", "multistep", "exponential", "cosine", "onecycle", "plateau"}),
+              WB_FIELD(schedule.name)),
+    integerKey("warmup_steps", atLeast(0), WB_FIELD(schedule.warmup_steps)),
+    numberKey("warmup_start_factor", numberIn(0.0, false, 1.0, true), WB_FIELD(schedule.warmup_start_factor)),
+    integerKey("step_size", atLeast(1), WB_FIELD(schedule.step_size)),
+    integerListKey("milestones", milestones, WB_FIELD(schedule.milestones)),
+    numberKey("gamma", positiveNumber(), WB_FIELD(schedule.gamma)),
+    integerKey("t_max", atLeast(0), WB_FIELD(schedule.t_max)),
+    numberKey("eta_min", nonNegativeNumber(), WB_FIELD(schedule.eta_min)),
+    numberKey("pct_start", kOpenFraction, WB_FIELD(schedule.pct_start)),
+    stringKey("anneal_strategy", oneOf({"cos", "linear"}), WB_FIELD(schedule.anneal_strategy)),
+    numberKey("div_factor", positiveNumber(), WB_FIELD(schedule.div_factor)),
+    numberKey("final_div_factor", positiveNumber(), WB_FIELD(schedule.final_div_factor)),
+    booleanKey("three_phase", WB_FIELD(schedule.three_phase)),
+    stringKey("mode", oneOf({"min", "max"}), WB_FIELD(schedule.plateau_mode)),
+    numberKey("factor", kOpenFraction, WB_FIELD(schedule.factor)),
+    integerKey("patience", atLeast(0), WB_FIELD(schedule.patience)),
+    numberKey("threshold", nonNegativeNumber(), WB_FIELD(schedule.threshold)),
+    stringKey("threshold_mode", oneOf({"rel", "abs"}), WB_FIELD(schedule.threshold_mode)),
+    integerKey("cooldown", atLeast(0), WB_FIELD(schedule.cooldown)),
+    numberKey("min_lr", nonNegativeNumber(), WB_FIELD(schedule.min_lr)),
+  });
+}
+
+SchemaKey trainSection() {
+  return sectionKey("train", {
+    integerKey("epochs", atLeast(0), WB_FIELD(train.epochs)),
+    integerKey("max_steps", atLeast(0), WB_FIELD(train.max_steps)),
+    integerKey("batch_size", atLeast(1), WB_FIELD(train.batch_size)),
+    integerKey("grad_accum", atLeast(1), WB_FIELD(train.grad_accum)),
+    numberKey("clip_grad_norm", nonNegativeNumber(), WB_FIELD(train.clip_grad_norm)),
+    stringKey("amp", oneOf({"off", "bf16", "fp16"}), WB_FIELD(train.amp)),
+    devicesKey(),
+    integerKey("threads", atLeast(0), WB_FIELD(train.threads)),
+    integerKey("eval_every_epochs", atLeast(1), WB_FIELD(train.eval_every_epochs)),
+    integerKey("log_every_steps", atLeast(1), WB_FIELD(train.log_every_steps)),
+    sectionKey("early_stopping", {
+      booleanKey("enabled", WB_FIELD(train.early_stopping.enabled)),
+      stringKey("metric", oneOf({"val_loss", "val_accuracy"}), WB_FIELD(train.early_stopping.metric)),
+      integerKey("patience", atLeast(1), WB_FIELD(train.early_stopping.patience)),
+      numberKey("min_delta", nonNegativeNumber(), WB_FIELD(train.early_stopping.min_delta)),
+    }, /*switchable=*/true),
+  });
+}
+
+// Top-level keys in the order the written file lists them.
+SchemaKey buildSchema() {
+  return sectionKey("", {
+    stringKey("name", nonEmptyString(), WB_FIELD(name)),
+    seedKey(),
+    dataSection(),
+    modelSection(),
+    optimizerSection(),
+    scheduleSection(),
+    trainSection(),
+    sectionKey("output", {stringKey("runs_dir", nonEmptyString(), WB_FIELD(output.runs_dir))}),
+  });
+}
+
+// clang-format on
+
+#undef WB_FIELD
+
+}  // namespace
+
+const SchemaKey* SchemaKey::child(const std::string& childName) const {
+  for (const SchemaKey& key : children) {
+    if (key.name == childName) return &key;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> SchemaKey::childNames() const {
+  std::vector<std::string> names;
+  for (const SchemaKey& key : children) names.push_back(key.name);
+  return names;
+}
+
+const SchemaKey& experimentSchema() {
+  static const SchemaKey root = buildSchema();
+  return root;
+}
+
+std::string joinPath(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
+
+std::string indexPath(const std::string& parent, size_t index) {
+  return parent + "[" + std::to_string(index) + "]";
+}
+
+std::string unknownKeyMessage(const std::string& key, const SchemaKey& section,
+                              const std::string& sectionPath) {
+  const std::vector<std::string> names = section.childNames();
+  const std::string suggestion = didYouMean(key, names);
+  if (!suggestion.empty()) return "unknown key \"" + key + "\"; did you mean \"" + suggestion + "\"?";
+  const std::string where = sectionPath.empty() ? "at the top level" : "in " + sectionPath;
+  return "unknown key \"" + key + "\"; the keys " + where + " are " + quotedList(names, " and ");
+}
+
+}  // namespace wb

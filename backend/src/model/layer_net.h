@@ -1,0 +1,30 @@
+#pragma once
+// The torch module of a layer list: one submodule per layer under "layers", so parameter names are
+// "layers.<index>.<name>" — PyTorch's keys for a module holding an nn.Sequential called `layers`. Index N is
+// model.layers[N] of the experiment, parameterless layers included, so a name leads back to its JSON.
+
+#include <vector>
+
+#include "model/layer.h"
+
+namespace wb {
+
+class LayerNetImpl : public torch::nn::Module {
+ public:
+  // `layers` must already have passed shape inference for `inputShape` (see checkLayers).
+  LayerNetImpl(std::vector<LayerPtr> layers, Shape inputShape);
+
+  // [B, ...inputShape] -> [B, ...output shape]
+  torch::Tensor forward(torch::Tensor x);
+
+  const std::vector<LayerPtr>& layerList() const { return m_layerList; }
+  const Shape& inputShape() const { return m_inputShape; }
+
+ private:
+  std::vector<LayerPtr> m_layerList;
+  Shape m_inputShape;
+  torch::nn::Sequential m_layers;
+};
+TORCH_MODULE(LayerNet);
+
+}  // namespace wb

@@ -1,0 +1,119 @@
+#include "model/layer_net_model.h"
+
+#include <cstdio>
+
+#include "model/layer_list.h"
+#include "model/residual_layer.h"
+#include "model/weights_file.h"
+#include "workbench/errors.h"
+
+namespace wb {
+namespace {
+
+std::vector<std::pair<std::string, torch::Tensor>> definedOnly(
+    const torch::OrderedDict<std::string, torch::Tensor>& tensors) {
+  std::vector<std::pair<std::string, torch::Tensor>> result;
+  for (const auto& item : tensors) {
+    if (item.value().defined()) result.emplace_back(item.key(), item.value());
+  }
+  return result;
+}
+
+std::string padded(const std::string& text, size_t width, bool right = false) {
+  if (text.size() >= width) return text + " ";
+  const std::string fill(width - text.size(), ' ');
+  return right ? fill + text : text + fill;
+}
+
+void appendRows(std::string& table, const std::vector<LayerPtr>& layers, const Shape& input,
+                const std::string& prefix, int depth) {
+  Shape current = input;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const Layer& layer = *layers[i];
+    const Shape output = layer.outputShape(current);
+    table += padded(prefix + std::to_string(i), 18) + padded(std::string(2 * depth, ' ') + layer.type(), 22) +
+             padded(shapeToString(output), 18) + padded(groupedThousands(layer.parameterCount(current)), 12, true) +
+             "\n";
+    if (const auto* residual = dynamic_cast<const ResidualLayer*>(&layer)) {
+      const std::string base = prefix + std::to_string(i) + ".";
+      appendRows(table, residual->body(), current, base + "layers.", depth + 1);
+      appendRows(table, residual->shortcut(), current, base + "shortcut.", depth + 1);
+    }
+    current = output;
+  }
+}
+
+}  // namespace
+
+std::string groupedThousands(int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+  return value < 0 ? "-" + digits : digits;
+}
+
+std::string layerSummary(const std::vector<LayerPtr>& layers, const Shape& inputShape) {
+  std::string table = padded("#", 18) + padded("layer", 22) + padded("output shape", 18) +
+                      padded("parameters", 12, true) + "\n";
+  table += padded("", 18) + padded("input", 22) + shapeToString(inputShape) + "\n";
+  appendRows(table, layers, inputShape, "", 0);
+  char flops[64];
+  std::snprintf(flops, sizeof(flops), "%.2f", static_cast<double>(flopsPerSample(layers, inputShape)) / 1e6);
+  table += "total: " + groupedThousands(parameterCount(layers, inputShape)) + " parameters, " + flops +
+           " MFLOPs per sample\n";
+  return table;
+}
+
+LayerNetModel::LayerNetModel(std::vector<LayerPtr> layers, Shape inputShape)
+    : m_net(std::move(layers), std::move(inputShape)) {}
+
+torch::Tensor LayerNetModel::forward(const torch::Tensor& x) { return m_net->forward(x); }
+
+std::vector<torch::Tensor> LayerNetModel::parameters() { return m_net->parameters(); }
+
+std::vector<std::pair<std::string, torch::Tensor>> LayerNetModel::namedParameters() {
+  return definedOnly(m_net->named_parameters());
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> LayerNetModel::namedBuffers() {
+  return definedOnly(m_net->named_buffers());
+}
+
+void LayerNetModel::train(bool on) { m_net->train(on); }
+
+void LayerNetModel::to(const torch::Device& device) { m_net->to(device); }
+
+void LayerNetModel::save(const std::string& file) {
+  torch::serialize::OutputArchive archive;
+  for (const auto& [name, tensor] : namedParameters()) archive.write(name, tensor);
+  for (const auto& [name, tensor] : namedBuffers()) archive.write(name, tensor, /*is_buffer=*/true);
+  writeWeightsFile(file, [&archive](const std::string& tempFile) { archive.save_to(tempFile); });
+}
+
+void LayerNetModel::load(const std::string& file) {
+  requireWeightsFile(file);
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(file);
+  } catch (const c10::Error& error) {
+    throw UserError(file + ": not a weights file the workbench can read (" + shortErrorText(error) + ")",
+                    "give a file written by the workbench for this model");
+  }
+  NamedTensors targets = namedParameters();
+  const NamedTensors buffers = namedBuffers();
+  targets.insert(targets.end(), buffers.begin(), buffers.end());
+  copyCheckedWeights(file, targets,
+                     [&archive](const std::string& name, torch::Tensor& tensor) { return archive.try_read(name, tensor); });
+}
+
+ModelInfo LayerNetModel::info() const {
+  const std::vector<LayerPtr>& layers = m_net->layerList();
+  const Shape& input = m_net->inputShape();
+  ModelInfo info;
+  info.parameters = parameterCount(layers, input);
+  info.flops_per_sample = flopsPerSample(layers, input);
+  info.output_shape = inferShapes(layers, input, "layers").back();
+  info.summary = layerSummary(layers, input);
+  return info;
+}
+
+}  // namespace wb

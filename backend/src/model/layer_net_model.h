@@ -1,0 +1,40 @@
+#pragma once
+// Model for a network built from a layer list (a preset or the experiment's own list).
+
+#include <vector>
+
+#include "model/layer.h"
+#include "model/layer_net.h"
+#include "model/model.h"
+
+namespace wb {
+
+class LayerNetModel : public Model {
+ public:
+  // `layers` must have passed shape inference for `inputShape`.
+  LayerNetModel(std::vector<LayerPtr> layers, Shape inputShape);
+
+  torch::Tensor forward(const torch::Tensor& x) override;
+  std::vector<torch::Tensor> parameters() override;
+  std::vector<std::pair<std::string, torch::Tensor>> namedParameters() override;
+  std::vector<std::pair<std::string, torch::Tensor>> namedBuffers() override;
+  void train(bool on) override;
+  void to(const torch::Device& device) override;
+  // A torch::serialize archive with one entry per parameter and buffer, keyed by its name.
+  void save(const std::string& file) override;
+  void load(const std::string& file) override;
+  ModelInfo info() const override;
+
+  LayerNet& net() { return m_net; }
+
+ private:
+  LayerNet m_net;
+};
+
+// One row per layer (nested rows for residual branches): index, type, output shape, parameters; then totals.
+std::string layerSummary(const std::vector<LayerPtr>& layers, const Shape& inputShape);
+
+// "3,274,634"
+std::string groupedThousands(int64_t value);
+
+}  // namespace wb

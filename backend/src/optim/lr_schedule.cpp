@@ -1,0 +1,274 @@
+#include "optim/lr_schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "workbench/errors.h"
+
+namespace wb {
+
+namespace {
+
+// The double nearest pi, as Python's math.pi: the cosine forms below repeat torch's arithmetic operation
+// for operation so that the results agree to the last few bits.
+constexpr double kPi = 3.141592653589793;
+
+// ReduceLROnPlateau only applies a reduction that changes the lr by more than this (torch's eps default).
+constexpr double kPlateauEps = 1e-8;
+
+const std::vector<std::string>& scheduleNames() {
+  static const std::vector<std::string> names = {"constant", "step",     "multistep", "exponential",
+                                                 "cosine",   "onecycle", "plateau"};
+  return names;
+}
+
+// Steps of the main schedule: the run minus the warmup in front of it.
+int64_t mainSteps(const ScheduleConfig& config, int64_t total_steps) {
+  return total_steps - config.warmup_steps;
+}
+
+int64_t cosinePeriod(const ScheduleConfig& config, int64_t total_steps) {
+  return config.t_max > 0 ? config.t_max : mainSteps(config, total_steps);
+}
+
+// One leg of OneCycleLR: the lr goes from start_lr to end_lr while the step goes up to end_step.
+struct OneCyclePhase {
+  double end_step;
+  double start_lr;
+  double end_lr;
+};
+
+// The phases exactly as torch's OneCycleLR builds them (end steps are fractional there too).
+std::vector<OneCyclePhase> oneCyclePhases(const ScheduleConfig& config, double max_lr, int64_t steps) {
+  const double initial_lr = max_lr / config.div_factor;
+  const double min_lr = initial_lr / config.final_div_factor;
+  const double total = static_cast<double>(steps);
+  if (config.three_phase) {
+    return {{config.pct_start * total - 1, initial_lr, max_lr},
+            {2 * config.pct_start * total - 2, max_lr, initial_lr},
+            {total - 1, initial_lr, min_lr}};
+  }
+  return {{config.pct_start * total - 1, initial_lr, max_lr}, {total - 1, max_lr, min_lr}};
+}
+
+double oneCycleLr(const ScheduleConfig& config, double max_lr, int64_t steps, int64_t step) {
+  // torch raises past total_steps (and extrapolates the last phase at exactly total_steps, which for a
+  // linear anneal can go below zero); a run that overshoots keeps the final lr instead.
+  const double step_num = static_cast<double>(std::min(step, steps - 1));
+  const std::vector<OneCyclePhase> phases = oneCyclePhases(config, max_lr, steps);
+  double start_step = 0;
+  for (size_t i = 0; i < phases.size(); ++i) {
+    const OneCyclePhase& phase = phases[i];
+    if (step_num <= phase.end_step || i + 1 == phases.size()) {
+      const double pct = (step_num - start_step) / (phase.end_step - start_step);
+      if (config.anneal_strategy == "linear") {
+        return (phase.end_lr - phase.start_lr) * pct + phase.start_lr;
+      }
+      const double cos_out = std::cos(kPi * pct) + 1;
+      return phase.end_lr + (phase.start_lr - phase.end_lr) / 2.0 * cos_out;
+    }
+    start_step = phase.end_step;
+  }
+  return phases.back().end_lr;  // not reached: the last phase always answers
+}
+
+void requireThat(bool condition, const std::string& what) {
+  if (!condition) {
+    throw UserError("schedule: " + what);
+  }
+}
+
+void validate(const ScheduleConfig& config, int64_t total_steps) {
+  const std::vector<std::string>& names = scheduleNames();
+  if (std::find(names.begin(), names.end(), config.name) == names.end()) {
+    std::string list;
+    for (const std::string& name : names) {
+      list += (list.empty() ? "" : ", ") + name;
+    }
+    throw UserError("schedule: unknown name '" + config.name + "'", "use one of " + list);
+  }
+  requireThat(config.warmup_steps >= 0, "warmup_steps must not be negative");
+  if (config.warmup_steps > 0) {
+    requireThat(config.warmup_start_factor > 0 && config.warmup_start_factor <= 1,
+                "warmup_start_factor must be in (0, 1]");
+  }
+  if (config.name == "step") {
+    requireThat(config.step_size >= 1, "step_size must be at least 1");
+  } else if (config.name == "cosine") {
+    requireThat(cosinePeriod(config, total_steps) >= 1,
+                "cosine needs t_max >= 1, or more steps in the run than warmup_steps");
+  } else if (config.name == "onecycle") {
+    const int64_t steps = mainSteps(config, total_steps);
+    requireThat(steps >= 1, "onecycle needs more steps in the run than warmup_steps");
+    requireThat(config.pct_start >= 0 && config.pct_start <= 1, "pct_start must be in [0, 1]");
+    requireThat(config.anneal_strategy == "cos" || config.anneal_strategy == "linear",
+                "anneal_strategy must be cos or linear");
+    requireThat(config.div_factor > 0 && config.final_div_factor > 0,
+                "div_factor and final_div_factor must be > 0");
+    // The two places where torch's OneCycleLR divides by a zero-length phase.
+    const std::vector<OneCyclePhase> phases = oneCyclePhases(config, 1.0, steps);
+    const double last_start = phases[phases.size() - 2].end_step;
+    requireThat(phases.front().end_step != 0 && phases.back().end_step != last_start,
+                "onecycle's pct_start leaves a phase of zero steps; change pct_start or the number of steps");
+  } else if (config.name == "plateau") {
+    requireThat(config.plateau_mode == "min" || config.plateau_mode == "max",
+                "plateau_mode must be min or max");
+    requireThat(config.threshold_mode == "rel" || config.threshold_mode == "abs",
+                "threshold_mode must be rel or abs");
+    requireThat(config.factor < 1.0, "factor must be < 1");
+    requireThat(config.patience >= 0 && config.cooldown >= 0, "patience and cooldown must not be negative");
+  }
+}
+
+// JSON has no infinities; a best metric can be one after a diverged validation.
+nlohmann::json encodeMetric(double value) {
+  if (std::isnan(value)) {
+    return "nan";
+  }
+  if (std::isinf(value)) {
+    return value > 0 ? "inf" : "-inf";
+  }
+  return value;
+}
+
+double decodeMetric(const nlohmann::json& value) {
+  if (value.is_string()) {
+    const std::string text = value.get<std::string>();
+    if (text == "inf") {
+      return std::numeric_limits<double>::infinity();
+    }
+    if (text == "-inf") {
+      return -std::numeric_limits<double>::infinity();
+    }
+    if (text == "nan") {
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+  return value.get<double>();
+}
+
+}  // namespace
+
+LrSchedule::LrSchedule(const ScheduleConfig& config, double base_lr, int64_t total_steps)
+    : m_config(config), m_base_lr(base_lr), m_total_steps(total_steps) {
+  validate(m_config, m_total_steps);
+  // MultiStepLR counts milestones as a multiset: sorted, a repeated milestone applies gamma twice.
+  std::sort(m_config.milestones.begin(), m_config.milestones.end());
+}
+
+double LrSchedule::lrAt(int64_t steps_done) const {
+  if (steps_done < 0) {
+    throw std::out_of_range("LrSchedule::lrAt: negative step " + std::to_string(steps_done));
+  }
+  const std::string& name = m_config.name;
+  const int64_t warmup = m_config.warmup_steps;
+  if (steps_done < warmup) {
+    // LinearLR's closed form; the main schedule has not started, so it is at its step-0 lr (plateau: the lr
+    // its validations so far have left).
+    const double start = m_config.warmup_start_factor;
+    const double factor =
+        start + (1.0 - start) * static_cast<double>(steps_done) / static_cast<double>(warmup);
+    const double main_lr = name == "plateau" ? m_base_lr * m_plateau_scale : m_base_lr;
+    return main_lr * factor;
+  }
+  const int64_t step = steps_done - warmup;
+  if (name == "constant") {
+    return m_base_lr;
+  }
+  if (name == "step") {
+    return m_base_lr * std::pow(m_config.gamma, static_cast<double>(step / m_config.step_size));
+  }
+  if (name == "multistep") {
+    const auto passed = std::upper_bound(m_config.milestones.begin(), m_config.milestones.end(), step) -
+                        m_config.milestones.begin();
+    return m_base_lr * std::pow(m_config.gamma, static_cast<double>(passed));
+  }
+  if (name == "exponential") {
+    return m_base_lr * std::pow(m_config.gamma, static_cast<double>(step));
+  }
+  if (name == "cosine") {
+    // torch's closed form. Its step() runs a recursion that equals this one in exact arithmetic, past T_max
+    // too (the cosine climbs back up with period 2 * T_max); the tests hold the two together.
+    const double period = static_cast<double>(cosinePeriod(m_config, m_total_steps));
+    const double eta_min = m_config.eta_min;
+    return eta_min + (m_base_lr - eta_min) * (1 + std::cos(kPi * static_cast<double>(step) / period)) / 2;
+  }
+  if (name == "onecycle") {
+    return oneCycleLr(m_config, m_base_lr, mainSteps(m_config, m_total_steps), step);
+  }
+  return m_base_lr * m_plateau_scale;  // plateau: constant between validations
+}
+
+void LrSchedule::observeValidation(double metric) {
+  if (m_config.name != "plateau") {
+    return;
+  }
+  // ReduceLROnPlateau.step(): an unset best is the worst value of the mode, so the first finite metric wins.
+  const bool minimize = m_config.plateau_mode == "min";
+  const bool relative = m_config.threshold_mode == "rel";
+  const double worst =
+      minimize ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+  const double best = m_has_best ? m_best : worst;
+  const double threshold = m_config.threshold;
+  bool better = false;
+  if (minimize) {
+    better = relative ? metric < best * (1.0 - threshold) : metric < best - threshold;
+  } else {
+    better = relative ? metric > best * (threshold + 1.0) : metric > best + threshold;
+  }
+  if (better) {
+    m_best = metric;
+    m_has_best = true;
+    m_bad_epochs = 0;
+  } else {
+    ++m_bad_epochs;
+  }
+  if (m_cooldown_counter > 0) {
+    --m_cooldown_counter;
+    m_bad_epochs = 0;  // bad validations during cooldown do not count
+  }
+  if (m_bad_epochs > m_config.patience) {
+    const double old_lr = m_base_lr * m_plateau_scale;
+    const double new_lr = std::max(old_lr * m_config.factor, m_config.min_lr);
+    if (old_lr - new_lr > kPlateauEps) {
+      m_plateau_scale = new_lr / m_base_lr;
+    }
+    m_cooldown_counter = m_config.cooldown;
+    m_bad_epochs = 0;
+  }
+}
+
+nlohmann::json LrSchedule::state() const {
+  return {
+      {"name", m_config.name},
+      {"plateau_scale", m_plateau_scale},
+      {"best", m_has_best ? encodeMetric(m_best) : nlohmann::json()},
+      {"bad_epochs", m_bad_epochs},
+      {"cooldown_counter", m_cooldown_counter},
+  };
+}
+
+void LrSchedule::loadState(const nlohmann::json& state) {
+  // Every schedule saves the plateau counters; a non-plateau run saves them untouched, so loading such a
+  // state into a plateau schedule starts the plateau afresh.
+  try {
+    const double scale = state.at("plateau_scale").get<double>();
+    const nlohmann::json& best = state.at("best");
+    const int64_t bad_epochs = state.at("bad_epochs").get<int64_t>();
+    const int64_t cooldown_counter = state.at("cooldown_counter").get<int64_t>();
+    m_plateau_scale = scale;
+    m_has_best = !best.is_null();
+    m_best = m_has_best ? decodeMetric(best) : 0.0;
+    m_bad_epochs = bad_epochs;
+    m_cooldown_counter = cooldown_counter;
+  } catch (const nlohmann::json::exception& error) {
+    throw UserError(std::string("the checkpoint's learning-rate schedule state is damaged: ") + error.what(),
+                    "resume from another checkpoint, or start the run afresh");
+  }
+}
+
+}  // namespace wb

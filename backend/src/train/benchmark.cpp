@@ -1,0 +1,80 @@
+// benchmarkTraining (declared in workbench/training_run.h): steady-state training steps, timed, no run folder.
+#include <chrono>
+
+#include "data/batch_loader.h"
+#include "data/dataset.h"
+#include "model/model.h"
+#include "optim/optimizer_factory.h"
+#include "train/device_selection.h"
+#include "workbench/system_info.h"
+#include "workbench/training_run.h"
+
+namespace wb {
+
+BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup_steps,
+                              const std::function<void(const std::string&)>& log) {
+  using Clock = std::chrono::steady_clock;
+  auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  const std::string threads = configureThreads(e.train.threads);
+  if (log) log(describe(querySystemInfo()) + "\n" + threads);
+  torch::manual_seed(e.seed);
+  const torch::Device device = resolveDevice(e.train.devices.at(0));
+  const Dataset data = loadDataset(e.data, e.seed);
+  auto model = buildModel(e.model, data.sample_shape, data.num_classes);
+  model->to(device);
+  model->train(true);
+  auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
+  if (log) {
+    log(data.description + "\nModel: " + std::to_string(model->info().parameters) + " parameters; batch " +
+        std::to_string(e.train.batch_size));
+  }
+
+  BatchLoaderOptions options;
+  options.batch_size = e.train.batch_size;
+  options.seed = e.seed;
+  options.device = device;
+  options.drop_last = true;  // a short last batch would skew per-step timings
+  if (e.data.augment_enabled && data.sample_shape.size() == 3) options.augment = e.data.augment;
+  BatchLoader loader(data.train_x, data.train_y, options);
+
+  BenchResult result;
+  result.batch_size = e.train.batch_size;
+  Clock::duration data_time{}, compute_time{}, optimizer_time{};
+  int64_t epoch = 1;
+  loader.startEpoch(epoch);
+  Clock::time_point start;
+  for (int64_t i = 0; i < warmup_steps + steps; ++i) {
+    if (i == warmup_steps) {
+      if (device.is_cuda()) torch::cuda::synchronize();
+      start = Clock::now();
+      data_time = compute_time = optimizer_time = {};
+    }
+    const auto t0 = Clock::now();
+    auto batch = loader.next();
+    if (!batch) {
+      loader.startEpoch(++epoch);
+      batch = loader.next();
+    }
+    const auto t1 = Clock::now();
+    optimizer->zero_grad();
+    auto loss = torch::nn::functional::cross_entropy(model->forward(batch->x), batch->y);
+    loss.backward();
+    const auto t2 = Clock::now();
+    optimizer->step();
+    const auto t3 = Clock::now();
+    data_time += t1 - t0;
+    compute_time += t2 - t1;
+    optimizer_time += t3 - t2;
+  }
+  if (device.is_cuda()) torch::cuda::synchronize();
+  const double total = secs(Clock::now() - start);
+  result.steps = steps;
+  result.samples_per_sec = total > 0 ? static_cast<double>(steps * e.train.batch_size) / total : 0;
+  result.step_ms = 1000.0 * total / std::max<int64_t>(1, steps);
+  result.data_ms = 1000.0 * secs(data_time) / std::max<int64_t>(1, steps);
+  result.compute_ms = 1000.0 * secs(compute_time) / std::max<int64_t>(1, steps);
+  result.optimizer_ms = 1000.0 * secs(optimizer_time) / std::max<int64_t>(1, steps);
+  return result;
+}
+
+}  // namespace wb

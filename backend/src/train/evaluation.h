@@ -1,0 +1,15 @@
+#pragma once
+// Loss and accuracy of a model on a whole split, batched through views of the split (no copies on the CPU),
+// with the sums kept on the device and read back once.
+
+#include <torch/torch.h>
+
+#include "model/model.h"
+#include "workbench/training_run.h"
+
+namespace wb {
+
+EvalResult evaluateModel(Model& model, const torch::Tensor& x, const torch::Tensor& y, int64_t batch_size,
+                         const torch::Device& device);
+
+}  // namespace wb

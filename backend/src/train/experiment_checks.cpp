@@ -1,0 +1,73 @@
+// checkExperiment (declared in workbench/experiment.h): the checks that need the engine, run before training.
+#include <filesystem>
+
+#include "data/dataset.h"
+#include "model/model.h"
+#include "train/device_selection.h"
+#include "train/run_folder.h"
+#include "workbench/errors.h"
+#include "workbench/experiment.h"
+
+namespace wb {
+
+std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
+  std::vector<ValidationIssue> issues;
+  for (size_t i = 0; i < e.train.devices.size(); ++i) {
+    const std::string problem = checkDevice(e.train.devices[i]);
+    if (!problem.empty()) issues.push_back({"train.devices[" + std::to_string(i) + "]", problem});
+  }
+  if (e.train.devices.size() > 1) {
+    issues.push_back({"train.devices",
+                      "this version trains on one device at a time; list a single device (data-parallel "
+                      "training across several devices is planned)"});
+  }
+  const bool on_cuda = !e.train.devices.empty() && e.train.devices[0].rfind("cuda", 0) == 0;
+  if (e.train.amp == "fp16" && !on_cuda) {
+    issues.push_back({"train.amp", "fp16 mixed precision needs a CUDA device; on the CPU use \"bf16\""});
+  }
+  if (e.train.amp != "off") {
+    issues.push_back({"train.amp", "mixed precision (\"" + e.train.amp +
+                                       "\") is not available in this version yet; use \"off\""});
+  }
+
+  DataShape shape;
+  bool have_shape = false;
+  try {
+    shape = probeDataShape(e.data);
+    have_shape = true;
+  } catch (const UserError& err) {
+    issues.push_back({e.data.path.empty() ? "data.dataset" : "data.path", err.what()});
+  }
+  if (have_shape && e.data.limit > 0 && e.data.limit < shape.train_samples) shape.train_samples = e.data.limit;
+  if (have_shape) {
+    const int64_t val = static_cast<int64_t>(std::llround(e.data.val_fraction * shape.train_samples));
+    if (shape.train_samples - val < 1) {
+      issues.push_back({"data.val_fraction", "leaves no training samples out of " +
+                                                 std::to_string(shape.train_samples)});
+    }
+  }
+
+  if (!e.model.torchscript.empty()) {
+    if (!std::filesystem::exists(e.model.torchscript)) {
+      issues.push_back({"model.torchscript", "file not found: " + e.model.torchscript});
+    }
+  } else if (have_shape) {
+    try {
+      const nlohmann::json layers = e.model.layers.is_array()
+                                        ? e.model.layers
+                                        : presetLayers(e.model.preset, shape.sample_shape, shape.num_classes);
+      for (auto& issue : checkLayers(layers, shape.sample_shape, shape.num_classes)) {
+        if (!e.model.layers.is_array()) issue.path = "model.preset";
+        issues.push_back(std::move(issue));
+      }
+    } catch (const UserError& err) {
+      issues.push_back({e.model.layers.is_array() ? "model.layers" : "model.preset", err.what()});
+    }
+  }
+
+  const std::string runs_problem = checkRunsDirWritable(e.output.runs_dir);
+  if (!runs_problem.empty()) issues.push_back({"output.runs_dir", runs_problem});
+  return issues;
+}
+
+}  // namespace wb

@@ -1,0 +1,19 @@
+#pragma once
+// CUDA caching-allocator statistics for one device. Implemented in cuda_memory_cuda.cpp when LibTorch has
+// CUDA (Debian's c10/cuda headers do not compile without the CUDA runtime), else reports nothing.
+
+#include <cstdint>
+
+namespace wb {
+
+struct CudaMemoryStats {
+  bool valid = false;
+  int64_t allocated_bytes = 0;
+  int64_t reserved_bytes = 0;
+  int64_t peak_allocated_bytes = 0;
+};
+
+CudaMemoryStats cudaMemoryStats(int device_index);
+void resetCudaPeakMemory(int device_index);
+
+}  // namespace wb

@@ -1,0 +1,76 @@
+#include <iostream>
+
+#include "cli_commands.h"
+#include "experiment_args.h"
+#include "workbench/errors.h"
+#include "workbench/training_run.h"
+
+namespace wb::cli {
+
+int benchCommand(const std::vector<std::string>& args) {
+  const char* help =
+      "usage: workbench-cli bench [EXPERIMENT.json] [--steps N] [--warmup N] [--set key.path=value ...] [--json]\n"
+      "\n"
+      "Times N training steps (default 50, after 10 warm-up steps) of the experiment's model, data and batch,\n"
+      "without writing a run folder, and prints samples/s with the time split into data, forward+backward and\n"
+      "optimizer.\n";
+  ExperimentArgs exp_args;
+  std::vector<std::string> rest;
+  if (!parseExperimentArgs(args, exp_args, rest)) return kExitBadInput;
+  int64_t steps = 50, warmup = 10;
+  bool json = false;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const std::string& a = rest[i];
+    auto number = [&](int64_t& target) {
+      if (i + 1 >= rest.size()) return false;
+      try {
+        target = std::stoll(rest[++i]);
+      } catch (const std::exception&) {
+        return false;
+      }
+      return target >= 0;
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << help;
+      return kExitOk;
+    } else if (a == "--json") {
+      json = true;
+    } else if (a == "--steps" || a == "--warmup") {
+      if (!number(a == "--steps" ? steps : warmup) || (a == "--steps" && steps == 0)) {
+        std::cerr << "error: " << a << " needs a positive integer\n";
+        return kExitBadInput;
+      }
+    } else {
+      std::cerr << "error: unknown argument '" << a << "' for bench\n\n" << help;
+      return kExitBadInput;
+    }
+  }
+  const std::optional<Experiment> experiment = resolveExperiment(exp_args);
+  if (!experiment) return kExitBadInput;
+  try {
+    auto log = [json](const std::string& line) { (json ? std::cerr : std::cout) << line << "\n"; };
+    const BenchResult r = benchmarkTraining(*experiment, steps, warmup, log);
+    if (json) {
+      std::cout << nlohmann::json{{"samples_per_sec", r.samples_per_sec}, {"step_ms", r.step_ms},
+                                  {"data_ms", r.data_ms},           {"compute_ms", r.compute_ms},
+                                  {"optimizer_ms", r.optimizer_ms}, {"batch_size", r.batch_size},
+                                  {"steps", r.steps}}
+                       .dump(2)
+                << std::endl;
+    } else {
+      std::printf("%.1f samples/s  (%.2f ms/step: data %.2f, forward+backward %.2f, optimizer %.2f; batch %lld, %lld steps)\n",
+                  r.samples_per_sec, r.step_ms, r.data_ms, r.compute_ms, r.optimizer_ms,
+                  static_cast<long long>(r.batch_size), static_cast<long long>(r.steps));
+    }
+    return kExitOk;
+  } catch (const UserError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    if (!e.hint().empty()) std::cerr << "  what to do: " << e.hint() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+}
+
+}  // namespace wb::cli

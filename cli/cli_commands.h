@@ -1,0 +1,17 @@
+#pragma once
+// The commands of workbench-cli. Each takes its own arguments (after the command word) and returns the
+// process exit status: 0 done, 2 bad input (message printed), 1 any other failure.
+
+#include <string>
+#include <vector>
+
+namespace wb::cli {
+
+enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitBadInput = 2, kExitInterrupted = 130 };
+
+int trainCommand(const std::vector<std::string>& args);
+int evalCommand(const std::vector<std::string>& args);
+int benchCommand(const std::vector<std::string>& args);
+int infoCommand(const std::vector<std::string>& args);
+
+}  // namespace wb::cli

@@ -1,0 +1,55 @@
+#include <iostream>
+
+#include "cli_commands.h"
+#include "workbench/errors.h"
+#include "workbench/training_run.h"
+
+namespace wb::cli {
+
+int evalCommand(const std::vector<std::string>& args) {
+  const char* help =
+      "usage: workbench-cli eval RUN_DIR [--json]\n"
+      "\n"
+      "Evaluates the run's model.pt on the test split of its experiment and prints loss and accuracy.\n";
+  std::string run_dir;
+  bool json = false;
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h") {
+      std::cout << help;
+      return kExitOk;
+    } else if (a == "--json") {
+      json = true;
+    } else if (!a.empty() && a[0] != '-' && run_dir.empty()) {
+      run_dir = a;
+    } else {
+      std::cerr << "error: unknown argument '" << a << "' for eval\n\n" << help;
+      return kExitBadInput;
+    }
+  }
+  if (run_dir.empty()) {
+    std::cerr << "error: eval needs a run folder\n\n" << help;
+    return kExitBadInput;
+  }
+  try {
+    const EvalResult r = evaluateRunDir(run_dir);
+    if (json) {
+      std::cout << nlohmann::json{{"run_dir", run_dir}, {"test_loss", r.loss}, {"test_accuracy", r.accuracy},
+                                  {"samples", r.samples}}
+                       .dump(2)
+                << std::endl;
+    } else {
+      std::printf("%s: test accuracy %.4f, test loss %.4f on %lld samples\n", run_dir.c_str(), r.accuracy, r.loss,
+                  static_cast<long long>(r.samples));
+    }
+    return kExitOk;
+  } catch (const UserError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    if (!e.hint().empty()) std::cerr << "  what to do: " << e.hint() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+}
+
+}  // namespace wb::cli

@@ -1,0 +1,26 @@
+#pragma once
+// The arguments train and bench share: an optional experiment file and --set overrides, turned into a
+// validated experiment. Problems are printed with their JSON paths.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workbench/experiment.h"
+
+namespace wb::cli {
+
+struct ExperimentArgs {
+  std::string file;                 // empty: the default experiment
+  std::vector<std::string> overrides;  // "key.path=value"
+};
+
+// Consumes --set (and --set=) from args; sets `file` from the first positional. Unknown options are left in
+// `rest`. Returns false (after printing) on a malformed command line.
+bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& out, std::vector<std::string>& rest);
+
+// Reads the file (or the defaults), applies overrides, validates (schema, then the engine's checks).
+// Prints every issue to stderr and returns nullopt when there is any.
+std::optional<Experiment> resolveExperiment(const ExperimentArgs& args, bool engine_checks = true);
+
+}  // namespace wb::cli

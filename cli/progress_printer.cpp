@@ -1,0 +1,107 @@
+#include "progress_printer.h"
+
+#include <cmath>
+#include <string>
+
+namespace wb::cli {
+namespace {
+
+constexpr int kBarWidth = 24;
+constexpr auto kPlainInterval = std::chrono::seconds(5);
+
+}  // namespace
+
+std::string formatDuration(double seconds) {
+  if (seconds < 0 || !std::isfinite(seconds)) return "--:--";
+  const int64_t s = static_cast<int64_t>(seconds + 0.5);
+  char text[32];
+  if (s >= 3600) {
+    std::snprintf(text, sizeof(text), "%lld:%02lld:%02lld", static_cast<long long>(s / 3600),
+                  static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60));
+  } else {
+    std::snprintf(text, sizeof(text), "%02lld:%02lld", static_cast<long long>(s / 60),
+                  static_cast<long long>(s % 60));
+  }
+  return text;
+}
+
+ProgressPrinter::ProgressPrinter(std::FILE* out, bool interactive, int64_t epochs)
+    : m_out(out), m_interactive(interactive), m_epochs(epochs) {}
+
+void ProgressPrinter::clearBar() {
+  if (m_bar_shown) {
+    std::fprintf(m_out, "\r\033[K");
+    m_bar_shown = false;
+  }
+}
+
+void ProgressPrinter::print(const EventBatch& batch) {
+  for (const Event& event : batch) {
+    if (const auto* step = std::get_if<StepMetrics>(&event)) {
+      printStep(*step);
+    } else if (const auto* epoch = std::get_if<EpochMetrics>(&event)) {
+      printEpoch(*epoch);
+    } else if (const auto* log = std::get_if<LogLine>(&event)) {
+      if (log->level == LogLevel::Debug) continue;
+      clearBar();
+      if (log->level == LogLevel::Info) {
+        std::fprintf(m_out, "%s\n", log->text.c_str());
+      } else {
+        std::fprintf(m_out, "%s: %s\n", toString(log->level), log->text.c_str());
+      }
+    } else if (const auto* error = std::get_if<RunError>(&event)) {
+      clearBar();
+      std::fprintf(m_out, "error: %s\n", error->message.c_str());
+      if (!error->hint.empty()) std::fprintf(m_out, "  what to do: %s\n", error->hint.c_str());
+    } else if (const auto* finished = std::get_if<RunFinished>(&event)) {
+      clearBar();
+      const RunSummary& s = finished->summary;
+      std::fprintf(m_out, "Run %s after %lld steps in %s", toString(s.status), static_cast<long long>(s.steps),
+                   formatDuration(s.wall_s).c_str());
+      if (s.test_accuracy >= 0) {
+        std::fprintf(m_out, ": test accuracy %.4f, test loss %.4f, %.0f samples/s", s.test_accuracy, s.test_loss,
+                     s.samples_per_sec);
+      }
+      std::fprintf(m_out, "\n");
+      if (!s.run_dir.empty()) std::fprintf(m_out, "Run folder: %s\n", s.run_dir.c_str());
+    }
+  }
+  std::fflush(m_out);
+}
+
+void ProgressPrinter::printStep(const StepMetrics& m) {
+  const double overall = m.total_steps > 0 ? static_cast<double>(m.step) / m.total_steps : 0;
+  if (m_interactive) {
+    const int filled = static_cast<int>(std::lround(overall * kBarWidth));
+    std::string bar(static_cast<size_t>(filled), '#');
+    bar.resize(kBarWidth, '.');
+    std::fprintf(m_out, "\r\033[Kepoch %lld/%lld [%s] step %lld/%lld  loss %.4f  %.0f samples/s  ETA %s",
+                 static_cast<long long>(m.epoch), static_cast<long long>(m_epochs), bar.c_str(),
+                 static_cast<long long>(m.step), static_cast<long long>(m.total_steps), m.loss, m.samples_per_sec,
+                 formatDuration(m.eta_s).c_str());
+    m_bar_shown = true;
+    return;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (now - m_last_plain < kPlainInterval && m.step != m.total_steps) return;
+  m_last_plain = now;
+  std::fprintf(m_out, "epoch %lld/%lld step %lld/%lld loss %.4f lr %.3g %.0f samples/s ETA %s\n",
+               static_cast<long long>(m.epoch), static_cast<long long>(m_epochs), static_cast<long long>(m.step),
+               static_cast<long long>(m.total_steps), m.loss, m.lr, m.samples_per_sec,
+               formatDuration(m.eta_s).c_str());
+}
+
+void ProgressPrinter::printEpoch(const EpochMetrics& m) {
+  clearBar();
+  std::fprintf(m_out, "epoch %lld/%lld: train loss %.4f acc %.4f", static_cast<long long>(m.epoch),
+               static_cast<long long>(m_epochs), m.train_loss, m.train_accuracy);
+  if (m.val_loss >= 0) std::fprintf(m_out, " | val loss %.4f acc %.4f", m.val_loss, m.val_accuracy);
+  std::fprintf(m_out, " | lr %.3g | %.1f s, %.0f samples/s\n", m.lr, m.epoch_s, m.samples_per_sec);
+}
+
+void ProgressPrinter::finish() {
+  clearBar();
+  std::fflush(m_out);
+}
+
+}  // namespace wb::cli

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs from Debian everything the build, the run and the tests need, including an optimized BLAS
+# (Debian's LibTorch otherwise runs matrix products on the reference BLAS, ~35x slower).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libtorch-dev libopenblas0-pthread
+  nlohmann-json3-dev zlib1g-dev libgtest-dev
+  dataset-fashion-mnist
+  python3-torch python3-numpy
+)
+if [[ "${WORKBENCH_GUI:-ON}" == "ON" ]]; then
+  packages+=(qt6-base-dev libqcustomplot-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  echo "Installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Point libblas.so.3 at OpenBLAS when the reference BLAS is selected.
+blas=$(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | awk '/^Value:/ {print $2}')
+if [[ "$blas" == */blas/libblas.so.3 ]]; then
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo update-alternatives --set libblas.so.3-x86_64-linux-gnu \
+    /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3
+fi

@@ -1,0 +1,155 @@
+// loadDataset and probeDataShape on the real Fashion-MNIST files: limits, the validation split,
+// normalization with the training statistics, and messages for missing data.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "data/dataset.h"
+#include "data/dataset_readers.h"
+#include "data_test_support.h"
+
+namespace wb {
+namespace {
+
+using test::expectDataError;
+using test::TempDir;
+
+DataConfig fashionConfig(int64_t limit) {
+  DataConfig config;
+  config.dataset = "fashion-mnist";
+  config.limit = limit;
+  config.val_fraction = 0.1;
+  return config;
+}
+
+std::string fashionFile(const std::string& name) { return std::string(WB_FASHION_MNIST_DIR) + "/" + name; }
+
+TEST(FashionMnistDataset, LimitSplitAndNormalize) {
+  const Dataset dataset = loadDataset(fashionConfig(1000), 42);
+  EXPECT_EQ(dataset.description, "Fashion-MNIST: 900 train, 100 val, 10000 test, 1x28x28, 10 classes");
+  EXPECT_EQ(dataset.train_x.sizes(), torch::IntArrayRef({900, 1, 28, 28}));
+  EXPECT_EQ(dataset.val_x.sizes(), torch::IntArrayRef({100, 1, 28, 28}));
+  EXPECT_EQ(dataset.test_x.sizes(), torch::IntArrayRef({10000, 1, 28, 28}));
+  EXPECT_EQ(dataset.train_x.scalar_type(), torch::kFloat32);
+  EXPECT_EQ(dataset.train_y.scalar_type(), torch::kLong);
+  EXPECT_EQ(dataset.sample_shape, (std::vector<int64_t>{1, 28, 28}));
+  EXPECT_EQ(dataset.num_classes, 10);
+  ASSERT_EQ(dataset.class_names.size(), 10u);
+  EXPECT_EQ(dataset.class_names[0], "T-shirt/top");
+  EXPECT_EQ(dataset.class_names[9], "Ankle boot");
+
+  // The training part is standardized per channel; the statistics are in pixel/255 units.
+  EXPECT_NEAR(dataset.train_x.mean().item<double>(), 0.0, 1e-4);
+  EXPECT_NEAR(dataset.train_x.std(/*unbiased=*/false).item<double>(), 1.0, 1e-4);
+  ASSERT_EQ(dataset.normalization.mean.size(), 1u);
+  EXPECT_GT(dataset.normalization.mean[0], 0.2);
+  EXPECT_LT(dataset.normalization.mean[0], 0.4);
+
+  // Train and validation together are exactly the first 1000 training images, each once.
+  const RawSplit raw = readIdx(fashionFile("train-images-idx3-ubyte.gz"), fashionFile("train-labels-idx1-ubyte.gz"));
+  const auto denormalize = [&](const torch::Tensor& x) {
+    return (x * dataset.normalization.std[0] + dataset.normalization.mean[0]).mul(255).round().to(torch::kUInt8);
+  };
+  const torch::Tensor pixels = denormalize(torch::cat({dataset.train_x, dataset.val_x}));
+  const torch::Tensor labels = torch::cat({dataset.train_y, dataset.val_y});
+  const torch::Tensor first = raw.inputs.narrow(0, 0, 1000);
+  // Match each returned image to its source row through a per-image fingerprint.
+  const torch::Tensor weights = torch::arange(784, torch::kLong).remainder(97).add(1);
+  const torch::Tensor source_keys = (first.view({1000, 784}).to(torch::kLong) * weights).sum(1);
+  const torch::Tensor keys = (pixels.view({1000, 784}).to(torch::kLong) * weights).sum(1);
+  const auto [sorted_source, source_order] = source_keys.sort();
+  const auto [sorted_keys, key_order] = keys.sort();
+  EXPECT_TRUE(torch::equal(sorted_source, sorted_keys));
+  EXPECT_TRUE(torch::equal(raw.labels.narrow(0, 0, 1000).index_select(0, source_order), labels.index_select(0, key_order)));
+
+  // The test split is normalized with the training statistics, not its own.
+  const RawSplit raw_test = readIdx(fashionFile("t10k-images-idx3-ubyte.gz"), fashionFile("t10k-labels-idx1-ubyte.gz"));
+  EXPECT_TRUE(torch::equal(denormalize(dataset.test_x), raw_test.inputs));
+  EXPECT_TRUE(torch::equal(dataset.test_y, raw_test.labels));
+}
+
+TEST(FashionMnistDataset, ValidationSplitFollowsTheSeed) {
+  const Dataset a = loadDataset(fashionConfig(500), 1);
+  const Dataset b = loadDataset(fashionConfig(500), 1);
+  const Dataset c = loadDataset(fashionConfig(500), 2);
+  EXPECT_TRUE(torch::equal(a.val_x, b.val_x));
+  EXPECT_TRUE(torch::equal(a.train_y, b.train_y));
+  EXPECT_FALSE(torch::equal(a.val_x, c.val_x));
+
+  DataConfig no_validation = fashionConfig(500);
+  no_validation.val_fraction = 0;
+  const Dataset d = loadDataset(no_validation, 1);
+  EXPECT_EQ(d.val_x.sizes(), torch::IntArrayRef({0, 1, 28, 28}));
+  EXPECT_EQ(d.train_x.size(0), 500);
+
+  DataConfig everything_held_out = fashionConfig(500);
+  everything_held_out.val_fraction = 1.0;
+  EXPECT_THROW(loadDataset(everything_held_out, 1), UserError);
+}
+
+TEST(FashionMnistDataset, FullTrainingSplitStatistics) {
+  const Dataset dataset = loadDataset(fashionConfig(0), 42);
+  EXPECT_EQ(dataset.description, "Fashion-MNIST: 54000 train, 6000 val, 10000 test, 1x28x28, 10 classes");
+  // The published Fashion-MNIST statistics (mean 0.2860, std 0.3530 over the 60000 training images).
+  EXPECT_NEAR(dataset.normalization.mean[0], 0.2860, 2e-3);
+  EXPECT_NEAR(dataset.normalization.std[0], 0.3530, 2e-3);
+  EXPECT_NEAR(dataset.train_x.mean().item<double>(), 0.0, 1e-3);
+}
+
+TEST(FashionMnistDataset, ProbeReadsHeadersQuickly) {
+  DataConfig config = fashionConfig(0);
+  const DataShape shape = probeDataShape(config);
+  EXPECT_EQ(shape.sample_shape, (std::vector<int64_t>{1, 28, 28}));
+  EXPECT_EQ(shape.num_classes, 10);
+  EXPECT_EQ(shape.train_samples, 54000);
+  config.limit = 1000;
+  EXPECT_EQ(probeDataShape(config).train_samples, 900);
+
+  double best_ms = 1e9;
+  for (int run = 0; run < 3; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    probeDataShape(config);
+    best_ms = std::min(best_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  EXPECT_LT(best_ms, 50.0);
+}
+
+TEST(FashionMnistDataset, ReadsUncompressedFilesUnderPlainNames) {
+  TempDir dir;
+  for (const std::string split : {"train", "t10k"}) {
+    test::writeBytes(dir.file(split + "-images-idx3-ubyte"), test::gunzipFile(fashionFile("t10k-images-idx3-ubyte.gz")));
+    test::writeBytes(dir.file(split + "-labels-idx1-ubyte"), test::gunzipFile(fashionFile("t10k-labels-idx1-ubyte.gz")));
+  }
+  DataConfig config = fashionConfig(0);
+  config.path = dir.path();
+  config.val_fraction = 0.5;
+  EXPECT_EQ(probeDataShape(config).train_samples, 5000);
+  EXPECT_EQ(loadDataset(config, 0).description, "Fashion-MNIST: 5000 train, 5000 val, 10000 test, 1x28x28, 10 classes");
+}
+
+TEST(DatasetErrors, MissingFilesSayHowToGetThem) {
+  TempDir dir;
+  DataConfig config = fashionConfig(0);
+  config.path = dir.file("nowhere");
+  std::string hint = expectDataError([&] { loadDataset(config, 0); },
+                                     {"Fashion-MNIST", config.path, "does not exist", "train-images-idx3-ubyte"});
+  EXPECT_TRUE(test::contains(hint, "apt-get install dataset-fashion-mnist")) << hint;
+
+  config.dataset = "mnist";
+  config.path = dir.path();
+  test::writeBytes(dir.file("train-images-idx3-ubyte.gz"), test::readBytes(fashionFile("train-labels-idx1-ubyte.gz")));
+  hint = expectDataError([&] { probeDataShape(config); },
+                         {"MNIST files not found in " + dir.path(), "train-labels-idx1-ubyte(.gz)", "t10k-images"});
+  EXPECT_TRUE(test::contains(hint, "https://")) << hint;
+  EXPECT_EQ(defaultDataPath("mnist"), "/usr/share/datasets/mnist");
+  EXPECT_EQ(defaultDataPath("cifar10"), "/usr/share/datasets/cifar10");
+  EXPECT_EQ(defaultDataPath("fashion-mnist"), "/usr/share/datasets/fashion-mnist");
+
+  config.dataset = "imagenet";
+  EXPECT_THROW(probeDataShape(config), UserError);
+}
+
+}  // namespace
+}  // namespace wb

@@ -1,0 +1,35 @@
+#pragma once
+// Small real experiments for the train tests: Fashion-MNIST subsets and the MLP, a few seconds each.
+
+#include <filesystem>
+#include <string>
+
+#include "workbench/experiment.h"
+
+namespace wb::test {
+
+inline std::string freshDir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("wb-test-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+inline Experiment smallMlpExperiment(const std::string& runs_dir) {
+  Experiment e;
+  e.name = "small-mlp";
+  e.data.dataset = "fashion-mnist";
+  e.data.path = WB_FASHION_MNIST_DIR;
+  e.data.limit = 2000;
+  e.data.val_fraction = 0.1;
+  e.data.augment_enabled = false;
+  e.model.preset = "mlp";
+  e.train.epochs = 2;
+  e.train.batch_size = 64;
+  e.train.log_every_steps = 5;
+  e.train.threads = 2;
+  e.output.runs_dir = runs_dir;
+  return e;
+}
+
+}  // namespace wb::test

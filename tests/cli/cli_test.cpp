@@ -1,0 +1,124 @@
+// End to end: the workbench-cli binary as a user runs it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout only; stderr goes to err
+  std::string err;
+};
+
+Result runCli(const std::string& args) {
+  const std::string err_file = (fs::temp_directory_path() / ("wb-cli-err-" + std::to_string(::getpid()))).string();
+  const std::string cmd = std::string(WB_CLI) + " " + args + " 2>" + err_file;
+  Result r;
+  std::FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int raw = ::pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::ifstream in(err_file);
+  r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  fs::remove(err_file);
+  return r;
+}
+
+std::string tempDir(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / ("wb-cli-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+TEST(Cli, TrainsAFashionMnistSubsetEndToEndThenEvaluates) {
+  const std::string runs = tempDir("train");
+  const Result r = runCli("train --set train.epochs=1 --set data.limit=5000 --set model.preset=mlp "
+                          "--set 'train.devices=[\"cpu\"]' --set output.runs_dir=" + runs + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);  // stdout is exactly the JSON object
+  for (const char* key : {"run_dir", "test_accuracy", "test_loss", "samples_per_sec"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  // The MLP on 4500 Fashion-MNIST images for one epoch: ~0.80; anything under 0.7 means it did not learn.
+  EXPECT_GT(j["test_accuracy"].get<double>(), 0.7);
+  EXPECT_LT(j["test_loss"].get<double>(), 0.9);
+  EXPECT_EQ(j["status"], "completed");
+  const std::string run_dir = j["run_dir"];
+  EXPECT_TRUE(fs::exists(run_dir + "/model.pt"));
+  EXPECT_NE(r.err.find("epoch 1/1"), std::string::npos);  // progress went to stderr
+
+  const Result e = runCli("eval " + run_dir + " --json");
+  ASSERT_EQ(e.status, 0) << e.err;
+  EXPECT_NEAR(nlohmann::json::parse(e.out)["test_accuracy"].get<double>(), j["test_accuracy"].get<double>(), 1e-9);
+  fs::remove_all(runs);
+}
+
+TEST(Cli, BadInputExitsWithTwoAndNamesTheKey) {
+  const Result typo = runCli("train --set trian.epochs=1");
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_NE(typo.err.find("trian"), std::string::npos) << typo.err;
+  EXPECT_NE(typo.err.find("train"), std::string::npos) << typo.err;
+
+  const Result range = runCli("train --set train.batch_size=0");
+  EXPECT_EQ(range.status, 2);
+  EXPECT_NE(range.err.find("train.batch_size"), std::string::npos) << range.err;
+
+  const std::string dir = tempDir("bad");
+  std::ofstream(dir + "/broken.json") << "{\"train\": {\"epochs\": 2,,}}";
+  const Result broken = runCli(dir + "/broken.json");
+  EXPECT_EQ(broken.status, 2);  // "broken.json" was taken as the command: unknown command
+  const Result broken_train = runCli("train " + dir + "/broken.json");
+  EXPECT_EQ(broken_train.status, 2);
+  EXPECT_NE(broken_train.err.find("broken.json"), std::string::npos) << broken_train.err;
+
+  const Result missing_data = runCli("train --set data.dataset=mnist --set data.path=" + dir + "/nowhere");
+  EXPECT_EQ(missing_data.status, 2);
+  EXPECT_NE(missing_data.err.find("data."), std::string::npos) << missing_data.err;
+
+  const Result no_gpu = runCli("train --set 'train.devices=[\"cuda:0\"]'");
+  EXPECT_EQ(no_gpu.status, 2);
+  EXPECT_NE(no_gpu.err.find("train.devices[0]"), std::string::npos) << no_gpu.err;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, EvalOfSomethingThatIsNotARunSaysSo) {
+  const std::string dir = tempDir("notarun");
+  const Result r = runCli("eval " + dir);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(dir), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, BenchPrintsThroughput) {
+  const Result r = runCli("bench --steps 5 --warmup 1 --set model.preset=mlp --set data.limit=2000 --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["samples_per_sec"].get<double>(), 0);
+  EXPECT_EQ(j["steps"], 5);
+}
+
+TEST(Cli, HelpForEachCommandAndUnknownCommands) {
+  for (const char* cmd : {"--help", "train --help", "eval --help", "bench --help", "info --help"}) {
+    const Result r = runCli(cmd);
+    EXPECT_EQ(r.status, 0) << cmd;
+    EXPECT_NE(r.out.find("usage: workbench-cli"), std::string::npos) << cmd;
+  }
+  EXPECT_EQ(runCli("frobnicate").status, 2);
+  EXPECT_EQ(runCli("train --no-such-flag").status, 2);
+}
+
+}  // namespace
