@@ -16,7 +16,7 @@ int benchCommand(const std::vector<std::string>& args) {
       "optimizer.\n";
   ExperimentArgs exp_args;
   std::vector<std::string> rest;
-  if (!parseExperimentArgs(args, exp_args, rest)) return kExitBadInput;
+  if (!parseExperimentArgs(args, exp_args, rest, {"--steps", "--warmup"})) return kExitBadInput;
   int64_t steps = 50, warmup = 10;
   bool json = false;
   for (size_t i = 0; i < rest.size(); ++i) {

@@ -1,14 +1,19 @@
 #include "experiment_args.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
 namespace wb::cli {
 
-bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& out, std::vector<std::string>& rest) {
+bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& out, std::vector<std::string>& rest,
+                         const std::vector<std::string>& value_options) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--set") {
+    if (std::find(value_options.begin(), value_options.end(), a) != value_options.end()) {
+      rest.push_back(a);
+      if (i + 1 < args.size()) rest.push_back(args[++i]);
+    } else if (a == "--set") {
       if (i + 1 >= args.size()) {
         std::cerr << "error: --set needs an argument, e.g. --set train.epochs=1\n";
         return false;

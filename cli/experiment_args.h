@@ -15,9 +15,11 @@ struct ExperimentArgs {
   std::vector<std::string> overrides;  // "key.path=value"
 };
 
-// Consumes --set (and --set=) from args; sets `file` from the first positional. Unknown options are left in
-// `rest`. Returns false (after printing) on a malformed command line.
-bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& out, std::vector<std::string>& rest);
+// Consumes --set (and --set=) from args; sets `file` from the first positional. Other options are left in
+// `rest`, with the value that follows each of `value_options` (e.g. "--steps"). Returns false (after
+// printing) on a malformed command line.
+bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& out, std::vector<std::string>& rest,
+                         const std::vector<std::string>& value_options = {});
 
 // Reads the file (or the defaults), applies overrides, validates (schema, then the engine's checks).
 // Prints every issue to stderr and returns nullopt when there is any.

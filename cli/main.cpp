@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli_commands.h"
+#include "workbench/system_info.h"
 
 namespace {
 
@@ -21,6 +22,7 @@ const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  wb::ensurePassiveOpenMpWait(argv);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;

@@ -32,3 +32,14 @@ std::string describe(const SystemInfo& info);
 std::string configureThreads(int64_t requested);
 
 }  // namespace wb
+
+namespace wb {
+
+// LibTorch's OpenMP workers spin while they wait for work; beside OpenBLAS's own threads, and on a machine
+// with other load, that spinning makes a training step several times slower (measured here: MLP step 101 ms
+// spinning, 6 ms passive). libgomp reads OMP_WAIT_POLICY only when it loads, before main(), so a front end
+// calls this first thing: when the variable is unset it sets it to PASSIVE and re-executes the program.
+// Returns only if no re-execution was needed (or it failed). An OMP_WAIT_POLICY set by the user is kept.
+void ensurePassiveOpenMpWait(char** argv);
+
+}  // namespace wb

@@ -1,6 +1,7 @@
-// Batches by position: batch k of epoch e is rows [k*B, (k+1)*B) of the permutation drawn from the seed
-// (seed * 1000003 + epoch), augmented with a generator seeded from (seed, epoch, k). Nothing depends on what
-// was drawn before, so a run resumed at (epoch, k) sees exactly the batches it would have seen.
+// Batches by position: batch k of epoch e is rows [k*B, (k+1)*B) of a permutation drawn from a generator
+// seeded with seed * 1000003 + e (mixed with the seed's EpochOrder stream, see seed_mixing.h), augmented with
+// a generator seeded from (seed, e, k). Nothing depends on what was drawn before, so a run resumed at (e, k)
+// sees exactly the batches it would have seen.
 //
 // A single prefetch thread prepares batches ahead of the consumer into a bounded queue. startEpoch bumps a
 // generation counter: whatever the thread was preparing for an older generation is dropped when it finishes.
@@ -61,7 +62,7 @@ struct BatchLoader::Impl {
   bool worker_configured = false;
   uint64_t generation = 0;
   int64_t epoch = 0;
-  torch::Tensor order;        // this epoch's permutation of the rows, on x's device
+  torch::Tensor order;  // this epoch's permutation of the rows, on x's device
   int64_t next_to_return = 0;
   int64_t next_to_prepare = 0;
   std::deque<Batch> ready;
@@ -148,8 +149,9 @@ BatchLoader::BatchLoader(torch::Tensor x, torch::Tensor y, BatchLoaderOptions op
   impl.y = std::move(y);
   impl.options = std::move(options);
   impl.samples = impl.x.size(0);
-  impl.batches = impl.options.drop_last ? impl.samples / impl.options.batch_size
-                                        : (impl.samples + impl.options.batch_size - 1) / impl.options.batch_size;
+  impl.batches = impl.options.drop_last
+                     ? impl.samples / impl.options.batch_size
+                     : (impl.samples + impl.options.batch_size - 1) / impl.options.batch_size;
   if (impl.options.prefetch > 0) {
     // See useOneIntraOpThreadHere: take this thread's count now, let the worker set 1, then put the
     // process-wide value back to this thread's so threads started later are not left with one.
@@ -176,9 +178,13 @@ BatchLoader::~BatchLoader() {
   m_impl->worker.join();
 }
 
-int64_t BatchLoader::batchesPerEpoch() const { return m_impl->batches; }
+int64_t BatchLoader::batchesPerEpoch() const {
+  return m_impl->batches;
+}
 
-int64_t BatchLoader::samples() const { return m_impl->samples; }
+int64_t BatchLoader::samples() const {
+  return m_impl->samples;
+}
 
 void BatchLoader::startEpoch(int64_t epoch, int64_t first_batch) {
   Impl& impl = *m_impl;
@@ -214,8 +220,9 @@ std::optional<Batch> BatchLoader::next() {
   if (!impl.epoch_started) throw std::logic_error("BatchLoader::next called before startEpoch");
   if (impl.next_to_return >= impl.batches) return std::nullopt;
   if (impl.options.prefetch == 0) {
-    const int64_t index = impl.next_to_return++;
-    return impl.makeBatch(impl.order, impl.epoch, index);
+    Batch batch = impl.makeBatch(impl.order, impl.epoch, impl.next_to_return);
+    ++impl.next_to_return;  // only once made, so a failed batch is tried again rather than skipped
+    return batch;
   }
   impl.batch_ready.wait(lock, [&] { return !impl.ready.empty() || impl.failure; });
   // Batches finished before a failure are still handed out in order; the failure comes when they run out.

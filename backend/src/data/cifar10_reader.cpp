@@ -29,16 +29,18 @@ const char* kRedownload = "the file is damaged or incomplete; extract cifar-10-b
 int64_t cifar10RecordCount(const std::string& file) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) {
-    throw DataError(file + ": file not found",
-                    "download https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz and extract it into data.path");
+    throw DataError(
+        file + ": file not found",
+        "download https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz and extract it into data.path");
   }
   const auto bytes = static_cast<int64_t>(std::filesystem::file_size(file, ec));
   if (ec || bytes == 0) {
     throw DataError(file + ": is empty; a CIFAR-10 batch holds 3073-byte records", kRedownload);
   }
   if (bytes % kRecordBytes != 0) {
-    throw DataError(file + ": size " + std::to_string(bytes) + " bytes is not a multiple of the 3073-byte CIFAR-10 " +
-                        "record (" + std::to_string(bytes / kRecordBytes) + " records and " +
+    throw DataError(file + ": size " + std::to_string(bytes) +
+                        " bytes is not a multiple of the 3073-byte CIFAR-10 " + "record (" +
+                        std::to_string(bytes / kRecordBytes) + " records and " +
                         std::to_string(bytes % kRecordBytes) + " bytes left over)",
                     kRedownload);
   }
@@ -67,8 +69,8 @@ void readRecords(const std::string& file, int64_t records, uint8_t* labels, uint
     for (int64_t r = 0; r < count; ++r) {
       const uint8_t* record = chunk.data() + r * kRecordBytes;
       if (record[0] >= kClasses) {
-        throw DataError(file + ": record " + std::to_string(done + r) + " has label " + std::to_string(record[0]) +
-                            "; CIFAR-10 labels are 0..9",
+        throw DataError(file + ": record " + std::to_string(done + r) + " has label " +
+                            std::to_string(record[0]) + "; CIFAR-10 labels are 0..9",
                         "this is not a CIFAR-10 batch (CIFAR-100's binary format differs)");
       }
       labels[done + r] = record[0];
@@ -82,7 +84,8 @@ void readRecords(const std::string& file, int64_t records, uint8_t* labels, uint
 
 RawSplit readCifar10(const std::vector<std::string>& batch_files) {
   if (batch_files.empty()) {
-    throw DataError("no CIFAR-10 batch files given", "data.path must hold data_batch_1.bin … and test_batch.bin");
+    throw DataError("no CIFAR-10 batch files given",
+                    "data.path must hold data_batch_1.bin … and test_batch.bin");
   }
   // Sizes first: a bad file is reported before anything is allocated or read.
   std::vector<int64_t> counts;

@@ -63,7 +63,9 @@ bool parseNumber(std::string_view text, double& value) {
   return result.ec == std::errc() && result.ptr == text.data() + text.size();
 }
 
-bool isBlank(const std::string& line) { return trim(line).empty(); }
+bool isBlank(const std::string& line) {
+  return trim(line).empty();
+}
 
 // The first non-blank line, without a UTF-8 byte order mark; `line_number` is set to its 1-based number.
 bool readHeaderLine(std::ifstream& in, std::string& line, int64_t& line_number) {
@@ -147,12 +149,14 @@ CsvData readCsv(const std::string& file, const std::string& label_column) {
     if (isBlank(line)) continue;
     const std::vector<std::string> cells = splitCsvLine(line);
     if (static_cast<int64_t>(cells.size()) != columns) {
-      throw DataError(file + ": line " + std::to_string(line_number) + " has " + std::to_string(cells.size()) +
-                          " cells but the header has " + std::to_string(columns) + " columns",
+      throw DataError(file + ": line " + std::to_string(line_number) + " has " +
+                          std::to_string(cells.size()) + " cells but the header has " +
+                          std::to_string(columns) + " columns",
                       "every row needs one value per column");
     }
     for (int64_t c = 0; c < columns; ++c) {
-      const std::string where = file + ": line " + std::to_string(line_number) + ", column '" + header[c] + "': ";
+      const std::string where =
+          file + ": line " + std::to_string(line_number) + ", column '" + header[c] + "': ";
       double value = 0.0;
       if (!parseNumber(cells[c], value)) {
         throw DataError(where + (cells[c].empty() ? std::string("empty cell") : "'" + cells[c] + "'") +

@@ -95,8 +95,10 @@ RawDataset readCsvDataset(const DataConfig& config, uint64_t seed) {
   } else {
     const int64_t rows = data.split.labels.size(0);
     const int64_t test_rows = heldOutCount(rows, config.test_fraction, "data.test_fraction");
-    const auto [train_rows, held_rows] = seededSplit(rows, test_rows, streamSeed(seed, SeedStream::CsvTestSplit));
-    raw.train = {data.split.inputs.index_select(0, train_rows), data.split.labels.index_select(0, train_rows)};
+    const auto [train_rows, held_rows] =
+        seededSplit(rows, test_rows, streamSeed(seed, SeedStream::CsvTestSplit));
+    raw.train = {data.split.inputs.index_select(0, train_rows),
+                 data.split.labels.index_select(0, train_rows)};
     raw.test = {data.split.inputs.index_select(0, held_rows), data.split.labels.index_select(0, held_rows)};
   }
   return raw;
@@ -130,16 +132,16 @@ RawDataset readRawDataset(const DataConfig& config, uint64_t seed) {
       // One draw for both splits so the test samples share the training samples' class patterns.
       const int64_t samples = config.synthetic_samples;
       const int64_t test_samples = syntheticTestCount(samples);
-      const RawSplit all = makeSynthetic(samples + test_samples, config.synthetic_classes, config.synthetic_shape,
-                                         streamSeed(seed, SeedStream::SyntheticData));
+      const RawSplit all = makeSynthetic(samples + test_samples, config.synthetic_classes,
+                                         config.synthetic_shape, streamSeed(seed, SeedStream::SyntheticData));
       raw.train = {all.inputs.narrow(0, 0, samples), all.labels.narrow(0, 0, samples)};
       raw.test = {all.inputs.narrow(0, samples, test_samples), all.labels.narrow(0, samples, test_samples)};
       raw.num_classes = config.synthetic_classes;
       break;
     }
   }
-  raw.num_classes = std::max({raw.num_classes, info.known_classes, labelCount(raw.train.labels),
-                              labelCount(raw.test.labels)});
+  raw.num_classes = std::max(
+      {raw.num_classes, info.known_classes, labelCount(raw.train.labels), labelCount(raw.test.labels)});
   raw.class_names = info.class_names;
   for (auto c = static_cast<int64_t>(raw.class_names.size()); c < raw.num_classes; ++c) {
     raw.class_names.push_back(std::to_string(c));
@@ -185,13 +187,14 @@ Dataset loadDataset(const DataConfig& config, uint64_t seed) {
   dataset.num_classes = raw.num_classes;
   dataset.class_names = raw.class_names;
   dataset.description = raw.name + ": " + std::to_string(dataset.train_y.size(0)) + " train, " +
-                        std::to_string(dataset.val_y.size(0)) + " val, " + std::to_string(dataset.test_y.size(0)) +
-                        " test, " + shapeText(dataset.sample_shape) + ", " + std::to_string(dataset.num_classes) +
-                        " classes";
+                        std::to_string(dataset.val_y.size(0)) + " val, " +
+                        std::to_string(dataset.test_y.size(0)) + " test, " + shapeText(dataset.sample_shape) +
+                        ", " + std::to_string(dataset.num_classes) + " classes";
   return dataset;
 }
 
-// train_samples counts what Dataset::train_x will hold: after data.limit and the validation hold-out.
+// train_samples is the size of the training split as stored (for csv: after holding out the test share),
+// before data.limit and the validation hold-out: experiment checks apply those themselves.
 DataShape probeDataShape(const DataConfig& config) {
   const DatasetInfo info = datasetInfo(config.dataset);
   DataShape shape;
@@ -232,21 +235,23 @@ DataShape probeDataShape(const DataConfig& config) {
       const RawDataset raw = readCsvDataset(config, 0);
       samples = raw.train.labels.size(0);
       shape.sample_shape = raw.train.inputs.sizes().slice(1).vec();
-      shape.num_classes = std::max({raw.num_classes, labelCount(raw.train.labels), labelCount(raw.test.labels)});
+      shape.num_classes =
+          std::max({raw.num_classes, labelCount(raw.train.labels), labelCount(raw.test.labels)});
       break;
     }
     case DatasetKind::Synthetic:
       if (config.synthetic_samples < 1 || config.synthetic_classes < 1 || config.synthetic_shape.empty() ||
-          std::any_of(config.synthetic_shape.begin(), config.synthetic_shape.end(), [](int64_t s) { return s < 1; })) {
-        throw UserError("data.synthetic_samples, data.synthetic_classes and data.synthetic_shape must be positive");
+          std::any_of(config.synthetic_shape.begin(), config.synthetic_shape.end(),
+                      [](int64_t s) { return s < 1; })) {
+        throw UserError(
+            "data.synthetic_samples, data.synthetic_classes and data.synthetic_shape must be positive");
       }
       samples = config.synthetic_samples;
       shape.sample_shape = config.synthetic_shape;
       shape.num_classes = config.synthetic_classes;
       break;
   }
-  const int64_t limited = limitedCount(samples, config.limit);
-  shape.train_samples = limited - heldOutCount(limited, config.val_fraction, "data.val_fraction");
+  shape.train_samples = samples;
   return shape;
 }
 

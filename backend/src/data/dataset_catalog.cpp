@@ -32,11 +32,13 @@ std::string missingIdxHint(const DataConfig& config, const std::string& folder) 
              "the four Fashion-MNIST IDX files";
     }
     return "set data.path to a folder holding train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, "
-           "t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz (gzipped or not), or leave it empty to use " +
+           "t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz (gzipped or not), or leave it empty to "
+           "use " +
            defaultDataPath("fashion-mnist") + " (`apt-get install dataset-fashion-mnist`)";
   }
-  return std::string("download train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz "
-                     "and t10k-labels-idx1-ubyte.gz from ") +
+  return std::string(
+             "download train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz "
+             "and t10k-labels-idx1-ubyte.gz from ") +
          kMnistUrl + " into " + folder + ", or set data.path to a folder holding them";
 }
 
@@ -88,11 +90,11 @@ IdxFiles findIdxFiles(const DataConfig& config) {
     std::string list;
     for (const auto& name : missing) list += (list.empty() ? "" : ", ") + name;
     std::error_code ec;
-    const std::string problem = fs::is_directory(folder, ec)
-                                    ? display + " files not found in " + folder + ": " + list
-                                    : display + " folder " + folder + " does not exist (looked for " + list + ")";
-    throw DataError(problem,
-                    missingIdxHint(config, folder));
+    const std::string problem =
+        fs::is_directory(folder, ec)
+            ? display + " files not found in " + folder + ": " + list
+            : display + " folder " + folder + " does not exist (looked for " + list + ")";
+    throw DataError(problem, missingIdxHint(config, folder));
   }
   return files;
 }
@@ -116,9 +118,10 @@ Cifar10Files findCifar10Files(const DataConfig& config) {
   if (!missing.empty()) {
     std::string list;
     for (const auto& name : missing) list += (list.empty() ? "" : ", ") + name;
-    throw DataError("CIFAR-10 files not found in " + base.string() + ": " + list,
-                    std::string("download ") + kCifar10Url + " and extract it in " + folder +
-                        " (tar xzf cifar-10-binary.tar.gz), or set data.path to the folder that holds the batches");
+    throw DataError(
+        "CIFAR-10 files not found in " + base.string() + ": " + list,
+        std::string("download ") + kCifar10Url + " and extract it in " + folder +
+            " (tar xzf cifar-10-binary.tar.gz), or set data.path to the folder that holds the batches");
   }
   return files;
 }

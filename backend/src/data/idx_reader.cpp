@@ -23,8 +23,12 @@ constexpr uint8_t kUnsignedByteType = 0x08;
 // Larger than any image format we would train on; a bigger number means the header is damaged.
 constexpr int64_t kMaxImageSide = 65536;
 
-const char* kindName(IdxKind kind) { return kind == IdxKind::Images ? "images" : "labels"; }
-const char* payloadName(IdxKind kind) { return kind == IdxKind::Images ? "pixels" : "labels"; }
+const char* kindName(IdxKind kind) {
+  return kind == IdxKind::Images ? "images" : "labels";
+}
+const char* payloadName(IdxKind kind) {
+  return kind == IdxKind::Images ? "pixels" : "labels";
+}
 
 std::string hex32(uint32_t value) {
   char text[16];
@@ -34,20 +38,28 @@ std::string hex32(uint32_t value) {
 
 const char* idxTypeName(uint8_t type) {
   switch (type) {
-    case 0x08: return "unsigned byte";
-    case 0x09: return "signed byte";
-    case 0x0B: return "16-bit integer";
-    case 0x0C: return "32-bit integer";
-    case 0x0D: return "32-bit float";
-    case 0x0E: return "64-bit float";
-    default: return "unknown";
+    case 0x08:
+      return "unsigned byte";
+    case 0x09:
+      return "signed byte";
+    case 0x0B:
+      return "16-bit integer";
+    case 0x0C:
+      return "32-bit integer";
+    case 0x0D:
+      return "32-bit float";
+    case 0x0E:
+      return "64-bit float";
+    default:
+      return "unknown";
   }
 }
 
 const char* kRedownload = "the file is damaged or not what its name says; fetch it again";
 
 uint32_t bigEndian32(const unsigned char* bytes) {
-  return (uint32_t{bytes[0]} << 24) | (uint32_t{bytes[1]} << 16) | (uint32_t{bytes[2]} << 8) | uint32_t{bytes[3]};
+  return (uint32_t{bytes[0]} << 24) | (uint32_t{bytes[1]} << 16) | (uint32_t{bytes[2]} << 8) |
+         uint32_t{bytes[3]};
 }
 
 // Reads and checks the header; returns the dimensions ({N, rows, cols} or {N}).
@@ -56,9 +68,9 @@ std::vector<int64_t> readHeader(MaybeGzipFile& file, IdxKind kind) {
   unsigned char magic_bytes[4];
   const int64_t got = file.read(magic_bytes, 4);
   if (got < 4) {
-    throw DataError(path + ": is too short to be an IDX " + kindName(kind) + " file (" + std::to_string(got) +
-                        " bytes)",
-                    kRedownload);
+    throw DataError(
+        path + ": is too short to be an IDX " + kindName(kind) + " file (" + std::to_string(got) + " bytes)",
+        kRedownload);
   }
   const uint32_t magic = bigEndian32(magic_bytes);
   const uint32_t expected = kind == IdxKind::Images ? kImagesMagic : kLabelsMagic;
@@ -81,8 +93,9 @@ std::vector<int64_t> readHeader(MaybeGzipFile& file, IdxKind kind) {
                           "); only unsigned bytes (" + hex32(expected) + ") are supported",
                       "convert the file to unsigned bytes");
     }
-    throw DataError(path + ": has " + std::to_string(magic_bytes[3]) + " dimensions (IDX magic " + hex32(magic) +
-                        "), expected " + (kind == IdxKind::Images ? "3 for images" : "1 for labels"),
+    throw DataError(path + ": has " + std::to_string(magic_bytes[3]) + " dimensions (IDX magic " +
+                        hex32(magic) + "), expected " +
+                        (kind == IdxKind::Images ? "3 for images" : "1 for labels"),
                     kRedownload);
   }
 
@@ -110,7 +123,9 @@ std::vector<int64_t> readHeader(MaybeGzipFile& file, IdxKind kind) {
   return sizes;
 }
 
-int64_t headerBytes(IdxKind kind) { return kind == IdxKind::Images ? 16 : 8; }
+int64_t headerBytes(IdxKind kind) {
+  return kind == IdxKind::Images ? 16 : 8;
+}
 
 // Before allocating for the payload, checks that the file can hold it, so that a damaged header costs a
 // message instead of a huge allocation. For plain files this is exact.
@@ -119,18 +134,20 @@ void checkPayloadFits(const MaybeGzipFile& file, IdxKind kind, int64_t payload) 
   if (!file.compressed()) {
     const int64_t available = file.sizeOnDisk() - headerBytes(kind);
     if (available < payload) {
-      throw DataError(path + ": truncated: expected " + std::to_string(payload) + " bytes of " + payloadName(kind) +
-                          ", found " + std::to_string(available),
+      throw DataError(path + ": truncated: expected " + std::to_string(payload) + " bytes of " +
+                          payloadName(kind) + ", found " + std::to_string(available),
                       kRedownload);
     }
     if (available > payload) {
       throw DataError(path + ": has " + std::to_string(available - payload) + " trailing bytes after the " +
-                          std::to_string(payload) + " bytes of " + payloadName(kind) + " its header announces",
+                          std::to_string(payload) + " bytes of " + payloadName(kind) +
+                          " its header announces",
                       kRedownload);
     }
   } else if (payload > maxGzipExpansion(file.sizeOnDisk())) {
-    throw DataError(path + ": its header announces " + std::to_string(payload) + " bytes of " + payloadName(kind) +
-                        ", more than a " + std::to_string(file.sizeOnDisk()) + "-byte gzip file can hold",
+    throw DataError(path + ": its header announces " + std::to_string(payload) + " bytes of " +
+                        payloadName(kind) + ", more than a " + std::to_string(file.sizeOnDisk()) +
+                        "-byte gzip file can hold",
                     kRedownload);
   }
 }
@@ -140,8 +157,8 @@ void readPayload(MaybeGzipFile& file, IdxKind kind, void* destination, int64_t p
   const std::string& path = file.path();
   const int64_t got = file.read(destination, payload);
   if (got < payload) {
-    throw DataError(path + ": truncated: expected " + std::to_string(payload) + " bytes of " + payloadName(kind) +
-                        ", found " + std::to_string(got),
+    throw DataError(path + ": truncated: expected " + std::to_string(payload) + " bytes of " +
+                        payloadName(kind) + ", found " + std::to_string(got),
                     kRedownload);
   }
   const int64_t trailing = file.countRemaining();
@@ -181,8 +198,8 @@ RawSplit readIdx(const std::string& images_file, const std::string& labels_file)
   const int64_t images = split.inputs.size(0);
   const int64_t labels = split.labels.size(0);
   if (images != labels) {
-    throw DataError(images_file + " holds " + std::to_string(images) + " images but " + labels_file + " holds " +
-                        std::to_string(labels) + " labels",
+    throw DataError(images_file + " holds " + std::to_string(images) + " images but " + labels_file +
+                        " holds " + std::to_string(labels) + " labels",
                     "the two files come from different datasets or splits; use a matching pair");
   }
   return split;

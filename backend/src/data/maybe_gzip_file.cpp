@@ -46,7 +46,8 @@ MaybeGzipFile::MaybeGzipFile(std::string path) : m_path(std::move(path)) {
     m_plain = nullptr;
     m_gz = gzopen(m_path.c_str(), "rb");
     if (m_gz == nullptr) {
-      throw DataError(m_path + ": cannot open as gzip: " + std::strerror(errno), "check the file's permissions");
+      throw DataError(m_path + ": cannot open as gzip: " + std::strerror(errno),
+                      "check the file's permissions");
     }
     gzbuffer(m_gz, kGzipBufferBytes);
   } else {
@@ -102,6 +103,8 @@ int64_t MaybeGzipFile::countRemaining() {
   }
 }
 
-int64_t maxGzipExpansion(int64_t compressed_size) { return compressed_size * 1032 + 1024; }
+int64_t maxGzipExpansion(int64_t compressed_size) {
+  return compressed_size * 1032 + 1024;
+}
 
 }  // namespace wb

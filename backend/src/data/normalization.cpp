@@ -16,7 +16,9 @@ int64_t chunkRows(const torch::Tensor& inputs) {
   return std::max<int64_t>(1, kChunkElements / per_row);
 }
 
-double pixelScale(const torch::Tensor& inputs) { return inputs.scalar_type() == torch::kUInt8 ? 1.0 / 255.0 : 1.0; }
+double pixelScale(const torch::Tensor& inputs) {
+  return inputs.scalar_type() == torch::kUInt8 ? 1.0 / 255.0 : 1.0;
+}
 
 // Every dimension but the channel/feature dimension (1).
 std::vector<int64_t> reducedDims(const torch::Tensor& inputs) {
@@ -49,15 +51,15 @@ Normalization computeNormalization(const torch::Tensor& inputs, const torch::Ten
   TORCH_CHECK(rows.size(0) > 0, "computeNormalization: no rows to measure");
   const double scale = pixelScale(inputs);
   const std::vector<int64_t> dims = reducedDims(inputs);
-  const double count = static_cast<double>(rows.size(0)) * static_cast<double>(inputs.numel() / inputs.size(0)) /
+  const double count = static_cast<double>(rows.size(0)) *
+                       static_cast<double>(inputs.numel() / inputs.size(0)) /
                        static_cast<double>(inputs.size(1));
 
   // Two passes (mean, then squared deviations) in float64: the one-pass E[x²] - E[x]² loses the variance of
   // features whose mean is large next to their spread.
   torch::Tensor sum = torch::zeros({inputs.size(1)}, torch::kFloat64);
-  forEachChunk(inputs, rows, [&](int64_t, const torch::Tensor& chunk) {
-    sum += chunk.to(torch::kFloat64).sum(dims);
-  });
+  forEachChunk(inputs, rows,
+               [&](int64_t, const torch::Tensor& chunk) { sum += chunk.to(torch::kFloat64).sum(dims); });
   const torch::Tensor mean = sum / count * scale;
 
   const torch::Tensor mean_view = mean.view(channelShape(inputs));
@@ -77,7 +79,8 @@ Normalization computeNormalization(const torch::Tensor& inputs, const torch::Ten
   return norm;
 }
 
-torch::Tensor normalizeRows(const torch::Tensor& inputs, const torch::Tensor& rows, const Normalization& norm) {
+torch::Tensor normalizeRows(const torch::Tensor& inputs, const torch::Tensor& rows,
+                            const Normalization& norm) {
   TORCH_CHECK(static_cast<int64_t>(norm.mean.size()) == inputs.size(1) &&
                   static_cast<int64_t>(norm.std.size()) == inputs.size(1),
               "normalizeRows: statistics for ", norm.mean.size(), " channels, data has ", inputs.size(1));
@@ -89,7 +92,8 @@ torch::Tensor normalizeRows(const torch::Tensor& inputs, const torch::Tensor& ro
     offset.push_back(norm.mean[c] / norm.std[c]);
   }
   const auto shape = channelShape(inputs);
-  const torch::Tensor multiplier_view = torch::tensor(multiplier, torch::kFloat64).to(torch::kFloat32).view(shape);
+  const torch::Tensor multiplier_view =
+      torch::tensor(multiplier, torch::kFloat64).to(torch::kFloat32).view(shape);
   const torch::Tensor offset_view = torch::tensor(offset, torch::kFloat64).to(torch::kFloat32).view(shape);
 
   std::vector<int64_t> out_shape = inputs.sizes().vec();

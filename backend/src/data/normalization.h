@@ -15,6 +15,7 @@ namespace wb {
 Normalization computeNormalization(const torch::Tensor& inputs, const torch::Tensor& rows);
 
 // float32 (x - mean) / std of the rows `rows` of `inputs`, x being pixel / 255 for uint8 images.
-torch::Tensor normalizeRows(const torch::Tensor& inputs, const torch::Tensor& rows, const Normalization& norm);
+torch::Tensor normalizeRows(const torch::Tensor& inputs, const torch::Tensor& rows,
+                            const Normalization& norm);
 
 }  // namespace wb

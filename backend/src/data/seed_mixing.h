@@ -6,9 +6,8 @@
 // high bits would give the same stream. Every derived seed therefore goes through splitmix64 and is folded to
 // 32 bits before it reaches Torch.
 
-#include <torch/torch.h>
-
 #include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
 
 #include <cstdint>
 
@@ -32,7 +31,9 @@ inline uint64_t splitMix64(uint64_t value) {
 }
 
 // Mixes `value` into `seed`; chaining gives seeds for (seed, stream, epoch, batch, ...).
-inline uint64_t mixSeed(uint64_t seed, uint64_t value) { return splitMix64(seed ^ splitMix64(value)); }
+inline uint64_t mixSeed(uint64_t seed, uint64_t value) {
+  return splitMix64(seed ^ splitMix64(value));
+}
 
 inline uint64_t streamSeed(uint64_t seed, SeedStream stream) {
   return mixSeed(seed, static_cast<uint64_t>(stream));

@@ -13,8 +13,10 @@
 namespace wb {
 
 RawSplit makeSynthetic(int64_t samples, int64_t classes, const std::vector<int64_t>& shape, uint64_t seed) {
-  if (samples < 1) throw UserError("data.synthetic_samples must be at least 1, got " + std::to_string(samples));
-  if (classes < 1) throw UserError("data.synthetic_classes must be at least 1, got " + std::to_string(classes));
+  if (samples < 1)
+    throw UserError("data.synthetic_samples must be at least 1, got " + std::to_string(samples));
+  if (classes < 1)
+    throw UserError("data.synthetic_classes must be at least 1, got " + std::to_string(classes));
   if (shape.empty()) throw UserError("data.synthetic_shape must list at least one dimension");
   int64_t features = 1;
   for (const int64_t size : shape) {
@@ -22,7 +24,8 @@ RawSplit makeSynthetic(int64_t samples, int64_t classes, const std::vector<int64
     features *= size;
   }
 
-  // One generator drawn in a fixed order (patterns, label order, noise) makes the data a function of the seed.
+  // One generator drawn in a fixed order (patterns, label order, noise) makes the data a function of the
+  // seed.
   torch::Generator generator = makeCpuGenerator(seed);
   const torch::Tensor patterns = torch::randn({classes, features}, generator, torch::kFloat32);
   // Balanced classes in a random order.

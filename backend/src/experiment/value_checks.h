@@ -14,8 +14,8 @@
 
 namespace wb {
 
-// Whether every string in `value` is valid UTF-8. Text from the command line may not be, and the experiment is
-// written back as JSON (the run folder's experiment.json), which must be.
+// Whether every string in `value` is valid UTF-8. Text from the command line may not be, and the experiment
+// is written back as JSON (the run folder's experiment.json), which must be.
 bool holdsValidUtf8(const nlohmann::json& value);
 
 // A found value in words: `the string "abc"`, `3.5`, `true`, `an object`.

@@ -15,7 +15,8 @@ const char* const kLayersPath = "model.layers";
 
 std::string formatted(const std::vector<ValidationIssue>& issues) {
   std::string text;
-  for (const ValidationIssue& issue : issues) text += (text.empty() ? "" : "\n") + issue.path + ": " + issue.message;
+  for (const ValidationIssue& issue : issues)
+    text += (text.empty() ? "" : "\n") + issue.path + ": " + issue.message;
   return text;
 }
 
@@ -32,14 +33,18 @@ std::vector<LayerPtr> checkedLayers(const nlohmann::json& layers, const Shape& i
                                     std::vector<ValidationIssue>& issues) {
   const size_t issuesBefore = issues.size();
   const bool imageOrFeatures = inputShape.size() == 3 || inputShape.size() == 1;
-  if (!imageOrFeatures || std::any_of(inputShape.begin(), inputShape.end(), [](int64_t d) { return d < 1; })) {
-    issues.push_back({kLayersPath, "the data's samples have shape " + shapeToString(inputShape) +
-                                       "; models take images [channels, height, width] or features [features]"});
+  if (!imageOrFeatures ||
+      std::any_of(inputShape.begin(), inputShape.end(), [](int64_t d) { return d < 1; })) {
+    issues.push_back(
+        {kLayersPath, "the data's samples have shape " + shapeToString(inputShape) +
+                          "; models take images [channels, height, width] or features [features]"});
     return {};
   }
   if (layers.is_array() && layers.empty()) {
-    issues.push_back({kLayersPath, "the layer list is empty: give at least a final {\"type\": \"linear\", "
-                                   "\"out_features\": " + std::to_string(numClasses) + "}"});
+    issues.push_back({kLayersPath,
+                      "the layer list is empty: give at least a final {\"type\": \"linear\", "
+                      "\"out_features\": " +
+                          std::to_string(numClasses) + "}"});
     return {};
   }
   std::vector<LayerPtr> parsed = parseLayerList(layers, kLayersPath, issues);
@@ -53,7 +58,8 @@ std::vector<LayerPtr> checkedLayers(const nlohmann::json& layers, const Shape& i
   }
   if (output != Shape{numClasses}) {
     issues.push_back({kLayersPath, "the model outputs " + shapeToString(output) + " but the data has " +
-                                       std::to_string(numClasses) + " classes" + classesHint(output, numClasses)});
+                                       std::to_string(numClasses) + " classes" +
+                                       classesHint(output, numClasses)});
     return {};
   }
   return parsed;
@@ -61,8 +67,8 @@ std::vector<LayerPtr> checkedLayers(const nlohmann::json& layers, const Shape& i
 
 }  // namespace
 
-std::vector<ValidationIssue> checkLayers(const nlohmann::json& layers, const std::vector<int64_t>& input_shape,
-                                         int64_t num_classes) {
+std::vector<ValidationIssue> checkLayers(const nlohmann::json& layers,
+                                         const std::vector<int64_t>& input_shape, int64_t num_classes) {
   std::vector<ValidationIssue> issues;
   checkedLayers(layers, input_shape, num_classes, issues);
   return issues;
@@ -81,17 +87,20 @@ std::unique_ptr<Model> buildModel(const ModelConfig& config, const std::vector<i
   std::vector<ValidationIssue> issues;
   if (hasLayers) {
     std::vector<LayerPtr> layers = checkedLayers(config.layers, input_shape, num_classes, issues);
-    if (!issues.empty()) throw UserError(formatted(issues), "fix the layer list in the experiment's model.layers");
+    if (!issues.empty())
+      throw UserError(formatted(issues), "fix the layer list in the experiment's model.layers");
     return std::make_unique<LayerNetModel>(std::move(layers), input_shape);
   }
   if (config.preset.empty()) {
-    throw UserError("model: no model given", "set model.preset (mlp, cnn, resnet, vit), model.layers or "
-                                             "model.torchscript");
+    throw UserError("model: no model given",
+                    "set model.preset (mlp, cnn, resnet, vit), model.layers or "
+                    "model.torchscript");
   }
   const nlohmann::json preset = presetLayers(config.preset, input_shape, num_classes);
   std::vector<LayerPtr> layers = checkedLayers(preset, input_shape, num_classes, issues);
   if (!issues.empty()) {
-    // Only odd inputs get here (say a 2x2 image that the cnn preset pools away); its layers are not the user's.
+    // Only odd inputs get here (say a 2x2 image that the cnn preset pools away); its layers are not the
+    // user's.
     throw UserError("model.preset: the " + config.preset + " preset does not fit samples of shape " +
                         shapeToString(input_shape) + ":\n" + formatted(issues),
                     "choose another preset, or write model.layers for this data");

@@ -5,13 +5,15 @@
 namespace wb {
 namespace {
 
-torch::ExpandingArray<2> expanding(Size2 size) { return torch::ExpandingArray<2>({size.h, size.w}); }
+torch::ExpandingArray<2> expanding(Size2 size) {
+  return torch::ExpandingArray<2>({size.h, size.w});
+}
 
 // torch refuses pooling padding above half the window; say so while reading the parameters.
 void checkPoolPadding(LayerParams& params, Size2 kernel, Size2 padding) {
   if (2 * padding.h > kernel.h || 2 * padding.w > kernel.w) {
-    params.reportInvalid("padding", "must be at most half of kernel_size (" + kernel.toJson().dump() + "), got " +
-                                        padding.toJson().dump());
+    params.reportInvalid("padding", "must be at most half of kernel_size (" + kernel.toJson().dump() +
+                                        "), got " + padding.toJson().dump());
   }
 }
 
@@ -20,12 +22,15 @@ void checkPoolPadding(LayerParams& params, Size2 kernel, Size2 padding) {
 void addConvLayerTypes(std::vector<LayerType>& types) {
   types.push_back({"conv2d", &Conv2dLayer::parse});
   types.push_back({"batchnorm2d", &BatchNorm2dLayer::parse});
-  types.push_back({"maxpool2d", [](LayerParams& p) { return Pool2dLayer::parse(Pool2dLayer::Kind::Max, p); }});
-  types.push_back({"avgpool2d", [](LayerParams& p) { return Pool2dLayer::parse(Pool2dLayer::Kind::Average, p); }});
+  types.push_back(
+      {"maxpool2d", [](LayerParams& p) { return Pool2dLayer::parse(Pool2dLayer::Kind::Max, p); }});
+  types.push_back(
+      {"avgpool2d", [](LayerParams& p) { return Pool2dLayer::parse(Pool2dLayer::Kind::Average, p); }});
   types.push_back({"adaptive_avgpool2d", &AdaptiveAvgPool2dLayer::parse});
 }
 
-// conv2d ------------------------------------------------------------------------------------------------------
+// conv2d
+// ------------------------------------------------------------------------------------------------------
 
 Conv2dLayer::Conv2dLayer(int64_t outChannels, Size2 kernel, Size2 stride, Size2 padding, bool bias)
     : m_outChannels(outChannels), m_kernel(kernel), m_stride(stride), m_padding(padding), m_bias(bias) {}
@@ -65,13 +70,15 @@ int64_t Conv2dLayer::flopsPerSample(const Shape& input) const {
 }
 
 torch::nn::AnyModule Conv2dLayer::instantiate(const Shape& input) const {
-  return torch::nn::AnyModule(torch::nn::Conv2d(torch::nn::Conv2dOptions(input[0], m_outChannels, expanding(m_kernel))
-                                                    .stride(expanding(m_stride))
-                                                    .padding(expanding(m_padding))
-                                                    .bias(m_bias)));
+  return torch::nn::AnyModule(
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(input[0], m_outChannels, expanding(m_kernel))
+                            .stride(expanding(m_stride))
+                            .padding(expanding(m_padding))
+                            .bias(m_bias)));
 }
 
-// batchnorm2d -------------------------------------------------------------------------------------------------
+// batchnorm2d
+// -------------------------------------------------------------------------------------------------
 
 LayerPtr BatchNorm2dLayer::parse(LayerParams& params) {
   if (!params.finish()) return nullptr;
@@ -83,13 +90,16 @@ Shape BatchNorm2dLayer::outputShape(const Shape& input) const {
   return input;
 }
 
-int64_t BatchNorm2dLayer::parameterCount(const Shape& input) const { return 2 * input[0]; }
+int64_t BatchNorm2dLayer::parameterCount(const Shape& input) const {
+  return 2 * input[0];
+}
 
 torch::nn::AnyModule BatchNorm2dLayer::instantiate(const Shape& input) const {
   return torch::nn::AnyModule(torch::nn::BatchNorm2d(input[0]));
 }
 
-// maxpool2d, avgpool2d ----------------------------------------------------------------------------------------
+// maxpool2d, avgpool2d
+// ----------------------------------------------------------------------------------------
 
 Pool2dLayer::Pool2dLayer(Kind kind, Size2 kernel, Size2 stride, Size2 padding)
     : m_kind(kind), m_kernel(kernel), m_stride(stride), m_padding(padding) {}
@@ -118,14 +128,17 @@ Shape Pool2dLayer::outputShape(const Shape& input) const {
 
 torch::nn::AnyModule Pool2dLayer::instantiate(const Shape&) const {
   if (m_kind == Kind::Max) {
-    return torch::nn::AnyModule(torch::nn::MaxPool2d(
-        torch::nn::MaxPool2dOptions(expanding(m_kernel)).stride(expanding(m_stride)).padding(expanding(m_padding))));
+    return torch::nn::AnyModule(torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(expanding(m_kernel))
+                                                         .stride(expanding(m_stride))
+                                                         .padding(expanding(m_padding))));
   }
-  return torch::nn::AnyModule(torch::nn::AvgPool2d(
-      torch::nn::AvgPool2dOptions(expanding(m_kernel)).stride(expanding(m_stride)).padding(expanding(m_padding))));
+  return torch::nn::AnyModule(torch::nn::AvgPool2d(torch::nn::AvgPool2dOptions(expanding(m_kernel))
+                                                       .stride(expanding(m_stride))
+                                                       .padding(expanding(m_padding))));
 }
 
-// adaptive_avgpool2d ------------------------------------------------------------------------------------------
+// adaptive_avgpool2d
+// ------------------------------------------------------------------------------------------
 
 LayerPtr AdaptiveAvgPool2dLayer::parse(LayerParams& params) {
   const Size2 outputSize = params.size2("output_size", Size2{1, 1}, 1);
@@ -139,8 +152,8 @@ Shape AdaptiveAvgPool2dLayer::outputShape(const Shape& input) const {
 }
 
 torch::nn::AnyModule AdaptiveAvgPool2dLayer::instantiate(const Shape&) const {
-  return torch::nn::AnyModule(torch::nn::AdaptiveAvgPool2d(
-      torch::nn::AdaptiveAvgPool2dOptions(torch::ExpandingArrayWithOptionalElem<2>({m_outputSize.h, m_outputSize.w}))));
+  return torch::nn::AnyModule(torch::nn::AdaptiveAvgPool2d(torch::nn::AdaptiveAvgPool2dOptions(
+      torch::ExpandingArrayWithOptionalElem<2>({m_outputSize.h, m_outputSize.w}))));
 }
 
 }  // namespace wb

@@ -1,7 +1,7 @@
 #pragma once
-// Image layers: [C, H, W] in, [C', H', W'] out — conv2d, batchnorm2d, maxpool2d, avgpool2d, adaptive_avgpool2d.
-// Input channels always come from the previous layer's output, so a pass that prunes a conv's out_channels only
-// edits that conv; the layers after it follow.
+// Image layers: [C, H, W] in, [C', H', W'] out — conv2d, batchnorm2d, maxpool2d, avgpool2d,
+// adaptive_avgpool2d. Input channels always come from the previous layer's output, so a pass that prunes a
+// conv's out_channels only edits that conv; the layers after it follow.
 
 #include <vector>
 
@@ -83,7 +83,9 @@ class AdaptiveAvgPool2dLayer : public Layer {
   static LayerPtr parse(LayerParams& params);
 
   std::string type() const override { return "adaptive_avgpool2d"; }
-  nlohmann::json toJson() const override { return {{"type", type()}, {"output_size", m_outputSize.toJson()}}; }
+  nlohmann::json toJson() const override {
+    return {{"type", type()}, {"output_size", m_outputSize.toJson()}};
+  }
   Shape outputShape(const Shape& input) const override;
   int64_t parameterCount(const Shape&) const override { return 0; }
   int64_t flopsPerSample(const Shape&) const override { return 0; }

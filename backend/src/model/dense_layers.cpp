@@ -17,7 +17,8 @@ void addDenseLayerTypes(std::vector<LayerType>& types) {
   }
 }
 
-// linear ------------------------------------------------------------------------------------------------------
+// linear
+// ------------------------------------------------------------------------------------------------------
 
 LayerPtr LinearLayer::parse(LayerParams& params) {
   const int64_t outFeatures = params.integer("out_features", std::nullopt, 1);
@@ -51,20 +52,24 @@ torch::nn::AnyModule LinearLayer::instantiate(const Shape& input) const {
       torch::nn::Linear(torch::nn::LinearOptions(input.back(), m_outFeatures).bias(m_bias)));
 }
 
-// flatten -----------------------------------------------------------------------------------------------------
+// flatten
+// -----------------------------------------------------------------------------------------------------
 
 LayerPtr FlattenLayer::parse(LayerParams& params) {
   if (!params.finish()) return nullptr;
   return std::make_shared<FlattenLayer>();
 }
 
-Shape FlattenLayer::outputShape(const Shape& input) const { return {elementCount(input)}; }
+Shape FlattenLayer::outputShape(const Shape& input) const {
+  return {elementCount(input)};
+}
 
 torch::nn::AnyModule FlattenLayer::instantiate(const Shape&) const {
   return torch::nn::AnyModule(torch::nn::Flatten());  // keeps the batch dimension, like nn.Flatten()
 }
 
-// dropout -----------------------------------------------------------------------------------------------------
+// dropout
+// -----------------------------------------------------------------------------------------------------
 
 LayerPtr DropoutLayer::parse(LayerParams& params) {
   const double p = params.number("p", 0.5, 0.0, 1.0);
@@ -76,7 +81,8 @@ torch::nn::AnyModule DropoutLayer::instantiate(const Shape&) const {
   return torch::nn::AnyModule(torch::nn::Dropout(m_p));
 }
 
-// batchnorm1d -------------------------------------------------------------------------------------------------
+// batchnorm1d
+// -------------------------------------------------------------------------------------------------
 
 LayerPtr BatchNorm1dLayer::parse(LayerParams& params) {
   if (!params.finish()) return nullptr;
@@ -96,13 +102,16 @@ Shape BatchNorm1dLayer::outputShape(const Shape& input) const {
   return input;
 }
 
-int64_t BatchNorm1dLayer::parameterCount(const Shape& input) const { return 2 * input[0]; }
+int64_t BatchNorm1dLayer::parameterCount(const Shape& input) const {
+  return 2 * input[0];
+}
 
 torch::nn::AnyModule BatchNorm1dLayer::instantiate(const Shape& input) const {
   return torch::nn::AnyModule(torch::nn::BatchNorm1d(input[0]));
 }
 
-// layernorm ---------------------------------------------------------------------------------------------------
+// layernorm
+// ---------------------------------------------------------------------------------------------------
 
 LayerPtr LayerNormLayer::parse(LayerParams& params) {
   if (!params.finish()) return nullptr;
@@ -114,13 +123,16 @@ Shape LayerNormLayer::outputShape(const Shape& input) const {
   return input;
 }
 
-int64_t LayerNormLayer::parameterCount(const Shape& input) const { return 2 * input.back(); }
+int64_t LayerNormLayer::parameterCount(const Shape& input) const {
+  return 2 * input.back();
+}
 
 torch::nn::AnyModule LayerNormLayer::instantiate(const Shape& input) const {
   return torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({input.back()})));
 }
 
-// activations -------------------------------------------------------------------------------------------------
+// activations
+// -------------------------------------------------------------------------------------------------
 
 LayerPtr ActivationLayer::parse(const std::string& name, LayerParams& params) {
   if (!params.finish()) return nullptr;

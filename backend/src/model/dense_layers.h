@@ -1,6 +1,6 @@
 #pragma once
-// Layers that work on the last dimension or on any shape: linear, flatten, dropout, batchnorm1d, layernorm and
-// the activations relu, gelu, tanh, sigmoid.
+// Layers that work on the last dimension or on any shape: linear, flatten, dropout, batchnorm1d, layernorm
+// and the activations relu, gelu, tanh, sigmoid.
 
 #include <vector>
 

@@ -7,11 +7,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace wb {
 
@@ -21,9 +20,9 @@ using Shape = std::vector<int64_t>;
 // "[64, 7, 7]"
 std::string shapeToString(const Shape& shape);
 
-// A layer that cannot take the shape it is given. `path` is relative to the list being walked ("" for the layer
-// itself, "layers[1]" for the second layer inside a residual); list walkers prefix their own position, so the
-// error reaching the user names the full JSON path of the offending layer.
+// A layer that cannot take the shape it is given. `path` is relative to the list being walked ("" for the
+// layer itself, "layers[1]" for the second layer inside a residual); list walkers prefix their own position,
+// so the error reaching the user names the full JSON path of the offending layer.
 class ShapeError : public std::runtime_error {
  public:
   explicit ShapeError(const std::string& message, std::string path = {})
@@ -51,9 +50,10 @@ class Layer {
   // Trainable parameters for this input (buffers such as batch-norm statistics are not counted).
   virtual int64_t parameterCount(const Shape& input) const = 0;
 
-  // Forward FLOPs for one sample: multiply-adds of convolutions, linear maps and attention matmuls, each counted
-  // as 2 FLOPs. Bias additions, activations, normalization, pooling and softmax count 0: they are elementwise and
-  // small next to the matmuls, and leaving them out keeps the number comparable with published model sizes.
+  // Forward FLOPs for one sample: multiply-adds of convolutions, linear maps and attention matmuls, each
+  // counted as 2 FLOPs. Bias additions, activations, normalization, pooling and softmax count 0: they are
+  // elementwise and small next to the matmuls, and leaving them out keeps the number comparable with
+  // published model sizes.
   virtual int64_t flopsPerSample(const Shape& input) const = 0;
 
   // A fresh torch module for this input, initialized the way PyTorch initializes it.

@@ -8,7 +8,8 @@ std::vector<LayerPtr> parseLayerList(const nlohmann::json& list, const std::stri
                                      std::vector<ValidationIssue>& issues) {
   std::vector<LayerPtr> layers;
   if (!list.is_array()) {
-    issues.push_back({path, "must be a list of layers such as [{\"type\": \"flatten\"}, ...], got " + list.dump()});
+    issues.push_back(
+        {path, "must be a list of layers such as [{\"type\": \"flatten\"}, ...], got " + list.dump()});
     return layers;
   }
   for (size_t i = 0; i < list.size(); ++i) {
@@ -73,4 +74,3 @@ nlohmann::json layersToJson(const std::vector<LayerPtr>& layers) {
 }
 
 }  // namespace wb
-

@@ -5,10 +5,9 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "model/layer.h"
 #include "workbench/experiment.h"
@@ -23,7 +22,8 @@ std::vector<LayerPtr> parseLayerList(const nlohmann::json& list, const std::stri
 // The output shape after each layer. A ShapeError comes out with its path starting at `listName`
 // ("layers[2]", or "layers[2].shortcut[0]" when it came from inside a residual) and its message starting with
 // the layer's type.
-std::vector<Shape> inferShapes(const std::vector<LayerPtr>& layers, const Shape& input, const std::string& listName);
+std::vector<Shape> inferShapes(const std::vector<LayerPtr>& layers, const Shape& input,
+                               const std::string& listName);
 
 int64_t parameterCount(const std::vector<LayerPtr>& layers, const Shape& input);
 int64_t flopsPerSample(const std::vector<LayerPtr>& layers, const Shape& input);

@@ -13,7 +13,8 @@ LayerNetImpl::LayerNetImpl(std::vector<LayerPtr> layers, Shape inputShape)
       m_layers(register_module("layers", instantiateLayers(m_layerList, m_inputShape))) {}
 
 torch::Tensor LayerNetImpl::forward(torch::Tensor x) {
-  // Deep inside the layers a wrong input shows up as an unreadable matmul error; name both shapes here instead.
+  // Deep inside the layers a wrong input shows up as an unreadable matmul error; name both shapes here
+  // instead.
   const auto sizes = x.sizes();
   if (x.dim() != static_cast<int64_t>(m_inputShape.size()) + 1 ||
       !std::equal(m_inputShape.begin(), m_inputShape.end(), sizes.begin() + 1)) {

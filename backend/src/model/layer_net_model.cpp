@@ -32,8 +32,8 @@ void appendRows(std::string& table, const std::vector<LayerPtr>& layers, const S
     const Layer& layer = *layers[i];
     const Shape output = layer.outputShape(current);
     table += padded(prefix + std::to_string(i), 18) + padded(std::string(2 * depth, ' ') + layer.type(), 22) +
-             padded(shapeToString(output), 18) + padded(groupedThousands(layer.parameterCount(current)), 12, true) +
-             "\n";
+             padded(shapeToString(output), 18) +
+             padded(groupedThousands(layer.parameterCount(current)), 12, true) + "\n";
     if (const auto* residual = dynamic_cast<const ResidualLayer*>(&layer)) {
       const std::string base = prefix + std::to_string(i) + ".";
       appendRows(table, residual->body(), current, base + "layers.", depth + 1);
@@ -66,9 +66,13 @@ std::string layerSummary(const std::vector<LayerPtr>& layers, const Shape& input
 LayerNetModel::LayerNetModel(std::vector<LayerPtr> layers, Shape inputShape)
     : m_net(std::move(layers), std::move(inputShape)) {}
 
-torch::Tensor LayerNetModel::forward(const torch::Tensor& x) { return m_net->forward(x); }
+torch::Tensor LayerNetModel::forward(const torch::Tensor& x) {
+  return m_net->forward(x);
+}
 
-std::vector<torch::Tensor> LayerNetModel::parameters() { return m_net->parameters(); }
+std::vector<torch::Tensor> LayerNetModel::parameters() {
+  return m_net->parameters();
+}
 
 std::vector<std::pair<std::string, torch::Tensor>> LayerNetModel::namedParameters() {
   return definedOnly(m_net->named_parameters());
@@ -78,9 +82,13 @@ std::vector<std::pair<std::string, torch::Tensor>> LayerNetModel::namedBuffers()
   return definedOnly(m_net->named_buffers());
 }
 
-void LayerNetModel::train(bool on) { m_net->train(on); }
+void LayerNetModel::train(bool on) {
+  m_net->train(on);
+}
 
-void LayerNetModel::to(const torch::Device& device) { m_net->to(device); }
+void LayerNetModel::to(const torch::Device& device) {
+  m_net->to(device);
+}
 
 void LayerNetModel::save(const std::string& file) {
   torch::serialize::OutputArchive archive;
@@ -93,7 +101,7 @@ void LayerNetModel::load(const std::string& file) {
   requireWeightsFile(file);
   torch::serialize::InputArchive archive;
   try {
-    archive.load_from(file);
+    archive.load_from(file, torch::Device(torch::kCPU));  // copy_ moves each tensor to the model's device
   } catch (const c10::Error& error) {
     throw UserError(file + ": not a weights file the workbench can read (" + shortErrorText(error) + ")",
                     "give a file written by the workbench for this model");
@@ -101,8 +109,9 @@ void LayerNetModel::load(const std::string& file) {
   NamedTensors targets = namedParameters();
   const NamedTensors buffers = namedBuffers();
   targets.insert(targets.end(), buffers.begin(), buffers.end());
-  copyCheckedWeights(file, targets,
-                     [&archive](const std::string& name, torch::Tensor& tensor) { return archive.try_read(name, tensor); });
+  copyCheckedWeights(file, targets, [&archive](const std::string& name, torch::Tensor& tensor) {
+    return archive.try_read(name, tensor);
+  });
 }
 
 ModelInfo LayerNetModel::info() const {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/name_suggestions.h"
 #include "model/layer_list.h"
+#include "model/name_suggestions.h"
 
 namespace wb {
 
@@ -22,7 +22,9 @@ LayerParams::LayerParams(const nlohmann::json& object, std::string path, std::st
       m_knownKeys({"type"}),
       m_issuesAtStart(issues.size()) {}
 
-std::string LayerParams::keyPath(const std::string& key) const { return m_path + "." + key; }
+std::string LayerParams::keyPath(const std::string& key) const {
+  return m_path + "." + key;
+}
 
 void LayerParams::report(const std::string& key, const std::string& message) {
   m_issues.push_back({keyPath(key), message});
@@ -60,7 +62,8 @@ Size2 LayerParams::size2(const std::string& key, std::optional<Size2> fallback, 
   const nlohmann::json* value = find(key);
   const std::string wanted =
       "an integer >= " + std::to_string(minimum) + " or a pair [height, width] of such integers";
-  const Size2 standIn = fallback.value_or(Size2{std::max<int64_t>(minimum, 1), std::max<int64_t>(minimum, 1)});
+  const Size2 standIn =
+      fallback.value_or(Size2{std::max<int64_t>(minimum, 1), std::max<int64_t>(minimum, 1)});
   if (!value) {
     if (fallback) return *fallback;
     report(key, m_type + " needs " + key + " (" + wanted + ")");
@@ -82,8 +85,8 @@ double LayerParams::number(const std::string& key, double fallback, double minim
   if (!value) return fallback;
   if (!value->is_number() || !std::isfinite(value->get<double>()) || value->get<double>() < minimum ||
       value->get<double>() > maximum) {
-    report(key, "must be a number from " + nlohmann::json(minimum).dump() + " to " + nlohmann::json(maximum).dump() +
-                    ", got " + value->dump());
+    report(key, "must be a number from " + nlohmann::json(minimum).dump() + " to " +
+                    nlohmann::json(maximum).dump() + ", got " + value->dump());
     return fallback;
   }
   return value->get<double>();
@@ -106,7 +109,8 @@ std::string LayerParams::choice(const std::string& key, const std::string& fallb
   if (!value->is_string() ||
       std::find(options.begin(), options.end(), value->get<std::string>()) == options.end()) {
     const std::string given = value->is_string() ? value->get<std::string>() : value->dump();
-    report(key, "unknown " + key + " " + value->dump() + " for " + m_type + "." + suggestionText(given, options));
+    report(key,
+           "unknown " + key + " " + value->dump() + " for " + m_type + "." + suggestionText(given, options));
     return fallback;
   }
   return value->get<std::string>();
@@ -132,7 +136,8 @@ bool LayerParams::finish() {
     if (parameters.empty()) {
       report(it.key(), m_type + " takes no parameters; remove \"" + it.key() + "\"");
     } else {
-      report(it.key(), m_type + " has no parameter \"" + it.key() + "\"." + suggestionText(it.key(), parameters));
+      report(it.key(),
+             m_type + " has no parameter \"" + it.key() + "\"." + suggestionText(it.key(), parameters));
     }
   }
   return m_issues.size() == m_issuesAtStart;

@@ -1,15 +1,14 @@
 #pragma once
 // Reads one layer's JSON object and reports what is wrong with it, by JSON path, as the layer types ask for
-// their parameters. A getter that finds a problem records a ValidationIssue and returns a harmless stand-in, so
-// one pass over a layer list reports every parameter error at once; finish() then says whether the layer is
-// usable. Keys no getter asked for are rejected, with the closest valid key as a suggestion.
+// their parameters. A getter that finds a problem records a ValidationIssue and returns a harmless stand-in,
+// so one pass over a layer list reports every parameter error at once; finish() then says whether the layer
+// is usable. Keys no getter asked for are rejected, with the closest valid key as a suggestion.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "model/layer.h"
 #include "workbench/experiment.h"
@@ -41,7 +40,8 @@ class LayerParams {
   double number(const std::string& key, double fallback, double minimum, double maximum);
   bool flag(const std::string& key, bool fallback);
   // One of `options`.
-  std::string choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& options);
+  std::string choice(const std::string& key, const std::string& fallback,
+                     const std::vector<std::string>& options);
   // A nested layer list, parsed with paths below this layer ("model.layers[3].shortcut[0]"). Empty optional
   // when absent and not required.
   std::optional<std::vector<LayerPtr>> layerList(const std::string& key, bool required);

@@ -1,9 +1,9 @@
 #include "model/layer_registry.h"
 
-#include "model/name_suggestions.h"
 #include "model/conv_layers.h"
 #include "model/dense_layers.h"
 #include "model/model.h"
+#include "model/name_suggestions.h"
 #include "model/residual_layer.h"
 #include "model/transformer_layers.h"
 
@@ -27,9 +27,11 @@ std::vector<std::string> layerTypes() {
   return names;
 }
 
-LayerPtr parseLayer(const nlohmann::json& object, const std::string& path, std::vector<ValidationIssue>& issues) {
+LayerPtr parseLayer(const nlohmann::json& object, const std::string& path,
+                    std::vector<ValidationIssue>& issues) {
   if (!object.is_object()) {
-    issues.push_back({path, "each layer must be an object such as {\"type\": \"relu\"}, got " + object.dump()});
+    issues.push_back(
+        {path, "each layer must be an object such as {\"type\": \"relu\"}, got " + object.dump()});
     return nullptr;
   }
   const auto typeIt = object.find("type");
@@ -44,7 +46,8 @@ LayerPtr parseLayer(const nlohmann::json& object, const std::string& path, std::
     LayerParams params(object, path, name, issues);
     return type.parse(params);
   }
-  issues.push_back({path + ".type", "unknown layer type \"" + name + "\"." + suggestionText(name, layerTypes())});
+  issues.push_back(
+      {path + ".type", "unknown layer type \"" + name + "\"." + suggestionText(name, layerTypes())});
   return nullptr;
 }
 

@@ -4,10 +4,9 @@
 // initializers, which a static library would silently drop.
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "model/layer.h"
 #include "model/layer_params.h"
@@ -25,6 +24,7 @@ struct LayerType {
 const std::vector<LayerType>& layerTypeTable();
 
 // One layer object at `path` ("model.layers[3]"); nullptr, with issues appended, when it is not valid.
-LayerPtr parseLayer(const nlohmann::json& object, const std::string& path, std::vector<ValidationIssue>& issues);
+LayerPtr parseLayer(const nlohmann::json& object, const std::string& path,
+                    std::vector<ValidationIssue>& issues);
 
 }  // namespace wb

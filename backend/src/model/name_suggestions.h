@@ -6,8 +6,8 @@
 
 namespace wb {
 
-// " Did you mean \"conv2d\"?" when a candidate is a likely typo of `word` (the experiment module's didYouMean,
-// so every part of the workbench guesses the same way), else " Valid: a, b, c."
+// " Did you mean \"conv2d\"?" when a candidate is a likely typo of `word` (the experiment module's
+// didYouMean, so every part of the workbench guesses the same way), else " Valid: a, b, c."
 std::string suggestionText(const std::string& word, const std::vector<std::string>& candidates);
 
 // "a, b, c"

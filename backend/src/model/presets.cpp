@@ -3,9 +3,9 @@
 
 #include <numeric>
 
-#include "model/name_suggestions.h"
 #include "model/layer.h"
 #include "model/model.h"
+#include "model/name_suggestions.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -18,28 +18,46 @@ json conv(int64_t outChannels, int64_t kernel, int64_t stride, int64_t padding, 
           {"stride", stride}, {"padding", padding},          {"bias", bias}};
 }
 
-json layer(const std::string& type) { return {{"type", type}}; }
+json layer(const std::string& type) {
+  return {{"type", type}};
+}
 
-json linear(int64_t outFeatures) { return {{"type", "linear"}, {"out_features", outFeatures}}; }
+json linear(int64_t outFeatures) {
+  return {{"type", "linear"}, {"out_features", outFeatures}};
+}
 
 json mlpPreset(int64_t numClasses) {
-  return json::array({layer("flatten"), linear(256), layer("relu"), {{"type", "dropout"}, {"p", 0.2}}, linear(128),
-                      layer("relu"), linear(numClasses)});
+  return json::array({layer("flatten"),
+                      linear(256),
+                      layer("relu"),
+                      {{"type", "dropout"}, {"p", 0.2}},
+                      linear(128),
+                      layer("relu"),
+                      linear(numClasses)});
 }
 
 json cnnPreset(int64_t numClasses) {
   const json pool = {{"type", "maxpool2d"}, {"kernel_size", 2}};
-  return json::array({conv(32, 5, 1, 2, true), layer("relu"), pool, conv(64, 5, 1, 2, true), layer("relu"), pool,
-                      layer("flatten"), linear(1024), layer("relu"), {{"type", "dropout"}, {"p", 0.5}},
+  return json::array({conv(32, 5, 1, 2, true),
+                      layer("relu"),
+                      pool,
+                      conv(64, 5, 1, 2, true),
+                      layer("relu"),
+                      pool,
+                      layer("flatten"),
+                      linear(1024),
+                      layer("relu"),
+                      {{"type", "dropout"}, {"p", 0.5}},
                       linear(numClasses)});
 }
 
-// A basic ResNet block: conv3x3-bn-relu-conv3x3-bn plus a shortcut, then relu after the sum. The convs carry no
-// bias because the batch norm after each one would cancel it.
+// A basic ResNet block: conv3x3-bn-relu-conv3x3-bn plus a shortcut, then relu after the sum. The convs carry
+// no bias because the batch norm after each one would cancel it.
 json basicBlock(int64_t inChannels, int64_t outChannels, int64_t stride) {
-  json block = {{"type", "residual"},
-                {"layers", json::array({conv(outChannels, 3, stride, 1, false), layer("batchnorm2d"), layer("relu"),
-                                        conv(outChannels, 3, 1, 1, false), layer("batchnorm2d")})}};
+  json block = {
+      {"type", "residual"},
+      {"layers", json::array({conv(outChannels, 3, stride, 1, false), layer("batchnorm2d"), layer("relu"),
+                              conv(outChannels, 3, 1, 1, false), layer("batchnorm2d")})}};
   if (stride != 1 || inChannels != outChannels) {
     block["shortcut"] = json::array({conv(outChannels, 1, stride, 0, false), layer("batchnorm2d")});
   }
@@ -49,7 +67,8 @@ json basicBlock(int64_t inChannels, int64_t outChannels, int64_t stride) {
 json resnetPreset(int64_t numClasses) {
   json layers = json::array({conv(32, 3, 1, 1, false), layer("batchnorm2d"), layer("relu")});
   int64_t channels = 32;
-  for (const auto& [stageChannels, stride] : std::vector<std::pair<int64_t, int64_t>>{{32, 1}, {64, 2}, {128, 2}}) {
+  for (const auto& [stageChannels, stride] :
+       std::vector<std::pair<int64_t, int64_t>>{{32, 1}, {64, 2}, {128, 2}}) {
     layers.push_back(basicBlock(channels, stageChannels, stride));
     layers.push_back(layer("relu"));
     channels = stageChannels;
@@ -73,8 +92,9 @@ int64_t vitPatchSize(int64_t height, int64_t width) {
 }
 
 json vitPreset(const std::vector<int64_t>& inputShape, int64_t numClasses) {
-  json layers = json::array({{{"type", "patch_embed"}, {"patch_size", vitPatchSize(inputShape[1], inputShape[2])}, {"dim", 64}},
-                             {{"type", "position_embedding"}, {"cls_token", true}}});
+  json layers = json::array(
+      {{{"type", "patch_embed"}, {"patch_size", vitPatchSize(inputShape[1], inputShape[2])}, {"dim", 64}},
+       {{"type", "position_embedding"}, {"cls_token", true}}});
   for (int i = 0; i < 4; ++i) layers.push_back({{"type", "encoder_block"}, {"heads", 4}, {"mlp_ratio", 2}});
   layers.push_back(layer("layernorm"));
   layers.push_back({{"type", "token_pool"}, {"mode", "cls"}});
@@ -92,8 +112,10 @@ json presetLayers(const std::string& preset, const std::vector<int64_t>& inputSh
   }
   if (preset == "mlp") return mlpPreset(numClasses);
   if (inputShape.size() != 3) {
-    throw UserError("model.preset: the " + preset + " preset needs image data [channels, height, width], but the data's "
-                        "samples are " + shapeToString(inputShape) + ": use the mlp preset",
+    throw UserError("model.preset: the " + preset +
+                        " preset needs image data [channels, height, width], but the data's "
+                        "samples are " +
+                        shapeToString(inputShape) + ": use the mlp preset",
                     "set model.preset to \"mlp\", or give model.layers");
   }
   if (preset == "cnn") return cnnPreset(numClasses);

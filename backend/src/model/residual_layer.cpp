@@ -5,11 +5,14 @@
 namespace wb {
 namespace {
 
-// For the common mismatch (an image branch that changed channels or resolution) name the projection that fixes it.
+// For the common mismatch (an image branch that changed channels or resolution) name the projection that
+// fixes it.
 std::string projectionHint(const Shape& input, const Shape& body) {
-  if (input.size() == 3 && body.size() == 3 && input[1] % body[1] == 0 && input[1] / body[1] == input[2] / body[2]) {
+  if (input.size() == 3 && body.size() == 3 && input[1] % body[1] == 0 &&
+      input[1] / body[1] == input[2] / body[2]) {
     return ": give the residual a shortcut such as [{\"type\": \"conv2d\", \"out_channels\": " +
-           std::to_string(body[0]) + ", \"kernel_size\": 1, \"stride\": " + std::to_string(input[1] / body[1]) +
+           std::to_string(body[0]) +
+           ", \"kernel_size\": 1, \"stride\": " + std::to_string(input[1] / body[1]) +
            ", \"bias\": false}, {\"type\": \"batchnorm2d\"}]";
   }
   return ": change one branch so both end in the same shape";
@@ -17,7 +20,9 @@ std::string projectionHint(const Shape& input, const Shape& body) {
 
 }  // namespace
 
-void addResidualLayerType(std::vector<LayerType>& types) { types.push_back({"residual", &ResidualLayer::parse}); }
+void addResidualLayerType(std::vector<LayerType>& types) {
+  types.push_back({"residual", &ResidualLayer::parse});
+}
 
 LayerPtr ResidualLayer::parse(LayerParams& params) {
   auto body = params.layerList("layers", /*required=*/true);
@@ -36,9 +41,10 @@ Shape ResidualLayer::outputShape(const Shape& input) const {
   const Shape body = inferShapes(m_body, input, "layers").back();
   const Shape shortcut = m_shortcut.empty() ? input : inferShapes(m_shortcut, input, "shortcut").back();
   if (body != shortcut) {
-    throw ShapeError("adds two branches that must end in the same shape, but its layers give " + shapeToString(body) +
-                     " and its shortcut" + (m_shortcut.empty() ? " (the identity)" : "") + " gives " +
-                     shapeToString(shortcut) + projectionHint(input, body));
+    throw ShapeError("adds two branches that must end in the same shape, but its layers give " +
+                     shapeToString(body) + " and its shortcut" +
+                     (m_shortcut.empty() ? " (the identity)" : "") + " gives " + shapeToString(shortcut) +
+                     projectionHint(input, body));
   }
   return body;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// residual: y = layers(x) + shortcut(x), the shortcut being the identity when the list gives none. Both branches
-// are layer lists of their own, so passes walk into them the same way they walk the model.
+// residual: y = layers(x) + shortcut(x), the shortcut being the identity when the list gives none. Both
+// branches are layer lists of their own, so passes walk into them the same way they walk the model.
 
 #include <optional>
 #include <vector>
@@ -24,7 +24,8 @@ class ResidualLayer : public Layer {
   nlohmann::json toJson() const override;
   Shape outputShape(const Shape& input) const override;
   int64_t parameterCount(const Shape& input) const override;
-  int64_t flopsPerSample(const Shape& input) const override;  // the sum itself counts 0, like other elementwise ops
+  int64_t flopsPerSample(
+      const Shape& input) const override;  // the sum itself counts 0, like other elementwise ops
   torch::nn::AnyModule instantiate(const Shape& input) const override;
 
   const std::vector<LayerPtr>& body() const { return m_body; }
@@ -35,7 +36,8 @@ class ResidualLayer : public Layer {
   std::vector<LayerPtr> m_shortcut;
 };
 
-// Submodules "layers" and, when the shortcut is not the identity, "shortcut": state-dict keys read like the JSON
+// Submodules "layers" and, when the shortcut is not the identity, "shortcut": state-dict keys read like the
+// JSON
 // ("layers.3.layers.0.weight" is model.layers[3].layers[0]).
 class ResidualImpl : public torch::nn::Module {
  public:

@@ -5,7 +5,8 @@ namespace wb {
 void requireImage(const Shape& input) {
   if (input.size() == 3) return;
   std::string message = "expects an image input [channels, height, width], got " + shapeToString(input);
-  if (input.size() == 1) message += ": image layers must come before flatten or linear layers";
+  if (input.size() == 1)
+    message += ": image layers take neither feature data nor the output of flatten or linear";
   if (input.size() == 2) message += ": image layers cannot follow patch_embed or other token layers";
   throw ShapeError(message);
 }
@@ -29,8 +30,8 @@ void requireFlat(const Shape& input) {
 int64_t slidingOutput(int64_t size, int64_t kernel, int64_t stride, int64_t padding, const char* axis) {
   const int64_t padded = size + 2 * padding;
   if (padded < kernel) {
-    throw ShapeError("has a kernel of " + std::to_string(kernel) + " along the " + axis + ", larger than the " +
-                     (padding ? "padded " : "") + "input's " + std::to_string(padded) +
+    throw ShapeError("has a kernel of " + std::to_string(kernel) + " along the " + axis +
+                     ", larger than the " + (padding ? "padded " : "") + "input's " + std::to_string(padded) +
                      ": use a smaller kernel, more padding, or fewer downsampling layers before it");
   }
   return (padded - kernel) / stride + 1;

@@ -12,7 +12,8 @@ namespace {
 
 torch::jit::Module loadModule(const std::string& file, const std::string& role) {
   try {
-    return torch::jit::load(file);
+    return torch::jit::load(
+        file, torch::Device(torch::kCPU));  // the trainer moves it; a CUDA-saved file still loads
   } catch (const c10::Error& error) {
     throw UserError(role + file + ": not a TorchScript file (" + shortErrorText(error) + ")",
                     "save the model in Python with torch.jit.script(model).save(path)");
@@ -41,8 +42,8 @@ TorchScriptModel::TorchScriptModel(const std::string& file, const Shape& inputSh
   } catch (const UserError&) {
     throw;
   } catch (const std::exception& failure) {
-    throw UserError("model.torchscript: " + file + " does not accept inputs of shape " + shapeToString(batchShape) +
-                        ": " + shortErrorText(failure),
+    throw UserError("model.torchscript: " + file + " does not accept inputs of shape " +
+                        shapeToString(batchShape) + ": " + shortErrorText(failure),
                     "export the model for this data's sample shape " + shapeToString(inputShape));
   }
   m_module.train(wasTraining);
@@ -57,8 +58,9 @@ TorchScriptModel::TorchScriptModel(const std::string& file, const Shape& inputSh
 torch::Tensor TorchScriptModel::forward(const torch::Tensor& x) {
   const c10::IValue output = m_module.forward({x});
   if (!output.isTensor()) {
-    throw UserError("model.torchscript: " + m_file + " returns " + output.tagKind() + ", not a tensor of logits",
-                    "export a model whose forward returns one tensor");
+    throw UserError(
+        "model.torchscript: " + m_file + " returns " + output.tagKind() + ", not a tensor of logits",
+        "export a model whose forward returns one tensor");
   }
   return output.toTensor();
 }
@@ -71,19 +73,25 @@ std::vector<torch::Tensor> TorchScriptModel::parameters() {
 
 std::vector<std::pair<std::string, torch::Tensor>> TorchScriptModel::namedParameters() {
   std::vector<std::pair<std::string, torch::Tensor>> result;
-  for (const auto& item : m_module.named_parameters(/*recurse=*/true)) result.emplace_back(item.name, item.value);
+  for (const auto& item : m_module.named_parameters(/*recurse=*/true))
+    result.emplace_back(item.name, item.value);
   return result;
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> TorchScriptModel::namedBuffers() {
   std::vector<std::pair<std::string, torch::Tensor>> result;
-  for (const auto& item : m_module.named_buffers(/*recurse=*/true)) result.emplace_back(item.name, item.value);
+  for (const auto& item : m_module.named_buffers(/*recurse=*/true))
+    result.emplace_back(item.name, item.value);
   return result;
 }
 
-void TorchScriptModel::train(bool on) { m_module.train(on); }
+void TorchScriptModel::train(bool on) {
+  m_module.train(on);
+}
 
-void TorchScriptModel::to(const torch::Device& device) { m_module.to(device); }
+void TorchScriptModel::to(const torch::Device& device) {
+  m_module.to(device);
+}
 
 void TorchScriptModel::save(const std::string& file) {
   writeWeightsFile(file, [this](const std::string& tempFile) { m_module.save(tempFile); });
@@ -118,7 +126,8 @@ ModelInfo TorchScriptModel::info() const {
     shape.resize(std::max<size_t>(shape.size() + 1, 20), ' ');
     rows += name + shape + groupedThousands(item.value.numel()) + "\n";
   }
-  info.summary = "TorchScript " + m_file + "\nparameter                               shape               count\n" + rows +
+  info.summary = "TorchScript " + m_file +
+                 "\nparameter                               shape               count\n" + rows +
                  "total: " + groupedThousands(info.parameters) + " trainable parameters (FLOPs unknown)\n";
   return info;
 }

@@ -14,7 +14,8 @@ void addTransformerLayerTypes(std::vector<LayerType>& types) {
   types.push_back({"token_pool", &TokenPoolLayer::parse});
 }
 
-// patch_embed -------------------------------------------------------------------------------------------------
+// patch_embed
+// -------------------------------------------------------------------------------------------------
 
 LayerPtr PatchEmbedLayer::parse(LayerParams& params) {
   const int64_t patchSize = params.integer("patch_size", std::nullopt, 1);
@@ -32,7 +33,8 @@ Shape PatchEmbedLayer::outputShape(const Shape& input) const {
   if (input[1] % m_patchSize != 0 || input[2] % m_patchSize != 0) {
     std::string divisors;
     for (int64_t p = 2; p <= std::min(input[1], input[2]); ++p) {
-      if (input[1] % p == 0 && input[2] % p == 0) divisors += (divisors.empty() ? "" : ", ") + std::to_string(p);
+      if (input[1] % p == 0 && input[2] % p == 0)
+        divisors += (divisors.empty() ? "" : ", ") + std::to_string(p);
     }
     throw ShapeError("has patch_size " + std::to_string(m_patchSize) + ", which does not divide the " +
                      std::to_string(input[1]) + "x" + std::to_string(input[2]) +
@@ -56,11 +58,15 @@ torch::nn::AnyModule PatchEmbedLayer::instantiate(const Shape& input) const {
 
 PatchEmbedImpl::PatchEmbedImpl(int64_t inChannels, int64_t dim, int64_t patchSize)
     : m_proj(register_module(
-          "proj", torch::nn::Conv2d(torch::nn::Conv2dOptions(inChannels, dim, patchSize).stride(patchSize)))) {}
+          "proj",
+          torch::nn::Conv2d(torch::nn::Conv2dOptions(inChannels, dim, patchSize).stride(patchSize)))) {}
 
-torch::Tensor PatchEmbedImpl::forward(torch::Tensor x) { return m_proj(x).flatten(2).transpose(1, 2); }
+torch::Tensor PatchEmbedImpl::forward(torch::Tensor x) {
+  return m_proj(x).flatten(2).transpose(1, 2);
+}
 
-// position_embedding ------------------------------------------------------------------------------------------
+// position_embedding
+// ------------------------------------------------------------------------------------------
 
 LayerPtr PositionEmbeddingLayer::parse(LayerParams& params) {
   const bool clsToken = params.flag("cls_token", true);
@@ -98,7 +104,8 @@ torch::Tensor PositionEmbeddingImpl::forward(torch::Tensor x) {
   return x + m_posEmbed;
 }
 
-// encoder_block -----------------------------------------------------------------------------------------------
+// encoder_block
+// -----------------------------------------------------------------------------------------------
 
 LayerPtr EncoderBlockLayer::parse(LayerParams& params) {
   const int64_t heads = params.integer("heads", std::nullopt, 1);
@@ -110,8 +117,9 @@ LayerPtr EncoderBlockLayer::parse(LayerParams& params) {
 
 nlohmann::json EncoderBlockLayer::toJson() const {
   // A whole ratio is written as an integer so that {"mlp_ratio": 4} reads back unchanged.
-  const nlohmann::json ratio = m_mlpRatio == std::floor(m_mlpRatio) ? nlohmann::json(static_cast<int64_t>(m_mlpRatio))
-                                                                    : nlohmann::json(m_mlpRatio);
+  const nlohmann::json ratio = m_mlpRatio == std::floor(m_mlpRatio)
+                                   ? nlohmann::json(static_cast<int64_t>(m_mlpRatio))
+                                   : nlohmann::json(m_mlpRatio);
   return {{"type", type()}, {"heads", m_heads}, {"mlp_ratio", ratio}, {"dropout", m_dropout}};
 }
 
@@ -163,13 +171,14 @@ EncoderBlockImpl::EncoderBlockImpl(int64_t dim, int64_t heads, int64_t hidden, d
 torch::Tensor EncoderBlockImpl::forward(torch::Tensor x) {
   // The C++ MultiheadAttention takes [N, B, D] (it has no batch_first option).
   const torch::Tensor normed = m_norm1(x).transpose(0, 1);
-  const torch::Tensor attended =
-      std::get<0>(m_attn->forward(normed, normed, normed, /*key_padding_mask=*/torch::Tensor(), /*need_weights=*/false));
+  const torch::Tensor attended = std::get<0>(
+      m_attn->forward(normed, normed, normed, /*key_padding_mask=*/torch::Tensor(), /*need_weights=*/false));
   x = x + attended.transpose(0, 1);
   return x + m_dropout(m_fc2(m_dropout(torch::gelu(m_fc1(m_norm2(x))))));
 }
 
-// token_pool --------------------------------------------------------------------------------------------------
+// token_pool
+// --------------------------------------------------------------------------------------------------
 
 LayerPtr TokenPoolLayer::parse(LayerParams& params) {
   const std::string mode = params.choice("mode", "cls", {"cls", "mean"});
@@ -186,6 +195,8 @@ torch::nn::AnyModule TokenPoolLayer::instantiate(const Shape&) const {
   return torch::nn::AnyModule(TokenPool(m_mode));
 }
 
-torch::Tensor TokenPoolImpl::forward(torch::Tensor x) { return m_mode == "cls" ? x.select(1, 0) : x.mean(1); }
+torch::Tensor TokenPoolImpl::forward(torch::Tensor x) {
+  return m_mode == "cls" ? x.select(1, 0) : x.mean(1);
+}
 
 }  // namespace wb

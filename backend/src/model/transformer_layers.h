@@ -1,8 +1,8 @@
 #pragma once
 // Vision-transformer layers. An image becomes tokens [N, D] (patch_embed), gains a class token and positions
-// (position_embedding), passes pre-norm encoder blocks (encoder_block) and is pooled back to [D] (token_pool).
-// Submodule and parameter names follow timm's ViT (proj, cls_token, pos_embed, norm1, attn, norm2, fc1, fc2) so
-// weights map onto the Python models people already know.
+// (position_embedding), passes pre-norm encoder blocks (encoder_block) and is pooled back to [D]
+// (token_pool). Submodule and parameter names follow timm's ViT (proj, cls_token, pos_embed, norm1, attn,
+// norm2, fc1, fc2) so weights map onto the Python models people already know.
 
 #include <vector>
 
@@ -14,7 +14,8 @@ namespace wb {
 
 void addTransformerLayerTypes(std::vector<LayerType>& types);
 
-// [C, H, W] -> [(H/p)*(W/p), dim]: a conv with kernel = stride = patch_size, its output read as one token per patch.
+// [C, H, W] -> [(H/p)*(W/p), dim]: a conv with kernel = stride = patch_size, its output read as one token per
+// patch.
 class PatchEmbedLayer : public Layer {
  public:
   PatchEmbedLayer(int64_t patchSize, int64_t dim) : m_patchSize(patchSize), m_dim(dim) {}

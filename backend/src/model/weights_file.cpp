@@ -10,12 +10,14 @@ namespace wb {
 
 std::string shortErrorText(const std::exception& error) {
   std::string text = error.what();
-  if (const auto* torchError = dynamic_cast<const c10::Error*>(&error)) text = torchError->what_without_backtrace();
+  if (const auto* torchError = dynamic_cast<const c10::Error*>(&error))
+    text = torchError->what_without_backtrace();
   const size_t newline = text.find('\n');
   return newline == std::string::npos ? text : text.substr(0, newline);
 }
 
-void writeWeightsFile(const std::string& file, const std::function<void(const std::string& tempFile)>& write) {
+void writeWeightsFile(const std::string& file,
+                      const std::function<void(const std::string& tempFile)>& write) {
   try {
     writeFileAtomically(file, write);
   } catch (const UserError&) {

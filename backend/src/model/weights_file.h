@@ -1,6 +1,6 @@
 #pragma once
-// Writing and reading model weight files the same careful way for every kind of model: written whole or not at
-// all, and read only when every tensor the model expects is there with the shape it expects.
+// Writing and reading model weight files the same careful way for every kind of model: written whole or not
+// at all, and read only when every tensor the model expects is there with the shape it expects.
 
 #include <torch/torch.h>
 
@@ -13,8 +13,8 @@ namespace wb {
 
 using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 
-// Writes FILE through util's writeFileAtomically (a crash mid-write leaves the previous file intact); a failure
-// of `write` (a torch error, say) becomes UserError naming FILE.
+// Writes FILE through util's writeFileAtomically (a crash mid-write leaves the previous file intact); a
+// failure of `write` (a torch error, say) becomes UserError naming FILE.
 void writeWeightsFile(const std::string& file, const std::function<void(const std::string& tempFile)>& write);
 
 // Throws UserError when FILE does not exist.

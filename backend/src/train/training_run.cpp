@@ -1,6 +1,7 @@
 #include "workbench/training_run.h"
 
 #include <chrono>
+#include <optional>
 #include <sstream>
 #include <thread>
 

@@ -75,7 +75,8 @@ TEST(AugmentBatch, ReproducibleAndTypePreserving) {
 TEST(AugmentBatch, RejectsNonImages) {
   torch::Generator generator = makeCpuGenerator(0);
   EXPECT_THROW(augmentBatch(torch::zeros({4, 10}), AugmentConfig{}, generator), std::invalid_argument);
-  EXPECT_THROW(augmentBatch(torch::zeros({4, 1, 3, 3}), AugmentConfig{true, -1, false}, generator), UserError);
+  EXPECT_THROW(augmentBatch(torch::zeros({4, 1, 3, 3}), AugmentConfig{true, -1, false}, generator),
+               UserError);
 }
 
 }  // namespace

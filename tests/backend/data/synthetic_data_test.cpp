@@ -29,6 +29,22 @@ TEST(SyntheticData, RejectsEmptyShapes) {
   EXPECT_THROW(makeSynthetic(10, 5, {4, 0}, 0), UserError);
 }
 
+TEST(SyntheticData, ProbeMatchesConfig) {
+  DataConfig config;
+  config.dataset = "synthetic";
+  config.synthetic_samples = 300;
+  config.synthetic_classes = 4;
+  config.synthetic_shape = {12};
+  const DataShape shape = probeDataShape(config);
+  EXPECT_EQ(shape.sample_shape, (std::vector<int64_t>{12}));
+  EXPECT_EQ(shape.num_classes, 4);
+  EXPECT_EQ(shape.train_samples, 300);
+  const Dataset data = loadDataset(config, 0);
+  EXPECT_EQ(data.description, "Synthetic: 270 train, 30 val, 60 test, 12 features, 4 classes");
+  config.synthetic_shape = {12, 0};
+  EXPECT_THROW(probeDataShape(config), UserError);
+}
+
 // The promise in the header: a small MLP learns the default synthetic set to over 90% in a few hundred steps.
 TEST(SyntheticData, SmallMlpLearnsItQuickly) {
   torch::manual_seed(0);
@@ -43,14 +59,15 @@ TEST(SyntheticData, SmallMlpLearnsItQuickly) {
   const int64_t batch = 64;
   for (int64_t step = 0; step < 300; ++step) {
     const int64_t start = (step * batch) % (data.train_x.size(0) - batch);
-    const torch::Tensor loss = torch::nn::functional::cross_entropy(mlp->forward(data.train_x.narrow(0, start, batch)),
-                                                                    data.train_y.narrow(0, start, batch));
+    const torch::Tensor loss = torch::nn::functional::cross_entropy(
+        mlp->forward(data.train_x.narrow(0, start, batch)), data.train_y.narrow(0, start, batch));
     optimizer.zero_grad();
     loss.backward();
     optimizer.step();
   }
   torch::NoGradGuard no_grad;
-  const double accuracy = mlp->forward(data.test_x).argmax(1).eq(data.test_y).to(torch::kDouble).mean().item<double>();
+  const double accuracy =
+      mlp->forward(data.test_x).argmax(1).eq(data.test_y).to(torch::kDouble).mean().item<double>();
   EXPECT_GT(accuracy, 0.9);
 }
 

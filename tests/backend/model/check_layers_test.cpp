@@ -13,14 +13,18 @@ using nlohmann::json;
 const std::vector<int64_t> kImage = {1, 28, 28};
 
 // The one issue a list produces (the test fails when there are more or none).
-ValidationIssue onlyIssue(const json& layers, const std::vector<int64_t>& input = kImage, int64_t classes = 10) {
+ValidationIssue onlyIssue(const json& layers, const std::vector<int64_t>& input = kImage,
+                          int64_t classes = 10) {
   const std::vector<ValidationIssue> issues = checkLayers(layers, input, classes);
   EXPECT_EQ(issues.size(), 1u) << layers.dump();
-  for (const ValidationIssue& issue : issues) std::cerr << "  " << issue.path << ": " << issue.message << "\n";
+  for (const ValidationIssue& issue : issues)
+    std::cerr << "  " << issue.path << ": " << issue.message << "\n";
   return issues.empty() ? ValidationIssue{} : issues.front();
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(CheckLayers, AcceptsAListThatFits) {
   const json layers = json::parse(R"([
@@ -31,7 +35,8 @@ TEST(CheckLayers, AcceptsAListThatFits) {
 }
 
 TEST(CheckLayers, UnknownTypeSuggestsTheClosestType) {
-  const ValidationIssue issue = onlyIssue(json::parse(R"([{"type": "conv2", "out_channels": 8, "kernel_size": 3}])"));
+  const ValidationIssue issue =
+      onlyIssue(json::parse(R"([{"type": "conv2", "out_channels": 8, "kernel_size": 3}])"));
   EXPECT_EQ(issue.path, "model.layers[0].type");
   EXPECT_TRUE(contains(issue.message, "unknown layer type \"conv2\"")) << issue.message;
   EXPECT_TRUE(contains(issue.message, "Did you mean \"conv2d\"?")) << issue.message;
@@ -45,8 +50,7 @@ TEST(CheckLayers, MissingTypeListsTheTypes) {
 }
 
 TEST(CheckLayers, MissingRequiredParameterIsNamed) {
-  const ValidationIssue issue =
-      onlyIssue(json::parse(R"([{"type": "flatten"}, {"type": "linear"}])"));
+  const ValidationIssue issue = onlyIssue(json::parse(R"([{"type": "flatten"}, {"type": "linear"}])"));
   EXPECT_EQ(issue.path, "model.layers[1].out_features");
   EXPECT_TRUE(contains(issue.message, "linear needs out_features")) << issue.message;
 }
@@ -68,11 +72,12 @@ TEST(CheckLayers, ParameterlessLayerRejectsAnyKey) {
 }
 
 TEST(CheckLayers, ReportsEveryParameterErrorAtOnce) {
-  const std::vector<ValidationIssue> issues = checkLayers(
-      json::parse(R"([{"type": "conv2d", "out_channels": 0, "kernel_size": "3x3"},
+  const std::vector<ValidationIssue> issues =
+      checkLayers(json::parse(R"([{"type": "conv2d", "out_channels": 0, "kernel_size": "3x3"},
                       {"type": "maxpool2d", "kernel_size": 2, "padding": 2},
-                      {"type": "dropout", "p": 1.5}, {"type": "flatten"}, {"type": "linear", "out_features": 10}])"),
-      kImage, 10);
+                      {"type": "dropout", "p": 1.5}, {"type": "flatten"},
+                      {"type": "linear", "out_features": 10}])"),
+                  kImage, 10);
   std::vector<std::string> paths;
   for (const ValidationIssue& issue : issues) paths.push_back(issue.path);
   EXPECT_EQ(paths, (std::vector<std::string>{"model.layers[0].out_channels", "model.layers[0].kernel_size",
@@ -87,7 +92,8 @@ TEST(CheckLayers, LinearAfterConvAsksForFlatten) {
       R"([{"type": "conv2d", "out_channels": 64, "kernel_size": 3, "padding": 1},
           {"type": "maxpool2d", "kernel_size": 4}, {"type": "linear", "out_features": 10}])"));
   EXPECT_EQ(issue.path, "model.layers[2]");
-  EXPECT_EQ(issue.message, "linear expects a flat input [features], got [64, 7, 7]: add a flatten layer before it");
+  EXPECT_EQ(issue.message,
+            "linear expects a flat input [features], got [64, 7, 7]: add a flatten layer before it");
 }
 
 TEST(CheckLayers, ImageLayerOnFeaturesSaysSo) {
@@ -103,7 +109,8 @@ TEST(CheckLayers, KernelLargerThanTheImageIsCaught) {
       R"([{"type": "maxpool2d", "kernel_size": 8}, {"type": "conv2d", "out_channels": 4, "kernel_size": 5},
           {"type": "flatten"}, {"type": "linear", "out_features": 10}])"));
   EXPECT_EQ(issue.path, "model.layers[1]");
-  EXPECT_TRUE(contains(issue.message, "kernel of 5 along the height, larger than the input's 3")) << issue.message;
+  EXPECT_TRUE(contains(issue.message, "kernel of 5 along the height, larger than the input's 3"))
+      << issue.message;
 }
 
 TEST(CheckLayers, ResidualBranchMismatchNamesTheResidualAndBothShapes) {
@@ -124,7 +131,8 @@ TEST(CheckLayers, ResidualBranchMismatchNamesTheResidualAndBothShapes) {
            "shortcut": [{"type": "conv2d", "out_channels": 64, "kernel_size": 1, "stride": 2, "bias": false},
                         {"type": "batchnorm2d"}]},
           {"type": "flatten"}, {"type": "linear", "out_features": 10}])");
-  EXPECT_TRUE(contains(issue.message, "\"out_channels\": 64, \"kernel_size\": 1, \"stride\": 2")) << issue.message;
+  EXPECT_TRUE(contains(issue.message, "\"out_channels\": 64, \"kernel_size\": 1, \"stride\": 2"))
+      << issue.message;
   EXPECT_TRUE(checkLayers(fixed, kImage, 10).empty());
 }
 
@@ -136,12 +144,14 @@ TEST(CheckLayers, ErrorsInsideAResidualCarryTheNestedPath) {
   EXPECT_TRUE(contains(shapeIssue.message, "conv2d expects an image input")) << shapeIssue.message;
 
   const ValidationIssue paramIssue = onlyIssue(json::parse(
-      R"([{"type": "residual", "layers": [{"type": "relu"}], "shortcut": [{"type": "conv2d", "kernel_size": 1}]},
+      R"([{"type": "residual", "layers": [{"type": "relu"}],
+           "shortcut": [{"type": "conv2d", "kernel_size": 1}]},
           {"type": "flatten"}, {"type": "linear", "out_features": 10}])"));
   EXPECT_EQ(paramIssue.path, "model.layers[0].shortcut[0].out_channels");
 
   const ValidationIssue emptyIssue = onlyIssue(json::parse(
-      R"([{"type": "residual", "layers": []}, {"type": "flatten"}, {"type": "linear", "out_features": 10}])"));
+      R"([{"type": "residual", "layers": []}, {"type": "flatten"},
+          {"type": "linear", "out_features": 10}])"));
   EXPECT_EQ(emptyIssue.path, "model.layers[0].layers");
 }
 
@@ -162,7 +172,8 @@ TEST(CheckLayers, PatchSizeMustDivideTheImage) {
       R"([{"type": "patch_embed", "patch_size": 5, "dim": 16}, {"type": "token_pool"},
           {"type": "linear", "out_features": 10}])"));
   EXPECT_EQ(issue.path, "model.layers[0]");
-  EXPECT_TRUE(contains(issue.message, "patch_size 5, which does not divide the 28x28 image")) << issue.message;
+  EXPECT_TRUE(contains(issue.message, "patch_size 5, which does not divide the 28x28 image"))
+      << issue.message;
   EXPECT_TRUE(contains(issue.message, "(2, 4, 7, 14, 28)")) << issue.message;
 }
 
@@ -203,9 +214,10 @@ TEST(CheckLayers, BuildModelThrowsTheIssuesAsAUserError) {
 
 TEST(CheckLayers, EveryTypeIsListed) {
   const std::vector<std::string> types = layerTypes();
-  for (const char* type : {"conv2d", "batchnorm2d", "batchnorm1d", "relu", "gelu", "tanh", "sigmoid", "maxpool2d",
-                           "avgpool2d", "adaptive_avgpool2d", "flatten", "linear", "dropout", "layernorm", "residual",
-                           "patch_embed", "position_embedding", "encoder_block", "token_pool"}) {
+  for (const char* type :
+       {"conv2d", "batchnorm2d", "batchnorm1d", "relu", "gelu", "tanh", "sigmoid", "maxpool2d", "avgpool2d",
+        "adaptive_avgpool2d", "flatten", "linear", "dropout", "layernorm", "residual", "patch_embed",
+        "position_embedding", "encoder_block", "token_pool"}) {
     EXPECT_NE(std::find(types.begin(), types.end(), type), types.end()) << type;
   }
   EXPECT_EQ(types.size(), 19u);

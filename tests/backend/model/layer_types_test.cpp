@@ -1,5 +1,5 @@
-// Every layer type describes itself (output shape, parameter count, JSON) consistently with the torch module it
-// instantiates: the description is what checkLayers, the summary and later passes rely on without running.
+// Every layer type describes itself (output shape, parameter count, JSON) consistently with the torch module
+// it instantiates: the description is what checkLayers, the summary and later passes rely on without running.
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,8 @@ struct LayerCase {
 LayerPtr parsed(const json& layer) {
   std::vector<ValidationIssue> issues;
   LayerPtr result = parseLayer(layer, "model.layers[0]", issues);
-  for (const ValidationIssue& issue : issues) ADD_FAILURE() << layer.dump() << ": " << issue.path << ": " << issue.message;
+  for (const ValidationIssue& issue : issues)
+    ADD_FAILURE() << layer.dump() << ": " << issue.path << ": " << issue.message;
   return result;
 }
 
@@ -30,7 +31,11 @@ const std::vector<LayerCase>& layerCases() {
   static const std::vector<LayerCase> cases = {
       {{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}}, {3, 10, 12}, {8, 8, 10}},
       // (9 + 2*1 - 3) / 2 + 1 = 5 rows, (9 + 2*2 - 5) / 1 + 1 = 9 columns
-      {{{"type", "conv2d"}, {"out_channels", 4}, {"kernel_size", {3, 5}}, {"stride", {2, 1}}, {"padding", {1, 2}},
+      {{{"type", "conv2d"},
+        {"out_channels", 4},
+        {"kernel_size", {3, 5}},
+        {"stride", {2, 1}},
+        {"padding", {1, 2}},
         {"bias", false}},
        {2, 9, 9},
        {4, 5, 9}},
@@ -50,12 +55,14 @@ const std::vector<LayerCase>& layerCases() {
       {{{"type", "tanh"}}, {1, 3, 3}, {1, 3, 3}},
       {{{"type", "sigmoid"}}, {6}, {6}},
       {{{"type", "residual"},
-        {"layers", {{{"type", "conv2d"}, {"out_channels", 4}, {"kernel_size", 3}, {"padding", 1}},
-                    {{"type", "batchnorm2d"}}}}},
+        {"layers",
+         {{{"type", "conv2d"}, {"out_channels", 4}, {"kernel_size", 3}, {"padding", 1}},
+          {{"type", "batchnorm2d"}}}}},
        {4, 6, 6},
        {4, 6, 6}},
       {{{"type", "residual"},
-        {"layers", {{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"stride", 2}, {"padding", 1}}}},
+        {"layers",
+         {{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"stride", 2}, {"padding", 1}}}},
         {"shortcut", {{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 1}, {"stride", 2}}}}},
        {4, 7, 7},
        {8, 4, 4}},
@@ -112,12 +119,17 @@ TEST(LayerTypes, JsonRoundTripGivesTheSameLayerWithDefaultsFilledIn) {
     SCOPED_TRACE(c.layer.dump());
     const json described = parsed(c.layer)->toJson();
     for (const auto& [key, value] : c.layer.items()) {
-      if (key != "layers" && key != "shortcut") EXPECT_EQ(described.at(key), value) << key;
+      if (key == "layers" || key == "shortcut") continue;  // nested lists gain their own defaults
+      EXPECT_EQ(described.at(key), value) << key;
     }
     EXPECT_EQ(parsed(described)->toJson(), described);
   }
   EXPECT_EQ(parsed({{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}})->toJson(),
-            json({{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"stride", 1}, {"padding", 0},
+            json({{"type", "conv2d"},
+                  {"out_channels", 8},
+                  {"kernel_size", 3},
+                  {"stride", 1},
+                  {"padding", 0},
                   {"bias", true}}));
   EXPECT_EQ(parsed({{"type", "maxpool2d"}, {"kernel_size", 3}})->toJson()["stride"], 3);  // stride = kernel
   EXPECT_EQ(parsed({{"type", "dropout"}})->toJson()["p"], 0.5);
@@ -126,8 +138,9 @@ TEST(LayerTypes, JsonRoundTripGivesTheSameLayerWithDefaultsFilledIn) {
 
 TEST(LayerTypes, FlopsFollowTheMultiplyAddFormulas) {
   // conv: 2 * C_out * H_out * W_out * C_in * k_h * k_w
-  EXPECT_EQ(parsed({{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}})->flopsPerSample({3, 10, 12}),
-            2 * 8 * 8 * 10 * 3 * 3 * 3);
+  EXPECT_EQ(
+      parsed({{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}})->flopsPerSample({3, 10, 12}),
+      2 * 8 * 8 * 10 * 3 * 3 * 3);
   // linear: 2 * in * out per row; tokens are rows
   EXPECT_EQ(parsed({{"type", "linear"}, {"out_features", 7}})->flopsPerSample({12}), 2 * 12 * 7);
   EXPECT_EQ(parsed({{"type", "linear"}, {"out_features", 7}})->flopsPerSample({5, 12}), 5 * 2 * 12 * 7);
@@ -146,7 +159,8 @@ TEST(LayerTypes, ParametersAreNamedAfterTheirPlaceInTheList) {
     {"type": "conv2d", "out_channels": 4, "kernel_size": 3, "padding": 1, "bias": false},
     {"type": "relu"},
     {"type": "residual",
-     "layers": [{"type": "conv2d", "out_channels": 4, "kernel_size": 3, "padding": 1}, {"type": "batchnorm2d"}],
+     "layers": [{"type": "conv2d", "out_channels": 4, "kernel_size": 3, "padding": 1},
+                {"type": "batchnorm2d"}],
      "shortcut": [{"type": "batchnorm2d"}]},
     {"type": "flatten"},
     {"type": "linear", "out_features": 3}
@@ -156,10 +170,10 @@ TEST(LayerTypes, ParametersAreNamedAfterTheirPlaceInTheList) {
   const auto model = buildModel(config, {2, 5, 5}, 3);
   std::vector<std::string> names;
   for (const auto& [name, tensor] : model->namedParameters()) names.push_back(name);
-  EXPECT_EQ(names, (std::vector<std::string>{"layers.0.weight", "layers.2.layers.0.weight", "layers.2.layers.0.bias",
-                                             "layers.2.layers.1.weight", "layers.2.layers.1.bias",
-                                             "layers.2.shortcut.0.weight", "layers.2.shortcut.0.bias",
-                                             "layers.4.weight", "layers.4.bias"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "layers.0.weight", "layers.2.layers.0.weight", "layers.2.layers.0.bias",
+                       "layers.2.layers.1.weight", "layers.2.layers.1.bias", "layers.2.shortcut.0.weight",
+                       "layers.2.shortcut.0.bias", "layers.4.weight", "layers.4.bias"}));
   std::set<std::string> buffers;
   for (const auto& [name, tensor] : model->namedBuffers()) buffers.insert(name);
   EXPECT_TRUE(buffers.count("layers.2.layers.1.running_mean"));

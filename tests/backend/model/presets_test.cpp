@@ -1,5 +1,6 @@
-// The presets against the same architectures written in plain PyTorch (tests/fixtures/make_torchscript_model.py):
-// equal parameter counts and names, and equal outputs once the Python weights are copied in.
+// The presets against the same architectures written in plain PyTorch
+// (tests/fixtures/make_torchscript_model.py): equal parameter counts and names, and equal outputs once the
+// Python weights are copied in.
 
 #include <gtest/gtest.h>
 
@@ -59,7 +60,7 @@ TEST(Presets, ParameterCountsEqualPyTorchs) {
     SCOPED_TRACE(name);
     const auto model = preset(name);
     const int64_t pytorchCount = python.parameterCounts.at(name);
-    EXPECT_EQ(model->info().parameters, pytorchCount);             // from the layer descriptions
+    EXPECT_EQ(model->info().parameters, pytorchCount);            // from the layer descriptions
     EXPECT_EQ(numelSum(model->namedParameters()), pytorchCount);  // from the instantiated modules
   }
   EXPECT_EQ(python.parameterCounts.at("cnn"), 3274634);
@@ -97,7 +98,8 @@ TEST(Presets, OutputsEqualPyTorchsWithTheSameWeights) {
 }
 
 TEST(Presets, CnnFlopsFollowTheArchitecture) {
-  // Two FLOPs per multiply-add: conv = C_out*H_out*W_out*C_in*k*k MACs, linear = in*out MACs; the rest is free.
+  // Two FLOPs per multiply-add: conv = C_out*H_out*W_out*C_in*k*k MACs, linear = in*out MACs; the rest is
+  // free.
   const int64_t conv1 = 32LL * 28 * 28 * 1 * 5 * 5;
   const int64_t conv2 = 64LL * 14 * 14 * 32 * 5 * 5;
   const int64_t fc1 = 64LL * 7 * 7 * 1024;
@@ -151,7 +153,7 @@ TEST(Presets, ImagePresetsFitOtherImageSizes) {
 TEST(Presets, FeatureInputsTakeOnlyTheMlp) {
   const auto mlp = preset("mlp", {20}, 3);
   EXPECT_EQ(mlp->forward(torch::randn({5, 20})).sizes(), (torch::IntArrayRef{5, 3}));
-  for (const std::string& name : {"cnn", "resnet", "vit"}) {
+  for (const std::string name : {"cnn", "resnet", "vit"}) {
     try {
       presetLayers(name, {20}, 3);
       ADD_FAILURE() << name << " accepted feature data";

@@ -9,12 +9,14 @@
 namespace wb::test {
 
 struct PythonModels {
-  std::string dir;                               // holds ARCH.pt for tiny_mlp, mlp, cnn, resnet, vit
-  std::map<std::string, int64_t> parameterCounts;  // as counted by PyTorch: sum(p.numel() for p in parameters())
+  std::string dir;  // holds ARCH.pt for tiny_mlp, mlp, cnn, resnet, vit
+  std::map<std::string, int64_t>
+      parameterCounts;  // as counted by PyTorch: sum(p.numel() for p in parameters())
   std::string path(const std::string& arch) const { return dir + "/" + arch + ".pt"; }
 };
 
-// Runs the script on the first call (a few seconds: one Python start); fails the calling test if it cannot.
+// Runs the script on the first call (a few seconds: one Python start), or reuses what an earlier test process
+// made with the same script; throws (failing the calling test) if it cannot.
 const PythonModels& pythonModels();
 
 // A fresh folder under the system's temp folder, removed when the test program exits.

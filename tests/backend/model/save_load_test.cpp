@@ -1,5 +1,5 @@
-// Weights files of layer-list models: a round trip restores parameters and buffers; a file of another model is
-// refused with the first tensor that does not fit, before anything is overwritten.
+// Weights files of layer-list models: a round trip restores parameters and buffers; a file of another model
+// is refused with the first tensor that does not fit, before anything is overwritten.
 
 #include <gtest/gtest.h>
 
@@ -67,7 +67,8 @@ TEST(SaveLoad, RoundTripRestoresParametersAndBuffers) {
   EXPECT_TRUE(sameTensors(saved->namedBuffers(), loaded->namedBuffers()));
 
   // written whole: nothing but the file itself is left in the folder
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 1);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()),
+            1);
 }
 
 TEST(SaveLoad, ShapeMismatchNamesTheTensorAndLeavesTheModelUntouched) {
@@ -80,9 +81,11 @@ TEST(SaveLoad, ShapeMismatchNamesTheTensorAndLeavesTheModelUntouched) {
   std::vector<torch::Tensor> copies;
   for (const auto& [name, tensor] : before) copies.push_back(tensor.clone());
 
-  EXPECT_EQ(userErrorOf([&] { model->load(file); }),
-            file + ": layers.3.weight has shape [64, 32, 5, 5], the experiment's model expects [48, 32, 5, 5]");
-  for (size_t i = 0; i < copies.size(); ++i) EXPECT_TRUE(torch::equal(copies[i], before[i].second)) << before[i].first;
+  EXPECT_EQ(
+      userErrorOf([&] { model->load(file); }),
+      file + ": layers.3.weight has shape [64, 32, 5, 5], the experiment's model expects [48, 32, 5, 5]");
+  for (size_t i = 0; i < copies.size(); ++i)
+    EXPECT_TRUE(torch::equal(copies[i], before[i].second)) << before[i].first;
 }
 
 TEST(SaveLoad, MissingTensorIsNamed) {
@@ -99,8 +102,9 @@ TEST(SaveLoad, MissingOrDamagedFileIsAUserError) {
   std::ofstream(dir + "/garbage.pt") << "not a zip archive";
   const std::string message = userErrorOf([&] { model->load(dir + "/garbage.pt"); });
   EXPECT_NE(message.find("not a weights file"), std::string::npos) << message;
-  EXPECT_NE(userErrorOf([&] { model->save(dir + "/no/such/folder/model.pt"); }).find("no/such/folder/model.pt"),
-            std::string::npos);
+  EXPECT_NE(
+      userErrorOf([&] { model->save(dir + "/no/such/folder/model.pt"); }).find("no/such/folder/model.pt"),
+      std::string::npos);
 }
 
 }  // namespace

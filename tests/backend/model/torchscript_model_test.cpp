@@ -26,7 +26,9 @@ std::string userErrorOf(const std::function<void()>& action) {
   return "(no UserError)";
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(TorchScriptModel, TrainsOneStep) {
   const test::PythonModels& python = test::pythonModels();
@@ -51,7 +53,8 @@ TEST(TorchScriptModel, TrainsOneStep) {
   torch::nn::functional::cross_entropy(logits, torch::tensor({1, 2, 3, 4}, torch::kLong)).backward();
   optimizer.step();
   const std::vector<torch::Tensor> after = model->parameters();
-  for (size_t i = 0; i < before.size(); ++i) EXPECT_FALSE(torch::equal(before[i], after[i])) << "parameter " << i;
+  for (size_t i = 0; i < before.size(); ++i)
+    EXPECT_FALSE(torch::equal(before[i], after[i])) << "parameter " << i;
 }
 
 TEST(TorchScriptModel, SaveAndLoadCopyWeightsByName) {
@@ -74,7 +77,8 @@ TEST(TorchScriptModel, SaveAndLoadCopyWeightsByName) {
   }
   // a TorchScript file of another architecture does not fit
   const std::string message = userErrorOf([&] { fresh->load(python.path("mlp")); });
-  EXPECT_TRUE(contains(message, "layers.1.weight has shape [256, 784], the experiment's model expects [16, 784]"))
+  EXPECT_TRUE(
+      contains(message, "layers.1.weight has shape [256, 784], the experiment's model expects [16, 784]"))
       << message;
 }
 
@@ -82,11 +86,16 @@ TEST(TorchScriptModel, ProblemsAreUserErrors) {
   const test::PythonModels& python = test::pythonModels();
   EXPECT_EQ(userErrorOf([] { torchscript("/nonexistent/model.pt"); }),
             "model.torchscript: /nonexistent/model.pt does not exist");
-  EXPECT_TRUE(contains(userErrorOf([&] { torchscript(python.path("tiny_mlp"), {1, 28, 28}, 5); }),
+  EXPECT_TRUE(contains(userErrorOf([&] {
+                         torchscript(python.path("tiny_mlp"), {1, 28, 28}, 5);
+                       }),
                        "outputs [10] per sample, but the data has 5 classes"));
-  EXPECT_TRUE(contains(userErrorOf([&] { torchscript(python.path("tiny_mlp"), {3, 32, 32}, 10); }),
+  EXPECT_TRUE(contains(userErrorOf([&] {
+                         torchscript(python.path("tiny_mlp"), {3, 32, 32}, 10);
+                       }),
                        "does not accept inputs of shape [1, 3, 32, 32]"));
-  EXPECT_TRUE(contains(userErrorOf([&] { torchscript(python.dir + "/counts.txt"); }), "not a TorchScript file"));
+  EXPECT_TRUE(
+      contains(userErrorOf([&] { torchscript(python.dir + "/counts.txt"); }), "not a TorchScript file"));
 
   ModelConfig both;
   both.torchscript = python.path("tiny_mlp");
