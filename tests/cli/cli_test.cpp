@@ -46,14 +46,17 @@ std::string tempDir(const std::string& name) {
 
 TEST(Cli, TrainsAFashionMnistSubsetEndToEndThenEvaluates) {
   const std::string runs = tempDir("train");
+  // The issue's own overrides, plus a smaller batch and no augmentation so one short epoch learns enough
+  // for a meaningful bound (with batch 128 and crop+flip the MLP gets ~0.65 in its 36 steps).
   const Result r = runCli("train --set train.epochs=1 --set data.limit=5000 --set model.preset=mlp "
+                          "--set train.batch_size=64 --set data.augment=false "
                           "--set 'train.devices=[\"cpu\"]' --set output.runs_dir=" + runs + " --json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);  // stdout is exactly the JSON object
   for (const char* key : {"run_dir", "test_accuracy", "test_loss", "samples_per_sec"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
-  // The MLP on 4500 Fashion-MNIST images for one epoch: ~0.80; anything under 0.7 means it did not learn.
+  // The MLP on 4500 Fashion-MNIST images for one epoch: ~0.76; anything under 0.7 means it did not learn.
   EXPECT_GT(j["test_accuracy"].get<double>(), 0.7);
   EXPECT_LT(j["test_loss"].get<double>(), 0.9);
   EXPECT_EQ(j["status"], "completed");

@@ -6,6 +6,7 @@
 #include "model/model.h"
 #include "optim/optimizer_factory.h"
 #include "train/device_selection.h"
+#include "workbench/errors.h"
 #include "workbench/system_info.h"
 #include "workbench/training_run.h"
 
@@ -36,6 +37,11 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
   options.drop_last = true;  // a short last batch would skew per-step timings
   if (e.data.augment_enabled && data.sample_shape.size() == 3) options.augment = e.data.augment;
   BatchLoader loader(data.train_x, data.train_y, options);
+  if (loader.batchesPerEpoch() == 0) {
+    throw UserError("The training split has " + std::to_string(data.train_x.size(0)) +
+                        " samples, fewer than one batch of " + std::to_string(e.train.batch_size) + ".",
+                    "Lower train.batch_size or raise data.limit.");
+  }
 
   BenchResult result;
   result.batch_size = e.train.batch_size;

@@ -250,6 +250,8 @@ RankOutcome trainRank(const RankSetup& s) {
         stop_early = early_stopping.observe(val.loss, val.accuracy);
       }
       s.events.post(em);
+      // Validation is not training time: the next window's throughput starts after it.
+      window.start = Clock::now();
       if (stop_early) {
         s.events.log(LogLevel::Info, "Early stopping: " + exp.train.early_stopping.metric + " did not improve for " +
                                          std::to_string(exp.train.early_stopping.patience) + " validations.");
