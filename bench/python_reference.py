@@ -4,10 +4,19 @@
 Same data (Fashion-MNIST from Debian's dataset-fashion-mnist, normalized once, batches gathered with one
 index_select from a seeded permutation), same model (built from the same layer list the engine uses, read
 from `workbench-cli` presets re-stated here), same optimizer (AdamW, lr 1e-3, weight decay 0.05 on weights
-only), same threads and BLAS (the same libtorch and libblas.so.3). Prints one JSON object.
+only), same threads and BLAS (the same libtorch and libblas.so.3, OpenBLAS given the same thread count),
+same precision (torch.autocast around forward and loss; fp16 with torch.cuda.amp.GradScaler's defaults) and the
+same CUDA switches as the engine's experiment keys (cudnn_benchmark, tf32, channels_last, data on the device).
+--cuda-graphs captures the whole step (forward, backward, AdamW(capturable=True)) in one CUDA graph, as in
+PyTorch's "whole network capture" recipe (not with fp16: GradScaler's step reads the device). Prints one JSON
+object, with the model's parameter count so the caller can check it builds what the engine builds.
 
 usage: bench/python_reference.py --model cnn|mlp|resnet|vit --batch 128 --steps 50 --warmup 10 --threads N
+         [--blas-threads N] [--device cpu|cuda] [--amp off|bf16|fp16] [--channels-last] [--tf32 0|1]
+         [--cudnn-benchmark 0|1] [--data-on-device auto|on|off] [--cuda-graphs] [--data synthetic]
+         [--pinned-memory 0|1]
 """
+import ctypes
 import argparse
 import gzip
 import json
@@ -100,6 +109,16 @@ def build(name, classes=10):
     raise SystemExit("unknown model " + name)
 
 
+def set_blas_threads(n):
+    """OpenBLAS's own pool, as the engine's configureThreads sets it (same count as intra-op by default)."""
+    try:
+        lib = ctypes.CDLL("libblas.so.3")
+        lib.openblas_set_num_threads(ctypes.c_int(n))
+        return lib.openblas_get_num_threads()
+    except (OSError, AttributeError):
+        return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="cnn")
@@ -109,36 +128,109 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--limit", type=int, default=60000)
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--blas-threads", type=int, default=0, help="0 = as many as --threads (the engine's rule)")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--amp", default="off", choices=["off", "bf16", "fp16"])
+    ap.add_argument("--channels-last", action="store_true")
+    ap.add_argument("--tf32", type=int, default=1)
+    ap.add_argument("--cudnn-benchmark", type=int, default=1)
+    ap.add_argument("--data-on-device", default="auto", choices=["auto", "on", "off"])
+    ap.add_argument("--cuda-graphs", action="store_true")
+    ap.add_argument("--pinned-memory", type=int, default=1)
+    ap.add_argument("--data", default="fashion-mnist", choices=["fashion-mnist", "synthetic"],
+                    help="synthetic: random 1x28x28 images, for machines without the dataset (throughput only)")
     a = ap.parse_args()
 
     torch.set_num_threads(a.threads)
+    blas_threads = set_blas_threads(a.blas_threads or a.threads)
+    device = torch.device(a.device)
+    cuda = device.type == "cuda"
+    if cuda:
+        torch.backends.cudnn.benchmark = bool(a.cudnn_benchmark)
+        torch.backends.cuda.matmul.allow_tf32 = bool(a.tf32)
+        torch.backends.cudnn.allow_tf32 = bool(a.tf32)
+    if a.amp == "fp16" and not cuda:
+        raise SystemExit("fp16 needs --device cuda")
     torch.manual_seed(a.seed)
-    x, y = load_train(a.limit)
-    model = build(a.model)
+    if a.data == "synthetic":
+        x, y = torch.randn(a.limit, 1, 28, 28), torch.randint(0, 10, (a.limit,))
+    else:
+        x, y = load_train(a.limit)
+    # As the engine's train.data_on_device "auto": the split fits in a quarter of the GPU easily.
+    on_device = cuda and a.data_on_device != "off"
+    if on_device:
+        x, y = x.to(device), y.to(device)
+    model = build(a.model).to(device)
+    channels_last = a.channels_last and a.model != "mlp"
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
     model.train()
     decay = [p for p in model.parameters() if p.dim() > 1]
     no_decay = [p for p in model.parameters() if p.dim() <= 1]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.05}, {"params": no_decay, "weight_decay": 0.0}],
-                            lr=1e-3)
+    groups = [{"params": decay, "weight_decay": 0.05}, {"params": no_decay, "weight_decay": 0.0}]
+    graphs = a.cuda_graphs and cuda and a.amp != "fp16"
+    opt = torch.optim.AdamW(groups, lr=1e-3, capturable=True) if graphs else torch.optim.AdamW(groups, lr=1e-3)
+    amp_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(a.amp)
+    scaler = torch.cuda.amp.GradScaler(enabled=a.amp == "fp16")
     g = torch.Generator().manual_seed(a.seed)
-    perm = torch.randperm(x.size(0), generator=g)
-    pos = 0
+    state = {"perm": torch.randperm(x.size(0), generator=g), "pos": 0}
+
+    def next_batch():
+        if state["pos"] + a.batch > x.size(0):
+            state["perm"] = torch.randperm(x.size(0), generator=g)
+            state["pos"] = 0
+        idx = state["perm"][state["pos"]:state["pos"] + a.batch].to(x.device)
+        state["pos"] += a.batch
+        xb, yb = x.index_select(0, idx), y.index_select(0, idx)
+        if cuda and not on_device:
+            if a.pinned_memory:
+                xb, yb = xb.pin_memory(), yb.pin_memory()
+            xb, yb = xb.to(device, non_blocking=True), yb.to(device, non_blocking=True)
+        if channels_last:
+            xb = xb.contiguous(memory_format=torch.channels_last)
+        return xb, yb
+
+    def step(xb, yb):
+        opt.zero_grad(set_to_none=not graphs)
+        with torch.autocast(device.type, dtype=amp_dtype or torch.bfloat16, enabled=amp_dtype is not None):
+            loss = F.cross_entropy(model(xb), yb)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        return loss
+
+    if graphs:
+        static_x, static_y = next_batch()
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):  # warm-up on a side stream before capture, as the recipe asks
+                step(static_x, static_y)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            step(static_x, static_y)
+
     start = None
     for i in range(a.warmup + a.steps):
         if i == a.warmup:
+            if cuda:
+                torch.cuda.synchronize()
             start = time.perf_counter()
-        if pos + a.batch > x.size(0):
-            perm = torch.randperm(x.size(0), generator=g)
-            pos = 0
-        idx = perm[pos:pos + a.batch]
-        pos += a.batch
-        xb, yb = x.index_select(0, idx), y.index_select(0, idx)
-        opt.zero_grad()
-        loss = F.cross_entropy(model(xb), yb)
-        loss.backward()
-        opt.step()
+        xb, yb = next_batch()
+        if graphs:
+            static_x.copy_(xb)
+            static_y.copy_(yb)
+            graph.replay()
+        else:
+            step(xb, yb)
+    if cuda:
+        torch.cuda.synchronize()
     total = time.perf_counter() - start
     print(json.dumps({"model": a.model, "batch_size": a.batch, "steps": a.steps, "threads": a.threads,
+                      "blas_threads": blas_threads, "device": a.device, "amp": a.amp,
+                      "channels_last": channels_last, "cuda_graphs": graphs,
+                      "parameters": sum(p.numel() for p in model.parameters()),
                       "samples_per_sec": a.steps * a.batch / total, "step_ms": 1000 * total / a.steps,
                       "torch": torch.__version__}))
 

@@ -10,6 +10,8 @@ namespace wb::cli {
 enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitBadInput = 2, kExitInterrupted = 130 };
 
 int trainCommand(const std::vector<std::string>& args);
+int resumeCommand(const std::vector<std::string>& args);
+int runsCommand(const std::vector<std::string>& args);
 int evalCommand(const std::vector<std::string>& args);
 int benchCommand(const std::vector<std::string>& args);
 int infoCommand(const std::vector<std::string>& args);

@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli_commands.h"
+#include "run_session.h"
 #include "workbench/errors.h"
 #include "workbench/training_run.h"
 
@@ -43,8 +44,7 @@ int evalCommand(const std::vector<std::string>& args) {
     }
     return kExitOk;
   } catch (const UserError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    if (!e.hint().empty()) std::cerr << "  what to do: " << e.hint() << "\n";
+    printError(e.what(), e.hint());
     return kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

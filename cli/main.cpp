@@ -13,6 +13,8 @@ const char* kUsage =
     "\n"
     "Commands:\n"
     "  train [EXPERIMENT.json] [--set key=value ...] [--json]   train an experiment (default: CNN on Fashion-MNIST)\n"
+    "  resume RUN_DIR [--json] [--force]                        continue an interrupted run from its checkpoint\n"
+    "  runs [show ID | compare A B] [--runs-dir DIR]            list, show and compare runs\n"
     "  eval RUN_DIR [--json]                                    evaluate a run's model on its test split\n"
     "  bench [EXPERIMENT.json] [--steps N] [--set ...]          time training steps, print samples/s\n"
     "  info                                                     LibTorch, BLAS, threads and devices\n"
@@ -31,6 +33,8 @@ int main(int argc, char** argv) {
   const std::string command = args[0];
   args.erase(args.begin());
   if (command == "train") return wb::cli::trainCommand(args);
+  if (command == "resume") return wb::cli::resumeCommand(args);
+  if (command == "runs") return wb::cli::runsCommand(args);
   if (command == "eval") return wb::cli::evalCommand(args);
   if (command == "bench") return wb::cli::benchCommand(args);
   if (command == "info") return wb::cli::infoCommand(args);

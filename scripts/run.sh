@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs the main job: the default experiment (the CNN on Fashion-MNIST) in the CLI.
-# Arguments go to `workbench-cli train`, e.g. scripts/run.sh --set train.epochs=1.
+# Sets up, builds and opens the workbench window with the default experiment (the CNN on Fashion-MNIST).
+# An experiment file may be given: scripts/run.sh my.json. Where there is no display, it says so and trains the
+# same experiment in the CLI instead (then arguments go to `workbench-cli train`, e.g. --set train.epochs=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
-exec build/cli/workbench-cli train "$@"
+
+if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" && -z "${QT_QPA_PLATFORM:-}" ]]; then
+  echo "No display here (DISPLAY and WAYLAND_DISPLAY are unset), so no window: training in the CLI instead." >&2
+  echo "(A screenshot of the window works without a display:" \
+       "QT_QPA_PLATFORM=offscreen build/gui/workbench --screenshot shot.png --after-steps 100)" >&2
+  exec build/cli/workbench-cli train "$@"
+fi
+if [[ ! -x build/gui/workbench ]]; then
+  echo "The window was not built (it needs qt6-base-dev and libqcustomplot-dev, and WORKBENCH_GUI=ON):" \
+       "training in the CLI instead." >&2
+  exec build/cli/workbench-cli train "$@"
+fi
+exec build/gui/workbench "$@"

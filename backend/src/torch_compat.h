@@ -20,4 +20,7 @@ inline const char* torchVersion() { return TORCH_VERSION; }
 std::string cudaDeviceName(int64_t index);
 int64_t cudaDeviceMemory(int64_t index);
 
+// Autocast's switches changed in 2.4: see torch_compat_autocast.h (apart, to keep ATen/autocast_mode.h out of
+// the translation units that do not need it).
+
 }  // namespace wb::compat

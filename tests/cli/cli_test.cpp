@@ -10,39 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_runner.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout only; stderr goes to err
-  std::string err;
-};
-
-Result runCli(const std::string& args) {
-  const std::string err_file = (fs::temp_directory_path() / ("wb-cli-err-" + std::to_string(::getpid()))).string();
-  const std::string cmd = std::string(WB_CLI) + " " + args + " 2>" + err_file;
-  Result r;
-  std::FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int raw = ::pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream in(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  fs::remove(err_file);
-  return r;
-}
-
-std::string tempDir(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("wb-cli-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
+using wb::test::runCli;
+using wb::test::tempDir;
+using Result = wb::test::CliResult;
 
 TEST(Cli, TrainsAFashionMnistSubsetEndToEndThenEvaluates) {
   const std::string runs = tempDir("train");

@@ -24,6 +24,11 @@ struct StepMetrics {
   double optimizer_ms = 0;  // clip + optimizer step + schedule
   double data_wait_fraction = 0;
   double grad_norm = -1;  // total norm before clipping when clipping is on; -1 when not measured
+  // Mixed precision (train.amp fp16): the loss scale after this window, and how many optimizer steps were
+  // skipped because a gradient was inf/NaN (cumulative, and within this window). loss_scale -1 when no scaler.
+  double loss_scale = -1;
+  int64_t skipped_steps = 0;
+  int64_t nonfinite_steps_in_window = 0;
   int64_t cpu_rss_bytes = 0;
   // CUDA memory on the training device; -1 on CPU
   int64_t cuda_allocated_bytes = -1;
@@ -66,7 +71,8 @@ struct RunError {
   std::string hint;     // what to do about it
 };
 
-enum class RunStatus { Completed, EarlyStopped, Stopped, Failed };
+// Interrupted: stopped by request or signal after a checkpoint; `workbench-cli resume` continues it.
+enum class RunStatus { Completed, EarlyStopped, Interrupted, Failed };
 
 struct RunSummary {
   RunStatus status = RunStatus::Failed;

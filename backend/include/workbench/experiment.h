@@ -96,8 +96,20 @@ struct TrainConfig {
   std::string amp = "off";      // off | bf16 | fp16
   std::vector<std::string> devices = {"cpu"};
   int64_t threads = 0;  // 0 = one per core
+  int64_t blas_threads = 0;  // OpenBLAS's threads; 0 = chosen so the two pools do not oversubscribe the cores
+  // CUDA fast paths (no effect on the CPU); docs/experiment.md says what each one does
+  bool cudnn_benchmark = true;  // cuDNN times its convolution algorithms on first use and keeps the fastest
+  bool tf32 = true;             // float32 matmuls and convolutions on TF32 tensor cores (Ampere and newer)
+  bool channels_last = false;   // NHWC weights and images for conv nets
+  bool pinned_memory = true;    // batches copied from page-locked host memory, without blocking
+  std::string data_on_device = "auto";  // auto | on | off: the whole training split on the device
   int64_t eval_every_epochs = 1;
   int64_t log_every_steps = 20;  // how often losses are read back from the device and reported
+  // Checkpoints (model, optimizer, schedule, scaler, RNG, data position) for exact resume: every N optimizer
+  // steps and/or every M minutes (0 = not on that basis), and always at the end of each epoch.
+  int64_t checkpoint_every_steps = 0;
+  double checkpoint_every_minutes = 10.0;
+  int64_t keep_checkpoints = 3;  // the newest K are kept, plus the one with the best validation metric
   EarlyStoppingConfig early_stopping;
 };
 
@@ -148,5 +160,16 @@ std::vector<ValidationIssue> applyOverride(nlohmann::json& doc, const std::strin
 std::vector<ValidationIssue> checkExperiment(const Experiment& experiment);
 
 std::string formatIssues(const std::vector<ValidationIssue>& issues);
+
+// One key whose value differs between two experiment documents: its JSON path and both values as compact
+// JSON text ("" where a side lacks the key). Arrays are compared whole.
+struct ExperimentChange {
+  std::string path;
+  std::string before;
+  std::string after;
+};
+std::vector<ExperimentChange> diffExperiments(const nlohmann::json& before, const nlohmann::json& after);
+// "train.epochs: 15 -> 20; optimizer.lr: 0.001 -> 0.01"
+std::string describeChanges(const std::vector<ExperimentChange>& changes);
 
 }  // namespace wb

@@ -28,8 +28,9 @@ SystemInfo querySystemInfo();
 std::string describe(const SystemInfo& info);
 
 // Chooses thread counts for this thread's intra-op pool and for BLAS so they do not oversubscribe the cores;
-// `requested` 0 means one per core. Returns a line that says what was chosen.
-std::string configureThreads(int64_t requested);
+// `requested` 0 means one per core (train.threads); `blas_requested` 0 means as many OpenBLAS threads as
+// intra-op threads (train.blas_threads overrides it). Returns a line that says what was chosen and why.
+std::string configureThreads(int64_t requested, int64_t blas_requested = 0);
 
 }  // namespace wb
 

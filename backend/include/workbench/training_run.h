@@ -5,11 +5,19 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "workbench/events.h"
 #include "workbench/experiment.h"
 
 namespace wb {
+
+struct ResumeRequest {
+  std::string run_dir;
+  // A run whose experiment.json no longer matches the experiment its checkpoints were trained with is refused,
+  // naming what changed; force continues anyway with the file's current contents.
+  bool force = false;
+};
 
 class TrainingRun {
  public:
@@ -17,6 +25,8 @@ class TrainingRun {
   using EventSink = std::function<void(EventBatch&& batch)>;
 
   TrainingRun(Experiment experiment, EventSink sink);
+  // Continues an interrupted run in its own folder from its latest good checkpoint (see ResumeRequest).
+  TrainingRun(ResumeRequest request, EventSink sink);
   ~TrainingRun();  // requests a stop and joins the worker
   TrainingRun(const TrainingRun&) = delete;
   TrainingRun& operator=(const TrainingRun&) = delete;
@@ -24,7 +34,8 @@ class TrainingRun {
   void start();          // returns at once; the worker loads data, builds the model and trains
   void pause();          // after the step in flight
   void resume();
-  void requestStop();    // finishes the step in flight, tests and saves what was trained so far
+  void requestStop();    // finishes the step in flight, writes a checkpoint; the run ends Interrupted
+  void requestCheckpoint();  // a checkpoint after the step in flight, in addition to the scheduled ones
   bool isRunning() const;
   bool isPaused() const;
   void wait();           // blocks until the worker is done (never call from a UI thread)
@@ -37,6 +48,7 @@ class TrainingRun {
 
 // Runs the experiment to the end on the calling thread's behalf (start + wait); the sink still gets batches.
 RunSummary trainBlocking(const Experiment& experiment, const TrainingRun::EventSink& sink);
+RunSummary resumeBlocking(const ResumeRequest& request, const TrainingRun::EventSink& sink);
 
 struct EvalResult {
   double loss = 0;

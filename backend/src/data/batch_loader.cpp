@@ -84,13 +84,17 @@ struct BatchLoader::Impl {
     }
     if (options.device != batch.x.device()) {
       // Pinned host memory lets the copy run asynchronously and overlap the step on the GPU.
-      const bool pin = options.device.is_cuda() && batch.x.device().is_cpu();
+      const bool pin = options.pin_memory && options.device.is_cuda() && batch.x.device().is_cpu();
       if (pin) {
         batch.x = batch.x.pin_memory();
         batch.y = batch.y.pin_memory();
       }
       batch.x = batch.x.to(options.device, /*non_blocking=*/pin);
       batch.y = batch.y.to(options.device, /*non_blocking=*/pin);
+    }
+    // On the prefetch thread, after the copy: the step receives the layout its channels_last weights want.
+    if (options.channels_last && batch.x.dim() == 4) {
+      batch.x = batch.x.contiguous(torch::MemoryFormat::ChannelsLast);
     }
     return batch;
   }

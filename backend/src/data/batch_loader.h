@@ -26,6 +26,8 @@ struct BatchLoaderOptions {
   uint64_t seed = 0;
   std::optional<AugmentConfig> augment;  // training only
   torch::Device device = torch::kCPU;     // batches are moved here (non-blocking from pinned memory on CUDA)
+  bool pin_memory = true;                 // CUDA: async copies from page-locked memory (train.pinned_memory)
+  bool channels_last = false;             // images [B, C, H, W] handed out in channels_last (NHWC) layout
   int64_t prefetch = 2;                   // batches prepared ahead; 0 = synchronous
 };
 

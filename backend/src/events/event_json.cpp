@@ -15,7 +15,7 @@ Enum enumFromString(const std::string& text, const Enum (&values)[N], Enum fallb
   return fallback;
 }
 
-constexpr RunStatus kStatuses[] = {RunStatus::Completed, RunStatus::EarlyStopped, RunStatus::Stopped,
+constexpr RunStatus kStatuses[] = {RunStatus::Completed, RunStatus::EarlyStopped, RunStatus::Interrupted,
                                    RunStatus::Failed};
 constexpr LogLevel kLevels[] = {LogLevel::Debug, LogLevel::Info, LogLevel::Warning, LogLevel::Error};
 constexpr ErrorKind kKinds[] = {ErrorKind::BadInput, ErrorKind::OutOfMemory, ErrorKind::NonFinite,
@@ -38,6 +38,11 @@ json toJson(const StepMetrics& m) {
             {"elapsed_s", m.elapsed_s},
             {"eta_s", m.eta_s}};
   if (m.grad_norm >= 0) j["grad_norm"] = m.grad_norm;
+  if (m.loss_scale > 0) {
+    j["loss_scale"] = m.loss_scale;
+    j["skipped_steps"] = m.skipped_steps;
+    j["nonfinite_steps_in_window"] = m.nonfinite_steps_in_window;
+  }
   if (m.cuda_allocated_bytes >= 0) {
     j["cuda_allocated_bytes"] = m.cuda_allocated_bytes;
     j["cuda_reserved_bytes"] = m.cuda_reserved_bytes;
@@ -142,6 +147,9 @@ std::optional<Event> eventFromJson(const json& j) {
     m.optimizer_ms = get<double>(j, "optimizer_ms", 0);
     m.data_wait_fraction = get<double>(j, "data_wait_fraction", 0);
     m.grad_norm = get<double>(j, "grad_norm", -1);
+    m.loss_scale = get<double>(j, "loss_scale", -1);
+    m.skipped_steps = get<int64_t>(j, "skipped_steps", 0);
+    m.nonfinite_steps_in_window = get<int64_t>(j, "nonfinite_steps_in_window", 0);
     m.cpu_rss_bytes = get<int64_t>(j, "cpu_rss_bytes", 0);
     m.cuda_allocated_bytes = get<int64_t>(j, "cuda_allocated_bytes", -1);
     m.cuda_reserved_bytes = get<int64_t>(j, "cuda_reserved_bytes", -1);

@@ -6,7 +6,7 @@ const char* toString(RunStatus status) {
   switch (status) {
     case RunStatus::Completed: return "completed";
     case RunStatus::EarlyStopped: return "early_stopped";
-    case RunStatus::Stopped: return "stopped";
+    case RunStatus::Interrupted: return "interrupted";
     case RunStatus::Failed: return "failed";
   }
   return "failed";

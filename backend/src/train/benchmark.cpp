@@ -1,11 +1,15 @@
 // benchmarkTraining (declared in workbench/training_run.h): steady-state training steps, timed, no run folder.
 #include <chrono>
+#include <optional>
 
 #include "data/batch_loader.h"
 #include "data/dataset.h"
 #include "model/model.h"
+#include "optim/autocast_guard.h"
+#include "optim/grad_scaler.h"
 #include "optim/optimizer_factory.h"
 #include "train/device_selection.h"
+#include "util/fast_paths.h"
 #include "workbench/errors.h"
 #include "workbench/system_info.h"
 #include "workbench/training_run.h"
@@ -16,24 +20,48 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
                               const std::function<void(const std::string&)>& log) {
   using Clock = std::chrono::steady_clock;
   auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
-  const std::string threads = configureThreads(e.train.threads);
+  const std::string threads = configureThreads(e.train.threads, e.train.blas_threads);
   if (log) log(describe(querySystemInfo()) + "\n" + threads);
   torch::manual_seed(e.seed);
   const torch::Device device = resolveDevice(e.train.devices.at(0));
-  const Dataset data = loadDataset(e.data, e.seed);
+  if (device.is_cuda() && log) log(applyCudaBackendSwitches(e.train));
+  Dataset data = loadDataset(e.data, e.seed);
+  const auto data_bytes = static_cast<int64_t>(data.train_x.nbytes() + data.train_y.nbytes());
+  const DataPlacement placement = chooseDataPlacement(e.train, device, data_bytes);
+  if (placement.on_device) {
+    data.train_x = data.train_x.to(device);
+    data.train_y = data.train_y.to(device);
+  }
+  if (device.is_cuda() && log) log(placement.reason);
   auto model = buildModel(e.model, data.sample_shape, data.num_classes);
   model->to(device);
   model->train(true);
+  const bool channels_last = useChannelsLast(e.train, data.sample_shape);
+  if (channels_last) {
+    std::vector<torch::Tensor> tensors;
+    for (const auto& p : model->namedParameters()) tensors.push_back(p.second);
+    for (const auto& b : model->namedBuffers()) tensors.push_back(b.second);
+    convertToChannelsLast(tensors);
+  }
   auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
+  // train.amp: autocast around forward and loss; fp16 adds torch's dynamic loss scaling.
+  const std::optional<c10::ScalarType> amp_dtype = autocastDtype(e.train.amp);
+  GradScalerOptions scaler_options;
+  scaler_options.enabled = e.train.amp == "fp16";
+  GradScaler scaler(scaler_options);
   if (log) {
+    const std::string precision = amp_dtype ? e.train.amp + " autocast" : std::string("float32");
     log(data.description + "\nModel: " + std::to_string(model->info().parameters) + " parameters; batch " +
-        std::to_string(e.train.batch_size));
+        std::to_string(e.train.batch_size) + "; precision " + precision +
+        (channels_last ? "; channels_last" : ""));
   }
 
   BatchLoaderOptions options;
   options.batch_size = e.train.batch_size;
   options.seed = e.seed;
   options.device = device;
+  options.pin_memory = e.train.pinned_memory;
+  options.channels_last = channels_last;
   options.drop_last = true;  // a short last batch would skew per-step timings
   if (e.data.augment_enabled && data.sample_shape.size() == 3) options.augment = e.data.augment;
   BatchLoader loader(data.train_x, data.train_y, options);
@@ -63,10 +91,15 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
     }
     const auto t1 = Clock::now();
     optimizer->zero_grad();
-    auto loss = torch::nn::functional::cross_entropy(model->forward(batch->x), batch->y);
-    loss.backward();
+    torch::Tensor loss;
+    {
+      AutocastGuard autocast(device.type(), amp_dtype.value_or(torch::kBFloat16), amp_dtype.has_value());
+      loss = torch::nn::functional::cross_entropy(model->forward(batch->x), batch->y);
+    }
+    scaler.scale(loss).backward();
     const auto t2 = Clock::now();
-    optimizer->step();
+    scaler.step(*optimizer);
+    scaler.update();
     const auto t3 = Clock::now();
     data_time += t1 - t0;
     compute_time += t2 - t1;

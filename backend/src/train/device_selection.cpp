@@ -26,6 +26,21 @@ std::string checkDevice(const std::string& id) {
   return {};
 }
 
+std::string checkAmp(const std::string& amp, const std::vector<std::string>& devices) {
+  if (amp != "fp16") return {};
+  bool all_cuda = !devices.empty();
+  for (const auto& d : devices) all_cuda = all_cuda && d.rfind("cuda", 0) == 0;
+  if (!all_cuda) {
+    return "fp16 mixed precision needs CUDA devices (the CPU has no fast float16); use \"bf16\", which runs "
+           "on the CPU and on CUDA";
+  }
+  if (!torch::cuda::is_available()) {
+    return "fp16 mixed precision needs a CUDA GPU and this machine or LibTorch build has none; use \"bf16\" "
+           "on the CPU";
+  }
+  return {};
+}
+
 torch::Device resolveDevice(const std::string& id) {
   const std::string problem = checkDevice(id);
   if (!problem.empty()) throw UserError("train.devices: " + problem + ".");

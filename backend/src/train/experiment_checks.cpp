@@ -9,6 +9,13 @@
 #include "workbench/experiment.h"
 
 namespace wb {
+namespace {
+
+// The training loop applies train.amp (autocast, loss scaling); kept as a switch so a trainer that cannot
+// (a future backend) refuses it at validation instead of silently training in float32.
+constexpr bool kTrainerHonoursAmp = true;
+
+}  // namespace
 
 std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
   std::vector<ValidationIssue> issues;
@@ -21,11 +28,9 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
                       "this version trains on one device at a time; list a single device (data-parallel "
                       "training across several devices is planned)"});
   }
-  const bool on_cuda = !e.train.devices.empty() && e.train.devices[0].rfind("cuda", 0) == 0;
-  if (e.train.amp == "fp16" && !on_cuda) {
-    issues.push_back({"train.amp", "fp16 mixed precision needs a CUDA device; on the CPU use \"bf16\""});
-  }
-  if (e.train.amp != "off") {
+  const std::string amp_problem = checkAmp(e.train.amp, e.train.devices);
+  if (!amp_problem.empty()) issues.push_back({"train.amp", amp_problem});
+  if (amp_problem.empty() && e.train.amp != "off" && !kTrainerHonoursAmp) {
     issues.push_back({"train.amp", "mixed precision (\"" + e.train.amp +
                                        "\") is not available in this version yet; use \"off\""});
   }

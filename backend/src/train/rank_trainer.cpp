@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "data/batch_loader.h"
+#include "optim/autocast_guard.h"
+#include "util/fast_paths.h"
 #include "optim/optimizer_factory.h"
 #include "train/evaluation.h"
 #include "util/cuda_memory.h"
@@ -37,18 +39,22 @@ torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_
 // What the window since the last StepMetrics accumulated. Device tensors are only read when it is reported.
 struct MetricsWindow {
   torch::Tensor loss_sum;  // sum over samples of the per-sample loss
+  torch::Tensor loss_samples;  // samples in loss_sum; with fp16 loss scaling, only those whose loss was finite
   torch::Tensor grad_norm_sum;
   int64_t samples = 0;
   int64_t steps = 0;
+  int64_t skipped = 0;  // optimizer steps skipped for inf/NaN gradients (fp16)
   Clock::time_point start;
   Clock::duration data{}, compute{}, optimizer{};
 
   void reset(const torch::Device& device) {
     auto options = torch::TensorOptions().dtype(torch::kFloat64).device(device);
     loss_sum = torch::zeros({}, options);
+    loss_samples = torch::zeros({}, options);
     grad_norm_sum = torch::zeros({}, options);
     samples = 0;
     steps = 0;
+    skipped = 0;
     start = Clock::now();
     data = compute = optimizer = Clock::duration{};
   }
@@ -72,6 +78,13 @@ class EarlyStopping {
     }
     return ++m_bad >= m_config.patience;
   }
+  nlohmann::json state() const { return {{"best", m_best}, {"has_best", m_has_best}, {"bad", m_bad}}; }
+  void loadState(const nlohmann::json& j) {
+    if (!j.is_object() || !j.contains("has_best")) return;
+    m_best = j.value("best", 0.0);
+    m_has_best = j.value("has_best", false);
+    m_bad = j.value("bad", int64_t{0});
+  }
 
  private:
   EarlyStoppingConfig m_config;
@@ -88,6 +101,43 @@ std::string formatLoss(double value) {
 
 }  // namespace
 
+nlohmann::json RankProgress::toJson() const {
+  nlohmann::json j = {{"step", step},
+                      {"epoch", epoch},
+                      {"next_batch", next_batch},
+                      {"epoch_loss_sum", epoch_loss_sum},
+                      {"epoch_correct", epoch_correct},
+                      {"epoch_samples", epoch_samples},
+                      {"epoch_loss_samples", epoch_loss_samples},
+                      {"best_val_loss", best_val_loss},
+                      {"best_val_accuracy", best_val_accuracy},
+                      {"early_stopping", early_stopping},
+                      {"train_seconds", train_seconds},
+                      {"samples", samples},
+                      {"reason", reason}};
+  if (val_metric) j["val_metric"] = *val_metric;
+  return j;
+}
+
+RankProgress RankProgress::fromJson(const nlohmann::json& j) {
+  RankProgress p;
+  p.step = j.at("step").get<int64_t>();
+  p.epoch = j.at("epoch").get<int64_t>();
+  p.next_batch = j.at("next_batch").get<int64_t>();
+  p.epoch_loss_sum = j.at("epoch_loss_sum").get<double>();
+  p.epoch_correct = j.at("epoch_correct").get<int64_t>();
+  p.epoch_samples = j.at("epoch_samples").get<int64_t>();
+  p.epoch_loss_samples = j.value("epoch_loss_samples", static_cast<double>(p.epoch_samples));
+  p.best_val_loss = j.at("best_val_loss").get<double>();
+  p.best_val_accuracy = j.at("best_val_accuracy").get<double>();
+  p.early_stopping = j.value("early_stopping", nlohmann::json::object());
+  p.train_seconds = j.value("train_seconds", 0.0);
+  p.samples = j.value("samples", int64_t{0});
+  if (j.contains("val_metric") && j["val_metric"].is_number()) p.val_metric = j["val_metric"].get<double>();
+  p.reason = j.value("reason", std::string());
+  return p;
+}
+
 RankOutcome trainRank(const RankSetup& s) {
   const Experiment& exp = s.experiment;
   const TrainConfig& train = exp.train;
@@ -98,6 +148,8 @@ RankOutcome trainRank(const RankSetup& s) {
   loader_options.shuffle = true;
   loader_options.seed = exp.seed;
   loader_options.device = s.device;
+  loader_options.pin_memory = train.pinned_memory;
+  loader_options.channels_last = useChannelsLast(train, s.data.sample_shape);
   if (exp.data.augment_enabled && s.data.sample_shape.size() == 3) loader_options.augment = exp.data.augment;
   BatchLoader loader(s.data.train_x, s.data.train_y, loader_options);
 
@@ -107,16 +159,35 @@ RankOutcome trainRank(const RankSetup& s) {
   const bool has_val = s.data.val_x.defined() && s.data.val_x.size(0) > 0;
   const bool cuda = s.device.is_cuda();
   const std::vector<torch::Tensor> params = s.model.parameters();
+  const bool checkpoints = static_cast<bool>(s.checkpoint);
+  // Autocast is per thread: the guard below is entered on this (the training) thread for each forward.
+  const std::optional<c10::ScalarType> amp_dtype = autocastDtype(train.amp);
+  const auto checkpoint_interval = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(train.checkpoint_every_minutes * 60.0));
 
   EarlyStopping early_stopping(train.early_stopping);
   MetricsWindow window;
   window.reset(s.device);
   Clock::duration train_time{};
   int64_t step = 0;
+  int64_t first_epoch = 1;
+  if (s.resume_from) {
+    const RankProgress& r = *s.resume_from;
+    step = r.step;
+    first_epoch = r.epoch;
+    outcome.best_val_loss = r.best_val_loss;
+    outcome.best_val_accuracy = r.best_val_accuracy;
+    outcome.samples = r.samples - r.epoch_samples;  // before the epoch in progress; it counts its own
+    outcome.epochs = r.epoch - (r.next_batch == 0 ? 1 : 0);
+    early_stopping.loadState(r.early_stopping);
+    train_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(r.train_seconds));
+  }
+  Clock::time_point last_checkpoint = Clock::now();
 
   auto reportWindow = [&](int64_t epoch, double epoch_fraction) {
     if (window.steps == 0) return;
-    const double loss = window.loss_sum.item<double>() / std::max<int64_t>(1, window.samples);
+    const double counted = s.scaler.enabled() ? window.loss_samples.item<double>() : window.samples;
+    const double loss = window.loss_sum.item<double>() / counted;
     if (!std::isfinite(loss)) {
       std::ostringstream msg;
       msg << "The training loss became " << formatLoss(loss) << " between steps " << (step - window.steps + 1)
@@ -138,6 +209,11 @@ RankOutcome trainRank(const RankSetup& s) {
     m.optimizer_ms = seconds(window.optimizer) * per_step;
     m.data_wait_fraction = window_s > 0 ? seconds(window.data) / window_s : 0;
     if (train.clip_grad_norm > 0) m.grad_norm = window.grad_norm_sum.item<double>() / window.steps;
+    if (s.scaler.enabled()) {
+      m.loss_scale = s.scaler.currentScale();
+      m.skipped_steps = s.scaler.skippedSteps();
+      m.nonfinite_steps_in_window = window.skipped;
+    }
     m.cpu_rss_bytes = currentRssBytes();
     if (cuda) {
       const CudaMemoryStats mem = cudaMemoryStats(s.device.index() < 0 ? 0 : s.device.index());
@@ -149,36 +225,70 @@ RankOutcome trainRank(const RankSetup& s) {
     }
     const double trained_s = seconds(train_time + (Clock::now() - window.start));
     m.elapsed_s = trained_s;
-    m.eta_s = step > 0 ? trained_s / step * static_cast<double>(s.plan.total_steps - step) : -1;
+    const int64_t steps_this_session = step - (s.resume_from ? s.resume_from->step : 0);
+    m.eta_s = steps_this_session > 0 && s.plan.total_steps > step
+                  ? seconds(Clock::now() - window.start) / window.steps * static_cast<double>(s.plan.total_steps - step)
+                  : (step >= s.plan.total_steps ? 0 : -1);
     s.events.post(m);
     train_time += Clock::now() - window.start;
     window.reset(s.device);
   };
 
-  for (int64_t epoch = 1; epoch <= s.plan.epochs && step < s.plan.total_steps; ++epoch) {
+  for (int64_t epoch = first_epoch; epoch <= s.plan.epochs && step < s.plan.total_steps; ++epoch) {
     outcome.epochs = epoch;
     s.model.train(true);
-    loader.startEpoch(epoch);
+    const bool resuming_here = s.resume_from && epoch == first_epoch;
+    const int64_t first_batch = resuming_here ? s.resume_from->next_batch : 0;
+    loader.startEpoch(epoch, first_batch);
     const auto epoch_start = Clock::now();
     auto options = torch::TensorOptions().dtype(torch::kFloat64).device(s.device);
-    auto epoch_loss_sum = torch::zeros({}, options);
-    auto epoch_correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(s.device));
-    int64_t epoch_samples = 0;
-    int64_t micro = 0;
+    auto epoch_loss_sum = torch::scalar_tensor(resuming_here ? s.resume_from->epoch_loss_sum : 0.0, options);
+    auto epoch_loss_samples =
+        torch::scalar_tensor(resuming_here ? s.resume_from->epoch_loss_samples : 0.0, options);
+    auto epoch_correct = torch::scalar_tensor(resuming_here ? s.resume_from->epoch_correct : int64_t{0},
+                                              torch::TensorOptions().dtype(torch::kInt64).device(s.device));
+    int64_t epoch_samples = resuming_here ? s.resume_from->epoch_samples : 0;
+    int64_t micro = first_batch;  // batches of this epoch consumed
     bool stopped = false;
+
+    // The state between optimizer steps, for a checkpoint at batch `next_batch` of this epoch.
+    auto progressAt = [&](int64_t next_epoch, int64_t next_batch, const char* reason) {
+      RankProgress p;
+      p.step = step;
+      p.epoch = next_epoch;
+      p.next_batch = next_batch;
+      if (next_batch > 0) {
+        p.epoch_loss_sum = epoch_loss_sum.item<double>();
+        p.epoch_loss_samples = s.scaler.enabled() ? epoch_loss_samples.item<double>() : epoch_samples;
+        p.epoch_correct = epoch_correct.item<int64_t>();
+        p.epoch_samples = epoch_samples;
+      }
+      p.best_val_loss = outcome.best_val_loss;
+      p.best_val_accuracy = outcome.best_val_accuracy;
+      p.early_stopping = early_stopping.state();
+      p.train_seconds = seconds(train_time + (Clock::now() - window.start));
+      p.samples = outcome.samples + (next_batch > 0 ? epoch_samples : 0);
+      p.reason = reason;
+      return p;
+    };
+    auto writeCheckpoint = [&](const RankProgress& p) {
+      if (!checkpoints) return;
+      s.checkpoint(p);
+      last_checkpoint = Clock::now();
+    };
 
     while (true) {
       if (micro % accum == 0) {
-        if (s.control.stopRequested()) {
-          stopped = true;
-          break;
+        for (;;) {
+          if (s.control.stopRequested()) {
+            stopped = true;
+            break;
+          }
+          if (s.control.takeCheckpointRequest()) writeCheckpoint(progressAt(epoch, micro, "requested"));
+          if (!s.control.paused()) break;
+          window.start += s.control.waitWhilePaused();
         }
-        const auto paused = s.control.waitWhilePaused();
-        window.start += paused;
-        if (s.control.stopRequested()) {
-          stopped = true;
-          break;
-        }
+        if (stopped) break;
       }
       const auto t0 = Clock::now();
       std::optional<Batch> batch = loader.next();
@@ -190,13 +300,26 @@ RankOutcome trainRank(const RankSetup& s) {
         s.optimizer.zero_grad();
         setLearningRate(s.optimizer, s.schedule.lrAt(step));
       }
-      auto logits = s.model.forward(batch->x);
-      auto loss = torch::nn::functional::cross_entropy(logits, batch->y);
-      (accum > 1 ? loss / static_cast<double>(accum) : loss).backward();
+      torch::Tensor logits, loss;
+      {
+        AutocastGuard autocast(s.device.type(), amp_dtype.value_or(torch::kBFloat16), amp_dtype.has_value());
+        logits = s.model.forward(batch->x);
+        loss = torch::nn::functional::cross_entropy(logits, batch->y);
+      }
+      s.scaler.scale(accum > 1 ? loss / static_cast<double>(accum) : loss).backward();
       const int64_t n = batch->x.size(0);
       {
         torch::NoGradGuard no_grad;
         auto weighted = loss.detach().to(torch::kFloat64) * static_cast<double>(n);
+        if (s.scaler.enabled()) {
+          // fp16 overflow in the forward pass gives an inf loss; GradScaler skips that step, so it is left out
+          // of the averages rather than failing the run. A window whose every loss is non-finite still fails.
+          auto finite = torch::isfinite(weighted);
+          weighted = torch::where(finite, weighted, torch::zeros_like(weighted));
+          auto counted = finite.to(torch::kFloat64) * static_cast<double>(n);
+          window.loss_samples += counted;
+          epoch_loss_samples += counted;
+        }
         window.loss_sum += weighted;
         epoch_loss_sum += weighted;
         epoch_correct += logits.detach().argmax(1).eq(batch->y).sum();
@@ -209,8 +332,19 @@ RankOutcome trainRank(const RankSetup& s) {
 
       const bool last_batch = batch->index + 1 == loader.batchesPerEpoch();
       if (micro % accum == 0 || last_batch) {
-        if (train.clip_grad_norm > 0) window.grad_norm_sum += clipGradNorm(params, train.clip_grad_norm);
-        s.optimizer.step();
+        if (train.clip_grad_norm > 0) {
+          if (s.scaler.enabled()) s.scaler.unscale(s.optimizer);  // clip the true gradients
+          window.grad_norm_sum += clipGradNorm(params, train.clip_grad_norm);
+        }
+        // fp16: a step with inf/NaN gradients is skipped — neither the optimizer nor the schedule moves
+        // (the step counter drives the schedule), and the scale backs off.
+        const bool stepped = s.scaler.step(s.optimizer);
+        s.scaler.update();
+        if (!stepped) {
+          ++window.skipped;
+          window.optimizer += Clock::now() - t2;
+          continue;
+        }
         ++step;
         ++window.steps;
         window.optimizer += Clock::now() - t2;
@@ -218,28 +352,48 @@ RankOutcome trainRank(const RankSetup& s) {
           reportWindow(epoch, static_cast<double>(batch->index + 1) / loader.batchesPerEpoch());
         }
         if (step >= s.plan.total_steps) break;
+        // The epoch's end writes its own checkpoint, after validation.
+        if (checkpoints && !last_batch) {
+          const char* reason = nullptr;
+          if (train.checkpoint_every_steps > 0 && step % train.checkpoint_every_steps == 0) {
+            reason = "steps";
+          } else if (train.checkpoint_every_minutes > 0 && Clock::now() - last_checkpoint >= checkpoint_interval) {
+            reason = "minutes";
+          }
+          if (reason) writeCheckpoint(progressAt(epoch, micro, reason));
+        }
       }
     }
     reportWindow(epoch, static_cast<double>(epoch_samples) / std::max<int64_t>(1, loader.samples()));
+    if (stopped) {
+      // Exactly where the loop stands: no epoch metrics, no validation (the resumed run does them when the
+      // epoch really ends, as the uninterrupted run would).
+      writeCheckpoint(progressAt(epoch, micro, "stop"));
+      outcome.samples += epoch_samples;
+      outcome.status = RunStatus::Interrupted;
+      break;
+    }
     outcome.samples += epoch_samples;
 
+    bool stop_early = false;
+    std::optional<double> val_metric;
     if (epoch_samples > 0) {
       EpochMetrics em;
       em.epoch = epoch;
       em.step = step;
-      em.train_loss = epoch_loss_sum.item<double>() / epoch_samples;
+      em.train_loss = epoch_loss_sum.item<double>() /
+                      (s.scaler.enabled() ? epoch_loss_samples.item<double>() : epoch_samples);
       em.train_accuracy = static_cast<double>(epoch_correct.item<int64_t>()) / epoch_samples;
       em.lr = s.schedule.lrAt(std::max<int64_t>(0, step - 1));
       em.epoch_s = seconds(Clock::now() - epoch_start);
-      em.samples_per_sec = em.epoch_s > 0 ? epoch_samples / em.epoch_s : 0;
+      em.samples_per_sec = em.epoch_s > 0 ? (epoch_samples - (resuming_here ? s.resume_from->epoch_samples : 0)) / em.epoch_s : 0;
       if (!std::isfinite(em.train_loss)) {
         throw NonFiniteLossError("The training loss became " + formatLoss(em.train_loss) + " in epoch " +
                                      std::to_string(epoch) + ".",
                                  step);
       }
-      const bool last = stopped || step >= s.plan.total_steps;
+      const bool last = step >= s.plan.total_steps;
       const bool eval_now = has_val && (epoch % std::max<int64_t>(1, train.eval_every_epochs) == 0 || last);
-      bool stop_early = false;
       if (eval_now) {
         const EvalResult val = evaluateModel(s.model, s.data.val_x, s.data.val_y, eval_batch, s.device);
         em.val_loss = val.loss;
@@ -248,19 +402,22 @@ RankOutcome trainRank(const RankSetup& s) {
         outcome.best_val_accuracy = std::max(outcome.best_val_accuracy, val.accuracy);
         s.schedule.observeValidation(exp.schedule.plateau_mode == "max" ? val.accuracy : val.loss);
         stop_early = early_stopping.observe(val.loss, val.accuracy);
+        val_metric = train.early_stopping.metric == "val_accuracy" ? val.accuracy : val.loss;
       }
       s.events.post(em);
-      // Validation is not training time: the next window's throughput starts after it.
-      window.start = Clock::now();
-      if (stop_early) {
-        s.events.log(LogLevel::Info, "Early stopping: " + exp.train.early_stopping.metric + " did not improve for " +
-                                         std::to_string(exp.train.early_stopping.patience) + " validations.");
-        outcome.status = RunStatus::EarlyStopped;
-        break;
-      }
     }
-    if (stopped) {
-      outcome.status = RunStatus::Stopped;
+    if (checkpoints) {
+      // The epoch is done: a resumed run starts the next one (epoch accumulators start at zero).
+      RankProgress p = progressAt(epoch + 1, 0, "epoch");
+      p.val_metric = val_metric;
+      writeCheckpoint(p);
+    }
+    // Validation and the checkpoint are not training time: the next window's throughput starts after them.
+    window.start = Clock::now();
+    if (stop_early) {
+      s.events.log(LogLevel::Info, "Early stopping: " + exp.train.early_stopping.metric + " did not improve for " +
+                                       std::to_string(exp.train.early_stopping.patience) + " validations.");
+      outcome.status = RunStatus::EarlyStopped;
       break;
     }
   }

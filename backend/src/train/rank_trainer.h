@@ -6,10 +6,16 @@
 
 #include <torch/torch.h>
 
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
 #include <stdexcept>
+#include <string>
 
 #include "data/dataset.h"
 #include "model/model.h"
+#include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
 #include "train/event_stream.h"
 #include "train/training_control.h"
@@ -37,6 +43,29 @@ struct RankOutcome {
   int64_t samples = 0;       // training samples processed
 };
 
+// A consistent point between optimizer steps: everything the loop itself carries that a checkpoint needs
+// (the model, optimizer, schedule and RNG states are the run's to capture). Data continues at batch
+// `next_batch` of epoch `epoch` (batch 0 of the next epoch after an epoch's end).
+struct RankProgress {
+  int64_t step = 0;
+  int64_t epoch = 1;
+  int64_t next_batch = 0;
+  double epoch_loss_sum = 0;  // the epoch in progress so far
+  int64_t epoch_correct = 0;
+  int64_t epoch_samples = 0;
+  double epoch_loss_samples = 0;  // samples in epoch_loss_sum (fp16 leaves out non-finite losses)
+  double best_val_loss = -1;
+  double best_val_accuracy = -1;
+  nlohmann::json early_stopping = nlohmann::json::object();
+  double train_seconds = 0;
+  int64_t samples = 0;
+  std::optional<double> val_metric;  // the validation just done (epoch end), for keeping the best checkpoint
+  std::string reason;                // "epoch", "steps", "minutes", "requested", "stop"
+
+  nlohmann::json toJson() const;
+  static RankProgress fromJson(const nlohmann::json& j);
+};
+
 struct RankSetup {
   const Experiment& experiment;
   const Dataset& data;
@@ -47,6 +76,10 @@ struct RankSetup {
   torch::Device device;
   EventStream& events;
   TrainingControl& control;
+  GradScaler& scaler;  // train.amp fp16: dynamic loss scaling; disabled otherwise
+  const RankProgress* resume_from = nullptr;  // continue from here instead of step 0
+  // Writes a checkpoint of this point; empty = no checkpoints (benchmarks).
+  std::function<void(const RankProgress&)> checkpoint;
 };
 
 RankOutcome trainRank(const RankSetup& setup);

@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 
+#include "train/metrics_csv.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
@@ -47,6 +49,43 @@ std::FILE* openForAppend(const std::string& path) {
                     "Check that output.runs_dir is writable.");
   }
   return f;
+}
+
+double wallTime() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// What TensorBoard shows: tags grouped by their prefix into sections.
+void writeTensorBoard(TensorBoardWriter& tb, const Event& event) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  if (const auto* m = std::get_if<StepMetrics>(&event)) {
+    std::vector<std::pair<std::string, double>> scalars = {
+        {"loss/train", m->loss},
+        {"learning_rate", m->lr},
+        {"throughput/samples_per_sec", m->samples_per_sec},
+        {"throughput/data_wait_fraction", m->data_wait_fraction},
+        {"memory/cpu_rss_mib", static_cast<double>(m->cpu_rss_bytes) / kMiB}};
+    if (m->grad_norm >= 0) scalars.emplace_back("grad_norm", m->grad_norm);
+    if (m->loss_scale > 0) {
+      scalars.emplace_back("amp/loss_scale", m->loss_scale);
+      scalars.emplace_back("amp/skipped_steps", static_cast<double>(m->skipped_steps));
+    }
+    if (m->cuda_allocated_bytes >= 0) {
+      scalars.emplace_back("memory/cuda_allocated_mib", static_cast<double>(m->cuda_allocated_bytes) / kMiB);
+      scalars.emplace_back("memory/cuda_reserved_mib", static_cast<double>(m->cuda_reserved_bytes) / kMiB);
+      scalars.emplace_back("memory/cuda_peak_mib", static_cast<double>(m->cuda_peak_bytes) / kMiB);
+    }
+    tb.addScalars(m->step, wallTime(), scalars);
+  } else if (const auto* e = std::get_if<EpochMetrics>(&event)) {
+    std::vector<std::pair<std::string, double>> scalars = {{"loss/train_epoch", e->train_loss},
+                                                           {"accuracy/train", e->train_accuracy},
+                                                           {"throughput/epoch_samples_per_sec", e->samples_per_sec}};
+    if (e->val_loss >= 0) {
+      scalars.emplace_back("loss/val", e->val_loss);
+      scalars.emplace_back("accuracy/val", e->val_accuracy);
+    }
+    tb.addScalars(e->step, wallTime(), scalars);
+  }
 }
 
 }  // namespace
@@ -91,20 +130,93 @@ RunFolder RunFolder::create(const std::string& runs_dir, const std::string& name
   throw UserError("Could not find a free run folder name under " + runs_dir);
 }
 
+RunFolder RunFolder::open(const std::string& path) {
+  if (!fs::is_regular_file(fs::path(path) / "experiment.json")) {
+    throw UserError(path + " is not a run folder: it has no experiment.json.",
+                    "Give the folder of a run under output.runs_dir (`workbench-cli runs` lists them).");
+  }
+  const std::string problem = checkRunsDirWritable(path);
+  if (!problem.empty()) {
+    throw UserError("Cannot resume the run: " + problem + ".", "Free some space or make the folder writable.");
+  }
+  return RunFolder(path);
+}
+
 RunFolder::RunFolder(std::string path) : m_path(std::move(path)) {
+  // One TensorBoard file per run folder, kept across resumes (tensorboard needs "tfevents" in the name).
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(m_path, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("events.out.tfevents.", 0) == 0) m_tensorboard_name = name;
+  }
+  if (m_tensorboard_name.empty()) {
+    char host[128] = {};
+    ::gethostname(host, sizeof(host) - 1);
+    m_tensorboard_name = "events.out.tfevents." + std::to_string(std::time(nullptr)) + "." + host;
+  }
+  openLogs();
+}
+
+void RunFolder::openLogs() {
+  const bool new_csv = !fs::exists(file("metrics.csv")) || fs::file_size(file("metrics.csv")) == 0;
   m_metrics = openForAppend(file("metrics.jsonl"));
+  m_csv = openForAppend(file("metrics.csv"));
+  if (new_csv) std::fputs(metricsCsvHeader().c_str(), m_csv);
   m_log = openForAppend(file("train.log"));
+  m_tensorboard = std::make_unique<TensorBoardWriter>(file(m_tensorboard_name));
+}
+
+void RunFolder::closeLogs() {
+  for (std::FILE** f : {&m_metrics, &m_csv, &m_log}) {
+    if (*f) std::fclose(*f);
+    *f = nullptr;
+  }
+  m_tensorboard.reset();
 }
 
 RunFolder::RunFolder(RunFolder&& other) noexcept
-    : m_path(std::move(other.m_path)), m_metrics(other.m_metrics), m_log(other.m_log) {
+    : m_path(std::move(other.m_path)),
+      m_tensorboard_name(std::move(other.m_tensorboard_name)),
+      m_metrics(other.m_metrics),
+      m_csv(other.m_csv),
+      m_log(other.m_log),
+      m_tensorboard(std::move(other.m_tensorboard)) {
   other.m_metrics = nullptr;
+  other.m_csv = nullptr;
   other.m_log = nullptr;
 }
 
-RunFolder::~RunFolder() {
-  if (m_metrics) std::fclose(m_metrics);
-  if (m_log) std::fclose(m_log);
+RunFolder::~RunFolder() { closeLogs(); }
+
+nlohmann::json RunFolder::logLengths() {
+  std::fflush(m_metrics);
+  std::fflush(m_csv);
+  std::fflush(m_log);
+  m_tensorboard->flush();
+  nlohmann::json lengths = nlohmann::json::object();
+  for (const std::string& name : {std::string("metrics.jsonl"), std::string("metrics.csv"), std::string("train.log"),
+                                 m_tensorboard_name}) {
+    std::error_code ec;
+    const auto size = fs::file_size(file(name), ec);
+    if (!ec) lengths[name] = static_cast<int64_t>(size);
+  }
+  return lengths;
+}
+
+void RunFolder::truncateLogs(const nlohmann::json& lengths) {
+  closeLogs();
+  for (const std::string& name : {std::string("metrics.jsonl"), std::string("metrics.csv"), std::string("train.log"),
+                                 m_tensorboard_name}) {
+    const int64_t keep = lengths.is_object() && lengths.contains(name) ? lengths[name].get<int64_t>() : 0;
+    std::error_code ec;
+    const auto size = fs::file_size(file(name), ec);
+    if (ec || static_cast<int64_t>(size) <= keep) continue;
+    if (::truncate(file(name).c_str(), keep) != 0) {
+      throw UserError("Could not cut " + file(name) + " back to the checkpoint: " + std::strerror(errno),
+                      "Check that the run folder is writable.");
+    }
+  }
+  openLogs();
 }
 
 void RunFolder::writeExperiment(const nlohmann::json& experiment) {
@@ -115,6 +227,9 @@ void RunFolder::append(const EventBatch& batch) {
   for (const Event& event : batch) {
     const std::string line = eventToJson(event).dump() + "\n";
     std::fwrite(line.data(), 1, line.size(), m_metrics);
+    const std::string row = metricsCsvRow(event);
+    if (!row.empty()) std::fwrite(row.data(), 1, row.size(), m_csv);
+    writeTensorBoard(*m_tensorboard, event);
     if (const auto* log = std::get_if<LogLine>(&event)) {
       std::fprintf(m_log, "[%s] %s\n", toString(log->level), log->text.c_str());
     } else if (const auto* error = std::get_if<RunError>(&event)) {
@@ -124,7 +239,9 @@ void RunFolder::append(const EventBatch& batch) {
   }
   // One flush per batch, not per line: the OS has every event of the batch if the process dies after this.
   std::fflush(m_metrics);
+  std::fflush(m_csv);
   std::fflush(m_log);
+  m_tensorboard->flush();
 }
 
 void RunFolder::writeSummary(const RunSummary& summary, const RunError* error) {

@@ -1,12 +1,16 @@
 #pragma once
-// A run's folder under runs_dir: the resolved experiment, metrics.jsonl (one event a line), train.log, the
-// final model and summary.json. Files that are replaced are written atomically; the two logs are appended.
+// A run's folder under runs_dir: the resolved experiment, metrics.jsonl (one event a line), metrics.csv,
+// a TensorBoard event file, train.log, checkpoints/, the final model and summary.json. Files that are replaced
+// are written atomically; the logs are appended, and a checkpoint records their lengths so a resumed run cuts
+// them back to that point instead of repeating steps.
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "util/tensorboard_writer.h"
 #include "workbench/events.h"
 
 namespace wb {
@@ -16,6 +20,9 @@ class RunFolder {
   // Creates "<runs_dir>/<YYYYmmdd-HHMMSS>-<name>" (with a suffix if taken). Throws UserError when runs_dir
   // cannot be created or written (read-only, full disk) — before any training.
   static RunFolder create(const std::string& runs_dir, const std::string& name);
+
+  // An existing run folder, to resume it. Throws UserError when `path` is not a run folder.
+  static RunFolder open(const std::string& path);
 
   RunFolder(RunFolder&& other) noexcept;
   RunFolder& operator=(RunFolder&&) = delete;
@@ -30,11 +37,20 @@ class RunFolder {
   void append(const EventBatch& batch);
   void writeSummary(const RunSummary& summary, const RunError* error);
 
+  // The appended files' lengths now (after a flush), and cutting them back to such lengths.
+  nlohmann::json logLengths();
+  void truncateLogs(const nlohmann::json& lengths);
+
  private:
   explicit RunFolder(std::string path);
+  void openLogs();
+  void closeLogs();
   std::string m_path;
+  std::string m_tensorboard_name;
   std::FILE* m_metrics = nullptr;
+  std::FILE* m_csv = nullptr;
   std::FILE* m_log = nullptr;
+  std::unique_ptr<TensorBoardWriter> m_tensorboard;
 };
 
 // Checks that `runs_dir` exists or can be created and that a file can be written there (and is not on a full

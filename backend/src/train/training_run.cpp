@@ -1,14 +1,21 @@
 #include "workbench/training_run.h"
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <sstream>
 #include <thread>
 
 #include "data/dataset.h"
 #include "model/model.h"
+#include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
+#include "runs/run_index_db.h"
+#include "torch_compat.h"
+#include "train/checkpoint_store.h"
 #include "train/device_selection.h"
 #include "train/evaluation.h"
 #include "train/event_stream.h"
@@ -16,6 +23,10 @@
 #include "train/run_folder.h"
 #include "train/training_control.h"
 #include "util/cuda_memory.h"
+#include "util/fast_paths.h"
+#include "util/rng_state.h"
+#include "workbench/event_json.h"
+#include "workbench/run_index.h"
 #include "workbench/errors.h"
 #include "workbench/system_info.h"
 
@@ -23,6 +34,7 @@ namespace wb {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
 
 std::string describeOptimizer(const Experiment& e, const TrainingPlan& plan) {
   std::ostringstream out;
@@ -64,10 +76,87 @@ RunError classify(std::exception_ptr error) {
   }
 }
 
+// The tensors of a checkpoint: model weights and buffers, the optimizer's state, the RNG states.
+std::string serializeTrainingState(Model& model, torch::optim::Optimizer& optimizer) {
+  torch::serialize::OutputArchive archive;
+  torch::serialize::OutputArchive weights;
+  for (const auto& [name, tensor] : model.namedParameters()) weights.write(name, tensor.detach());
+  for (const auto& [name, tensor] : model.namedBuffers()) weights.write(name, tensor, /*is_buffer=*/true);
+  archive.write("model", weights);
+  torch::serialize::OutputArchive optimizer_state;
+  optimizer.save(optimizer_state);
+  archive.write("optimizer", optimizer_state);
+  torch::serialize::OutputArchive rng;
+  // Archive keys become attribute names of a TorchScript class: "cuda:0" is stored as "cuda_0".
+  for (const auto& [name, state] : captureRngStates()) {
+    std::string key = name;
+    std::replace(key.begin(), key.end(), ':', '_');
+    rng.write(key, state, /*is_buffer=*/true);
+  }
+  archive.write("rng", rng);
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+void restoreTrainingState(const std::string& payload, const std::string& file, Model& model,
+                          torch::optim::Optimizer& optimizer) {
+  std::istringstream in(payload);
+  torch::serialize::InputArchive archive;
+  archive.load_from(in, torch::Device(torch::kCPU));
+  torch::serialize::InputArchive weights;
+  archive.read("model", weights);
+  {
+    torch::NoGradGuard no_grad;
+    auto restore = [&](const std::vector<std::pair<std::string, torch::Tensor>>& targets, bool buffers) {
+      for (const auto& [name, target] : targets) {
+        torch::Tensor value;
+        if (!weights.try_read(name, value, buffers) || !value.sizes().equals(target.sizes())) {
+          throw UserError("Checkpoint " + file + " does not fit the model: tensor " + name + " is missing or "
+                          "has another shape.",
+                          "The model in experiment.json was changed after the checkpoint was written.");
+        }
+        target.copy_(value);
+      }
+    };
+    restore(model.namedParameters(), false);
+    restore(model.namedBuffers(), true);
+  }
+  torch::serialize::InputArchive optimizer_state;
+  archive.read("optimizer", optimizer_state);
+  optimizer.load(optimizer_state);
+  torch::serialize::InputArchive rng;
+  archive.read("rng", rng);
+  std::vector<std::pair<std::string, torch::Tensor>> states;
+  for (const std::string& key : rng.keys()) {
+    torch::Tensor state;
+    std::string name = key;
+    if (name.rfind("cuda_", 0) == 0) name[4] = ':';
+    if (rng.try_read(key, state, /*is_buffer=*/true)) states.emplace_back(name, state);
+  }
+  restoreRngStates(states);
+}
+
+// The form the run index keys folders by: absolute, normalized, no trailing separator.
+std::string absoluteFolder(const std::string& path) {
+  fs::path p = fs::absolute(path).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.string();
+}
+
+std::string megabytes(int64_t bytes) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(1);
+  out << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB";
+  return out.str();
+}
+
 }  // namespace
 
 struct TrainingRun::Impl {
   Experiment experiment;
+  std::optional<ResumeRequest> resume;
   EventSink sink;
   TrainingControl control;
   std::thread worker;
@@ -83,26 +172,117 @@ void TrainingRun::Impl::run() {
   EventStream events(sink);
   RunSummary result;
   std::unique_ptr<RunFolder> folder;
+  std::unique_ptr<RunIndexDb> index;
+  int64_t index_id = 0;
   std::unique_ptr<Model> model;
   std::optional<RunError> error;
+  double wall_before = 0;  // earlier sessions of a resumed run
+  // A resume refused before it takes the folder over (changed experiment, finished run) leaves it untouched.
+  bool folder_owned = false;
   try {
-    const std::string threads = configureThreads(experiment.train.threads);
+    std::optional<LoadedCheckpoint> checkpoint;
+    std::string runs_dir;
+    if (resume) {
+      folder = std::make_unique<RunFolder>(RunFolder::open(resume->run_dir));
+      result.run_dir = folder->path();
+      runs_dir = fs::path(absoluteFolder(folder->path())).parent_path().string();
+      const ParseResult parsed = loadExperimentFile(folder->file("experiment.json"));
+      if (!parsed.ok()) {
+        throw UserError("The run's experiment.json cannot be used:\n" + formatIssues(parsed.issues),
+                        "Fix the file in " + folder->path() + " or start a new run.");
+      }
+      experiment = parsed.experiment;
+      if (fs::exists(folder->file("summary.json"))) {
+        std::ifstream in(folder->file("summary.json"));
+        const nlohmann::json previous = nlohmann::json::parse(in, nullptr, false);
+        if (previous.is_object()) {
+          const RunSummary before = summaryFromJson(previous);
+          if (before.status == RunStatus::Completed || before.status == RunStatus::EarlyStopped) {
+            throw UserError("Run " + folder->path() + " already finished (" + toString(before.status) + ").",
+                            "Start a new run with `workbench-cli train`.");
+          }
+          wall_before = before.wall_s;
+        }
+      }
+      if (const auto record = findRun(runs_dir, absoluteFolder(folder->path()))) {
+        if (record->status == "running") {
+          throw UserError("Run " + folder->path() + " is still running (process " + std::to_string(record->pid) +
+                              (record->host.empty() ? "" : " on " + record->host) + ").",
+                          "Stop it first (Ctrl-C or kill -TERM " + std::to_string(record->pid) +
+                              "); it writes a checkpoint, then resume it.");
+        }
+      }
+      const CheckpointStore store(folder->path(), experiment.train.keep_checkpoints,
+                                  experiment.train.early_stopping.metric != "val_accuracy");
+      checkpoint = store.loadLatestGood([&](const std::string& warning) { events.log(LogLevel::Warning, warning); });
+      if (checkpoint) {
+        const auto changes =
+            diffExperiments(checkpoint->contents.meta.value("experiment", nlohmann::json::object()),
+                            experimentToJson(experiment));
+        if (!changes.empty() && !resume->force) {
+          throw UserError("The run's experiment.json changed since its checkpoint was written: " +
+                              describeChanges(changes) + ".",
+                          "Undo the change, or resume anyway with --force (training continues with the new "
+                          "values from the checkpoint's step).");
+        }
+        if (!changes.empty()) events.log(LogLevel::Warning, "Resuming with a changed experiment (forced): " +
+                                                                describeChanges(changes));
+        folder->truncateLogs(checkpoint->contents.meta.value("log_lengths", nlohmann::json::object()));
+        wall_before = checkpoint->contents.meta.value("wall_s", 0.0);
+      } else {
+        // Killed before its first checkpoint: nothing to continue from, so it starts over in its folder.
+        folder->truncateLogs(nlohmann::json::object());
+        wall_before = 0;
+      }
+      std::error_code ec;
+      fs::remove(folder->file("summary.json"), ec);
+      folder_owned = true;
+      events.setRecorder(folder.get());
+      events.log(LogLevel::Info, checkpoint ? "Resuming " + folder->path() + " from " + checkpoint->path
+                                            : "Resuming " + folder->path() +
+                                                  ": it has no usable checkpoint, so training starts over");
+    } else {
+      folder = std::make_unique<RunFolder>(RunFolder::create(experiment.output.runs_dir, experiment.name));
+      folder->writeExperiment(experimentToJson(experiment));
+      folder_owned = true;
+      events.setRecorder(folder.get());
+      result.run_dir = folder->path();
+      runs_dir = experiment.output.runs_dir;
+      events.log(LogLevel::Info, "Run folder: " + folder->path());
+    }
+    const std::string hash = experimentHash(experimentToJson(experiment).dump());
+    index = std::make_unique<RunIndexDb>(runs_dir);
+    const std::string absolute_folder = absoluteFolder(folder->path());
+    index_id = resume ? index->reopenRun(experiment.name, hash, absolute_folder)
+                      : index->registerRun(experiment.name, hash, absolute_folder);
+
+    const std::string threads = configureThreads(experiment.train.threads, experiment.train.blas_threads);
     torch::manual_seed(experiment.seed);
     const torch::Device device = resolveDevice(experiment.train.devices.at(0));
-
-    folder = std::make_unique<RunFolder>(RunFolder::create(experiment.output.runs_dir, experiment.name));
-    folder->writeExperiment(experimentToJson(experiment));
-    events.setRecorder(folder.get());
-    result.run_dir = folder->path();
-    events.log(LogLevel::Info, "Run folder: " + folder->path());
     events.log(LogLevel::Info, describe(querySystemInfo()));
     events.log(LogLevel::Info, threads);
+    if (device.is_cuda()) events.log(LogLevel::Info, applyCudaBackendSwitches(experiment.train));
 
-    const Dataset data = loadDataset(experiment.data, experiment.seed);
+    Dataset data = loadDataset(experiment.data, experiment.seed);
     events.log(LogLevel::Info, data.description);
+    if (device.is_cuda()) {
+      const DataPlacement placement = chooseDataPlacement(
+          experiment.train, device, static_cast<int64_t>(data.train_x.nbytes() + data.train_y.nbytes()));
+      if (placement.on_device) {
+        data.train_x = data.train_x.to(device);
+        data.train_y = data.train_y.to(device);
+      }
+      events.log(LogLevel::Info, placement.reason);
+    }
 
     model = buildModel(experiment.model, data.sample_shape, data.num_classes);
     model->to(device);
+    if (useChannelsLast(experiment.train, data.sample_shape)) {
+      std::vector<torch::Tensor> tensors;
+      for (const auto& p : model->namedParameters()) tensors.push_back(p.second);
+      for (const auto& b : model->namedBuffers()) tensors.push_back(b.second);
+      convertToChannelsLast(tensors);
+    }
     const ModelInfo info = model->info();
     result.parameters = info.parameters;
     result.flops_per_sample = info.flops_per_sample;
@@ -115,7 +295,61 @@ void TrainingRun::Impl::run() {
     events.log(LogLevel::Info, describeOptimizer(experiment, plan));
     if (device.is_cuda()) resetCudaPeakMemory(device.index() < 0 ? 0 : device.index());
 
-    RankSetup setup{experiment, data, *model, *optimizer, schedule, plan, device, events, control};
+    GradScalerOptions scaler_options;
+    scaler_options.enabled = experiment.train.amp == "fp16";
+    GradScaler scaler(scaler_options);
+    if (experiment.train.amp != "off") {
+      events.log(LogLevel::Info, "Mixed precision: " + experiment.train.amp + " autocast on " + device.str() +
+                                     (scaler.enabled() ? ", dynamic loss scaling from 65536" : ""));
+    }
+
+    std::optional<RankProgress> resume_point;
+    if (checkpoint) {
+      restoreTrainingState(checkpoint->contents.payload, checkpoint->path, *model, *optimizer);
+      schedule.loadState(checkpoint->contents.meta.value("schedule", nlohmann::json::object()));
+      if (scaler.enabled() && checkpoint->contents.meta.contains("scaler")) {
+        scaler.loadState(GradScalerState::fromJson(checkpoint->contents.meta["scaler"]));
+      }
+      resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"));
+      events.log(LogLevel::Info, "Continuing at step " + std::to_string(resume_point->step) + ", epoch " +
+                                     std::to_string(resume_point->epoch) + ", batch " +
+                                     std::to_string(resume_point->next_batch));
+    }
+
+    CheckpointStore store(folder->path(), experiment.train.keep_checkpoints,
+                          experiment.train.early_stopping.metric != "val_accuracy");
+    const nlohmann::json experiment_json = experimentToJson(experiment);
+    auto writeCheckpoint = [&](const RankProgress& progress) {
+      const auto t0 = Clock::now();
+      events.flush();  // the logs' lengths must include every event up to this step
+      nlohmann::json meta = {{"format", 1},
+                             {"experiment", experiment_json},
+                             {"experiment_hash", hash},
+                             {"progress", progress.toJson()},
+                             {"schedule", schedule.state()},
+                             {"scaler", scaler.state().toJson()},
+                             {"log_lengths", folder->logLengths()},
+                             {"wall_s", wall_before + std::chrono::duration<double>(Clock::now() - started).count()},
+                             {"torch_version", compat::torchVersion()}};
+      if (progress.val_metric) meta["val_metric"] = *progress.val_metric;
+      const std::string payload = serializeTrainingState(*model, *optimizer);
+      const std::string path = store.save(progress.step, std::move(meta), payload);
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      std::ostringstream line;
+      line << "Checkpoint (" << progress.reason << ") at step " << progress.step << ": "
+           << fs::path(path).filename().string() << ", " << megabytes(static_cast<int64_t>(payload.size())) << " in "
+           << static_cast<int64_t>(ms) << " ms";
+      events.log(LogLevel::Info, line.str());
+      try {
+        index->updateProgress(index_id, progress.step, progress.epoch - (progress.next_batch == 0 ? 1 : 0),
+                              progress.best_val_loss, progress.best_val_accuracy);
+      } catch (const std::exception& e) {
+        events.log(LogLevel::Warning, std::string("The run index was not updated: ") + e.what());
+      }
+    };
+
+    RankSetup setup{experiment, data,    *model, *optimizer, schedule, plan, device, events, control, scaler,
+                    resume_point ? &*resume_point : nullptr, writeCheckpoint};
     const RankOutcome outcome = trainRank(setup);
     result.status = outcome.status;
     result.steps = outcome.steps;
@@ -124,27 +358,40 @@ void TrainingRun::Impl::run() {
     result.best_val_accuracy = outcome.best_val_accuracy;
     result.samples_per_sec = outcome.train_seconds > 0 ? outcome.samples / outcome.train_seconds : 0;
 
-    const int64_t eval_batch = std::max<int64_t>(256, experiment.train.batch_size * 2);
-    const EvalResult test = evaluateModel(*model, data.test_x, data.test_y, eval_batch, device);
-    result.test_loss = test.loss;
-    result.test_accuracy = test.accuracy;
-    model->save(folder->modelPath());
-    std::ostringstream done;
-    done << "Test accuracy " << test.accuracy << ", test loss " << test.loss << " on " << test.samples
-         << " samples; model saved to " << folder->modelPath();
-    events.log(LogLevel::Info, done.str());
+    if (outcome.status == RunStatus::Interrupted) {
+      model->save(folder->modelPath());  // the weights so far, for `eval`; the checkpoint is what resumes
+      events.log(LogLevel::Info, "Stopped at step " + std::to_string(outcome.steps) +
+                                     " with a checkpoint; continue with: workbench-cli resume " + folder->path());
+    } else {
+      const int64_t eval_batch = std::max<int64_t>(256, experiment.train.batch_size * 2);
+      const EvalResult test = evaluateModel(*model, data.test_x, data.test_y, eval_batch, device);
+      result.test_loss = test.loss;
+      result.test_accuracy = test.accuracy;
+      model->save(folder->modelPath());
+      std::ostringstream done;
+      done << "Test accuracy " << test.accuracy << ", test loss " << test.loss << " on " << test.samples
+           << " samples; model saved to " << folder->modelPath();
+      events.log(LogLevel::Info, done.str());
+    }
   } catch (...) {
     error = classify(std::current_exception());
     result.status = RunStatus::Failed;
   }
-  result.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+  result.wall_s = wall_before + std::chrono::duration<double>(Clock::now() - started).count();
   if (error) events.post(*error);
-  if (folder) {
+  if (folder && folder_owned) {
     try {
       folder->writeSummary(result, error ? &*error : nullptr);
     } catch (const std::exception& e) {
       events.post(RunError{ErrorKind::BadInput, std::string("Could not write summary.json: ") + e.what(),
                            "Check the disk holding output.runs_dir."});
+    }
+  }
+  if (index && index_id > 0) {
+    try {
+      index->finishRun(index_id, result);
+    } catch (const std::exception& e) {
+      events.log(LogLevel::Warning, std::string("The run index was not updated: ") + e.what());
     }
   }
   {
@@ -158,6 +405,11 @@ void TrainingRun::Impl::run() {
 
 TrainingRun::TrainingRun(Experiment experiment, EventSink sink) : m_impl(std::make_unique<Impl>()) {
   m_impl->experiment = std::move(experiment);
+  m_impl->sink = std::move(sink);
+}
+
+TrainingRun::TrainingRun(ResumeRequest request, EventSink sink) : m_impl(std::make_unique<Impl>()) {
+  m_impl->resume = std::move(request);
   m_impl->sink = std::move(sink);
 }
 
@@ -178,6 +430,7 @@ void TrainingRun::start() {
 void TrainingRun::pause() { m_impl->control.pause(); }
 void TrainingRun::resume() { m_impl->control.resume(); }
 void TrainingRun::requestStop() { m_impl->control.requestStop(); }
+void TrainingRun::requestCheckpoint() { m_impl->control.requestCheckpoint(); }
 bool TrainingRun::isRunning() const { return m_impl->running.load(); }
 bool TrainingRun::isPaused() const { return m_impl->control.paused(); }
 
@@ -192,6 +445,13 @@ RunSummary TrainingRun::summary() const {
 
 RunSummary trainBlocking(const Experiment& experiment, const TrainingRun::EventSink& sink) {
   TrainingRun run(experiment, sink);
+  run.start();
+  run.wait();
+  return run.summary();
+}
+
+RunSummary resumeBlocking(const ResumeRequest& request, const TrainingRun::EventSink& sink) {
+  TrainingRun run(request, sink);
   run.start();
   run.wait();
   return run.summary();

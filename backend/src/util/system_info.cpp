@@ -95,24 +95,32 @@ std::string describe(const SystemInfo& info) {
   return out.str();
 }
 
-std::string configureThreads(int64_t requested) {
+std::string configureThreads(int64_t requested, int64_t blas_requested) {
   const int64_t cores = coresAvailable();
   const int64_t threads = requested > 0 ? requested : cores;
   at::set_num_threads(static_cast<int>(threads));
   // Torch's OpenMP workers and OpenBLAS's pthreads would otherwise each spawn one thread per core and fight
-  // for them; matrix products run from the training thread, outside Torch's parallel regions, so OpenBLAS
-  // gets the same count and the two pools take turns rather than oversubscribe.
+  // for them; matrix products run from the training thread, outside Torch's parallel regions, so by default
+  // OpenBLAS gets the same count and the two pools take turns rather than oversubscribe.
+  // train.blas_threads overrides that count.
   int64_t blas_threads = 0;
-  if (auto set_threads = openBlasFunction<OpenBlasSetThreads>("openblas_set_num_threads")) {
-    set_threads(static_cast<int>(threads));
+  const auto set_threads = openBlasFunction<OpenBlasSetThreads>("openblas_set_num_threads");
+  const bool have_openblas = set_threads != nullptr;
+  if (have_openblas) {
+    set_threads(static_cast<int>(blas_requested > 0 ? blas_requested : threads));
     if (auto get_threads = openBlasFunction<OpenBlasGetThreads>("openblas_get_num_threads")) {
       blas_threads = get_threads();
     }
   }
   std::ostringstream out;
-  out << "Threads: " << at::get_num_threads() << " intra-op (" << (requested > 0 ? "train.threads" : "one per core")
-      << ", " << cores << " cores)";
-  if (blas_threads > 0) out << ", " << blas_threads << " OpenBLAS";
+  out << "Threads: " << at::get_num_threads() << " intra-op ("
+      << (requested > 0 ? "train.threads" : "one per core") << ", " << cores << " cores)";
+  if (blas_threads > 0) {
+    out << ", " << blas_threads << " OpenBLAS ("
+        << (blas_requested > 0 ? "train.blas_threads" : "as many as intra-op") << ")";
+  }
+  if (blas_requested > 0 && !have_openblas) out << "; train.blas_threads ignored: the BLAS is not OpenBLAS";
+  if (blas_requested > cores) out << "; more BLAS threads than cores oversubscribes them";
   return out.str();
 }
 

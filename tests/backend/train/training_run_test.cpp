@@ -130,9 +130,12 @@ TEST(TrainingRun, PauseResumeAndStop) {
   run.requestStop();
   run.wait();
   const RunSummary s = run.summary();
-  EXPECT_EQ(s.status, RunStatus::Stopped);
-  EXPECT_GT(s.test_accuracy, 0.0);  // a stopped run is still tested and saved
-  EXPECT_TRUE(fs::exists(s.run_dir + "/model.pt"));
+  EXPECT_EQ(s.status, RunStatus::Interrupted);
+  // A stopped run is resumable: a checkpoint of exactly where it stopped, no test yet.
+  EXPECT_LT(s.test_accuracy, 0.0);
+  ASSERT_TRUE(fs::exists(s.run_dir + "/checkpoints"));
+  EXPECT_FALSE(fs::is_empty(s.run_dir + "/checkpoints"));
+  EXPECT_EQ(readJson(s.run_dir + "/summary.json")["status"], "interrupted");
   EXPECT_LT(s.steps, 50 * 29);
   fs::remove_all(runs);
 }

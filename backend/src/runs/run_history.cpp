@@ -1,0 +1,59 @@
+#include "workbench/run_history.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "workbench/errors.h"
+#include "workbench/event_json.h"
+
+namespace wb {
+
+RunHistory loadRunHistory(const std::string& run_dir) {
+  namespace fs = std::filesystem;
+  const fs::path dir(run_dir);
+  const fs::path experiment_file = dir / "experiment.json";
+  if (!fs::is_regular_file(experiment_file)) {
+    throw UserError(run_dir + " is not a run folder: it has no experiment.json.",
+                    "Pick a folder that a run created under output.runs_dir.");
+  }
+  RunHistory history;
+  history.run_dir = run_dir;
+  ParseResult parsed = loadExperimentFile(experiment_file.string());
+  if (!parsed.ok()) {
+    throw UserError("The experiment of run " + run_dir + " cannot be read:\n" + formatIssues(parsed.issues),
+                    "The run folder's experiment.json was edited or damaged.");
+  }
+  history.experiment = std::move(parsed.experiment);
+
+  // A run killed mid-write leaves at most a partial last line; unknown or damaged lines are skipped.
+  std::ifstream metrics(dir / "metrics.jsonl");
+  std::string line;
+  while (std::getline(metrics, line)) {
+    if (line.empty()) continue;
+    nlohmann::json object = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (object.is_discarded()) continue;
+    std::optional<Event> event = eventFromJson(object);
+    if (!event) continue;
+    if (auto* step = std::get_if<StepMetrics>(&*event)) {
+      history.steps.push_back(*step);
+    } else if (auto* epoch = std::get_if<EpochMetrics>(&*event)) {
+      history.epochs.push_back(*epoch);
+    } else if (auto* log = std::get_if<LogLine>(&*event)) {
+      history.logs.push_back(std::move(*log));
+    }
+  }
+
+  std::ifstream summary_file(dir / "summary.json");
+  if (summary_file) {
+    std::stringstream text;
+    text << summary_file.rdbuf();
+    nlohmann::json object = nlohmann::json::parse(text.str(), nullptr, false);
+    if (object.is_object()) history.summary = summaryFromJson(object);
+  }
+  return history;
+}
+
+}  // namespace wb

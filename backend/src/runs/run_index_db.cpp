@@ -1,0 +1,267 @@
+#include "runs/run_index_db.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "workbench/errors.h"
+
+namespace wb {
+namespace {
+
+constexpr int kBusyTimeoutMs = 5000;
+
+std::string utcNow() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string hostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return {};
+  return name;
+}
+
+// The start time of a process (field 22 of /proc/PID/stat, in clock ticks since boot): with the pid it tells
+// a live run from a pid that the system has since given to another program. 0 when the process is gone.
+int64_t processStartTicks(int64_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return 0;
+  // The command name (field 2) may hold spaces and parentheses: fields resume after the last ')'.
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(text.substr(close + 2));
+  std::string field;
+  for (int index = 3; index <= 22 && rest >> field; ++index) {
+    if (index == 22) return std::stoll(field);
+  }
+  return 0;
+}
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql, const std::string& file) : m_db(db), m_file(file) {
+    if (sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr) != SQLITE_OK) fail("prepare");
+  }
+  ~Statement() { sqlite3_finalize(m_stmt); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int index, const std::string& value) {
+    sqlite3_bind_text(m_stmt, index, value.c_str(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bind(int index, int64_t value) {
+    sqlite3_bind_int64(m_stmt, index, value);
+    return *this;
+  }
+  Statement& bind(int index, double value) {
+    sqlite3_bind_double(m_stmt, index, value);
+    return *this;
+  }
+  bool step() {
+    const int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) fail("step");
+    return false;
+  }
+  std::string text(int column) const {
+    const auto* value = sqlite3_column_text(m_stmt, column);
+    return value ? reinterpret_cast<const char*>(value) : "";
+  }
+  int64_t integer(int column) const { return sqlite3_column_int64(m_stmt, column); }
+  double real(int column) const { return sqlite3_column_double(m_stmt, column); }
+
+ private:
+  [[noreturn]] void fail(const char* what) {
+    throw UserError("The run index " + m_file + " failed (" + what + "): " + sqlite3_errmsg(m_db),
+                    "Check that the runs folder is writable and not full; a damaged index can be deleted — "
+                    "the run folders themselves are kept.");
+  }
+  sqlite3* m_db;
+  const std::string& m_file;
+  sqlite3_stmt* m_stmt = nullptr;
+};
+
+constexpr const char* kColumns =
+    "id, name, experiment_hash, status, started_at, ended_at, folder, steps, epochs, best_val_loss, "
+    "best_val_accuracy, test_loss, test_accuracy, pid, host, pid_start";
+
+RunRecord readRecord(const Statement& s) {
+  RunRecord r;
+  r.id = s.integer(0);
+  r.name = s.text(1);
+  r.experiment_hash = s.text(2);
+  r.status = s.text(3);
+  r.started_at = s.text(4);
+  r.ended_at = s.text(5);
+  r.folder = s.text(6);
+  r.steps = s.integer(7);
+  r.epochs = s.integer(8);
+  r.best_val_loss = s.real(9);
+  r.best_val_accuracy = s.real(10);
+  r.test_loss = s.real(11);
+  r.test_accuracy = s.real(12);
+  r.pid = s.integer(13);
+  r.host = s.text(14);
+  return r;
+}
+
+}  // namespace
+
+std::string RunIndexDb::fileIn(const std::string& runs_dir) { return runs_dir + "/runs.sqlite"; }
+
+RunIndexDb::RunIndexDb(const std::string& runs_dir) : m_file(fileIn(runs_dir)) {
+  if (sqlite3_open_v2(m_file.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    const std::string reason = m_db ? sqlite3_errmsg(m_db) : "out of memory";
+    sqlite3_close(m_db);
+    m_db = nullptr;
+    throw UserError("Cannot open the run index " + m_file + ": " + reason,
+                    "Check that output.runs_dir is writable.");
+  }
+  sqlite3_busy_timeout(m_db, kBusyTimeoutMs);
+  try {
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL");  // WAL + NORMAL: a power cut may lose the last commit, never corrupts
+    exec("CREATE TABLE IF NOT EXISTS runs ("
+         " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+         " name TEXT NOT NULL, experiment_hash TEXT NOT NULL, status TEXT NOT NULL,"
+         " started_at TEXT NOT NULL, ended_at TEXT NOT NULL DEFAULT '',"
+         " folder TEXT NOT NULL UNIQUE,"
+         " steps INTEGER NOT NULL DEFAULT 0, epochs INTEGER NOT NULL DEFAULT 0,"
+         " best_val_loss REAL NOT NULL DEFAULT -1, best_val_accuracy REAL NOT NULL DEFAULT -1,"
+         " test_loss REAL NOT NULL DEFAULT -1, test_accuracy REAL NOT NULL DEFAULT -1,"
+         " pid INTEGER NOT NULL DEFAULT 0, host TEXT NOT NULL DEFAULT '', pid_start INTEGER NOT NULL DEFAULT 0)");
+  } catch (...) {
+    sqlite3_close(m_db);
+    m_db = nullptr;
+    throw;
+  }
+}
+
+RunIndexDb::~RunIndexDb() { sqlite3_close(m_db); }
+
+void RunIndexDb::exec(const char* sql) {
+  char* error = nullptr;
+  if (sqlite3_exec(m_db, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+    const std::string reason = error ? error : sqlite3_errmsg(m_db);
+    sqlite3_free(error);
+    throw UserError("The run index " + m_file + " failed: " + reason,
+                    "Check that the runs folder is writable and not full; a damaged index can be deleted — "
+                    "the run folders themselves are kept.");
+  }
+}
+
+int64_t RunIndexDb::registerRun(const std::string& name, const std::string& experiment_hash,
+                                const std::string& folder) {
+  Statement insert(m_db,
+                   "INSERT INTO runs (name, experiment_hash, status, started_at, folder, pid, host, pid_start) "
+                   "VALUES (?, ?, 'running', ?, ?, ?, ?, ?)",
+                   m_file);
+  const int64_t pid = ::getpid();
+  insert.bind(1, name).bind(2, experiment_hash).bind(3, utcNow()).bind(4, folder).bind(5, pid).bind(6, hostName());
+  insert.bind(7, processStartTicks(pid));
+  insert.step();
+  return sqlite3_last_insert_rowid(m_db);
+}
+
+int64_t RunIndexDb::reopenRun(const std::string& name, const std::string& experiment_hash,
+                              const std::string& folder) {
+  int64_t id = 0;
+  {
+    Statement find(m_db, "SELECT id FROM runs WHERE folder = ?", m_file);
+    find.bind(1, folder);
+    if (find.step()) id = find.integer(0);
+  }
+  if (id == 0) return registerRun(name, experiment_hash, folder);
+  Statement update(m_db,
+                   "UPDATE runs SET status = 'running', ended_at = '', experiment_hash = ?, pid = ?, host = ?, "
+                   "pid_start = ? WHERE id = ?",
+                   m_file);
+  const int64_t pid = ::getpid();
+  update.bind(1, experiment_hash).bind(2, pid).bind(3, hostName()).bind(4, processStartTicks(pid)).bind(5, id);
+  update.step();
+  return id;
+}
+
+void RunIndexDb::updateProgress(int64_t id, int64_t steps, int64_t epochs, double best_val_loss,
+                                double best_val_accuracy) {
+  Statement update(m_db,
+                   "UPDATE runs SET steps = ?, epochs = ?, best_val_loss = ?, best_val_accuracy = ? WHERE id = ?",
+                   m_file);
+  update.bind(1, steps).bind(2, epochs).bind(3, best_val_loss).bind(4, best_val_accuracy).bind(5, id);
+  update.step();
+}
+
+void RunIndexDb::finishRun(int64_t id, const RunSummary& s) {
+  Statement update(m_db,
+                   "UPDATE runs SET status = ?, ended_at = ?, steps = ?, epochs = ?, best_val_loss = ?, "
+                   "best_val_accuracy = ?, test_loss = ?, test_accuracy = ? WHERE id = ?",
+                   m_file);
+  update.bind(1, std::string(indexStatus(s.status))).bind(2, utcNow()).bind(3, s.steps).bind(4, s.epochs);
+  update.bind(5, s.best_val_loss).bind(6, s.best_val_accuracy).bind(7, s.test_loss).bind(8, s.test_accuracy);
+  update.bind(9, id);
+  update.step();
+}
+
+std::vector<RunRecord> RunIndexDb::list() {
+  std::vector<RunRecord> records;
+  std::vector<int64_t> dead;
+  const std::string host = hostName();
+  {
+    Statement select(m_db, (std::string("SELECT ") + kColumns + " FROM runs ORDER BY id DESC").c_str(), m_file);
+    while (select.step()) {
+      RunRecord record = readRecord(select);
+      const int64_t pid_start = select.integer(15);
+      // Only a process on this machine can be checked; a run started elsewhere keeps what it said.
+      if (record.status == "running" && record.host == host &&
+          (record.pid <= 0 || processStartTicks(record.pid) != pid_start)) {
+        record.status = "interrupted";
+        dead.push_back(record.id);
+      }
+      records.push_back(std::move(record));
+    }
+  }
+  for (int64_t id : dead) {
+    Statement update(m_db, "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'", m_file);
+    update.bind(1, id);
+    update.step();
+  }
+  return records;
+}
+
+const char* indexStatus(RunStatus status) {
+  switch (status) {
+    case RunStatus::Completed:
+    case RunStatus::EarlyStopped: return "finished";
+    case RunStatus::Interrupted: return "interrupted";
+    case RunStatus::Failed: return "failed";
+  }
+  return "failed";
+}
+
+std::string experimentHash(const std::string& canonical_json) {
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a 64 offset basis
+  for (unsigned char c : canonical_json) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+}  // namespace wb

@@ -1,0 +1,31 @@
+#pragma once
+// One checkpoint on disk: a small header that can be read alone (what, when, where in the data), then the
+// tensors (a torch archive), then a CRC-32 of everything before it. Layout, little-endian:
+//   "WBCKPT01" | u64 meta length | meta (JSON text) | u64 payload length | payload | u32 CRC-32 of all before
+// Written atomically (temporary file, fsync, rename). A file that is short, has another magic, or whose CRC
+// does not match is CorruptCheckpoint: the loader then falls back to the previous checkpoint.
+
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace wb {
+
+class CorruptCheckpoint : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CheckpointContents {
+  nlohmann::json meta;
+  std::string payload;
+};
+
+void writeCheckpointFile(const std::string& path, const nlohmann::json& meta, const std::string& payload);
+// The header alone (no checksum check: for listing and pruning).
+nlohmann::json readCheckpointMeta(const std::string& path);
+// Everything, checksum verified.
+CheckpointContents readCheckpointFile(const std::string& path);
+
+}  // namespace wb

@@ -1,0 +1,110 @@
+#include "train/checkpoint_store.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "workbench/errors.h"
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kPrefix = "step-";
+constexpr const char* kSuffix = ".wbckpt";
+
+std::string fileName(int64_t step) {
+  char name[64];
+  std::snprintf(name, sizeof(name), "%s%012lld%s", kPrefix, static_cast<long long>(step), kSuffix);
+  return name;
+}
+
+}  // namespace
+
+CheckpointStore::CheckpointStore(std::string run_dir, int64_t keep, bool minimize)
+    : m_run_dir(std::move(run_dir)), m_keep(std::max<int64_t>(1, keep)), m_minimize(minimize) {}
+
+std::string CheckpointStore::folder() const { return m_run_dir + "/checkpoints"; }
+
+std::string CheckpointStore::save(int64_t step, nlohmann::json meta, const std::string& payload) {
+  std::error_code ec;
+  fs::create_directories(folder(), ec);
+  if (ec) {
+    throw UserError("Could not create " + folder() + ": " + ec.message(),
+                    "Check that the run folder is writable and the disk is not full.");
+  }
+  meta["step"] = step;
+  const std::string path = folder() + "/" + fileName(step);
+  try {
+    writeCheckpointFile(path, meta, payload);
+  } catch (const UserError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UserError(std::string("Could not write checkpoint ") + path + ": " + e.what(),
+                    "Check that the disk holding the run folder is not full.");
+  }
+  prune();
+  return path;
+}
+
+std::vector<std::string> CheckpointStore::list() const {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kPrefix, 0) == 0 && name.size() > std::string(kSuffix).size() &&
+        name.compare(name.size() - std::string(kSuffix).size(), std::string::npos, kSuffix) == 0) {
+      files.push_back(entry.path().string());
+    }
+  }
+  // Zero-padded step numbers: the names sort like the steps.
+  std::sort(files.rbegin(), files.rend());
+  return files;
+}
+
+void CheckpointStore::prune() {
+  const std::vector<std::string> files = list();
+  if (static_cast<int64_t>(files.size()) <= m_keep) return;
+  // The best validation metric among all, kept even when it is older than the newest K.
+  std::string best;
+  double best_value = 0;
+  for (const std::string& file : files) {
+    try {
+      const nlohmann::json meta = readCheckpointMeta(file);
+      if (!meta.contains("val_metric") || !meta["val_metric"].is_number()) continue;
+      const double value = meta["val_metric"].get<double>();
+      if (best.empty() || (m_minimize ? value < best_value : value > best_value)) {
+        best = file;
+        best_value = value;
+      }
+    } catch (const CorruptCheckpoint&) {
+      // A damaged file is never the best; it ages out like the others.
+    }
+  }
+  for (size_t i = static_cast<size_t>(m_keep); i < files.size(); ++i) {
+    if (files[i] == best) continue;
+    std::error_code ec;
+    fs::remove(files[i], ec);
+  }
+}
+
+std::optional<LoadedCheckpoint> CheckpointStore::loadLatestGood(
+    const std::function<void(const std::string&)>& warn) const {
+  const std::vector<std::string> files = list();
+  for (size_t i = 0; i < files.size(); ++i) {
+    try {
+      return LoadedCheckpoint{files[i], readCheckpointFile(files[i])};
+    } catch (const CorruptCheckpoint& e) {
+      if (warn) {
+        warn(std::string("Checkpoint ") + e.what() + "; " +
+             (i + 1 < files.size() ? "using the previous one, " + fs::path(files[i + 1]).filename().string()
+                                   : std::string("no older checkpoint is left")) +
+             ".");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace wb

@@ -1,0 +1,54 @@
+#include <iostream>
+
+#include "cli_commands.h"
+#include "run_session.h"
+#include "workbench/training_run.h"
+
+namespace wb::cli {
+
+int resumeCommand(const std::vector<std::string>& args) {
+  const char* help =
+      "usage: workbench-cli resume RUN_DIR [--json] [--quiet] [--force]\n"
+      "\n"
+      "Continues an interrupted run (stopped, killed, or on a machine that went down) in its own folder from\n"
+      "its latest good checkpoint: a damaged checkpoint is skipped with a warning and the previous one used.\n"
+      "Its logs are cut back to that checkpoint and appended to, so no step appears twice. On the CPU the\n"
+      "final weights are bit-identical to those of the same run left uninterrupted.\n"
+      "\n"
+      "  --json    print one JSON object with the run's summary on stdout at the end (as train --json)\n"
+      "  --quiet   no progress, only errors (and the --json object)\n"
+      "  --force   resume even though the run's experiment.json was changed since the checkpoint\n"
+      "\n"
+      "Exit status: 0 done, 2 bad input (not a run folder, already finished, changed experiment), 1 failure,\n"
+      "130 / 143 interrupted again (resume it again).\n";
+  ResumeRequest request;
+  SessionOptions options;
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h") {
+      std::cout << help;
+      return kExitOk;
+    } else if (a == "--json") {
+      options.json = true;
+    } else if (a == "--quiet" || a == "-q") {
+      options.quiet = true;
+    } else if (a == "--force") {
+      request.force = true;
+    } else if (!a.empty() && a[0] != '-' && request.run_dir.empty()) {
+      request.run_dir = a;
+    } else {
+      std::cerr << "error: unknown argument '" << a << "' for resume\n\n" << help;
+      return kExitBadInput;
+    }
+  }
+  if (request.run_dir.empty()) {
+    std::cerr << "error: resume needs a run folder (`workbench-cli runs` lists them)\n\n" << help;
+    return kExitBadInput;
+  }
+  const ParseResult parsed = loadExperimentFile(request.run_dir + "/experiment.json");
+  options.epochs = parsed.ok() && parsed.experiment.train.epochs > 0 ? parsed.experiment.train.epochs : 1;
+  return runSession(
+      [&](TrainingRun::EventSink sink) { return std::make_unique<TrainingRun>(request, std::move(sink)); },
+      options);
+}
+
+}  // namespace wb::cli

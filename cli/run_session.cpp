@@ -1,0 +1,83 @@
+#include "run_session.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli_commands.h"
+#include "event_queue.h"
+#include "progress_printer.h"
+#include "workbench/event_json.h"
+
+namespace wb::cli {
+namespace {
+
+std::atomic<int> g_signal{0};
+
+void onSignal(int signal) {
+  // A second Ctrl-C while the run winds down means "now".
+  if (g_signal.exchange(signal) != 0) _exit(128 + signal);
+}
+
+}  // namespace
+
+void printError(const std::string& message, const std::string& hint) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  if (!hint.empty()) std::fprintf(stderr, "  what to do: %s\n", hint.c_str());
+}
+
+int runSession(const std::function<std::unique_ptr<TrainingRun>(TrainingRun::EventSink)>& make,
+               const SessionOptions& options) {
+  std::FILE* progress_out = options.json ? stderr : stdout;
+  ProgressPrinter printer(progress_out, ::isatty(::fileno(progress_out)) != 0, options.epochs);
+
+  EventQueue queue;
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+  std::unique_ptr<TrainingRun> run = make([&queue](EventBatch&& batch) { queue.push(std::move(batch)); });
+  run->start();
+
+  std::optional<RunError> error;
+  bool finished = false;
+  bool stop_sent = false;
+  while (!finished) {
+    if (g_signal.load() != 0 && !stop_sent) {
+      stop_sent = true;
+      run->requestStop();
+      if (!options.quiet) {
+        std::fprintf(progress_out, "\nStopping after the current step with a checkpoint (again to quit now)...\n");
+      }
+    }
+    for (EventBatch& batch : queue.take(std::chrono::milliseconds(100))) {
+      for (const Event& e : batch) {
+        if (const auto* err = std::get_if<RunError>(&e)) error = *err;
+        if (std::holds_alternative<RunFinished>(e)) finished = true;
+      }
+      if (!options.quiet) {
+        printer.print(batch);
+      } else if (error) {
+        printError(error->message, error->hint);
+      }
+    }
+  }
+  run->wait();
+  printer.finish();
+  const RunSummary summary = run->summary();
+  if (options.json) {
+    nlohmann::json out = summaryToJson(summary);
+    if (error) out["error"] = {{"kind", toString(error->kind)}, {"message", error->message}, {"hint", error->hint}};
+    std::cout << out.dump(2) << std::endl;
+  }
+  if (summary.status == RunStatus::Failed) {
+    return error && error->kind == ErrorKind::BadInput ? kExitBadInput : kExitFailure;
+  }
+  if (g_signal.load() != 0) return 128 + g_signal.load();
+  return kExitOk;
+}
+
+}  // namespace wb::cli

@@ -1,0 +1,26 @@
+#pragma once
+// Watching a run from the terminal, shared by `train` and `resume`: progress out, Ctrl-C / SIGTERM in (the
+// step in flight finishes and a checkpoint is written; a second signal quits at once), the exit status and the
+// --json summary at the end.
+
+#include <functional>
+
+#include "workbench/training_run.h"
+
+namespace wb::cli {
+
+struct SessionOptions {
+  bool json = false;
+  bool quiet = false;
+  int64_t epochs = 1;  // for the progress bar
+};
+
+// Creates the run with `make` (given the event sink), starts it and watches it to the end. Returns the exit
+// status: 0 done, 2 bad input, 1 failure, 128+signal when stopped by SIGINT/SIGTERM.
+int runSession(const std::function<std::unique_ptr<TrainingRun>(TrainingRun::EventSink)>& make,
+               const SessionOptions& options);
+
+// Prints an error (and what to do about it) on stderr.
+void printError(const std::string& message, const std::string& hint);
+
+}  // namespace wb::cli

@@ -1,0 +1,199 @@
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "cli_commands.h"
+#include "run_session.h"
+#include "workbench/errors.h"
+#include "workbench/run_history.h"
+#include "workbench/run_index.h"
+
+namespace wb::cli {
+namespace {
+
+const char* kRunsHelp =
+    "usage: workbench-cli runs [--runs-dir DIR] [--json]\n"
+    "       workbench-cli runs show ID [--runs-dir DIR] [--json]\n"
+    "       workbench-cli runs compare A B [--runs-dir DIR]\n"
+    "\n"
+    "Lists the runs of a runs folder (default: runs), newest first, from its index (runs.sqlite): id, status\n"
+    "(running, finished, failed, interrupted — a run whose process died shows as interrupted), name, start,\n"
+    "steps, best validation accuracy, test accuracy and folder. `show` prints one run (by id or folder name)\n"
+    "with its epochs; `compare` prints what differs between two runs' experiment files and their metrics\n"
+    "side by side.\n";
+
+std::string metric(double value, const char* format = "%.4f") {
+  if (value < 0) return "-";
+  char text[32];
+  std::snprintf(text, sizeof(text), format, value);
+  return text;
+}
+
+nlohmann::json recordToJson(const RunRecord& r) {
+  return {{"id", r.id},
+          {"name", r.name},
+          {"status", r.status},
+          {"experiment_hash", r.experiment_hash},
+          {"started_at", r.started_at},
+          {"ended_at", r.ended_at},
+          {"folder", r.folder},
+          {"steps", r.steps},
+          {"epochs", r.epochs},
+          {"best_val_loss", r.best_val_loss},
+          {"best_val_accuracy", r.best_val_accuracy},
+          {"test_loss", r.test_loss},
+          {"test_accuracy", r.test_accuracy}};
+}
+
+RunRecord requireRun(const std::string& runs_dir, const std::string& id) {
+  std::optional<RunRecord> record = findRun(runs_dir, id);
+  if (!record) {
+    throw UserError("No run '" + id + "' in " + runs_dir + "/runs.sqlite.",
+                    "`workbench-cli runs --runs-dir " + runs_dir + "` lists the ids and folders.");
+  }
+  return *record;
+}
+
+int listCommand(const std::string& runs_dir, bool json) {
+  const std::vector<RunRecord> runs = listRuns(runs_dir);
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const RunRecord& r : runs) out.push_back(recordToJson(r));
+    std::cout << out.dump(2) << std::endl;
+    return kExitOk;
+  }
+  if (runs.empty()) {
+    std::printf("No runs in %s yet (`workbench-cli train` starts one).\n", runs_dir.c_str());
+    return kExitOk;
+  }
+  std::printf("%4s  %-11s  %-24s  %-20s  %7s  %8s  %8s  %s\n", "id", "status", "name", "started (UTC)", "steps",
+              "best val", "test acc", "folder");
+  for (const RunRecord& r : runs) {
+    std::printf("%4lld  %-11s  %-24.24s  %-20s  %7lld  %8s  %8s  %s\n", static_cast<long long>(r.id),
+                r.status.c_str(), r.name.c_str(), r.started_at.c_str(), static_cast<long long>(r.steps),
+                metric(r.best_val_accuracy).c_str(), metric(r.test_accuracy).c_str(), r.folder.c_str());
+  }
+  return kExitOk;
+}
+
+int showCommand(const std::string& runs_dir, const std::string& id, bool json) {
+  const RunRecord r = requireRun(runs_dir, id);
+  const RunHistory history = loadRunHistory(r.folder);
+  if (json) {
+    nlohmann::json out = recordToJson(r);
+    out["epochs_detail"] = nlohmann::json::array();
+    for (const EpochMetrics& e : history.epochs) {
+      out["epochs_detail"].push_back({{"epoch", e.epoch}, {"step", e.step}, {"train_loss", e.train_loss},
+                                      {"train_accuracy", e.train_accuracy}, {"val_loss", e.val_loss},
+                                      {"val_accuracy", e.val_accuracy}});
+    }
+    std::cout << out.dump(2) << std::endl;
+    return kExitOk;
+  }
+  std::printf("run %lld: %s (%s)\n", static_cast<long long>(r.id), r.name.c_str(), r.status.c_str());
+  std::printf("  folder       %s\n", r.folder.c_str());
+  std::printf("  started      %s\n", r.started_at.c_str());
+  std::printf("  ended        %s\n", r.ended_at.empty() ? "-" : r.ended_at.c_str());
+  std::printf("  experiment   %s (hash %s)\n", (r.folder + "/experiment.json").c_str(), r.experiment_hash.c_str());
+  std::printf("  steps        %lld in %lld epoch(s)\n", static_cast<long long>(r.steps),
+              static_cast<long long>(r.epochs));
+  std::printf("  best val     loss %s, accuracy %s\n", metric(r.best_val_loss).c_str(),
+              metric(r.best_val_accuracy).c_str());
+  std::printf("  test         loss %s, accuracy %s\n", metric(r.test_loss).c_str(), metric(r.test_accuracy).c_str());
+  if (!history.epochs.empty()) {
+    std::printf("\n  %5s  %7s  %10s  %9s  %8s  %7s\n", "epoch", "step", "train loss", "train acc", "val loss",
+                "val acc");
+    for (const EpochMetrics& e : history.epochs) {
+      std::printf("  %5lld  %7lld  %10.4f  %9.4f  %8s  %7s\n", static_cast<long long>(e.epoch),
+                  static_cast<long long>(e.step), e.train_loss, e.train_accuracy, metric(e.val_loss).c_str(),
+                  metric(e.val_accuracy).c_str());
+    }
+  }
+  if (r.status == "interrupted") std::printf("\n  continue it: workbench-cli resume %s\n", r.folder.c_str());
+  return kExitOk;
+}
+
+int compareCommand(const std::string& runs_dir, const std::string& a_id, const std::string& b_id) {
+  const RunRecord a = requireRun(runs_dir, a_id);
+  const RunRecord b = requireRun(runs_dir, b_id);
+  const RunHistory ha = loadRunHistory(a.folder);
+  const RunHistory hb = loadRunHistory(b.folder);
+  const std::string la = "run " + std::to_string(a.id);
+  const std::string lb = "run " + std::to_string(b.id);
+
+  std::printf("Experiment differences (%s -> %s):\n", la.c_str(), lb.c_str());
+  const auto changes = diffExperiments(experimentToJson(ha.experiment), experimentToJson(hb.experiment));
+  if (changes.empty()) std::printf("  none: the same experiment\n");
+  for (const ExperimentChange& c : changes) {
+    std::printf("  %-36s %-20s %s\n", c.path.c_str(), c.before.empty() ? "(absent)" : c.before.c_str(),
+                c.after.empty() ? "(absent)" : c.after.c_str());
+  }
+
+  std::printf("\nMetrics:\n  %-22s %-16s %-16s\n", "", la.c_str(), lb.c_str());
+  auto row = [](const char* name, const std::string& x, const std::string& y) {
+    std::printf("  %-22s %-16s %-16s\n", name, x.c_str(), y.c_str());
+  };
+  row("name", a.name, b.name);
+  row("status", a.status, b.status);
+  row("steps", std::to_string(a.steps), std::to_string(b.steps));
+  row("epochs", std::to_string(a.epochs), std::to_string(b.epochs));
+  row("best val loss", metric(a.best_val_loss), metric(b.best_val_loss));
+  row("best val accuracy", metric(a.best_val_accuracy), metric(b.best_val_accuracy));
+  row("test loss", metric(a.test_loss), metric(b.test_loss));
+  row("test accuracy", metric(a.test_accuracy), metric(b.test_accuracy));
+  row("samples/s", ha.summary ? metric(ha.summary->samples_per_sec, "%.0f") : "-",
+      hb.summary ? metric(hb.summary->samples_per_sec, "%.0f") : "-");
+  row("wall time (s)", ha.summary ? metric(ha.summary->wall_s, "%.1f") : "-",
+      hb.summary ? metric(hb.summary->wall_s, "%.1f") : "-");
+
+  const size_t epochs = std::max(ha.epochs.size(), hb.epochs.size());
+  if (epochs > 0) {
+    std::printf("\nValidation accuracy by epoch:\n  %5s  %-16s %-16s\n", "epoch", la.c_str(), lb.c_str());
+    for (size_t i = 0; i < epochs; ++i) {
+      std::printf("  %5zu  %-16s %-16s\n", i + 1, i < ha.epochs.size() ? metric(ha.epochs[i].val_accuracy).c_str() : "",
+                  i < hb.epochs.size() ? metric(hb.epochs[i].val_accuracy).c_str() : "");
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int runsCommand(const std::vector<std::string>& args) {
+  std::string runs_dir = "runs";
+  bool json = false;
+  std::vector<std::string> words;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << kRunsHelp;
+      return kExitOk;
+    } else if (a == "--json") {
+      json = true;
+    } else if (a == "--runs-dir" && i + 1 < args.size()) {
+      runs_dir = args[++i];
+    } else if (a.rfind("--runs-dir=", 0) == 0) {
+      runs_dir = a.substr(11);
+    } else if (!a.empty() && a[0] != '-') {
+      words.push_back(a);
+    } else {
+      std::cerr << "error: unknown argument '" << a << "' for runs\n\n" << kRunsHelp;
+      return kExitBadInput;
+    }
+  }
+  try {
+    if (words.empty()) return listCommand(runs_dir, json);
+    if (words[0] == "show" && words.size() == 2) return showCommand(runs_dir, words[1], json);
+    if (words[0] == "compare" && words.size() == 3) return compareCommand(runs_dir, words[1], words[2]);
+    std::cerr << "error: unknown use of runs\n\n" << kRunsHelp;
+    return kExitBadInput;
+  } catch (const UserError& e) {
+    printError(e.what(), e.hint());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    printError(e.what(), "");
+    return kExitFailure;
+  }
+}
+
+}  // namespace wb::cli

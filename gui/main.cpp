@@ -1,0 +1,71 @@
+// The workbench window. See app/command_line.cpp for the arguments.
+
+#include <cstdio>
+
+#include <QApplication>
+#include <QDir>
+#include <QTimer>
+
+#include "app/command_line.h"
+#include "app/screenshot_driver.h"
+#include "window/main_window.h"
+#include "workbench/system_info.h"
+
+int main(int argc, char** argv) {
+  // First thing: LibTorch's OpenMP reads its wait policy when it loads; spinning workers make training several
+  // times slower beside OpenBLAS. This re-executes the program with OMP_WAIT_POLICY=PASSIVE when unset.
+  wb::ensurePassiveOpenMpWait(argv);
+
+  QApplication::setHighDpiScaleFactorRoundingPolicy(Qt::HighDpiScaleFactorRoundingPolicy::PassThrough);
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("TorchWorkbench"));
+  QApplication::setApplicationName(QStringLiteral("workbench"));
+  QApplication::setApplicationDisplayName(QStringLiteral("Torch Workbench"));
+  QApplication::setApplicationVersion(QStringLiteral(WB_VERSION));
+
+  const wb::gui::CommandLine cl = wb::gui::parseCommandLine(QApplication::arguments());
+  if (!cl.error.isEmpty()) {
+    std::fprintf(stderr, "error: %s\n\n%s", qPrintable(cl.error), qPrintable(wb::gui::usageText()));
+    return 2;
+  }
+  if (cl.help) {
+    std::printf("%s", qPrintable(wb::gui::usageText()));
+    return 0;
+  }
+  if (cl.version) {
+    std::printf("workbench %s\n", WB_VERSION);
+    return 0;
+  }
+
+  const bool screenshot = !cl.screenshotFile.isEmpty();
+  wb::gui::MainWindow::Options options;
+  // Screenshots show the default layout at a fixed size, whatever this user's saved layout is.
+  options.useSettings = !screenshot;
+  wb::gui::MainWindow window(options);
+  if (screenshot) {
+    window.setErrorPresenter([](const QString& title, const QString& message, const QString& hint) {
+      std::fprintf(stderr, "error: %s: %s\n  what to do: %s\n", qPrintable(title), qPrintable(message),
+                   qPrintable(hint));
+    });
+  }
+  if (!cl.experimentFile.isEmpty() && !window.openFile(cl.experimentFile)) {
+    if (screenshot) return 2;
+  }
+  if (!cl.openRuns.isEmpty()) {
+    window.openRuns(cl.openRuns, /*replace=*/false);
+    window.showRunsPanel(cl.openRuns);
+  }
+  if (screenshot) {
+    window.resize(1600, 1000);
+    window.show();
+    auto* driver = new wb::gui::ScreenshotDriver(&window, cl.screenshotFile, cl.afterSteps, &app);
+    if (cl.openRuns.isEmpty()) {
+      QTimer::singleShot(0, driver, &wb::gui::ScreenshotDriver::start);
+    } else {
+      QTimer::singleShot(0, driver, &wb::gui::ScreenshotDriver::startWithoutTraining);
+    }
+  } else {
+    window.show();
+  }
+  return QApplication::exec();
+}

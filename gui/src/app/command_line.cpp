@@ -1,0 +1,59 @@
+#include "app/command_line.h"
+
+namespace wb::gui {
+
+QString usageText() {
+  return QStringLiteral(
+      "usage: workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--screenshot FILE [--after-steps N]]\n"
+      "\n"
+      "Opens the workbench window with the experiment (default: the CNN on Fashion-MNIST).\n"
+      "\n"
+      "  --screenshot FILE   start the experiment, let it train N steps (or to its end), save a PNG of the\n"
+      "                      window to FILE and exit (0 on success); works with QT_QPA_PLATFORM=offscreen\n"
+      "  --after-steps N     steps before the screenshot (default 100)\n"
+      "  --open RUN_DIR      show a past run's plots (repeat to overlay several); with --screenshot, the\n"
+      "                      screenshot shows them and nothing is trained\n"
+      "  --version           print the version\n");
+}
+
+CommandLine parseCommandLine(const QStringList& arguments) {
+  CommandLine cl;
+  for (int i = 1; i < arguments.size(); ++i) {
+    const QString& a = arguments[i];
+    if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
+      cl.help = true;
+    } else if (a == QLatin1String("--version")) {
+      cl.version = true;
+    } else if (a == QLatin1String("--screenshot")) {
+      if (++i >= arguments.size()) {
+        cl.error = QStringLiteral("--screenshot needs a file name");
+        return cl;
+      }
+      cl.screenshotFile = arguments[i];
+    } else if (a == QLatin1String("--open")) {
+      if (++i >= arguments.size()) {
+        cl.error = QStringLiteral("--open needs a run folder");
+        return cl;
+      }
+      cl.openRuns << arguments[i];
+    } else if (a == QLatin1String("--after-steps")) {
+      bool ok = false;
+      cl.afterSteps = i + 1 < arguments.size() ? arguments[++i].toLongLong(&ok) : 0;
+      if (!ok || cl.afterSteps < 1) {
+        cl.error = QStringLiteral("--after-steps needs a positive number of steps");
+        return cl;
+      }
+    } else if (a.startsWith(QLatin1String("-"))) {
+      cl.error = QStringLiteral("unknown option '%1'").arg(a);
+      return cl;
+    } else if (cl.experimentFile.isEmpty()) {
+      cl.experimentFile = a;
+    } else {
+      cl.error = QStringLiteral("more than one experiment file ('%1' and '%2')").arg(cl.experimentFile, a);
+      return cl;
+    }
+  }
+  return cl;
+}
+
+}  // namespace wb::gui

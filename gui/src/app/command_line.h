@@ -1,0 +1,24 @@
+#pragma once
+// `workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--screenshot FILE] [--after-steps N]`.
+
+#include <optional>
+
+#include <QString>
+#include <QStringList>
+
+namespace wb::gui {
+
+struct CommandLine {
+  QString experimentFile;  // empty: the default experiment
+  QString screenshotFile;  // non-empty: screenshot mode
+  long long afterSteps = 100;
+  QStringList openRuns;    // run folders whose plots open at start (overlaid); with --screenshot: no training
+  bool help = false;
+  bool version = false;
+  QString error;  // non-empty when the arguments are wrong
+};
+
+CommandLine parseCommandLine(const QStringList& arguments);
+QString usageText();
+
+}  // namespace wb::gui

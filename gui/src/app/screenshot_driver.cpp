@@ -1,0 +1,92 @@
+#include "app/screenshot_driver.h"
+
+#include <cstdio>
+
+#include <QApplication>
+#include <QPixmap>
+
+#include "charts/charts_panel.h"
+#include "window/main_window.h"
+
+namespace wb::gui {
+namespace {
+
+constexpr int kSettleMs = 400;               // a drain tick and a replot tick after the last event
+constexpr int kTimeoutMs = 30 * 60 * 1000;   // a screenshot that takes longer than this is stuck
+
+}  // namespace
+
+ScreenshotDriver::ScreenshotDriver(MainWindow* window, QString file, long long afterSteps, QObject* parent)
+    : QObject(parent), m_window(window), m_file(std::move(file)), m_afterSteps(afterSteps) {
+  m_window->setErrorPresenter([this](const QString& title, const QString& message, const QString& hint) {
+    std::fprintf(stderr, "error: %s: %s\n  what to do: %s\n", qPrintable(title), qPrintable(message), qPrintable(hint));
+    m_failed = true;
+  });
+  connect(m_window, &MainWindow::stepReported, this, [this](qint64 step) {
+    if (!m_captured && step >= m_afterSteps) {
+      m_captured = true;
+      QTimer::singleShot(kSettleMs, this, &ScreenshotDriver::capture);
+    }
+  });
+  connect(m_window, &MainWindow::runEnded, this, [this](const RunSummary& summary) {
+    if (!m_captured) {
+      // The run ended before N steps (a short experiment, or a failure): the window as it is now.
+      m_captured = true;
+      m_failed = m_failed || summary.status == RunStatus::Failed;
+      QTimer::singleShot(kSettleMs, this, [this] {
+        capture();
+      });
+      return;
+    }
+    finish(m_exitCode);
+  });
+  m_timeout.setSingleShot(true);
+  m_timeout.setInterval(kTimeoutMs);
+  connect(&m_timeout, &QTimer::timeout, this, [this] {
+    std::fprintf(stderr, "error: no screenshot after %d minutes\n", kTimeoutMs / 60000);
+    QApplication::exit(1);
+  });
+}
+
+void ScreenshotDriver::start() {
+  m_timeout.start();
+  if (!m_window->startRun()) {
+    std::fprintf(stderr, "error: the experiment could not start (see above)\n");
+    QTimer::singleShot(0, this, [] { QApplication::exit(2); });
+  }
+}
+
+void ScreenshotDriver::startWithoutTraining() {
+  m_timeout.start();
+  m_captured = true;
+  auto* poll = new QTimer(this);
+  poll->setInterval(100);
+  connect(poll, &QTimer::timeout, this, [this, poll] {
+    if (m_window->pendingHistoryLoads() > 0) return;
+    poll->stop();
+    QTimer::singleShot(kSettleMs, this, &ScreenshotDriver::capture);
+  });
+  poll->start();
+}
+
+void ScreenshotDriver::capture() {
+  m_window->charts()->replotAllNow();
+  const QPixmap shot = m_window->grab();
+  if (shot.isNull() || !shot.save(m_file, "PNG")) {
+    std::fprintf(stderr, "error: could not write %s\n", qPrintable(m_file));
+    m_exitCode = 1;
+  } else {
+    std::printf("Saved %s (%dx%d) at step %lld\n", qPrintable(m_file), shot.width(), shot.height(),
+                static_cast<long long>(m_window->lastStep()));
+    m_exitCode = m_failed ? 1 : 0;
+  }
+  if (m_window->controller()->isActive()) {
+    m_window->controller()->stop();  // runEnded then finishes; the run folder keeps a resumable checkpoint
+  } else {
+    finish(m_exitCode);
+  }
+}
+
+void ScreenshotDriver::finish(int code) { QApplication::exit(code); }
+
+}  // namespace wb::gui

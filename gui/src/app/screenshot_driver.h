@@ -1,0 +1,38 @@
+#pragma once
+// Screenshot mode: starts the window's experiment, waits for N steps (or the run's end), lets the charts
+// replot, saves a PNG of the whole window, stops the run cleanly and quits with 0 — or 1 when the run failed
+// or the file could not be written.
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include "workbench/events.h"
+
+namespace wb::gui {
+
+class MainWindow;
+
+class ScreenshotDriver : public QObject {
+  Q_OBJECT
+
+ public:
+  ScreenshotDriver(MainWindow* window, QString file, long long afterSteps, QObject* parent = nullptr);
+  void start();
+  // Screenshot of past runs' plots (opened by the caller) instead of a live run: no training.
+  void startWithoutTraining();
+
+ private:
+  void capture();
+  void finish(int code);
+
+  MainWindow* m_window;
+  QString m_file;
+  long long m_afterSteps;
+  bool m_captured = false;
+  bool m_failed = false;
+  int m_exitCode = 0;
+  QTimer m_timeout;
+};
+
+}  // namespace wb::gui

@@ -1,0 +1,75 @@
+#pragma once
+// The live charts: loss, accuracy, throughput, learning rate, memory, gradients. Each run on the charts is a
+// "trace" (the live run, or a past run opened from the runs browser); traces overlay. New data marks a chart
+// dirty; a ~30 Hz timer replots only the dirty ones.
+
+#include <map>
+#include <vector>
+
+#include <QColor>
+#include <QTimer>
+#include <QWidget>
+
+#include "charts/ema.h"
+#include "charts/metric_chart.h"
+#include "workbench/events.h"
+
+class QLabel;
+class QSlider;
+
+namespace wb::gui {
+
+enum class ChartId { Loss, Accuracy, Throughput, LearningRate, Memory, Gradients };
+
+class ChartsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ChartsPanel(QWidget* parent = nullptr);
+
+  // A trace id is the run folder (or "live" for the run in progress). Adding an existing id replaces it.
+  void addTrace(const QString& id, const QString& label);
+  void removeTrace(const QString& id);
+  void clearTraces();
+  // Removes every trace except `keep` (may be empty).
+  void clearTracesExcept(const QString& keep);
+  bool hasTrace(const QString& id) const { return m_traces.count(id) > 0; }
+  QStringList traceIds() const;
+  QString traceLabel(const QString& id) const;
+  int traceCount() const { return static_cast<int>(m_traces.size()); }
+
+  void appendSteps(const QString& id, const std::vector<StepMetrics>& steps);
+  void appendEpochs(const QString& id, const std::vector<EpochMetrics>& epochs);
+
+  MetricChart* chart(ChartId id) const;
+  QList<MetricChart*> charts() const { return m_charts; }
+
+  double smoothing() const;
+  void setSmoothing(double weight);  // 0 = raw, up to 0.99
+
+  void replotDirty();
+  void replotAllNow();  // synchronous: for screenshots and the benchmark
+  void autoscaleAll();
+
+ private:
+  struct Trace {
+    QString label;
+    int index = 0;  // order of addition: picks the run's colour when several are overlaid
+    std::map<int, int> series;                 // series kind -> chart series handle
+    QVector<double> lossKeys, lossValues;  // raw training loss, kept to recompute the EMA when the slider moves
+    Ema ema;
+  };
+
+  int ensureSeries(const QString& id, Trace& trace, int kind);
+  void restyle();
+  void recomputeEma(Trace& trace);
+
+  QList<MetricChart*> m_charts;
+  std::map<QString, Trace> m_traces;
+  int m_nextIndex = 0;
+  QSlider* m_smoothing = nullptr;
+  QLabel* m_smoothingValue = nullptr;
+  QTimer m_replotTimer;
+};
+
+}  // namespace wb::gui

@@ -1,0 +1,659 @@
+#include "editor/experiment_editor.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QStyle>
+#include <QTabWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrent>
+
+#include "editor/device_picker.h"
+#include "editor/json_path.h"
+#include "editor/lr_preview.h"
+
+namespace wb::gui {
+namespace {
+
+constexpr int kDebounceMs = 150;
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// Shorthands such as "augment": true become objects, so every key has exactly one field.
+nlohmann::json expandShorthands(nlohmann::json doc) {
+  if (!doc.is_object()) return nlohmann::json::object();
+  for (const auto& [section, key] : {std::pair<const char*, const char*>{"data", "augment"}, {"train", "early_stopping"}}) {
+    auto s = doc.find(section);
+    if (s == doc.end() || !s->is_object()) continue;
+    auto k = s->find(key);
+    if (k != s->end() && k->is_boolean()) *k = nlohmann::json{{"enabled", k->get<bool>()}};
+  }
+  return doc;
+}
+
+}  // namespace
+
+ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(4, 4, 4, 4);
+  outer->setSpacing(4);
+
+  auto* header = new QFormLayout;
+  header->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  outer->addLayout(header);
+  addText(header, "name", tr("Name"), tr("The run's name; each run's folder is named <date>-<name>."));
+  addNumber(header, "seed", tr("Seed"),
+            tr("Seeds initialization, the validation split, shuffling and augmentation: the same seed on the same "
+               "machine gives the same run."));
+
+  m_tabs = new QTabWidget(this);
+  m_tabs->setDocumentMode(true);
+  outer->addWidget(m_tabs, 1);
+
+  // --- data
+  QFormLayout* data = addSection(tr("Data"), QStringLiteral("data"));
+  addChoice(data, "data.dataset", tr("Dataset"),
+            {{"fashion-mnist", tr("Fashion-MNIST")}, {"mnist", tr("MNIST")}, {"cifar10", tr("CIFAR-10")},
+             {"csv", tr("CSV table")}, {"synthetic", tr("Synthetic (no download)")}},
+            tr("Which data to train on."));
+  FieldBinding* dataPath = addPath(data, "data.path", tr("Path"),
+          tr("Folder of the IDX/CIFAR files, or the CSV file. Empty: /usr/share/datasets/<dataset>."), true);
+  qobject_cast<QLineEdit*>(dataPath->input())->setPlaceholderText(tr("default: /usr/share/datasets/<dataset>"));
+  addInteger(data, "data.limit", tr("Limit"), tr("Use only the first N training samples; 0 = all."), tr(" samples"));
+  addNumber(data, "data.val_fraction", tr("Validation fraction"),
+            tr("Share of the training split held out for validation, in [0, 1). 0 = no validation."));
+  addBool(data, "data.augment.enabled", tr("Augmentation"), tr("Random crops and flips of training images each epoch."));
+  addBool(data, "data.augment.random_crop", tr("Random crop"), tr("Pad, then crop back at a random offset."));
+  addInteger(data, "data.augment.crop_padding", tr("Crop padding"), tr("Padding of the random crop."), tr(" px"));
+  addBool(data, "data.augment.horizontal_flip", tr("Horizontal flip"),
+          tr("Mirror half of the images. Good for clothes and objects, harmful for digits."));
+  addText(data, "data.label_column", tr("Label column"), tr("CSV: the column holding the class (0, 1, 2, …)."));
+  addPath(data, "data.test_path", tr("Test file"), tr("CSV: a separate test file; empty = test fraction of the file."),
+          false, tr("CSV files (*.csv);;All files (*)"));
+  addNumber(data, "data.test_fraction", tr("Test fraction"), tr("CSV without a test file: share kept for the test."));
+  addInteger(data, "data.synthetic.samples", tr("Samples"), tr("Synthetic: training samples to generate."));
+  addInteger(data, "data.synthetic.classes", tr("Classes"), tr("Synthetic: number of classes."));
+  addList(data, "data.synthetic.shape", tr("Sample shape"),
+          tr("Synthetic: [channels, height, width] for images or [features] for vectors, e.g. 1, 28, 28."));
+
+  // --- model
+  QFormLayout* model = addSection(tr("Model"), QStringLiteral("model"));
+  buildModelSource(model);
+
+  // --- optimizer
+  QFormLayout* opt = addSection(tr("Optimizer"), QStringLiteral("optimizer"));
+  addChoice(opt, "optimizer.name", tr("Optimizer"),
+            {{"sgd", QStringLiteral("SGD")}, {"adam", QStringLiteral("Adam")}, {"adamw", QStringLiteral("AdamW")},
+             {"rmsprop", QStringLiteral("RMSprop")}, {"adagrad", QStringLiteral("Adagrad")}},
+            tr("The update rule, as in torch.optim."));
+  addNumber(opt, "optimizer.lr", tr("Learning rate"),
+            tr("The (peak) learning rate. Typical: 1e-3 for Adam/AdamW, 0.01–0.1 for SGD."));
+  addNumber(opt, "optimizer.weight_decay", tr("Weight decay"), tr("Decoupled for AdamW, L2 for the others."));
+  addNumber(opt, "optimizer.momentum", tr("Momentum"), tr("SGD and RMSprop."));
+  addBool(opt, "optimizer.nesterov", tr("Nesterov"), tr("SGD with momentum > 0."));
+  addNumber(opt, "optimizer.betas[0]", tr("β₁"), tr("Adam/AdamW: decay of the gradient's running mean, in [0, 1)."));
+  addNumber(opt, "optimizer.betas[1]", tr("β₂"), tr("Adam/AdamW: decay of the squared gradient's mean, in [0, 1)."));
+  addNumber(opt, "optimizer.eps", tr("ε"), tr("Added to the denominator for stability."));
+  addNumber(opt, "optimizer.alpha", tr("α"), tr("RMSprop: smoothing constant."));
+  addBool(opt, "optimizer.decay_bias_and_norm", tr("Decay biases and norms"),
+          tr("Off: biases and normalization weights get no weight decay (the usual practice)."));
+
+  // --- schedule
+  QFormLayout* sch = addSection(tr("Schedule"), QStringLiteral("schedule"));
+  addChoice(sch, "schedule.name", tr("Schedule"),
+            {{"constant", tr("Constant")}, {"step", tr("Step")}, {"multistep", tr("Multi-step")},
+             {"exponential", tr("Exponential")}, {"cosine", tr("Cosine")}, {"onecycle", tr("One-cycle")},
+             {"plateau", tr("Reduce on plateau")}},
+            tr("The learning rate over the run (after the warmup)."));
+  addInteger(sch, "schedule.warmup_steps", tr("Warmup"), tr("Steps of linear warmup; 0 = none."), tr(" steps"));
+  addNumber(sch, "schedule.warmup_start_factor", tr("Warmup start factor"), tr("The warmup starts at lr × this."));
+  addInteger(sch, "schedule.step_size", tr("Step size"), tr("Step: steps between two decays."), tr(" steps"));
+  addList(sch, "schedule.milestones", tr("Milestones"), tr("Multi-step: the steps at which lr is multiplied by γ."));
+  addNumber(sch, "schedule.gamma", tr("γ"), tr("Decay factor."));
+  addInteger(sch, "schedule.t_max", tr("T_max"), tr("Cosine: length in steps; 0 = the rest of the run."), tr(" steps"));
+  addNumber(sch, "schedule.eta_min", tr("η_min"), tr("Cosine: the lowest rate."));
+  addNumber(sch, "schedule.pct_start", tr("Rising share"), tr("One-cycle: share of the cycle spent rising."));
+  addChoice(sch, "schedule.anneal_strategy", tr("Annealing"), {{"cos", tr("Cosine")}, {"linear", tr("Linear")}},
+            tr("One-cycle: shape of the rise and fall."));
+  addNumber(sch, "schedule.div_factor", tr("Div factor"), tr("One-cycle: start rate = lr / this."));
+  addNumber(sch, "schedule.final_div_factor", tr("Final div factor"), tr("One-cycle: final rate = start / this."));
+  addBool(sch, "schedule.three_phase", tr("Three phases"), tr("One-cycle: a third, annealing phase."));
+  addChoice(sch, "schedule.mode", tr("Mode"), {{"min", tr("min (loss)")}, {"max", tr("max")}},
+            tr("Plateau: whether the value should fall or rise."));
+  addNumber(sch, "schedule.factor", tr("Factor"), tr("Plateau: lr × this on a plateau."));
+  addInteger(sch, "schedule.patience", tr("Patience"), tr("Plateau: validations without improvement."));
+  addNumber(sch, "schedule.threshold", tr("Threshold"), tr("Plateau: least improvement that counts."));
+  addChoice(sch, "schedule.threshold_mode", tr("Threshold mode"), {{"rel", tr("relative")}, {"abs", tr("absolute")}},
+            tr("Plateau: threshold relative to the best value, or absolute."));
+  addInteger(sch, "schedule.cooldown", tr("Cooldown"), tr("Plateau: validations to wait after lowering."));
+  addNumber(sch, "schedule.min_lr", tr("Min lr"), tr("Plateau: never below this."));
+
+  // --- train
+  QFormLayout* tr_ = addSection(tr("Training"), QStringLiteral("train"));
+  addInteger(tr_, "train.epochs", tr("Epochs"), tr("Passes over the training split; 0 = max steps decides."));
+  addInteger(tr_, "train.max_steps", tr("Max steps"), tr("Optimizer steps to stop after; 0 = epochs decide."));
+  addInteger(tr_, "train.batch_size", tr("Batch size"), tr("Samples per batch."));
+  addInteger(tr_, "train.grad_accum", tr("Gradient accumulation"), tr("Batches summed per optimizer step."));
+  addNumber(tr_, "train.clip_grad_norm", tr("Clip grad norm"), tr("Clip the gradients' total norm; 0 = off."));
+  addChoice(tr_, "train.amp", tr("Mixed precision"),
+            {{"off", tr("off (float32)")}, {"bf16", QStringLiteral("bfloat16")}, {"fp16", tr("float16 + loss scaling")}},
+            tr("Forward pass in a 16-bit type where safe; weights stay float32."));
+  {
+    auto* picker = new DevicePicker;
+    add(tr_, tr("Devices"), std::make_unique<DevicesBinding>("train.devices", picker),
+        tr("Where to train; several devices train data-parallel."));
+  }
+  addInteger(tr_, "train.threads", tr("CPU threads"), tr("0 = one per core."));
+  addInteger(tr_, "train.eval_every_epochs", tr("Validate every"), tr("Validate every N epochs (and after the last)."),
+             tr(" epochs"));
+  addInteger(tr_, "train.log_every_steps", tr("Report every"),
+             tr("How often the loss is read back and plotted; larger is faster on GPUs."), tr(" steps"));
+  addInteger(tr_, "train.checkpoint_every_steps", tr("Checkpoint every"), tr("0 = not by steps."), tr(" steps"));
+  addNumber(tr_, "train.checkpoint_every_minutes", tr("Checkpoint every (min)"), tr("0 = not by time."));
+  addInteger(tr_, "train.keep_checkpoints", tr("Keep checkpoints"), tr("The newest N, plus the best."));
+  addBool(tr_, "train.early_stopping.enabled", tr("Early stopping"), tr("Stop when validation stops improving."));
+  addChoice(tr_, "train.early_stopping.metric", tr("Watch"),
+            {{"val_loss", tr("validation loss")}, {"val_accuracy", tr("validation accuracy")}},
+            tr("Early stopping: the metric watched."));
+  addInteger(tr_, "train.early_stopping.patience", tr("Patience"), tr("Validations without improvement."));
+  addNumber(tr_, "train.early_stopping.min_delta", tr("Min delta"), tr("Least change that counts."));
+
+  // --- output
+  QFormLayout* out = addSection(tr("Output"), QStringLiteral("output"));
+  addPath(out, "output.runs_dir", tr("Runs folder"),
+          tr("Each run gets a folder here; the Runs panel lists the runs of this folder."), true);
+
+  // Keys the engine has that the form above has no dedicated widget for yet still get a field.
+  addGenericFields();
+
+  m_lrPreview = new LrPreview(this);
+  outer->addWidget(m_lrPreview);
+
+  m_status = new QLabel(this);
+  m_status->setWordWrap(true);
+  outer->addWidget(m_status);
+  m_issueList = new QListWidget(this);
+  m_issueList->setObjectName(QStringLiteral("issueList"));
+  m_issueList->setMaximumHeight(96);
+  m_issueList->setWordWrap(true);
+  m_issueList->setVisible(false);
+  outer->addWidget(m_issueList);
+  connect(m_issueList, &QListWidget::itemActivated, this,
+          [this](QListWidgetItem* item) { focusIssue(item->data(Qt::UserRole).toString().toStdString()); });
+  connect(m_issueList, &QListWidget::itemClicked, this,
+          [this](QListWidgetItem* item) { focusIssue(item->data(Qt::UserRole).toString().toStdString()); });
+
+  m_debounce.setSingleShot(true);
+  m_debounce.setInterval(kDebounceMs);
+  connect(&m_debounce, &QTimer::timeout, this, &ExperimentEditor::validateNow);
+  connect(&m_checkWatcher, &QFutureWatcher<CheckResult>::finished, this, &ExperimentEditor::onChecksDone);
+
+  setDocument(experimentToJson(Experiment{}));
+}
+
+ExperimentEditor::~ExperimentEditor() {
+  // The background check holds only copies; let it finish rather than leave it writing to a dead watcher.
+  m_checkWatcher.waitForFinished();
+}
+
+QFormLayout* ExperimentEditor::addSection(const QString& title, const QString& section) {
+  auto* page = new QWidget;
+  auto* form = new QFormLayout(page);
+  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  form->setLabelAlignment(Qt::AlignRight | Qt::AlignTop);
+  form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(page);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  const int index = m_tabs->addTab(scroll, title);
+  m_sectionForms[section] = form;
+  m_sectionTabs[section] = index;
+  return form;
+}
+
+FieldBinding* ExperimentEditor::add(QFormLayout* form, const QString& label, std::unique_ptr<FieldBinding> binding,
+                                    const QString& help) {
+  FieldBinding* b = binding.get();
+  const QString tip = QStringLiteral("<b>%1</b><br>%2").arg(qs(b->path()), help.toHtmlEscaped());
+  b->input()->setToolTip(tip);
+  b->input()->setProperty("help", tip);
+  b->setOnChange([this] { onEdited(); });
+  auto* labelWidget = new QLabel(label);
+  labelWidget->setToolTip(tip);
+  labelWidget->setBuddy(b->input());
+  form->addRow(labelWidget, b->row());
+  m_formOf[b] = form;
+  m_bindings.push_back(std::move(binding));
+  return b;
+}
+
+FieldBinding* ExperimentEditor::addText(QFormLayout* form, const std::string& path, const QString& label,
+                                        const QString& help) {
+  return add(form, label, std::make_unique<TextBinding>(path, new QLineEdit), help);
+}
+
+FieldBinding* ExperimentEditor::addPath(QFormLayout* form, const std::string& path, const QString& label,
+                                        const QString& help, bool directory, const QString& filter) {
+  auto* edit = new QLineEdit;
+  edit->setClearButtonEnabled(true);
+  FieldBinding* b = add(form, label, std::make_unique<TextBinding>(path, edit), help);
+  auto* browse = new QPushButton(tr("Browse…"));
+  browse->setToolTip(directory ? tr("Choose a folder") : tr("Choose a file"));
+  b->addBeside(browse);
+  connect(browse, &QPushButton::clicked, this, [this, edit, directory, filter, label, path] {
+    QString chosen;
+    // The CSV dataset is a file even though the field usually names a folder.
+    const bool wantsFile = !directory || (path == "data.path" && word("data.dataset") == QLatin1String("csv"));
+    if (wantsFile) {
+      chosen = QFileDialog::getOpenFileName(this, label, edit->text(),
+                                            filter.isEmpty() ? tr("CSV files (*.csv);;All files (*)") : filter);
+    } else {
+      chosen = QFileDialog::getExistingDirectory(this, label, edit->text());
+    }
+    if (chosen.isEmpty()) return;
+    edit->setText(chosen);
+    emit edit->textEdited(chosen);
+  });
+  return b;
+}
+
+FieldBinding* ExperimentEditor::addNumber(QFormLayout* form, const std::string& path, const QString& label,
+                                          const QString& help) {
+  auto* edit = new QLineEdit;
+  edit->setPlaceholderText(tr("a number, e.g. 1e-3"));
+  return add(form, label, std::make_unique<NumberBinding>(path, edit), help);
+}
+
+FieldBinding* ExperimentEditor::addInteger(QFormLayout* form, const std::string& path, const QString& label,
+                                           const QString& help, const QString& suffix) {
+  auto* spin = new QSpinBox;
+  spin->setSuffix(suffix);
+  return add(form, label, std::make_unique<IntegerBinding>(path, spin), help);
+}
+
+FieldBinding* ExperimentEditor::addBool(QFormLayout* form, const std::string& path, const QString& label,
+                                        const QString& help) {
+  return add(form, label, std::make_unique<BoolBinding>(path, new QCheckBox), help);
+}
+
+FieldBinding* ExperimentEditor::addChoice(QFormLayout* form, const std::string& path, const QString& label,
+                                          const std::vector<std::pair<QString, QString>>& choices,
+                                          const QString& help) {
+  auto* combo = new QComboBox;
+  for (const auto& [value, text] : choices) {
+    combo->addItem(text == value ? value : QStringLiteral("%1  (%2)").arg(text, value), value);
+  }
+  return add(form, label, std::make_unique<ChoiceBinding>(path, combo), help);
+}
+
+FieldBinding* ExperimentEditor::addList(QFormLayout* form, const std::string& path, const QString& label,
+                                        const QString& help) {
+  auto* edit = new QLineEdit;
+  edit->setPlaceholderText(tr("comma-separated, e.g. 3000, 6000"));
+  return add(form, label, std::make_unique<ListBinding>(path, edit), help);
+}
+
+void ExperimentEditor::buildModelSource(QFormLayout* form) {
+  m_modelSource = new QComboBox;
+  m_modelSource->setObjectName(QStringLiteral("modelSource"));
+  m_modelSource->addItem(tr("Built-in preset"));
+  m_modelSource->addItem(tr("Layer list (JSON)"));
+  m_modelSource->addItem(tr("TorchScript file"));
+  m_modelSource->setToolTip(tr("A model is exactly one of: a preset, a layer list, a TorchScript file."));
+  form->addRow(tr("Model from"), m_modelSource);
+  connect(m_modelSource, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { onEdited(); });
+
+  FieldBinding* preset = addChoice(form, "model.preset", tr("Preset"),
+                                   {{"mlp", tr("MLP")}, {"cnn", tr("CNN")}, {"resnet", tr("ResNet")},
+                                    {"vit", tr("Vision Transformer")}},
+                                   tr("A built-in architecture sized to the data."));
+  auto* layersEdit = new QPlainTextEdit;
+  layersEdit->setPlaceholderText(
+      QStringLiteral("[\n  {\"type\": \"flatten\"},\n  {\"type\": \"linear\", \"out_features\": 256},\n"
+                     "  {\"type\": \"relu\"},\n  {\"type\": \"linear\", \"out_features\": 10}\n]"));
+  QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  layersEdit->setFont(mono);
+  layersEdit->setMinimumHeight(220);
+  layersEdit->setTabChangesFocus(true);
+  FieldBinding* layers = add(form, tr("Layers"), std::make_unique<JsonBinding>("model.layers", layersEdit),
+                             tr("A list of typed layers (docs/experiment.md lists every type); the engine checks "
+                                "each against the data's shape."));
+  FieldBinding* script = addPath(form, "model.torchscript", tr("TorchScript file"),
+                                 tr("A .pt file saved with torch.jit.script(model).save(path)."), false,
+                                 tr("TorchScript (*.pt *.pth);;All files (*)"));
+  preset->setInactiveValue([this] { return m_modelSource->currentIndex() == 0; }, "");
+  layers->setInactiveValue([this] { return m_modelSource->currentIndex() == 1; }, nullptr);
+  script->setInactiveValue([this] { return m_modelSource->currentIndex() == 2; }, "");
+}
+
+void ExperimentEditor::addGenericFields() {
+  for (const std::string& leaf : leafPaths(experimentToJson(Experiment{}))) {
+    bool covered = false;
+    for (const auto& b : m_bindings) {
+      if (pathIsUnder(b->path(), leaf) || pathIsUnder(leaf, b->path())) covered = true;
+    }
+    if (covered) continue;
+    const std::string section = leaf.substr(0, leaf.find('.'));
+    auto formIt = m_sectionForms.find(qs(section));
+    QFormLayout* form = formIt != m_sectionForms.end() ? formIt->second : m_sectionForms.at(QStringLiteral("output"));
+    QString label = qs(leaf.substr(leaf.rfind('.') + 1));
+    label.replace(QLatin1Char('_'), QLatin1Char(' '));
+    label[0] = label[0].toUpper();
+    const nlohmann::json def = *jsonAt(experimentToJson(Experiment{}), leaf);
+    const QString help = tr("See docs/experiment.md for %1.").arg(qs(leaf));
+    if (def.is_boolean()) {
+      addBool(form, leaf, label, help);
+    } else if (def.is_number_integer()) {
+      addInteger(form, leaf, label, help);
+    } else if (def.is_number()) {
+      addNumber(form, leaf, label, help);
+    } else if (def.is_string()) {
+      addText(form, leaf, label, help);
+    } else {
+      add(form, label, std::make_unique<JsonBinding>(leaf, new QLineEdit), help);
+    }
+  }
+}
+
+QString ExperimentEditor::word(const std::string& path) const {
+  FieldBinding* b = binding(path);
+  auto* combo = b ? qobject_cast<QComboBox*>(b->input()) : nullptr;
+  return combo ? combo->currentData().toString() : QString();
+}
+
+FieldBinding* ExperimentEditor::binding(const std::string& path) const {
+  for (const auto& b : m_bindings)
+    if (b->path() == path) return b.get();
+  return nullptr;
+}
+
+std::vector<FieldBinding*> ExperimentEditor::bindingsFor(const std::string& path) const {
+  if (FieldBinding* exact = binding(path)) return {exact};
+  // The nearest field above: model.layers[3].out_features shows at model.layers.
+  FieldBinding* above = nullptr;
+  for (const auto& b : m_bindings) {
+    if (pathIsUnder(path, b->path()) && (!above || b->path().size() > above->path().size())) above = b.get();
+  }
+  if (above) return {above};
+  // A key that has several fields (optimizer.betas, train.early_stopping): its first field. A whole section
+  // ("data") is not a field: such issues go to the list below the form.
+  if (path.find_first_of(".[") == std::string::npos) return {};
+  for (const auto& b : m_bindings) {
+    if (pathIsUnder(b->path(), path)) return {b.get()};
+  }
+  return {};
+}
+
+void ExperimentEditor::setDocument(const nlohmann::json& doc) {
+  m_loading = true;
+  const nlohmann::json normalized = expandShorthands(doc);
+  // Missing keys take their defaults; keys the file gives (right or wrong) are shown as written.
+  nlohmann::json full = experimentToJson(parseExperiment(normalized).experiment);
+  full.merge_patch(normalized);
+  m_base = full;
+
+  const nlohmann::json* script = jsonAt(full, "model.torchscript");
+  const nlohmann::json* layers = jsonAt(full, "model.layers");
+  if (script && script->is_string() && !script->get<std::string>().empty()) {
+    m_modelSource->setCurrentIndex(2);
+  } else if (layers && !layers->is_null()) {
+    m_modelSource->setCurrentIndex(1);
+  } else {
+    m_modelSource->setCurrentIndex(0);
+  }
+  nlohmann::json forLoad = full;
+  // An empty preset means "not a preset": keep the preset picker on a real choice for when the user switches.
+  const nlohmann::json* preset = jsonAt(full, "model.preset");
+  if (preset && preset->is_string() && preset->get<std::string>().empty()) forLoad["model"].erase("preset");
+  for (const auto& b : m_bindings) b->load(forLoad);
+
+  m_saved = document();
+  m_loading = false;
+  if (m_modified) {
+    m_modified = false;
+    emit modifiedChanged(false);
+  }
+  updateRelevance();
+  validateNow();
+}
+
+nlohmann::json ExperimentEditor::document() const {
+  nlohmann::json doc = m_base;
+  for (const auto& b : m_bindings) b->store(doc);
+  return doc;
+}
+
+void ExperimentEditor::markSaved() {
+  m_saved = document();
+  if (m_modified) {
+    m_modified = false;
+    emit modifiedChanged(false);
+  }
+}
+
+QString ExperimentEditor::runsDir() const {
+  const nlohmann::json doc = document();
+  const nlohmann::json* dir = jsonAt(doc, "output.runs_dir");
+  return dir && dir->is_string() ? qs(dir->get<std::string>()) : QString();
+}
+
+std::optional<Experiment> ExperimentEditor::experiment() const {
+  for (const auto& b : m_bindings)
+    if (b->isActive() && !b->localIssues().empty()) return std::nullopt;
+  ParseResult parsed = parseExperiment(document());
+  if (!parsed.ok()) return std::nullopt;
+  return parsed.experiment;
+}
+
+void ExperimentEditor::onEdited() {
+  if (m_loading) return;
+  updateRelevance();
+  const bool modified = document() != m_saved;
+  if (modified != m_modified) {
+    m_modified = modified;
+    emit modifiedChanged(modified);
+  }
+  emit edited();
+  m_debounce.start();
+}
+
+void ExperimentEditor::updateRelevance() {
+  const QString dataset = word("data.dataset");
+  const QString optimizer = word("optimizer.name");
+  const QString schedule = word("schedule.name");
+  const int source = m_modelSource->currentIndex();
+  const bool images = dataset != QLatin1String("csv");
+  auto in = [](const QString& value, std::initializer_list<const char*> words) {
+    for (const char* w : words)
+      if (value == QLatin1String(w)) return true;
+    return false;
+  };
+  const std::map<std::string, bool> relevant = {
+      {"data.path", dataset != QLatin1String("synthetic")},
+      {"data.augment.enabled", images},
+      {"data.augment.random_crop", images},
+      {"data.augment.crop_padding", images},
+      {"data.augment.horizontal_flip", images},
+      {"data.label_column", dataset == QLatin1String("csv")},
+      {"data.test_path", dataset == QLatin1String("csv")},
+      {"data.test_fraction", dataset == QLatin1String("csv")},
+      {"data.synthetic.samples", dataset == QLatin1String("synthetic")},
+      {"data.synthetic.classes", dataset == QLatin1String("synthetic")},
+      {"data.synthetic.shape", dataset == QLatin1String("synthetic")},
+      {"model.preset", source == 0},
+      {"model.layers", source == 1},
+      {"model.torchscript", source == 2},
+      {"optimizer.momentum", in(optimizer, {"sgd", "rmsprop"})},
+      {"optimizer.nesterov", optimizer == QLatin1String("sgd")},
+      {"optimizer.betas[0]", in(optimizer, {"adam", "adamw"})},
+      {"optimizer.betas[1]", in(optimizer, {"adam", "adamw"})},
+      {"optimizer.eps", optimizer != QLatin1String("sgd")},
+      {"optimizer.alpha", optimizer == QLatin1String("rmsprop")},
+      {"schedule.step_size", schedule == QLatin1String("step")},
+      {"schedule.milestones", schedule == QLatin1String("multistep")},
+      {"schedule.gamma", in(schedule, {"step", "multistep", "exponential"})},
+      {"schedule.t_max", schedule == QLatin1String("cosine")},
+      {"schedule.eta_min", schedule == QLatin1String("cosine")},
+      {"schedule.pct_start", schedule == QLatin1String("onecycle")},
+      {"schedule.anneal_strategy", schedule == QLatin1String("onecycle")},
+      {"schedule.div_factor", schedule == QLatin1String("onecycle")},
+      {"schedule.final_div_factor", schedule == QLatin1String("onecycle")},
+      {"schedule.three_phase", schedule == QLatin1String("onecycle")},
+      {"schedule.mode", schedule == QLatin1String("plateau")},
+      {"schedule.factor", schedule == QLatin1String("plateau")},
+      {"schedule.patience", schedule == QLatin1String("plateau")},
+      {"schedule.threshold", schedule == QLatin1String("plateau")},
+      {"schedule.threshold_mode", schedule == QLatin1String("plateau")},
+      {"schedule.cooldown", schedule == QLatin1String("plateau")},
+      {"schedule.min_lr", schedule == QLatin1String("plateau")},
+  };
+  FieldBinding* augment = binding("data.augment.enabled");
+  FieldBinding* early = binding("train.early_stopping.enabled");
+  const bool augmentOn = static_cast<QCheckBox*>(augment->input())->isChecked();
+  const bool earlyOn = static_cast<QCheckBox*>(early->input())->isChecked();
+  for (const auto& b : m_bindings) {
+    auto it = relevant.find(b->path());
+    const bool show = it == relevant.end() || it->second || !b->messages().isEmpty();
+    m_formOf.at(b.get())->setRowVisible(b->row(), show);
+    if (pathIsUnder(b->path(), "data.augment") && b.get() != augment) b->input()->setEnabled(augmentOn);
+    if (pathIsUnder(b->path(), "train.early_stopping") && b.get() != early) b->input()->setEnabled(earlyOn);
+  }
+}
+
+void ExperimentEditor::validateNow() {
+  m_debounce.stop();
+  m_parseIssues.clear();
+  for (const auto& b : m_bindings) {
+    if (!b->isActive()) continue;  // a layer list being drafted while a preset is chosen is not an error
+    for (const ValidationIssue& issue : b->localIssues()) m_parseIssues.push_back(issue);
+  }
+  const ParseResult parsed = parseExperiment(document());
+  m_parseIssues.insert(m_parseIssues.end(), parsed.issues.begin(), parsed.issues.end());
+  if (m_parseIssues.empty()) {
+    startChecks(parsed.experiment);
+  } else {
+    ++m_generation;  // a check still running describes an older form
+    m_checkQueued = false;
+    m_checkIssues.clear();
+    m_lrPreview->setUnavailable(tr("Fix the marked fields to see the schedule"));
+  }
+  showIssues();
+}
+
+void ExperimentEditor::startChecks(const Experiment& experiment) {
+  if (m_checkRunning) {
+    m_pendingCheck = experiment;
+    m_checkQueued = true;
+    return;
+  }
+  const int generation = ++m_generation;
+  m_checkRunning = true;
+  // Engine checks read dataset headers and build the model to check shapes: not for the UI thread.
+  m_checkWatcher.setFuture(QtConcurrent::run([experiment, generation] {
+    CheckResult result;
+    result.generation = generation;
+    try {
+      result.issues = checkExperiment(experiment);
+    } catch (const std::exception& e) {
+      result.issues.push_back({"", e.what()});
+    }
+    try {
+      result.curve = learningRateCurve(experiment);
+    } catch (const std::exception& e) {
+      result.curveError = QString::fromUtf8(e.what());
+    }
+    return result;
+  }));
+}
+
+void ExperimentEditor::onChecksDone() {
+  m_checkRunning = false;
+  const CheckResult result = m_checkWatcher.result();
+  if (m_checkQueued) {
+    m_checkQueued = false;
+    const Experiment next = *m_pendingCheck;
+    startChecks(next);
+    return;
+  }
+  if (result.generation != m_generation) return;
+  m_checkIssues = result.issues;
+  if (result.curve) {
+    const std::optional<Experiment> e = experiment();
+    m_lrPreview->setCurve(*result.curve, e ? e->schedule.warmup_steps : 0,
+                          e && e->schedule.name == "plateau");
+  } else {
+    m_lrPreview->setUnavailable(tr("No preview: %1").arg(result.curveError));
+  }
+  showIssues();
+}
+
+void ExperimentEditor::showIssues() {
+  m_issues = m_parseIssues;
+  m_issues.insert(m_issues.end(), m_checkIssues.begin(), m_checkIssues.end());
+
+  std::map<FieldBinding*, QStringList> messages;
+  std::map<int, int> perTab;
+  for (const ValidationIssue& issue : m_issues) {
+    const std::vector<FieldBinding*> targets = bindingsFor(issue.path);
+    for (FieldBinding* b : targets) {
+      messages[b] << (b->path() == issue.path || issue.path.empty()
+                          ? qs(issue.message)
+                          : QStringLiteral("%1: %2").arg(qs(issue.path), qs(issue.message)));
+    }
+    const std::string section = issue.path.substr(0, issue.path.find_first_of(".["));
+    auto tab = m_sectionTabs.find(qs(section));
+    if (tab != m_sectionTabs.end()) ++perTab[tab->second];
+  }
+  for (const auto& b : m_bindings) {
+    auto it = messages.find(b.get());
+    b->setMessages(it == messages.end() ? QStringList() : it->second);
+  }
+  for (int i = 0; i < m_tabs->count(); ++i) {
+    m_tabs->setTabIcon(i, perTab.count(i) ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
+  }
+
+  // Every issue is listed, including those no single field owns (a whole section, an unknown top-level key).
+  m_issueList->clear();
+  for (const ValidationIssue& issue : m_issues) {
+    auto* item = new QListWidgetItem(issue.path.empty() ? qs(issue.message)
+                                                        : QStringLiteral("%1: %2").arg(qs(issue.path), qs(issue.message)),
+                                     m_issueList);
+    item->setData(Qt::UserRole, qs(issue.path));
+    item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
+  }
+  m_issueList->setVisible(!m_issues.empty());
+  if (m_issues.empty()) {
+    m_status->setText(checksPending() ? tr("Checking…") : tr("✓ The engine accepts this experiment."));
+  } else {
+    m_status->setText(tr("⚠ %n problem(s): marked at the fields; click one below to go there.", nullptr,
+                         static_cast<int>(m_issues.size())));
+  }
+  updateRelevance();
+  emit validated();
+}
+
+void ExperimentEditor::focusIssue(const std::string& path) {
+  const std::vector<FieldBinding*> targets = bindingsFor(path);
+  if (targets.empty()) return;
+  FieldBinding* b = targets.front();
+  QFormLayout* form = m_formOf.at(b);
+  for (const auto& [section, f] : m_sectionForms) {
+    if (f != form) continue;
+    const int index = m_sectionTabs.at(section);
+    m_tabs->setCurrentIndex(index);
+    if (auto* scroll = qobject_cast<QScrollArea*>(m_tabs->widget(index))) scroll->ensureWidgetVisible(b->row());
+  }
+  b->input()->setFocus(Qt::OtherFocusReason);
+}
+
+}  // namespace wb::gui

@@ -1,0 +1,123 @@
+#pragma once
+// The experiment editor: a form for every section of the experiment file, bound key by key to the same JSON
+// document the CLI runs. After each edit the document goes through the engine's own checks — parseExperiment
+// at once, checkExperiment and the learning-rate preview on a worker thread — and every issue is shown next to
+// the field its JSON path names.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QFutureWatcher>
+#include <QTimer>
+#include <QWidget>
+
+#include <nlohmann/json.hpp>
+
+#include "editor/field_binding.h"
+#include "workbench/experiment.h"
+#include "workbench/lr_preview.h"
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QListWidget;
+class QScrollArea;
+class QTabWidget;
+
+namespace wb::gui {
+
+class LrPreview;
+
+class ExperimentEditor : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ExperimentEditor(QWidget* parent = nullptr);
+  ~ExperimentEditor() override;
+
+  // Loads a document (a file's contents, possibly partial or invalid); missing keys show their defaults.
+  void setDocument(const nlohmann::json& doc);
+  // The complete document the form describes: every key, as a run folder's experiment.json has them.
+  nlohmann::json document() const;
+  void markSaved();
+  bool isModified() const { return m_modified; }
+
+  // Parses the form now (the engine's parseExperiment); nullopt when the form has issues.
+  std::optional<Experiment> experiment() const;
+  // Re-validates at once (parse now, engine checks in the background).
+  void validateNow();
+  bool checksPending() const { return m_checkRunning || m_checkQueued; }
+  const std::vector<ValidationIssue>& issues() const { return m_issues; }
+
+  FieldBinding* binding(const std::string& path) const;
+  // The bindings that show an issue at `path`: the field itself, the field of the list or section above it, or
+  // the fields below it (an issue at optimizer.betas shows at both betas).
+  std::vector<FieldBinding*> bindingsFor(const std::string& path) const;
+  void focusIssue(const std::string& path);
+  LrPreview* lrPreview() const { return m_lrPreview; }
+  QString runsDir() const;
+
+ signals:
+  void edited();
+  void modifiedChanged(bool modified);
+  void validated();  // issues() changed (after the parse, and again after the background checks)
+
+ private:
+  struct CheckResult {
+    int generation = 0;
+    std::vector<ValidationIssue> issues;
+    std::optional<LrCurve> curve;
+    QString curveError;
+  };
+
+  QFormLayout* addSection(const QString& title, const QString& section);
+  FieldBinding* add(QFormLayout* form, const QString& label, std::unique_ptr<FieldBinding> binding, const QString& help);
+  FieldBinding* addText(QFormLayout* form, const std::string& path, const QString& label, const QString& help);
+  FieldBinding* addPath(QFormLayout* form, const std::string& path, const QString& label, const QString& help,
+                        bool directory, const QString& filter = QString());
+  FieldBinding* addNumber(QFormLayout* form, const std::string& path, const QString& label, const QString& help);
+  FieldBinding* addInteger(QFormLayout* form, const std::string& path, const QString& label, const QString& help,
+                           const QString& suffix = QString());
+  FieldBinding* addBool(QFormLayout* form, const std::string& path, const QString& label, const QString& help);
+  FieldBinding* addChoice(QFormLayout* form, const std::string& path, const QString& label,
+                          const std::vector<std::pair<QString, QString>>& choices, const QString& help);
+  FieldBinding* addList(QFormLayout* form, const std::string& path, const QString& label, const QString& help);
+  void addGenericFields();
+  void buildModelSource(QFormLayout* form);
+
+  void onEdited();
+  void updateRelevance();
+  void showIssues();
+  void startChecks(const Experiment& experiment);
+  void onChecksDone();
+  QString word(const std::string& path) const;  // current value of a choice field
+
+  std::vector<std::unique_ptr<FieldBinding>> m_bindings;
+  std::map<const FieldBinding*, QFormLayout*> m_formOf;
+  std::map<QString, QFormLayout*> m_sectionForms;
+  std::map<QString, int> m_sectionTabs;
+  QTabWidget* m_tabs = nullptr;
+  QComboBox* m_modelSource = nullptr;
+  LrPreview* m_lrPreview = nullptr;
+  QLabel* m_status = nullptr;
+  QListWidget* m_issueList = nullptr;
+
+  nlohmann::json m_base;   // the loaded document with defaults filled in; keeps keys the form does not know
+  nlohmann::json m_saved;  // what the file on disk holds, to tell whether there are unsaved edits
+  bool m_modified = false;
+  bool m_loading = false;
+
+  std::vector<ValidationIssue> m_parseIssues;
+  std::vector<ValidationIssue> m_checkIssues;
+  std::vector<ValidationIssue> m_issues;
+  QTimer m_debounce;
+  QFutureWatcher<CheckResult> m_checkWatcher;
+  int m_generation = 0;
+  bool m_checkRunning = false;
+  bool m_checkQueued = false;
+  std::optional<Experiment> m_pendingCheck;
+};
+
+}  // namespace wb::gui

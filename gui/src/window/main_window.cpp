@@ -1,0 +1,656 @@
+#include "window/main_window.h"
+
+#include <fstream>
+#include <variant>
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTimer>
+#include <QToolBar>
+#include <QtConcurrent/QtConcurrent>
+
+#include "charts/charts_panel.h"
+#include "editor/experiment_editor.h"
+#include "runs/runs_browser.h"
+#include "window/about_dialog.h"
+#include "window/log_panel.h"
+#include "window/recent_files.h"
+#include "window/run_progress.h"
+#include "workbench/errors.h"
+#include "workbench/run_history.h"
+
+namespace wb::gui {
+namespace {
+
+const QString kLiveTrace = QStringLiteral("live");
+constexpr int kRunsRefreshDelayMs = 1500;  // the engine registers a new run in the index as it starts
+
+QString errorTitle(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::BadInput: return QObject::tr("The experiment or its data has a problem");
+    case ErrorKind::OutOfMemory: return QObject::tr("Out of memory");
+    case ErrorKind::NonFinite: return QObject::tr("The loss became NaN or infinite");
+    case ErrorKind::Device: return QObject::tr("Device error");
+    case ErrorKind::Internal: return QObject::tr("The run failed");
+  }
+  return QObject::tr("The run failed");
+}
+
+struct LoadedHistory {
+  QString folder;
+  std::optional<RunHistory> history;
+  QString error;
+  QString hint;
+};
+
+LoadedHistory loadHistory(const QString& folder) {
+  LoadedHistory out;
+  out.folder = folder;
+  try {
+    out.history = loadRunHistory(folder.toStdString());
+  } catch (const UserError& e) {
+    out.error = QString::fromUtf8(e.what());
+    out.hint = QString::fromStdString(e.hint());
+  } catch (const std::exception& e) {
+    out.error = QString::fromUtf8(e.what());
+  }
+  return out;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(Options options, QWidget* parent)
+    : QMainWindow(parent), m_options(options), m_controller(new RunController(this)) {
+  setObjectName(QStringLiteral("mainWindow"));
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+  m_charts = new ChartsPanel(this);
+  setCentralWidget(m_charts);
+  m_editor = new ExperimentEditor;
+  m_runs = new RunsBrowser;
+  m_log = new LogPanel;
+  m_progress = new RunProgress;
+
+  buildActions();
+  buildMenus();
+  buildToolbar();
+  buildDocks();
+  m_stateLabel = new QLabel(tr("Idle"));
+  statusBar()->addPermanentWidget(m_stateLabel);
+
+  m_presentError = [this](const QString& title, const QString& message, const QString& hint) {
+    auto* box = new QMessageBox(QMessageBox::Critical, title, message, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("errorDialog"));
+    if (!hint.isEmpty()) box->setInformativeText(tr("What to do: %1").arg(hint));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    box->open();  // not exec(): no nested event loop inside an event handler
+  };
+
+  connect(m_controller, &RunController::eventsArrived, this, &MainWindow::onEvents);
+  connect(m_controller, &RunController::stateChanged, this, &MainWindow::onStateChanged);
+  connect(m_controller, &RunController::runFinished, this, &MainWindow::onRunFinished);
+  connect(m_editor, &ExperimentEditor::modifiedChanged, this, &MainWindow::updateTitle);
+  connect(m_editor, &ExperimentEditor::validated, this, [this] {
+    updateTitle();
+    if (!m_controller->isActive()) m_runs->setRunsDir(m_editor->runsDir());
+  });
+  connect(m_runs, &RunsBrowser::openRequested, this, &MainWindow::openRuns);
+  connect(m_runs, &RunsBrowser::cloneRequested, this, &MainWindow::cloneRun);
+  connect(m_runs, &RunsBrowser::resumeRequested, this, &MainWindow::resumeRun);
+
+  resize(1560, 980);
+  m_defaultState = saveState();
+  if (m_options.useSettings) restoreSettings();
+  m_runs->setRunsDir(m_editor->runsDir());
+  updateTitle();
+  updateActions();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions() {
+  QStyle* s = style();
+  m_newAction = new QAction(tr("&New"), this);
+  m_newAction->setShortcut(QKeySequence::New);
+  m_newAction->setStatusTip(tr("Start from the default experiment"));
+  connect(m_newAction, &QAction::triggered, this, &MainWindow::newExperiment);
+  m_openAction = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open…"), this);
+  m_openAction->setShortcut(QKeySequence::Open);
+  connect(m_openAction, &QAction::triggered, this, &MainWindow::openDialog);
+  m_saveAction = new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save"), this);
+  m_saveAction->setShortcut(QKeySequence::Save);
+  connect(m_saveAction, &QAction::triggered, this, &MainWindow::save);
+  m_saveAsAction = new QAction(tr("Save &As…"), this);
+  m_saveAsAction->setShortcut(QKeySequence::SaveAs);
+  connect(m_saveAsAction, &QAction::triggered, this, &MainWindow::saveAs);
+  m_quitAction = new QAction(tr("&Quit"), this);
+  m_quitAction->setShortcut(QKeySequence::Quit);
+  m_quitAction->setMenuRole(QAction::QuitRole);
+  connect(m_quitAction, &QAction::triggered, this, &MainWindow::close);
+
+  m_startAction = new QAction(s->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), this);
+  m_startAction->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_Return)});
+  m_startAction->setToolTip(tr("Train the experiment in the editor (F5)"));
+  connect(m_startAction, &QAction::triggered, this, [this] { startRun(); });
+  m_pauseAction = new QAction(s->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this);
+  m_pauseAction->setShortcut(QKeySequence(Qt::Key_F6));
+  m_pauseAction->setToolTip(tr("Pause after the step in flight, or resume (F6)"));
+  connect(m_pauseAction, &QAction::triggered, this, &MainWindow::togglePause);
+  m_stopAction = new QAction(s->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
+  m_stopAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+  m_stopAction->setToolTip(tr("Stop after the step in flight; a checkpoint is written so the run can be resumed "
+                              "(Shift+F5)"));
+  connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopRun);
+  m_checkpointAction = new QAction(s->standardIcon(QStyle::SP_DriveHDIcon), tr("&Checkpoint now"), this);
+  m_checkpointAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+  m_checkpointAction->setToolTip(tr("Write a checkpoint after the step in flight (Ctrl+K)"));
+  connect(m_checkpointAction, &QAction::triggered, this, &MainWindow::checkpointNow);
+  m_resumeAction = new QAction(s->standardIcon(QStyle::SP_BrowserReload), tr("&Resume an Interrupted Run…"), this);
+  m_resumeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+  m_resumeAction->setToolTip(tr("Continue a stopped run from its latest checkpoint"));
+  connect(m_resumeAction, &QAction::triggered, this, &MainWindow::resumeDialog);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(m_newAction);
+  file->addAction(m_openAction);
+  m_recentMenu = file->addMenu(tr("Open &Recent"));
+  m_recent = new RecentFiles(m_recentMenu, this);
+  connect(m_recent, &RecentFiles::fileChosen, this, [this](const QString& f) {
+    if (confirmDiscard()) openFile(f);
+  });
+  file->addSeparator();
+  file->addAction(m_saveAction);
+  file->addAction(m_saveAsAction);
+  file->addSeparator();
+  file->addAction(m_quitAction);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(m_startAction);
+  run->addAction(m_pauseAction);
+  run->addAction(m_stopAction);
+  run->addAction(m_checkpointAction);
+  run->addSeparator();
+  run->addAction(m_resumeAction);
+
+  // Filled in buildDocks, once the docks exist.
+  menuBar()->addMenu(tr("&View"))->setObjectName(QStringLiteral("viewMenu"));
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* about = help->addAction(tr("&About Torch Workbench"));
+  about->setMenuRole(QAction::AboutRole);
+  connect(about, &QAction::triggered, this, [this] { showAbout(this); });
+  QAction* aboutQt = help->addAction(tr("About &Qt"));
+  aboutQt->setMenuRole(QAction::AboutQtRole);
+  connect(aboutQt, &QAction::triggered, qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::buildToolbar() {
+  QToolBar* bar = addToolBar(tr("Run"));
+  bar->setObjectName(QStringLiteral("runToolbar"));
+  bar->setMovable(false);
+  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  bar->addAction(m_startAction);
+  bar->addAction(m_pauseAction);
+  bar->addAction(m_stopAction);
+  bar->addAction(m_checkpointAction);
+  bar->addSeparator();
+  bar->addWidget(m_progress);
+  m_progress->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+}
+
+void MainWindow::buildDocks() {
+  m_editorDock = new QDockWidget(tr("Experiment"), this);
+  m_editorDock->setObjectName(QStringLiteral("experimentDock"));
+  m_editorDock->setWidget(m_editor);
+  m_editorDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                            QDockWidget::DockWidgetClosable);
+  m_editor->setMinimumWidth(400);
+  addDockWidget(Qt::LeftDockWidgetArea, m_editorDock);
+
+  m_runsDock = new QDockWidget(tr("Runs"), this);
+  m_runsDock->setObjectName(QStringLiteral("runsDock"));
+  m_runsDock->setWidget(m_runs);
+  addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
+  m_logDock = new QDockWidget(tr("Log"), this);
+  m_logDock->setObjectName(QStringLiteral("logDock"));
+  m_logDock->setWidget(m_log);
+  addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
+  tabifyDockWidget(m_runsDock, m_logDock);
+  m_logDock->raise();
+  resizeDocks({m_runsDock}, {230}, Qt::Vertical);
+  resizeDocks({m_editorDock}, {440}, Qt::Horizontal);
+
+  QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"));
+  QAction* editorToggle = m_editorDock->toggleViewAction();
+  editorToggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+  QAction* runsToggle = m_runsDock->toggleViewAction();
+  runsToggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+  QAction* logToggle = m_logDock->toggleViewAction();
+  logToggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
+  view->addAction(editorToggle);
+  view->addAction(runsToggle);
+  view->addAction(logToggle);
+  view->addSeparator();
+  QAction* autoscale = view->addAction(tr("&Autoscale All Charts"));
+  autoscale->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+  connect(autoscale, &QAction::triggered, m_charts, &ChartsPanel::autoscaleAll);
+  QAction* clearPast = view->addAction(tr("&Remove Past Runs from Charts"));
+  clearPast->setToolTip(tr("Keep only the live run on the charts"));
+  connect(clearPast, &QAction::triggered, this, [this] { m_charts->clearTracesExcept(kLiveTrace); });
+  view->addSeparator();
+  QAction* reset = view->addAction(tr("Reset &Layout"));
+  connect(reset, &QAction::triggered, this, [this] {
+    restoreState(m_defaultState);
+    m_editorDock->show();
+    m_runsDock->show();
+    m_logDock->show();
+  });
+  QAction* fullScreen = view->addAction(tr("&Full Screen"));
+  fullScreen->setCheckable(true);
+  fullScreen->setShortcut(QKeySequence::FullScreen);
+  connect(fullScreen, &QAction::toggled, this, [this](bool on) {
+    setWindowState(on ? windowState() | Qt::WindowFullScreen : windowState() & ~Qt::WindowFullScreen);
+  });
+}
+
+void MainWindow::restoreSettings() {
+  QSettings settings;
+  restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  if (settings.contains(QStringLiteral("charts/smoothing"))) {
+    m_charts->setSmoothing(settings.value(QStringLiteral("charts/smoothing")).toDouble());
+  }
+}
+
+void MainWindow::saveSettings() {
+  if (!m_options.useSettings) return;
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState());
+  settings.setValue(QStringLiteral("charts/smoothing"), m_charts->smoothing());
+}
+
+// --- files
+
+void MainWindow::newExperiment() {
+  if (!confirmDiscard()) return;
+  m_editor->setDocument(experimentToJson(Experiment{}));
+  m_file.clear();
+  updateTitle();
+}
+
+void MainWindow::openDialog() {
+  if (!confirmDiscard()) return;
+  const QString file = QFileDialog::getOpenFileName(this, tr("Open experiment"),
+                                                    m_file.isEmpty() ? QDir::currentPath() : QFileInfo(m_file).path(),
+                                                    tr("Experiment files (*.json);;All files (*)"));
+  if (!file.isEmpty()) openFile(file);
+}
+
+bool MainWindow::openFile(const QString& file) {
+  std::ifstream in(file.toStdString());
+  nlohmann::json doc = in ? nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false) : nlohmann::json();
+  if (!in || doc.is_discarded()) {
+    // The engine's own reader words what is wrong with the file (missing, not JSON, where).
+    const ParseResult result = loadExperimentFile(file.toStdString());
+    const QString why = result.issues.empty() ? tr("The file could not be read.")
+                                              : QString::fromStdString(result.issues.front().message);
+    showError(tr("Could not open %1").arg(QFileInfo(file).fileName()), why,
+              tr("Check the path, or fix the JSON (no comments, no trailing commas)."));
+    return false;
+  }
+  m_editor->setDocument(doc);
+  m_file = QFileInfo(file).absoluteFilePath();
+  m_recent->add(m_file);
+  updateTitle();
+  statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(m_file)), 4000);
+  return true;
+}
+
+bool MainWindow::saveFile(const QString& file) {
+  QSaveFile out(file);
+  const std::string text = m_editor->document().dump(2) + "\n";
+  if (!out.open(QIODevice::WriteOnly) || out.write(text.data(), static_cast<qint64>(text.size())) < 0 || !out.commit()) {
+    showError(tr("Could not save %1").arg(QFileInfo(file).fileName()), out.errorString(),
+              tr("Choose a folder you can write to (File ▸ Save As…)."));
+    return false;
+  }
+  m_file = QFileInfo(file).absoluteFilePath();
+  m_editor->markSaved();
+  m_recent->add(m_file);
+  updateTitle();
+  statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(m_file)), 4000);
+  return true;
+}
+
+bool MainWindow::save() { return m_file.isEmpty() ? saveAs() : saveFile(m_file); }
+
+bool MainWindow::saveAs() {
+  QString suggested = m_file;
+  if (suggested.isEmpty()) {
+    const nlohmann::json doc = m_editor->document();
+    const std::string name = doc.value("name", std::string("experiment"));
+    suggested = QDir::current().filePath(QString::fromStdString(name) + QStringLiteral(".json"));
+  }
+  QString file = QFileDialog::getSaveFileName(this, tr("Save experiment"), suggested,
+                                              tr("Experiment files (*.json);;All files (*)"));
+  if (file.isEmpty()) return false;
+  if (QFileInfo(file).suffix().isEmpty()) file += QStringLiteral(".json");
+  return saveFile(file);
+}
+
+bool MainWindow::confirmDiscard() {
+  if (!m_editor->isModified()) return true;
+  const auto answer = QMessageBox::warning(
+      this, tr("Unsaved changes"), tr("The experiment has changes that are not saved."),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::updateTitle() {
+  const nlohmann::json doc = m_editor->document();
+  const nlohmann::json name = doc.value("name", nlohmann::json());
+  const QString shown = m_file.isEmpty() ? tr("Untitled") : QFileInfo(m_file).fileName();
+  QString title = shown + QStringLiteral("[*]");
+  if (name.is_string()) title += QStringLiteral(" (%1)").arg(QString::fromStdString(name.get<std::string>()));
+  setWindowTitle(title + QStringLiteral(" — Torch Workbench"));
+  setWindowModified(m_editor->isModified());
+}
+
+// --- runs
+
+void MainWindow::beginLiveTrace(const QString& label) {
+  m_charts->removeTrace(kLiveTrace);
+  m_charts->addTrace(kLiveTrace, label);
+}
+
+bool MainWindow::startRun() {
+  if (m_controller->isActive()) return false;
+  m_editor->validateNow();
+  const std::optional<Experiment> experiment = m_editor->experiment();
+  if (!experiment) {
+    const auto& issues = m_editor->issues();
+    if (!issues.empty()) m_editor->focusIssue(issues.front().path);
+    showError(tr("The experiment cannot start"),
+              tr("%n field(s) in the editor are marked with a problem.", nullptr, static_cast<int>(issues.size())),
+              tr("Fix the marked fields (the list under the form leads to each), then start again."));
+    return false;
+  }
+  return startExperiment(*experiment);
+}
+
+bool MainWindow::startExperiment(const Experiment& experiment) {
+  if (m_controller->isActive()) return false;
+  beginLiveTrace(QString::fromStdString(experiment.name));
+  m_lastStep = 0;
+  m_log->appendNote(tr("Starting %1").arg(QString::fromStdString(experiment.name)));
+  m_progress->reset(tr("Starting: loading the data and building the model…"), experiment.train.epochs);
+  m_controller->start(experiment);
+  m_runs->setRunsDir(QString::fromStdString(experiment.output.runs_dir));
+  QTimer::singleShot(kRunsRefreshDelayMs, m_runs, &RunsBrowser::refresh);
+  return true;
+}
+
+bool MainWindow::resumeRun(const QString& runDir) {
+  if (m_controller->isActive()) {
+    showError(tr("A run is in progress"), tr("Only one run trains at a time."),
+              tr("Stop the current run first (Run ▸ Stop)."));
+    return false;
+  }
+  // The run's curves so far come first, then the resumed run appends to them; loaded off the UI thread.
+  m_resumeAction->setEnabled(false);
+  m_startAction->setEnabled(false);
+  auto* watcher = new QFutureWatcher<LoadedHistory>(this);
+  connect(watcher, &QFutureWatcher<LoadedHistory>::finished, this, [this, watcher, runDir] {
+    watcher->deleteLater();
+    const LoadedHistory loaded = watcher->result();
+    const QString label = loaded.history ? QString::fromStdString(loaded.history->experiment.name)
+                                         : QDir(runDir).dirName();
+    beginLiveTrace(label);
+    if (loaded.history) {
+      m_charts->appendSteps(kLiveTrace, loaded.history->steps);
+      m_charts->appendEpochs(kLiveTrace, loaded.history->epochs);
+    }
+    m_lastStep = 0;
+    m_log->appendNote(tr("Resuming %1").arg(QDir::toNativeSeparators(runDir)));
+    m_controller->resumeInterrupted(ResumeRequest{runDir.toStdString(), false});
+    const auto& e = m_controller->experiment();
+    m_progress->reset(tr("Resuming from the latest checkpoint…"), e ? e->train.epochs : 0);
+    updateActions();
+  });
+  watcher->setFuture(QtConcurrent::run(loadHistory, runDir));
+  return true;
+}
+
+void MainWindow::resumeDialog() {
+  QString start = m_runs->runsDir();
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Resume an interrupted run: choose its folder"),
+                                                        start.isEmpty() ? QDir::currentPath() : start);
+  if (!dir.isEmpty()) resumeRun(dir);
+}
+
+void MainWindow::togglePause() {
+  if (m_controller->state() == RunController::State::Running) {
+    m_controller->pause();
+  } else if (m_controller->state() == RunController::State::Paused) {
+    m_controller->resume();
+  }
+}
+
+void MainWindow::stopRun() {
+  if (m_controller->state() != RunController::State::Running && m_controller->state() != RunController::State::Paused) return;
+  m_controller->stop();
+  m_log->appendNote(tr("Stopping after the step in flight; a checkpoint is written"));
+}
+
+void MainWindow::checkpointNow() {
+  if (!m_controller->isActive()) return;
+  m_controller->requestCheckpoint();
+  m_log->appendNote(tr("Checkpoint requested: written after the step in flight"));
+}
+
+void MainWindow::openRuns(const QStringList& folders, bool replace) {
+  if (replace) m_charts->clearTracesExcept(kLiveTrace);
+  for (const QString& folder : folders) {
+    ++m_pendingLoads;
+    auto* watcher = new QFutureWatcher<LoadedHistory>(this);
+    connect(watcher, &QFutureWatcher<LoadedHistory>::finished, this, [this, watcher] {
+      watcher->deleteLater();
+      --m_pendingLoads;
+      const LoadedHistory loaded = watcher->result();
+      if (!loaded.history) {
+        showError(tr("Could not open the run %1").arg(QDir(loaded.folder).dirName()), loaded.error,
+                  loaded.hint.isEmpty() ? tr("Check that the folder is a run folder (it has experiment.json).")
+                                        : loaded.hint);
+        return;
+      }
+      // The experiment's name reads best in legends; the folder (its date) tells apart runs of the same name.
+      QString label = QString::fromStdString(loaded.history->experiment.name);
+      for (const QString& id : m_charts->traceIds()) {
+        if (id != loaded.folder && m_charts->traceLabel(id) == label) label = QDir(loaded.folder).dirName();
+      }
+      m_charts->addTrace(loaded.folder, label);
+      m_charts->appendSteps(loaded.folder, loaded.history->steps);
+      m_charts->appendEpochs(loaded.folder, loaded.history->epochs);
+      statusBar()->showMessage(tr("Opened run %1").arg(QDir(loaded.folder).dirName()), 4000);
+    });
+    watcher->setFuture(QtConcurrent::run(loadHistory, folder));
+  }
+}
+
+void MainWindow::cloneRun(const QString& folder) {
+  const QString file = QDir(folder).filePath(QStringLiteral("experiment.json"));
+  std::ifstream in(file.toStdString());
+  nlohmann::json doc = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  if (!in || doc.is_discarded()) {
+    showError(tr("Could not clone the run"), tr("%1 is missing or not valid JSON.").arg(QDir::toNativeSeparators(file)),
+              tr("Choose a run folder made by the workbench."));
+    return;
+  }
+  if (!confirmDiscard()) return;
+  m_editor->setDocument(doc);
+  m_file.clear();
+  updateTitle();
+  m_editorDock->show();
+  m_editorDock->raise();
+  statusBar()->showMessage(tr("The experiment of %1 is in the editor, unsaved").arg(QDir(folder).dirName()), 6000);
+}
+
+void MainWindow::showRunsPanel(const QStringList& selected) {
+  m_runsDock->show();
+  m_runsDock->raise();
+  QStringList absolute;
+  for (const QString& folder : selected) absolute << QDir(folder).absolutePath();
+  m_runs->selectFolders(absolute);
+}
+
+void MainWindow::showError(const QString& title, const QString& message, const QString& hint) {
+  if (m_presentError) m_presentError(title, message, hint);
+}
+
+void MainWindow::onEvents(const EventBatch& batch) {
+  std::vector<StepMetrics> steps;
+  std::vector<EpochMetrics> epochs;
+  for (const Event& e : batch) {
+    if (const auto* s = std::get_if<StepMetrics>(&e)) {
+      steps.push_back(*s);
+      if (s->nonfinite_steps_in_window > 0) {
+        m_log->append(LogLevel::Warning,
+                      tr("%n optimizer step(s) skipped for inf/NaN gradients before step %1; AMP loss scale now %2",
+                         nullptr, static_cast<int>(s->nonfinite_steps_in_window))
+                          .arg(s->step)
+                          .arg(s->loss_scale));
+      }
+    } else if (const auto* ep = std::get_if<EpochMetrics>(&e)) {
+      epochs.push_back(*ep);
+      QString line = tr("Epoch %1: train loss %2, train accuracy %3 %")
+                         .arg(ep->epoch)
+                         .arg(ep->train_loss, 0, 'f', 4)
+                         .arg(ep->train_accuracy * 100, 0, 'f', 2);
+      if (ep->val_loss >= 0) {
+        line += tr(", val loss %1, val accuracy %2 %").arg(ep->val_loss, 0, 'f', 4).arg(ep->val_accuracy * 100, 0, 'f', 2);
+      }
+      m_log->append(LogLevel::Info, line);
+    } else if (const auto* log = std::get_if<LogLine>(&e)) {
+      m_log->append(log->level, QString::fromStdString(log->text));
+    } else if (const auto* error = std::get_if<RunError>(&e)) {
+      m_log->append(LogLevel::Error, QString::fromStdString(error->message));
+      showError(errorTitle(error->kind), QString::fromStdString(error->message), QString::fromStdString(error->hint));
+    }
+  }
+  // One append per chart per drain tick, however many events the batch held.
+  m_charts->appendSteps(kLiveTrace, steps);
+  m_charts->appendEpochs(kLiveTrace, epochs);
+  if (!steps.empty()) {
+    m_progress->update(steps.back());
+    m_lastStep = steps.back().step;
+    emit stepReported(m_lastStep);
+  }
+}
+
+void MainWindow::onStateChanged(RunController::State state) {
+  switch (state) {
+    case RunController::State::Idle: m_stateLabel->setText(tr("Idle")); break;
+    case RunController::State::Running: m_stateLabel->setText(tr("Running")); break;
+    case RunController::State::Paused:
+      m_stateLabel->setText(tr("Paused"));
+      m_log->appendNote(tr("Paused after the step in flight"));
+      break;
+    case RunController::State::Stopping: m_stateLabel->setText(tr("Stopping…")); break;
+  }
+  updateActions();
+}
+
+void MainWindow::onRunFinished(const RunSummary& summary) {
+  QString text;
+  switch (summary.status) {
+    case RunStatus::Completed:
+    case RunStatus::EarlyStopped:
+      text = (summary.status == RunStatus::Completed ? tr("Completed") : tr("Stopped early"));
+      if (summary.test_accuracy >= 0) text += tr(" · test accuracy %1 %").arg(summary.test_accuracy * 100, 0, 'f', 2);
+      if (summary.test_loss >= 0) text += tr(" · test loss %1").arg(summary.test_loss, 0, 'f', 4);
+      break;
+    case RunStatus::Interrupted:
+      text = tr("Stopped at step %1 with a checkpoint: Run ▸ Resume an Interrupted Run continues it").arg(summary.steps);
+      break;
+    case RunStatus::Failed: text = tr("Failed: see the log"); break;
+  }
+  text += tr(" · %1 steps · %2").arg(summary.steps).arg(formatDuration(summary.wall_s));
+  m_progress->setText(text);
+  m_log->appendNote(text + (summary.run_dir.empty() ? QString()
+                                                    : tr(" · %1").arg(QString::fromStdString(summary.run_dir))));
+  m_runs->refresh();
+  updateActions();
+  emit runEnded(summary);
+  if (m_closeWhenStopped) close();
+}
+
+void MainWindow::updateActions() {
+  const RunController::State state = m_controller->state();
+  const bool active = state != RunController::State::Idle;
+  const bool live = state == RunController::State::Running || state == RunController::State::Paused;
+  m_startAction->setEnabled(!active);
+  m_resumeAction->setEnabled(!active);
+  m_pauseAction->setEnabled(live);
+  m_stopAction->setEnabled(live);
+  m_checkpointAction->setEnabled(live);
+  const bool paused = state == RunController::State::Paused;
+  m_pauseAction->setText(paused ? tr("Resume") : tr("&Pause"));
+  m_pauseAction->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_closeWhenStopped) {
+    // Already stopping on the user's word: close once the run has ended.
+    if (m_controller->isActive()) {
+      event->ignore();
+      return;
+    }
+    saveSettings();
+    event->accept();
+    return;
+  }
+  if (!confirmDiscard()) {
+    event->ignore();
+    return;
+  }
+  if (m_controller->isActive()) {
+    const auto answer = QMessageBox::question(
+        this, tr("A run is in progress"),
+        tr("Stop the run and quit? The step in flight finishes and a checkpoint is written, so the run can be "
+           "resumed later (Run ▸ Resume an Interrupted Run)."),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes) {
+      event->ignore();
+      return;
+    }
+    // Hide now and let the worker wind down; onRunFinished closes for real. The UI thread never joins it.
+    m_closeWhenStopped = true;
+    saveSettings();
+    m_controller->stop();
+    hide();
+    event->ignore();
+    return;
+  }
+  saveSettings();
+  event->accept();
+}
+
+}  // namespace wb::gui

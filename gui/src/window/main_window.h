@@ -1,0 +1,136 @@
+#pragma once
+// The workbench window: the experiment editor (left), the live charts (centre), the runs browser and the log
+// (bottom), run controls and progress (top). It adapts the engine's events to widgets; it never waits on the
+// training thread.
+
+#include <functional>
+#include <optional>
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include "run/run_controller.h"
+#include "workbench/events.h"
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+
+namespace wb::gui {
+
+class ChartsPanel;
+class ExperimentEditor;
+class LogPanel;
+class RecentFiles;
+class RunProgress;
+class RunsBrowser;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  struct Options {
+    bool useSettings = true;  // restore and save layout (off for screenshots and tests)
+  };
+  // Shows a problem to the user: a dialog by default. Tests and the benchmark may replace it.
+  using ErrorPresenter = std::function<void(const QString& title, const QString& message, const QString& hint)>;
+
+  explicit MainWindow(Options options, QWidget* parent = nullptr);
+  MainWindow() : MainWindow(Options{}) {}
+  ~MainWindow() override;
+
+  bool openFile(const QString& file);  // false (after telling the user) when unreadable
+  bool saveFile(const QString& file);
+  QString currentFile() const { return m_file; }
+
+  // Run ▸ Start with what the editor holds; false when the editor has issues or a run is active.
+  bool startRun();
+  // Starts a given experiment as-is (the editor's checks are skipped: the engine still checks it).
+  bool startExperiment(const Experiment& experiment);
+  bool resumeRun(const QString& runDir);
+  void openRuns(const QStringList& folders, bool replace);
+  void cloneRun(const QString& folder);
+  // Brings the runs browser to the front with these runs selected (after `workbench --open`).
+  void showRunsPanel(const QStringList& selected);
+
+  void setErrorPresenter(ErrorPresenter presenter) { m_presentError = std::move(presenter); }
+  void showError(const QString& title, const QString& message, const QString& hint);
+
+  ExperimentEditor* editor() const { return m_editor; }
+  ChartsPanel* charts() const { return m_charts; }
+  RunsBrowser* runsBrowser() const { return m_runs; }
+  LogPanel* logPanel() const { return m_log; }
+  RunProgress* progress() const { return m_progress; }
+  RunController* controller() const { return m_controller; }
+  int64_t lastStep() const { return m_lastStep; }
+  int pendingHistoryLoads() const { return m_pendingLoads; }
+
+ signals:
+  void stepReported(qint64 step);
+  void runEnded(const wb::RunSummary& summary);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildActions();
+  void buildMenus();
+  void buildToolbar();
+  void buildDocks();
+  void restoreSettings();
+  void saveSettings();
+
+  void newExperiment();
+  void openDialog();
+  bool save();
+  bool saveAs();
+  bool confirmDiscard();
+  void resumeDialog();
+  void togglePause();
+  void stopRun();
+  void checkpointNow();
+
+  void onEvents(const EventBatch& batch);
+  void onStateChanged(RunController::State state);
+  void onRunFinished(const RunSummary& summary);
+  void updateTitle();
+  void updateActions();
+  void beginLiveTrace(const QString& label);
+
+  Options m_options;
+  RunController* m_controller;
+  ExperimentEditor* m_editor = nullptr;
+  ChartsPanel* m_charts = nullptr;
+  RunsBrowser* m_runs = nullptr;
+  LogPanel* m_log = nullptr;
+  RunProgress* m_progress = nullptr;
+  QLabel* m_stateLabel = nullptr;
+  QDockWidget* m_editorDock = nullptr;
+  QDockWidget* m_runsDock = nullptr;
+  QDockWidget* m_logDock = nullptr;
+  RecentFiles* m_recent = nullptr;
+  QByteArray m_defaultState;
+
+  QAction* m_newAction = nullptr;
+  QAction* m_openAction = nullptr;
+  QAction* m_saveAction = nullptr;
+  QAction* m_saveAsAction = nullptr;
+  QAction* m_quitAction = nullptr;
+  QAction* m_startAction = nullptr;
+  QAction* m_pauseAction = nullptr;
+  QAction* m_stopAction = nullptr;
+  QAction* m_checkpointAction = nullptr;
+  QAction* m_resumeAction = nullptr;
+  QMenu* m_recentMenu = nullptr;
+
+  QString m_file;
+  ErrorPresenter m_presentError;
+  int64_t m_lastStep = 0;
+  int m_pendingLoads = 0;
+  bool m_closeWhenStopped = false;
+};
+
+}  // namespace wb::gui

@@ -1,0 +1,65 @@
+#include "window/run_progress.h"
+
+#include <cmath>
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QProgressBar>
+
+namespace wb::gui {
+
+QString formatDuration(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds)) return QStringLiteral("—");
+  const qint64 s = static_cast<qint64>(std::llround(seconds));
+  if (s < 60) return QObject::tr("%1 s").arg(s);
+  if (s < 3600) return QObject::tr("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+  return QObject::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
+}
+
+RunProgress::RunProgress(QWidget* parent) : QWidget(parent) {
+  m_bar = new QProgressBar(this);
+  m_bar->setObjectName(QStringLiteral("runProgressBar"));
+  m_bar->setRange(0, 1000);
+  m_bar->setValue(0);
+  m_bar->setTextVisible(true);
+  m_bar->setFormat(QString());
+  m_bar->setMinimumWidth(160);
+  m_bar->setMaximumWidth(320);
+  m_label = new QLabel(this);
+  m_label->setObjectName(QStringLiteral("runProgressText"));
+  m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(6, 0, 6, 0);
+  layout->addWidget(m_bar);
+  layout->addWidget(m_label, 1);
+  reset(tr("Ready"), 0);
+}
+
+void RunProgress::reset(const QString& text, int64_t plannedEpochs) {
+  m_epochs = plannedEpochs;
+  m_bar->setValue(0);
+  m_bar->setFormat(QString());
+  m_label->setText(text);
+}
+
+void RunProgress::update(const StepMetrics& s) {
+  const double fraction = s.total_steps > 0 ? static_cast<double>(s.step) / static_cast<double>(s.total_steps) : 0;
+  m_bar->setValue(static_cast<int>(std::lround(std::min(1.0, fraction) * 1000)));
+  m_bar->setFormat(QStringLiteral("%1 %").arg(fraction * 100, 0, 'f', 1));
+  const QLocale locale;
+  QString epoch = m_epochs > 0 ? tr("Epoch %1/%2").arg(s.epoch).arg(m_epochs) : tr("Epoch %1").arg(s.epoch);
+  m_label->setText(tr("%1 · step %2/%3 · %4 samples/s · elapsed %5 · ETA %6")
+                       .arg(epoch, locale.toString(static_cast<qlonglong>(s.step)),
+                            locale.toString(static_cast<qlonglong>(s.total_steps)),
+                            locale.toString(s.samples_per_sec, 'f', 0), formatDuration(s.elapsed_s),
+                            formatDuration(s.eta_s)));
+}
+
+void RunProgress::setText(const QString& text) { m_label->setText(text); }
+
+QString RunProgress::text() const { return m_label->text(); }
+
+int RunProgress::value() const { return m_bar->value(); }
+
+}  // namespace wb::gui

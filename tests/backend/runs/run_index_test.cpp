@@ -1,0 +1,123 @@
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "runs/run_index_db.h"
+#include "workbench/errors.h"
+#include "workbench/run_index.h"
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RunIndexTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("wb-run-index-" + std::to_string(::getpid()) + "-" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  fs::path dir;
+};
+
+TEST_F(RunIndexTest, AbsentIndexIsEmpty) { EXPECT_TRUE(listRuns(dir.string()).empty()); }
+
+TEST_F(RunIndexTest, RegistersUpdatesAndFinishesRunsNewestFirst) {
+  {
+    RunIndexDb db(dir.string());
+    const int64_t a = db.registerRun("first", experimentHash("{}"), (dir / "20261202-100000-first").string());
+    const int64_t b = db.registerRun("second", experimentHash("{\"x\":1}"), (dir / "20261202-110000-second").string());
+    EXPECT_LT(a, b);
+    db.updateProgress(a, 120, 2, 0.5, 0.8);
+    RunSummary summary;
+    summary.status = RunStatus::Completed;
+    summary.steps = 200;
+    summary.epochs = 3;
+    summary.best_val_loss = 0.4;
+    summary.best_val_accuracy = 0.85;
+    summary.test_loss = 0.42;
+    summary.test_accuracy = 0.84;
+    db.finishRun(a, summary);
+  }
+  const std::vector<RunRecord> runs = listRuns(dir.string());
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].name, "second");
+  EXPECT_EQ(runs[0].status, "running");  // this process is alive: still running
+  EXPECT_TRUE(runs[0].ended_at.empty());
+  EXPECT_EQ(runs[1].name, "first");
+  EXPECT_EQ(runs[1].status, "finished");
+  EXPECT_EQ(runs[1].steps, 200);
+  EXPECT_DOUBLE_EQ(runs[1].test_accuracy, 0.84);
+  EXPECT_DOUBLE_EQ(runs[1].best_val_accuracy, 0.85);
+  EXPECT_FALSE(runs[1].ended_at.empty());
+  EXPECT_EQ(runs[1].experiment_hash.size(), 16u);
+  EXPECT_NE(runs[0].experiment_hash, runs[1].experiment_hash);
+
+  ASSERT_TRUE(findRun(dir.string(), std::to_string(runs[1].id)));
+  EXPECT_EQ(findRun(dir.string(), std::to_string(runs[1].id))->name, "first");
+  ASSERT_TRUE(findRun(dir.string(), "20261202-110000-second"));
+  EXPECT_EQ(findRun(dir.string(), "20261202-110000-second")->id, runs[0].id);
+  EXPECT_FALSE(findRun(dir.string(), "999"));
+  EXPECT_FALSE(findRun(dir.string(), "no-such-run"));
+}
+
+// A process that registers a run and dies without finishing it (as kill -9 would leave it): the index must
+// show the run as interrupted, not as running forever.
+TEST_F(RunIndexTest, RunOfADeadProcessShowsAsInterrupted) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    try {
+      RunIndexDb db(dir.string());
+      db.registerRun("crashes", experimentHash("{}"), (dir / "crashed-run").string());
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(0);  // no finishRun, no destructors: as abrupt as a crash after the commit
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+
+  std::vector<RunRecord> runs = listRuns(dir.string());
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, "interrupted");
+  // Rewritten in the index, not only in what was returned.
+  RunIndexDb db(dir.string());
+  runs = db.list();
+  EXPECT_EQ(runs[0].status, "interrupted");
+
+  // Resuming makes it running again under this process.
+  const int64_t id = db.reopenRun("crashes", experimentHash("{}"), (dir / "crashed-run").string());
+  EXPECT_EQ(id, runs[0].id);
+  EXPECT_EQ(db.list()[0].status, "running");
+}
+
+TEST_F(RunIndexTest, DamagedIndexIsReportedByName) {
+  {
+    std::ofstream junk(RunIndexDb::fileIn(dir.string()), std::ios::binary);
+    junk << std::string(4096, 'x');
+  }
+  try {
+    listRuns(dir.string());
+    FAIL() << "expected an error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("runs.sqlite"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ExperimentHash, IsStableAndDistinguishes) {
+  EXPECT_EQ(experimentHash("{\"a\":1}"), experimentHash("{\"a\":1}"));
+  EXPECT_NE(experimentHash("{\"a\":1}"), experimentHash("{\"a\":2}"));
+  EXPECT_EQ(experimentHash(""), "cbf29ce484222325");  // FNV-1a 64 offset basis
+}
+
+}  // namespace
+}  // namespace wb

@@ -1,0 +1,151 @@
+// The checkpoint file format, the checkpoint folder's keep-K-plus-best rule and its fallback past damaged
+// files; the TensorBoard file read back by an independent decoder; metrics.csv's shape.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "backend/train/test_experiments.h"
+#include "train/checkpoint_file.h"
+#include "train/checkpoint_store.h"
+#include "train/metrics_csv.h"
+#include "util/tensorboard_writer.h"
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void writeAll(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST(CheckpointFile, RoundTripsAndDetectsEveryKindOfDamage) {
+  const std::string dir = test::freshDir("ckpt-file");
+  const std::string path = dir + "/a.wbckpt";
+  std::string payload(100000, '\0');
+  for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 31 % 251);
+  writeCheckpointFile(path, {{"step", 12}, {"note", "x"}}, payload);
+  EXPECT_EQ(readCheckpointMeta(path)["step"], 12);
+  CheckpointContents c = readCheckpointFile(path);
+  EXPECT_EQ(c.meta["note"], "x");
+  EXPECT_EQ(c.payload, payload);
+
+  const std::string good = readAll(path);
+  std::string flipped = good;
+  flipped[good.size() / 2] ^= 0x01;  // one bit in the tensors
+  writeAll(path, flipped);
+  EXPECT_NO_THROW(readCheckpointMeta(path));  // the header alone is intact
+  EXPECT_THROW(readCheckpointFile(path), CorruptCheckpoint);
+  writeAll(path, good.substr(0, good.size() - 100));  // cut short, as by a full disk
+  EXPECT_THROW(readCheckpointFile(path), CorruptCheckpoint);
+  writeAll(path, "not a checkpoint");
+  EXPECT_THROW(readCheckpointMeta(path), CorruptCheckpoint);
+  EXPECT_THROW(readCheckpointFile(dir + "/missing.wbckpt"), CorruptCheckpoint);
+  // No temporary file is left behind by the atomic writes.
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+  }
+  fs::remove_all(dir);
+}
+
+TEST(CheckpointStore, KeepsTheNewestKAndTheBestAndFallsBackPastDamage) {
+  const std::string dir = test::freshDir("ckpt-store");
+  CheckpointStore store(dir, /*keep=*/2, /*minimize=*/true);
+  // val_metric (a loss): best at step 20.
+  const double losses[] = {0.9, 0.3, 0.5, 0.6, 0.7};
+  for (int i = 0; i < 5; ++i) {
+    store.save((i + 1) * 10, {{"val_metric", losses[i]}}, "payload-" + std::to_string(i));
+  }
+  std::vector<std::string> files = store.list();
+  ASSERT_EQ(files.size(), 3u);  // steps 50, 40 (newest two) and 20 (best)
+  EXPECT_NE(files[0].find("step-000000000050"), std::string::npos);
+  EXPECT_NE(files[1].find("step-000000000040"), std::string::npos);
+  EXPECT_NE(files[2].find("step-000000000020"), std::string::npos);
+
+  std::vector<std::string> warnings;
+  auto warn = [&](const std::string& w) { warnings.push_back(w); };
+  auto loaded = store.loadLatestGood(warn);
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->contents.meta["step"], 50);
+  EXPECT_TRUE(warnings.empty());
+
+  std::string damaged = readAll(files[0]);
+  damaged[damaged.size() - 10] ^= 0x40;
+  writeAll(files[0], damaged);
+  loaded = store.loadLatestGood(warn);
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->contents.meta["step"], 40);
+  EXPECT_EQ(loaded->contents.payload, "payload-3");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("step-000000000050.wbckpt"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("checksum"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("step-000000000040.wbckpt"), std::string::npos) << warnings[0];
+  fs::remove_all(dir);
+}
+
+TEST(TensorBoard, Crc32cMatchesTheStandardCheckValue) {
+  EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);  // the CRC-32C catalogue's check value
+}
+
+TEST(TensorBoard, EventFileReadsBackWithAnIndependentDecoder) {
+  const std::string dir = test::freshDir("tensorboard");
+  const std::string file = dir + "/events.out.tfevents.1.test";
+  {
+    TensorBoardWriter tb(file);
+    tb.addScalars(5, 1700000000.5, {{"loss/train", 2.25}, {"learning_rate", 0.001}});
+    tb.addScalars(300, 1700000001.0, {{"loss/train", 0.5}, {"accuracy/val", 0.875}});
+  }
+  const std::string json_file = dir + "/events.json";
+  const std::string command = std::string(WB_PYTHON) + " " + WB_SOURCE_DIR +
+                              "/tests/fixtures/read_tensorboard.py " + file + " > " + json_file;
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const nlohmann::json events = nlohmann::json::parse(readAll(json_file));
+  ASSERT_EQ(events.size(), 3u) << events.dump();
+  EXPECT_EQ(events[0]["file_version"], "brain.Event:2");
+  EXPECT_EQ(events[1]["step"], 5);
+  EXPECT_DOUBLE_EQ(events[1]["wall_time"].get<double>(), 1700000000.5);
+  EXPECT_FLOAT_EQ(events[1]["values"]["loss/train"].get<float>(), 2.25f);
+  EXPECT_FLOAT_EQ(events[1]["values"]["learning_rate"].get<float>(), 0.001f);
+  EXPECT_EQ(events[2]["step"], 300);
+  EXPECT_FLOAT_EQ(events[2]["values"]["accuracy/val"].get<float>(), 0.875f);
+  fs::remove_all(dir);
+}
+
+size_t columns(const std::string& line) {
+  return static_cast<size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+}
+
+TEST(MetricsCsv, EveryRowHasTheHeadersColumns) {
+  const size_t n = columns(metricsCsvHeader());
+  StepMetrics step;
+  step.step = 3;
+  step.loss = 1.25;
+  EpochMetrics epoch;
+  epoch.val_loss = 0.5;
+  epoch.val_accuracy = 0.8;
+  EXPECT_EQ(columns(metricsCsvRow(step)), n);
+  EXPECT_EQ(columns(metricsCsvRow(epoch)), n);
+  step.loss_scale = 65536;
+  step.grad_norm = 2;
+  step.cuda_allocated_bytes = step.cuda_reserved_bytes = step.cuda_peak_bytes = 1;
+  EXPECT_EQ(columns(metricsCsvRow(step)), n);
+  EXPECT_TRUE(metricsCsvRow(LogLine{}).empty());
+  EXPECT_EQ(metricsCsvRow(step).rfind("step,3,", 0), 0u);
+}
+
+}  // namespace
+}  // namespace wb

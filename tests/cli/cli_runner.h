@@ -1,0 +1,62 @@
+#pragma once
+// Running the workbench-cli binary as a user does: to completion (popen), or in the background to signal it.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace wb::test {
+
+struct CliResult {
+  int status = -1;
+  std::string out;  // stdout only; stderr goes to err
+  std::string err;
+};
+
+inline std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline CliResult runCli(const std::string& args) {
+  namespace fs = std::filesystem;
+  const std::string err_file = (fs::temp_directory_path() / ("wb-cli-err-" + std::to_string(::getpid()))).string();
+  const std::string cmd = std::string(WB_CLI) + " " + args + " 2>" + err_file;
+  CliResult r;
+  std::FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int raw = ::pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.err = readFile(err_file);
+  fs::remove(err_file);
+  return r;
+}
+
+// Starts the CLI in the background (its own pid: the shell execs it), output to out_file.
+inline pid_t startCli(const std::string& args, const std::string& out_file) {
+  const std::string cmd = "exec " + std::string(WB_CLI) + " " + args + " >" + out_file + " 2>&1";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+inline std::string tempDir(const std::string& name) {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("wb-cli-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+}  // namespace wb::test

@@ -1,0 +1,198 @@
+// The experiment editor: form <-> experiment file round trip, and the engine's validation messages at the
+// field at fault.
+
+#include <fstream>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "editor/experiment_editor.h"
+#include "charts/metric_chart.h"
+#include "editor/lr_preview.h"
+#include "gui_test_support.h"
+#include "window/main_window.h"
+
+using namespace wb;
+using namespace wb::gui;
+
+namespace {
+
+nlohmann::json readJson(const QString& file) {
+  std::ifstream in(file.toStdString());
+  return nlohmann::json::parse(in);
+}
+
+void writeJson(const QString& file, const nlohmann::json& doc) {
+  std::ofstream out(file.toStdString());
+  out << doc.dump(2);
+}
+
+// Types into a line edit the way a user does (textEdited fires), replacing what was there.
+void typeInto(QWidget* widget, const QString& text) {
+  auto* edit = qobject_cast<QLineEdit*>(widget);
+  QVERIFY(edit);
+  edit->selectAll();
+  QTest::keyClick(edit, Qt::Key_Backspace);
+  QTest::keyClicks(edit, text);
+}
+
+QString messageOf(ExperimentEditor* editor, const std::string& path) {
+  FieldBinding* b = editor->binding(path);
+  return b ? b->messages().join(QLatin1Char('\n')) : QStringLiteral("<no field %1>").arg(QString::fromStdString(path));
+}
+
+}  // namespace
+
+class EditorTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void everyKeyOfTheEngineHasAField() {
+    ExperimentEditor editor;
+    const nlohmann::json defaults = experimentToJson(Experiment{});
+    for (auto section = defaults.begin(); section != defaults.end(); ++section) {
+      if (!section->is_object()) {
+        QVERIFY2(editor.binding(section.key()), section.key().c_str());
+        continue;
+      }
+      for (auto key = section->begin(); key != section->end(); ++key) {
+        const std::string path = section.key() + "." + key.key();
+        QVERIFY2(!editor.bindingsFor(path).empty(), path.c_str());
+      }
+    }
+    // The default experiment is what the form shows on a fresh start.
+    QCOMPARE(editor.document(), defaults);
+  }
+
+  void fileToFormToFileRoundTrip() {
+    QTemporaryDir dir;
+    const QString in = dir.filePath(QStringLiteral("in.json"));
+    nlohmann::json doc = test::tinyExperimentJson(dir.filePath(QStringLiteral("runs")), 4, 50, "round-trip");
+    doc["optimizer"] = {{"name", "sgd"}, {"lr", 0.05}, {"momentum", 0.8}, {"nesterov", true}, {"weight_decay", 5e-4}};
+    doc["schedule"] = {{"name", "multistep"}, {"milestones", {20, 40}}, {"gamma", 0.5}, {"warmup_steps", 3}};
+    doc["model"] = {{"layers", {{{"type", "flatten"}}, {{"type", "linear"}, {"out_features", 32}},
+                                {{"type", "relu"}}, {{"type", "linear"}, {"out_features", 4}}}}};
+    doc["train"]["early_stopping"] = {{"metric", "val_accuracy"}, {"patience", 2}};
+    doc["train"]["devices"] = "cpu";
+    writeJson(in, doc);
+
+    MainWindow window(MainWindow::Options{false});
+    QVERIFY(window.openFile(in));
+    ExperimentEditor* editor = window.editor();
+    QVERIFY2(editor->issues().empty(), qPrintable(messageOf(editor, "")));
+    const Experiment expected = parseExperiment(doc).experiment;
+    // The form shows the file: the complete document equals the engine's own reading of the file.
+    QCOMPARE(editor->document(), experimentToJson(expected));
+    QCOMPARE(qobject_cast<QComboBox*>(editor->binding("optimizer.name")->input())->currentData().toString(),
+             QStringLiteral("sgd"));
+    QCOMPARE(qobject_cast<QLineEdit*>(editor->binding("optimizer.lr")->input())->text(), QStringLiteral("0.05"));
+    QCOMPARE(qobject_cast<QLineEdit*>(editor->binding("schedule.milestones")->input())->text(),
+             QStringLiteral("20, 40"));
+    QVERIFY(qobject_cast<QCheckBox*>(editor->binding("train.early_stopping.enabled")->input())->isChecked());
+    QVERIFY(!editor->isModified());
+
+    // Edit through the widgets, save, and read the file back with the engine.
+    qobject_cast<QSpinBox*>(editor->binding("train.batch_size")->input())->setValue(64);
+    typeInto(editor->binding("optimizer.lr")->input(), QStringLiteral("3e-4"));
+    auto* amp = qobject_cast<QComboBox*>(editor->binding("train.amp")->input());
+    amp->setCurrentIndex(amp->findData(QStringLiteral("bf16")));
+    QVERIFY(editor->isModified());
+    QVERIFY(window.windowTitle().contains(QStringLiteral("in.json")));
+    const QString out = dir.filePath(QStringLiteral("out.json"));
+    QVERIFY(window.saveFile(out));
+    QVERIFY(!editor->isModified());
+    const ParseResult saved = parseExperiment(readJson(out));
+    QVERIFY2(saved.ok(), formatIssues(saved.issues).c_str());
+    QCOMPARE(saved.experiment.train.batch_size, int64_t{64});
+    QCOMPARE(saved.experiment.optimizer.lr, 3e-4);
+    QCOMPARE(saved.experiment.train.amp, std::string("bf16"));
+    QCOMPARE(saved.experiment.schedule.milestones, (std::vector<int64_t>{20, 40}));
+    QCOMPARE(saved.experiment.model.layers, expected.model.layers);
+    QCOMPARE(saved.experiment.name, std::string("round-trip"));
+
+    // And the saved file loads into a fresh window unchanged.
+    MainWindow again(MainWindow::Options{false});
+    QVERIFY(again.openFile(out));
+    QCOMPARE(again.editor()->document(), readJson(out));
+  }
+
+  void invalidInputIsFlaggedAtTheField() {
+    QTemporaryDir dir;
+    MainWindow window(MainWindow::Options{false});
+    QStringList shown;
+    window.setErrorPresenter([&shown](const QString& title, const QString&, const QString&) { shown << title; });
+    window.show();
+    ExperimentEditor* editor = window.editor();
+    editor->setDocument(test::tinyExperimentJson(dir.path()));
+    QVERIFY(editor->issues().empty());
+
+    qobject_cast<QSpinBox*>(editor->binding("train.batch_size")->input())->setValue(0);
+    typeInto(editor->binding("optimizer.lr")->input(), QStringLiteral("abc"));
+    typeInto(editor->binding("optimizer.betas[1]")->input(), QStringLiteral("1.5"));
+    editor->validateNow();
+
+    QVERIFY2(messageOf(editor, "train.batch_size").contains(QStringLiteral("positive")),
+             qPrintable(messageOf(editor, "train.batch_size")));
+    QVERIFY2(messageOf(editor, "optimizer.lr").contains(QStringLiteral("abc")), qPrintable(messageOf(editor, "optimizer.lr")));
+    QVERIFY2(messageOf(editor, "optimizer.betas[1]").contains(QStringLiteral("1.5")),
+             qPrintable(messageOf(editor, "optimizer.betas[1]")));
+    QVERIFY(!editor->binding("train.batch_size")->messageLabel()->isHidden());
+    QVERIFY(messageOf(editor, "train.epochs").isEmpty());
+    QCOMPARE(editor->issues().size(), size_t{3});
+
+    // Start refuses, says so, and takes the user to the first field at fault.
+    QVERIFY(!window.startRun());
+    QCOMPARE(shown.size(), 1);
+    QVERIFY(!window.controller()->isActive());
+
+    // A layer list that is not even JSON is flagged at the layer list.
+    auto* source = editor->findChild<QComboBox*>(QStringLiteral("modelSource"));
+    QVERIFY(source);
+    source->setCurrentIndex(1);
+    auto* layers = qobject_cast<QPlainTextEdit*>(editor->binding("model.layers")->input());
+    layers->setPlainText(QStringLiteral("[{\"type\": \"linear\", \"out_features\": 4},"));
+    editor->validateNow();
+    QVERIFY2(messageOf(editor, "model.layers").contains(QStringLiteral("JSON")), qPrintable(messageOf(editor, "model.layers")));
+
+    // Fixing the fields clears the messages.
+    source->setCurrentIndex(0);
+    qobject_cast<QSpinBox*>(editor->binding("train.batch_size")->input())->setValue(32);
+    typeInto(editor->binding("optimizer.lr")->input(), QStringLiteral("0.001"));
+    typeInto(editor->binding("optimizer.betas[1]")->input(), QStringLiteral("0.999"));
+    editor->validateNow();
+    QVERIFY2(editor->issues().empty(), qPrintable(messageOf(editor, "optimizer.lr")));
+    QVERIFY(editor->binding("train.batch_size")->messageLabel()->isHidden());
+
+    // The engine's data check (run off the UI thread) flags a dataset folder that does not exist.
+    auto* dataset = qobject_cast<QComboBox*>(editor->binding("data.dataset")->input());
+    dataset->setCurrentIndex(dataset->findData(QStringLiteral("fashion-mnist")));
+    typeInto(editor->binding("data.path")->input(), dir.filePath(QStringLiteral("no-such-folder")));
+    editor->validateNow();
+    QTRY_VERIFY_WITH_TIMEOUT(!messageOf(editor, "data.path").isEmpty(), 10000);
+    QVERIFY(messageOf(editor, "data.path").contains(QStringLiteral("no-such-folder")));
+  }
+
+  void learningRatePreviewFollowsTheSchedule() {
+    QTemporaryDir dir;
+    ExperimentEditor editor;
+    nlohmann::json doc = test::tinyExperimentJson(dir.path(), 3);
+    editor.setDocument(doc);
+    QTRY_VERIFY_WITH_TIMEOUT(!editor.checksPending() && editor.lrPreview()->pointCount() > 10, 10000);
+    // 460 training samples / 32 = 15 steps per epoch, 3 epochs: the cosine reaches ~0 at the end.
+    MetricChart* chart = editor.lrPreview()->chart();
+    QVERIFY(chart->totalPointCount() > 10);
+    QVERIFY(chart->yAxis->range().upper >= 0.003);
+  }
+};
+
+QTEST_MAIN(EditorTest)
+#include "editor_test.moc"

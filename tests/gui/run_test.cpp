@@ -1,0 +1,165 @@
+// A real (tiny) run in the window: the charts fill; pause, resume and stop work without blocking the UI thread;
+// an engine error becomes a dialog and the window stays usable.
+
+#include <QAction>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "charts/charts_panel.h"
+#include "gui_test_support.h"
+#include "run/run_controller.h"
+#include "window/log_panel.h"
+#include "window/main_window.h"
+#include "window/run_progress.h"
+
+using namespace wb;
+using namespace wb::gui;
+
+namespace {
+
+constexpr int kRunTimeoutMs = 120000;
+
+QMessageBox* errorDialog(QWidget* window) {
+  for (QMessageBox* box : window->findChildren<QMessageBox*>(QStringLiteral("errorDialog"))) {
+    if (box->isVisible()) return box;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+class RunTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void shortRunFillsThePlots() {
+    QTemporaryDir dir;
+    MainWindow window(MainWindow::Options{false});
+    window.show();
+    QSignalSpy ended(&window, &MainWindow::runEnded);
+    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 3)));
+    QVERIFY(window.controller()->isActive());
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
+    const auto summary = ended.front().front().value<RunSummary>();
+    QCOMPARE(summary.status, RunStatus::Completed);
+    QCOMPARE(window.controller()->state(), RunController::State::Idle);
+
+    ChartsPanel* charts = window.charts();
+    // ~45 steps reported every 2: ~22 points of training loss (raw and smoothed), 3 validations.
+    QVERIFY2(charts->chart(ChartId::Loss)->totalPointCount() >= 2 * 20 + 3,
+             qPrintable(QString::number(charts->chart(ChartId::Loss)->totalPointCount())));
+    QVERIFY(charts->chart(ChartId::Accuracy)->totalPointCount() >= 6);  // train and val, 3 epochs
+    QVERIFY(charts->chart(ChartId::Throughput)->totalPointCount() >= 20);
+    QVERIFY(charts->chart(ChartId::LearningRate)->totalPointCount() >= 20);
+    QVERIFY(charts->chart(ChartId::Memory)->totalPointCount() >= 20);
+    QCOMPARE(charts->chart(ChartId::Gradients)->totalPointCount(), 0);  // no clipping, no fp16: not measured
+    QVERIFY(summary.steps >= 40);  // 3 epochs of ~15 steps
+    QCOMPARE(window.lastStep(), summary.steps);
+    QVERIFY(window.progress()->value() >= 900);
+    QVERIFY(window.logPanel()->lineCount() > 5);
+    QVERIFY(window.progress()->text().contains(QStringLiteral("Completed")));
+    // The smoothing slider recomputes the EMA curve from the raw losses.
+    charts->setSmoothing(0.0);
+    charts->setSmoothing(0.9);
+    QVERIFY(charts->chart(ChartId::Loss)->totalPointCount() >= 2 * 20 + 3);
+  }
+
+  void pauseResumeAndStop() {
+    QTemporaryDir dir;
+    MainWindow window(MainWindow::Options{false});
+    window.show();
+    QSignalSpy ended(&window, &MainWindow::runEnded);
+    // Long enough that it cannot end on its own during the test.
+    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 4, kRunTimeoutMs);
+
+    window.controller()->pause();
+    QCOMPARE(window.controller()->state(), RunController::State::Paused);
+    QTest::qWait(400);  // what was in flight arrives
+    const int64_t pausedAt = window.lastStep();
+    QTest::qWait(800);
+    QCOMPARE(window.lastStep(), pausedAt);  // nothing trains while paused
+
+    window.controller()->resume();
+    QCOMPARE(window.controller()->state(), RunController::State::Running);
+    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() > pausedAt, kRunTimeoutMs);
+
+    // Stop returns at once; the run winds down on its thread while the UI keeps running.
+    QElapsedTimer timer;
+    timer.start();
+    window.controller()->stop();
+    QVERIFY(timer.elapsed() < 100);
+    QCOMPARE(window.controller()->state(), RunController::State::Stopping);
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
+    const auto summary = ended.front().front().value<RunSummary>();
+    QCOMPARE(summary.status, RunStatus::Interrupted);
+    QVERIFY(summary.steps >= window.lastStep());
+    QCOMPARE(window.controller()->state(), RunController::State::Idle);
+  }
+
+  void stopWhilePausedEndsTheRun() {
+    QTemporaryDir dir;
+    MainWindow window(MainWindow::Options{false});
+    QSignalSpy ended(&window, &MainWindow::runEnded);
+    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 2, kRunTimeoutMs);
+    window.controller()->pause();
+    window.controller()->stop();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
+  }
+
+  void resumesAnInterruptedRun() {
+    QTemporaryDir dir;
+    MainWindow window(MainWindow::Options{false});
+    QSignalSpy ended(&window, &MainWindow::runEnded);
+    // Slow enough to stop mid-run: 6 epochs of 15 steps.
+    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 6)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 4, kRunTimeoutMs);
+    window.controller()->stop();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
+    const auto stopped = ended.front().front().value<RunSummary>();
+    if (stopped.status == RunStatus::Completed) QSKIP("the run finished before the stop reached it");
+    QCOMPARE(stopped.status, RunStatus::Interrupted);
+
+    QVERIFY(window.resumeRun(QString::fromStdString(stopped.run_dir)));
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);
+    const auto resumed = ended.back().front().value<RunSummary>();
+    QCOMPARE(resumed.status, RunStatus::Completed);
+    QVERIFY(resumed.steps > stopped.steps);
+    QCOMPARE(window.lastStep(), resumed.steps);
+    // The curve holds the part before the stop (read from the run folder) and the resumed part.
+    QVERIFY(window.charts()->chart(ChartId::Loss)->totalPointCount() >= 2 * 40);
+  }
+
+  void engineErrorShowsADialogAndTheWindowStaysUsable() {
+    QTemporaryDir dir;
+    MainWindow window(MainWindow::Options{false});
+    window.show();
+    QSignalSpy ended(&window, &MainWindow::runEnded);
+    Experiment broken = test::tinyExperiment(dir.path(), 1);
+    broken.data.dataset = "fashion-mnist";
+    broken.data.path = dir.filePath(QStringLiteral("no-such-dataset")).toStdString();
+    QVERIFY(window.startExperiment(broken));
+    QTRY_VERIFY_WITH_TIMEOUT(errorDialog(&window) != nullptr, kRunTimeoutMs);
+    QMessageBox* box = errorDialog(&window);
+    QVERIFY2(box->text().contains(QStringLiteral("no-such-dataset")), qPrintable(box->text()));
+    QVERIFY(box->informativeText().startsWith(QStringLiteral("What to do")));
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
+    QCOMPARE(ended.front().front().value<RunSummary>().status, RunStatus::Failed);
+
+    // The dialog does not hold the window: close it, and the next run starts and completes.
+    box->accept();
+    QTRY_VERIFY(errorDialog(&window) == nullptr);
+    QCOMPARE(window.controller()->state(), RunController::State::Idle);
+    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 1)));
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);
+    QCOMPARE(ended.back().front().value<RunSummary>().status, RunStatus::Completed);
+  }
+};
+
+QTEST_MAIN(RunTest)
+#include "run_test.moc"
