@@ -74,7 +74,8 @@ int runSession(const std::function<std::unique_ptr<TrainingRun>(TrainingRun::Eve
     std::cout << out.dump(2) << std::endl;
   }
   if (summary.status == RunStatus::Failed) {
-    return error && error->kind == ErrorKind::BadInput ? kExitBadInput : kExitFailure;
+    const bool bad_input = error && (error->kind == ErrorKind::BadInput || error->kind == ErrorKind::ExperimentChanged);
+    return bad_input ? kExitBadInput : kExitFailure;
   }
   if (g_signal.load() != 0) return 128 + g_signal.load();
   return kExitOk;

@@ -1,6 +1,8 @@
 // A real (tiny) run in the window: the charts fill; pause, resume and stop work without blocking the UI thread;
 // an engine error becomes a dialog and the window stays usable.
 
+#include <fstream>
+
 #include <QAction>
 #include <QMessageBox>
 #include <QStandardPaths>
@@ -26,6 +28,15 @@ QMessageBox* errorDialog(QWidget* window) {
     if (box->isVisible()) return box;
   }
   return nullptr;
+}
+
+// Starts a run slow enough to stop mid-run (6 epochs of 15 steps), stops it after a few steps, and waits until
+// it has ended; the caller reads its summary from `ended` (it may have completed on a very fast machine).
+void stopMidRun(MainWindow& window, QSignalSpy& ended, const QString& runsDir) {
+  QVERIFY(window.startExperiment(test::tinyExperiment(runsDir, 6)));
+  QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 4, kRunTimeoutMs);
+  window.controller()->stop();
+  QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
 }
 
 }  // namespace
@@ -116,11 +127,8 @@ class RunTest : public QObject {
     QTemporaryDir dir;
     MainWindow window(MainWindow::Options{false});
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    // Slow enough to stop mid-run: 6 epochs of 15 steps.
-    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 6)));
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 4, kRunTimeoutMs);
-    window.controller()->stop();
-    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
+    stopMidRun(window, ended, dir.path());
+    if (QTest::currentTestFailed()) return;
     const auto stopped = ended.front().front().value<RunSummary>();
     if (stopped.status == RunStatus::Completed) QSKIP("the run finished before the stop reached it");
     QCOMPARE(stopped.status, RunStatus::Interrupted);
@@ -133,6 +141,44 @@ class RunTest : public QObject {
     QCOMPARE(window.lastStep(), resumed.steps);
     // The curve holds the part before the stop (read from the run folder) and the resumed part.
     QVERIFY(window.charts()->chart(ChartId::Loss)->totalPointCount() >= 2 * 40);
+  }
+
+  void aChangedExperimentAsksThenResumesAnyway() {
+    QTemporaryDir dir;
+    MainWindow window(MainWindow::Options{false});
+    QSignalSpy ended(&window, &MainWindow::runEnded);
+    stopMidRun(window, ended, dir.path());
+    if (QTest::currentTestFailed()) return;
+    const auto stopped = ended.front().front().value<RunSummary>();
+    if (stopped.status == RunStatus::Completed) QSKIP("the run finished before the stop reached it");
+
+    // Edit the run's experiment file: the engine refuses the resume, naming the change; the window asks.
+    const QString file = QString::fromStdString(stopped.run_dir) + QStringLiteral("/experiment.json");
+    nlohmann::json doc;
+    {
+      std::ifstream in(file.toStdString());
+      doc = nlohmann::json::parse(in);
+    }
+    doc["train"]["epochs"] = 8;
+    std::ofstream(file.toStdString()) << doc.dump(2);
+    QStringList asked;
+    window.setForceResumeAsker([&asked](const QString& message, std::function<void()> resumeAnyway) {
+      asked << message;
+      resumeAnyway();  // the user chooses Resume Anyway
+    });
+    window.setErrorPresenter([](const QString& title, const QString&, const QString&) {
+      QFAIL(qPrintable(QStringLiteral("unexpected error dialog: ") + title));
+    });
+
+    QVERIFY(window.resumeRun(QString::fromStdString(stopped.run_dir)));
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 3, kRunTimeoutMs);  // refused, then forced
+    QCOMPARE(asked.size(), 1);
+    QVERIFY2(asked.front().contains(QStringLiteral("train.epochs: 6 -> 8")), qPrintable(asked.front()));
+    QCOMPARE(ended.at(1).front().value<RunSummary>().status, RunStatus::Failed);
+    const auto resumed = ended.at(2).front().value<RunSummary>();
+    QCOMPARE(resumed.status, RunStatus::Completed);
+    QCOMPARE(resumed.epochs, 8);
+    QVERIFY(resumed.steps > stopped.steps);
   }
 
   void engineErrorShowsADialogAndTheWindowStaysUsable() {

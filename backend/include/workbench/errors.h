@@ -23,4 +23,11 @@ class DataError : public UserError {
   using UserError::UserError;
 };
 
+// A resume refused because the run's experiment.json changed since its checkpoint. The message names each
+// change; resuming with force continues from the checkpoint with the file as it is now.
+class ExperimentChangedError : public UserError {
+ public:
+  using UserError::UserError;
+};
+
 }  // namespace wb

@@ -59,6 +59,7 @@ struct LogLine {
 
 enum class ErrorKind {
   BadInput,      // the experiment or the data: the user can fix it
+  ExperimentChanged,  // a resume refused: the run's experiment.json changed since its checkpoint (force it)
   OutOfMemory,   // host or device memory
   NonFinite,     // the loss became NaN or infinite
   Device,        // a missing or failing device

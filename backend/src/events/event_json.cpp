@@ -18,7 +18,7 @@ Enum enumFromString(const std::string& text, const Enum (&values)[N], Enum fallb
 constexpr RunStatus kStatuses[] = {RunStatus::Completed, RunStatus::EarlyStopped, RunStatus::Interrupted,
                                    RunStatus::Failed};
 constexpr LogLevel kLevels[] = {LogLevel::Debug, LogLevel::Info, LogLevel::Warning, LogLevel::Error};
-constexpr ErrorKind kKinds[] = {ErrorKind::BadInput, ErrorKind::OutOfMemory, ErrorKind::NonFinite,
+constexpr ErrorKind kKinds[] = {ErrorKind::BadInput, ErrorKind::ExperimentChanged, ErrorKind::OutOfMemory, ErrorKind::NonFinite,
                                 ErrorKind::Device, ErrorKind::Internal};
 
 json toJson(const StepMetrics& m) {

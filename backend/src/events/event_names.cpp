@@ -25,6 +25,7 @@ const char* toString(LogLevel level) {
 const char* toString(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::BadInput: return "bad_input";
+    case ErrorKind::ExperimentChanged: return "experiment_changed";
     case ErrorKind::OutOfMemory: return "out_of_memory";
     case ErrorKind::NonFinite: return "non_finite";
     case ErrorKind::Device: return "device";

@@ -57,6 +57,8 @@ RunError classify(std::exception_ptr error) {
     return {ErrorKind::NonFinite, e.what(),
             "Lower optimizer.lr, set train.clip_grad_norm (e.g. 1.0), or add warmup (schedule.warmup_steps); "
             "check the data for NaN or infinite values. The metrics up to this point are kept in the run folder."};
+  } catch (const ExperimentChangedError& e) {
+    return {ErrorKind::ExperimentChanged, e.what(), e.hint()};
   } catch (const UserError& e) {
     return {ErrorKind::BadInput, e.what(), e.hint()};
   } catch (const c10::Error& e) {
@@ -76,8 +78,11 @@ RunError classify(std::exception_ptr error) {
   }
 }
 
-// The tensors of a checkpoint: model weights and buffers, the optimizer's state, the RNG states.
-std::string serializeTrainingState(Model& model, torch::optim::Optimizer& optimizer) {
+// The tensors of a checkpoint: model weights and buffers, the optimizer's state, the RNG states, serialized
+// into `buffer`. The caller keeps the buffer from one checkpoint to the next: writing into memory that is
+// already mapped is several times faster than growing a fresh stream (page faults dominated: the CNN's
+// 37.5 MiB checkpoint took ~530 ms through an ostringstream, ~110 ms written and synced from a reused buffer).
+void serializeTrainingState(Model& model, torch::optim::Optimizer& optimizer, std::string& buffer) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive weights;
   for (const auto& [name, tensor] : model.namedParameters()) weights.write(name, tensor.detach());
@@ -94,9 +99,11 @@ std::string serializeTrainingState(Model& model, torch::optim::Optimizer& optimi
     rng.write(key, state, /*is_buffer=*/true);
   }
   archive.write("rng", rng);
-  std::ostringstream out;
-  archive.save_to(out);
-  return out.str();
+  buffer.clear();  // keeps its capacity
+  archive.save_to([&buffer](const void* data, size_t size) {
+    buffer.append(static_cast<const char*>(data), size);
+    return size;
+  });
 }
 
 void restoreTrainingState(const std::string& payload, const std::string& file, Model& model,
@@ -220,10 +227,11 @@ void TrainingRun::Impl::run() {
             diffExperiments(checkpoint->contents.meta.value("experiment", nlohmann::json::object()),
                             experimentToJson(experiment));
         if (!changes.empty() && !resume->force) {
-          throw UserError("The run's experiment.json changed since its checkpoint was written: " +
-                              describeChanges(changes) + ".",
-                          "Undo the change, or resume anyway with --force (training continues with the new "
-                          "values from the checkpoint's step).");
+          throw ExperimentChangedError(
+              "The run's experiment.json changed since its checkpoint was written: " + describeChanges(changes) +
+                  ".",
+              "Undo the change, or resume anyway (workbench-cli resume --force; in the window, Resume Anyway): "
+              "training continues from the checkpoint's step with the new values.");
         }
         if (!changes.empty()) events.log(LogLevel::Warning, "Resuming with a changed experiment (forced): " +
                                                                 describeChanges(changes));
@@ -319,6 +327,7 @@ void TrainingRun::Impl::run() {
     CheckpointStore store(folder->path(), experiment.train.keep_checkpoints,
                           experiment.train.early_stopping.metric != "val_accuracy");
     const nlohmann::json experiment_json = experimentToJson(experiment);
+    std::string payload;  // reused by every checkpoint of this run
     auto writeCheckpoint = [&](const RankProgress& progress) {
       const auto t0 = Clock::now();
       events.flush();  // the logs' lengths must include every event up to this step
@@ -332,7 +341,7 @@ void TrainingRun::Impl::run() {
                              {"wall_s", wall_before + std::chrono::duration<double>(Clock::now() - started).count()},
                              {"torch_version", compat::torchVersion()}};
       if (progress.val_metric) meta["val_metric"] = *progress.val_metric;
-      const std::string payload = serializeTrainingState(*model, *optimizer);
+      serializeTrainingState(*model, *optimizer, payload);
       const std::string path = store.save(progress.step, std::move(meta), payload);
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       std::ostringstream line;

@@ -1,6 +1,7 @@
 #include "window/main_window.h"
 
 #include <fstream>
+#include <utility>
 #include <variant>
 
 #include <QAction>
@@ -15,6 +16,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSaveFile>
 #include <QSettings>
 #include <QStatusBar>
@@ -42,6 +44,7 @@ constexpr int kRunsRefreshDelayMs = 1500;  // the engine registers a new run in 
 QString errorTitle(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::BadInput: return QObject::tr("The experiment or its data has a problem");
+    case ErrorKind::ExperimentChanged: return QObject::tr("The run's experiment was changed");
     case ErrorKind::OutOfMemory: return QObject::tr("Out of memory");
     case ErrorKind::NonFinite: return QObject::tr("The loss became NaN or infinite");
     case ErrorKind::Device: return QObject::tr("Device error");
@@ -100,6 +103,22 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     box->open();  // not exec(): no nested event loop inside an event handler
   };
 
+  m_askForceResume = [this](const QString& message, std::function<void()> resumeAnyway) {
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("The run's experiment was changed"), message,
+                                QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("forceResumeDialog"));
+    box->setInformativeText(tr("Resume anyway? Training continues from the checkpoint's step with the experiment "
+                               "file as it is now; the run's log records the changes. Or cancel and undo them."));
+    QPushButton* anyway = box->addButton(tr("Resume Anyway"), QMessageBox::AcceptRole);
+    box->setDefaultButton(QMessageBox::Cancel);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    connect(box, &QMessageBox::buttonClicked, this, [anyway, resumeAnyway](QAbstractButton* clicked) {
+      if (clicked == anyway) resumeAnyway();
+    });
+    box->open();
+  };
+
   connect(m_controller, &RunController::eventsArrived, this, &MainWindow::onEvents);
   connect(m_controller, &RunController::stateChanged, this, &MainWindow::onStateChanged);
   connect(m_controller, &RunController::runFinished, this, &MainWindow::onRunFinished);
@@ -110,7 +129,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   });
   connect(m_runs, &RunsBrowser::openRequested, this, &MainWindow::openRuns);
   connect(m_runs, &RunsBrowser::cloneRequested, this, &MainWindow::cloneRun);
-  connect(m_runs, &RunsBrowser::resumeRequested, this, &MainWindow::resumeRun);
+  connect(m_runs, &RunsBrowser::resumeRequested, this, [this](const QString& dir) { resumeRun(dir); });
 
   resize(1560, 980);
   m_defaultState = saveState();
@@ -408,7 +427,7 @@ bool MainWindow::startExperiment(const Experiment& experiment) {
   return true;
 }
 
-bool MainWindow::resumeRun(const QString& runDir) {
+bool MainWindow::resumeRun(const QString& runDir, bool force) {
   if (m_controller->isActive()) {
     showError(tr("A run is in progress"), tr("Only one run trains at a time."),
               tr("Stop the current run first (Run ▸ Stop)."));
@@ -418,7 +437,7 @@ bool MainWindow::resumeRun(const QString& runDir) {
   m_resumeAction->setEnabled(false);
   m_startAction->setEnabled(false);
   auto* watcher = new QFutureWatcher<LoadedHistory>(this);
-  connect(watcher, &QFutureWatcher<LoadedHistory>::finished, this, [this, watcher, runDir] {
+  connect(watcher, &QFutureWatcher<LoadedHistory>::finished, this, [this, watcher, runDir, force] {
     watcher->deleteLater();
     const LoadedHistory loaded = watcher->result();
     const QString label = loaded.history ? QString::fromStdString(loaded.history->experiment.name)
@@ -430,7 +449,8 @@ bool MainWindow::resumeRun(const QString& runDir) {
     }
     m_lastStep = 0;
     m_log->appendNote(tr("Resuming %1").arg(QDir::toNativeSeparators(runDir)));
-    m_controller->resumeInterrupted(ResumeRequest{runDir.toStdString(), false});
+    m_resumingDir = runDir;
+    m_controller->resumeInterrupted(ResumeRequest{runDir.toStdString(), force});
     const auto& e = m_controller->experiment();
     m_progress->reset(tr("Resuming from the latest checkpoint…"), e ? e->train.epochs : 0);
     updateActions();
@@ -552,7 +572,19 @@ void MainWindow::onEvents(const EventBatch& batch) {
       m_log->append(log->level, QString::fromStdString(log->text));
     } else if (const auto* error = std::get_if<RunError>(&e)) {
       m_log->append(LogLevel::Error, QString::fromStdString(error->message));
-      showError(errorTitle(error->kind), QString::fromStdString(error->message), QString::fromStdString(error->hint));
+      if (error->kind == ErrorKind::ExperimentChanged && !m_resumingDir.isEmpty() && m_askForceResume) {
+        m_askForceResume(QString::fromStdString(error->message), [this, dir = m_resumingDir] {
+          // The refused attempt may still be winding down on its thread: resume once it has.
+          if (m_controller->isActive()) {
+            m_forceResumeWhenIdle = dir;
+          } else {
+            resumeRun(dir, /*force=*/true);
+          }
+        });
+      } else {
+        showError(errorTitle(error->kind), QString::fromStdString(error->message),
+                  QString::fromStdString(error->hint));
+      }
     }
   }
   // One append per chart per drain tick, however many events the batch held.
@@ -598,8 +630,16 @@ void MainWindow::onRunFinished(const RunSummary& summary) {
                                                     : tr(" · %1").arg(QString::fromStdString(summary.run_dir))));
   m_runs->refresh();
   updateActions();
+  m_resumingDir.clear();
   emit runEnded(summary);
-  if (m_closeWhenStopped) close();
+  if (m_closeWhenStopped) {
+    close();
+  } else if (!m_forceResumeWhenIdle.isEmpty()) {
+    // After this slot returns, so the controller has let the refused attempt go.
+    QTimer::singleShot(0, this, [this, dir = std::exchange(m_forceResumeWhenIdle, QString())] {
+      resumeRun(dir, /*force=*/true);
+    });
+  }
 }
 
 void MainWindow::updateActions() {

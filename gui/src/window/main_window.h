@@ -37,6 +37,9 @@ class MainWindow : public QMainWindow {
   };
   // Shows a problem to the user: a dialog by default. Tests and the benchmark may replace it.
   using ErrorPresenter = std::function<void(const QString& title, const QString& message, const QString& hint)>;
+  // Asks whether to resume a run whose experiment file changed since its checkpoint (the engine refused it,
+  // naming the changes in `message`); calls `resumeAnyway` on yes. A dialog by default; tests may replace it.
+  using ForceResumeAsker = std::function<void(const QString& message, std::function<void()> resumeAnyway)>;
 
   explicit MainWindow(Options options, QWidget* parent = nullptr);
   MainWindow() : MainWindow(Options{}) {}
@@ -50,13 +53,15 @@ class MainWindow : public QMainWindow {
   bool startRun();
   // Starts a given experiment as-is (the editor's checks are skipped: the engine still checks it).
   bool startExperiment(const Experiment& experiment);
-  bool resumeRun(const QString& runDir);
+  // Continues an interrupted run in its folder; `force` resumes even though its experiment file changed.
+  bool resumeRun(const QString& runDir, bool force = false);
   void openRuns(const QStringList& folders, bool replace);
   void cloneRun(const QString& folder);
   // Brings the runs browser to the front with these runs selected (after `workbench --open`).
   void showRunsPanel(const QStringList& selected);
 
   void setErrorPresenter(ErrorPresenter presenter) { m_presentError = std::move(presenter); }
+  void setForceResumeAsker(ForceResumeAsker asker) { m_askForceResume = std::move(asker); }
   void showError(const QString& title, const QString& message, const QString& hint);
 
   ExperimentEditor* editor() const { return m_editor; }
@@ -128,6 +133,9 @@ class MainWindow : public QMainWindow {
 
   QString m_file;
   ErrorPresenter m_presentError;
+  ForceResumeAsker m_askForceResume;
+  QString m_resumingDir;         // the run folder being resumed, while it is
+  QString m_forceResumeWhenIdle;  // "Resume Anyway" chosen before the refused attempt had wound down
   int64_t m_lastStep = 0;
   int m_pendingLoads = 0;
   bool m_closeWhenStopped = false;

@@ -57,15 +57,20 @@ RunSummary runAndStop(const Experiment& e, int64_t stop_after) {
 }
 
 std::vector<std::string> logWarnings;
+std::vector<ErrorKind> errorKinds;
 
 RunSummary resume(const std::string& dir, bool force = false) {
   logWarnings.clear();
+  errorKinds.clear();
   return resumeBlocking(ResumeRequest{dir, force}, [](EventBatch&& batch) {
     for (const Event& ev : batch) {
       if (const auto* l = std::get_if<LogLine>(&ev)) {
         if (l->level == LogLevel::Warning) logWarnings.push_back(l->text);
       }
-      if (const auto* err = std::get_if<RunError>(&ev)) logWarnings.push_back("error: " + err->message);
+      if (const auto* err = std::get_if<RunError>(&ev)) {
+        logWarnings.push_back("error: " + err->message);
+        errorKinds.push_back(err->kind);
+      }
     }
   });
 }
@@ -154,6 +159,8 @@ TEST_F(Resume, AChangedExperimentIsRefusedNamingTheChangeUnlessForced) {
   EXPECT_EQ(refused.status, RunStatus::Failed);
   ASSERT_FALSE(logWarnings.empty());
   EXPECT_NE(logWarnings.back().find("train.epochs: 3 -> 1"), std::string::npos) << logWarnings.back();
+  // Typed, so a front end can offer to force it (the window's Resume Anyway).
+  EXPECT_EQ(errorKinds, std::vector<ErrorKind>{ErrorKind::ExperimentChanged});
 
   const RunSummary forced = resume(stopped.run_dir, /*force=*/true);
   EXPECT_EQ(forced.status, RunStatus::Completed);
@@ -163,6 +170,7 @@ TEST_F(Resume, AChangedExperimentIsRefusedNamingTheChangeUnlessForced) {
   EXPECT_EQ(again.status, RunStatus::Failed);
   ASSERT_FALSE(logWarnings.empty());
   EXPECT_NE(logWarnings.back().find("already finished"), std::string::npos) << logWarnings.back();
+  EXPECT_EQ(errorKinds, std::vector<ErrorKind>{ErrorKind::BadInput});
 }
 
 TEST_F(Resume, NotARunFolderIsAClearError) {
