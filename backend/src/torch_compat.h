@@ -6,7 +6,9 @@
 #include <torch/version.h>
 
 #include <cstdint>
+#include <sstream>
 #include <string>
+#include <type_traits>
 
 #define WB_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
@@ -19,6 +21,21 @@ inline const char* torchVersion() { return TORCH_VERSION; }
 // the definitions live in util/cuda_memory.cpp behind WB_WITH_CUDA.
 std::string cudaDeviceName(int64_t index);
 int64_t cudaDeviceMemory(int64_t index);
+
+// The key of a parameter's entry in an optimizer's state map (`Optimizer::state_`): 1.x keys it by the
+// address of the parameter's TensorImpl written as text (c10::guts::to_string of the pointer), 2.x by the
+// address itself. Taking the map type keeps the choice out of version macros.
+template <typename StateMap>
+typename StateMap::key_type optimizerStateKey(const torch::Tensor& parameter) {
+  using Key = typename StateMap::key_type;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream key;
+    key << static_cast<const void*>(parameter.unsafeGetTensorImpl());
+    return key.str();
+  } else {
+    return static_cast<Key>(parameter.unsafeGetTensorImpl());
+  }
+}
 
 // Autocast's switches changed in 2.4: see torch_compat_autocast.h (apart, to keep ATen/autocast_mode.h out of
 // the translation units that do not need it).

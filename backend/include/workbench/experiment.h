@@ -51,6 +51,7 @@ struct OptimizerConfig {
   double eps = 1e-8;
   double alpha = 0.99;  // rmsprop smoothing constant
   bool decay_bias_and_norm = false;  // false: biases and norm weights get no weight decay
+  bool fused = true;  // adam, adamw: one pass per parameter on CPU float32 (optim/fused_adam.h)
 };
 
 struct ScheduleConfig {

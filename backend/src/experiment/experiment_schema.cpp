@@ -332,6 +332,7 @@ SchemaKey optimizerSection() {
     numberKey("eps", positiveNumber(), WB_FIELD(optimizer.eps)),
     numberKey("alpha", kFraction, WB_FIELD(optimizer.alpha)),
     booleanKey("decay_bias_and_norm", WB_FIELD(optimizer.decay_bias_and_norm)),
+    booleanKey("fused", WB_FIELD(optimizer.fused)),
   });
 }
 

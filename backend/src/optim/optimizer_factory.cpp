@@ -2,6 +2,7 @@
 
 #include <tuple>
 
+#include "optim/fused_adam.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -75,18 +76,22 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(
   }
   if (name == "adam") {
     // weight_decay is L2: added to the gradient, as torch.optim.Adam does (adamw decouples it).
-    return buildOptimizer<torch::optim::Adam>(groups, torch::optim::AdamOptions(config.lr)
-                                                          .betas(std::make_tuple(config.beta1, config.beta2))
-                                                          .eps(config.eps)
-                                                          .weight_decay(config.weight_decay)
-                                                          .amsgrad(false));
+    const auto options = torch::optim::AdamOptions(config.lr)
+                             .betas(std::make_tuple(config.beta1, config.beta2))
+                             .eps(config.eps)
+                             .weight_decay(config.weight_decay)
+                             .amsgrad(false);
+    return config.fused ? buildOptimizer<FusedAdam>(groups, options)
+                        : buildOptimizer<torch::optim::Adam>(groups, options);
   }
   if (name == "adamw") {
-    return buildOptimizer<torch::optim::AdamW>(groups, torch::optim::AdamWOptions(config.lr)
-                                                           .betas(std::make_tuple(config.beta1, config.beta2))
-                                                           .eps(config.eps)
-                                                           .weight_decay(config.weight_decay)
-                                                           .amsgrad(false));
+    const auto options = torch::optim::AdamWOptions(config.lr)
+                             .betas(std::make_tuple(config.beta1, config.beta2))
+                             .eps(config.eps)
+                             .weight_decay(config.weight_decay)
+                             .amsgrad(false);
+    return config.fused ? buildOptimizer<FusedAdamW>(groups, options)
+                        : buildOptimizer<torch::optim::AdamW>(groups, options);
   }
   if (name == "rmsprop") {
     return buildOptimizer<torch::optim::RMSprop>(groups, torch::optim::RMSpropOptions(config.lr)

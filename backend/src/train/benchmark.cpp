@@ -6,10 +6,12 @@
 #include "data/dataset.h"
 #include "model/model.h"
 #include "optim/autocast_guard.h"
+#include "optim/fused_adam.h"
 #include "optim/grad_scaler.h"
 #include "optim/optimizer_factory.h"
 #include "train/device_selection.h"
 #include "util/fast_paths.h"
+#include "util/host_allocator.h"
 #include "workbench/errors.h"
 #include "workbench/system_info.h"
 #include "workbench/training_run.h"
@@ -21,7 +23,8 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
   using Clock = std::chrono::steady_clock;
   auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
   const std::string threads = configureThreads(e.train.threads, e.train.blas_threads);
-  if (log) log(describe(querySystemInfo()) + "\n" + threads);
+  const std::string host_memory = keepFreedHostMemoryForReuse();
+  if (log) log(describe(querySystemInfo()) + "\n" + threads + "\n" + host_memory);
   torch::manual_seed(e.seed);
   const torch::Device device = resolveDevice(e.train.devices.at(0));
   if (device.is_cuda() && log) log(applyCudaBackendSwitches(e.train));
@@ -53,7 +56,8 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
     const std::string precision = amp_dtype ? e.train.amp + " autocast" : std::string("float32");
     log(data.description + "\nModel: " + std::to_string(model->info().parameters) + " parameters; batch " +
         std::to_string(e.train.batch_size) + "; precision " + precision +
-        (channels_last ? "; channels_last" : ""));
+        (channels_last ? "; channels_last" : "") + "; optimizer " + e.optimizer.name +
+        (takesFusedStep(*optimizer) ? " (fused CPU step)" : ""));
   }
 
   BatchLoaderOptions options;

@@ -10,6 +10,7 @@
 
 #include "data/dataset.h"
 #include "model/model.h"
+#include "optim/fused_adam.h"
 #include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
@@ -24,6 +25,7 @@
 #include "train/training_control.h"
 #include "util/cuda_memory.h"
 #include "util/fast_paths.h"
+#include "util/host_allocator.h"
 #include "util/rng_state.h"
 #include "workbench/event_json.h"
 #include "workbench/run_index.h"
@@ -36,10 +38,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-std::string describeOptimizer(const Experiment& e, const TrainingPlan& plan) {
+std::string describeOptimizer(const Experiment& e, const TrainingPlan& plan, bool fused) {
   std::ostringstream out;
   out << "Optimizer " << e.optimizer.name << " (lr " << e.optimizer.lr << ", weight decay "
-      << e.optimizer.weight_decay << "), schedule " << e.schedule.name;
+      << e.optimizer.weight_decay << (fused ? ", fused CPU step" : "") << "), schedule " << e.schedule.name;
   if (e.schedule.warmup_steps > 0) out << " after " << e.schedule.warmup_steps << " warmup steps";
   out << "; " << plan.epochs << " epoch(s) of " << plan.steps_per_epoch << " steps, " << plan.total_steps
       << " steps in all, batch " << e.train.batch_size;
@@ -269,6 +271,7 @@ void TrainingRun::Impl::run() {
     const torch::Device device = resolveDevice(experiment.train.devices.at(0));
     events.log(LogLevel::Info, describe(querySystemInfo()));
     events.log(LogLevel::Info, threads);
+    events.log(LogLevel::Info, keepFreedHostMemoryForReuse());
     if (device.is_cuda()) events.log(LogLevel::Info, applyCudaBackendSwitches(experiment.train));
 
     Dataset data = loadDataset(experiment.data, experiment.seed);
@@ -300,7 +303,7 @@ void TrainingRun::Impl::run() {
     auto optimizer = makeOptimizer(experiment.optimizer, model->namedParameters());
     const TrainingPlan plan = planTraining(experiment.train, data.train_x.size(0));
     LrSchedule schedule(experiment.schedule, experiment.optimizer.lr, plan.total_steps);
-    events.log(LogLevel::Info, describeOptimizer(experiment, plan));
+    events.log(LogLevel::Info, describeOptimizer(experiment, plan, takesFusedStep(*optimizer)));
     if (device.is_cuda()) resetCudaPeakMemory(device.index() < 0 ? 0 : device.index());
 
     GradScalerOptions scaler_options;
@@ -386,6 +389,7 @@ void TrainingRun::Impl::run() {
     error = classify(std::current_exception());
     result.status = RunStatus::Failed;
   }
+  releaseFreedHostMemory();  // the run's tensors went with the scope above
   result.wall_s = wall_before + std::chrono::duration<double>(Clock::now() - started).count();
   if (error) events.post(*error);
   if (folder && folder_owned) {

@@ -74,7 +74,8 @@ TEST(ExperimentDefaults, WrittenDefaultsAreTheCompleteFile) {
     "model": {"preset": "cnn", "layers": null, "torchscript": ""},
     "optimizer": {
       "name": "adamw", "lr": 0.001, "weight_decay": 0.05, "momentum": 0.9, "nesterov": false,
-      "betas": [0.9, 0.999], "eps": 1e-8, "alpha": 0.99, "decay_bias_and_norm": false
+      "betas": [0.9, 0.999], "eps": 1e-8, "alpha": 0.99, "decay_bias_and_norm": false,
+      "fused": true
     },
     "schedule": {
       "name": "cosine", "warmup_steps": 0, "warmup_start_factor": 0.01, "step_size": 1000, "milestones": [],

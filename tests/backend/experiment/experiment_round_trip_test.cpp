@@ -48,6 +48,7 @@ Experiment everyFieldChanged() {
   e.optimizer.eps = 1e-6;
   e.optimizer.alpha = 0.9;
   e.optimizer.decay_bias_and_norm = true;
+  e.optimizer.fused = false;
   e.schedule.name = "multistep";
   e.schedule.warmup_steps = 100;
   e.schedule.warmup_start_factor = 0.1;
@@ -125,6 +126,7 @@ void expectSameExperiment(const Experiment& a, const Experiment& b) {
   EXPECT_EQ(a.optimizer.eps, b.optimizer.eps);
   EXPECT_EQ(a.optimizer.alpha, b.optimizer.alpha);
   EXPECT_EQ(a.optimizer.decay_bias_and_norm, b.optimizer.decay_bias_and_norm);
+  EXPECT_EQ(a.optimizer.fused, b.optimizer.fused);
   EXPECT_EQ(a.schedule.name, b.schedule.name);
   EXPECT_EQ(a.schedule.warmup_steps, b.schedule.warmup_steps);
   EXPECT_EQ(a.schedule.warmup_start_factor, b.schedule.warmup_start_factor);

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "optim/fused_adam.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -143,27 +144,33 @@ TEST(OptimizerFactoryTest, StepsLikeTorchWithTheLrChangingEveryStep) {
   const torch::Tensor x = tensorFromJson(optimizerFixture().at("inputs"));
   const torch::Tensor y = tensorFromJson(optimizerFixture().at("targets"));
   for (const nlohmann::json& fixture_case : optimizerFixture().at("cases")) {
-    SCOPED_TRACE(fixture_case.at("case").get<std::string>());
-    const NamedParameters parameters = initialParameters();
-    const OptimizerConfig config = optimizerFromJson(fixture_case.at("config"));
-    const std::unique_ptr<torch::optim::Optimizer> optimizer = makeOptimizer(config, parameters);
-    const std::vector<double> lrs = fixture_case.at("lrs").get<std::vector<double>>();
-    const std::vector<double> losses = fixture_case.at("losses").get<std::vector<double>>();
-    ASSERT_EQ(lrs.size(), fixture_case.at("after_step").size());
-    for (size_t step = 0; step < lrs.size(); ++step) {
-      SCOPED_TRACE("step " + std::to_string(step));
-      setLearningRate(*optimizer, lrs[step]);
-      optimizer->zero_grad();
-      const torch::Tensor loss = lossOf(parameters, x, y);
-      EXPECT_NEAR(loss.item<double>(), losses[step], 1e-6 * std::abs(losses[step]));
-      loss.backward();
-      optimizer->step();
-      const nlohmann::json& expected = fixture_case.at("after_step").at(step);
-      for (const auto& named : parameters) {
-        expectCloseFloat32(named.second, expected.at(named.first).get<std::vector<double>>(), named.first);
-      }
-      if (HasFailure()) {
-        return;  // later steps only repeat the first difference
+    // adam and adamw twice: the fused step (the default) and LibTorch's own
+    for (const bool fused : {true, false}) {
+      SCOPED_TRACE(fixture_case.at("case").get<std::string>() + (fused ? " fused" : " plain"));
+      const NamedParameters parameters = initialParameters();
+      OptimizerConfig config = optimizerFromJson(fixture_case.at("config"));
+      config.fused = fused;
+      const std::unique_ptr<torch::optim::Optimizer> optimizer = makeOptimizer(config, parameters);
+      const bool adam_family = config.name == "adam" || config.name == "adamw";
+      EXPECT_EQ(takesFusedStep(*optimizer), fused && adam_family);
+      const std::vector<double> lrs = fixture_case.at("lrs").get<std::vector<double>>();
+      const std::vector<double> losses = fixture_case.at("losses").get<std::vector<double>>();
+      ASSERT_EQ(lrs.size(), fixture_case.at("after_step").size());
+      for (size_t step = 0; step < lrs.size(); ++step) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        setLearningRate(*optimizer, lrs[step]);
+        optimizer->zero_grad();
+        const torch::Tensor loss = lossOf(parameters, x, y);
+        EXPECT_NEAR(loss.item<double>(), losses[step], 1e-6 * std::abs(losses[step]));
+        loss.backward();
+        optimizer->step();
+        const nlohmann::json& expected = fixture_case.at("after_step").at(step);
+        for (const auto& named : parameters) {
+          expectCloseFloat32(named.second, expected.at(named.first).get<std::vector<double>>(), named.first);
+        }
+        if (HasFailure()) {
+          return;  // later steps only repeat the first difference
+        }
       }
     }
   }

@@ -1,0 +1,175 @@
+#include "optim/fused_adam.h"
+
+#include <ATen/Parallel.h>
+
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <tuple>
+
+#include "optim/adam_update_kernel.h"
+#include "torch_compat.h"
+
+namespace wb {
+
+namespace {
+
+// The fused pass treats a tensor as `numel` floats from its data pointer, the same element at the same offset
+// in the weights, the gradient and both moments: dense float32 CPU tensors with one layout.
+bool denseCpuFloat(const torch::Tensor& t) {
+  return t.defined() && t.layout() == torch::kStrided && t.device().is_cpu() &&
+         t.scalar_type() == torch::kFloat && t.is_non_overlapping_and_dense();
+}
+
+bool sameLayout(const torch::Tensor& a, const torch::Tensor& b) {
+  return denseCpuFloat(b) && a.sizes() == b.sizes() && a.strides() == b.strides();
+}
+
+template <typename Options>
+bool groupFusable(const torch::optim::OptimizerParamGroup& group) {
+  return !static_cast<const Options&>(group.options()).amsgrad();
+}
+
+template <typename State, typename StateMap>
+const State* findState(const StateMap& state, const torch::Tensor& p) {
+  const auto it = state.find(compat::optimizerStateKey<StateMap>(p));
+  return it == state.end() ? nullptr : static_cast<const State*>(it->second.get());
+}
+
+// Every parameter with a gradient, its gradient and any state it already has (a checkpoint may bring moments
+// laid out differently from the weights) fit the fused pass.
+template <typename Options, typename State, typename StateMap>
+bool stepFusable(const std::vector<torch::optim::OptimizerParamGroup>& groups, const StateMap& state) {
+  for (const auto& group : groups) {
+    if (!groupFusable<Options>(group)) return false;
+    for (const torch::Tensor& p : group.params()) {
+      const torch::Tensor& grad = p.grad();
+      if (!grad.defined()) continue;
+      if (!denseCpuFloat(p) || !sameLayout(p, grad)) return false;
+      if (const State* s = findState<State>(state, p)) {
+        if (!sameLayout(p, s->exp_avg()) || !sameLayout(p, s->exp_avg_sq())) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The state LibTorch's own step would create on a parameter's first step.
+template <typename State, typename StateMap>
+State& stateFor(StateMap& state, const torch::Tensor& p) {
+  const auto key = compat::optimizerStateKey<StateMap>(p);
+  auto it = state.find(key);
+  if (it == state.end()) {
+    auto fresh = std::make_unique<State>();
+    fresh->step(0);
+    fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    it = state.emplace(key, std::move(fresh)).first;
+  }
+  return static_cast<State&>(*it->second);
+}
+
+template <typename Options>
+AdamUpdate updateFor(const Options& o, int64_t step, bool decoupled) {
+  const double beta1 = std::get<0>(o.betas());
+  const double beta2 = std::get<1>(o.betas());
+  const double bias_correction1 = 1 - std::pow(beta1, static_cast<double>(step));
+  const double bias_correction2 = 1 - std::pow(beta2, static_cast<double>(step));
+  AdamUpdate u;
+  if (o.weight_decay() != 0) {
+    u.decoupled_decay = decoupled;
+    u.weight_factor = static_cast<float>(1 - o.lr() * o.weight_decay());
+    u.l2_decay = !decoupled;
+    u.l2 = static_cast<float>(o.weight_decay());
+  }
+  u.beta1 = static_cast<float>(beta1);
+  u.one_minus_beta1 = static_cast<float>(1 - beta1);
+  u.beta2 = static_cast<float>(beta2);
+  u.one_minus_beta2 = static_cast<float>(1 - beta2);
+  u.bias_correction2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
+  u.eps = static_cast<float>(o.eps());
+  u.neg_step_size = static_cast<float>(-(o.lr() / bias_correction1));
+  return u;
+}
+
+void runFused(const AdamUpdate& u, const torch::Tensor& p, const torch::Tensor& grad,
+              const torch::Tensor& exp_avg, const torch::Tensor& exp_avg_sq) {
+  float* weights = p.data_ptr<float>();
+  const float* grads = grad.data_ptr<float>();
+  float* m = exp_avg.data_ptr<float>();
+  float* v = exp_avg_sq.data_ptr<float>();
+  // Element-wise with no reduction: any split across threads gives the same bits.
+  at::parallel_for(0, p.numel(), at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+    adamUpdate(u, weights + begin, grads + begin, m + begin, v + begin, end - begin);
+  });
+}
+
+template <typename Options, typename State, typename StateMap>
+void fusedStep(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap& state, bool decoupled) {
+  torch::NoGradGuard no_grad;
+  for (auto& group : groups) {
+    const auto& options = static_cast<const Options&>(group.options());
+    for (const torch::Tensor& p : group.params()) {
+      const torch::Tensor& grad = p.grad();
+      if (!grad.defined()) continue;
+      State& s = stateFor<State>(state, p);
+      s.step(s.step() + 1);
+      if (p.numel() == 0) continue;
+      runFused(updateFor(options, s.step(), decoupled), p, grad, s.exp_avg(), s.exp_avg_sq());
+    }
+  }
+}
+
+template <typename Options>
+bool parametersFusable(const torch::optim::Optimizer& optimizer) {
+  for (const auto& group : optimizer.param_groups()) {
+    if (!groupFusable<Options>(group)) return false;
+    for (const torch::Tensor& p : group.params()) {
+      if (!denseCpuFloat(p)) return false;
+    }
+  }
+  return true;
+}
+
+// One optimizer step: the closure (if any), then the fused pass when every parameter fits it, else
+// `plain_step` (LibTorch's step, which must not run the closure again).
+template <typename Options, typename State, typename StateMap>
+torch::Tensor fusedOrPlainStep(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap& state,
+                               const torch::optim::Optimizer::LossClosure& closure, bool decoupled,
+                               const std::function<void()>& plain_step) {
+  torch::Tensor loss;
+  if (closure) {
+    at::AutoGradMode enable_grad(true);
+    loss = closure();
+  }
+  if (stepFusable<Options, State>(groups, state)) {
+    fusedStep<Options, State>(groups, state, decoupled);
+  } else {
+    plain_step();
+  }
+  return loss;
+}
+
+}  // namespace
+
+torch::Tensor FusedAdamW::step(LossClosure closure) {
+  return fusedOrPlainStep<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(
+      param_groups_, state_, closure, /*decoupled=*/true, [this] { torch::optim::AdamW::step(); });
+}
+
+torch::Tensor FusedAdam::step(LossClosure closure) {
+  return fusedOrPlainStep<torch::optim::AdamOptions, torch::optim::AdamParamState>(
+      param_groups_, state_, closure, /*decoupled=*/false, [this] { torch::optim::Adam::step(); });
+}
+
+bool takesFusedStep(const torch::optim::Optimizer& optimizer) {
+  if (dynamic_cast<const FusedAdamW*>(&optimizer)) {
+    return parametersFusable<torch::optim::AdamWOptions>(optimizer);
+  }
+  if (dynamic_cast<const FusedAdam*>(&optimizer)) {
+    return parametersFusable<torch::optim::AdamOptions>(optimizer);
+  }
+  return false;
+}
+
+}  // namespace wb
