@@ -15,5 +15,6 @@ int runsCommand(const std::vector<std::string>& args);
 int evalCommand(const std::vector<std::string>& args);
 int benchCommand(const std::vector<std::string>& args);
 int infoCommand(const std::vector<std::string>& args);
+int compressCommand(const std::vector<std::string>& args);
 
 }  // namespace wb::cli

@@ -15,7 +15,8 @@ const char* kUsage =
     "  train [EXPERIMENT.json] [--set key=value ...] [--json]   train an experiment (default: CNN on Fashion-MNIST)\n"
     "  resume RUN_DIR [--json] [--force]                        continue an interrupted run from its checkpoint\n"
     "  runs [show ID | compare A B] [--runs-dir DIR]            list, show and compare runs\n"
-    "  eval RUN_DIR [--json]                                    evaluate a run's model on its test split\n"
+    "  eval RUN_DIR [--model ARTIFACT] [--json]                 evaluate a run's model (or an artifact) on its test split\n"
+    "  compress RUN_DIR|EXPERIMENT [--set compress...] [--json] prune, distill, quantize; compare with the original\n"
     "  bench [EXPERIMENT.json] [--steps N] [--set ...]          time training steps, print samples/s\n"
     "  info                                                     LibTorch, BLAS, threads and devices\n"
     "\n"
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   if (command == "eval") return wb::cli::evalCommand(args);
   if (command == "bench") return wb::cli::benchCommand(args);
   if (command == "info") return wb::cli::infoCommand(args);
+  if (command == "compress") return wb::cli::compressCommand(args);
   std::cerr << "error: unknown command '" << command << "'\n\n" << kUsage;
   return wb::cli::kExitBadInput;
 }

@@ -35,6 +35,10 @@ void ProgressPrinter::clearBar() {
   }
 }
 
+std::string ProgressPrinter::epochText(int64_t epoch) const {
+  return "epoch " + std::to_string(epoch) + (m_epochs > 0 ? "/" + std::to_string(m_epochs) : "");
+}
+
 void ProgressPrinter::print(const EventBatch& batch) {
   for (const Event& event : batch) {
     if (const auto* step = std::get_if<StepMetrics>(&event)) {
@@ -53,9 +57,15 @@ void ProgressPrinter::print(const EventBatch& batch) {
       clearBar();
       std::fprintf(m_out, "error: %s\n", error->message.c_str());
       if (!error->hint.empty()) std::fprintf(m_out, "  what to do: %s\n", error->hint.c_str());
+    } else if (const auto* stage = std::get_if<CompressionStage>(&event)) {
+      if (stage->state == "finished") clearBar();
     } else if (const auto* finished = std::get_if<RunFinished>(&event)) {
       clearBar();
       const RunSummary& s = finished->summary;
+      if (m_epochs <= 0) {  // a compression pipeline: its passes' own lines said what was done
+        std::fprintf(m_out, "Compression %s in %s\n", toString(s.status), formatDuration(s.wall_s).c_str());
+        continue;
+      }
       std::fprintf(m_out, "Run %s after %lld steps in %s", toString(s.status), static_cast<long long>(s.steps),
                    formatDuration(s.wall_s).c_str());
       if (s.test_accuracy >= 0) {
@@ -75,8 +85,8 @@ void ProgressPrinter::printStep(const StepMetrics& m) {
     const int filled = static_cast<int>(std::lround(overall * kBarWidth));
     std::string bar(static_cast<size_t>(filled), '#');
     bar.resize(kBarWidth, '.');
-    std::fprintf(m_out, "\r\033[Kepoch %lld/%lld [%s] step %lld/%lld  loss %.4f  %.0f samples/s  ETA %s",
-                 static_cast<long long>(m.epoch), static_cast<long long>(m_epochs), bar.c_str(),
+    std::fprintf(m_out, "\r\033[K%s [%s] step %lld/%lld  loss %.4f  %.0f samples/s  ETA %s",
+                 epochText(m.epoch).c_str(), bar.c_str(),
                  static_cast<long long>(m.step), static_cast<long long>(m.total_steps), m.loss, m.samples_per_sec,
                  formatDuration(m.eta_s).c_str());
     m_bar_shown = true;
@@ -85,16 +95,15 @@ void ProgressPrinter::printStep(const StepMetrics& m) {
   const auto now = std::chrono::steady_clock::now();
   if (now - m_last_plain < kPlainInterval && m.step != m.total_steps) return;
   m_last_plain = now;
-  std::fprintf(m_out, "epoch %lld/%lld step %lld/%lld loss %.4f lr %.3g %.0f samples/s ETA %s\n",
-               static_cast<long long>(m.epoch), static_cast<long long>(m_epochs), static_cast<long long>(m.step),
+  std::fprintf(m_out, "%s step %lld/%lld loss %.4f lr %.3g %.0f samples/s ETA %s\n",
+               epochText(m.epoch).c_str(), static_cast<long long>(m.step),
                static_cast<long long>(m.total_steps), m.loss, m.lr, m.samples_per_sec,
                formatDuration(m.eta_s).c_str());
 }
 
 void ProgressPrinter::printEpoch(const EpochMetrics& m) {
   clearBar();
-  std::fprintf(m_out, "epoch %lld/%lld: train loss %.4f acc %.4f", static_cast<long long>(m.epoch),
-               static_cast<long long>(m_epochs), m.train_loss, m.train_accuracy);
+  std::fprintf(m_out, "%s: train loss %.4f acc %.4f", epochText(m.epoch).c_str(), m.train_loss, m.train_accuracy);
   if (m.val_loss >= 0) std::fprintf(m_out, " | val loss %.4f acc %.4f", m.val_loss, m.val_accuracy);
   std::fprintf(m_out, " | lr %.3g | %.1f s, %.0f samples/s\n", m.lr, m.epoch_s, m.samples_per_sec);
 }

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 #include "workbench/events.h"
 
@@ -11,6 +12,7 @@ namespace wb::cli {
 
 class ProgressPrinter {
  public:
+  // epochs 0: unknown (compression passes each train their own), shown as "epoch N" alone.
   ProgressPrinter(std::FILE* out, bool interactive, int64_t epochs);
   void print(const EventBatch& batch);
   void finish();  // ends a bar line in progress
@@ -19,6 +21,7 @@ class ProgressPrinter {
   void printStep(const StepMetrics& m);
   void printEpoch(const EpochMetrics& m);
   void clearBar();
+  std::string epochText(int64_t epoch) const;
 
   std::FILE* m_out;
   bool m_interactive;

@@ -33,22 +33,35 @@ void printError(const std::string& message, const std::string& hint) {
 
 int runSession(const std::function<std::unique_ptr<TrainingRun>(TrainingRun::EventSink)>& make,
                const SessionOptions& options) {
+  std::unique_ptr<TrainingRun> run;
+  return watchSession(
+      [&](TrainingRun::EventSink sink) {
+        run = make(std::move(sink));
+        run->start();
+        return SessionJob{[&run] { run->requestStop(); }, [&run] { run->wait(); }};
+      },
+      options, [](const RunSummary& summary) { return summaryToJson(summary); });
+}
+
+int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start, const SessionOptions& options,
+                 const std::function<nlohmann::json(const RunSummary&)>& result_json) {
   std::FILE* progress_out = options.json ? stderr : stdout;
   ProgressPrinter printer(progress_out, ::isatty(::fileno(progress_out)) != 0, options.epochs);
 
   EventQueue queue;
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
-  std::unique_ptr<TrainingRun> run = make([&queue](EventBatch&& batch) { queue.push(std::move(batch)); });
-  run->start();
+  SessionJob job = start([&queue](EventBatch&& batch) { queue.push(std::move(batch)); });
 
   std::optional<RunError> error;
+  RunSummary summary;
   bool finished = false;
   bool stop_sent = false;
+  bool error_printed = false;
   while (!finished) {
     if (g_signal.load() != 0 && !stop_sent) {
       stop_sent = true;
-      run->requestStop();
+      job.request_stop();
       if (!options.quiet) {
         std::fprintf(progress_out, "\nStopping after the current step with a checkpoint (again to quit now)...\n");
       }
@@ -56,20 +69,23 @@ int runSession(const std::function<std::unique_ptr<TrainingRun>(TrainingRun::Eve
     for (EventBatch& batch : queue.take(std::chrono::milliseconds(100))) {
       for (const Event& e : batch) {
         if (const auto* err = std::get_if<RunError>(&e)) error = *err;
-        if (std::holds_alternative<RunFinished>(e)) finished = true;
+        if (const auto* done = std::get_if<RunFinished>(&e)) {
+          summary = done->summary;
+          finished = true;
+        }
       }
       if (!options.quiet) {
         printer.print(batch);
-      } else if (error) {
+      } else if (error && !error_printed) {
         printError(error->message, error->hint);
+        error_printed = true;
       }
     }
   }
-  run->wait();
+  job.wait();
   printer.finish();
-  const RunSummary summary = run->summary();
   if (options.json) {
-    nlohmann::json out = summaryToJson(summary);
+    nlohmann::json out = result_json(summary);
     if (error) out["error"] = {{"kind", toString(error->kind)}, {"message", error->message}, {"hint", error->hint}};
     std::cout << out.dump(2) << std::endl;
   }

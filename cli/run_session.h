@@ -5,6 +5,8 @@
 
 #include <functional>
 
+#include <nlohmann/json.hpp>
+
 #include "workbench/training_run.h"
 
 namespace wb::cli {
@@ -19,6 +21,15 @@ struct SessionOptions {
 // status: 0 done, 2 bad input, 1 failure, 128+signal when stopped by SIGINT/SIGTERM.
 int runSession(const std::function<std::unique_ptr<TrainingRun>(TrainingRun::EventSink)>& make,
                const SessionOptions& options);
+
+// Any engine job on a worker thread that ends with RunFinished (a training run, a compression pipeline).
+struct SessionJob {
+  std::function<void()> request_stop;
+  std::function<void()> wait;
+};
+// As above; `result_json` makes the --json object from the final summary (and the error, added after).
+int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start, const SessionOptions& options,
+                 const std::function<nlohmann::json(const RunSummary&)>& result_json);
 
 // Prints an error (and what to do about it) on stderr.
 void printError(const std::string& message, const std::string& hint);

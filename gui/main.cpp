@@ -55,17 +55,31 @@ int main(int argc, char** argv) {
     window.openRuns(cl.openRuns, /*replace=*/false);
     window.showRunsPanel(cl.openRuns);
   }
+  if (!cl.compressionRun.isEmpty()) window.showCompression(cl.compressionRun);
+  wb::gui::CompressDialog* dialog = nullptr;
+  auto openDialog = [&] {
+    if (cl.compressDialog.isEmpty()) return;
+    using Kind = wb::gui::CompressDialog::Kind;
+    const Kind kind = cl.compressDialog == QLatin1String("prune")      ? Kind::Prune
+                      : cl.compressDialog == QLatin1String("quantize") ? Kind::Quantize
+                      : cl.compressDialog == QLatin1String("distill")  ? Kind::Distill
+                                                                       : Kind::Pipeline;
+    dialog = window.openCompressDialog(kind, QDir(cl.compressionRun).absolutePath());
+  };
   if (screenshot) {
     window.resize(1600, 1000);
     window.show();
+    openDialog();
     auto* driver = new wb::gui::ScreenshotDriver(&window, cl.screenshotFile, cl.afterSteps, &app);
-    if (cl.openRuns.isEmpty()) {
+    if (dialog) driver->setTarget(dialog);
+    if (cl.openRuns.isEmpty() && cl.compressionRun.isEmpty()) {
       QTimer::singleShot(0, driver, &wb::gui::ScreenshotDriver::start);
     } else {
       QTimer::singleShot(0, driver, &wb::gui::ScreenshotDriver::startWithoutTraining);
     }
   } else {
     window.show();
+    openDialog();
   }
   return QApplication::exec();
 }

@@ -2,7 +2,7 @@
 // charts, and clones a run's experiment into the editor.
 
 #include <QStandardPaths>
-#include <QTableWidget>
+#include <QTreeWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -38,17 +38,17 @@ class RunsBrowserTest : public QObject {
     RunsBrowser* runs = window.runsBrowser();
     QTRY_COMPARE(runs->rowCount(), 2);
     QStringList names;
-    for (int row = 0; row < runs->rowCount(); ++row) names << runs->table()->item(row, 0)->text();
+    for (int row = 0; row < runs->rowCount(); ++row) names << runs->tree()->topLevelItem(row)->text(0);
     names.sort();
     QCOMPARE(names, (QStringList{QStringLiteral("first"), QStringLiteral("second")}));
     for (int row = 0; row < runs->rowCount(); ++row) {
-      QCOMPARE(runs->table()->item(row, 1)->text(), QStringLiteral("finished"));
-      QVERIFY(runs->table()->item(row, 3)->text().endsWith(QStringLiteral("%")));  // best validation accuracy
+      QCOMPARE(runs->tree()->topLevelItem(row)->text(1), QStringLiteral("finished"));
+      QVERIFY(runs->tree()->topLevelItem(row)->text(3).endsWith(QStringLiteral("%")));  // best validation accuracy
     }
 
     // Overlay both: two traces on the same charts, each with its own loss curves.
     QStringList folders;
-    for (int row = 0; row < runs->rowCount(); ++row) folders << runs->table()->item(row, 0)->data(Qt::UserRole).toString();
+    for (int row = 0; row < runs->rowCount(); ++row) folders << runs->tree()->topLevelItem(row)->data(0, Qt::UserRole).toString();
     runs->selectFolders(folders);
     QCOMPARE(runs->selectedFolders().size(), 2);
     runs->overlaySelected();

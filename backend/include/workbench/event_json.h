@@ -17,4 +17,8 @@ std::optional<Event> eventFromJson(const nlohmann::json& object);
 nlohmann::json summaryToJson(const RunSummary& summary);
 RunSummary summaryFromJson(const nlohmann::json& object);
 
+// One artifact's figures as compress.json lists them (without the "event" key).
+nlohmann::json artifactFiguresToJson(const ArtifactFigures& figures);
+ArtifactFigures artifactFiguresFromJson(const nlohmann::json& object);
+
 }  // namespace wb

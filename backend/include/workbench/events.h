@@ -94,7 +94,37 @@ struct RunFinished {
   RunSummary summary;
 };
 
-using Event = std::variant<StepMetrics, EpochMetrics, LogLine, RunError, RunFinished>;
+// A model artifact of a compression pipeline, measured the same way as the original it is compared with
+// (workbench/compression.h; the run folder's compress.json holds the same figures).
+struct ArtifactFigures {
+  std::string name;         // "00-original", "01-prune", "02-finetune", ...
+  std::string path;         // relative to the run folder ("compressed/01-prune")
+  std::string source;       // the artifact this one was made from ("" for the original)
+  std::string pass;         // original | prune | finetune | distill | quantize
+  std::string description;  // what the pass did, in words
+  double test_accuracy = -1;
+  double test_loss = -1;
+  int64_t parameters = 0;          // stored parameter values (int8 ones included)
+  int64_t nonzero_parameters = 0;  // those not exactly zero
+  int64_t size_bytes = 0;          // the artifact's weight file on disk
+  int64_t flops_per_sample = 0;
+  double latency_ms_batch1 = -1;   // median CPU forward time at batch 1, after warm-up, threads fixed
+  double latency_ms_batch64 = -1;
+  std::string weights_dtype;  // "float32" or "int8"
+  std::vector<std::string> float_layers;  // layers an int8 pass left in float (no int8 kernel), with why
+};
+
+// A compression pipeline moving from pass to pass.
+struct CompressionStage {
+  int64_t pass_index = 0;  // 1-based
+  int64_t pass_count = 0;
+  std::string pass;        // prune | finetune | distill | quantize
+  std::string state;       // started | resumed | finished | reused
+  std::string artifact;    // the artifact the pass writes ("01-prune")
+};
+
+using Event = std::variant<StepMetrics, EpochMetrics, LogLine, RunError, RunFinished, ArtifactFigures,
+                           CompressionStage>;
 using EventBatch = std::vector<Event>;
 
 const char* toString(RunStatus status);

@@ -114,6 +114,41 @@ struct TrainConfig {
   EarlyStoppingConfig early_stopping;
 };
 
+// One pass of a compression pipeline (an item of `compress.passes`; docs/experiment.md has every key). Only the
+// keys of its type are read and written; the others keep their defaults.
+struct CompressPassConfig {
+  std::string type = "prune";  // prune | finetune | distill | quantize
+  // prune
+  std::string method = "unstructured";  // unstructured (single weights) | structured (whole channels/neurons)
+  double amount = 0.5;                  // share of the selected weights (or channels) removed, in (0, 1)
+  std::string scope = "global";         // unstructured: global (one threshold across layers) | layer (each layer)
+  std::string norm = "l1";              // structured: l1 | l2 norm of a conv filter / linear neuron
+  std::vector<std::string> layer_types = {"conv2d", "linear"};  // which layer types are pruned
+  std::vector<std::string> layers;  // only these parameter-name prefixes ("layers.3"); empty = every layer of the types
+  bool prune_output_layer = false;  // the last linear layer (one output per class) is left alone unless true
+  std::string schedule = "one_shot";  // unstructured: one_shot | gradual (cubic, over the pass's fine-tuning)
+  // Passes that train: prune (fine-tuning with the masks), finetune, distill, quantize with mode qat.
+  int64_t epochs = 0;  // prune 0 = no fine-tuning; finetune, distill and qat need >= 1
+  int64_t max_steps = 0;  // 0 = the epochs decide
+  double lr = 0;          // 0 = a tenth of optimizer.lr
+  // distill
+  std::string teacher = "original";  // "original" (the run's own model), a run folder, a checkpoint or a .pt file
+  nlohmann::json student;            // a model section ({"preset": "mlp"}, {"layers": [...]}); null = the artifact
+  double temperature = 4.0;
+  double alpha = 0.9;  // weight of the soft (teacher) loss; 1 - alpha weighs cross-entropy on the labels
+  // quantize
+  std::string mode = "static";         // dynamic (linear layers) | static (conv nets, calibrated) | qat
+  std::string observer = "histogram";  // static / qat activations: minmax | histogram
+  int64_t calibration_batches = 16;    // training batches run through the model to calibrate (static)
+  std::string engine = "auto";         // auto | onednn | qnnpack | fbgemm | x86: LibTorch's quantized engine
+};
+
+struct CompressConfig {
+  std::vector<CompressPassConfig> passes;
+  int64_t latency_runs = 20;  // timed forward passes per batch size (the median is reported), after warm-up
+  int64_t latency_threads = 0;  // threads while timing; 0 = train.threads (0 = one per core)
+};
+
 struct OutputConfig {
   std::string runs_dir = "runs";
 };
@@ -126,6 +161,7 @@ struct Experiment {
   OptimizerConfig optimizer;
   ScheduleConfig schedule;
   TrainConfig train;
+  CompressConfig compress;
   OutputConfig output;
 };
 
@@ -159,6 +195,9 @@ std::vector<ValidationIssue> applyOverride(nlohmann::json& doc, const std::strin
 // Checks that need the engine: that the model fits the data's shape, that devices exist, that the data files
 // are present. Runs before any training. Cheap: reads headers, not whole datasets.
 std::vector<ValidationIssue> checkExperiment(const Experiment& experiment);
+
+// One compression pass as the experiment file writes it (only the keys of its type).
+nlohmann::json compressPassToJson(const CompressPassConfig& pass);
 
 std::string formatIssues(const std::vector<ValidationIssue>& issues);
 

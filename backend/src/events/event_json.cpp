@@ -73,6 +73,17 @@ json toJson(const RunError& e) {
   return {{"event", "error"}, {"kind", toString(e.kind)}, {"message", e.message}, {"hint", e.hint}};
 }
 
+json toJson(const ArtifactFigures& a) {
+  json j = artifactFiguresToJson(a);
+  j["event"] = "artifact";
+  return j;
+}
+
+json toJson(const CompressionStage& c) {
+  return {{"event", "compression_stage"}, {"pass_index", c.pass_index}, {"pass_count", c.pass_count},
+          {"pass", c.pass},  {"state", c.state}, {"artifact", c.artifact}};
+}
+
 json toJson(const RunFinished& f) {
   json j = summaryToJson(f.summary);
   j["event"] = "finished";
@@ -124,6 +135,44 @@ RunSummary summaryFromJson(const json& j) {
   s.parameters = get<int64_t>(j, "parameters", 0);
   s.flops_per_sample = get<int64_t>(j, "flops_per_sample", 0);
   return s;
+}
+
+json artifactFiguresToJson(const ArtifactFigures& a) {
+  return {{"name", a.name},
+          {"path", a.path},
+          {"source", a.source},
+          {"pass", a.pass},
+          {"description", a.description},
+          {"test_accuracy", a.test_accuracy},
+          {"test_loss", a.test_loss},
+          {"parameters", a.parameters},
+          {"nonzero_parameters", a.nonzero_parameters},
+          {"size_bytes", a.size_bytes},
+          {"flops_per_sample", a.flops_per_sample},
+          {"latency_ms_batch1", a.latency_ms_batch1},
+          {"latency_ms_batch64", a.latency_ms_batch64},
+          {"weights_dtype", a.weights_dtype},
+          {"float_layers", a.float_layers}};
+}
+
+ArtifactFigures artifactFiguresFromJson(const json& j) {
+  ArtifactFigures a;
+  a.name = get<std::string>(j, "name", "");
+  a.path = get<std::string>(j, "path", "");
+  a.source = get<std::string>(j, "source", "");
+  a.pass = get<std::string>(j, "pass", "");
+  a.description = get<std::string>(j, "description", "");
+  a.test_accuracy = get<double>(j, "test_accuracy", -1);
+  a.test_loss = get<double>(j, "test_loss", -1);
+  a.parameters = get<int64_t>(j, "parameters", 0);
+  a.nonzero_parameters = get<int64_t>(j, "nonzero_parameters", 0);
+  a.size_bytes = get<int64_t>(j, "size_bytes", 0);
+  a.flops_per_sample = get<int64_t>(j, "flops_per_sample", 0);
+  a.latency_ms_batch1 = get<double>(j, "latency_ms_batch1", -1);
+  a.latency_ms_batch64 = get<double>(j, "latency_ms_batch64", -1);
+  a.weights_dtype = get<std::string>(j, "weights_dtype", "");
+  a.float_layers = get<std::vector<std::string>>(j, "float_layers", {});
+  return a;
 }
 
 json eventToJson(const Event& event) {
@@ -180,6 +229,16 @@ std::optional<Event> eventFromJson(const json& j) {
                     get<std::string>(j, "message", ""), get<std::string>(j, "hint", "")};
   }
   if (type == "finished") return RunFinished{summaryFromJson(j)};
+  if (type == "artifact") return artifactFiguresFromJson(j);
+  if (type == "compression_stage") {
+    CompressionStage c;
+    c.pass_index = get<int64_t>(j, "pass_index", 0);
+    c.pass_count = get<int64_t>(j, "pass_count", 0);
+    c.pass = get<std::string>(j, "pass", "");
+    c.state = get<std::string>(j, "state", "");
+    c.artifact = get<std::string>(j, "artifact", "");
+    return c;
+  }
   return std::nullopt;
 }
 

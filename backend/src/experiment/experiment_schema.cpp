@@ -407,6 +407,7 @@ SchemaKey buildSchema() {
     optimizerSection(),
     scheduleSection(),
     trainSection(),
+    compressSection(),
     sectionKey("output", {stringKey("runs_dir", nonEmptyString(), WB_FIELD(output.runs_dir))}),
   });
 }

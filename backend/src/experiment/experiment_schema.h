@@ -45,8 +45,11 @@ struct SchemaKey {
   std::vector<std::string> childNames() const;
 };
 
-// The root: a Section whose children are name, seed, data, model, optimizer, schedule, train, output.
+// The root: a Section whose children are name, seed, data, model, optimizer, schedule, train, compress, output.
 const SchemaKey& experimentSchema();
+
+// The `compress` section (compress_section.cpp): its pass list is checked pass by pass.
+SchemaKey compressSection();
 
 // "train" + "batch_size" → "train.batch_size"; the root's children have no prefix.
 std::string joinPath(const std::string& parent, const std::string& key);

@@ -12,6 +12,7 @@ void addDenseLayerTypes(std::vector<LayerType>& types) {
   types.push_back({"dropout", &DropoutLayer::parse});
   types.push_back({"batchnorm1d", &BatchNorm1dLayer::parse});
   types.push_back({"layernorm", &LayerNormLayer::parse});
+  types.push_back({"identity", &IdentityLayer::parse});
   for (const char* name : {"relu", "gelu", "tanh", "sigmoid"}) {
     types.push_back({name, [name](LayerParams& p) { return ActivationLayer::parse(name, p); }});
   }
@@ -79,6 +80,18 @@ LayerPtr DropoutLayer::parse(LayerParams& params) {
 
 torch::nn::AnyModule DropoutLayer::instantiate(const Shape&) const {
   return torch::nn::AnyModule(torch::nn::Dropout(m_p));
+}
+
+// identity
+// ----------------------------------------------------------------------------------------------------
+
+LayerPtr IdentityLayer::parse(LayerParams& params) {
+  if (!params.finish()) return nullptr;
+  return std::make_shared<IdentityLayer>();
+}
+
+torch::nn::AnyModule IdentityLayer::instantiate(const Shape&) const {
+  return torch::nn::AnyModule(torch::nn::Identity());
 }
 
 // batchnorm1d

@@ -1,6 +1,6 @@
 #pragma once
-// Layers that work on the last dimension or on any shape: linear, flatten, dropout, batchnorm1d, layernorm
-// and the activations relu, gelu, tanh, sigmoid.
+// Layers that work on the last dimension or on any shape: linear, flatten, dropout, batchnorm1d, layernorm,
+// identity and the activations relu, gelu, tanh, sigmoid.
 
 #include <vector>
 
@@ -62,6 +62,21 @@ class DropoutLayer : public Layer {
 
  private:
   double m_p;
+};
+
+// Passes its input on unchanged. Compression passes put it where a layer was merged into its neighbour (a
+// batch norm folded into the conv before it), so the indices of the layers after it, and with them the
+// state-dict names, do not shift.
+class IdentityLayer : public Layer {
+ public:
+  static LayerPtr parse(LayerParams& params);
+
+  std::string type() const override { return "identity"; }
+  nlohmann::json toJson() const override { return {{"type", type()}}; }
+  Shape outputShape(const Shape& input) const override { return input; }
+  int64_t parameterCount(const Shape&) const override { return 0; }
+  int64_t flopsPerSample(const Shape&) const override { return 0; }
+  torch::nn::AnyModule instantiate(const Shape& input) const override;
 };
 
 // Batch norm over flat features [F].

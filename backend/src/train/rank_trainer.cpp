@@ -304,7 +304,7 @@ RankOutcome trainRank(const RankSetup& s) {
       {
         AutocastGuard autocast(s.device.type(), amp_dtype.value_or(torch::kBFloat16), amp_dtype.has_value());
         logits = s.model.forward(batch->x);
-        loss = torch::nn::functional::cross_entropy(logits, batch->y);
+        loss = s.hooks.loss ? s.hooks.loss(logits, *batch) : torch::nn::functional::cross_entropy(logits, batch->y);
       }
       s.scaler.scale(accum > 1 ? loss / static_cast<double>(accum) : loss).backward();
       const int64_t n = batch->x.size(0);
@@ -332,6 +332,7 @@ RankOutcome trainRank(const RankSetup& s) {
 
       const bool last_batch = batch->index + 1 == loader.batchesPerEpoch();
       if (micro % accum == 0 || last_batch) {
+        if (s.hooks.gradients_ready) s.hooks.gradients_ready();
         if (train.clip_grad_norm > 0) {
           if (s.scaler.enabled()) s.scaler.unscale(s.optimizer);  // clip the true gradients
           window.grad_norm_sum += clipGradNorm(params, train.clip_grad_norm);
@@ -347,6 +348,7 @@ RankOutcome trainRank(const RankSetup& s) {
         }
         ++step;
         ++window.steps;
+        if (s.hooks.after_step) s.hooks.after_step(step);
         window.optimizer += Clock::now() - t2;
         if (step % log_every == 0) {
           reportWindow(epoch, static_cast<double>(batch->index + 1) / loader.batchesPerEpoch());

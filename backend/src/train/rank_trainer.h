@@ -18,6 +18,7 @@
 #include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
 #include "train/event_stream.h"
+#include "train/step_hooks.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
 
@@ -80,6 +81,7 @@ struct RankSetup {
   const RankProgress* resume_from = nullptr;  // continue from here instead of step 0
   // Writes a checkpoint of this point; empty = no checkpoints (benchmarks).
   std::function<void(const RankProgress&)> checkpoint;
+  StepHooks hooks = {};  // loss, gradients-ready and after-step parts (compression passes)
 };
 
 RankOutcome trainRank(const RankSetup& setup);

@@ -23,6 +23,7 @@
 #include "train/rank_trainer.h"
 #include "train/run_folder.h"
 #include "train/training_control.h"
+#include "train/training_state.h"
 #include "util/cuda_memory.h"
 #include "util/fast_paths.h"
 #include "util/host_allocator.h"
@@ -78,72 +79,6 @@ RunError classify(std::exception_ptr error) {
   } catch (...) {
     return {ErrorKind::Internal, "Unknown error", "The run folder keeps the log of what happened before."};
   }
-}
-
-// The tensors of a checkpoint: model weights and buffers, the optimizer's state, the RNG states, serialized
-// into `buffer`. The caller keeps the buffer from one checkpoint to the next: writing into memory that is
-// already mapped is several times faster than growing a fresh stream (page faults dominated: the CNN's
-// 37.5 MiB checkpoint took ~530 ms through an ostringstream, ~110 ms written and synced from a reused buffer).
-void serializeTrainingState(Model& model, torch::optim::Optimizer& optimizer, std::string& buffer) {
-  torch::serialize::OutputArchive archive;
-  torch::serialize::OutputArchive weights;
-  for (const auto& [name, tensor] : model.namedParameters()) weights.write(name, tensor.detach());
-  for (const auto& [name, tensor] : model.namedBuffers()) weights.write(name, tensor, /*is_buffer=*/true);
-  archive.write("model", weights);
-  torch::serialize::OutputArchive optimizer_state;
-  optimizer.save(optimizer_state);
-  archive.write("optimizer", optimizer_state);
-  torch::serialize::OutputArchive rng;
-  // Archive keys become attribute names of a TorchScript class: "cuda:0" is stored as "cuda_0".
-  for (const auto& [name, state] : captureRngStates()) {
-    std::string key = name;
-    std::replace(key.begin(), key.end(), ':', '_');
-    rng.write(key, state, /*is_buffer=*/true);
-  }
-  archive.write("rng", rng);
-  buffer.clear();  // keeps its capacity
-  archive.save_to([&buffer](const void* data, size_t size) {
-    buffer.append(static_cast<const char*>(data), size);
-    return size;
-  });
-}
-
-void restoreTrainingState(const std::string& payload, const std::string& file, Model& model,
-                          torch::optim::Optimizer& optimizer) {
-  std::istringstream in(payload);
-  torch::serialize::InputArchive archive;
-  archive.load_from(in, torch::Device(torch::kCPU));
-  torch::serialize::InputArchive weights;
-  archive.read("model", weights);
-  {
-    torch::NoGradGuard no_grad;
-    auto restore = [&](const std::vector<std::pair<std::string, torch::Tensor>>& targets, bool buffers) {
-      for (const auto& [name, target] : targets) {
-        torch::Tensor value;
-        if (!weights.try_read(name, value, buffers) || !value.sizes().equals(target.sizes())) {
-          throw UserError("Checkpoint " + file + " does not fit the model: tensor " + name + " is missing or "
-                          "has another shape.",
-                          "The model in experiment.json was changed after the checkpoint was written.");
-        }
-        target.copy_(value);
-      }
-    };
-    restore(model.namedParameters(), false);
-    restore(model.namedBuffers(), true);
-  }
-  torch::serialize::InputArchive optimizer_state;
-  archive.read("optimizer", optimizer_state);
-  optimizer.load(optimizer_state);
-  torch::serialize::InputArchive rng;
-  archive.read("rng", rng);
-  std::vector<std::pair<std::string, torch::Tensor>> states;
-  for (const std::string& key : rng.keys()) {
-    torch::Tensor state;
-    std::string name = key;
-    if (name.rfind("cuda_", 0) == 0) name[4] = ':';
-    if (rng.try_read(key, state, /*is_buffer=*/true)) states.emplace_back(name, state);
-  }
-  restoreRngStates(states);
 }
 
 // The form the run index keys folders by: absolute, normalized, no trailing separator.
@@ -225,9 +160,13 @@ void TrainingRun::Impl::run() {
                                   experiment.train.early_stopping.metric != "val_accuracy");
       checkpoint = store.loadLatestGood([&](const std::string& warning) { events.log(LogLevel::Warning, warning); });
       if (checkpoint) {
-        const auto changes =
-            diffExperiments(checkpoint->contents.meta.value("experiment", nlohmann::json::object()),
-                            experimentToJson(experiment));
+        // The compress section does not change training: editing it (the window's Compress dialogs do)
+        // must not block resuming the training.
+        auto changes = diffExperiments(checkpoint->contents.meta.value("experiment", nlohmann::json::object()),
+                                       experimentToJson(experiment));
+        changes.erase(std::remove_if(changes.begin(), changes.end(),
+                                     [](const ExperimentChange& c) { return c.path.rfind("compress", 0) == 0; }),
+                      changes.end());
         if (!changes.empty() && !resume->force) {
           throw ExperimentChangedError(
               "The run's experiment.json changed since its checkpoint was written: " + describeChanges(changes) +
@@ -361,7 +300,7 @@ void TrainingRun::Impl::run() {
     };
 
     RankSetup setup{experiment, data,    *model, *optimizer, schedule, plan, device, events, control, scaler,
-                    resume_point ? &*resume_point : nullptr, writeCheckpoint};
+                    resume_point ? &*resume_point : nullptr, writeCheckpoint, StepHooks{}};
     const RankOutcome outcome = trainRank(setup);
     result.status = outcome.status;
     result.steps = outcome.steps;

@@ -4,7 +4,8 @@ namespace wb::gui {
 
 QString usageText() {
   return QStringLiteral(
-      "usage: workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--screenshot FILE [--after-steps N]]\n"
+      "usage: workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--compression RUN_DIR [--compress-dialog KIND]]\n"
+      "                 [--screenshot FILE [--after-steps N]]\n"
       "\n"
       "Opens the workbench window with the experiment (default: the CNN on Fashion-MNIST).\n"
       "\n"
@@ -13,6 +14,10 @@ QString usageText() {
       "  --after-steps N     steps before the screenshot (default 100)\n"
       "  --open RUN_DIR      show a past run's plots (repeat to overlay several); with --screenshot, the\n"
       "                      screenshot shows them and nothing is trained\n"
+      "  --compression RUN_DIR  show a finished run's Compression view (its compressed models against the\n"
+      "                      original); with --screenshot, nothing is trained\n"
+      "  --compress-dialog KIND  with --compression: open the Compress dialog (prune, quantize, distill or\n"
+      "                      pipeline) for that run; with --screenshot, the PNG shows the dialog\n"
       "  --version           print the version\n");
 }
 
@@ -36,6 +41,20 @@ CommandLine parseCommandLine(const QStringList& arguments) {
         return cl;
       }
       cl.openRuns << arguments[i];
+    } else if (a == QLatin1String("--compression")) {
+      if (++i >= arguments.size()) {
+        cl.error = QStringLiteral("--compression needs a run folder");
+        return cl;
+      }
+      cl.compressionRun = arguments[i];
+    } else if (a == QLatin1String("--compress-dialog")) {
+      static const QStringList kinds = {QStringLiteral("prune"), QStringLiteral("quantize"), QStringLiteral("distill"),
+                                        QStringLiteral("pipeline")};
+      if (++i >= arguments.size() || !kinds.contains(arguments[i])) {
+        cl.error = QStringLiteral("--compress-dialog needs one of: %1").arg(kinds.join(QStringLiteral(", ")));
+        return cl;
+      }
+      cl.compressDialog = arguments[i];
     } else if (a == QLatin1String("--after-steps")) {
       bool ok = false;
       cl.afterSteps = i + 1 < arguments.size() ? arguments[++i].toLongLong(&ok) : 0;
@@ -52,6 +71,9 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       cl.error = QStringLiteral("more than one experiment file ('%1' and '%2')").arg(cl.experimentFile, a);
       return cl;
     }
+  }
+  if (!cl.compressDialog.isEmpty() && cl.compressionRun.isEmpty()) {
+    cl.error = QStringLiteral("--compress-dialog needs --compression RUN_DIR (the run to compress)");
   }
   return cl;
 }

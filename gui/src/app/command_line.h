@@ -1,5 +1,6 @@
 #pragma once
-// `workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--screenshot FILE] [--after-steps N]`.
+// `workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--compression RUN_DIR [--compress-dialog KIND]]
+//  [--screenshot FILE] [--after-steps N]`.
 
 #include <optional>
 
@@ -13,6 +14,8 @@ struct CommandLine {
   QString screenshotFile;  // non-empty: screenshot mode
   long long afterSteps = 100;
   QStringList openRuns;    // run folders whose plots open at start (overlaid); with --screenshot: no training
+  QString compressionRun;  // a run folder whose Compression view opens at start; with --screenshot: no training
+  QString compressDialog;  // prune | quantize | distill | pipeline: that dialog opens over it (screenshot: of it)
   bool help = false;
   bool version = false;
   QString error;  // non-empty when the arguments are wrong

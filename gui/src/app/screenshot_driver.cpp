@@ -71,7 +71,7 @@ void ScreenshotDriver::startWithoutTraining() {
 
 void ScreenshotDriver::capture() {
   m_window->charts()->replotAllNow();
-  const QPixmap shot = m_window->grab();
+  const QPixmap shot = m_target ? m_target->grab() : m_window->grab();
   if (shot.isNull() || !shot.save(m_file, "PNG")) {
     std::fprintf(stderr, "error: could not write %s\n", qPrintable(m_file));
     m_exitCode = 1;

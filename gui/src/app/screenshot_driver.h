@@ -4,7 +4,9 @@
 // or the file could not be written.
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
+#include <QWidget>
 #include <QTimer>
 
 #include "workbench/events.h"
@@ -21,12 +23,15 @@ class ScreenshotDriver : public QObject {
   void start();
   // Screenshot of past runs' plots (opened by the caller) instead of a live run: no training.
   void startWithoutTraining();
+  // Grab this widget (a dialog over the window) instead of the whole window.
+  void setTarget(QWidget* target) { m_target = target; }
 
  private:
   void capture();
   void finish(int code);
 
   MainWindow* m_window;
+  QPointer<QWidget> m_target;
   QString m_file;
   long long m_afterSteps;
   bool m_captured = false;

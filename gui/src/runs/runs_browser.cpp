@@ -3,30 +3,44 @@
 #include <QDateTime>
 #include <QDesktopServices>
 #include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
-#include <QTableWidget>
+#include <QSet>
+#include <QTreeWidget>
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include "compress/compression_view.h"
+#include "workbench/compression.h"
 #include "workbench/errors.h"
 
 namespace wb::gui {
 namespace {
 
-enum Column { kName, kStatus, kValLoss, kValAcc, kTestAcc, kSteps, kStarted, kFolder, kColumns };
+enum Column { kName, kStatus, kValLoss, kValAcc, kTestAcc, kSteps, kStarted, kSize, kFolder, kColumns };
 
-// Numbers sort as numbers, not as text.
-class NumberItem : public QTableWidgetItem {
+constexpr int kSortRole = Qt::UserRole + 1;
+
+// Columns with a sort key sort by it (numbers as numbers, dates as ISO text); the others by their text.
+// Only runs are sorted: a run's compressed models stay under it, in their order.
+class RunItem : public QTreeWidgetItem {
  public:
-  NumberItem(double value, const QString& text) : QTableWidgetItem(text) {
-    setData(Qt::UserRole + 1, value);
-    setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  using QTreeWidgetItem::QTreeWidgetItem;
+  void setCell(int column, const QString& text, const QVariant& sortKey = QVariant()) {
+    setText(column, text);
+    if (sortKey.isValid()) setData(column, kSortRole, sortKey);
+    if (sortKey.typeId() == QMetaType::Double) setTextAlignment(column, Qt::AlignRight | Qt::AlignVCenter);
   }
-  bool operator<(const QTableWidgetItem& other) const override {
-    return data(Qt::UserRole + 1).toDouble() < other.data(Qt::UserRole + 1).toDouble();
+  bool operator<(const QTreeWidgetItem& other) const override {
+    const int column = treeWidget() ? treeWidget()->sortColumn() : 0;
+    const QVariant a = data(column, kSortRole);
+    const QVariant b = other.data(column, kSortRole);
+    if (a.typeId() == QMetaType::Double && b.typeId() == QMetaType::Double) return a.toDouble() < b.toDouble();
+    if (a.isValid() && b.isValid()) return a.toString() < b.toString();
+    return text(column) < other.text(column);
   }
 };
 
@@ -70,17 +84,20 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
   bar->addWidget(m_header, 1);
   for (QPushButton* b : {m_open, m_overlay, m_clone, m_resume, m_showFolder, refresh}) bar->addWidget(b);
 
-  m_table = new QTableWidget(0, kColumns, this);
-  m_table->setHorizontalHeaderLabels({tr("Name"), tr("Status"), tr("Best val loss"), tr("Best val acc"),
-                                      tr("Test acc"), tr("Steps"), tr("Started"), tr("Folder")});
+  m_table = new QTreeWidget(this);
+  m_table->setObjectName(QStringLiteral("runsTree"));
+  m_table->setColumnCount(kColumns);
+  m_table->setHeaderLabels({tr("Name"), tr("Status"), tr("Best val loss"), tr("Best val acc"), tr("Test acc"),
+                            tr("Steps"), tr("Started"), tr("Size"), tr("Folder")});
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_table->verticalHeader()->setVisible(false);
-  m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->setRootIsDecorated(true);
+  m_table->setUniformRowHeights(true);
+  m_table->header()->setStretchLastSection(true);
   m_table->setAlternatingRowColors(true);
   m_table->setSortingEnabled(true);
+  m_table->sortByColumn(kStarted, Qt::DescendingOrder);
   m_table->setWordWrap(false);
 
   auto* layout = new QVBoxLayout(this);
@@ -96,8 +113,19 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
   connect(m_showFolder, &QPushButton::clicked, this, [this] {
     for (const QString& folder : selectedFolders()) QDesktopServices::openUrl(QUrl::fromLocalFile(folder));
   });
-  connect(m_table, &QTableWidget::itemSelectionChanged, this, &RunsBrowser::updateButtons);
-  connect(m_table, &QTableWidget::itemDoubleClicked, this, [this] { openSelected(); });
+  connect(m_table, &QTreeWidget::itemSelectionChanged, this, [this] {
+    updateButtons();
+    emit selectionChanged();
+  });
+  connect(m_table, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item) {
+    if (!item->parent()) openSelected();  // a compressed model: its row expands or collapses, nothing opens
+  });
+  connect(m_table, &QTreeWidget::itemCollapsed, this, [this](QTreeWidgetItem* item) {
+    m_collapsed.insert(item->data(kName, Qt::UserRole).toString());
+  });
+  connect(m_table, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* item) {
+    m_collapsed.remove(item->data(kName, Qt::UserRole).toString());
+  });
   updateButtons();
 }
 
@@ -126,56 +154,96 @@ void RunsBrowser::refresh() {
   }
 
   const bool dark = palette().color(QPalette::Base).lightness() < 128;
+  const QSignalBlocker block(m_table);  // one selectionChanged after the rebuild, not one per row
   m_table->setSortingEnabled(false);
-  m_table->clearContents();
-  m_table->setRowCount(static_cast<int>(m_records.size()));
-  for (int row = 0; row < static_cast<int>(m_records.size()); ++row) {
-    const RunRecord& r = m_records[row];
+  m_table->clear();
+  for (const RunRecord& r : m_records) {
     const QString folder = QString::fromStdString(r.folder);
-    auto* name = new QTableWidgetItem(QString::fromStdString(r.name));
-    name->setData(Qt::UserRole, folder);
-    name->setToolTip(folder);
-    m_table->setItem(row, kName, name);
-    auto* status = new QTableWidgetItem(QString::fromStdString(r.status));
-    status->setForeground(statusColor(r.status, dark));
-    m_table->setItem(row, kStatus, status);
-    m_table->setItem(row, kValLoss, new NumberItem(r.best_val_loss < 0 ? 1e300 : r.best_val_loss,
-                                                    formatMetric(r.best_val_loss, false)));
-    m_table->setItem(row, kValAcc, new NumberItem(r.best_val_accuracy, formatMetric(r.best_val_accuracy, true)));
-    m_table->setItem(row, kTestAcc, new NumberItem(r.test_accuracy, formatMetric(r.test_accuracy, true)));
-    m_table->setItem(row, kSteps, new NumberItem(static_cast<double>(r.steps), QLocale().toString(static_cast<qlonglong>(r.steps))));
+    auto* item = new RunItem(m_table);
+    item->setCell(kName, QString::fromStdString(r.name));
+    item->setData(kName, Qt::UserRole, folder);
+    item->setToolTip(kName, folder);
+    item->setCell(kStatus, QString::fromStdString(r.status));
+    item->setForeground(kStatus, statusColor(r.status, dark));
+    item->setCell(kValLoss, formatMetric(r.best_val_loss, false), r.best_val_loss < 0 ? 1e300 : r.best_val_loss);
+    item->setCell(kValAcc, formatMetric(r.best_val_accuracy, true), r.best_val_accuracy);
+    item->setCell(kTestAcc, formatMetric(r.test_accuracy, true), r.test_accuracy);
+    item->setCell(kSteps, QLocale().toString(static_cast<qlonglong>(r.steps)), static_cast<double>(r.steps));
     const QDateTime started = QDateTime::fromString(QString::fromStdString(r.started_at), Qt::ISODate);
-    auto* date = new QTableWidgetItem(started.isValid() ? QLocale().toString(started.toLocalTime(), QLocale::ShortFormat)
-                                                        : QString::fromStdString(r.started_at));
-    date->setData(Qt::UserRole + 1, QString::fromStdString(r.started_at));
-    m_table->setItem(row, kStarted, date);
-    m_table->setItem(row, kFolder, new QTableWidgetItem(QDir(folder).dirName()));
+    item->setCell(kStarted,
+                  started.isValid() ? QLocale().toString(started.toLocalTime(), QLocale::ShortFormat)
+                                    : QString::fromStdString(r.started_at),
+                  QString::fromStdString(r.started_at));
+    const QFileInfo model(QDir(folder).filePath(QStringLiteral("model.pt")));
+    const qint64 modelBytes = model.exists() ? model.size() : 0;
+    item->setCell(kSize, formatMiB(modelBytes), static_cast<double>(modelBytes));
+    item->setCell(kFolder, QDir(folder).dirName());
+
+    // The run's compressed models (compress.json is small: read here, as the index is).
+    if (r.status != "finished") continue;
+    std::vector<ArtifactFigures> artifacts;
+    try {
+      artifacts = readCompressionReport(r.folder);
+    } catch (const std::exception&) {
+    }
+    for (const ArtifactFigures& a : artifacts) {
+      if (a.pass == "original") continue;
+      auto* child = new RunItem(item);
+      child->setCell(kName, QString::fromStdString(a.name));
+      child->setData(kName, Qt::UserRole + 2, QString::fromStdString(a.path));
+      child->setToolTip(kName, QString::fromStdString(a.description));
+      child->setCell(kStatus, QString::fromStdString(a.pass));
+      child->setToolTip(kStatus, QString::fromStdString(a.description));
+      child->setCell(kTestAcc, formatMetric(a.test_accuracy, true), a.test_accuracy);
+      child->setCell(kSize, formatMiB(a.size_bytes), static_cast<double>(a.size_bytes));
+      child->setCell(kFolder, QString::fromStdString(a.path));
+    }
+    if (item->childCount() > 0 && !m_collapsed.contains(folder)) item->setExpanded(true);
   }
   m_table->setSortingEnabled(true);
-  m_table->resizeColumnsToContents();
+  for (int c = 0; c < kColumns - 1; ++c) m_table->resizeColumnToContents(c);
   selectFolders(keepSelection);
   updateButtons();
+  emit selectionChanged();
 }
 
-int RunsBrowser::rowCount() const { return m_table->rowCount(); }
+int RunsBrowser::rowCount() const { return m_table->topLevelItemCount(); }
 
 QStringList RunsBrowser::selectedFolders() const {
   QStringList folders;
-  for (const QModelIndex& index : m_table->selectionModel()->selectedRows(kName)) {
-    folders << m_table->item(index.row(), kName)->data(Qt::UserRole).toString();
+  for (QTreeWidgetItem* item : m_table->selectedItems()) {
+    QTreeWidgetItem* run = item->parent() ? item->parent() : item;
+    const QString folder = run->data(kName, Qt::UserRole).toString();
+    if (!folders.contains(folder)) folders << folder;
   }
   return folders;
 }
 
 void RunsBrowser::selectFolders(const QStringList& folders) {
   m_table->clearSelection();
-  for (int row = 0; row < m_table->rowCount(); ++row) {
-    QTableWidgetItem* item = m_table->item(row, kName);
-    if (item && folders.contains(item->data(Qt::UserRole).toString())) {
-      m_table->selectionModel()->select(m_table->model()->index(row, 0),
-                                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
-    }
+  for (int row = 0; row < m_table->topLevelItemCount(); ++row) {
+    QTreeWidgetItem* item = m_table->topLevelItem(row);
+    if (folders.contains(item->data(kName, Qt::UserRole).toString())) item->setSelected(true);
   }
+}
+
+std::optional<RunRecord> RunsBrowser::selectedRun() const {
+  const QStringList folders = selectedFolders();
+  if (folders.size() != 1) return std::nullopt;
+  for (const RunRecord& r : m_records) {
+    if (QString::fromStdString(r.folder) == folders.front()) return r;
+  }
+  return std::nullopt;
+}
+
+QStringList RunsBrowser::artifactNames(const QString& folder) const {
+  QStringList names;
+  for (int row = 0; row < m_table->topLevelItemCount(); ++row) {
+    QTreeWidgetItem* item = m_table->topLevelItem(row);
+    if (item->data(kName, Qt::UserRole).toString() != folder) continue;
+    for (int i = 0; i < item->childCount(); ++i) names << item->child(i)->text(kName);
+  }
+  return names;
 }
 
 void RunsBrowser::updateButtons() {

@@ -1,8 +1,12 @@
 #pragma once
 // The runs the engine knows under a runs folder (its SQLite index, via wb::listRuns): name, status, best
-// metrics, date. From here a past run's plots open, several runs overlay on the charts, a run's experiment is
-// cloned into the editor, and an interrupted run is resumed.
+// metrics, date; under each run, the compressed models of its compress.json. From here a past run's plots
+// open, several runs overlay on the charts, a run's experiment is cloned into the editor, and an interrupted
+// run is resumed.
 
+#include <optional>
+
+#include <QSet>
 #include <QStringList>
 #include <QWidget>
 
@@ -10,7 +14,7 @@
 
 class QLabel;
 class QPushButton;
-class QTableWidget;
+class QTreeWidget;
 
 namespace wb::gui {
 
@@ -24,10 +28,16 @@ class RunsBrowser : public QWidget {
   QString runsDir() const { return m_dir; }
   void refresh();
 
-  QTableWidget* table() const { return m_table; }
-  int rowCount() const;
+  // One top-level row per run; a run's compressed models are its child rows.
+  QTreeWidget* tree() const { return m_table; }
+  int rowCount() const;  // runs
+  // The run folders of the selected rows (a selected compressed model stands for its run).
   QStringList selectedFolders() const;
   void selectFolders(const QStringList& folders);
+  // The one selected run, when exactly one is.
+  std::optional<RunRecord> selectedRun() const;
+  // The compressed models listed under a run ("01-prune", …).
+  QStringList artifactNames(const QString& folder) const;
 
   void openSelected();     // replaces the past runs on the charts with the selection
   void overlaySelected();  // adds the selection to what the charts show
@@ -38,6 +48,7 @@ class RunsBrowser : public QWidget {
   void openRequested(const QStringList& folders, bool replace);
   void cloneRequested(const QString& folder);
   void resumeRequested(const QString& folder);
+  void selectionChanged();
 
  private:
   void updateButtons();
@@ -45,12 +56,13 @@ class RunsBrowser : public QWidget {
   QString m_dir;
   std::vector<RunRecord> m_records;
   QLabel* m_header;
-  QTableWidget* m_table;
+  QTreeWidget* m_table;
   QPushButton* m_open;
   QPushButton* m_overlay;
   QPushButton* m_clone;
   QPushButton* m_resume;
   QPushButton* m_showFolder;
+  QSet<QString> m_collapsed;  // runs whose compressed models the user folded away
 };
 
 }  // namespace wb::gui

@@ -21,11 +21,14 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
 #include <QtConcurrent/QtConcurrent>
 
 #include "charts/charts_panel.h"
+#include "compress/compression_controller.h"
+#include "compress/compression_view.h"
 #include "editor/experiment_editor.h"
 #include "runs/runs_browser.h"
 #include "window/about_dialog.h"
@@ -53,6 +56,25 @@ QString errorTitle(ErrorKind kind) {
   return QObject::tr("The run failed");
 }
 
+QString compressionErrorTitle(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::BadInput: return QObject::tr("The compression cannot run");
+    case ErrorKind::OutOfMemory: return QObject::tr("Out of memory while compressing");
+    case ErrorKind::NonFinite: return QObject::tr("The loss became NaN or infinite while compressing");
+    case ErrorKind::Device: return QObject::tr("Device error while compressing");
+    case ErrorKind::ExperimentChanged:
+    case ErrorKind::Internal: return QObject::tr("The compression failed");
+  }
+  return QObject::tr("The compression failed");
+}
+
+bool sameFolder(const QString& a, const QString& b) {
+  if (a.isEmpty() || b.isEmpty()) return false;
+  const QString ca = QFileInfo(a).canonicalFilePath();
+  const QString cb = QFileInfo(b).canonicalFilePath();
+  return ca.isEmpty() || cb.isEmpty() ? QDir::cleanPath(a) == QDir::cleanPath(b) : ca == cb;
+}
+
 struct LoadedHistory {
   QString folder;
   std::optional<RunHistory> history;
@@ -77,11 +99,20 @@ LoadedHistory loadHistory(const QString& folder) {
 }  // namespace
 
 MainWindow::MainWindow(Options options, QWidget* parent)
-    : QMainWindow(parent), m_options(options), m_controller(new RunController(this)) {
+    : QMainWindow(parent),
+      m_options(options),
+      m_controller(new RunController(this)),
+      m_compressor(new CompressionController(this)) {
   setObjectName(QStringLiteral("mainWindow"));
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
-  m_charts = new ChartsPanel(this);
-  setCentralWidget(m_charts);
+  m_charts = new ChartsPanel;
+  m_compressionView = new CompressionView;
+  m_centralTabs = new QTabWidget(this);
+  m_centralTabs->setObjectName(QStringLiteral("centralTabs"));
+  m_centralTabs->setDocumentMode(true);
+  m_centralTabs->addTab(m_charts, tr("Training"));
+  m_centralTabs->addTab(m_compressionView, tr("Compression"));
+  setCentralWidget(m_centralTabs);
   m_editor = new ExperimentEditor;
   m_runs = new RunsBrowser;
   m_log = new LogPanel;
@@ -130,6 +161,16 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   connect(m_runs, &RunsBrowser::openRequested, this, &MainWindow::openRuns);
   connect(m_runs, &RunsBrowser::cloneRequested, this, &MainWindow::cloneRun);
   connect(m_runs, &RunsBrowser::resumeRequested, this, [this](const QString& dir) { resumeRun(dir); });
+  connect(m_runs, &RunsBrowser::selectionChanged, this, &MainWindow::onRunSelectionChanged);
+  connect(m_compressor, &CompressionController::eventsArrived, this, &MainWindow::onCompressionEvents);
+  connect(m_compressor, &CompressionController::finished, this, &MainWindow::onCompressionFinished);
+  connect(m_compressor, &CompressionController::stateChanged, this, &MainWindow::updateActions);
+  connect(m_compressionView, &CompressionView::cancelRequested, this, [this] {
+    if (!m_compressor->isActive()) return;
+    m_compressor->stop();
+    m_compressionView->cancelButton()->setEnabled(false);
+    m_log->appendNote(tr("Stopping the compression after the step in flight; a checkpoint is written"));
+  });
 
   resize(1560, 980);
   m_defaultState = saveState();
@@ -182,6 +223,24 @@ void MainWindow::buildActions() {
   m_resumeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
   m_resumeAction->setToolTip(tr("Continue a stopped run from its latest checkpoint"));
   connect(m_resumeAction, &QAction::triggered, this, &MainWindow::resumeDialog);
+
+  m_pruneAction = new QAction(tr("&Prune…"), this);
+  m_pruneAction->setObjectName(QStringLiteral("compressPrune"));
+  m_pruneAction->setToolTip(tr("Remove the smallest weights or whole channels of the selected run's model"));
+  connect(m_pruneAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Prune); });
+  m_quantizeAction = new QAction(tr("&Quantize to int8…"), this);
+  m_quantizeAction->setObjectName(QStringLiteral("compressQuantize"));
+  m_quantizeAction->setToolTip(tr("Store the selected run's weights as 8-bit integers"));
+  connect(m_quantizeAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Quantize); });
+  m_distillAction = new QAction(tr("&Distill…"), this);
+  m_distillAction->setObjectName(QStringLiteral("compressDistill"));
+  m_distillAction->setToolTip(tr("Train a model to copy the outputs of a teacher (by default the run's own model)"));
+  connect(m_distillAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Distill); });
+  m_pipelineAction = new QAction(tr("Pipe&line…"), this);
+  m_pipelineAction->setObjectName(QStringLiteral("compressPipeline"));
+  m_pipelineAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+  m_pipelineAction->setToolTip(tr("Several passes in order: prune, fine-tune, distill, quantize"));
+  connect(m_pipelineAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Pipeline); });
 }
 
 void MainWindow::buildMenus() {
@@ -206,6 +265,15 @@ void MainWindow::buildMenus() {
   run->addAction(m_checkpointAction);
   run->addSeparator();
   run->addAction(m_resumeAction);
+
+  m_compressMenu = menuBar()->addMenu(tr("&Compress"));
+  m_compressMenu->setObjectName(QStringLiteral("compressMenu"));
+  m_compressMenu->setToolTipsVisible(true);
+  m_compressMenu->addAction(m_pruneAction);
+  m_compressMenu->addAction(m_quantizeAction);
+  m_compressMenu->addAction(m_distillAction);
+  m_compressMenu->addSeparator();
+  m_compressMenu->addAction(m_pipelineAction);
 
   // Filled in buildDocks, once the docks exist.
   menuBar()->addMenu(tr("&View"))->setObjectName(QStringLiteral("viewMenu"));
@@ -642,7 +710,139 @@ void MainWindow::onRunFinished(const RunSummary& summary) {
   }
 }
 
+// --- compression
+
+CompressDialog* MainWindow::openCompressDialog(CompressDialog::Kind kind, const QString& runDir) {
+  QString dir = runDir;
+  if (dir.isEmpty()) {
+    const std::optional<RunRecord> selected = m_runs->selectedRun();
+    if (!selected || selected->status != "finished") {
+      showError(tr("No finished run selected"), tr("Compression starts from a trained model."),
+                tr("Select a finished run in the Runs panel (View ▸ Runs), then choose Compress again."));
+      return nullptr;
+    }
+    dir = QString::fromStdString(selected->folder);
+  }
+  if (m_compressor->isActive()) {
+    showError(tr("A compression is in progress"), tr("One pipeline runs at a time."),
+              tr("Wait for it to finish, or cancel it in the Compression view."));
+    return nullptr;
+  }
+  auto* dialog = new CompressDialog(kind, dir, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    if (const std::optional<CompressConfig> config = dialog->config()) startCompression(dialog->runDir(), *config);
+  });
+  dialog->open();  // window-modal, no nested event loop
+  return dialog;
+}
+
+bool MainWindow::startCompression(const QString& runDir, const CompressConfig& config) {
+  if (m_compressor->isActive()) {
+    showError(tr("A compression is in progress"), tr("One pipeline runs at a time."),
+              tr("Wait for it to finish, or cancel it in the Compression view."));
+    return false;
+  }
+  if (!showsCompressionOf(runDir)) m_compressionView->setRunDir(runDir);
+  m_compressionView->beginProgress(runDir, static_cast<int>(config.passes.size()));
+  m_centralTabs->setCurrentWidget(m_compressionView);
+  QStringList passes;
+  for (const CompressPassConfig& pass : config.passes) passes << QString::fromStdString(pass.type);
+  m_log->appendNote(tr("Compressing %1: %2").arg(QDir(runDir).dirName(), passes.join(QStringLiteral(" → "))));
+  m_compressor->start(CompressRequest{runDir.toStdString(), config});
+  updateActions();
+  return true;
+}
+
+void MainWindow::showCompression(const QString& runDir) {
+  const QString absolute = QDir(runDir).absolutePath();
+  QDir parent(absolute);
+  parent.cdUp();
+  m_runs->setRunsDir(parent.absolutePath());
+  m_runs->selectFolders({absolute});
+  m_compressionView->setRunDir(absolute);
+  m_centralTabs->setCurrentWidget(m_compressionView);
+  m_runsDock->show();
+  m_runsDock->raise();  // its compressed models are listed under it there
+}
+
+bool MainWindow::showsCompressionOf(const QString& runDir) const {
+  return sameFolder(m_compressionView->runDir(), runDir);
+}
+
+void MainWindow::onRunSelectionChanged() {
+  updateActions();
+  // The view follows the selection; with no single run selected it keeps what it shows.
+  const QStringList folders = m_runs->selectedFolders();
+  if (folders.size() == 1 && !showsCompressionOf(folders.front())) m_compressionView->setRunDir(folders.front());
+}
+
+void MainWindow::onCompressionEvents(const EventBatch& batch) {
+  const QString runDir = m_compressor->runDir();
+  const bool shown = showsCompressionOf(runDir);
+  bool newArtifact = false;
+  const StepMetrics* lastStep = nullptr;
+  for (const Event& e : batch) {
+    if (const auto* s = std::get_if<StepMetrics>(&e)) {
+      lastStep = s;
+    } else if (const auto* ep = std::get_if<EpochMetrics>(&e)) {
+      QString line = tr("Fine-tuning epoch %1: train loss %2, train accuracy %3 %")
+                         .arg(ep->epoch)
+                         .arg(ep->train_loss, 0, 'f', 4)
+                         .arg(ep->train_accuracy * 100, 0, 'f', 2);
+      if (ep->val_loss >= 0) {
+        line += tr(", val loss %1, val accuracy %2 %").arg(ep->val_loss, 0, 'f', 4).arg(ep->val_accuracy * 100, 0, 'f', 2);
+      }
+      m_log->append(LogLevel::Info, line);
+    } else if (const auto* log = std::get_if<LogLine>(&e)) {
+      m_log->append(log->level, QString::fromStdString(log->text));
+    } else if (const auto* stage = std::get_if<CompressionStage>(&e)) {
+      m_compressionView->updateStage(*stage);
+    } else if (const auto* figures = std::get_if<ArtifactFigures>(&e)) {
+      if (shown) m_compressionView->applyFigures(*figures);
+      newArtifact = true;
+    } else if (const auto* error = std::get_if<RunError>(&e)) {
+      m_log->append(LogLevel::Error, QString::fromStdString(error->message));
+      showError(compressionErrorTitle(error->kind), QString::fromStdString(error->message),
+                QString::fromStdString(error->hint));
+    }
+  }
+  // One progress update and one runs-browser refresh per drain tick, however many events the batch held.
+  if (lastStep) m_compressionView->updateStep(*lastStep);
+  if (newArtifact) m_runs->refresh();
+}
+
+void MainWindow::onCompressionFinished(const RunSummary& summary) {
+  const QString runDir = QString::fromStdString(summary.run_dir).isEmpty() ? m_compressor->runDir()
+                                                                           : QString::fromStdString(summary.run_dir);
+  QString text;
+  switch (summary.status) {
+    case RunStatus::Completed:
+    case RunStatus::EarlyStopped: text = tr("Compressed %1: every pass done").arg(QDir(runDir).dirName()); break;
+    case RunStatus::Interrupted:
+      text = tr("Compression of %1 stopped with a checkpoint: the same pipeline again continues it")
+                 .arg(QDir(runDir).dirName());
+      break;
+    case RunStatus::Failed: text = tr("Compression of %1 failed: see the log").arg(QDir(runDir).dirName()); break;
+  }
+  m_compressionView->endProgress(text);
+  m_log->appendNote(text);
+  statusBar()->showMessage(text, 6000);
+  // compress.json is the record: the view and the runs browser show what it holds now.
+  if (showsCompressionOf(runDir)) m_compressionView->reload();
+  m_runs->refresh();
+  updateActions();
+  emit compressionEnded(summary);
+  if (m_closeWhenStopped) close();  // closes once the training run has ended too
+}
+
 void MainWindow::updateActions() {
+  // Compress ▸ … needs one finished run selected, and no pipeline running.
+  const std::optional<RunRecord> selected = m_runs->selectedRun();
+  const bool compressible = selected && selected->status == "finished" && !m_compressor->isActive();
+  for (QAction* action : {m_pruneAction, m_quantizeAction, m_distillAction, m_pipelineAction}) {
+    action->setEnabled(compressible);
+  }
   const RunController::State state = m_controller->state();
   const bool active = state != RunController::State::Idle;
   const bool live = state == RunController::State::Running || state == RunController::State::Paused;
@@ -658,8 +858,8 @@ void MainWindow::updateActions() {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (m_closeWhenStopped) {
-    // Already stopping on the user's word: close once the run has ended.
-    if (m_controller->isActive()) {
+    // Already stopping on the user's word: close once the run and the compression have ended.
+    if (m_controller->isActive() || m_compressor->isActive()) {
       event->ignore();
       return;
     }
@@ -671,11 +871,14 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->ignore();
     return;
   }
-  if (m_controller->isActive()) {
+  if (m_controller->isActive() || m_compressor->isActive()) {
     const auto answer = QMessageBox::question(
-        this, tr("A run is in progress"),
-        tr("Stop the run and quit? The step in flight finishes and a checkpoint is written, so the run can be "
-           "resumed later (Run ▸ Resume an Interrupted Run)."),
+        this, m_controller->isActive() ? tr("A run is in progress") : tr("A compression is in progress"),
+        m_controller->isActive()
+            ? tr("Stop the run and quit? The step in flight finishes and a checkpoint is written, so the run can be "
+                 "resumed later (Run ▸ Resume an Interrupted Run).")
+            : tr("Stop the compression and quit? The pass in flight writes a checkpoint; running the same pipeline "
+                 "again continues it."),
         QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
     if (answer != QMessageBox::Yes) {
       event->ignore();
@@ -685,6 +888,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     m_closeWhenStopped = true;
     saveSettings();
     m_controller->stop();
+    m_compressor->stop();
     hide();
     event->ignore();
     return;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compress/compress_dialog.h"
 #include "run/run_controller.h"
 #include "workbench/events.h"
 
@@ -18,10 +19,13 @@ class QAction;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QTabWidget;
 
 namespace wb::gui {
 
 class ChartsPanel;
+class CompressionController;
+class CompressionView;
 class ExperimentEditor;
 class LogPanel;
 class RecentFiles;
@@ -60,6 +64,15 @@ class MainWindow : public QMainWindow {
   // Brings the runs browser to the front with these runs selected (after `workbench --open`).
   void showRunsPanel(const QStringList& selected);
 
+  // Compress ▸ …: opens the dialog for a finished run (the one selected in the runs browser when `runDir` is
+  // empty), window-modal and without a nested event loop; OK starts the pipeline. nullptr (after telling the
+  // user) when there is no finished run to compress or a pipeline is already running.
+  CompressDialog* openCompressDialog(CompressDialog::Kind kind, const QString& runDir = QString());
+  // Starts compressing a finished run with these passes; false when a pipeline is already running.
+  bool startCompression(const QString& runDir, const CompressConfig& config);
+  // Shows a run's Compression view (its runs folder in the runs browser, the run selected).
+  void showCompression(const QString& runDir);
+
   void setErrorPresenter(ErrorPresenter presenter) { m_presentError = std::move(presenter); }
   void setForceResumeAsker(ForceResumeAsker asker) { m_askForceResume = std::move(asker); }
   void showError(const QString& title, const QString& message, const QString& hint);
@@ -70,12 +83,17 @@ class MainWindow : public QMainWindow {
   LogPanel* logPanel() const { return m_log; }
   RunProgress* progress() const { return m_progress; }
   RunController* controller() const { return m_controller; }
+  CompressionController* compressor() const { return m_compressor; }
+  CompressionView* compressionView() const { return m_compressionView; }
+  QTabWidget* centralTabs() const { return m_centralTabs; }
+  QMenu* compressMenu() const { return m_compressMenu; }
   int64_t lastStep() const { return m_lastStep; }
   int pendingHistoryLoads() const { return m_pendingLoads; }
 
  signals:
   void stepReported(qint64 step);
   void runEnded(const wb::RunSummary& summary);
+  void compressionEnded(const wb::RunSummary& summary);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -104,9 +122,16 @@ class MainWindow : public QMainWindow {
   void updateTitle();
   void updateActions();
   void beginLiveTrace(const QString& label);
+  void onCompressionEvents(const EventBatch& batch);
+  void onCompressionFinished(const RunSummary& summary);
+  void onRunSelectionChanged();
+  bool showsCompressionOf(const QString& runDir) const;
 
   Options m_options;
   RunController* m_controller;
+  CompressionController* m_compressor;
+  QTabWidget* m_centralTabs = nullptr;
+  CompressionView* m_compressionView = nullptr;
   ExperimentEditor* m_editor = nullptr;
   ChartsPanel* m_charts = nullptr;
   RunsBrowser* m_runs = nullptr;
@@ -129,7 +154,12 @@ class MainWindow : public QMainWindow {
   QAction* m_stopAction = nullptr;
   QAction* m_checkpointAction = nullptr;
   QAction* m_resumeAction = nullptr;
+  QAction* m_pruneAction = nullptr;
+  QAction* m_quantizeAction = nullptr;
+  QAction* m_distillAction = nullptr;
+  QAction* m_pipelineAction = nullptr;
   QMenu* m_recentMenu = nullptr;
+  QMenu* m_compressMenu = nullptr;
 
   QString m_file;
   ErrorPresenter m_presentError;

@@ -90,6 +90,7 @@ TEST(ExperimentDefaults, WrittenDefaultsAreTheCompleteFile) {
       "checkpoint_every_steps": 0, "checkpoint_every_minutes": 10.0, "keep_checkpoints": 3,
       "early_stopping": {"enabled": false, "metric": "val_loss", "patience": 3, "min_delta": 0.0}
     },
+    "compress": {"passes": [], "latency_runs": 20, "latency_threads": 0},
     "output": {"runs_dir": "runs"}
   })");
   EXPECT_EQ(experimentToJson(Experiment{}), expected) << experimentToJson(Experiment{}).dump(2);

@@ -217,10 +217,10 @@ TEST(CheckLayers, EveryTypeIsListed) {
   for (const char* type :
        {"conv2d", "batchnorm2d", "batchnorm1d", "relu", "gelu", "tanh", "sigmoid", "maxpool2d", "avgpool2d",
         "adaptive_avgpool2d", "flatten", "linear", "dropout", "layernorm", "residual", "patch_embed",
-        "position_embedding", "encoder_block", "token_pool"}) {
+        "position_embedding", "encoder_block", "token_pool", "identity"}) {
     EXPECT_NE(std::find(types.begin(), types.end(), type), types.end()) << type;
   }
-  EXPECT_EQ(types.size(), 19u);
+  EXPECT_EQ(types.size(), 20u);
 }
 
 }  // namespace

@@ -48,6 +48,7 @@ const std::vector<LayerCase>& layerCases() {
       {{{"type", "linear"}, {"out_features", 7}}, {12}, {7}},
       {{{"type", "linear"}, {"out_features", 7}, {"bias", false}}, {5, 12}, {5, 7}},  // per token
       {{{"type", "dropout"}, {"p", 0.1}}, {3, 4}, {3, 4}},
+      {{{"type", "identity"}}, {3, 4}, {3, 4}},
       {{{"type", "batchnorm1d"}}, {12}, {12}},
       {{{"type", "layernorm"}}, {5, 12}, {5, 12}},
       {{{"type", "relu"}}, {6}, {6}},

@@ -1,0 +1,417 @@
+// CompressionRun (workbench/compression.h): the pipeline on its worker thread, its state in the run folder,
+// compress.json, and evaluating one artifact.
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "compress/artifact_figures.h"
+#include "compress/compression_pipeline.h"
+#include "compress/distillation.h"
+#include "data/dataset.h"
+#include "train/device_selection.h"
+#include "train/rank_trainer.h"
+#include "util/atomic_file.h"
+#include "util/host_allocator.h"
+#include "workbench/compression.h"
+#include "workbench/errors.h"
+#include "workbench/event_json.h"
+#include "workbench/system_info.h"
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* const kReportFile = "compress.json";
+const char* const kFolder = "compressed";
+const char* const kOriginal = "00-original";
+
+std::string twoDigits(int64_t n) {
+  std::ostringstream out;
+  out << std::setw(2) << std::setfill('0') << n;
+  return out.str();
+}
+
+// The run folder's experiment, checked to be a finished run.
+Experiment finishedRunExperiment(const std::string& run_dir) {
+  if (!fs::is_directory(run_dir)) {
+    throw UserError("Run folder not found: " + run_dir, "Give the folder of a finished run (`workbench-cli runs` lists them).");
+  }
+  const ParseResult parsed = loadExperimentFile(run_dir + "/experiment.json");
+  if (!parsed.ok()) {
+    throw UserError(run_dir + " is not a usable run folder: " + formatIssues(parsed.issues),
+                    "Give the folder of a finished run (`workbench-cli runs` lists them).");
+  }
+  std::ifstream in(run_dir + "/summary.json");
+  const json summary = json::parse(in, nullptr, false);
+  const RunStatus status =
+      summary.is_object() ? summaryFromJson(summary).status : RunStatus::Interrupted;
+  if (status != RunStatus::Completed && status != RunStatus::EarlyStopped) {
+    throw UserError("The run in " + run_dir + " has not finished (" + (summary.is_object() ? toString(status) : "no summary.json") +
+                        "): compression starts from a trained model.",
+                    status == RunStatus::Interrupted ? "Resume it first: workbench-cli resume " + run_dir
+                                                     : "Train the experiment to the end first.");
+  }
+  return parsed.experiment;
+}
+
+std::vector<ArtifactFigures> readReport(const std::string& run_dir) {
+  std::ifstream in(run_dir + "/" + kReportFile);
+  if (!in) return {};
+  const json doc = json::parse(in, nullptr, false);
+  std::vector<ArtifactFigures> out;
+  if (!doc.is_object() || !doc.contains("artifacts") || !doc["artifacts"].is_array()) return out;
+  for (const json& a : doc["artifacts"]) {
+    if (a.is_object()) out.push_back(artifactFiguresFromJson(a));
+  }
+  return out;
+}
+
+// Adds or replaces (by name) one artifact's figures and rewrites compress.json whole.
+void recordFigures(const std::string& run_dir, const ArtifactFigures& figures) {
+  std::vector<ArtifactFigures> all = readReport(run_dir);
+  auto it = std::find_if(all.begin(), all.end(), [&](const ArtifactFigures& a) { return a.name == figures.name; });
+  if (it != all.end()) {
+    *it = figures;
+  } else {
+    all.push_back(figures);
+  }
+  std::sort(all.begin(), all.end(), [](const ArtifactFigures& a, const ArtifactFigures& b) { return a.name < b.name; });
+  json list = json::array();
+  for (const ArtifactFigures& a : all) list.push_back(artifactFiguresToJson(a));
+  writeFileAtomically(run_dir + "/" + kReportFile, json{{"format", 1}, {"artifacts", list}}.dump(2) + "\n");
+}
+
+// The next free artifact number in compressed/.
+int64_t nextArtifactNumber(const std::string& folder) {
+  int64_t highest = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 3 && std::isdigit(static_cast<unsigned char>(name[0])) &&
+        std::isdigit(static_cast<unsigned char>(name[1])) && name[2] == '-') {
+      highest = std::max<int64_t>(highest, std::stoll(name.substr(0, 2)));
+    }
+  }
+  return highest + 1;
+}
+
+json passesJson(const CompressConfig& config) {
+  json list = json::array();
+  for (const CompressPassConfig& p : config.passes) list.push_back(compressPassToJson(p));
+  return list;
+}
+
+RunError classify(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const c10::OutOfMemoryError& e) {
+    return {ErrorKind::OutOfMemory, std::string("Out of device memory: ") + e.what_without_backtrace(),
+            "Lower train.batch_size for the fine-tuning passes, or use a smaller student."};
+  } catch (const NonFiniteLossError& e) {
+    return {ErrorKind::NonFinite, e.what(),
+            "Lower the pass's lr (compress.passes[i].lr); the artifacts finished so far are kept."};
+  } catch (const UserError& e) {
+    return {ErrorKind::BadInput, e.what(), e.hint()};
+  } catch (const c10::Error& e) {
+    return {ErrorKind::Internal, std::string("LibTorch error: ") + e.what_without_backtrace(),
+            "This is likely a bug in the workbench; compressed/compress.log keeps what happened before."};
+  } catch (const std::bad_alloc&) {
+    return {ErrorKind::OutOfMemory, "Out of host memory.", "Close other programs, or lower train.batch_size."};
+  } catch (const std::exception& e) {
+    return {ErrorKind::Internal, e.what(), "compressed/compress.log keeps what happened before."};
+  }
+}
+
+}  // namespace
+
+struct CompressionRun::Impl {
+  CompressRequest request;
+  EventSink sink;
+  TrainingControl control;
+  std::thread worker;
+  std::atomic<bool> running{false};
+  mutable std::mutex report_mutex;
+  CompressionReport report;
+
+  void run();
+  RunStatus pipeline(EventStream& events, std::unique_ptr<RunFolder>& recorder);
+};
+
+RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<RunFolder>& recorder) {
+  const std::string& run_dir = request.run_dir;
+  const Experiment experiment = finishedRunExperiment(run_dir);
+  const CompressConfig config = request.config ? *request.config : experiment.compress;
+  if (config.passes.empty()) {
+    throw UserError("No compression passes: the run's experiment has an empty compress.passes",
+                    "Give passes, e.g. --set 'compress.passes=[{\"type\":\"prune\",\"amount\":0.5}]', or an "
+                    "experiment file with a compress section (docs/experiment.md).");
+  }
+  const std::vector<ValidationIssue> issues = checkCompression(run_dir, config);
+  if (!issues.empty()) throw UserError(formatIssues(issues), "Fix the compress section and run it again.");
+
+  const std::string folder = run_dir + "/" + kFolder;
+  fs::create_directories(folder);
+  // compressed/ is the pipeline's own log folder: its experiment.json is what the pipeline ran.
+  Experiment recorded = experiment;
+  recorded.compress = config;
+  writeFileAtomically(folder + "/experiment.json", experimentToJson(recorded).dump(2) + "\n");
+  recorder = std::make_unique<RunFolder>(RunFolder::open(folder));
+  events.setRecorder(recorder.get());
+
+  events.log(LogLevel::Info, configureThreads(experiment.train.threads, experiment.train.blas_threads));
+  events.log(LogLevel::Info, keepFreedHostMemoryForReuse());
+  torch::manual_seed(experiment.seed);
+  const torch::Device device = resolveDevice(experiment.train.devices.at(0));
+  const Dataset data = loadDataset(experiment.data, experiment.seed);
+  events.log(LogLevel::Info, data.description);
+
+  const MeasureOptions measure{config.latency_runs, config.latency_threads};
+  auto publish = [&](const ModelArtifact& a, const std::string& artifact_folder, const std::string& pass,
+                     const std::string& description) {
+    ArtifactFigures f = measureArtifact(a, artifact_folder, data, measure);
+    f.path = std::string(kFolder) + "/" + a.name;
+    f.pass = pass;
+    f.description = description;
+    if (a.isQuantized() && !a.history.empty()) {
+      f.float_layers = a.history.back().value("float_layers", std::vector<std::string>{});
+    }
+    recordFigures(run_dir, f);
+    events.post(f);
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(4) << f.name << ": test accuracy " << f.test_accuracy << ", "
+         << f.nonzero_parameters << "/" << f.parameters << " parameters non-zero, " << std::setprecision(2)
+         << f.size_bytes / 1048576.0 << " MiB, latency " << f.latency_ms_batch1 << " ms (batch 1), "
+         << f.latency_ms_batch64 << " ms (batch 64)";
+    events.log(LogLevel::Info, line.str());
+  };
+
+  // The original, saved as an artifact once so that it is measured (and exported) exactly like the others.
+  const std::string original_folder = folder + "/" + kOriginal;
+  ModelArtifact original;
+  if (isCompleteArtifact(original_folder)) {
+    original = loadArtifact(original_folder);
+  } else {
+    original = loadRunModel(run_dir, data.sample_shape, data.num_classes);
+    original.name = kOriginal;
+    saveArtifact(original, original_folder);
+  }
+  events.log(LogLevel::Info, "Measuring the original model (" + std::to_string(config.latency_runs) +
+                                 " timed runs per batch size)");
+  publish(original, original_folder, "original", "the trained model");
+
+  // Continue the pipeline left unfinished with the same passes, or start a new one after the artifacts so far.
+  const std::string state_file = folder + "/pipeline.json";
+  json state;
+  {
+    std::ifstream in(state_file);
+    state = json::parse(in, nullptr, false);
+  }
+  const json passes = passesJson(config);
+  const bool continuing = state.is_object() && state.value("status", "") != "completed" && state.value("passes", json()) == passes;
+  const int64_t first = continuing ? state.value("first", int64_t{1}) : nextArtifactNumber(folder);
+  if (!continuing) {
+    state = {{"passes", passes}, {"first", first}, {"status", "running"}};
+  } else {
+    events.log(LogLevel::Info, "Continuing the unfinished pipeline in " + folder);
+    state["status"] = "running";
+  }
+  writeFileAtomically(state_file, state.dump(2) + "\n");
+
+  ModelArtifact current = original;
+  const int64_t count = static_cast<int64_t>(config.passes.size());
+  for (int64_t i = 0; i < count; ++i) {
+    const CompressPassConfig& pass = config.passes[static_cast<size_t>(i)];
+    const std::string name = twoDigits(first + i) + "-" + pass.type;
+    const std::string pass_folder = folder + "/" + name;
+    CompressionStage stage{i + 1, count, pass.type, "started", name};
+    if (isCompleteArtifact(pass_folder)) {
+      current = loadArtifact(pass_folder);
+      stage.state = "reused";
+      events.post(stage);
+      events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" + name +
+                                     ") finished before: reusing it");
+      continue;
+    }
+    stage.state = fs::exists(pass_folder + "/checkpoints") ? "resumed" : "started";
+    events.post(stage);
+    events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" + name + "): " +
+                                   describePass(pass));
+    PassContext context{experiment, run_dir, data, original, device, pass_folder, events, recorder.get(), control};
+    json record = json::object();
+    bool stopped = false;
+    ModelArtifact next = runPass(pass, current, context, record, stopped);
+    if (stopped) {
+      events.log(LogLevel::Info, "Stopped during " + name + " with a checkpoint; run `workbench-cli compress " +
+                                     run_dir + "` again to continue.");
+      state["status"] = "interrupted";
+      writeFileAtomically(state_file, state.dump(2) + "\n");
+      return RunStatus::Interrupted;
+    }
+    next.name = name;
+    next.source = current.name;
+    next.history = current.history;
+    next.history.push_back(record);
+    saveArtifact(next, pass_folder);
+    std::error_code ec;
+    fs::remove_all(pass_folder + "/checkpoints", ec);  // the artifact supersedes the pass's checkpoints
+    publish(next, pass_folder, pass.type, describePass(pass));
+    stage.state = "finished";
+    events.post(stage);
+    current = std::move(next);
+    if (control.stopRequested() && i + 1 < count) {
+      state["status"] = "interrupted";
+      writeFileAtomically(state_file, state.dump(2) + "\n");
+      return RunStatus::Interrupted;
+    }
+  }
+  state["status"] = "completed";
+  writeFileAtomically(state_file, state.dump(2) + "\n");
+  return RunStatus::Completed;
+}
+
+void CompressionRun::Impl::run() {
+  const auto started = std::chrono::steady_clock::now();
+  EventStream events(sink);
+  std::unique_ptr<RunFolder> recorder;
+  CompressionReport result;
+  result.run_dir = request.run_dir;
+  std::optional<RunError> error;
+  try {
+    result.status = pipeline(events, recorder);
+  } catch (...) {
+    error = classify(std::current_exception());
+    result.status = RunStatus::Failed;
+  }
+  releaseFreedHostMemory();
+  if (error) events.post(*error);
+  result.artifacts = readReport(request.run_dir);
+  RunSummary summary;
+  summary.status = result.status;
+  summary.run_dir = request.run_dir;
+  summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  events.post(RunFinished{summary});
+  events.flush();
+  events.setRecorder(nullptr);
+  {
+    std::lock_guard<std::mutex> lock(report_mutex);
+    report = result;
+  }
+  running = false;
+}
+
+CompressionRun::CompressionRun(CompressRequest request, EventSink sink) : m_impl(std::make_unique<Impl>()) {
+  m_impl->request = std::move(request);
+  m_impl->sink = std::move(sink);
+}
+
+CompressionRun::~CompressionRun() {
+  m_impl->control.requestStop();
+  if (m_impl->worker.joinable()) m_impl->worker.join();
+}
+
+void CompressionRun::start() {
+  if (m_impl->worker.joinable()) return;
+  m_impl->running = true;
+  m_impl->worker = std::thread([impl = m_impl.get()] { impl->run(); });
+}
+
+void CompressionRun::requestStop() { m_impl->control.requestStop(); }
+bool CompressionRun::isRunning() const { return m_impl->running.load(); }
+
+void CompressionRun::wait() {
+  if (m_impl->worker.joinable()) m_impl->worker.join();
+}
+
+CompressionReport CompressionRun::report() const {
+  std::lock_guard<std::mutex> lock(m_impl->report_mutex);
+  return m_impl->report;
+}
+
+CompressionReport compressBlocking(const CompressRequest& request, const CompressionRun::EventSink& sink) {
+  CompressionRun run(request, sink);
+  run.start();
+  run.wait();
+  return run.report();
+}
+
+std::vector<ArtifactFigures> readCompressionReport(const std::string& run_dir) { return readReport(run_dir); }
+
+EvalResult evaluateArtifact(const std::string& run_dir, const std::string& artifact) {
+  const std::string folder = fs::path(artifact).is_absolute() ? artifact : run_dir + "/" + artifact;
+  if (!isCompleteArtifact(folder)) {
+    std::string names;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(run_dir + "/" + kFolder, ec)) {
+      if (isCompleteArtifact(entry.path().string())) names += std::string(names.empty() ? "" : ", ") + kFolder + "/" + entry.path().filename().string();
+    }
+    throw UserError("No model artifact " + folder + (fs::exists(folder) ? " (its pass did not finish)" : ""),
+                    names.empty() ? "Run `workbench-cli compress " + run_dir + "` first."
+                                  : "The run's artifacts: " + names);
+  }
+  const ParseResult parsed = loadExperimentFile(run_dir + "/experiment.json");
+  if (!parsed.ok()) throw UserError(run_dir + " is not a usable run folder: " + formatIssues(parsed.issues));
+  configureThreads(parsed.experiment.train.threads);
+  const Dataset data = loadDataset(parsed.experiment.data, parsed.experiment.seed);
+  const ModelArtifact a = loadArtifact(folder);
+  if (a.input_shape != data.sample_shape || a.num_classes != data.num_classes) {
+    throw UserError("artifact " + folder + " takes samples " + shapeToString(a.input_shape) + " with " +
+                        std::to_string(a.num_classes) + " classes, but the run's data has " +
+                        shapeToString(data.sample_shape) + " with " + std::to_string(data.num_classes),
+                    "The artifact belongs to another run.");
+  }
+  auto model = makeInferenceModel(a);
+  torch::NoGradGuard no_grad;
+  EvalResult r;
+  double loss_sum = 0;
+  int64_t correct = 0;
+  const int64_t n = data.test_x.size(0);
+  for (int64_t start = 0; start < n; start += 500) {
+    const int64_t end = std::min<int64_t>(n, start + 500);
+    const torch::Tensor logits = model->forward(data.test_x.slice(0, start, end)).to(torch::kFloat32);
+    const torch::Tensor y = data.test_y.slice(0, start, end);
+    loss_sum += torch::nn::functional::cross_entropy(
+                    logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                    .item<double>();
+    correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+  }
+  r.samples = n;
+  r.loss = n > 0 ? loss_sum / static_cast<double>(n) : 0;
+  r.accuracy = n > 0 ? static_cast<double>(correct) / static_cast<double>(n) : 0;
+  return r;
+}
+
+std::vector<ValidationIssue> checkCompression(const std::string& run_dir, const CompressConfig& config) {
+  std::vector<ValidationIssue> issues;
+  const ParseResult parsed = loadExperimentFile(run_dir + "/experiment.json");
+  const bool torchscript = parsed.ok() && !parsed.experiment.model.torchscript.empty();
+  for (size_t i = 0; i < config.passes.size(); ++i) {
+    const CompressPassConfig& p = config.passes[i];
+    const std::string at = "compress.passes[" + std::to_string(i) + "]";
+    if (p.type == "distill") {
+      const std::string problem = teacherProblem(p.teacher, run_dir);
+      if (!problem.empty()) issues.push_back({at + ".teacher", "teacher \"" + p.teacher + "\": " + problem});
+    }
+    if (torchscript && p.type == "prune" && p.method == "structured") {
+      issues.push_back({at + ".method",
+                        "the run's model is a TorchScript module: its layers are opaque, so channels cannot be "
+                        "removed and the layers that read them rewired; use method \"unstructured\" (it prunes a "
+                        "TorchScript model's conv and linear weights), or train a layer-list model"});
+    }
+    if (torchscript && p.type == "quantize") {
+      issues.push_back({at + ".mode",
+                        "the run's model is a TorchScript module: int8 quantization works on layer-list models, "
+                        "whose layers the workbench knows; train the model as a preset or model.layers"});
+    }
+  }
+  return issues;
+}
+
+}  // namespace wb

@@ -1,0 +1,100 @@
+#pragma once
+// Observers in torch.ao.quantization's sense: they only record what flows through a point of the network
+// and turn it into a scale and zero point. MinMax keeps the running range; Histogram keeps a 2048-bin
+// histogram and searches the range that minimizes the L2 quantization error (PyTorch 1.13's algorithm,
+// itself from caffe2's NormMinimization), which clips rare outliers. The weight observer is per channel and
+// symmetric: int8 kernels of oneDNN and QNNPACK want weight zero points of 0.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace wb {
+
+struct QParams {
+  double scale = 1.0;
+  int64_t zero_point = 0;
+};
+
+// The integer range of an activation: quint8 is [0, 255], or [0, 127] with reduce_range (FBGEMM and x86
+// accumulate in 16 bits and would overflow on the full range).
+struct QRange {
+  int64_t quant_min = 0;
+  int64_t quant_max = 255;
+};
+QRange activationRange(bool reduce_range);
+
+// PyTorch's _calculate_qparams for per-tensor affine quantization: the range is widened to include 0 (so
+// zero padding and ReLU outputs are exact), scale = (max - min) / (quant_max - quant_min) at least float32
+// eps, zero_point = quant_min - round(min / scale) clamped to the range. float32 arithmetic as PyTorch's.
+QParams affineQParams(double min_val, double max_val, QRange range);
+
+class ActivationObserver {
+ public:
+  virtual ~ActivationObserver() = default;
+  virtual void observe(const torch::Tensor& x) = 0;
+  virtual bool seen() const = 0;
+  virtual QParams qparams() const = 0;
+  // The range the qparams were computed from (after the histogram's search), for logs.
+  virtual std::pair<double, double> range() const = 0;
+};
+
+class MinMaxObserver : public ActivationObserver {
+ public:
+  explicit MinMaxObserver(QRange range) : m_range(range) {}
+  void observe(const torch::Tensor& x) override;
+  bool seen() const override { return m_seen; }
+  QParams qparams() const override;
+  std::pair<double, double> range() const override { return {m_min, m_max}; }
+
+ private:
+  QRange m_range;
+  bool m_seen = false;
+  double m_min = 0, m_max = 0;
+};
+
+class HistogramObserver : public ActivationObserver {
+ public:
+  explicit HistogramObserver(QRange range, int64_t bins = 2048, int64_t upsample_rate = 128)
+      : m_range(range), m_bins(bins), m_upsample(upsample_rate) {}
+  void observe(const torch::Tensor& x) override;
+  bool seen() const override { return m_seen; }
+  QParams qparams() const override;
+  std::pair<double, double> range() const override;
+
+  // The histogram and its range (tests compare them with PyTorch's).
+  const torch::Tensor& histogram() const { return m_hist; }
+  float minValue() const { return m_min; }
+  float maxValue() const { return m_max; }
+
+ private:
+  std::pair<double, double> searchRange() const;
+  double quantizationError(int64_t start_bin, int64_t end_bin) const;
+
+  QRange m_range;
+  int64_t m_bins;
+  int64_t m_upsample;
+  bool m_seen = false;
+  float m_min = 0, m_max = 0;
+  torch::Tensor m_hist;  // float32 [bins]
+};
+
+// "minmax" | "histogram"; std::invalid_argument for another name (the experiment check rejects it first).
+std::unique_ptr<ActivationObserver> makeObserver(const std::string& kind, QRange range);
+
+// Per-channel symmetric int8 along axis 0 (PyTorch's default_per_channel_weight_observer):
+// scale_c = max(|w_c|) / 127.5 (at least float32 eps), zero point 0, values in [-128, 127].
+struct ChannelQuantized {
+  torch::Tensor values;       // int8 (kChar), the shape of the weight
+  torch::Tensor scales;       // float32 [C]
+  torch::Tensor zero_points;  // int64 [C], all 0
+};
+ChannelQuantized quantizeWeightPerChannel(const torch::Tensor& weight);
+
+// The quantized tensor (qint8, per channel along axis 0) of stored int8 values, scales and zero points.
+torch::Tensor perChannelQInt8(const torch::Tensor& values, const torch::Tensor& scales,
+                              const torch::Tensor& zero_points);
+
+}  // namespace wb

@@ -1,0 +1,64 @@
+#pragma once
+// int8 post-training quantization on LibTorch's quantized CPU kernels (oneDNN, QNNPACK; FBGEMM / x86 in
+// builds that have them), following torch.ao.quantization's eager mode: fold batch norm into the conv before
+// it, fuse conv/linear + relu, per-channel symmetric int8 weights, quint8 activations with qparams from an
+// observer run over calibration batches. Layers with no int8 kernel stay float between dequantize and
+// quantize, and are named.
+//
+// A quantized artifact (ModelArtifact):
+//   layers        the fused float list: each folded batch norm replaced by {"type": "identity"} (names do not
+//                 shift) and its conv given a bias
+//   weights       float parameters of the layers that stay float only; buffers likewise
+//   quantized     per int8 layer "<p>.weight" (kChar, the weight's shape), "<p>.weight.scale" (float32 [out]),
+//                 "<p>.weight.zero_point" (int64 [out], all 0) and "<p>.bias" (float32 [out]) when it has one
+//   quantization  {"format": 1, "mode": "static"|"dynamic", "engine": "onednn"|..., "reduce_range": bool,
+//                  "observer", "calibration_batches", "input": {"scale", "zero_point"} (static),
+//                  "layers": [per layer: {"name", "type", "kernel", "relu", "output", "reason", "body",
+//                  "shortcut"}] (see quantized_net.h)}
+
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compress/model_artifact.h"
+#include "workbench/experiment.h"
+
+namespace wb {
+
+struct QuantizeResult {
+  ModelArtifact artifact;
+  std::vector<std::string> float_layers;  // "layers.5 (gelu): no int8 kernel ..."
+  std::string engine;                     // the engine the int8 weights are for ("onednn")
+};
+
+// int8 post-training quantization of a float layer-list artifact (pass.mode "dynamic" or "static"; "qat"
+// is convertQatModel's). Static mode calls `calibration` until it returns nullopt or
+// pass.calibration_batches batches were seen ([B, ...input_shape] float). name/source/history of the result
+// are the caller's. UserError for a TorchScript artifact, an int8 one, or a missing engine or op.
+QuantizeResult quantizeArtifact(const ModelArtifact& input, const CompressPassConfig& pass,
+                                const std::function<std::optional<torch::Tensor>()>& calibration,
+                                const std::function<void(const std::string&)>& log);
+
+// The int8 forward of an artifact quantizeArtifact made (or one loaded back from disk): repacks the int8
+// weights for the artifact's engine and runs LibTorch's quantized kernels. UserError when the engine or an op
+// is missing from this LibTorch build.
+std::unique_ptr<InferenceModel> makeQuantizedModel(const ModelArtifact& artifact);
+
+// Selects LibTorch's quantized engine, process-wide ("auto" = the fastest this build has: x86, fbgemm, onednn,
+// then qnnpack); returns a log line saying which and why. UserError when the requested one is missing.
+std::string selectQuantizedEngine(const std::string& requested);
+
+// The engine selected now, lower case ("onednn"), and those this build supports.
+std::string currentQuantizedEngine();
+std::vector<std::string> supportedQuantizedEngines();
+
+// Batch norm folded into the conv2d right before it (in every list, residual branches included): the conv's
+// weight and bias absorb the normalization, the batch norm becomes {"type": "identity"} and its tensors go.
+// Returns the folded pairs as "layers.0+layers.1". A float artifact in, a float artifact out.
+ModelArtifact foldBatchNorms(const ModelArtifact& input, std::vector<std::string>* folded = nullptr);
+
+}  // namespace wb

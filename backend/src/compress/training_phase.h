@@ -1,0 +1,43 @@
+#pragma once
+// The fine-tuning inside a compression pass: a normal training phase of the trainer (same data, optimizer,
+// AMP and checkpoints as the run), with the pass's step parts (masks, a distillation loss) as hooks. Its logs
+// and checkpoints live in the pass's folder, so a killed pass continues from its last checkpoint.
+
+#include <functional>
+#include <string>
+
+#include "data/dataset.h"
+#include "model/model.h"
+#include "train/event_stream.h"
+#include "train/rank_trainer.h"
+#include "train/run_folder.h"
+#include "train/training_control.h"
+#include "train/training_state.h"
+#include "workbench/experiment.h"
+
+namespace wb {
+
+struct TrainingPhase {
+  const Experiment& run_experiment;  // the run's: data, optimizer, schedule, train settings
+  const CompressPassConfig& pass;    // epochs, max_steps, lr
+  const Dataset& data;
+  torch::Device device;
+  std::string folder;  // the pass's folder: experiment.json, logs, checkpoints/
+  EventStream& events;
+  RunFolder* outer_recorder;  // where the stream records before and after the phase (the pipeline's folder)
+  TrainingControl& control;
+  StepHooks hooks;
+  // What the hooks carry that a checkpoint must keep (masks), and restoring it on resume.
+  std::function<ExtraTensors()> extra_state;
+  std::function<void(const ExtraTensors&)> restore_extra;
+};
+
+// The experiment a pass trains with: the run's, with the pass's epochs/max_steps and learning rate (a tenth of
+// optimizer.lr unless set), no warmup and no early stopping.
+Experiment phaseExperiment(const Experiment& run, const CompressPassConfig& pass);
+
+// Trains `model` (already on phase.device) to the end of the phase or a stop request; continues from the
+// folder's latest checkpoint when there is one. Events are recorded in the pass's folder meanwhile.
+RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model);
+
+}  // namespace wb

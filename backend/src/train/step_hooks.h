@@ -1,0 +1,27 @@
+#pragma once
+// Parts of a training step that other features plug in, so the loop gains no branch per feature: the loss
+// (distillation blends a teacher's soft targets in), what happens once gradients are ready (pruning masks zero
+// the gradients of pruned weights; data-parallel allreduce will go here), and after each optimizer step
+// (masks keep pruned weights at exactly zero; gradual pruning raises the sparsity on its schedule).
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <functional>
+
+#include "data/batch_loader.h"
+
+namespace wb {
+
+struct StepHooks {
+  // The loss of a batch from the model's logits, run under the step's autocast. Empty = cross-entropy
+  // with the labels.
+  std::function<torch::Tensor(const torch::Tensor& logits, const Batch& batch)> loss;
+  // Gradients of the optimizer step are complete (after the last accumulated backward, before unscaling,
+  // clipping and the step).
+  std::function<void()> gradients_ready;
+  // An optimizer step was taken; `step` counts the steps done so far.
+  std::function<void(int64_t step)> after_step;
+};
+
+}  // namespace wb

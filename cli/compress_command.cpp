@@ -1,0 +1,204 @@
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli_commands.h"
+#include "experiment_args.h"
+#include "run_session.h"
+#include "workbench/compression.h"
+#include "workbench/event_json.h"
+
+namespace wb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kCompressHelp =
+    "usage: workbench-cli compress RUN_DIR [--set compress.key=value ...] [--json] [--quiet]\n"
+    "       workbench-cli compress [EXPERIMENT.json] [--set key=value ...] [--json] [--quiet]\n"
+    "       workbench-cli compress RUN_DIR --list [--json]\n"
+    "\n"
+    "Runs the passes of the experiment's `compress` section (prune, finetune, distill, quantize; see\n"
+    "docs/experiment.md) in order on a finished run's model. Each pass writes a model artifact into\n"
+    "RUN_DIR/compressed/NN-<pass>/ and its figures against the original (test accuracy, parameters,\n"
+    "non-zero parameters, size on disk, FLOPs, CPU latency at batch 1 and 64) into RUN_DIR/compress.json;\n"
+    "the table of all artifacts is printed at the end. Given an experiment instead of a run folder, it\n"
+    "trains the experiment first. For a run folder only compress.* keys can be set, e.g.\n"
+    "  --set 'compress.passes=[{\"type\":\"prune\",\"method\":\"structured\",\"amount\":0.5,\"epochs\":2}]'\n"
+    "  --set compress.passes[0].amount=0.7\n"
+    "\n"
+    "Ctrl-C stops the pass in flight with a checkpoint; running the same command again continues the\n"
+    "pipeline (finished passes are reused). `workbench-cli eval RUN_DIR --model compressed/NN-<pass>`\n"
+    "evaluates one artifact.\n"
+    "  --list   print the run's artifacts and their figures (compress.json), run nothing\n"
+    "  --json   print the report as one JSON object on stdout (progress goes to stderr)\n"
+    "  --quiet  no progress, only errors\n"
+    "Exit status: 0 done, 2 bad input, 1 failure, 130/143 interrupted.\n";
+
+std::string fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.*f", digits, value);
+  return text;
+}
+
+std::string ratio(double value, double original) {
+  return original > 0 && value > 0 ? fixed(original / value, 2) + "x" : "-";
+}
+
+void printTable(const std::vector<ArtifactFigures>& artifacts) {
+  if (artifacts.empty()) {
+    std::cout << "No compressed artifacts yet.\n";
+    return;
+  }
+  const ArtifactFigures& base = artifacts.front();
+  std::printf("%-18s %-9s %9s %8s %12s %9s %11s %8s %10s %8s %10s %8s %s\n", "artifact", "pass", "test acc", "change",
+              "non-zero", "size MiB", "smaller by", "MFLOPs", "b1 ms", "faster", "b64 ms", "faster", "weights");
+  for (const ArtifactFigures& a : artifacts) {
+    const double change = (a.test_accuracy - base.test_accuracy) * 100;
+    std::printf("%-18s %-9s %9s %8s %12lld %9s %11s %8s %10s %8s %10s %8s %s\n", a.name.c_str(), a.pass.c_str(),
+                fixed(a.test_accuracy, 4).c_str(), ((change >= 0 ? "+" : "") + fixed(change, 2)).c_str(),
+                static_cast<long long>(a.nonzero_parameters), fixed(a.size_bytes / 1048576.0, 2).c_str(),
+                ratio(static_cast<double>(a.size_bytes), static_cast<double>(base.size_bytes)).c_str(),
+                fixed(a.flops_per_sample / 1e6, 2).c_str(), fixed(a.latency_ms_batch1, 3).c_str(),
+                ratio(a.latency_ms_batch1, base.latency_ms_batch1).c_str(), fixed(a.latency_ms_batch64, 2).c_str(),
+                ratio(a.latency_ms_batch64, base.latency_ms_batch64).c_str(), a.weights_dtype.c_str());
+    if (!a.float_layers.empty()) {
+      std::string names;
+      for (const std::string& l : a.float_layers) names += (names.empty() ? "" : "; ") + l;
+      std::printf("%18s left in float: %s\n", "", names.c_str());
+    }
+  }
+  std::printf("(the original first; sizes are the weight files on disk; latency is the median CPU forward time)\n");
+}
+
+nlohmann::json reportJson(const std::string& run_dir, const std::vector<ArtifactFigures>& artifacts, RunStatus status) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const ArtifactFigures& a : artifacts) list.push_back(artifactFiguresToJson(a));
+  return {{"run_dir", run_dir}, {"status", toString(status)}, {"artifacts", list}};
+}
+
+// The compress section for an existing run: its experiment.json with compress.* overrides applied.
+std::optional<CompressConfig> runCompressConfig(const std::string& run_dir, const std::vector<std::string>& overrides) {
+  std::ifstream in(run_dir + "/experiment.json");
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (!in || doc.is_discarded()) {
+    printError(run_dir + " is not a run folder: it has no readable experiment.json",
+               "Give the folder of a finished run (`workbench-cli runs` lists them).");
+    return std::nullopt;
+  }
+  std::vector<ValidationIssue> issues;
+  for (const std::string& o : overrides) {
+    if (o.rfind("compress", 0) != 0) {
+      issues.push_back({o.substr(0, o.find('=')),
+                        "only compress.* keys can be set when compressing a finished run (its training is done)"});
+      continue;
+    }
+    const auto more = applyOverride(doc, o);
+    issues.insert(issues.end(), more.begin(), more.end());
+  }
+  if (issues.empty()) {
+    const ParseResult parsed = parseExperiment(doc);
+    for (const ValidationIssue& i : parsed.issues) {
+      if (i.path.rfind("compress", 0) == 0) issues.push_back(i);
+    }
+    if (issues.empty()) {
+      if (parsed.experiment.compress.passes.empty()) {
+        printError("the run's experiment has no compression passes (compress.passes is empty)",
+                   "Give them with --set 'compress.passes=[{\"type\":\"prune\",\"amount\":0.5}]' "
+                   "(docs/experiment.md lists the pass keys).");
+        return std::nullopt;
+      }
+      return parsed.experiment.compress;
+    }
+  }
+  std::cerr << "error: the compress section is not valid:\n" << formatIssues(issues) << "\n";
+  return std::nullopt;
+}
+
+}  // namespace
+
+int compressCommand(const std::vector<std::string>& args) {
+  ExperimentArgs exp_args;
+  std::vector<std::string> rest;
+  if (!parseExperimentArgs(args, exp_args, rest)) return kExitBadInput;
+  bool json = false, quiet = false, list = false;
+  for (const auto& a : rest) {
+    if (a == "--help" || a == "-h") {
+      std::cout << kCompressHelp;
+      return kExitOk;
+    } else if (a == "--json") {
+      json = true;
+    } else if (a == "--quiet" || a == "-q") {
+      quiet = true;
+    } else if (a == "--list") {
+      list = true;
+    } else {
+      std::cerr << "error: unknown argument '" << a << "' for compress\n\n" << kCompressHelp;
+      return kExitBadInput;
+    }
+  }
+  SessionOptions options;
+  options.json = json;
+  options.quiet = quiet;
+
+  std::string run_dir;
+  std::optional<CompressConfig> config;
+  if (!exp_args.file.empty() && fs::is_directory(exp_args.file)) {
+    run_dir = exp_args.file;
+    if (list) {
+      const auto artifacts = readCompressionReport(run_dir);
+      if (json) {
+        std::cout << reportJson(run_dir, artifacts, RunStatus::Completed).dump(2) << std::endl;
+      } else {
+        printTable(artifacts);
+      }
+      return kExitOk;
+    }
+    config = runCompressConfig(run_dir, exp_args.overrides);
+    if (!config) return kExitBadInput;
+    const auto problems = checkCompression(run_dir, *config);
+    if (!problems.empty()) {
+      std::cerr << "error: the compress section cannot run on " << run_dir << ":\n" << formatIssues(problems) << "\n";
+      return kExitBadInput;
+    }
+  } else {
+    if (list) {
+      std::cerr << "error: --list needs a run folder\n";
+      return kExitBadInput;
+    }
+    // An experiment: check its compress section before spending the training on it.
+    const std::optional<Experiment> experiment = resolveExperiment(exp_args);
+    if (!experiment) return kExitBadInput;
+    if (experiment->compress.passes.empty()) {
+      printError("the experiment has no compression passes (compress.passes is empty)",
+                 "Add a compress section (docs/experiment.md), or --set 'compress.passes=[...]'.");
+      return kExitBadInput;
+    }
+    options.epochs = experiment->train.epochs > 0 ? experiment->train.epochs : 1;
+    std::unique_ptr<TrainingRun> training;
+    const int status = watchSession(
+        [&](TrainingRun::EventSink sink) {
+          training = std::make_unique<TrainingRun>(*experiment, std::move(sink));
+          training->start();
+          return SessionJob{[&] { training->requestStop(); }, [&] { training->wait(); }};
+        },
+        SessionOptions{false, quiet || json, options.epochs}, [](const RunSummary& s) { return summaryToJson(s); });
+    if (status != kExitOk) return status;
+    run_dir = training->summary().run_dir;
+    if (!quiet && !json) std::cout << "Trained " << run_dir << "; compressing it\n";
+  }
+
+  std::unique_ptr<CompressionRun> run;
+  options.epochs = 0;  // each training pass has its own
+  const int status = watchSession(
+      [&](TrainingRun::EventSink sink) {
+        run = std::make_unique<CompressionRun>(CompressRequest{run_dir, config}, std::move(sink));
+        run->start();
+        return SessionJob{[&] { run->requestStop(); }, [&] { run->wait(); }};
+      },
+      options, [&](const RunSummary& s) { return reportJson(run_dir, readCompressionReport(run_dir), s.status); });
+  if (!json && !quiet && status == kExitOk) printTable(readCompressionReport(run_dir));
+  return status;
+}
+
+}  // namespace wb::cli

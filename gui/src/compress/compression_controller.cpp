@@ -1,0 +1,76 @@
+#include "compress/compression_controller.h"
+
+#include <optional>
+#include <variant>
+
+namespace wb::gui {
+namespace {
+
+constexpr int kDrainIntervalMs = 33;  // as RunController: live enough, one UI update per tick
+
+}  // namespace
+
+CompressionController::CompressionController(QObject* parent)
+    : QObject(parent), m_buffer(std::make_shared<EventBuffer>()) {
+  m_drainTimer.setInterval(kDrainIntervalMs);
+  connect(&m_drainTimer, &QTimer::timeout, this, &CompressionController::drain);
+}
+
+CompressionController::~CompressionController() {
+  // Reached at exit only after the window has stopped the pipeline and seen it end, so the join is immediate;
+  // CompressionRun's destructor requests a stop before joining in any case.
+  m_drainTimer.stop();
+  m_run.reset();
+}
+
+bool CompressionController::start(const CompressRequest& request) {
+  if (isActive()) return false;
+  m_buffer->take();  // nothing of an earlier pipeline may leak into this one
+  m_finishedSeen = false;
+  m_runDir = QString::fromStdString(request.run_dir);
+  std::shared_ptr<EventBuffer> buffer = m_buffer;
+  m_run = std::make_unique<CompressionRun>(request, [buffer](EventBatch&& batch) { buffer->push(std::move(batch)); });
+  m_run->start();
+  m_drainTimer.start();
+  setState(State::Running);
+  return true;
+}
+
+void CompressionController::stop() {
+  if (m_state != State::Running) return;
+  m_run->requestStop();
+  setState(State::Stopping);
+}
+
+void CompressionController::drain() {
+  EventBatch batch = m_buffer->take();
+  std::optional<RunSummary> ended;
+  for (const Event& e : batch) {
+    if (const auto* f = std::get_if<RunFinished>(&e)) ended = f->summary;
+  }
+  if (!batch.empty()) emit eventsArrived(batch);
+  if (ended) m_finishedSeen = true;
+  // RunFinished is the worker's last event; once its thread says it is no longer running, joining is immediate.
+  if (m_finishedSeen && m_run && !m_run->isRunning()) {
+    RunSummary summary;
+    if (ended) {
+      summary = *ended;
+    } else {
+      const CompressionReport report = m_run->report();
+      summary.status = report.status;
+      summary.run_dir = report.run_dir;
+    }
+    m_run.reset();
+    m_drainTimer.stop();
+    setState(State::Idle);
+    emit finished(summary);
+  }
+}
+
+void CompressionController::setState(State state) {
+  if (state == m_state) return;
+  m_state = state;
+  emit stateChanged(state);
+}
+
+}  // namespace wb::gui

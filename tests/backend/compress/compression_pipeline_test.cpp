@@ -1,0 +1,207 @@
+// The compression pipeline end to end on a small real run: artifacts written, reloaded and measured against
+// the original; masks kept through fine-tuning; a pipeline stopped mid fine-tune continues from its
+// checkpoint (not from the start) and ends bit-identical to one left alone.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "backend/train/test_experiments.h"
+#include "compress/model_artifact.h"
+#include "workbench/compression.h"
+#include "workbench/errors.h"
+#include "workbench/event_json.h"
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+
+CompressPassConfig pass(const std::string& json) {
+  const ParseResult r = parseExperiment(nlohmann::json{{"compress", {{"passes", nlohmann::json::array({nlohmann::json::parse(json)})}}}});
+  EXPECT_TRUE(r.ok()) << formatIssues(r.issues);
+  return r.experiment.compress.passes.at(0);
+}
+
+CompressConfig config(std::vector<CompressPassConfig> passes) {
+  CompressConfig c;
+  c.passes = std::move(passes);
+  c.latency_runs = 3;
+  return c;
+}
+
+struct Collected {
+  std::vector<ArtifactFigures> figures;
+  std::vector<CompressionStage> stages;
+  std::vector<std::string> logs;
+  std::vector<RunError> errors;
+  std::vector<int64_t> steps;
+};
+
+CompressionReport compress(const std::string& run_dir, const CompressConfig& c, Collected& out,
+                           int64_t stop_after_step = 0) {
+  CompressionRun* self = nullptr;
+  CompressionRun run(CompressRequest{run_dir, c}, [&](EventBatch&& batch) {
+    for (const Event& e : batch) {
+      if (const auto* f = std::get_if<ArtifactFigures>(&e)) out.figures.push_back(*f);
+      if (const auto* s = std::get_if<CompressionStage>(&e)) out.stages.push_back(*s);
+      if (const auto* l = std::get_if<LogLine>(&e)) out.logs.push_back(l->text);
+      if (const auto* r = std::get_if<RunError>(&e)) out.errors.push_back(*r);
+      if (const auto* m = std::get_if<StepMetrics>(&e)) {
+        out.steps.push_back(m->step);
+        if (stop_after_step > 0 && m->step >= stop_after_step) self->requestStop();
+      }
+    }
+  });
+  self = &run;
+  run.start();
+  run.wait();
+  return run.report();
+}
+
+class CompressionPipeline : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_runs = test::freshDir("compress");
+    Experiment e = test::smallMlpExperiment(s_runs);
+    e.train.epochs = 1;
+    e.train.checkpoint_every_steps = 4;
+    e.train.checkpoint_every_minutes = 0;
+    const RunSummary s = trainBlocking(e, [](EventBatch&&) {});
+    ASSERT_EQ(s.status, RunStatus::Completed);
+    s_run = s.run_dir;
+  }
+  static void TearDownTestSuite() { fs::remove_all(s_runs); }
+
+  // A copy of the trained run, so each test compresses a folder of its own.
+  static std::string freshRun(const std::string& name) {
+    const std::string dir = s_runs + "/" + name;
+    fs::remove_all(dir);
+    fs::copy(s_run, dir, fs::copy_options::recursive);
+    return dir;
+  }
+
+  static std::string s_runs;
+  static std::string s_run;
+};
+
+std::string CompressionPipeline::s_runs;
+std::string CompressionPipeline::s_run;
+
+TEST_F(CompressionPipeline, PruneFineTuneAndMeasureAgainstTheOriginal) {
+  const std::string run = freshRun("prune");
+  Collected got;
+  const CompressionReport report =
+      compress(run, config({pass(R"({"type": "prune", "amount": 0.8, "epochs": 1})")}), got);
+  ASSERT_EQ(report.status, RunStatus::Completed) << (got.errors.empty() ? "" : got.errors[0].message);
+  ASSERT_EQ(report.artifacts.size(), 2u);
+  const ArtifactFigures& original = report.artifacts[0];
+  const ArtifactFigures& pruned = report.artifacts[1];
+  EXPECT_EQ(original.name, "00-original");
+  EXPECT_EQ(pruned.name, "01-prune");
+  EXPECT_EQ(pruned.path, "compressed/01-prune");
+  EXPECT_EQ(pruned.source, "00-original");
+  EXPECT_EQ(original.parameters, pruned.parameters);
+  // 80% of the two hidden layers' weights (784*256 + 256*128) are zero; the output layer and biases are not.
+  const int64_t selected = 784 * 256 + 256 * 128;
+  EXPECT_NEAR(static_cast<double>(original.nonzero_parameters - pruned.nonzero_parameters), 0.8 * selected, 2.0);
+  EXPECT_GT(pruned.test_accuracy, 0.5);
+  EXPECT_GT(original.latency_ms_batch64, 0);
+  EXPECT_GT(pruned.size_bytes, 0);
+
+  // The artifact reloads on its own, holds its masks, and its pruned weights stayed zero through fine-tuning.
+  const ModelArtifact a = loadArtifact(run + "/compressed/01-prune");
+  ASSERT_EQ(a.masks.size(), 2u);
+  for (const auto& [name, mask] : a.masks) {
+    const torch::Tensor w = a.tensor(name);
+    EXPECT_EQ(w.masked_select(mask == 0).abs().max().item<double>(), 0.0) << name;
+  }
+  ASSERT_EQ(a.history.size(), 1u);
+  EXPECT_GT(a.history[0]["fine_tuning"]["steps"].get<int64_t>(), 0);
+  // Its fine-tuning is a normal training phase: logs in the pass's folder, checkpoints removed once done.
+  EXPECT_TRUE(fs::exists(run + "/compressed/01-prune/metrics.jsonl"));
+  EXPECT_FALSE(fs::exists(run + "/compressed/01-prune/checkpoints"));
+
+  const EvalResult eval = evaluateArtifact(run, "compressed/01-prune");
+  EXPECT_NEAR(eval.accuracy, pruned.test_accuracy, 1e-9);
+  EXPECT_THROW(evaluateArtifact(run, "compressed/07-nothing"), UserError);
+
+  // compress.json holds the same figures, and the stages went started -> finished.
+  const auto stored = readCompressionReport(run);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[1].nonzero_parameters, pruned.nonzero_parameters);
+  ASSERT_FALSE(got.stages.empty());
+  EXPECT_EQ(got.stages.front().state, "started");
+  EXPECT_EQ(got.stages.back().state, "finished");
+
+  // A second pipeline on the same run numbers its artifacts after the first's.
+  Collected again;
+  const CompressionReport second = compress(run, config({pass(R"({"type": "prune", "amount": 0.5, "scope": "layer"})")}), again);
+  ASSERT_EQ(second.status, RunStatus::Completed);
+  ASSERT_EQ(second.artifacts.size(), 3u);
+  EXPECT_EQ(second.artifacts[2].name, "02-prune");
+}
+
+// Stopped during the fine-tuning, then run again: the pass continues from its checkpoint (step > 0, only the
+// remaining steps) and ends with the same weights as a pipeline left alone.
+TEST_F(CompressionPipeline, StoppedFineTuneContinuesFromItsCheckpoint) {
+  const CompressConfig c = config({pass(R"({"type": "finetune", "epochs": 2})")});
+  const std::string alone = freshRun("alone");
+  Collected a;
+  ASSERT_EQ(compress(alone, c, a).status, RunStatus::Completed);
+
+  const std::string stopped = freshRun("stopped");
+  Collected first;
+  const CompressionReport interrupted = compress(stopped, c, first, /*stop_after_step=*/10);
+  ASSERT_EQ(interrupted.status, RunStatus::Interrupted);
+  EXPECT_FALSE(isCompleteArtifact(stopped + "/compressed/01-finetune"));
+  ASSERT_TRUE(fs::exists(stopped + "/compressed/01-finetune/checkpoints"));
+
+  Collected second;
+  ASSERT_EQ(compress(stopped, c, second).status, RunStatus::Completed);
+  bool resumed = false;
+  for (const auto& s : second.stages) resumed = resumed || s.state == "resumed";
+  EXPECT_TRUE(resumed);
+  int64_t continued_at = -1;
+  for (const std::string& line : second.logs) {
+    const auto at = line.find("continuing at step ");
+    if (at != std::string::npos) continued_at = std::stoll(line.substr(at + 19));
+  }
+  ASSERT_GE(continued_at, 8) << "the second session must continue from the checkpoint, not start over";
+  ASSERT_FALSE(second.steps.empty());
+  EXPECT_GT(second.steps.front(), continued_at);  // only the remaining steps were trained
+  const ModelArtifact left_alone = loadArtifact(alone + "/compressed/01-finetune");
+  const ModelArtifact continued = loadArtifact(stopped + "/compressed/01-finetune");
+  ASSERT_EQ(left_alone.weights.size(), continued.weights.size());
+  ASSERT_FALSE(left_alone.weights.empty());
+  for (size_t i = 0; i < left_alone.weights.size(); ++i) {
+    EXPECT_TRUE(torch::equal(left_alone.weights[i].second, continued.weights[i].second)) << left_alone.weights[i].first;
+  }
+}
+
+TEST_F(CompressionPipeline, RefusesWhatCannotRun) {
+  const std::string run = freshRun("refuse");
+  auto issues = checkCompression(run, config({pass(R"({"type": "distill", "teacher": "no/such/run"})")}));
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].path, "compress.passes[0].teacher");
+  EXPECT_NE(issues[0].message.find("no/such/run"), std::string::npos);
+
+  Collected got;
+  const CompressionReport r = compress(run, config({}), got);
+  EXPECT_EQ(r.status, RunStatus::Failed);
+  ASSERT_FALSE(got.errors.empty());
+  EXPECT_EQ(got.errors[0].kind, ErrorKind::BadInput);
+
+  // An unfinished run is refused, naming what to do.
+  const std::string unfinished = freshRun("unfinished");
+  fs::remove(unfinished + "/summary.json");
+  Collected refused;
+  EXPECT_EQ(compress(unfinished, config({pass(R"({"type": "finetune"})")}), refused).status, RunStatus::Failed);
+  ASSERT_FALSE(refused.errors.empty());
+  EXPECT_NE(refused.errors[0].message.find("has not finished"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace wb
