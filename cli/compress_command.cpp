@@ -31,6 +31,8 @@ const char* kCompressHelp =
     "pipeline (finished passes are reused). `workbench-cli eval RUN_DIR --model compressed/NN-<pass>`\n"
     "evaluates one artifact.\n"
     "  --list   print the run's artifacts and their figures (compress.json), run nothing\n"
+    "  --measure  measure the original and every artifact of the run again, one after the other,\n"
+    "           so all figures come from the same conditions (a quiet machine), then print the table\n"
     "  --json   print the report as one JSON object on stdout (progress goes to stderr)\n"
     "  --quiet  no progress, only errors\n"
     "Exit status: 0 done, 2 bad input, 1 failure, 130/143 interrupted.\n";
@@ -44,6 +46,9 @@ std::string fixed(double value, int digits) {
 std::string ratio(double value, double original) {
   return original > 0 && value > 0 ? fixed(original / value, 2) + "x" : "-";
 }
+
+// The original's latency from the artifact's own session when recorded, else the original's row.
+double baselineOf(double own_baseline, double original_row) { return own_baseline > 0 ? own_baseline : original_row; }
 
 void printTable(const std::vector<ArtifactFigures>& artifacts) {
   if (artifacts.empty()) {
@@ -60,15 +65,18 @@ void printTable(const std::vector<ArtifactFigures>& artifacts) {
                 static_cast<long long>(a.nonzero_parameters), fixed(a.size_bytes / 1048576.0, 2).c_str(),
                 ratio(static_cast<double>(a.size_bytes), static_cast<double>(base.size_bytes)).c_str(),
                 fixed(a.flops_per_sample / 1e6, 2).c_str(), fixed(a.latency_ms_batch1, 3).c_str(),
-                ratio(a.latency_ms_batch1, base.latency_ms_batch1).c_str(), fixed(a.latency_ms_batch64, 2).c_str(),
-                ratio(a.latency_ms_batch64, base.latency_ms_batch64).c_str(), a.weights_dtype.c_str());
+                ratio(a.latency_ms_batch1, baselineOf(a.baseline_latency_ms_batch1, base.latency_ms_batch1)).c_str(),
+                fixed(a.latency_ms_batch64, 2).c_str(),
+                ratio(a.latency_ms_batch64, baselineOf(a.baseline_latency_ms_batch64, base.latency_ms_batch64)).c_str(),
+                a.weights_dtype.c_str());
     if (!a.float_layers.empty()) {
       std::string names;
       for (const std::string& l : a.float_layers) names += (names.empty() ? "" : "; ") + l;
       std::printf("%18s left in float: %s\n", "", names.c_str());
     }
   }
-  std::printf("(the original first; sizes are the weight files on disk; latency is the median CPU forward time)\n");
+  std::printf("(the original first; sizes are the weight files on disk; latency is the median CPU forward time;\n"
+              " speedups against the original measured in the same session; --measure measures all again)\n");
 }
 
 nlohmann::json reportJson(const std::string& run_dir, const std::vector<ArtifactFigures>& artifacts, RunStatus status) {
@@ -121,7 +129,7 @@ int compressCommand(const std::vector<std::string>& args) {
   ExperimentArgs exp_args;
   std::vector<std::string> rest;
   if (!parseExperimentArgs(args, exp_args, rest)) return kExitBadInput;
-  bool json = false, quiet = false, list = false;
+  bool json = false, quiet = false, list = false, measure = false;
   for (const auto& a : rest) {
     if (a == "--help" || a == "-h") {
       std::cout << kCompressHelp;
@@ -132,6 +140,8 @@ int compressCommand(const std::vector<std::string>& args) {
       quiet = true;
     } else if (a == "--list") {
       list = true;
+    } else if (a == "--measure") {
+      measure = true;
     } else {
       std::cerr << "error: unknown argument '" << a << "' for compress\n\n" << kCompressHelp;
       return kExitBadInput;
@@ -154,16 +164,23 @@ int compressCommand(const std::vector<std::string>& args) {
       }
       return kExitOk;
     }
-    config = runCompressConfig(run_dir, exp_args.overrides);
-    if (!config) return kExitBadInput;
-    const auto problems = checkCompression(run_dir, *config);
+    if (measure) {
+      if (!exp_args.overrides.empty()) {
+        printError("--measure takes no --set: it only measures what the run has", "Drop the --set options.");
+        return kExitBadInput;
+      }
+    } else {
+      config = runCompressConfig(run_dir, exp_args.overrides);
+      if (!config) return kExitBadInput;
+    }
+    const auto problems = config ? checkCompression(run_dir, *config) : std::vector<ValidationIssue>{};
     if (!problems.empty()) {
       std::cerr << "error: the compress section cannot run on " << run_dir << ":\n" << formatIssues(problems) << "\n";
       return kExitBadInput;
     }
   } else {
-    if (list) {
-      std::cerr << "error: --list needs a run folder\n";
+    if (list || measure) {
+      std::cerr << "error: " << (list ? "--list" : "--measure") << " needs a run folder\n";
       return kExitBadInput;
     }
     // An experiment: check its compress section before spending the training on it.
@@ -192,7 +209,7 @@ int compressCommand(const std::vector<std::string>& args) {
   options.epochs = 0;  // each training pass has its own
   const int status = watchSession(
       [&](TrainingRun::EventSink sink) {
-        run = std::make_unique<CompressionRun>(CompressRequest{run_dir, config}, std::move(sink));
+        run = std::make_unique<CompressionRun>(CompressRequest{run_dir, config, measure}, std::move(sink));
         run->start();
         return SessionJob{[&] { run->requestStop(); }, [&] { run->wait(); }};
       },

@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev zlib1g-dev libgtest-dev libsqlite3-dev
   dataset-fashion-mnist
   python3-torch python3-numpy python3-protobuf python3-crcmod
+  libonnx-dev python3-onnx
 )
 if [[ "${WORKBENCH_GUI:-ON}" == "ON" ]]; then
   packages+=(qt6-base-dev libqcustomplot-dev)

@@ -2,7 +2,16 @@
 // the table and compress.json come out; `eval --model` reads an artifact; bad sections exit 2 naming the key.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
 #include <filesystem>
+#include <random>
+#include <thread>
+
+#include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,7 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using wb::test::readFile;
 using wb::test::runCli;
+using wb::test::startCli;
 using wb::test::tempDir;
 using Result = wb::test::CliResult;
 
@@ -44,6 +55,19 @@ TEST(CliCompress, TrainsThenCompressesAndEvaluatesAnArtifact) {
   EXPECT_NE(list.out.find("02-finetune"), std::string::npos);
   EXPECT_NE(list.out.find("smaller by"), std::string::npos);
 
+  // Everything measured again in one session: every artifact's baseline is the original measured with it.
+  const Result measured = runCli("compress " + run_dir + " --measure --json --set compress.latency_runs=2");
+  EXPECT_EQ(measured.status, 2);  // --measure takes no --set
+  const Result remeasured = runCli("compress " + run_dir + " --measure --json");
+  ASSERT_EQ(remeasured.status, 0) << remeasured.err;
+  const auto m = nlohmann::json::parse(remeasured.out);
+  ASSERT_EQ(m["artifacts"].size(), 3u);
+  for (size_t i = 0; i < m["artifacts"].size(); ++i) {
+    const auto& a = m["artifacts"][i];
+    EXPECT_EQ(a["baseline_latency_ms_batch64"], m["artifacts"][0]["latency_ms_batch64"]) << a["name"];
+    EXPECT_NEAR(a["test_accuracy"].get<double>(), j["artifacts"][i]["test_accuracy"].get<double>(), 1e-9);
+  }
+
   // An artifact that does not exist: exit 2, naming the ones that do.
   const Result missing = runCli("eval " + run_dir + " --model compressed/09-quantize");
   EXPECT_EQ(missing.status, 2);
@@ -67,6 +91,66 @@ TEST(CliCompress, TrainsThenCompressesAndEvaluatesAnArtifact) {
   const Result none = runCli("compress " + run_dir + " --set 'compress.passes=[]'");
   EXPECT_EQ(none.status, 2);
   fs::remove_all(runs);
+}
+
+// kill -9 during a pass's fine-tuning, after one of its checkpoints: the same command again continues that pass
+// from the checkpoint (not from step 0), trains only the remaining steps, and the pipeline completes.
+TEST(CliCompress, KilledDuringFineTuningContinuesFromItsCheckpoint) {
+  const std::string runs = tempDir("compress-kill");
+  const Result trained = runCli("train --set data.limit=1500 --set model.preset=mlp --set train.epochs=1 "
+                                "--set train.batch_size=50 --set train.log_every_steps=1 "
+                                "--set train.checkpoint_every_steps=5 --set train.checkpoint_every_minutes=0 "
+                                "--set output.runs_dir=" + runs + " --json --quiet");
+  ASSERT_EQ(trained.status, 0) << trained.err;
+  const std::string run_dir = nlohmann::json::parse(trained.out)["run_dir"];
+  // 1350 samples / 50 = 27 steps an epoch; the kill lands after a checkpoint in the second or third epoch.
+  std::random_device device;
+  const int64_t kill_after = std::uniform_int_distribution<int64_t>(31, 70)(device);
+  SCOPED_TRACE("killed after fine-tuning step " + std::to_string(kill_after));
+  const std::string args = "compress " + run_dir + " --set 'compress.passes=[{\"type\":\"finetune\",\"epochs\":3}]'"
+                           " --set compress.latency_runs=2";
+  const std::string log = run_dir + "/compressed/01-finetune/metrics.jsonl";
+  const pid_t pid = startCli(args, runs + "/../compress-kill.out");
+  bool reached = false;
+  for (int i = 0; i < 9000 && !reached; ++i) {  // 90 s
+    reached = readFile(log).find("\"step\":" + std::to_string(kill_after) + ",") != std::string::npos;
+    int status = 0;
+    if (!reached && ::waitpid(pid, &status, WNOHANG) == pid) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(reached) << readFile(runs + "/../compress-kill.out");
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  ::waitpid(pid, nullptr, 0);
+  ASSERT_FALSE(fs::exists(run_dir + "/compressed/01-finetune/artifact.json"));
+
+  const Result again = runCli(args);
+  ASSERT_EQ(again.status, 0) << again.err;
+  const auto at = again.out.find("continuing at step ");
+  ASSERT_NE(at, std::string::npos) << again.out;
+  const int64_t continued = std::stoll(again.out.substr(at + 19));
+  // A checkpoint's step (every 5 steps, and each epoch's end at 27 and 54) at or after the step seen before
+  // the kill: the pass went on for a few milliseconds until the signal landed, never back to the start.
+  EXPECT_GE(continued, kill_after - 5);
+  EXPECT_TRUE(continued % 5 == 0 || continued == 27 || continued == 54) << continued;
+  EXPECT_TRUE(fs::exists(run_dir + "/compressed/01-finetune/artifact.json"));
+  // The pass's log holds every step once, in order, up to 81 (3 epochs of 27).
+  int64_t previous = 0, count = 0;
+  for (const std::string& line : [&] {
+         std::vector<std::string> lines;
+         std::istringstream in(readFile(log));
+         for (std::string l; std::getline(in, l);) lines.push_back(l);
+         return lines;
+       }()) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || j.value("event", "") != "step") continue;
+    EXPECT_EQ(j["step"].get<int64_t>(), previous + 1);
+    previous = j["step"].get<int64_t>();
+    ++count;
+  }
+  EXPECT_EQ(previous, 81);
+  EXPECT_EQ(count, 81);
+  fs::remove_all(runs);
+  fs::remove(runs + "/../compress-kill.out");
 }
 
 }  // namespace

@@ -20,6 +20,9 @@ struct CompressRequest {
   std::string run_dir;  // a finished run
   // The passes to run; empty = the `compress` section of the run's experiment.json.
   std::optional<CompressConfig> config;
+  // Run no pass: measure the original and every finished artifact again, one after the other in this session,
+  // so that all figures in compress.json come from the same conditions.
+  bool measure_only = false;
 };
 
 struct CompressionReport {

@@ -110,6 +110,10 @@ struct ArtifactFigures {
   int64_t flops_per_sample = 0;
   double latency_ms_batch1 = -1;   // median CPU forward time at batch 1, after warm-up, threads fixed
   double latency_ms_batch64 = -1;
+  // The original's latency measured in the same session as this artifact's: speedups divide these, so an
+  // artifact measured on a busier or quieter day is still compared fairly.
+  double baseline_latency_ms_batch1 = -1;
+  double baseline_latency_ms_batch64 = -1;
   std::string weights_dtype;  // "float32" or "int8"
   std::vector<std::string> float_layers;  // layers an int8 pass left in float (no int8 kernel), with why
 };

@@ -75,6 +75,20 @@ ModelArtifact withWeights(const ModelArtifact& shape_of, Model& model) {
   return out;
 }
 
+// The input trained for the pass's phase, masks from earlier passes kept (finetune, and a structured prune's
+// fine-tuning).
+ModelArtifact fineTuned(const CompressPassConfig& pass, const ModelArtifact& input, PassContext& c,
+                        nlohmann::json& record, bool& stopped) {
+  auto model = buildFloatModel(input);
+  auto masks = carriedMasks(*model, input.masks);
+  TrainingPhase phase = makePhase(pass, c);
+  addMaskHooks(phase, masks.get());
+  stopped = !train(phase, *model, record);
+  ModelArtifact out = withWeights(input, *model);
+  if (masks) out.masks = masks->masks();
+  return out;
+}
+
 ModelArtifact prune(const CompressPassConfig& pass, const ModelArtifact& input, PassContext& c,
                     nlohmann::json& record, bool& stopped) {
   record["method"] = pass.method;
@@ -84,14 +98,7 @@ ModelArtifact prune(const CompressPassConfig& pass, const ModelArtifact& input, 
     ModelArtifact smaller = pruneChannels(input, pass, channels);
     record["channels"] = channels;
     if (pass.epochs == 0 && pass.max_steps == 0) return smaller;
-    auto model = buildFloatModel(smaller);
-    auto masks = carriedMasks(*model, smaller.masks);
-    TrainingPhase phase = makePhase(pass, c);
-    addMaskHooks(phase, masks.get());
-    stopped = !train(phase, *model, record);
-    ModelArtifact out = withWeights(smaller, *model);
-    if (masks) out.masks = masks->masks();
-    return out;
+    return fineTuned(pass, smaller, c, record, stopped);
   }
   auto model = buildFloatModel(input);
   const std::vector<PruneTarget> targets = selectPruneTargets(input, pass);
@@ -123,18 +130,6 @@ ModelArtifact prune(const CompressPassConfig& pass, const ModelArtifact& input, 
   record["masks"] = masks->describe();
   ModelArtifact out = withWeights(input, *model);
   out.masks = masks->masks();  // the weights hold w × mask already: the masks are kept for later training
-  return out;
-}
-
-ModelArtifact finetune(const CompressPassConfig& pass, const ModelArtifact& input, PassContext& c,
-                       nlohmann::json& record, bool& stopped) {
-  auto model = buildFloatModel(input);
-  auto masks = carriedMasks(*model, input.masks);
-  TrainingPhase phase = makePhase(pass, c);
-  addMaskHooks(phase, masks.get());
-  stopped = !train(phase, *model, record);
-  ModelArtifact out = withWeights(input, *model);
-  if (masks) out.masks = masks->masks();
   return out;
 }
 
@@ -235,7 +230,7 @@ ModelArtifact runPass(const CompressPassConfig& pass, const ModelArtifact& input
   record["pass"] = compressPassToJson(pass);
   record["description"] = describePass(pass);
   if (pass.type == "prune") return prune(pass, input, context, record, stopped);
-  if (pass.type == "finetune") return finetune(pass, input, context, record, stopped);
+  if (pass.type == "finetune") return fineTuned(pass, input, context, record, stopped);
   if (pass.type == "distill") return distill(pass, input, context, record, stopped);
   return quantize(pass, input, context, record);
 }

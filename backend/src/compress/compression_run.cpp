@@ -149,7 +149,7 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
   const std::string& run_dir = request.run_dir;
   const Experiment experiment = finishedRunExperiment(run_dir);
   const CompressConfig config = request.config ? *request.config : experiment.compress;
-  if (config.passes.empty()) {
+  if (config.passes.empty() && !request.measure_only) {
     throw UserError("No compression passes: the run's experiment has an empty compress.passes",
                     "Give passes, e.g. --set 'compress.passes=[{\"type\":\"prune\",\"amount\":0.5}]', or an "
                     "experiment file with a compress section (docs/experiment.md).");
@@ -174,9 +174,13 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
   events.log(LogLevel::Info, data.description);
 
   const MeasureOptions measure{config.latency_runs, config.latency_threads};
+  ArtifactFigures baseline;  // the original, measured in this session
   auto publish = [&](const ModelArtifact& a, const std::string& artifact_folder, const std::string& pass,
                      const std::string& description) {
     ArtifactFigures f = measureArtifact(a, artifact_folder, data, measure);
+    if (pass == "original") baseline = f;
+    f.baseline_latency_ms_batch1 = baseline.latency_ms_batch1;
+    f.baseline_latency_ms_batch64 = baseline.latency_ms_batch64;
     f.path = std::string(kFolder) + "/" + a.name;
     f.pass = pass;
     f.description = description;
@@ -206,6 +210,26 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
   events.log(LogLevel::Info, "Measuring the original model (" + std::to_string(config.latency_runs) +
                                  " timed runs per batch size)");
   publish(original, original_folder, "original", "the trained model");
+
+  if (request.measure_only) {
+    // Every finished artifact again, in name order, against the original just measured.
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(folder)) {
+      const std::string name = entry.path().filename().string();
+      if (name != kOriginal && isCompleteArtifact(entry.path().string())) names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    const std::vector<ArtifactFigures> known = readReport(run_dir);
+    for (const std::string& name : names) {
+      if (control.stopRequested()) return RunStatus::Interrupted;
+      const ModelArtifact a = loadArtifact(folder + "/" + name);
+      auto it = std::find_if(known.begin(), known.end(), [&](const ArtifactFigures& f) { return f.name == name; });
+      const json last = a.history.empty() ? json::object() : a.history.back();
+      publish(a, folder + "/" + name, it != known.end() ? it->pass : last.value("pass", json::object()).value("type", ""),
+              it != known.end() ? it->description : last.value("description", ""));
+    }
+    return RunStatus::Completed;
+  }
 
   // Continue the pipeline left unfinished with the same passes, or start a new one after the artifacts so far.
   const std::string state_file = folder + "/pipeline.json";

@@ -151,6 +151,8 @@ json artifactFiguresToJson(const ArtifactFigures& a) {
           {"flops_per_sample", a.flops_per_sample},
           {"latency_ms_batch1", a.latency_ms_batch1},
           {"latency_ms_batch64", a.latency_ms_batch64},
+          {"baseline_latency_ms_batch1", a.baseline_latency_ms_batch1},
+          {"baseline_latency_ms_batch64", a.baseline_latency_ms_batch64},
           {"weights_dtype", a.weights_dtype},
           {"float_layers", a.float_layers}};
 }
@@ -170,6 +172,8 @@ ArtifactFigures artifactFiguresFromJson(const json& j) {
   a.flops_per_sample = get<int64_t>(j, "flops_per_sample", 0);
   a.latency_ms_batch1 = get<double>(j, "latency_ms_batch1", -1);
   a.latency_ms_batch64 = get<double>(j, "latency_ms_batch64", -1);
+  a.baseline_latency_ms_batch1 = get<double>(j, "baseline_latency_ms_batch1", -1);
+  a.baseline_latency_ms_batch64 = get<double>(j, "baseline_latency_ms_batch64", -1);
   a.weights_dtype = get<std::string>(j, "weights_dtype", "");
   a.float_layers = get<std::vector<std::string>>(j, "float_layers", {});
   return a;

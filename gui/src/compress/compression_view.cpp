@@ -20,6 +20,12 @@
 namespace wb::gui {
 namespace {
 
+// The original's batch-64 latency from the artifact's own measuring session when recorded (speedups compare
+// measurements taken under the same conditions), else the original's row.
+double baselineLatency64(const wb::ArtifactFigures& a, const wb::ArtifactFigures& original) {
+  return a.baseline_latency_ms_batch64 > 0 ? a.baseline_latency_ms_batch64 : original.latency_ms_batch64;
+}
+
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 const QString kDash = QStringLiteral("—");
 
@@ -82,7 +88,7 @@ QString hoverText(const ArtifactFigures& a, const ArtifactFigures* original) {
   }
   html += QObject::tr("<br>latency %1 (batch 1), %2 (batch 64)").arg(formatMs(a.latency_ms_batch1), formatMs(a.latency_ms_batch64));
   if (original && original != &a && a.latency_ms_batch64 > 0) {
-    html += QObject::tr(", %1 faster").arg(formatTimes(original->latency_ms_batch64 / a.latency_ms_batch64));
+    html += QObject::tr(", %1 faster").arg(formatTimes(baselineLatency64(a, *original) / a.latency_ms_batch64));
   }
   html += QObject::tr("<br>%1 of %2 parameters non-zero, %3 FLOPs per sample, %4 weights")
               .arg(formatCount(a.nonzero_parameters), formatCount(a.parameters), formatCount(a.flops_per_sample),
@@ -252,7 +258,7 @@ void CompressionView::rebuild() {
     m_table->setItem(row, kFlopsColumn, new NumberItem(static_cast<double>(a.flops_per_sample), formatCount(a.flops_per_sample)));
     m_table->setItem(row, kLatency1Column, new NumberItem(a.latency_ms_batch1, formatMs(a.latency_ms_batch1)));
     m_table->setItem(row, kLatency64Column, new NumberItem(a.latency_ms_batch64, formatMs(a.latency_ms_batch64)));
-    const double speedup = original && a.latency_ms_batch64 > 0 ? original->latency_ms_batch64 / a.latency_ms_batch64 : 0;
+    const double speedup = original && a.latency_ms_batch64 > 0 ? baselineLatency64(a, *original) / a.latency_ms_batch64 : 0;
     m_table->setItem(row, kSpeedupColumn, new NumberItem(speedup, formatTimes(speedup)));
     m_table->setItem(row, kDtypeColumn, new QTableWidgetItem(qs(a.weights_dtype)));
     QStringList floats;

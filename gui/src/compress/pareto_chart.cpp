@@ -55,7 +55,12 @@ ParetoChart::ParetoChart(const QString& title, const QString& costLabel, QWidget
   legend->setFont(small);
   legend->setVisible(true);
   legend->setIconSize(18, 8);
-  axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  // The legend sits in a row under the plot, one line wide, so it never covers a point (the good corner,
+  // small and accurate, is where compressed models land).
+  axisRect()->insetLayout()->take(legend);
+  plotLayout()->addElement(2, 0, legend);
+  legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plotLayout()->setRowStretchFactor(2, 0.001);
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 
   m_front = addGraph();

@@ -41,6 +41,19 @@
 namespace wb::gui {
 namespace {
 
+// "Epoch 3: train loss 0.4123, train accuracy 85.10 %, val loss ..., val accuracy ... %"
+QString epochLine(const EpochMetrics& ep, const QString& what) {
+  QString line = MainWindow::tr("%1 %2: train loss %3, train accuracy %4 %")
+                     .arg(what)
+                     .arg(ep.epoch)
+                     .arg(ep.train_loss, 0, 'f', 4)
+                     .arg(ep.train_accuracy * 100, 0, 'f', 2);
+  if (ep.val_loss >= 0) {
+    line += MainWindow::tr(", val loss %1, val accuracy %2 %").arg(ep.val_loss, 0, 'f', 4).arg(ep.val_accuracy * 100, 0, 'f', 2);
+  }
+  return line;
+}
+
 const QString kLiveTrace = QStringLiteral("live");
 constexpr int kRunsRefreshDelayMs = 1500;  // the engine registers a new run in the index as it starts
 
@@ -628,14 +641,7 @@ void MainWindow::onEvents(const EventBatch& batch) {
       }
     } else if (const auto* ep = std::get_if<EpochMetrics>(&e)) {
       epochs.push_back(*ep);
-      QString line = tr("Epoch %1: train loss %2, train accuracy %3 %")
-                         .arg(ep->epoch)
-                         .arg(ep->train_loss, 0, 'f', 4)
-                         .arg(ep->train_accuracy * 100, 0, 'f', 2);
-      if (ep->val_loss >= 0) {
-        line += tr(", val loss %1, val accuracy %2 %").arg(ep->val_loss, 0, 'f', 4).arg(ep->val_accuracy * 100, 0, 'f', 2);
-      }
-      m_log->append(LogLevel::Info, line);
+      m_log->append(LogLevel::Info, epochLine(*ep, tr("Epoch")));
     } else if (const auto* log = std::get_if<LogLine>(&e)) {
       m_log->append(log->level, QString::fromStdString(log->text));
     } else if (const auto* error = std::get_if<RunError>(&e)) {
@@ -786,14 +792,7 @@ void MainWindow::onCompressionEvents(const EventBatch& batch) {
     if (const auto* s = std::get_if<StepMetrics>(&e)) {
       lastStep = s;
     } else if (const auto* ep = std::get_if<EpochMetrics>(&e)) {
-      QString line = tr("Fine-tuning epoch %1: train loss %2, train accuracy %3 %")
-                         .arg(ep->epoch)
-                         .arg(ep->train_loss, 0, 'f', 4)
-                         .arg(ep->train_accuracy * 100, 0, 'f', 2);
-      if (ep->val_loss >= 0) {
-        line += tr(", val loss %1, val accuracy %2 %").arg(ep->val_loss, 0, 'f', 4).arg(ep->val_accuracy * 100, 0, 'f', 2);
-      }
-      m_log->append(LogLevel::Info, line);
+      m_log->append(LogLevel::Info, epochLine(*ep, tr("Fine-tuning epoch")));
     } else if (const auto* log = std::get_if<LogLine>(&e)) {
       m_log->append(log->level, QString::fromStdString(log->text));
     } else if (const auto* stage = std::get_if<CompressionStage>(&e)) {

@@ -110,6 +110,8 @@ TEST_F(CompressionPipeline, PruneFineTuneAndMeasureAgainstTheOriginal) {
   EXPECT_GT(pruned.test_accuracy, 0.5);
   EXPECT_GT(original.latency_ms_batch64, 0);
   EXPECT_GT(pruned.size_bytes, 0);
+  // Unstructured pruning keeps the dense layout: the file is the original's size, masks are not stored.
+  EXPECT_LT(pruned.size_bytes, original.size_bytes * 1.05);
 
   // The artifact reloads on its own, holds its masks, and its pruned weights stayed zero through fine-tuning.
   const ModelArtifact a = loadArtifact(run + "/compressed/01-prune");
@@ -142,6 +144,42 @@ TEST_F(CompressionPipeline, PruneFineTuneAndMeasureAgainstTheOriginal) {
   ASSERT_EQ(second.status, RunStatus::Completed);
   ASSERT_EQ(second.artifacts.size(), 3u);
   EXPECT_EQ(second.artifacts[2].name, "02-prune");
+}
+
+// Structured pruning, then distillation of a new student from the original, then int8: each artifact made
+// from the one before, the smaller shapes and the student's architecture carried, the last one int8.
+TEST_F(CompressionPipeline, StructuredDistilledAndQuantizedInOnePipeline) {
+  const std::string run = freshRun("chain");
+  Collected got;
+  const CompressionReport report = compress(
+      run,
+      config({pass(R"({"type": "prune", "method": "structured", "amount": 0.5})"),
+              pass(R"({"type": "distill", "teacher": "original", "max_steps": 15, "temperature": 2, "alpha": 0.5})"),
+              pass(R"({"type": "quantize", "mode": "static", "calibration_batches": 4})")}),
+      got);
+  ASSERT_EQ(report.status, RunStatus::Completed) << (got.errors.empty() ? "" : got.errors[0].message);
+  ASSERT_EQ(report.artifacts.size(), 4u);
+  const ArtifactFigures& original = report.artifacts[0];
+  const ArtifactFigures& structured = report.artifacts[1];
+  const ArtifactFigures& distilled = report.artifacts[2];
+  const ArtifactFigures& int8 = report.artifacts[3];
+  // The MLP's hidden layers lose half their neurons: 784*128+128 + 128*64+64 + 64*10+10 parameters.
+  EXPECT_EQ(structured.parameters, 784 * 128 + 128 + 128 * 64 + 64 + 64 * 10 + 10);
+  EXPECT_LT(structured.flops_per_sample, original.flops_per_sample / 2);
+  EXPECT_EQ(distilled.source, "01-prune");
+  EXPECT_EQ(distilled.parameters, structured.parameters);  // the student is the pruned model
+  EXPECT_GT(distilled.test_accuracy, 0.5);
+  EXPECT_EQ(int8.weights_dtype, "int8");
+  EXPECT_LT(int8.size_bytes, structured.size_bytes * 0.35);
+  EXPECT_GT(int8.test_accuracy, distilled.test_accuracy - 0.03);
+  const ModelArtifact a = loadArtifact(run + "/compressed/02-distill");
+  ASSERT_EQ(a.history.size(), 2u);
+  EXPECT_EQ(a.history[1]["teacher"], "the run's trained model");
+  EXPECT_EQ(a.layers[1]["out_features"], 128);  // the pruned architecture travelled
+  const ModelArtifact q = loadArtifact(run + "/compressed/03-quantize");
+  EXPECT_TRUE(q.isQuantized());
+  EXPECT_EQ(q.history.size(), 3u);
+  EXPECT_NEAR(evaluateArtifact(run, "compressed/03-quantize").accuracy, int8.test_accuracy, 1e-9);
 }
 
 // Stopped during the fine-tuning, then run again: the pass continues from its checkpoint (step > 0, only the
