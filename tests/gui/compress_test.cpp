@@ -17,6 +17,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+
+#include "charts/charts_panel.h"
+
 #include "compress/compress_dialog.h"
 #include "compress/compression_controller.h"
 #include "compress/compression_view.h"
@@ -398,6 +402,11 @@ class CompressTest : public QObject {
     QVERIFY(window.startCompression(folder, longer));
     QTRY_VERIFY_WITH_TIMEOUT(view->progressText().contains(QStringLiteral("step")), kCompressTimeoutMs);
     QVERIFY(view->progressValue() >= 0 && view->progressValue() < 1000);
+    // The fine-tuning is plotted live on the Training charts, as a trace of its own.
+    const QStringList traces = window.charts()->traceIds();
+    QVERIFY2(std::any_of(traces.begin(), traces.end(),
+                         [](const QString& id) { return id.startsWith(QStringLiteral("compress:")) && id.endsWith(QStringLiteral("-finetune")); }),
+             qPrintable(traces.join(QLatin1Char(','))));
     keepShot(&window, QStringLiteral("fine-tuning"));
     QVERIFY(view->cancelButton()->isVisible());
     QTest::mouseClick(view->cancelButton(), Qt::LeftButton);

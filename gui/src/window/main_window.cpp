@@ -788,15 +788,34 @@ void MainWindow::onCompressionEvents(const EventBatch& batch) {
   const bool shown = showsCompressionOf(runDir);
   bool newArtifact = false;
   const StepMetrics* lastStep = nullptr;
+  // A pass's fine-tuning is a training phase: its losses are plotted live on the Training charts as a trace of
+  // their own ("fine-tuning 01-prune"), beside the run's.
+  std::vector<StepMetrics> steps;
+  std::vector<EpochMetrics> epochs;
+  auto plotPhase = [&] {
+    if (m_compressionTrace.isEmpty() || (steps.empty() && epochs.empty())) return;
+    m_charts->appendSteps(m_compressionTrace, steps);
+    m_charts->appendEpochs(m_compressionTrace, epochs);
+    steps.clear();
+    epochs.clear();
+  };
   for (const Event& e : batch) {
     if (const auto* s = std::get_if<StepMetrics>(&e)) {
       lastStep = s;
+      steps.push_back(*s);
     } else if (const auto* ep = std::get_if<EpochMetrics>(&e)) {
+      epochs.push_back(*ep);
       m_log->append(LogLevel::Info, epochLine(*ep, tr("Fine-tuning epoch")));
     } else if (const auto* log = std::get_if<LogLine>(&e)) {
       m_log->append(log->level, QString::fromStdString(log->text));
     } else if (const auto* stage = std::get_if<CompressionStage>(&e)) {
       m_compressionView->updateStage(*stage);
+      if (stage->state == "started" || stage->state == "resumed") {
+        plotPhase();
+        m_compressionTrace = QStringLiteral("compress:") + runDir + QLatin1Char('/') + QString::fromStdString(stage->artifact);
+        m_charts->removeTrace(m_compressionTrace);  // a resumed pass's log starts again from its checkpoint
+        m_charts->addTrace(m_compressionTrace, tr("fine-tuning %1").arg(QString::fromStdString(stage->artifact)));
+      }
     } else if (const auto* figures = std::get_if<ArtifactFigures>(&e)) {
       if (shown) m_compressionView->applyFigures(*figures);
       newArtifact = true;
@@ -806,6 +825,7 @@ void MainWindow::onCompressionEvents(const EventBatch& batch) {
                 QString::fromStdString(error->hint));
     }
   }
+  plotPhase();
   // One progress update and one runs-browser refresh per drain tick, however many events the batch held.
   if (lastStep) m_compressionView->updateStep(*lastStep);
   if (newArtifact) m_runs->refresh();

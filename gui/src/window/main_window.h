@@ -132,6 +132,7 @@ class MainWindow : public QMainWindow {
   CompressionController* m_compressor;
   QTabWidget* m_centralTabs = nullptr;
   CompressionView* m_compressionView = nullptr;
+  QString m_compressionTrace;  // the Training charts' trace of the pass being fine-tuned
   ExperimentEditor* m_editor = nullptr;
   ChartsPanel* m_charts = nullptr;
   RunsBrowser* m_runs = nullptr;
