@@ -16,5 +16,6 @@ int evalCommand(const std::vector<std::string>& args);
 int benchCommand(const std::vector<std::string>& args);
 int infoCommand(const std::vector<std::string>& args);
 int compressCommand(const std::vector<std::string>& args);
+int exportCommand(const std::vector<std::string>& args);
 
 }  // namespace wb::cli

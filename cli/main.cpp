@@ -17,6 +17,7 @@ const char* kUsage =
     "  runs [show ID | compare A B] [--runs-dir DIR]            list, show and compare runs\n"
     "  eval RUN_DIR [--model ARTIFACT] [--json]                 evaluate a run's model (or an artifact) on its test split\n"
     "  compress RUN_DIR|EXPERIMENT [--set compress...] [--json] prune, distill, quantize; compare with the original\n"
+    "  export RUN_DIR [--model ARTIFACT] --format F --out FILE  write torchscript, onnx or safetensors for other tools\n"
     "  bench [EXPERIMENT.json] [--steps N] [--set ...]          time training steps, print samples/s\n"
     "  info                                                     LibTorch, BLAS, threads and devices\n"
     "\n"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   if (command == "bench") return wb::cli::benchCommand(args);
   if (command == "info") return wb::cli::infoCommand(args);
   if (command == "compress") return wb::cli::compressCommand(args);
+  if (command == "export") return wb::cli::exportCommand(args);
   std::cerr << "error: unknown command '" << command << "'\n\n" << kUsage;
   return wb::cli::kExitBadInput;
 }

@@ -8,6 +8,7 @@
 
 #include "app/command_line.h"
 #include "app/screenshot_driver.h"
+#include "export/export_menu.h"
 #include "window/main_window.h"
 #include "workbench/system_info.h"
 
@@ -66,13 +67,37 @@ int main(int argc, char** argv) {
                                                                        : Kind::Pipeline;
     dialog = window.openCompressDialog(kind, QDir(cl.compressionRun).absolutePath());
   };
+  // --export: the run's model into a temporary folder, then the result dialog (or the error dialog).
+  auto startExport = [&] {
+    if (cl.exportFormat.isEmpty()) return;
+    wb::ExportFormat format = wb::ExportFormat::TorchScript;
+    wb::exportFormatFromString(cl.exportFormat.toStdString(), format);
+    const QString runDir = !cl.compressionRun.isEmpty() ? cl.compressionRun : cl.openRuns.front();
+    const auto target = wb::gui::ExportMenu::targetOf(runDir, cl.exportArtifact);
+    const QString folder = QDir::temp().filePath(QStringLiteral("workbench-export"));
+    QDir().mkpath(folder);
+    window.exporter()->exportModelTo(target, format,
+                                     QDir(folder).filePath(wb::gui::ExportMenu::defaultFileName(target, format)));
+  };
   if (screenshot) {
     window.resize(1600, 1000);
     window.show();
     openDialog();
     auto* driver = new wb::gui::ScreenshotDriver(&window, cl.screenshotFile, cl.afterSteps, &app);
     if (dialog) driver->setTarget(dialog);
-    if (cl.openRuns.isEmpty() && cl.compressionRun.isEmpty()) {
+    if (!cl.exportFormat.isEmpty()) {
+      // The picture waits for the export's result dialog; a failed export has printed its error.
+      QObject::connect(window.exporter(), &wb::gui::ExportMenu::modelExported, driver,
+                       [&window, driver](const wb::gui::ExportOutcome& outcome) {
+                         if (!outcome.ok) {
+                           QApplication::exit(1);
+                           return;
+                         }
+                         driver->setTarget(window.exporter()->resultDialog());
+                         driver->startWithoutTraining();
+                       });
+      QTimer::singleShot(0, &window, startExport);
+    } else if (cl.openRuns.isEmpty() && cl.compressionRun.isEmpty()) {
       QTimer::singleShot(0, driver, &wb::gui::ScreenshotDriver::start);
     } else {
       QTimer::singleShot(0, driver, &wb::gui::ScreenshotDriver::startWithoutTraining);
@@ -80,6 +105,7 @@ int main(int argc, char** argv) {
   } else {
     window.show();
     openDialog();
+    QTimer::singleShot(0, &window, startExport);
   }
   return QApplication::exec();
 }

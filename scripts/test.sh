@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
+# ONNX Runtime for the ONNX export tests (tests/onnxruntime/run_onnx.mjs); without it they skip.
+(cd tests/onnxruntime && npm ci --no-audit --no-fund)
 ctest --test-dir build --output-on-failure -j2 "$@"

@@ -8,6 +8,7 @@
 #include "compress/compression_pipeline.h"
 #include "compress/distillation.h"
 #include "compress/magnitude_pruning.h"
+#include "compress/qat_model.h"
 #include "compress/quantization.h"
 #include "compress/training_phase.h"
 #include "data/batch_loader.h"
@@ -173,6 +174,28 @@ ModelArtifact distill(const CompressPassConfig& pass, const ModelArtifact& input
   return out;
 }
 
+// Quantization-aware training: fake-quantized fine-tuning (a normal training phase), then conversion to int8
+// with the ranges the observers learned.
+ModelArtifact quantizeAware(const CompressPassConfig& pass, const ModelArtifact& input, PassContext& c,
+                            nlohmann::json& record, bool& stopped) {
+  auto log = [&c](const std::string& line) { c.events.log(LogLevel::Info, line); };
+  std::unique_ptr<Model> model = makeQatModel(input, pass, log);
+  // Weights pruned by an earlier pass stay pruned while quantization-aware training moves the others (folding
+  // a batch norm scales a filter, so its zeros stay zeros).
+  auto masks = carriedMasks(*model, input.masks);
+  TrainingPhase phase = makePhase(pass, c);
+  addMaskHooks(phase, masks.get());
+  stopped = !train(phase, *model, record);
+  if (stopped) return input;
+  QuantizeResult result = convertQatModel(*model, pass, log);
+  record["mode"] = pass.mode;
+  record["engine"] = result.engine;
+  record["float_layers"] = result.float_layers;
+  record["observer"] = "moving-average min/max (quantization-aware training)";
+  result.artifact.masks.clear();
+  return result.artifact;
+}
+
 ModelArtifact quantize(const CompressPassConfig& pass, const ModelArtifact& input, PassContext& c,
                        nlohmann::json& record) {
   // Calibration reads training batches in the order a run's first epoch would, without augmentation.
@@ -215,9 +238,9 @@ std::string describePass(const CompressPassConfig& p) {
   } else if (p.type == "distill") {
     out << "distillation from " << p.teacher << " (T " << p.temperature << ", alpha " << p.alpha << ")";
   } else {
-    out << p.mode << " int8 quantization";
+    out << (p.mode == "qat" ? "quantization-aware training, then static" : p.mode) << " int8 quantization";
   }
-  if (p.type != "quantize" && (p.epochs > 0 || p.max_steps > 0)) {
+  if ((p.type != "quantize" || p.mode == "qat") && (p.epochs > 0 || p.max_steps > 0)) {
     if (p.type == "prune") out << ", fine-tuned";
     out << " for " << (p.max_steps > 0 ? std::to_string(p.max_steps) + " steps" : std::to_string(p.epochs) + " epoch(s)");
   }
@@ -232,6 +255,7 @@ ModelArtifact runPass(const CompressPassConfig& pass, const ModelArtifact& input
   if (pass.type == "prune") return prune(pass, input, context, record, stopped);
   if (pass.type == "finetune") return fineTuned(pass, input, context, record, stopped);
   if (pass.type == "distill") return distill(pass, input, context, record, stopped);
+  if (pass.mode == "qat") return quantizeAware(pass, input, context, record, stopped);
   return quantize(pass, input, context, record);
 }
 

@@ -110,6 +110,56 @@ int64_t countKernel(const std::vector<QNode>& nodes, QKernel kernel) {
   return count;
 }
 
+// The int8 tensors and quantization record of `plan` (its outputs set in static and qat mode; `input` is null
+// in dynamic mode), the float tensors of the layers that stay float, and the summary in the log.
+void writeInt8(QuantizeResult& result, const ModelArtifact& folded, const std::vector<QNode>& plan,
+               const std::string& mode, bool reduce_range, const QParams* input,
+               const std::function<void(const std::string&)>& say) {
+  ModelArtifact& out = result.artifact;
+  out = folded;
+  out.quantized.clear();
+  std::vector<const QNode*> quantizable;
+  collectQuantizable(plan, quantizable);
+  for (const QNode* n : quantizable) {
+    const std::string w_name = n->name + ".weight";
+    const std::string b_name = n->name + ".bias";
+    const torch::Tensor w = folded.tensor(w_name);
+    if (!w.defined()) {
+      throw UserError("artifact " + folded.name + " lacks " + w_name, "Run the earlier pass again.");
+    }
+    const ChannelQuantized q = quantizeWeightPerChannel(w);
+    out.quantized.emplace_back(w_name, q.values);
+    out.quantized.emplace_back(w_name + ".scale", q.scales);
+    out.quantized.emplace_back(w_name + ".zero_point", q.zero_points);
+    const torch::Tensor b = folded.tensor(b_name);
+    if (b.defined()) out.quantized.emplace_back(b_name, b.detach().to(torch::kFloat32).clone());
+    auto ofLayer = [&](const std::string& name) { return name == w_name || name == b_name; };
+    eraseNamed(out.weights, ofLayer);
+    eraseNamed(out.masks, ofLayer);
+  }
+
+  out.quantization = {{"format", 1},
+                      {"mode", mode},
+                      {"engine", result.engine},
+                      {"reduce_range", reduce_range},
+                      {"torch_version", TORCH_VERSION},
+                      {"layers", planToJson(plan)}};
+  if (input != nullptr) out.quantization["input"] = {{"scale", input->scale}, {"zero_point", input->zero_point}};
+  result.float_layers = floatLayerNotes(plan);
+
+  std::ostringstream summary;
+  summary << "int8 (" << mode << "): " << quantizable.size() << " layers with int8 weights";
+  if (mode != "dynamic") {
+    const int64_t adds = countKernel(plan, QKernel::Residual);
+    const int64_t fused = countKernel(plan, QKernel::Fused);
+    summary << ", " << fused << " relus fused";
+    if (adds > 0) summary << ", " << adds << " residual adds in int8";
+  }
+  summary << ", " << result.float_layers.size() << " layers stay float";
+  say(summary.str());
+  for (const auto& note : result.float_layers) say("  float: " + note);
+}
+
 }  // namespace
 
 std::vector<std::string> supportedQuantizedEngines() {
@@ -120,6 +170,8 @@ std::vector<std::string> supportedQuantizedEngines() {
   }
   return out;
 }
+
+bool engineReducesRange(const std::string& engine) { return engine == "fbgemm" || engine == "x86"; }
 
 std::string currentQuantizedEngine() { return lower(c10::toString(at::globalContext().qEngine())); }
 
@@ -208,54 +260,24 @@ QuantizeResult quantizeArtifact(const ModelArtifact& input, const CompressPassCo
         " batches");
   }
 
-  ModelArtifact& out = result.artifact;
-  out = folded;
-  out.quantized.clear();
-  std::vector<const QNode*> quantizable;
-  collectQuantizable(plan, quantizable);
-  for (const QNode* n : quantizable) {
-    const std::string w_name = n->name + ".weight";
-    const std::string b_name = n->name + ".bias";
-    const torch::Tensor w = folded.tensor(w_name);
-    if (!w.defined()) {
-      throw UserError("artifact " + input.name + " lacks " + w_name, "Run the earlier pass again.");
-    }
-    const ChannelQuantized q = quantizeWeightPerChannel(w);
-    out.quantized.emplace_back(w_name, q.values);
-    out.quantized.emplace_back(w_name + ".scale", q.scales);
-    out.quantized.emplace_back(w_name + ".zero_point", q.zero_points);
-    const torch::Tensor b = folded.tensor(b_name);
-    if (b.defined()) out.quantized.emplace_back(b_name, b.detach().to(torch::kFloat32).clone());
-    auto ofLayer = [&](const std::string& name) { return name == w_name || name == b_name; };
-    eraseNamed(out.weights, ofLayer);
-    eraseNamed(out.masks, ofLayer);
-  }
-
-  out.quantization = {{"format", 1},
-                      {"mode", pass.mode},
-                      {"engine", result.engine},
-                      {"reduce_range", reduce_range},
-                      {"torch_version", TORCH_VERSION},
-                      {"layers", planToJson(plan)}};
+  writeInt8(result, folded, plan, pass.mode, reduce_range, static_mode ? &input_q : nullptr, say);
   if (static_mode) {
-    out.quantization["observer"] = pass.observer;
-    out.quantization["calibration_batches"] = batches;
-    out.quantization["input"] = {{"scale", input_q.scale}, {"zero_point", input_q.zero_point}};
-    out.quantization["folded_batchnorms"] = folded_pairs;
+    result.artifact.quantization["observer"] = pass.observer;
+    result.artifact.quantization["calibration_batches"] = batches;
+    result.artifact.quantization["folded_batchnorms"] = folded_pairs;
   }
-  result.float_layers = floatLayerNotes(plan);
+  return result;
+}
 
-  std::ostringstream summary;
-  summary << "int8 (" << pass.mode << "): " << quantizable.size() << " layers with int8 weights";
-  if (static_mode) {
-    const int64_t adds = countKernel(plan, QKernel::Residual);
-    const int64_t fused = countKernel(plan, QKernel::Fused);
-    summary << ", " << fused << " relus fused";
-    if (adds > 0) summary << ", " << adds << " residual adds in int8";
-  }
-  summary << ", " << result.float_layers.size() << " layers stay float";
-  say(summary.str());
-  for (const auto& note : result.float_layers) say("  float: " + note);
+QuantizeResult int8FromPlan(const ModelArtifact& folded, const std::vector<QNode>& plan, const QParams& input,
+                            const std::string& mode, const std::function<void(const std::string&)>& log) {
+  auto say = [&](const std::string& line) {
+    if (log) log(line);
+  };
+  QuantizeResult result;
+  result.engine = currentQuantizedEngine();
+  const bool reduce_range = engineReducesRange(result.engine);
+  writeInt8(result, folded, plan, mode, reduce_range, &input, say);
   return result;
 }
 

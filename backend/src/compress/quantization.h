@@ -25,9 +25,12 @@
 #include <vector>
 
 #include "compress/model_artifact.h"
+#include "compress/observers.h"
 #include "workbench/experiment.h"
 
 namespace wb {
+
+struct QNode;  // quantized_net.h
 
 struct QuantizeResult {
   ModelArtifact artifact;
@@ -43,6 +46,14 @@ QuantizeResult quantizeArtifact(const ModelArtifact& input, const CompressPassCo
                                 const std::function<std::optional<torch::Tensor>()>& calibration,
                                 const std::function<void(const std::string&)>& log);
 
+// The static int8 artifact of a batch-norm-folded float artifact whose activation qparams are known already:
+// `plan` is planQuantization(folded's layers, "static") with every node's `output` set, `input` the input's
+// qparams. quantizeArtifact's static mode ends here after calibration; convertQatModel comes here with its
+// observers' ranges (mode "qat"). Uses the engine selected now. The quantization JSON has format, mode,
+// engine, reduce_range, torch_version, layers and input; the caller adds what it knows (observer, ...).
+QuantizeResult int8FromPlan(const ModelArtifact& folded, const std::vector<QNode>& plan, const QParams& input,
+                            const std::string& mode, const std::function<void(const std::string&)>& log);
+
 // The int8 forward of an artifact quantizeArtifact made (or one loaded back from disk): repacks the int8
 // weights for the artifact's engine and runs LibTorch's quantized kernels. UserError when the engine or an op
 // is missing from this LibTorch build.
@@ -51,6 +62,10 @@ std::unique_ptr<InferenceModel> makeQuantizedModel(const ModelArtifact& artifact
 // Selects LibTorch's quantized engine, process-wide ("auto" = the fastest this build has: x86, fbgemm, onednn,
 // then qnnpack); returns a log line saying which and why. UserError when the requested one is missing.
 std::string selectQuantizedEngine(const std::string& requested);
+
+// Whether `engine`'s int8 kernels want 7-bit activations ([0, 127]): FBGEMM and x86 accumulate pairs in 16
+// bits (PyTorch's qconfigs for them reduce the range); oneDNN and QNNPACK take the full 8.
+bool engineReducesRange(const std::string& engine);
 
 // The engine selected now, lower case ("onednn"), and those this build supports.
 std::string currentQuantizedEngine();

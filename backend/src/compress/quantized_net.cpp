@@ -203,7 +203,7 @@ std::string kernelName(QKernel kernel) {
 
 std::vector<QNode> planQuantization(const std::vector<LayerPtr>& layers, const Shape& input_shape,
                                     const std::string& mode) {
-  return planList(layers, input_shape, "layers", mode == "static");
+  return planList(layers, input_shape, "layers", mode == "static" || mode == "qat");
 }
 
 std::vector<std::string> floatLayerNotes(const std::vector<QNode>& plan) {
@@ -276,11 +276,12 @@ const c10::OperatorHandle& quantizedOp(const std::string& name, const std::strin
 QuantizedNet::QuantizedNet(const ModelArtifact& artifact) : m_inputShape(artifact.input_shape) {
   const json& q = artifact.quantization;
   const std::string mode = q.value("mode", std::string());
-  if (mode != "static" && mode != "dynamic") {
+  if (mode != "static" && mode != "dynamic" && mode != "qat") {
     throw UserError("artifact " + artifact.name + " is int8 in an unknown mode \"" + mode + "\"",
                     "It was written by another version of the workbench: run the quantize pass again.");
   }
-  m_static = mode == "static";
+  // qat's int8 form is static's: the activation qparams come from training's observers instead of calibration.
+  m_static = mode != "dynamic";
   m_reduceRange = q.value("reduce_range", false);
   m_engine = q.value("engine", std::string());
   const auto engines = supportedQuantizedEngines();
@@ -292,7 +293,7 @@ QuantizedNet::QuantizedNet(const ModelArtifact& artifact) : m_inputShape(artifac
                     "Quantize again on this machine with engine \"auto\".");
   }
   selectQuantizedEngine(m_engine);
-  m_plan = planQuantization(artifactLayers(artifact), m_inputShape, mode);
+  m_plan = planQuantization(artifactLayers(artifact), m_inputShape, m_static ? "static" : "dynamic");
   try {
     readPlanJson(m_plan, q.at("layers"), m_static);
     if (m_static) m_input = qparamsFrom(q.at("input"));

@@ -45,7 +45,7 @@ struct QNode {
   std::shared_ptr<ActivationObserver> observer;  // calibration only
 };
 
-// The plan of a (batch-norm-folded) layer list for mode "static" or "dynamic".
+// The plan of a (batch-norm-folded) layer list for mode "static" or "dynamic" (qat plans as static).
 std::vector<QNode> planQuantization(const std::vector<LayerPtr>& layers, const Shape& input_shape,
                                     const std::string& mode);
 

@@ -19,6 +19,8 @@ class LayerNetImpl : public torch::nn::Module {
 
   const std::vector<LayerPtr>& layerList() const { return m_layerList; }
   const Shape& inputShape() const { return m_inputShape; }
+  // The modules, one per layer of the list (quantization-aware training runs them itself, layer by layer).
+  torch::nn::Sequential& layers() { return m_layers; }
 
  private:
   std::vector<LayerPtr> m_layerList;

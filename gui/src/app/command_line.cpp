@@ -5,7 +5,7 @@ namespace wb::gui {
 QString usageText() {
   return QStringLiteral(
       "usage: workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--compression RUN_DIR [--compress-dialog KIND]]\n"
-      "                 [--screenshot FILE [--after-steps N]]\n"
+      "                 [--export FORMAT [--artifact NAME]] [--screenshot FILE [--after-steps N]]\n"
       "\n"
       "Opens the workbench window with the experiment (default: the CNN on Fashion-MNIST).\n"
       "\n"
@@ -18,6 +18,10 @@ QString usageText() {
       "                      original); with --screenshot, nothing is trained\n"
       "  --compress-dialog KIND  with --compression: open the Compress dialog (prune, quantize, distill or\n"
       "                      pipeline) for that run; with --screenshot, the PNG shows the dialog\n"
+      "  --export FORMAT     with --compression RUN_DIR (or --open RUN_DIR): export that run's model as\n"
+      "                      torchscript, onnx or safetensors into a temporary folder and show the result;\n"
+      "                      with --screenshot, the PNG shows the result dialog\n"
+      "  --artifact NAME     with --export: a compressed model of the run instead (compressed/01-prune)\n"
       "  --version           print the version\n");
 }
 
@@ -55,6 +59,21 @@ CommandLine parseCommandLine(const QStringList& arguments) {
         return cl;
       }
       cl.compressDialog = arguments[i];
+    } else if (a == QLatin1String("--export")) {
+      static const QStringList formats = {QStringLiteral("torchscript"), QStringLiteral("onnx"),
+                                          QStringLiteral("safetensors")};
+      if (++i >= arguments.size() || !formats.contains(arguments[i])) {
+        cl.error = QStringLiteral("--export needs one of: %1").arg(formats.join(QStringLiteral(", ")));
+        return cl;
+      }
+      cl.exportFormat = arguments[i];
+    } else if (a == QLatin1String("--artifact")) {
+      if (++i >= arguments.size()) {
+        cl.error = QStringLiteral("--artifact needs a compressed model's name (compressed/01-prune)");
+        return cl;
+      }
+      cl.exportArtifact = arguments[i];
+      if (!cl.exportArtifact.contains(QLatin1Char('/'))) cl.exportArtifact.prepend(QStringLiteral("compressed/"));
     } else if (a == QLatin1String("--after-steps")) {
       bool ok = false;
       cl.afterSteps = i + 1 < arguments.size() ? arguments[++i].toLongLong(&ok) : 0;
@@ -74,6 +93,12 @@ CommandLine parseCommandLine(const QStringList& arguments) {
   }
   if (!cl.compressDialog.isEmpty() && cl.compressionRun.isEmpty()) {
     cl.error = QStringLiteral("--compress-dialog needs --compression RUN_DIR (the run to compress)");
+  } else if (!cl.exportFormat.isEmpty() && cl.compressionRun.isEmpty() && cl.openRuns.isEmpty()) {
+    cl.error = QStringLiteral("--export needs --compression RUN_DIR or --open RUN_DIR (the run to export)");
+  } else if (!cl.exportArtifact.isEmpty() && cl.exportFormat.isEmpty()) {
+    cl.error = QStringLiteral("--artifact needs --export FORMAT");
+  } else if (!cl.exportFormat.isEmpty() && !cl.compressDialog.isEmpty()) {
+    cl.error = QStringLiteral("--export and --compress-dialog open a dialog each: choose one");
   }
   return cl;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // `workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--compression RUN_DIR [--compress-dialog KIND]]
-//  [--screenshot FILE] [--after-steps N]`.
+//  [--export FORMAT [--artifact NAME]] [--screenshot FILE] [--after-steps N]`.
 
 #include <optional>
 
@@ -16,6 +16,10 @@ struct CommandLine {
   QStringList openRuns;    // run folders whose plots open at start (overlaid); with --screenshot: no training
   QString compressionRun;  // a run folder whose Compression view opens at start; with --screenshot: no training
   QString compressDialog;  // prune | quantize | distill | pipeline: that dialog opens over it (screenshot: of it)
+  // torchscript | onnx | safetensors: the run of --compression (or the first --open) is exported to a temporary
+  // folder and the result dialog opens (screenshot: of it); exportArtifact picks a compressed model instead.
+  QString exportFormat;
+  QString exportArtifact;  // "compressed/01-prune" (or "01-prune")
   bool help = false;
   bool version = false;
   QString error;  // non-empty when the arguments are wrong

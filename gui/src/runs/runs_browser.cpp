@@ -236,6 +236,26 @@ std::optional<RunRecord> RunsBrowser::selectedRun() const {
   return std::nullopt;
 }
 
+QString RunsBrowser::selectedArtifact() const {
+  const QList<QTreeWidgetItem*> items = m_table->selectedItems();
+  if (items.size() != 1 || !items.front()->parent()) return {};
+  return items.front()->data(kName, Qt::UserRole + 2).toString();
+}
+
+bool RunsBrowser::selectArtifact(const QString& folder, const QString& artifact) {
+  for (int row = 0; row < m_table->topLevelItemCount(); ++row) {
+    QTreeWidgetItem* item = m_table->topLevelItem(row);
+    if (item->data(kName, Qt::UserRole).toString() != folder) continue;
+    for (int i = 0; i < item->childCount(); ++i) {
+      if (item->child(i)->data(kName, Qt::UserRole + 2).toString() != artifact) continue;
+      m_table->clearSelection();
+      item->child(i)->setSelected(true);
+      return true;
+    }
+  }
+  return false;
+}
+
 QStringList RunsBrowser::artifactNames(const QString& folder) const {
   QStringList names;
   for (int row = 0; row < m_table->topLevelItemCount(); ++row) {

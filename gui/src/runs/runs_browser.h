@@ -36,6 +36,11 @@ class RunsBrowser : public QWidget {
   void selectFolders(const QStringList& folders);
   // The one selected run, when exactly one is.
   std::optional<RunRecord> selectedRun() const;
+  // When exactly one row is selected and it is a compressed model: its folder relative to the run folder
+  // ("compressed/02-quantize"); empty otherwise.
+  QString selectedArtifact() const;
+  // Selects one compressed model row ("compressed/02-quantize") under a run; false when it is not listed.
+  bool selectArtifact(const QString& folder, const QString& artifact);
   // The compressed models listed under a run ("01-prune", …).
   QStringList artifactNames(const QString& folder) const;
 

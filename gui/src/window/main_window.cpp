@@ -30,6 +30,7 @@
 #include "compress/compression_controller.h"
 #include "compress/compression_view.h"
 #include "editor/experiment_editor.h"
+#include "export/export_menu.h"
 #include "runs/runs_browser.h"
 #include "window/about_dialog.h"
 #include "window/log_panel.h"
@@ -287,6 +288,14 @@ void MainWindow::buildMenus() {
   m_compressMenu->addAction(m_distillAction);
   m_compressMenu->addSeparator();
   m_compressMenu->addAction(m_pipelineAction);
+
+  m_export = new ExportMenu(this, m_runs, m_charts, [this](const QString& title, const QString& message,
+                                                           const QString& hint) { showError(title, message, hint); });
+  menuBar()->addMenu(m_export->menu());
+  connect(m_export, &ExportMenu::statusMessage, this, [this](const QString& text) {
+    statusBar()->showMessage(text, 6000);
+    m_log->appendNote(text);
+  });
 
   // Filled in buildDocks, once the docks exist.
   menuBar()->addMenu(tr("&View"))->setObjectName(QStringLiteral("viewMenu"));
@@ -862,6 +871,7 @@ void MainWindow::updateActions() {
   for (QAction* action : {m_pruneAction, m_quantizeAction, m_distillAction, m_pipelineAction}) {
     action->setEnabled(compressible);
   }
+  m_export->update();
   const RunController::State state = m_controller->state();
   const bool active = state != RunController::State::Idle;
   const bool live = state == RunController::State::Running || state == RunController::State::Paused;

@@ -27,6 +27,7 @@ class ChartsPanel;
 class CompressionController;
 class CompressionView;
 class ExperimentEditor;
+class ExportMenu;
 class LogPanel;
 class RecentFiles;
 class RunProgress;
@@ -87,6 +88,8 @@ class MainWindow : public QMainWindow {
   CompressionView* compressionView() const { return m_compressionView; }
   QTabWidget* centralTabs() const { return m_centralTabs; }
   QMenu* compressMenu() const { return m_compressMenu; }
+  // Export ▸ …: the selected run's or compressed model's files, its metrics, the charts.
+  ExportMenu* exporter() const { return m_export; }
   int64_t lastStep() const { return m_lastStep; }
   int pendingHistoryLoads() const { return m_pendingLoads; }
 
@@ -161,6 +164,7 @@ class MainWindow : public QMainWindow {
   QAction* m_pipelineAction = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_compressMenu = nullptr;
+  ExportMenu* m_export = nullptr;
 
   QString m_file;
   ErrorPresenter m_presentError;

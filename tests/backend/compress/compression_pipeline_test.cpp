@@ -182,6 +182,24 @@ TEST_F(CompressionPipeline, StructuredDistilledAndQuantizedInOnePipeline) {
   EXPECT_NEAR(evaluateArtifact(run, "compressed/03-quantize").accuracy, int8.test_accuracy, 1e-9);
 }
 
+// Quantization-aware training as a pipeline pass: a fine-tuning phase (its steps in the pass's log), then an
+// int8 artifact whose record says qat.
+TEST_F(CompressionPipeline, QuantizationAwareTrainingEndsInt8) {
+  const std::string run = freshRun("qat");
+  Collected got;
+  const CompressionReport report =
+      compress(run, config({pass(R"({"type": "quantize", "mode": "qat", "max_steps": 12, "lr": 0.0001})")}), got);
+  ASSERT_EQ(report.status, RunStatus::Completed) << (got.errors.empty() ? "" : got.errors[0].message);
+  ASSERT_EQ(report.artifacts.size(), 2u);
+  EXPECT_EQ(report.artifacts[1].weights_dtype, "int8");
+  EXPECT_GT(report.artifacts[1].test_accuracy, report.artifacts[0].test_accuracy - 0.05);
+  ASSERT_FALSE(got.steps.empty());
+  EXPECT_EQ(got.steps.back(), 12);
+  const ModelArtifact a = loadArtifact(run + "/compressed/01-quantize");
+  EXPECT_EQ(a.quantization["mode"], "qat");
+  EXPECT_EQ(a.history[0]["fine_tuning"]["steps"], 12);
+}
+
 // Stopped during the fine-tuning, then run again: the pass continues from its checkpoint (step > 0, only the
 // remaining steps) and ends with the same weights as a pipeline left alone.
 TEST_F(CompressionPipeline, StoppedFineTuneContinuesFromItsCheckpoint) {

@@ -1,0 +1,21 @@
+#include "export/export_metadata.h"
+
+namespace wb {
+
+std::map<std::string, std::string> ExportMetadata::asStrings() const {
+  using nlohmann::json;
+  json normalization = {{"mean", mean}, {"std", std}, {"pixels_in_0_255", pixels_in_0_255}};
+  normalization["formula"] = pixels_in_0_255 ? "x = (pixel / 255 - mean) / std per channel"
+                                             : "x = (value - mean) / std per feature";
+  std::map<std::string, std::string> out;
+  out["input_shape"] = json(input_shape).dump();
+  out["normalization"] = normalization.dump();
+  out["class_names"] = json(class_names).dump();
+  out["experiment_name"] = experiment_name;
+  out["artifact"] = artifact;
+  out["history"] = history.dump();
+  out["producer"] = "torch-workbench";
+  return out;
+}
+
+}  // namespace wb

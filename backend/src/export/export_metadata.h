@@ -1,0 +1,29 @@
+#pragma once
+// What travels inside every exported file besides the weights, so the file runs elsewhere without guessing:
+// the input shape, the normalization the model expects (x = (pixel/255 - mean) / std per channel or feature),
+// the class names, the experiment's name, the artifact's name and its history of passes.
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+struct ExportMetadata {
+  std::vector<int64_t> input_shape;  // one sample, no batch dimension
+  std::vector<double> mean;          // per channel (images) or feature (tables)
+  std::vector<double> std;
+  bool pixels_in_0_255 = false;       // uint8 images: the model expects (x / 255 - mean) / std
+  std::vector<std::string> class_names;
+  std::string experiment_name;
+  std::string artifact;              // "model" (the run's trained model) or "compressed/NN-<pass>"
+  nlohmann::json history = nlohmann::json::array();
+
+  // Flat string pairs, the form ONNX metadata_props, TorchScript extra files and safetensors __metadata__ all
+  // take: "input_shape" -> "[1, 28, 28]", "normalization" -> JSON, "class_names" -> JSON list, ...
+  std::map<std::string, std::string> asStrings() const;
+};
+
+}  // namespace wb

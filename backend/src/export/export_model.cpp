@@ -1,0 +1,272 @@
+// exportModel: the run's experiment and data give the metadata, the artifact gives the model; each format
+// builds its whole file (or module) in memory first, so a refusal writes nothing, then writes it atomically.
+
+#include "workbench/export.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "compress/model_artifact.h"
+#include "data/dataset.h"
+#include "export/export_metadata.h"
+#include "export/safetensors_writer.h"
+#include "export/torchscript_export.h"
+#include "util/atomic_file.h"
+#include "workbench/errors.h"
+#include "workbench/experiment.h"
+#include "workbench/system_info.h"
+
+#ifdef WB_WITH_ONNX
+#include "export/onnx_export.h"
+#endif
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* const kArtifactsFolder = "compressed";
+
+ModelArtifact loadRequestedArtifact(const std::string& run_dir, const std::string& artifact, const Dataset& data) {
+  if (artifact.empty()) return loadRunModel(run_dir, data.sample_shape, data.num_classes);
+  const std::string folder = fs::path(artifact).is_absolute() ? artifact : run_dir + "/" + artifact;
+  if (!isCompleteArtifact(folder)) {
+    std::string names;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(run_dir + "/" + kArtifactsFolder, ec)) {
+      if (isCompleteArtifact(entry.path().string())) {
+        names += std::string(names.empty() ? "" : ", ") + kArtifactsFolder + "/" + entry.path().filename().string();
+      }
+    }
+    throw UserError("No model artifact " + artifact + " in " + run_dir +
+                        (fs::exists(folder) ? " (its pass did not finish)" : ""),
+                    names.empty() ? "The run has no compressed models: export the trained one (no --model), or run "
+                                    "`workbench-cli compress " + run_dir + "` first."
+                                  : "The run's artifacts: " + names);
+  }
+  ModelArtifact a = loadArtifact(folder);
+  if (a.input_shape != data.sample_shape || a.num_classes != data.num_classes) {
+    throw UserError("artifact " + artifact + " takes samples " + shapeToString(a.input_shape) + " with " +
+                        std::to_string(a.num_classes) + " classes, but the run's data has " +
+                        shapeToString(data.sample_shape) + " with " + std::to_string(data.num_classes),
+                    "The artifact belongs to another run.");
+  }
+  return a;
+}
+
+bool uint8Images(const std::string& dataset) {
+  return dataset == "fashion-mnist" || dataset == "mnist" || dataset == "cifar10";
+}
+
+// Everything the file carries besides the model, as flat strings.
+std::map<std::string, std::string> fileMetadata(const ExportMetadata& metadata, const ModelArtifact& a,
+                                                ExportFormat format) {
+  std::map<std::string, std::string> out = metadata.asStrings();
+  out["num_classes"] = std::to_string(a.num_classes);
+  out["export_format"] = toString(format);
+  out["torch_version"] = TORCH_VERSION;
+  if (a.isQuantized()) {
+    out["quantized_engine"] = a.quantization.value("engine", std::string());
+    out["quantization"] = a.quantization.dump();
+  }
+  if (!a.layers.is_null()) out["layers"] = a.layers.dump();
+  return out;
+}
+
+// Float tensors by state-dict name; int8 artifacts add the int8 weights, their scales, zero points and biases.
+NamedTensors exportedTensors(const ModelArtifact& a) {
+  NamedTensors all = a.weights;
+  all.insert(all.end(), a.buffers.begin(), a.buffers.end());
+  all.insert(all.end(), a.quantized.begin(), a.quantized.end());
+  return all;
+}
+
+std::string jsonString(const std::string& s) { return json(s).dump(); }
+
+std::string pythonSnippet(ExportFormat format, const std::string& file, const std::string& engine) {
+  const std::string f = jsonString(file);
+  switch (format) {
+    case ExportFormat::TorchScript:
+      return std::string("import json, torch\n") +
+             (engine.empty() ? ""
+                             : "torch.backends.quantized.engine = \"" + engine +
+                                   "\"  # int8: set before loading, the packed weights are made for it\n") +
+             "extra = {\"metadata.json\": \"\"}\n"
+             "model = torch.jit.load(" + f + ", _extra_files=extra).eval()\n"
+             "meta = json.loads(extra[\"metadata.json\"])  # input_shape, normalization, class_names, history\n"
+             "with torch.no_grad():\n"
+             "    logits = model(x)  # x: float32 [batch, *meta input_shape], normalized as meta says\n";
+    case ExportFormat::Onnx:
+      return "import onnxruntime as ort\n"
+             "session = ort.InferenceSession(" + f + ", providers=[\"CPUExecutionProvider\"])\n"
+             "meta = session.get_modelmeta().custom_metadata_map  # input_shape, normalization, class_names\n"
+             "logits = session.run([\"logits\"], {\"input\": x})[0]  # x: float32 numpy [batch, *input_shape]\n";
+    case ExportFormat::Safetensors:
+      return "from safetensors.torch import load_file, safe_open\n"
+             "tensors = load_file(" + f + ")  # state-dict names: model.load_state_dict(tensors)\n"
+             "with safe_open(" + f + ", framework=\"pt\") as s:\n"
+             "    meta = s.metadata()  # input_shape, normalization, class_names, layers, history\n";
+  }
+  return {};
+}
+
+std::string cppSnippet(ExportFormat format, const std::string& file, const std::string& engine) {
+  const std::string f = jsonString(file);
+  switch (format) {
+    case ExportFormat::TorchScript:
+      return std::string("#include <torch/script.h>\n") +
+             (engine.empty() ? ""
+                             : "at::globalContext().setQEngine(at::QEngine::" +
+                                   std::string(engine == "onednn" ? "ONEDNN" : engine == "qnnpack" ? "QNNPACK"
+                                                                             : engine == "x86"   ? "X86"
+                                                                                                 : "FBGEMM") +
+                                   ");  // int8: before loading\n") +
+             "torch::jit::ExtraFilesMap extra{{\"metadata.json\", \"\"}};\n"
+             "torch::jit::Module model = torch::jit::load(" + f + ", torch::kCPU, extra);\n"
+             "model.eval();\n"
+             "torch::NoGradGuard no_grad;\n"
+             "at::Tensor logits = model.forward({x}).toTensor();  // x: float [batch, ...input_shape], normalized\n";
+    case ExportFormat::Onnx:
+      return "#include <onnxruntime_cxx_api.h>\n"
+             "Ort::Env env;\n"
+             "Ort::Session session(env, " + f + ", Ort::SessionOptions{});\n"
+             "const char* in[] = {\"input\"};\n"
+             "const char* out[] = {\"logits\"};\n"
+             "auto logits = session.Run(Ort::RunOptions{}, in, &x, 1, out, 1);  // x: Ort::Value float [batch, ...]\n";
+    case ExportFormat::Safetensors:
+      return "// u64 little-endian header size N, N bytes of JSON {name: {dtype, shape, data_offsets}}, then data\n"
+             "std::ifstream in(" + f + ", std::ios::binary);\n"
+             "uint64_t n = 0;\n"
+             "in.read(reinterpret_cast<char*>(&n), 8);\n"
+             "std::string header(n, ' ');\n"
+             "in.read(header.data(), n);\n"
+             "auto meta = nlohmann::json::parse(header);  // data of a tensor: 8 + n + data_offsets[0]\n";
+  }
+  return {};
+}
+
+}  // namespace
+
+const char* toString(ExportFormat format) {
+  switch (format) {
+    case ExportFormat::TorchScript: return "torchscript";
+    case ExportFormat::Onnx: return "onnx";
+    case ExportFormat::Safetensors: return "safetensors";
+  }
+  return "?";
+}
+
+bool exportFormatFromString(const std::string& name, ExportFormat& format) {
+  for (ExportFormat f : {ExportFormat::TorchScript, ExportFormat::Onnx, ExportFormat::Safetensors}) {
+    if (name == toString(f)) {
+      format = f;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string exportUnavailable(ExportFormat format) {
+#ifndef WB_WITH_ONNX
+  if (format == ExportFormat::Onnx) {
+    return "this build has no ONNX export: it was built without ONNX's C++ library (Debian: libonnx-dev)";
+  }
+#endif
+  (void)format;
+  return {};
+}
+
+ExportResult exportModel(const ExportRequest& request, const std::function<void(double)>& progress) {
+  const auto started = std::chrono::steady_clock::now();
+  auto report = [&](double fraction) {
+    if (progress) progress(fraction);
+  };
+  report(0.0);
+  const std::string unavailable = exportUnavailable(request.format);
+  if (!unavailable.empty()) {
+    throw UserError(unavailable, "Export as torchscript or safetensors, or build with ONNX.");
+  }
+  if (request.out.empty()) throw UserError("export needs a file to write", "Give the output file, e.g. model.pt.");
+  std::error_code ec;
+  if (fs::is_directory(request.out, ec)) {
+    throw UserError("export: " + request.out + " is a folder", "Give a file name inside it, e.g. " +
+                                                                   (fs::path(request.out) / "model.pt").string());
+  }
+  if (!fs::is_regular_file(fs::path(request.run_dir) / "experiment.json", ec)) {
+    throw UserError(request.run_dir + " is not a run folder (no experiment.json)",
+                    "Give the folder of a finished run (`workbench-cli runs` lists them).");
+  }
+  const ParseResult parsed = loadExperimentFile(request.run_dir + "/experiment.json");
+  if (!parsed.ok()) {
+    throw UserError(request.run_dir + " is not a usable run folder: " + formatIssues(parsed.issues),
+                    "Give the folder of a finished run (`workbench-cli runs` lists them).");
+  }
+  configureThreads(parsed.experiment.train.threads);
+  const Dataset data = loadDataset(parsed.experiment.data, parsed.experiment.seed);
+  report(0.2);
+  const ModelArtifact artifact = loadRequestedArtifact(request.run_dir, request.artifact, data);
+  report(0.4);
+
+  ExportMetadata metadata;
+  metadata.input_shape = artifact.input_shape;
+  metadata.mean = data.normalization.mean;
+  metadata.std = data.normalization.std;
+  metadata.pixels_in_0_255 = uint8Images(parsed.experiment.data.dataset);
+  metadata.class_names = data.class_names;
+  metadata.experiment_name = parsed.experiment.name;
+  metadata.artifact = request.artifact.empty() ? "model" : request.artifact;
+  metadata.history = artifact.history;
+  const std::map<std::string, std::string> strings = fileMetadata(metadata, artifact, request.format);
+
+  // Everything is built before the file is touched: a format that cannot express a layer refuses here.
+  std::function<void(const std::string&)> write;
+  std::string bytes;
+  torch::jit::Module module;
+  switch (request.format) {
+    case ExportFormat::TorchScript: {
+      module = torchScriptModule(artifact);
+      json meta = json::object();
+      for (const auto& [k, v] : strings) meta[k] = v;
+      std::map<std::string, std::string> extra = {{"metadata.json", meta.dump(2)}};
+      write = [&module, extra](const std::string& tmp) { saveTorchScript(module, tmp, extra); };
+      break;
+    }
+    case ExportFormat::Onnx:
+#ifdef WB_WITH_ONNX
+      bytes = onnxModelBytes(artifact, metadata);
+#endif
+      break;
+    case ExportFormat::Safetensors: {
+      std::map<std::string, std::string> meta = strings;
+      meta["format"] = "pt";  // what safetensors' own loaders expect of PyTorch tensors
+      bytes = safetensorsBytes(exportedTensors(artifact), meta);
+      break;
+    }
+  }
+  report(0.8);
+  const fs::path parent = fs::path(request.out).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (write) {
+    try {
+      writeFileAtomically(request.out, write);
+    } catch (const c10::Error& e) {
+      throw UserError("Could not write " + request.out + ": " + e.what_without_backtrace(),
+                      "Check that the folder is writable and the disk is not full.");
+    }
+  } else {
+    writeFileAtomically(request.out, bytes);
+  }
+  report(1.0);
+
+  ExportResult result;
+  result.file = request.out;
+  result.bytes = static_cast<int64_t>(fs::file_size(request.out));
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const std::string engine = artifact.isQuantized() ? artifact.quantization.value("engine", std::string()) : "";
+  result.python_snippet = pythonSnippet(request.format, request.out, engine);
+  result.cpp_snippet = cppSnippet(request.format, request.out, engine);
+  return result;
+}
+
+}  // namespace wb
