@@ -39,40 +39,57 @@ TestScore scoreOnTest(InferenceModel& model, const Dataset& data) {
 
 }  // namespace
 
-double medianLatencyMs(InferenceModel& model, const torch::Tensor& x, int64_t batch, int64_t runs) {
-  using Clock = std::chrono::steady_clock;
-  torch::NoGradGuard no_grad;
-  // Batches larger than the split repeat its samples: latency depends on the shape, not the values.
+namespace {
+
+// Batches larger than the split repeat its samples: latency depends on the shape, not the values.
+torch::Tensor inputOf(const torch::Tensor& x, int64_t batch) {
   torch::Tensor input = x.slice(0, 0, std::min<int64_t>(batch, x.size(0)));
   while (input.size(0) < batch) input = torch::cat({input, input}).slice(0, 0, batch);
-  input = input.contiguous();
-  for (int i = 0; i < 3; ++i) model.forward(input);  // warm-up: allocations, packed weights, caches
-  std::vector<double> times;
-  for (int64_t i = 0; i < std::max<int64_t>(1, runs); ++i) {
-    const auto t0 = Clock::now();
-    model.forward(input);
-    times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-  }
+  return input.contiguous();
+}
+
+double median(std::vector<double> times) {
   std::sort(times.begin(), times.end());
   const size_t mid = times.size() / 2;
   return times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
 }
 
-ArtifactFigures measureArtifact(const ModelArtifact& artifact, const std::string& folder, const Dataset& data,
-                                const MeasureOptions& options) {
+}  // namespace
+
+std::vector<Latency> interleavedLatencies(const std::vector<InferenceModel*>& models, const torch::Tensor& x,
+                                          const MeasureOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  torch::NoGradGuard no_grad;
+  const int previous_threads = at::get_num_threads();
+  if (options.threads > 0) at::set_num_threads(static_cast<int>(options.threads));
+  std::vector<Latency> out(models.size());
+  for (const int64_t batch : {int64_t{1}, int64_t{64}}) {
+    const torch::Tensor input = inputOf(x, batch);
+    for (InferenceModel* m : models) {
+      for (int i = 0; i < 3; ++i) m->forward(input);  // warm-up: allocations, packed weights, caches
+    }
+    std::vector<std::vector<double>> times(models.size());
+    for (int64_t round = 0; round < std::max<int64_t>(1, options.latency_runs); ++round) {
+      for (size_t i = 0; i < models.size(); ++i) {
+        const auto t0 = Clock::now();
+        models[i]->forward(input);
+        times[i].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      }
+    }
+    for (size_t i = 0; i < models.size(); ++i) (batch == 1 ? out[i].batch1_ms : out[i].batch64_ms) = median(times[i]);
+  }
+  at::set_num_threads(previous_threads);
+  return out;
+}
+
+ArtifactFigures measureArtifact(const ModelArtifact& artifact, InferenceModel& model, const std::string& folder,
+                                const Dataset& data) {
   ArtifactFigures f;
   f.name = artifact.name;
   f.source = artifact.source;
-  const int previous_threads = at::get_num_threads();
-  if (options.threads > 0) at::set_num_threads(static_cast<int>(options.threads));
-  auto model = makeInferenceModel(artifact);
-  const TestScore score = scoreOnTest(*model, data);
+  const TestScore score = scoreOnTest(model, data);
   f.test_loss = score.loss;
   f.test_accuracy = score.accuracy;
-  const torch::Tensor sample_source = data.test_x.size(0) > 0 ? data.test_x : data.train_x;
-  f.latency_ms_batch1 = medianLatencyMs(*model, sample_source, 1, options.latency_runs);
-  f.latency_ms_batch64 = medianLatencyMs(*model, sample_source, 64, options.latency_runs);
-  at::set_num_threads(previous_threads);
   const ParameterCounts counts = countParameters(artifact);
   f.parameters = counts.total;
   f.nonzero_parameters = counts.nonzero;

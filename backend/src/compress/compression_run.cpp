@@ -174,19 +174,25 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
   events.log(LogLevel::Info, data.description);
 
   const MeasureOptions measure{config.latency_runs, config.latency_threads};
-  ArtifactFigures baseline;  // the original, measured in this session
-  auto publish = [&](const ModelArtifact& a, const std::string& artifact_folder, const std::string& pass,
-                     const std::string& description) {
-    ArtifactFigures f = measureArtifact(a, artifact_folder, data, measure);
-    if (pass == "original") baseline = f;
-    f.baseline_latency_ms_batch1 = baseline.latency_ms_batch1;
-    f.baseline_latency_ms_batch64 = baseline.latency_ms_batch64;
+  // Each artifact's figures, with its latency timed in rounds interleaved with the original's (whose model
+  // stays loaded): the speedup compares two timings taken under the same conditions.
+  auto figuresOf = [&](const ModelArtifact& a, InferenceModel& model, const std::string& artifact_folder,
+                       const std::string& pass, const std::string& description, const Latency& latency,
+                       const Latency& baseline) {
+    ArtifactFigures f = measureArtifact(a, model, artifact_folder, data);
+    f.latency_ms_batch1 = latency.batch1_ms;
+    f.latency_ms_batch64 = latency.batch64_ms;
+    f.baseline_latency_ms_batch1 = baseline.batch1_ms;
+    f.baseline_latency_ms_batch64 = baseline.batch64_ms;
     f.path = std::string(kFolder) + "/" + a.name;
     f.pass = pass;
     f.description = description;
     if (a.isQuantized() && !a.history.empty()) {
       f.float_layers = a.history.back().value("float_layers", std::vector<std::string>{});
     }
+    return f;
+  };
+  auto publish = [&](const ArtifactFigures& f) {
     recordFigures(run_dir, f);
     events.post(f);
     std::ostringstream line;
@@ -196,6 +202,7 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
          << f.latency_ms_batch64 << " ms (batch 64)";
     events.log(LogLevel::Info, line.str());
   };
+  const torch::Tensor timing_input = data.test_x.size(0) > 0 ? data.test_x : data.train_x;
 
   // The original, saved as an artifact once so that it is measured (and exported) exactly like the others.
   const std::string original_folder = folder + "/" + kOriginal;
@@ -207,28 +214,45 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
     original.name = kOriginal;
     saveArtifact(original, original_folder);
   }
+  const std::unique_ptr<InferenceModel> original_model = makeInferenceModel(original);
   events.log(LogLevel::Info, "Measuring the original model (" + std::to_string(config.latency_runs) +
                                  " timed runs per batch size)");
-  publish(original, original_folder, "original", "the trained model");
 
   if (request.measure_only) {
-    // Every finished artifact again, in name order, against the original just measured.
+    // The original and every finished artifact, all timed in the same interleaved rounds.
     std::vector<std::string> names;
     for (const auto& entry : fs::directory_iterator(folder)) {
       const std::string name = entry.path().filename().string();
       if (name != kOriginal && isCompleteArtifact(entry.path().string())) names.push_back(name);
     }
     std::sort(names.begin(), names.end());
-    const std::vector<ArtifactFigures> known = readReport(run_dir);
+    std::vector<ModelArtifact> artifacts;
+    std::vector<std::unique_ptr<InferenceModel>> models;
+    std::vector<InferenceModel*> timed = {original_model.get()};
     for (const std::string& name : names) {
+      artifacts.push_back(loadArtifact(folder + "/" + name));
+      models.push_back(makeInferenceModel(artifacts.back()));
+      timed.push_back(models.back().get());
+    }
+    events.log(LogLevel::Info, "Timing " + std::to_string(timed.size()) + " models in interleaved rounds");
+    const std::vector<Latency> latencies = interleavedLatencies(timed, timing_input, measure);
+    publish(figuresOf(original, *original_model, original_folder, "original", "the trained model", latencies[0],
+                      latencies[0]));
+    const std::vector<ArtifactFigures> known = readReport(run_dir);
+    for (size_t i = 0; i < artifacts.size(); ++i) {
       if (control.stopRequested()) return RunStatus::Interrupted;
-      const ModelArtifact a = loadArtifact(folder + "/" + name);
-      auto it = std::find_if(known.begin(), known.end(), [&](const ArtifactFigures& f) { return f.name == name; });
+      const ModelArtifact& a = artifacts[i];
+      auto it = std::find_if(known.begin(), known.end(), [&](const ArtifactFigures& f) { return f.name == a.name; });
       const json last = a.history.empty() ? json::object() : a.history.back();
-      publish(a, folder + "/" + name, it != known.end() ? it->pass : last.value("pass", json::object()).value("type", ""),
-              it != known.end() ? it->description : last.value("description", ""));
+      const std::string pass = it != known.end() ? it->pass : last.value("pass", json::object()).value("type", "");
+      const std::string description = it != known.end() ? it->description : last.value("description", "");
+      publish(figuresOf(a, *models[i], folder + "/" + names[i], pass, description, latencies[i + 1], latencies[0]));
     }
     return RunStatus::Completed;
+  }
+  {
+    const Latency alone = interleavedLatencies({original_model.get()}, timing_input, measure)[0];
+    publish(figuresOf(original, *original_model, original_folder, "original", "the trained model", alone, alone));
   }
 
   // Continue the pipeline left unfinished with the same passes, or start a new one after the artifacts so far.
@@ -286,7 +310,12 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
     saveArtifact(next, pass_folder);
     std::error_code ec;
     fs::remove_all(pass_folder + "/checkpoints", ec);  // the artifact supersedes the pass's checkpoints
-    publish(next, pass_folder, pass.type, describePass(pass));
+    {
+      const std::unique_ptr<InferenceModel> model = makeInferenceModel(next);
+      const std::vector<Latency> latencies =
+          interleavedLatencies({original_model.get(), model.get()}, timing_input, measure);
+      publish(figuresOf(next, *model, pass_folder, pass.type, describePass(pass), latencies[1], latencies[0]));
+    }
     stage.state = "finished";
     events.post(stage);
     current = std::move(next);
