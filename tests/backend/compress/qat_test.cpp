@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "support/fashion_subset.h"
 #include "compress/qat_model.h"
 #include "compress/quantization.h"
 #include "compress/quantized_net.h"
@@ -21,23 +22,8 @@ namespace {
 
 using nlohmann::json;
 
-const Dataset& fashion() {
-  static const Dataset data = [] {
-    DataConfig config;
-    config.dataset = "fashion-mnist";
-    config.path = WB_FASHION_MNIST_DIR;
-    config.limit = 4096;
-    config.val_fraction = 0;
-    config.augment_enabled = false;
-    return loadDataset(config, 3);
-  }();
-  return data;
-}
-
-torch::Tensor resized(const torch::Tensor& x, const Shape& shape) {
-  if (x.size(2) == shape[1]) return x;
-  return torch::adaptive_avg_pool2d(x, {shape[1], shape[2]});
-}
+using test::fashion;
+using test::resized;
 
 // `steps` Adam steps (batch 32) of `model` on Fashion-MNIST training images from batch `first` on.
 void trainSteps(Model& model, const Shape& shape, int steps, double lr, int first = 0) {

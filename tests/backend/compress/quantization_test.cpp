@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/fashion_subset.h"
 #include "compress/observers.h"
 #include "compress/quantization.h"
 #include "compress/quantized_net.h"
@@ -95,23 +96,8 @@ TEST(Observer, AffineQParamsIncludeZero) {
 // Trained nets on Fashion-MNIST
 // -----------------------------------------------------------------------------------------------------
 
-const Dataset& fashion() {
-  static const Dataset data = [] {
-    DataConfig config;
-    config.dataset = "fashion-mnist";
-    config.path = WB_FASHION_MNIST_DIR;
-    config.limit = 4096;
-    config.val_fraction = 0;
-    config.augment_enabled = false;
-    return loadDataset(config, 3);
-  }();
-  return data;
-}
-
-torch::Tensor resized(const torch::Tensor& x, const Shape& shape) {
-  if (x.size(2) == shape[1]) return x;
-  return torch::adaptive_avg_pool2d(x, {shape[1], shape[2]});
-}
+using test::fashion;
+using test::resized;
 
 // A layer list trained for `steps` Adam steps (batch 32) on Fashion-MNIST, as a float artifact.
 ModelArtifact trained(const json& layers, const Shape& shape, int steps) {

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/fashion_subset.h"
 #include "compress/channel_pruning.h"
 #include "compress/model_artifact.h"
 #include "compress/quantization.h"
@@ -61,23 +62,8 @@ std::string tempDir() {
   return dir.path();
 }
 
-const Dataset& fashion() {
-  static const Dataset data = [] {
-    DataConfig config;
-    config.dataset = "fashion-mnist";
-    config.path = WB_FASHION_MNIST_DIR;
-    config.limit = 4096;
-    config.val_fraction = 0;
-    config.augment_enabled = false;
-    return loadDataset(config, 3);
-  }();
-  return data;
-}
-
-torch::Tensor resized(const torch::Tensor& x, const Shape& shape) {
-  if (x.size(2) == shape[1]) return x;
-  return torch::adaptive_avg_pool2d(x, {shape[1], shape[2]});
-}
+using test::fashion;
+using test::resized;
 
 torch::Tensor testImages(int64_t from, int64_t count, const Shape& shape) {
   return resized(fashion().test_x.slice(0, from, from + count), shape).contiguous();
