@@ -12,7 +12,7 @@ packages=(
   libonnx-dev python3-onnx
 )
 if [[ "${WORKBENCH_GUI:-ON}" == "ON" ]]; then
-  packages+=(qt6-base-dev libqcustomplot-dev)
+  packages+=(qt6-base-dev qt6-svg-dev libqcustomplot-dev)
 fi
 
 missing=()

@@ -93,7 +93,11 @@ class ExportTest : public QObject {
     showRuns(window);
     ExportMenu* exporter = window.exporter();
     QVERIFY(window.menuBar()->actions().contains(exporter->menu()->menuAction()));
-    for (QAction* a : exporter->menu()->actions()) QVERIFY2(!a->text().contains(QStringLiteral("SVG")), qPrintable(a->text()));
+    QStringList texts;
+    for (QAction* a : exporter->menu()->actions()) texts << a->text().remove(QLatin1Char('&'));
+    for (const char* format : {"PNG", "SVG", "PDF"}) {
+      QVERIFY2(texts.join(QLatin1Char('|')).contains(QLatin1String(format)), qPrintable(texts.join(QLatin1Char('|'))));
+    }
     const QList<Item> models = {Item::TorchScript, Item::Onnx, Item::Safetensors};
 
     // Nothing selected: nothing to export, and the tooltip says what to select.
@@ -104,6 +108,7 @@ class ExportTest : public QObject {
     }
     QVERIFY(!exporter->action(Item::MetricsCsv)->isEnabled());
     QVERIFY(!exporter->action(Item::ChartsPng)->isEnabled());  // the charts are empty
+    QVERIFY(!exporter->action(Item::ChartsSvg)->isEnabled());
     QVERIFY(!exporter->action(Item::ChartsPdf)->isEnabled());
     QVERIFY(!exporter->selectedTarget());
 
@@ -146,6 +151,7 @@ class ExportTest : public QObject {
     QTRY_VERIFY(window.pendingHistoryLoads() == 0 && window.charts()->traceCount() == 1);
     exporter->update();
     QVERIFY(exporter->action(Item::ChartsPng)->isEnabled());
+    QVERIFY(exporter->action(Item::ChartsSvg)->isEnabled());
     QVERIFY(exporter->action(Item::ChartsPdf)->isEnabled());
   }
 
@@ -272,7 +278,7 @@ class ExportTest : public QObject {
 
     window.openRuns({m_run}, true);
     QTRY_VERIFY(window.pendingHistoryLoads() == 0 && window.charts()->traceCount() == 1);
-    for (const QString& suffix : {QStringLiteral("png"), QStringLiteral("pdf")}) {
+    for (const QString& suffix : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
       const QString folder = out.filePath(QStringLiteral("charts-") + suffix);
       const QStringList files = exporter->exportChartsTo(folder, suffix);
       QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
@@ -286,6 +292,13 @@ class ExportTest : public QObject {
       if (suffix == QLatin1String("png")) {
         const QImage image(QDir(folder).filePath(QStringLiteral("loss.png")));
         QVERIFY(!image.isNull() && image.width() >= 480);
+      }
+      if (suffix == QLatin1String("svg")) {  // vector drawing: the chart's text is in the file as text
+        QFile svg(QDir(folder).filePath(QStringLiteral("loss.svg")));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray content = svg.readAll();
+        QVERIFY(content.contains("<svg"));
+        QVERIFY(content.contains("<path") || content.contains("<polyline"));
       }
     }
   }

@@ -14,6 +14,7 @@
 #include <QProgressBar>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QSvgGenerator>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -25,6 +26,30 @@
 
 namespace wb::gui {
 namespace {
+
+// QCustomPlot draws into any QPainter device: an SVG generator gives vector charts (lines and text stay sharp
+// in papers and slides). Written beside the target and renamed, so a failed write leaves no half file.
+bool saveSvg(QCustomPlot* plot, const QString& file, int width, int height) {
+  const QString temp = file + QStringLiteral(".part");
+  {
+    QSvgGenerator generator;
+    generator.setFileName(temp);
+    generator.setSize(QSize(width, height));
+    generator.setViewBox(QRect(0, 0, width, height));
+    generator.setTitle(plot->objectName());
+    generator.setDescription(QStringLiteral("Torch Workbench"));
+    QCPPainter painter;
+    if (!painter.begin(&generator)) return false;
+    plot->toPainter(&painter, width, height);
+    painter.end();
+  }
+  if (QFileInfo(temp).size() <= 0) {
+    QFile::remove(temp);
+    return false;
+  }
+  QFile::remove(file);
+  return QFile::rename(temp, file);
+}
 
 constexpr int kProgressDelayMs = 300;  // a quick export never flashes a progress dialog
 constexpr qint64 kCopyChunk = 1 << 20;
@@ -115,6 +140,7 @@ ExportMenu::ExportMenu(QMainWindow* window, RunsBrowser* runs, ChartsPanel* char
       {Item::Safetensors, "exportSafetensors", tr("&Weights as safetensors…")},
       {Item::MetricsCsv, "exportMetricsCsv", tr("&Metrics as CSV…")},
       {Item::ChartsPng, "exportChartsPng", tr("All Charts as &PNG…")},
+      {Item::ChartsSvg, "exportChartsSvg", tr("All Charts as &SVG…")},
       {Item::ChartsPdf, "exportChartsPdf", tr("All Charts as P&DF…")},
   };
   for (const Spec& spec : specs) {
@@ -127,8 +153,8 @@ ExportMenu::ExportMenu(QMainWindow* window, RunsBrowser* runs, ChartsPanel* char
   connect(action(Item::Safetensors), &QAction::triggered, this, [this] { chooseModelFile(ExportFormat::Safetensors); });
   connect(action(Item::MetricsCsv), &QAction::triggered, this, &ExportMenu::chooseMetricsFile);
   connect(action(Item::ChartsPng), &QAction::triggered, this, [this] { chooseChartsFolder(QStringLiteral("png")); });
+  connect(action(Item::ChartsSvg), &QAction::triggered, this, [this] { chooseChartsFolder(QStringLiteral("svg")); });
   connect(action(Item::ChartsPdf), &QAction::triggered, this, [this] { chooseChartsFolder(QStringLiteral("pdf")); });
-  // SVG is not offered: Debian's Qt 6 build here has no Qt SVG module (QSvgGenerator) to draw charts with.
 
   m_menu->addAction(action(Item::TorchScript));
   m_menu->addAction(action(Item::Onnx));
@@ -137,6 +163,7 @@ ExportMenu::ExportMenu(QMainWindow* window, RunsBrowser* runs, ChartsPanel* char
   m_menu->addAction(action(Item::MetricsCsv));
   m_menu->addSeparator();
   m_menu->addAction(action(Item::ChartsPng));
+  m_menu->addAction(action(Item::ChartsSvg));
   m_menu->addAction(action(Item::ChartsPdf));
   // The charts fill without a selection change: look again whenever the menu opens.
   connect(m_menu, &QMenu::aboutToShow, this, &ExportMenu::update);
@@ -225,11 +252,13 @@ void ExportMenu::update() {
   metrics->setStatusTip(metrics->toolTip());
 
   const bool charted = m_charts->traceCount() > 0;
-  for (Item item : {Item::ChartsPng, Item::ChartsPdf}) {
+  for (Item item : {Item::ChartsPng, Item::ChartsSvg, Item::ChartsPdf}) {
     QAction* a = action(item);
     a->setEnabled(charted);
-    a->setToolTip(charted ? tr("Save every chart of the Training view as a %1 file into a folder")
-                                .arg(item == Item::ChartsPng ? QStringLiteral("PNG") : QStringLiteral("PDF"))
+    const QString format = item == Item::ChartsPng ? QStringLiteral("PNG")
+                           : item == Item::ChartsSvg ? QStringLiteral("SVG")
+                                                     : QStringLiteral("PDF");
+    a->setToolTip(charted ? tr("Save every chart of the Training view as a %1 file into a folder").arg(format)
                           : tr("The charts are empty: open a run from the Runs panel, or start one"));
     a->setStatusTip(a->toolTip());
   }
@@ -370,16 +399,21 @@ QStringList ExportMenu::exportChartsTo(const QString& folder, const QString& suf
     return {};
   }
   m_charts->replotAllNow();  // ranges and views up to date, even for charts behind another tab
-  const bool pdf = suffix.compare(QLatin1String("pdf"), Qt::CaseInsensitive) == 0;
+  const QString kind = suffix.toLower();
   QStringList written;
   QStringList failed;
   for (MetricChart* chart : m_charts->charts()) {
-    const QString file =
-        QDir(folder).filePath(fileNamePart(chart->title().toLower()) + (pdf ? QLatin1String(".pdf") : QLatin1String(".png")));
+    const QString file = QDir(folder).filePath(fileNamePart(chart->title().toLower()) + QLatin1Char('.') + kind);
     const int w = chart->width() >= kChartMinWidth ? chart->width() : kChartWidth;
     const int h = chart->height() >= kChartMinHeight ? chart->height() : kChartHeight;
-    const bool ok = pdf ? chart->savePdf(file, w, h, QCP::epNoCosmetic, QStringLiteral("Torch Workbench"), chart->title())
-                        : chart->savePng(file, w, h, 2.0);
+    bool ok = false;
+    if (kind == QLatin1String("pdf")) {
+      ok = chart->savePdf(file, w, h, QCP::epNoCosmetic, QStringLiteral("Torch Workbench"), chart->title());
+    } else if (kind == QLatin1String("svg")) {
+      ok = saveSvg(chart, file, w, h);
+    } else {
+      ok = chart->savePng(file, w, h, 2.0);
+    }
     (ok ? written : failed) << file;
   }
   if (!failed.isEmpty()) {

@@ -32,7 +32,7 @@ class ExportMenu : public QObject {
   Q_OBJECT
 
  public:
-  enum class Item { TorchScript, Onnx, Safetensors, MetricsCsv, ChartsPng, ChartsPdf };
+  enum class Item { TorchScript, Onnx, Safetensors, MetricsCsv, ChartsPng, ChartsSvg, ChartsPdf };
   using ErrorPresenter = std::function<void(const QString& title, const QString& message, const QString& hint)>;
 
   // What a model export starts from: a run, or one of its compressed models.
@@ -88,7 +88,7 @@ class ExportMenu : public QObject {
   ErrorPresenter m_presentError;
   ModelExporter* m_exporter;
   QMenu* m_menu;
-  QAction* m_actions[6] = {};
+  QAction* m_actions[7] = {};
   QString m_unavailable[3];  // per ExportFormat: why this build cannot write it ("" when it can)
   QString m_lastFolder;
   QString m_exportLabel;  // "fashion-mnist-cnn · 02-quantize as ONNX", of the export in flight

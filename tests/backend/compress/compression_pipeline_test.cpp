@@ -182,6 +182,29 @@ TEST_F(CompressionPipeline, StructuredDistilledAndQuantizedInOnePipeline) {
   EXPECT_NEAR(evaluateArtifact(run, "compressed/03-quantize").accuracy, int8.test_accuracy, 1e-9);
 }
 
+// Gradual pruning: the sparsity rises on the cubic schedule during the pass's fine-tuning and ends at the
+// target, the pruned weights zero in the artifact.
+TEST_F(CompressionPipeline, GradualPruningReachesTheTargetDuringFineTuning) {
+  const std::string run = freshRun("gradual");
+  Collected got;
+  const CompressionReport report = compress(
+      run, config({pass(R"({"type": "prune", "amount": 0.6, "schedule": "gradual", "scope": "layer", "max_steps": 20})")}),
+      got);
+  ASSERT_EQ(report.status, RunStatus::Completed) << (got.errors.empty() ? "" : got.errors[0].message);
+  const ModelArtifact a = loadArtifact(run + "/compressed/01-prune");
+  const nlohmann::json& record = a.history.at(0);
+  EXPECT_EQ(record["schedule"]["kind"], "cubic");
+  EXPECT_EQ(record["schedule"]["steps"], 20);
+  EXPECT_EQ(record["fine_tuning"]["steps"], 20);
+  for (const auto& layer : record["masks"]["layers"]) {
+    EXPECT_NEAR(layer["pruned"].get<double>(), 0.6 * layer["size"].get<double>(), 1.0) << layer["name"];
+  }
+  ASSERT_EQ(a.masks.size(), 2u);
+  for (const auto& [name, mask] : a.masks) {
+    EXPECT_NEAR(1.0 - mask.mean().item<double>(), 0.6, 1e-3) << name;
+  }
+}
+
 // Quantization-aware training as a pipeline pass: a fine-tuning phase (its steps in the pass's log), then an
 // int8 artifact whose record says qat.
 TEST_F(CompressionPipeline, QuantizationAwareTrainingEndsInt8) {
