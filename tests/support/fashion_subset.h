@@ -4,8 +4,12 @@
 
 #include <torch/torch.h>
 
+#include <nlohmann/json.hpp>
+
+#include "compress/model_artifact.h"
 #include "data/dataset.h"
 #include "model/layer.h"
+#include "model/model.h"
 
 namespace wb::test {
 
@@ -26,6 +30,30 @@ inline const Dataset& fashion() {
 inline torch::Tensor resized(const torch::Tensor& x, const Shape& shape) {
   if (x.size(2) == shape[1]) return x;
   return torch::adaptive_avg_pool2d(x, {shape[1], shape[2]});
+}
+
+// A layer list trained for `steps` Adam steps (lr 2e-3, batch 32) on the subset, from `seed`, as a float
+// artifact: trained weights and batch-norm statistics make output comparisons meaningful (not a net of
+// near-equal logits).
+inline ModelArtifact trainedArtifact(const nlohmann::json& layers, const Shape& shape, int steps, uint64_t seed) {
+  torch::manual_seed(seed);
+  ModelConfig config;
+  config.preset = "";
+  config.layers = layers;
+  auto model = buildModel(config, shape, 10);
+  torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(2e-3));
+  model->train(true);
+  const Dataset& d = fashion();
+  for (int s = 0; s < steps; ++s) {
+    const int64_t from = (s * 32) % (d.train_x.size(0) - 32);
+    opt.zero_grad();
+    torch::nn::functional::cross_entropy(model->forward(resized(d.train_x.slice(0, from, from + 32), shape)),
+                                         d.train_y.slice(0, from, from + 32))
+        .backward();
+    opt.step();
+  }
+  model->train(false);
+  return artifactFromModel(*model, layers, "", shape, 10);
 }
 
 }  // namespace wb::test

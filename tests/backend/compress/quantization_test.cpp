@@ -99,26 +99,8 @@ TEST(Observer, AffineQParamsIncludeZero) {
 using test::fashion;
 using test::resized;
 
-// A layer list trained for `steps` Adam steps (batch 32) on Fashion-MNIST, as a float artifact.
 ModelArtifact trained(const json& layers, const Shape& shape, int steps) {
-  torch::manual_seed(11);
-  ModelConfig config;
-  config.preset = "";
-  config.layers = layers;
-  auto model = buildModel(config, shape, 10);
-  torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(2e-3));
-  model->train(true);
-  const Dataset& d = fashion();
-  for (int s = 0; s < steps; ++s) {
-    const int64_t from = (s * 32) % (d.train_x.size(0) - 32);
-    const torch::Tensor x = resized(d.train_x.slice(0, from, from + 32), shape);
-    const torch::Tensor y = d.train_y.slice(0, from, from + 32);
-    opt.zero_grad();
-    torch::nn::functional::cross_entropy(model->forward(x), y).backward();
-    opt.step();
-  }
-  model->train(false);
-  return artifactFromModel(*model, layers, "", shape, 10);
+  return test::trainedArtifact(layers, shape, steps, 11);
 }
 
 // Batches of training images for calibration.

@@ -69,27 +69,8 @@ torch::Tensor testImages(int64_t from, int64_t count, const Shape& shape) {
   return resized(fashion().test_x.slice(0, from, from + count), shape).contiguous();
 }
 
-// A layer list trained for `steps` Adam steps (batch 32) on Fashion-MNIST, as a float artifact: trained
-// weights and batch-norm statistics make the comparison meaningful (not a net of near-equal logits).
 ModelArtifact trained(const json& layers, const Shape& shape, int steps) {
-  torch::manual_seed(5);
-  ModelConfig config;
-  config.preset = "";
-  config.layers = layers;
-  auto model = buildModel(config, shape, 10);
-  torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(2e-3));
-  model->train(true);
-  const Dataset& d = fashion();
-  for (int s = 0; s < steps; ++s) {
-    const int64_t from = (s * 32) % (d.train_x.size(0) - 32);
-    opt.zero_grad();
-    torch::nn::functional::cross_entropy(model->forward(resized(d.train_x.slice(0, from, from + 32), shape)),
-                                         d.train_y.slice(0, from, from + 32))
-        .backward();
-    opt.step();
-  }
-  model->train(false);
-  ModelArtifact a = artifactFromModel(*model, layers, "", shape, 10);
+  ModelArtifact a = test::trainedArtifact(layers, shape, steps, 5);
   a.name = "test";
   return a;
 }
