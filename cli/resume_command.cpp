@@ -44,10 +44,16 @@ int resumeCommand(const std::vector<std::string>& args) {
     std::cerr << "error: resume needs a run folder (`workbench-cli runs` lists them)\n\n" << help;
     return kExitBadInput;
   }
+  std::optional<ProcessLaunch> launch;
+  if (!readProcessLaunch(launch)) return kExitBadInput;
   const ParseResult parsed = loadExperimentFile(request.run_dir + "/experiment.json");
   options.epochs = parsed.ok() && parsed.experiment.train.epochs > 0 ? parsed.experiment.train.epochs : 1;
   return runSession(
-      [&](TrainingRun::EventSink sink) { return std::make_unique<TrainingRun>(request, std::move(sink)); },
+      [&](TrainingRun::EventSink sink) {
+        auto run = std::make_unique<TrainingRun>(request, std::move(sink));
+        if (launch) run->setProcessLaunch(*launch);
+        return run;
+      },
       options);
 }
 

@@ -1,5 +1,7 @@
 #include "run_session.h"
 
+#include "workbench/errors.h"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -41,6 +43,17 @@ int runSession(const std::function<std::unique_ptr<TrainingRun>(TrainingRun::Eve
         return SessionJob{[&run] { run->requestStop(); }, [&run] { run->wait(); }};
       },
       options, [](const RunSummary& summary) { return summaryToJson(summary); });
+}
+
+bool readProcessLaunch(std::optional<ProcessLaunch>& launch) {
+  try {
+    launch = processLaunchFromEnvironment();
+  } catch (const UserError& e) {
+    printError(e.what(), e.hint());
+    return false;
+  }
+  if (launch && launch->world_size <= 1) launch.reset();  // a job of one process trains as if alone
+  return true;
 }
 
 int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start, const SessionOptions& options,

@@ -4,6 +4,7 @@
 // --json summary at the end.
 
 #include <functional>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,10 @@ struct SessionJob {
 // As above; `result_json` makes the --json object from the final summary (and the error, added after).
 int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start, const SessionOptions& options,
                  const std::function<nlohmann::json(const RunSummary&)>& result_json);
+
+// The launch (torchrun, Slurm) this process is part of, when it trains one rank of several: false (the error
+// printed, naming the variable) when the launcher's variables are bad.
+bool readProcessLaunch(std::optional<ProcessLaunch>& launch);
 
 // Prints an error (and what to do about it) on stderr.
 void printError(const std::string& message, const std::string& hint);

@@ -21,6 +21,10 @@ const char* kTrainHelp =
     "                        (progress then goes to stderr)\n"
     "  --quiet               no progress, only errors (and the --json object)\n"
     "\n"
+    "Several train.devices train data parallel in this process (one rank per device). Started by torchrun\n"
+    "(torchrun --no-python --nproc-per-node=N workbench-cli train EXP.json) or srun, each process trains one\n"
+    "rank (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT; or SLURM_PROCID, SLURM_NTASKS, ...).\n"
+    "\n"
     "Ctrl-C or SIGTERM stops after the step in flight and writes a checkpoint; the run is marked interrupted\n"
     "and `workbench-cli resume RUN_DIR` continues it (a second Ctrl-C quits at once).\n"
     "Exit status: 0 done, 2 bad input, 1 failure, 130 interrupted (SIGINT), 143 (SIGTERM).\n";
@@ -47,13 +51,19 @@ int trainCommand(const std::vector<std::string>& args) {
   }
   const std::optional<Experiment> experiment = resolveExperiment(exp_args);
   if (!experiment) return kExitBadInput;
+  std::optional<ProcessLaunch> launch;
+  if (!readProcessLaunch(launch)) return kExitBadInput;
 
   SessionOptions options;
   options.json = json;
   options.quiet = quiet;
   options.epochs = experiment->train.epochs > 0 ? experiment->train.epochs : 1;
   return runSession(
-      [&](TrainingRun::EventSink sink) { return std::make_unique<TrainingRun>(*experiment, std::move(sink)); },
+      [&](TrainingRun::EventSink sink) {
+        auto run = std::make_unique<TrainingRun>(*experiment, std::move(sink));
+        if (launch) run->setProcessLaunch(*launch);
+        return run;
+      },
       options);
 }
 

@@ -13,7 +13,20 @@
 #define WB_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
+namespace c10d {
+class ProcessGroup;
+class Backend;
+}  // namespace c10d
+
 namespace wb::compat {
+
+// c10d's Gloo and NCCL process groups derive from ProcessGroup in 1.x and from Backend in 2.x; both bases have
+// the collectives we call (allreduce, broadcast, allgather with their options).
+#if WB_TORCH_AT_LEAST(2, 0)
+using CollectiveBackend = c10d::Backend;
+#else
+using CollectiveBackend = c10d::ProcessGroup;
+#endif
 
 inline const char* torchVersion() { return TORCH_VERSION; }
 

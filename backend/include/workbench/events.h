@@ -11,6 +11,17 @@ namespace wb {
 
 // Aggregated over the steps since the previous StepMetrics (train.log_every_steps of them): losses are
 // accumulated on the device and read back only here.
+// One device's share of a data-parallel window (train.devices with several entries, or a torchrun job).
+struct DeviceMetrics {
+  int64_t rank = 0;
+  std::string device;          // "cpu", "cuda:1"; under torchrun the host's name is prefixed ("node2/cuda:0")
+  double samples_per_sec = 0;  // this rank's own samples over the window
+  int64_t cpu_rss_bytes = 0;   // the process's resident memory (ranks in one process share it)
+  int64_t cuda_allocated_bytes = -1;  // -1 on CPU
+  int64_t cuda_reserved_bytes = -1;
+  int64_t cuda_peak_bytes = -1;
+};
+
 struct StepMetrics {
   int64_t step = 0;            // optimizer steps done
   int64_t epoch = 0;           // 1-based epoch in progress
@@ -36,6 +47,13 @@ struct StepMetrics {
   int64_t cuda_peak_bytes = -1;
   double elapsed_s = 0;  // since the run started
   double eta_s = -1;
+  // Data parallel: one entry per rank (empty with one device). loss and samples_per_sec above are then the
+  // global ones (all ranks' samples); the memory fields above are rank 0's.
+  std::vector<DeviceMetrics> devices;
+  // Data parallel: share of the gradient allreduce time that ran while backward was still computing (0..1);
+  // -1 with one device.
+  double allreduce_hidden_fraction = -1;
+  double allreduce_ms = -1;  // mean per step: from the first bucket's launch to the last one's completion
 };
 
 struct EpochMetrics {

@@ -95,7 +95,11 @@ struct TrainConfig {
   int64_t grad_accum = 1;
   double clip_grad_norm = 0.0;  // 0 = off
   std::string amp = "off";      // off | bf16 | fp16
+  // Several entries = data parallel, one rank per entry ("cpu:2" in the file is two CPU ranks).
   std::vector<std::string> devices = {"cpu"};
+  double bucket_mb = 25.0;        // data parallel: gradients are allreduced in buckets of about this size
+  bool sync_batchnorm = false;    // data parallel: batch norm statistics over the global batch
+  double collective_timeout = 300.0;  // seconds a rank waits for the others before the run fails
   int64_t threads = 0;  // 0 = one per core
   int64_t blas_threads = 0;  // OpenBLAS's threads; 0 = chosen so the two pools do not oversubscribe the cores
   // CUDA fast paths (no effect on the CPU); docs/experiment.md says what each one does

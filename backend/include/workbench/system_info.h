@@ -31,6 +31,8 @@ std::string describe(const SystemInfo& info);
 // `requested` 0 means one per core (train.threads); `blas_requested` 0 means as many OpenBLAS threads as
 // intra-op threads (train.blas_threads overrides it). Returns a line that says what was chosen and why.
 std::string configureThreads(int64_t requested, int64_t blas_requested = 0);
+// The cores this process may use (at least 1).
+int64_t coresAvailable();
 
 }  // namespace wb
 

@@ -1,7 +1,7 @@
 #pragma once
 // A training run on its own worker thread: start, pause, resume, stop, and batches of events out.
-// The run owns its folder under output.runs_dir and the event stream; the training loop itself is one rank's
-// (several ranks, one per device, are the roadmap's data-parallel runs).
+// The run owns its folder under output.runs_dir and the event stream. Several train.devices train data
+// parallel: one rank per device, each on its own thread, one run (rank 0 writes the folder and checkpoints).
 
 #include <functional>
 #include <memory>
@@ -9,6 +9,7 @@
 
 #include "workbench/events.h"
 #include "workbench/experiment.h"
+#include "workbench/process_launch.h"
 
 namespace wb {
 
@@ -31,6 +32,9 @@ class TrainingRun {
   TrainingRun(const TrainingRun&) = delete;
   TrainingRun& operator=(const TrainingRun&) = delete;
 
+  // This process is one rank of a job started by torchrun or Slurm (see processLaunchFromEnvironment): it
+  // trains that rank on its device and meets the others through the launcher's store. Call before start().
+  void setProcessLaunch(const ProcessLaunch& launch);
   void start();          // returns at once; the worker loads data, builds the model and trains
   void pause();          // after the step in flight
   void resume();

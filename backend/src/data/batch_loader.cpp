@@ -51,7 +51,8 @@ void useOneIntraOpThreadHere() {
 struct BatchLoader::Impl {
   torch::Tensor x, y;
   BatchLoaderOptions options;
-  int64_t samples = 0;
+  int64_t rows = 0;     // in the split
+  int64_t samples = 0;  // this rank's share of an epoch
   int64_t batches = 0;
 
   std::mutex mutex;
@@ -79,7 +80,9 @@ struct BatchLoader::Impl {
     batch.x = x.index_select(0, rows);
     batch.y = y.index_select(0, rows);
     if (options.augment) {
-      torch::Generator generator = makeCpuGenerator(augmentationSeed(options.seed, for_epoch, index));
+      // Each rank augments its own batches differently (the rank joins the batch index in the seed).
+      const int64_t stream = index * options.world_size + options.rank;
+      torch::Generator generator = makeCpuGenerator(augmentationSeed(options.seed, for_epoch, stream));
       batch.x = augmentBatch(batch.x, *options.augment, generator);
     }
     if (options.device != batch.x.device()) {
@@ -152,7 +155,11 @@ BatchLoader::BatchLoader(torch::Tensor x, torch::Tensor y, BatchLoaderOptions op
   impl.x = std::move(x);
   impl.y = std::move(y);
   impl.options = std::move(options);
-  impl.samples = impl.x.size(0);
+  if (impl.options.world_size < 1 || impl.options.rank < 0 || impl.options.rank >= impl.options.world_size) {
+    throw std::invalid_argument("BatchLoader: rank must be in [0, world_size)");
+  }
+  impl.rows = impl.x.size(0);
+  impl.samples = (impl.rows + impl.options.world_size - 1) / impl.options.world_size;
   impl.batches = impl.options.drop_last
                      ? impl.samples / impl.options.batch_size
                      : (impl.samples + impl.options.batch_size - 1) / impl.options.batch_size;
@@ -199,9 +206,17 @@ void BatchLoader::startEpoch(int64_t epoch, int64_t first_batch) {
   torch::Tensor order;
   if (impl.options.shuffle) {
     torch::Generator generator = makeCpuGenerator(epochOrderSeed(impl.options.seed, epoch));
-    order = torch::randperm(impl.samples, generator, torch::kLong);
+    order = torch::randperm(impl.rows, generator, torch::kLong);
   } else {
-    order = torch::arange(impl.samples, torch::kLong);
+    order = torch::arange(impl.rows, torch::kLong);
+  }
+  const int64_t world = impl.options.world_size;
+  if (world > 1) {
+    const int64_t total = impl.samples * world;
+    while (order.size(0) < total) {
+      order = torch::cat({order, order.narrow(0, 0, std::min(order.size(0), total - order.size(0)))});
+    }
+    order = order.slice(0, impl.options.rank, total, world).contiguous();
   }
   order = order.to(impl.x.device());
   {

@@ -29,6 +29,10 @@ struct BatchLoaderOptions {
   bool pin_memory = true;                 // CUDA: async copies from page-locked memory (train.pinned_memory)
   bool channels_last = false;             // images [B, C, H, W] handed out in channels_last (NHWC) layout
   int64_t prefetch = 2;                   // batches prepared ahead; 0 = synchronous
+  // Data parallel (torch's DistributedSampler): each epoch's permutation is padded by repeating its start to
+  // a multiple of world_size, and this rank takes every world_size-th index starting at `rank`.
+  int64_t rank = 0;
+  int64_t world_size = 1;
 };
 
 class BatchLoader {
@@ -39,7 +43,7 @@ class BatchLoader {
   BatchLoader& operator=(const BatchLoader&) = delete;
 
   int64_t batchesPerEpoch() const;
-  int64_t samples() const;
+  int64_t samples() const;  // per epoch, this rank's share
   // Starts (or restarts) an epoch at `first_batch`; cancels any prefetch in flight.
   void startEpoch(int64_t epoch, int64_t first_batch = 0);
   // The next batch of the epoch, or nullopt at its end. Exceptions from the prefetch thread surface here.

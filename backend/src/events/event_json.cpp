@@ -48,6 +48,22 @@ json toJson(const StepMetrics& m) {
     j["cuda_reserved_bytes"] = m.cuda_reserved_bytes;
     j["cuda_peak_bytes"] = m.cuda_peak_bytes;
   }
+  if (!m.devices.empty()) {
+    json devices = json::array();
+    for (const auto& d : m.devices) {
+      json entry = {{"rank", d.rank}, {"device", d.device}, {"samples_per_sec", d.samples_per_sec},
+                    {"cpu_rss_bytes", d.cpu_rss_bytes}};
+      if (d.cuda_allocated_bytes >= 0) {
+        entry["cuda_allocated_bytes"] = d.cuda_allocated_bytes;
+        entry["cuda_reserved_bytes"] = d.cuda_reserved_bytes;
+        entry["cuda_peak_bytes"] = d.cuda_peak_bytes;
+      }
+      devices.push_back(std::move(entry));
+    }
+    j["devices"] = std::move(devices);
+  }
+  if (m.allreduce_hidden_fraction >= 0) j["allreduce_hidden_fraction"] = m.allreduce_hidden_fraction;
+  if (m.allreduce_ms >= 0) j["allreduce_ms"] = m.allreduce_ms;
   return j;
 }
 
@@ -209,6 +225,22 @@ std::optional<Event> eventFromJson(const json& j) {
     m.cuda_peak_bytes = get<int64_t>(j, "cuda_peak_bytes", -1);
     m.elapsed_s = get<double>(j, "elapsed_s", 0);
     m.eta_s = get<double>(j, "eta_s", -1);
+    if (j.contains("devices") && j["devices"].is_array()) {
+      for (const auto& entry : j["devices"]) {
+        if (!entry.is_object()) continue;
+        DeviceMetrics d;
+        d.rank = get<int64_t>(entry, "rank", 0);
+        d.device = get<std::string>(entry, "device", "");
+        d.samples_per_sec = get<double>(entry, "samples_per_sec", 0);
+        d.cpu_rss_bytes = get<int64_t>(entry, "cpu_rss_bytes", 0);
+        d.cuda_allocated_bytes = get<int64_t>(entry, "cuda_allocated_bytes", -1);
+        d.cuda_reserved_bytes = get<int64_t>(entry, "cuda_reserved_bytes", -1);
+        d.cuda_peak_bytes = get<int64_t>(entry, "cuda_peak_bytes", -1);
+        m.devices.push_back(std::move(d));
+      }
+    }
+    m.allreduce_hidden_fraction = get<double>(j, "allreduce_hidden_fraction", -1);
+    m.allreduce_ms = get<double>(j, "allreduce_ms", -1);
     return m;
   }
   if (type == "epoch") {

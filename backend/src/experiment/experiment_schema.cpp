@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -163,15 +164,25 @@ SchemaKey betasKey() {
       });
 }
 
-bool isDeviceName(const std::string& name) {
-  if (name == "cpu" || name == "cuda") return true;
-  const std::string prefix = "cuda:";
+// "cpu:N" asks for N CPU ranks; more than this is a typo, not a machine.
+constexpr int64_t kMaxCpuRanks = 1024;
+
+// The digits after `prefix` ("cuda:" or "cpu:"), when `name` is the prefix followed by 1 to 4 digits.
+std::optional<int64_t> indexAfter(const std::string& name, const std::string& prefix) {
   if (name.size() <= prefix.size() || name.size() > prefix.size() + 4 ||
       name.compare(0, prefix.size(), prefix) != 0) {
-    return false;
+    return std::nullopt;
   }
-  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits = std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
+                                  [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits) return std::nullopt;
+  return std::stoll(name.substr(prefix.size()));
+}
+
+bool isDeviceName(const std::string& name) {
+  if (name == "cpu" || name == "cuda" || indexAfter(name, "cuda:")) return true;
+  const std::optional<int64_t> ranks = indexAfter(name, "cpu:");
+  return ranks && *ranks >= 1 && *ranks <= kMaxCpuRanks;
 }
 
 // "gpu", "GPU:1" and "cuda1" are what people type for CUDA devices; plain edit distance would offer "cpu".
@@ -184,41 +195,73 @@ std::string suggestDevice(const std::string& name) {
   if (lower.size() > 4 && lower.compare(0, 4, "cuda") == 0 && lower[4] != ':') {
     lower = "cuda:" + lower.substr(4);
   }
+  if (lower.size() > 3 && lower.compare(0, 3, "cpu") == 0 && lower[3] != ':') {
+    lower = "cpu:" + lower.substr(3);
+  }
   if (isDeviceName(lower)) return lower;
   return didYouMean(name, {"cpu", "cuda"});
 }
 
+// What is wrong with one entry of train.devices, or "" when it names a device.
+std::string deviceEntryProblem(const json& entry) {
+  if (entry.is_string()) {
+    const std::string name = entry.get<std::string>();
+    if (isDeviceName(name)) return {};
+    const std::optional<int64_t> ranks = indexAfter(name, "cpu:");
+    if (ranks) {
+      return "expected \"cpu:N\" with N in [1, " + std::to_string(kMaxCpuRanks) + "] (N CPU ranks), got " +
+             describeValue(entry) + (*ranks == 0 ? "; for one CPU rank write \"cpu\"" : "");
+    }
+  }
+  std::string message =
+      "expected \"cpu\", \"cpu:N\" (N CPU ranks), \"cuda\" or \"cuda:N\" (N = 0, 1, ...), got " +
+      describeValue(entry);
+  if (entry.is_string()) {
+    const std::string suggestion = suggestDevice(entry.get<std::string>());
+    if (!suggestion.empty()) message += "; did you mean \"" + suggestion + "\"?";
+  }
+  return message;
+}
+
+// Each entry is one data-parallel rank. "cpu:N" stands for N "cpu" entries, so the experiment (and the file
+// written from it) holds the expanded list. A CUDA device names hardware and is listed once ("cuda" is
+// "cuda:0"); the CPU may be listed as often as it should have ranks.
 SchemaKey devicesKey() {
   SchemaKey key = leafKey(
       "devices", KeyKind::List,
       [](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
-        const std::string expected = "a device (\"cpu\", \"cuda\" or \"cuda:N\") or a list of them";
+        const std::string expected =
+            "a device (\"cpu\", \"cpu:N\", \"cuda\" or \"cuda:N\") or a list of them";
         const json list = value.is_string() ? json::array({value}) : value;
         if (!list.is_array() || list.empty()) {
           issues.add(path, "expected " + expected + ", got " + describeValue(value));
           return;
         }
         std::vector<std::string> devices;
-        std::set<std::string> seen;
+        std::set<int64_t> cudaSeen;
         bool valid = true;
         for (size_t i = 0; i < list.size(); ++i) {
           const std::string itemPath = value.is_string() ? path : indexPath(path, i);
-          if (!list[i].is_string() || !isDeviceName(list[i].get<std::string>())) {
-            std::string message =
-                "expected \"cpu\", \"cuda\" or \"cuda:N\" (N = 0, 1, ...), got " + describeValue(list[i]);
-            if (list[i].is_string()) {
-              const std::string suggestion = suggestDevice(list[i].get<std::string>());
-              if (!suggestion.empty()) message += "; did you mean \"" + suggestion + "\"?";
-            }
-            issues.add(itemPath, message);
+          const std::string problem = deviceEntryProblem(list[i]);
+          if (!problem.empty()) {
+            issues.add(itemPath, problem);
             valid = false;
             continue;
           }
           const std::string device = list[i].get<std::string>();
-          if (!seen.insert(device).second) {
-            issues.add(itemPath,
-                       "\"" + device + "\" is listed twice: each device runs one worker, name it once");
-            valid = false;
+          if (const std::optional<int64_t> ranks = indexAfter(device, "cpu:")) {
+            devices.insert(devices.end(), static_cast<size_t>(*ranks), "cpu");
+            continue;
+          }
+          if (device != "cpu") {
+            const int64_t index = device == "cuda" ? 0 : *indexAfter(device, "cuda:");
+            if (!cudaSeen.insert(index).second) {
+              const std::string canonical = "cuda:" + std::to_string(index);
+              issues.add(itemPath, "\"" + device + "\" is listed twice" +
+                                       (device == canonical ? "" : " (it is " + canonical + ")") +
+                                       ": each CUDA device runs one rank, name it once");
+              valid = false;
+            }
           }
           devices.push_back(device);
         }
@@ -227,6 +270,27 @@ SchemaKey devicesKey() {
       [](const Experiment& e) { return json(e.train.devices); });
   key.holdsText = true;
   return key;
+}
+
+// A number with a unit, whose range message says the unit ("a number of seconds in [1, 86400]"). A value of
+// the wrong type gets the common message (with its hint about quotes).
+template <typename Access>
+SchemaKey measureKey(const char* name, NumberRule rule, std::string expected, Access field) {
+  return leafKey(
+      name, KeyKind::Number,
+      [field, rule, expected](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
+        if (value.is_number()) {
+          const double number = value.get<double>();
+          const bool aboveLow = rule.lowInclusive ? number >= rule.low : number > rule.low;
+          const bool belowHigh = rule.highInclusive ? number <= rule.high : number < rule.high;
+          if (!std::isfinite(number) || !aboveLow || !belowHigh) {
+            issues.add(path, "expected " + expected + ", got " + describeValue(value));
+            return;
+          }
+        }
+        if (auto result = readNumber(value, rule, path, issues)) field(e) = *result;
+      },
+      [field](const Experiment& e) { return json(field(e)); });
 }
 
 // Only the outline is checked here; what each layer needs, and whether the list fits the data, is the model
@@ -376,6 +440,13 @@ SchemaKey trainSection() {
     numberKey("clip_grad_norm", nonNegativeNumber(), WB_FIELD(train.clip_grad_norm)),
     stringKey("amp", oneOf({"off", "bf16", "fp16"}), WB_FIELD(train.amp)),
     devicesKey(),
+    measureKey("bucket_mb", numberIn(0.0, false, 1024.0, true),
+               "a number of megabytes in (0, 1024] (gradients allreduced together)",
+               WB_FIELD(train.bucket_mb)),
+    booleanKey("sync_batchnorm", WB_FIELD(train.sync_batchnorm)),
+    measureKey("collective_timeout", numberIn(1.0, true, 86400.0, true),
+               "a number of seconds in [1, 86400] (one second to one day)",
+               WB_FIELD(train.collective_timeout)),
     integerKey("threads", atLeast(0), WB_FIELD(train.threads)),
     integerKey("blas_threads", atLeast(0), WB_FIELD(train.blas_threads)),
     booleanKey("cudnn_benchmark", WB_FIELD(train.cudnn_benchmark)),

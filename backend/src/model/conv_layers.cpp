@@ -1,6 +1,8 @@
 #include "model/conv_layers.h"
 
+#include "model/model_build_context.h"
 #include "model/shape_rules.h"
+#include "model/sync_batch_norm.h"
 
 namespace wb {
 namespace {
@@ -95,6 +97,7 @@ int64_t BatchNorm2dLayer::parameterCount(const Shape& input) const {
 }
 
 torch::nn::AnyModule BatchNorm2dLayer::instantiate(const Shape& input) const {
+  if (RankGroup* group = syncBatchNormGroup()) return torch::nn::AnyModule(SyncBatchNorm2d(input[0], *group));
   return torch::nn::AnyModule(torch::nn::BatchNorm2d(input[0]));
 }
 

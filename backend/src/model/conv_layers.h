@@ -39,6 +39,8 @@ class Conv2dLayer : public Layer {
   bool m_bias;
 };
 
+// Batch norm per channel; over the global batch of a data-parallel run while a SyncBatchNormScope names its
+// ranks (sync_batch_norm.h).
 class BatchNorm2dLayer : public Layer {
  public:
   static LayerPtr parse(LayerParams& params);

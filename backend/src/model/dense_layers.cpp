@@ -2,7 +2,10 @@
 
 #include <stdexcept>
 
+#include "model/model_build_context.h"
 #include "model/shape_rules.h"
+#include "model/step_dropout.h"
+#include "model/sync_batch_norm.h"
 
 namespace wb {
 
@@ -79,7 +82,7 @@ LayerPtr DropoutLayer::parse(LayerParams& params) {
 }
 
 torch::nn::AnyModule DropoutLayer::instantiate(const Shape&) const {
-  return torch::nn::AnyModule(torch::nn::Dropout(m_p));
+  return torch::nn::AnyModule(StepDropout(m_p));  // torch's Dropout unless a rank's step generator is set
 }
 
 // identity
@@ -120,6 +123,7 @@ int64_t BatchNorm1dLayer::parameterCount(const Shape& input) const {
 }
 
 torch::nn::AnyModule BatchNorm1dLayer::instantiate(const Shape& input) const {
+  if (RankGroup* group = syncBatchNormGroup()) return torch::nn::AnyModule(SyncBatchNorm1d(input[0], *group));
   return torch::nn::AnyModule(torch::nn::BatchNorm1d(input[0]));
 }
 

@@ -46,6 +46,8 @@ class FlattenLayer : public Layer {
   torch::nn::AnyModule instantiate(const Shape& input) const override;
 };
 
+// Dropout; in a data-parallel rank's training steps on the CPU its masks come from the rank's step generator
+// (step_generator.h).
 class DropoutLayer : public Layer {
  public:
   explicit DropoutLayer(double p) : m_p(p) {}
@@ -79,7 +81,8 @@ class IdentityLayer : public Layer {
   torch::nn::AnyModule instantiate(const Shape& input) const override;
 };
 
-// Batch norm over flat features [F].
+// Batch norm over flat features [F]; over the global batch of a data-parallel run while a SyncBatchNormScope
+// names its ranks (sync_batch_norm.h).
 class BatchNorm1dLayer : public Layer {
  public:
   static LayerPtr parse(LayerParams& params);

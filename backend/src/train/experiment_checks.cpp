@@ -23,11 +23,8 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
     const std::string problem = checkDevice(e.train.devices[i]);
     if (!problem.empty()) issues.push_back({"train.devices[" + std::to_string(i) + "]", problem});
   }
-  if (e.train.devices.size() > 1) {
-    issues.push_back({"train.devices",
-                      "this version trains on one device at a time; list a single device (data-parallel "
-                      "training across several devices is planned)"});
-  }
+  // Several entries are data parallel, one rank each: they must be able to train together.
+  for (auto& issue : checkDeviceSet(e.train.devices)) issues.push_back(std::move(issue));
   const std::string amp_problem = checkAmp(e.train.amp, e.train.devices);
   if (!amp_problem.empty()) issues.push_back({"train.amp", amp_problem});
   if (amp_problem.empty() && e.train.amp != "off" && !kTrainerHonoursAmp) {

@@ -142,6 +142,9 @@ RankOutcome trainRank(const RankSetup& s) {
   const Experiment& exp = s.experiment;
   const TrainConfig& train = exp.train;
   RankOutcome outcome;
+  SingleRank single(s.device);
+  RankGroup& group = s.group ? *s.group : single;
+  const bool lead = group.rank() == 0;  // rank 0 takes checkpoint requests and keeps the checkpoint clock
 
   BatchLoaderOptions loader_options;
   loader_options.batch_size = train.batch_size;
@@ -151,6 +154,8 @@ RankOutcome trainRank(const RankSetup& s) {
   loader_options.pin_memory = train.pinned_memory;
   loader_options.channels_last = useChannelsLast(train, s.data.sample_shape);
   if (exp.data.augment_enabled && s.data.sample_shape.size() == 3) loader_options.augment = exp.data.augment;
+  loader_options.rank = group.rank();
+  loader_options.world_size = group.size();
   BatchLoader loader(s.data.train_x, s.data.train_y, loader_options);
 
   const int64_t accum = std::max<int64_t>(1, train.grad_accum);
@@ -177,7 +182,8 @@ RankOutcome trainRank(const RankSetup& s) {
     first_epoch = r.epoch;
     outcome.best_val_loss = r.best_val_loss;
     outcome.best_val_accuracy = r.best_val_accuracy;
-    outcome.samples = r.samples - r.epoch_samples;  // before the epoch in progress; it counts its own
+    // Checkpoints count the whole group's samples; each rank counts its own.
+    outcome.samples = (r.samples - r.epoch_samples) / group.size();  // before the epoch in progress
     outcome.epochs = r.epoch - (r.next_batch == 0 ? 1 : 0);
     early_stopping.loadState(r.early_stopping);
     train_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(r.train_seconds));
@@ -186,15 +192,45 @@ RankOutcome trainRank(const RankSetup& s) {
 
   auto reportWindow = [&](int64_t epoch, double epoch_fraction) {
     if (window.steps == 0) return;
-    const double counted = s.scaler.enabled() ? window.loss_samples.item<double>() : window.samples;
-    const double loss = window.loss_sum.item<double>() / counted;
+    const double window_s = seconds(Clock::now() - window.start);
+    const std::pair<double, double> comm = s.hooks.communication_ms ? s.hooks.communication_ms()
+                                                                     : std::pair<double, double>{-1, -1};
+    CudaMemoryStats mem;
+    if (cuda) mem = cudaMemoryStats(s.device.index() < 0 ? 0 : s.device.index());
+    // One row per rank, gathered in one collective (one device: read back here, as before).
+    const int64_t rss = currentRssBytes();
+    torch::Tensor row = torch::stack({window.loss_sum,
+                                      s.scaler.enabled() ? window.loss_samples
+                                                         : torch::scalar_tensor(static_cast<double>(window.samples),
+                                                                                window.loss_sum.options()),
+                                      torch::scalar_tensor(static_cast<double>(window.samples), window.loss_sum.options()),
+                                      torch::scalar_tensor(window_s, window.loss_sum.options()),
+                                      torch::scalar_tensor(static_cast<double>(rss), window.loss_sum.options()),
+                                      torch::scalar_tensor(mem.valid ? static_cast<double>(mem.allocated_bytes) : -1.0,
+                                                           window.loss_sum.options()),
+                                      torch::scalar_tensor(mem.valid ? static_cast<double>(mem.reserved_bytes) : -1.0,
+                                                           window.loss_sum.options()),
+                                      torch::scalar_tensor(mem.valid ? static_cast<double>(mem.peak_allocated_bytes) : -1.0,
+                                                           window.loss_sum.options()),
+                                      torch::scalar_tensor(comm.first, window.loss_sum.options()),
+                                      torch::scalar_tensor(comm.second, window.loss_sum.options())});
+    const torch::Tensor ranks = group.allgather(row);
+    const auto r = ranks.accessor<double, 2>();
+    double loss_sum = 0, counted = 0, global_rate = 0, busy = 0, hidden = 0;
+    for (int64_t k = 0; k < ranks.size(0); ++k) {
+      loss_sum += r[k][0];
+      counted += r[k][1];
+      global_rate += r[k][3] > 0 ? r[k][2] / r[k][3] : 0;
+      busy += r[k][8];
+      hidden += r[k][9];
+    }
+    const double loss = loss_sum / counted;
     if (!std::isfinite(loss)) {
       std::ostringstream msg;
       msg << "The training loss became " << formatLoss(loss) << " between steps " << (step - window.steps + 1)
           << " and " << step << " (epoch " << epoch << ", learning rate " << s.schedule.lrAt(step - 1) << ").";
       throw NonFiniteLossError(msg.str(), step);
     }
-    const double window_s = seconds(Clock::now() - window.start);
     StepMetrics m;
     m.step = step;
     m.epoch = epoch;
@@ -202,7 +238,7 @@ RankOutcome trainRank(const RankSetup& s) {
     m.total_steps = s.plan.total_steps;
     m.loss = loss;
     m.lr = s.schedule.lrAt(step - 1);
-    m.samples_per_sec = window_s > 0 ? window.samples / window_s : 0;
+    m.samples_per_sec = global_rate;
     const double per_step = 1000.0 / window.steps;
     m.data_ms = seconds(window.data) * per_step;
     m.compute_ms = seconds(window.compute) * per_step;
@@ -214,13 +250,27 @@ RankOutcome trainRank(const RankSetup& s) {
       m.skipped_steps = s.scaler.skippedSteps();
       m.nonfinite_steps_in_window = window.skipped;
     }
-    m.cpu_rss_bytes = currentRssBytes();
-    if (cuda) {
-      const CudaMemoryStats mem = cudaMemoryStats(s.device.index() < 0 ? 0 : s.device.index());
-      if (mem.valid) {
-        m.cuda_allocated_bytes = mem.allocated_bytes;
-        m.cuda_reserved_bytes = mem.reserved_bytes;
-        m.cuda_peak_bytes = mem.peak_allocated_bytes;
+    m.cpu_rss_bytes = rss;
+    if (mem.valid) {
+      m.cuda_allocated_bytes = mem.allocated_bytes;
+      m.cuda_reserved_bytes = mem.reserved_bytes;
+      m.cuda_peak_bytes = mem.peak_allocated_bytes;
+    }
+    if (group.size() > 1) {
+      for (int64_t k = 0; k < ranks.size(0); ++k) {
+        DeviceMetrics d;
+        d.rank = k;
+        d.device = k < static_cast<int64_t>(s.rank_devices.size()) ? s.rank_devices[k] : std::string();
+        d.samples_per_sec = r[k][3] > 0 ? r[k][2] / r[k][3] : 0;
+        d.cpu_rss_bytes = static_cast<int64_t>(r[k][4]);
+        d.cuda_allocated_bytes = static_cast<int64_t>(r[k][5]);
+        d.cuda_reserved_bytes = static_cast<int64_t>(r[k][6]);
+        d.cuda_peak_bytes = static_cast<int64_t>(r[k][7]);
+        m.devices.push_back(std::move(d));
+      }
+      if (busy > 0) {
+        m.allreduce_hidden_fraction = hidden / busy;
+        m.allreduce_ms = busy / ranks.size(0) / window.steps;
       }
     }
     const double trained_s = seconds(train_time + (Clock::now() - window.start));
@@ -234,20 +284,77 @@ RankOutcome trainRank(const RankSetup& s) {
     window.reset(s.device);
   };
 
+  // Sums across ranks (one collective; one device: a read-back). Every rank must call it at the same point.
+  auto sumAcrossRanks = [&](std::vector<double> values) {
+    const torch::Tensor ranks = group.allgather(torch::tensor(values, torch::kFloat64));
+    const torch::Tensor sums = ranks.sum(0);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = sums[static_cast<int64_t>(i)].item<double>();
+    return values;
+  };
+
+  // Validation on this rank's contiguous share of the split; the sums are added up across ranks.
+  auto validate = [&]() {
+    const int64_t n = s.data.val_x.size(0);
+    const int64_t begin = n * group.rank() / group.size();
+    const int64_t end = n * (group.rank() + 1) / group.size();
+    EvalResult part;
+    if (end > begin) {
+      part = evaluateModel(s.model, s.data.val_x.narrow(0, begin, end - begin),
+                           s.data.val_y.narrow(0, begin, end - begin), eval_batch, s.device);
+    }
+    const auto sums = sumAcrossRanks({part.loss * part.samples, part.accuracy * part.samples,
+                                      static_cast<double>(part.samples)});
+    EvalResult all;
+    all.samples = static_cast<int64_t>(sums[2]);
+    all.loss = all.samples > 0 ? sums[0] / sums[2] : 0;
+    all.accuracy = all.samples > 0 ? sums[1] / sums[2] : 0;
+    return all;
+  };
+
+  // What all ranks do before the next step: stop, write a checkpoint (requested, or due by rank 0's clock),
+  // wait while paused. One device: its own control. Several: the most any rank asks for, so every rank
+  // takes the same branch and no rank is left waiting in a collective.
+  struct Decision {
+    bool stop = false, pause = false, requested = false, minutes = false;
+  };
+  auto decide = [&]() {
+    Decision local;
+    local.stop = s.control.stopRequested();
+    local.pause = s.control.paused();
+    if (lead) {
+      local.requested = s.control.takeCheckpointRequest();
+      local.minutes = checkpoints && train.checkpoint_every_minutes > 0 &&
+                      Clock::now() - last_checkpoint >= checkpoint_interval;
+    }
+    if (group.size() == 1) return local;
+    const torch::Tensor flags = torch::tensor({local.stop ? 1.0 : 0.0, local.pause ? 1.0 : 0.0,
+                                               local.requested ? 1.0 : 0.0, local.minutes ? 1.0 : 0.0},
+                                              torch::kFloat64);
+    const torch::Tensor any = group.allgather(flags).amax(0);
+    Decision d;
+    d.stop = any[0].item<double>() > 0;
+    d.pause = any[1].item<double>() > 0;
+    d.requested = any[2].item<double>() > 0;
+    d.minutes = any[3].item<double>() > 0;
+    return d;
+  };
+
   for (int64_t epoch = first_epoch; epoch <= s.plan.epochs && step < s.plan.total_steps; ++epoch) {
     outcome.epochs = epoch;
     s.model.train(true);
     const bool resuming_here = s.resume_from && epoch == first_epoch;
     const int64_t first_batch = resuming_here ? s.resume_from->next_batch : 0;
+    // The epoch's partial sums in a checkpoint are the group's: rank 0 carries them on, the others start at 0.
+    const bool carry_partial = resuming_here && lead;
     loader.startEpoch(epoch, first_batch);
     const auto epoch_start = Clock::now();
     auto options = torch::TensorOptions().dtype(torch::kFloat64).device(s.device);
-    auto epoch_loss_sum = torch::scalar_tensor(resuming_here ? s.resume_from->epoch_loss_sum : 0.0, options);
+    auto epoch_loss_sum = torch::scalar_tensor(carry_partial ? s.resume_from->epoch_loss_sum : 0.0, options);
     auto epoch_loss_samples =
-        torch::scalar_tensor(resuming_here ? s.resume_from->epoch_loss_samples : 0.0, options);
-    auto epoch_correct = torch::scalar_tensor(resuming_here ? s.resume_from->epoch_correct : int64_t{0},
+        torch::scalar_tensor(carry_partial ? s.resume_from->epoch_loss_samples : 0.0, options);
+    auto epoch_correct = torch::scalar_tensor(carry_partial ? s.resume_from->epoch_correct : int64_t{0},
                                               torch::TensorOptions().dtype(torch::kInt64).device(s.device));
-    int64_t epoch_samples = resuming_here ? s.resume_from->epoch_samples : 0;
+    int64_t epoch_samples = carry_partial ? s.resume_from->epoch_samples : 0;
     int64_t micro = first_batch;  // batches of this epoch consumed
     bool stopped = false;
 
@@ -258,16 +365,22 @@ RankOutcome trainRank(const RankSetup& s) {
       p.epoch = next_epoch;
       p.next_batch = next_batch;
       if (next_batch > 0) {
-        p.epoch_loss_sum = epoch_loss_sum.item<double>();
-        p.epoch_loss_samples = s.scaler.enabled() ? epoch_loss_samples.item<double>() : epoch_samples;
-        p.epoch_correct = epoch_correct.item<int64_t>();
-        p.epoch_samples = epoch_samples;
+        // Data parallel: the whole group's partial sums (rank 0 writes them; on resume rank 0 carries them and
+        // the others start from zero, so the epoch's totals come out the same).
+        const auto sums = sumAcrossRanks(
+            {epoch_loss_sum.item<double>(),
+             s.scaler.enabled() ? epoch_loss_samples.item<double>() : static_cast<double>(epoch_samples),
+             static_cast<double>(epoch_correct.item<int64_t>()), static_cast<double>(epoch_samples)});
+        p.epoch_loss_sum = sums[0];
+        p.epoch_loss_samples = sums[1];
+        p.epoch_correct = static_cast<int64_t>(sums[2]);
+        p.epoch_samples = static_cast<int64_t>(sums[3]);
       }
       p.best_val_loss = outcome.best_val_loss;
       p.best_val_accuracy = outcome.best_val_accuracy;
       p.early_stopping = early_stopping.state();
       p.train_seconds = seconds(train_time + (Clock::now() - window.start));
-      p.samples = outcome.samples + (next_batch > 0 ? epoch_samples : 0);
+      p.samples = (outcome.samples + (next_batch > 0 ? epoch_samples : 0)) * group.size();
       p.reason = reason;
       return p;
     };
@@ -280,13 +393,15 @@ RankOutcome trainRank(const RankSetup& s) {
     while (true) {
       if (micro % accum == 0) {
         for (;;) {
-          if (s.control.stopRequested()) {
+          const uint64_t seen = s.control.generation();  // before deciding: no request can slip past a wait
+          const Decision d = decide();
+          if (d.stop) {
             stopped = true;
             break;
           }
-          if (s.control.takeCheckpointRequest()) writeCheckpoint(progressAt(epoch, micro, "requested"));
-          if (!s.control.paused()) break;
-          window.start += s.control.waitWhilePaused();
+          if (d.requested || d.minutes) writeCheckpoint(progressAt(epoch, micro, d.requested ? "requested" : "minutes"));
+          if (!d.pause) break;
+          window.start += s.control.waitWhilePaused(seen);
         }
         if (stopped) break;
       }
@@ -299,6 +414,7 @@ RankOutcome trainRank(const RankSetup& s) {
       if (micro % accum == 0) {
         s.optimizer.zero_grad();
         setLearningRate(s.optimizer, s.schedule.lrAt(step));
+        if (s.hooks.before_step) s.hooks.before_step(step);
       }
       torch::Tensor logits, loss;
       {
@@ -306,6 +422,8 @@ RankOutcome trainRank(const RankSetup& s) {
         logits = s.model.forward(batch->x);
         loss = s.hooks.loss ? s.hooks.loss(logits, *batch) : torch::nn::functional::cross_entropy(logits, batch->y);
       }
+      const bool last_batch = batch->index + 1 == loader.batchesPerEpoch();
+      if (s.hooks.before_backward) s.hooks.before_backward((micro + 1) % accum == 0 || last_batch);
       s.scaler.scale(accum > 1 ? loss / static_cast<double>(accum) : loss).backward();
       const int64_t n = batch->x.size(0);
       {
@@ -330,7 +448,6 @@ RankOutcome trainRank(const RankSetup& s) {
       const auto t2 = Clock::now();
       window.compute += t2 - t1;
 
-      const bool last_batch = batch->index + 1 == loader.batchesPerEpoch();
       if (micro % accum == 0 || last_batch) {
         if (s.hooks.gradients_ready) s.hooks.gradients_ready();
         if (train.clip_grad_norm > 0) {
@@ -355,14 +472,10 @@ RankOutcome trainRank(const RankSetup& s) {
         }
         if (step >= s.plan.total_steps) break;
         // The epoch's end writes its own checkpoint, after validation.
-        if (checkpoints && !last_batch) {
-          const char* reason = nullptr;
-          if (train.checkpoint_every_steps > 0 && step % train.checkpoint_every_steps == 0) {
-            reason = "steps";
-          } else if (train.checkpoint_every_minutes > 0 && Clock::now() - last_checkpoint >= checkpoint_interval) {
-            reason = "minutes";
-          }
-          if (reason) writeCheckpoint(progressAt(epoch, micro, reason));
+        // (Checkpoints due by time are decided before the next step, on rank 0's clock, for all ranks.)
+        if (checkpoints && !last_batch && train.checkpoint_every_steps > 0 &&
+            step % train.checkpoint_every_steps == 0) {
+          writeCheckpoint(progressAt(epoch, micro, "steps"));
         }
       }
     }
@@ -383,12 +496,17 @@ RankOutcome trainRank(const RankSetup& s) {
       EpochMetrics em;
       em.epoch = epoch;
       em.step = step;
-      em.train_loss = epoch_loss_sum.item<double>() /
-                      (s.scaler.enabled() ? epoch_loss_samples.item<double>() : epoch_samples);
-      em.train_accuracy = static_cast<double>(epoch_correct.item<int64_t>()) / epoch_samples;
-      em.lr = s.schedule.lrAt(std::max<int64_t>(0, step - 1));
       em.epoch_s = seconds(Clock::now() - epoch_start);
-      em.samples_per_sec = em.epoch_s > 0 ? (epoch_samples - (resuming_here ? s.resume_from->epoch_samples : 0)) / em.epoch_s : 0;
+      const int64_t carried = carry_partial ? s.resume_from->epoch_samples : 0;
+      const auto sums = sumAcrossRanks(
+          {epoch_loss_sum.item<double>(),
+           s.scaler.enabled() ? epoch_loss_samples.item<double>() : static_cast<double>(epoch_samples),
+           static_cast<double>(epoch_correct.item<int64_t>()), static_cast<double>(epoch_samples),
+           em.epoch_s > 0 ? (epoch_samples - carried) / em.epoch_s : 0.0});
+      em.train_loss = sums[0] / sums[1];
+      em.train_accuracy = sums[2] / sums[3];
+      em.lr = s.schedule.lrAt(std::max<int64_t>(0, step - 1));
+      em.samples_per_sec = sums[4];
       if (!std::isfinite(em.train_loss)) {
         throw NonFiniteLossError("The training loss became " + formatLoss(em.train_loss) + " in epoch " +
                                      std::to_string(epoch) + ".",
@@ -397,7 +515,7 @@ RankOutcome trainRank(const RankSetup& s) {
       const bool last = step >= s.plan.total_steps;
       const bool eval_now = has_val && (epoch % std::max<int64_t>(1, train.eval_every_epochs) == 0 || last);
       if (eval_now) {
-        const EvalResult val = evaluateModel(s.model, s.data.val_x, s.data.val_y, eval_batch, s.device);
+        const EvalResult val = validate();
         em.val_loss = val.loss;
         em.val_accuracy = val.accuracy;
         if (outcome.best_val_loss < 0 || val.loss < outcome.best_val_loss) outcome.best_val_loss = val.loss;
@@ -425,6 +543,7 @@ RankOutcome trainRank(const RankSetup& s) {
   }
   outcome.steps = step;
   outcome.train_seconds = seconds(train_time);
+  outcome.samples *= group.size();  // the group's (shards are of equal length)
   return outcome;
 }
 

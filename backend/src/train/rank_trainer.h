@@ -12,8 +12,10 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "data/dataset.h"
+#include "distributed/rank_group.h"
 #include "model/model.h"
 #include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
@@ -81,7 +83,13 @@ struct RankSetup {
   const RankProgress* resume_from = nullptr;  // continue from here instead of step 0
   // Writes a checkpoint of this point; empty = no checkpoints (benchmarks).
   std::function<void(const RankProgress&)> checkpoint;
-  StepHooks hooks = {};  // loss, gradients-ready and after-step parts (compression passes)
+  StepHooks hooks = {};  // loss, gradients-ready and after-step parts (compression passes, data parallel)
+  // Data parallel: this rank and its collectives (null = one device). Every rank runs trainRank with the
+  // same plan; they agree on stops, pauses and checkpoints at each step, and metrics are global. Only rank 0
+  // is given a `checkpoint` that writes; the others must be given one that does nothing (progress is still
+  // gathered from every rank at each checkpoint).
+  RankGroup* group = nullptr;
+  std::vector<std::string> rank_devices;  // each rank's device name, for the per-device metrics
 };
 
 RankOutcome trainRank(const RankSetup& setup);

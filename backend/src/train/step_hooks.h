@@ -8,12 +8,19 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 
 #include "data/batch_loader.h"
 
 namespace wb {
 
 struct StepHooks {
+  // An optimizer step begins (before its first micro-batch); `step` counts the steps done so far. Data
+  // parallel: rank 0's buffers are broadcast (DDP's broadcast_buffers) and this step's random streams seeded.
+  std::function<void(int64_t step)> before_step;
+  // Before each backward; `completes` when it is the last micro-batch of the step (data parallel: only then
+  // are gradients communicated).
+  std::function<void(bool completes)> before_backward;
   // The loss of a batch from the model's logits, run under the step's autocast. Empty = cross-entropy
   // with the labels.
   std::function<torch::Tensor(const torch::Tensor& logits, const Batch& batch)> loss;
@@ -22,6 +29,8 @@ struct StepHooks {
   std::function<void()> gradients_ready;
   // An optimizer step was taken; `step` counts the steps done so far.
   std::function<void(int64_t step)> after_step;
+  // Data parallel: the communication time since the last call (busy, hidden behind backward), for the metrics.
+  std::function<std::pair<double, double>()> communication_ms;
 };
 
 }  // namespace wb

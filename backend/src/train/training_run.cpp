@@ -16,7 +16,13 @@
 #include "optim/optimizer_factory.h"
 #include "runs/run_index_db.h"
 #include "torch_compat.h"
+#include "distributed/collective_error.h"
+#include "distributed/process_group_ranks.h"
+#include "model/model_build_context.h"
+#include "model/step_generator.h"
+#include "train/checkpoint_file.h"
 #include "train/checkpoint_store.h"
+#include "train/data_parallel.h"
 #include "train/device_selection.h"
 #include "train/evaluation.h"
 #include "train/event_stream.h"
@@ -31,6 +37,7 @@
 #include "workbench/event_json.h"
 #include "workbench/run_index.h"
 #include "workbench/errors.h"
+#include "workbench/process_launch.h"
 #include "workbench/system_info.h"
 
 namespace wb {
@@ -64,6 +71,11 @@ RunError classify(std::exception_ptr error) {
     return {ErrorKind::ExperimentChanged, e.what(), e.hint()};
   } catch (const UserError& e) {
     return {ErrorKind::BadInput, e.what(), e.hint()};
+  } catch (const CollectiveError& e) {
+    return {ErrorKind::Device, e.what(),
+            "Another rank failed, died or hangs: its own message is in its output (ranks other than 0 also log to "
+            "rank-N.log in the run folder). The last checkpoint is intact; resume the run once all ranks can run. "
+            "train.collective_timeout sets how long ranks wait for each other."};
   } catch (const c10::Error& e) {
     const std::string text = e.what_without_backtrace();
     if (text.find("CUDA") != std::string::npos) {
@@ -101,6 +113,7 @@ std::string megabytes(int64_t bytes) {
 struct TrainingRun::Impl {
   Experiment experiment;
   std::optional<ResumeRequest> resume;
+  std::optional<ProcessLaunch> launch;  // one rank of a job started by torchrun / Slurm
   EventSink sink;
   TrainingControl control;
   std::thread worker;
@@ -111,6 +124,45 @@ struct TrainingRun::Impl {
   void run();
 };
 
+namespace {
+
+// What one rank trains: built on the run's thread, one rank after another from the same seed (ranks that
+// are threads would otherwise race for torch's one CPU generator while initializing their weights).
+struct RankState {
+  RankPlacement placement;
+  std::unique_ptr<DeferredRankGroup> group;  // joined on the rank's own thread
+  std::unique_ptr<Model> model;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<LrSchedule> schedule;
+  std::unique_ptr<GradScaler> scaler;
+  std::unique_ptr<DataParallelStep> parallel;
+  std::unique_ptr<EventStream> events;  // ranks other than 0: their own log file in the run folder
+  std::unique_ptr<std::ofstream> log_file;
+  std::mutex log_mutex;
+  RankOutcome outcome;
+};
+
+// Log lines of ranks other than 0 go to rank-N.log in the run folder; their metrics are the group's and
+// rank 0 reports them.
+EventStream::Sink rankLogSink(RankState& state) {
+  return [&state](EventBatch&& batch) {
+    std::lock_guard<std::mutex> lock(state.log_mutex);
+    if (!state.log_file) return;
+    for (const Event& e : batch) {
+      if (const auto* line = std::get_if<LogLine>(&e)) *state.log_file << toString(line->level) << ": " << line->text << "\n";
+    }
+    state.log_file->flush();
+  };
+}
+
+std::string rankList(const RankLayout& layout) {
+  std::string out;
+  for (size_t r = 0; r < layout.devices.size(); ++r) out += (r ? ", " : "") + layout.devices[r];
+  return out;
+}
+
+}  // namespace
+
 void TrainingRun::Impl::run() {
   const auto started = Clock::now();
   EventStream events(sink);
@@ -118,15 +170,44 @@ void TrainingRun::Impl::run() {
   std::unique_ptr<RunFolder> folder;
   std::unique_ptr<RunIndexDb> index;
   int64_t index_id = 0;
-  std::unique_ptr<Model> model;
   std::optional<RunError> error;
   double wall_before = 0;  // earlier sessions of a resumed run
   // A resume refused before it takes the folder over (changed experiment, finished run) leaves it untouched.
   bool folder_owned = false;
+  // Under a launcher, only rank 0's process owns the folder, the index and the checkpoints.
+  const bool lead_process = !launch || launch->rank == 0;
+  c10::intrusive_ptr<c10d::Store> store;
+  std::string failed_rank;  // "Rank 1 (cpu): " when a rank of several failed
   try {
+    if (launch) {
+      events.log(LogLevel::Info, describe(*launch));
+      const auto timeout = std::chrono::milliseconds(
+          static_cast<int64_t>(experiment.train.collective_timeout * 1000.0));
+      store = makeRankStore(launch, timeout);
+    }
     std::optional<LoadedCheckpoint> checkpoint;
     std::string runs_dir;
-    if (resume) {
+    std::string run_dir;
+    if (!lead_process) {
+      // Rank 0 creates or reopens the folder and says which checkpoint continues; this rank follows it.
+      try {
+        store->wait({"wb/run_dir"});
+        const auto dir = store->get("wb/run_dir");
+        run_dir.assign(dir.begin(), dir.end());
+        const auto ckpt = store->get("wb/checkpoint");
+        const std::string path(ckpt.begin(), ckpt.end());
+        if (!path.empty()) checkpoint = LoadedCheckpoint{path, readCheckpointFile(path)};
+      } catch (const c10::Error& e) {
+        throw CollectiveError("Rank " + std::to_string(launch->rank) +
+                              ": rank 0 did not announce the run folder within train.collective_timeout (" +
+                              e.what_without_backtrace() + "); see rank 0's output.");
+      }
+      result.run_dir = run_dir;
+      if (resume) {
+        const ParseResult parsed = loadExperimentFile(run_dir + "/experiment.json");
+        if (parsed.ok()) experiment = parsed.experiment;
+      }
+    } else if (resume) {
       folder = std::make_unique<RunFolder>(RunFolder::open(resume->run_dir));
       result.run_dir = folder->path();
       runs_dir = fs::path(absoluteFolder(folder->path())).parent_path().string();
@@ -156,9 +237,10 @@ void TrainingRun::Impl::run() {
                               "); it writes a checkpoint, then resume it.");
         }
       }
-      const CheckpointStore store(folder->path(), experiment.train.keep_checkpoints,
-                                  experiment.train.early_stopping.metric != "val_accuracy");
-      checkpoint = store.loadLatestGood([&](const std::string& warning) { events.log(LogLevel::Warning, warning); });
+      const CheckpointStore store_of_run(folder->path(), experiment.train.keep_checkpoints,
+                                         experiment.train.early_stopping.metric != "val_accuracy");
+      checkpoint =
+          store_of_run.loadLatestGood([&](const std::string& warning) { events.log(LogLevel::Warning, warning); });
       if (checkpoint) {
         // The compress section does not change training: editing it (the window's Compress dialogs do)
         // must not block resuming the training.
@@ -167,15 +249,31 @@ void TrainingRun::Impl::run() {
         changes.erase(std::remove_if(changes.begin(), changes.end(),
                                      [](const ExperimentChange& c) { return c.path.rfind("compress", 0) == 0; }),
                       changes.end());
-        if (!changes.empty() && !resume->force) {
+        // Data parallel: the number of ranks is part of the data order (each rank's shard).
+        const int64_t saved_world = checkpoint->contents.meta.value("world_size", int64_t{1});
+        const int64_t world_now = launch ? launch->world_size : static_cast<int64_t>(experiment.train.devices.size());
+        std::string world_change;
+        if (saved_world != world_now) {
+          world_change = "the checkpoint was written by " + std::to_string(saved_world) + " rank(s), this resume has " +
+                         std::to_string(world_now);
+        }
+        if ((!changes.empty() || !world_change.empty()) && !resume->force) {
+          std::string what = changes.empty() ? world_change
+                                             : describeChanges(changes) + (world_change.empty() ? "" : "; " + world_change);
           throw ExperimentChangedError(
-              "The run's experiment.json changed since its checkpoint was written: " + describeChanges(changes) +
-                  ".",
+              "The run's experiment.json changed since its checkpoint was written: " + what + ".",
               "Undo the change, or resume anyway (workbench-cli resume --force; in the window, Resume Anyway): "
-              "training continues from the checkpoint's step with the new values.");
+              "training continues from the checkpoint's step with the new values" +
+                  std::string(world_change.empty() ? "" : " and the data sharded for the new number of ranks") +
+                  ".");
         }
         if (!changes.empty()) events.log(LogLevel::Warning, "Resuming with a changed experiment (forced): " +
                                                                 describeChanges(changes));
+        if (!world_change.empty()) {
+          events.log(LogLevel::Warning, "Resuming on another number of ranks (forced): " + world_change +
+                                            ". Training continues at the checkpoint's step; the rest of the epoch "
+                                            "is sharded anew, so the samples seen differ from an uninterrupted run.");
+        }
         folder->truncateLogs(checkpoint->contents.meta.value("log_lengths", nlohmann::json::object()));
         wall_before = checkpoint->contents.meta.value("wall_s", 0.0);
       } else {
@@ -199,23 +297,50 @@ void TrainingRun::Impl::run() {
       runs_dir = experiment.output.runs_dir;
       events.log(LogLevel::Info, "Run folder: " + folder->path());
     }
+    if (lead_process) run_dir = folder->path();
+    if (store && lead_process) {
+      const std::string dir = absoluteFolder(folder->path());
+      store->set("wb/checkpoint", std::vector<uint8_t>(checkpoint ? checkpoint->path.begin() : dir.end(),
+                                                       checkpoint ? checkpoint->path.end() : dir.end()));
+      store->set("wb/run_dir", std::vector<uint8_t>(dir.begin(), dir.end()));
+    }
     const std::string hash = experimentHash(experimentToJson(experiment).dump());
-    index = std::make_unique<RunIndexDb>(runs_dir);
-    const std::string absolute_folder = absoluteFolder(folder->path());
-    index_id = resume ? index->reopenRun(experiment.name, hash, absolute_folder)
-                      : index->registerRun(experiment.name, hash, absolute_folder);
+    if (lead_process) {
+      index = std::make_unique<RunIndexDb>(runs_dir);
+      const std::string absolute_folder = absoluteFolder(folder->path());
+      index_id = resume ? index->reopenRun(experiment.name, hash, absolute_folder)
+                        : index->registerRun(experiment.name, hash, absolute_folder);
+    }
 
-    const std::string threads = configureThreads(experiment.train.threads, experiment.train.blas_threads);
+    const RankLayout layout = layoutRanks(experiment, launch);
+    const bool parallel = layout.world_size > 1;
+    const int64_t cores_per_rank = std::max<int64_t>(
+        1, (experiment.train.threads > 0 ? experiment.train.threads : coresAvailable()) / layout.ranks_on_this_machine);
+    const std::string threads = configureThreads(parallel ? cores_per_rank : experiment.train.threads,
+                                                 parallel ? std::max<int64_t>(1, experiment.train.blas_threads > 0
+                                                                                     ? experiment.train.blas_threads
+                                                                                     : cores_per_rank)
+                                                          : experiment.train.blas_threads);
     torch::manual_seed(experiment.seed);
-    const torch::Device device = resolveDevice(experiment.train.devices.at(0));
+    const torch::Device device = layout.local.front().device;
     events.log(LogLevel::Info, describe(querySystemInfo()));
-    events.log(LogLevel::Info, threads);
+    events.log(LogLevel::Info, parallel ? threads + " per rank" : threads);
     events.log(LogLevel::Info, keepFreedHostMemoryForReuse());
     if (device.is_cuda()) events.log(LogLevel::Info, applyCudaBackendSwitches(experiment.train));
+    if (parallel) {
+      std::ostringstream line;
+      line << "Data parallel: " << layout.world_size << " ranks (" << rankList(layout) << "), "
+           << (device.is_cuda() ? "NCCL" : "Gloo") << ", gradients averaged in buckets of "
+           << experiment.train.bucket_mb << " MB, batch " << experiment.train.batch_size << " per rank = global batch "
+           << experiment.train.batch_size * layout.world_size * std::max<int64_t>(1, experiment.train.grad_accum)
+           << (experiment.train.sync_batchnorm ? ", batch norm synchronized" : "") << ", collectives time out after "
+           << experiment.train.collective_timeout << " s";
+      events.log(LogLevel::Info, line.str());
+    }
 
     Dataset data = loadDataset(experiment.data, experiment.seed);
     events.log(LogLevel::Info, data.description);
-    if (device.is_cuda()) {
+    if (device.is_cuda() && !parallel) {
       const DataPlacement placement = chooseDataPlacement(
           experiment.train, device, static_cast<int64_t>(data.train_x.nbytes() + data.train_y.nbytes()));
       if (placement.on_device) {
@@ -225,51 +350,89 @@ void TrainingRun::Impl::run() {
       events.log(LogLevel::Info, placement.reason);
     }
 
-    model = buildModel(experiment.model, data.sample_shape, data.num_classes);
-    model->to(device);
-    if (useChannelsLast(experiment.train, data.sample_shape)) {
-      std::vector<torch::Tensor> tensors;
-      for (const auto& p : model->namedParameters()) tensors.push_back(p.second);
-      for (const auto& b : model->namedBuffers()) tensors.push_back(b.second);
-      convertToChannelsLast(tensors);
+    const int64_t shard = (data.train_x.size(0) + layout.world_size - 1) / layout.world_size;
+    const TrainingPlan plan = planTraining(experiment.train, shard);
+    GradScalerOptions scaler_options;
+    scaler_options.enabled = experiment.train.amp == "fp16";
+
+    // Every local rank's model, optimizer, schedule and scaler, built from the same seed, one after another.
+    std::vector<std::unique_ptr<RankState>> ranks;
+    std::optional<RankProgress> resume_point;
+    for (const RankPlacement& placement : layout.local) {
+      auto state = std::make_unique<RankState>();
+      state->placement = placement;
+      state->group = std::make_unique<DeferredRankGroup>(placement.rank, layout.world_size, placement.device);
+      torch::manual_seed(experiment.seed);
+      {
+        SyncBatchNormScope sync_bn(parallel && experiment.train.sync_batchnorm ? state->group.get() : nullptr);
+        state->model = buildModel(experiment.model, data.sample_shape, data.num_classes);
+      }
+      state->model->to(placement.device);
+      if (useChannelsLast(experiment.train, data.sample_shape)) {
+        std::vector<torch::Tensor> tensors;
+        for (const auto& p : state->model->namedParameters()) tensors.push_back(p.second);
+        for (const auto& b : state->model->namedBuffers()) tensors.push_back(b.second);
+        convertToChannelsLast(tensors);
+      }
+      state->optimizer = makeOptimizer(experiment.optimizer, state->model->namedParameters());
+      state->schedule = std::make_unique<LrSchedule>(experiment.schedule, experiment.optimizer.lr, plan.total_steps);
+      state->scaler = std::make_unique<GradScaler>(scaler_options);
+      if (checkpoint) {
+        restoreTrainingState(checkpoint->contents.payload, checkpoint->path, *state->model, *state->optimizer);
+        state->schedule->loadState(checkpoint->contents.meta.value("schedule", nlohmann::json::object()));
+        if (state->scaler->enabled() && checkpoint->contents.meta.contains("scaler")) {
+          state->scaler->loadState(GradScalerState::fromJson(checkpoint->contents.meta["scaler"]));
+        }
+        resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"));
+      }
+      if (parallel) {
+        state->parallel = std::make_unique<DataParallelStep>(*state->model, *state->group, experiment.train,
+                                                             experiment.seed);
+      }
+      if (placement.rank != 0) {
+        state->log_file = std::make_unique<std::ofstream>(
+            run_dir + "/rank-" + std::to_string(placement.rank) + ".log", std::ios::app);
+        state->events = std::make_unique<EventStream>(rankLogSink(*state));
+      }
+      ranks.push_back(std::move(state));
     }
-    const ModelInfo info = model->info();
+    Model& model = *ranks.front()->model;
+    torch::optim::Optimizer& optimizer = *ranks.front()->optimizer;
+    const ModelInfo info = model.info();
     result.parameters = info.parameters;
     result.flops_per_sample = info.flops_per_sample;
     events.log(LogLevel::Info, "Model: " + std::to_string(info.parameters) + " parameters, " +
                                    std::to_string(info.flops_per_sample) + " FLOPs per sample\n" + info.summary);
-
-    auto optimizer = makeOptimizer(experiment.optimizer, model->namedParameters());
-    const TrainingPlan plan = planTraining(experiment.train, data.train_x.size(0));
-    LrSchedule schedule(experiment.schedule, experiment.optimizer.lr, plan.total_steps);
-    events.log(LogLevel::Info, describeOptimizer(experiment, plan, takesFusedStep(*optimizer)));
+    events.log(LogLevel::Info, describeOptimizer(experiment, plan, takesFusedStep(optimizer)) +
+                                   (parallel ? " per rank" : ""));
+    if (parallel) {
+      events.log(LogLevel::Info, std::to_string(ranks.front()->parallel->bucketCount()) + " gradient bucket(s)");
+    }
     if (device.is_cuda()) resetCudaPeakMemory(device.index() < 0 ? 0 : device.index());
-
-    GradScalerOptions scaler_options;
-    scaler_options.enabled = experiment.train.amp == "fp16";
-    GradScaler scaler(scaler_options);
     if (experiment.train.amp != "off") {
       events.log(LogLevel::Info, "Mixed precision: " + experiment.train.amp + " autocast on " + device.str() +
-                                     (scaler.enabled() ? ", dynamic loss scaling from 65536" : ""));
+                                     (scaler_options.enabled ? ", dynamic loss scaling from 65536" : ""));
     }
-
-    std::optional<RankProgress> resume_point;
-    if (checkpoint) {
-      restoreTrainingState(checkpoint->contents.payload, checkpoint->path, *model, *optimizer);
-      schedule.loadState(checkpoint->contents.meta.value("schedule", nlohmann::json::object()));
-      if (scaler.enabled() && checkpoint->contents.meta.contains("scaler")) {
-        scaler.loadState(GradScalerState::fromJson(checkpoint->contents.meta["scaler"]));
-      }
-      resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"));
+    if (resume_point) {
       events.log(LogLevel::Info, "Continuing at step " + std::to_string(resume_point->step) + ", epoch " +
                                      std::to_string(resume_point->epoch) + ", batch " +
                                      std::to_string(resume_point->next_batch));
     }
+    if (resume_point) {
+      // Forced onto another number of ranks, the epoch's batches are counted anew: a position beyond the new
+      // shard's end starts the next epoch.
+      const int64_t batches = (shard + experiment.train.batch_size - 1) / experiment.train.batch_size;
+      if (resume_point->next_batch > batches) {
+        resume_point->epoch += 1;
+        resume_point->next_batch = 0;
+      }
+    }
 
-    CheckpointStore store(folder->path(), experiment.train.keep_checkpoints,
-                          experiment.train.early_stopping.metric != "val_accuracy");
+    CheckpointStore checkpoints(run_dir, experiment.train.keep_checkpoints,
+                                experiment.train.early_stopping.metric != "val_accuracy");
     const nlohmann::json experiment_json = experimentToJson(experiment);
     std::string payload;  // reused by every checkpoint of this run
+    RankState& lead = *ranks.front();
     auto writeCheckpoint = [&](const RankProgress& progress) {
       const auto t0 = Clock::now();
       events.flush();  // the logs' lengths must include every event up to this step
@@ -277,14 +440,16 @@ void TrainingRun::Impl::run() {
                              {"experiment", experiment_json},
                              {"experiment_hash", hash},
                              {"progress", progress.toJson()},
-                             {"schedule", schedule.state()},
-                             {"scaler", scaler.state().toJson()},
+                             {"schedule", lead.schedule->state()},
+                             {"scaler", lead.scaler->state().toJson()},
                              {"log_lengths", folder->logLengths()},
                              {"wall_s", wall_before + std::chrono::duration<double>(Clock::now() - started).count()},
-                             {"torch_version", compat::torchVersion()}};
+                             {"torch_version", compat::torchVersion()},
+                             {"world_size", layout.world_size},
+                             {"devices", layout.devices}};
       if (progress.val_metric) meta["val_metric"] = *progress.val_metric;
-      serializeTrainingState(*model, *optimizer, payload);
-      const std::string path = store.save(progress.step, std::move(meta), payload);
+      serializeTrainingState(*lead.model, *lead.optimizer, payload);
+      const std::string path = checkpoints.save(progress.step, std::move(meta), payload);
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       std::ostringstream line;
       line << "Checkpoint (" << progress.reason << ") at step " << progress.step << ": "
@@ -299,9 +464,54 @@ void TrainingRun::Impl::run() {
       }
     };
 
-    RankSetup setup{experiment, data,    *model, *optimizer, schedule, plan, device, events, control, scaler,
-                    resume_point ? &*resume_point : nullptr, writeCheckpoint, StepHooks{}};
-    const RankOutcome outcome = trainRank(setup);
+    if (parallel && !store) {
+      store = makeRankStore(std::nullopt, std::chrono::milliseconds(
+                                              static_cast<int64_t>(experiment.train.collective_timeout * 1000.0)));
+    }
+    RankGroupOptions group_options;
+    group_options.timeout =
+        std::chrono::milliseconds(static_cast<int64_t>(experiment.train.collective_timeout * 1000.0));
+    group_options.gloo_address = glooAddressFor(launch);
+    const auto failure = runRankThreads(layout.local, store, layout.world_size, [&](size_t i) {
+      RankState& state = *ranks[i];
+      const bool is_lead = state.placement.rank == 0;
+      StepGeneratorScope random_streams;  // seeded per step by the data-parallel step; cleared at the end
+      if (parallel) {
+        // Per thread: OpenMP's team size and the CUDA device are the rank's own.
+        at::set_num_threads(static_cast<int>(cores_per_rank));
+        if (state.placement.device.is_cuda()) setCurrentCudaDevice(state.placement.device.index());
+        state.group->attach(joinRankGroup(store, state.placement.rank, layout.world_size, state.placement.device,
+                                          group_options));
+        state.parallel->broadcastInitialState();
+      }
+      EventStream& rank_events = is_lead ? events : *state.events;
+      RankSetup setup{experiment,
+                      data,
+                      *state.model,
+                      *state.optimizer,
+                      *state.schedule,
+                      plan,
+                      state.placement.device,
+                      rank_events,
+                      control,
+                      *state.scaler,
+                      resume_point ? &*resume_point : nullptr,
+                      is_lead ? std::function<void(const RankProgress&)>(writeCheckpoint)
+                              : [](const RankProgress&) {},
+                      state.parallel ? state.parallel->hooks() : StepHooks{},
+                      parallel ? state.group.get() : nullptr,
+                      layout.devices};
+      state.outcome = trainRank(setup);
+      if (state.events) state.events->flush();
+    });
+    if (failure) {
+      if (parallel) {
+        failed_rank = "Rank " + std::to_string(failure->rank) + " of " + std::to_string(layout.world_size) + " (" +
+                      layout.devices[failure->rank] + "): ";
+      }
+      std::rethrow_exception(failure->error);
+    }
+    const RankOutcome& outcome = lead.outcome;
     result.status = outcome.status;
     result.steps = outcome.steps;
     result.epochs = outcome.epochs;
@@ -309,16 +519,18 @@ void TrainingRun::Impl::run() {
     result.best_val_accuracy = outcome.best_val_accuracy;
     result.samples_per_sec = outcome.train_seconds > 0 ? outcome.samples / outcome.train_seconds : 0;
 
-    if (outcome.status == RunStatus::Interrupted) {
-      model->save(folder->modelPath());  // the weights so far, for `eval`; the checkpoint is what resumes
+    if (!lead_process) {
+      // Rank 0's process saves the model and measures it; this one is done.
+    } else if (outcome.status == RunStatus::Interrupted) {
+      model.save(folder->modelPath());  // the weights so far, for `eval`; the checkpoint is what resumes
       events.log(LogLevel::Info, "Stopped at step " + std::to_string(outcome.steps) +
                                      " with a checkpoint; continue with: workbench-cli resume " + folder->path());
     } else {
       const int64_t eval_batch = std::max<int64_t>(256, experiment.train.batch_size * 2);
-      const EvalResult test = evaluateModel(*model, data.test_x, data.test_y, eval_batch, device);
+      const EvalResult test = evaluateModel(model, data.test_x, data.test_y, eval_batch, device);
       result.test_loss = test.loss;
       result.test_accuracy = test.accuracy;
-      model->save(folder->modelPath());
+      model.save(folder->modelPath());
       std::ostringstream done;
       done << "Test accuracy " << test.accuracy << ", test loss " << test.loss << " on " << test.samples
            << " samples; model saved to " << folder->modelPath();
@@ -326,7 +538,16 @@ void TrainingRun::Impl::run() {
     }
   } catch (...) {
     error = classify(std::current_exception());
+    if (!failed_rank.empty()) error->message = failed_rank + error->message;
     result.status = RunStatus::Failed;
+    if (store && launch) {
+      try {
+        std::rethrow_exception(std::current_exception());
+      } catch (const CollectiveError&) {
+      } catch (...) {
+        announceRankFailure(store, launch->rank, error->message);
+      }
+    }
   }
   releaseFreedHostMemory();  // the run's tensors went with the scope above
   result.wall_s = wall_before + std::chrono::duration<double>(Clock::now() - started).count();
@@ -379,6 +600,7 @@ void TrainingRun::start() {
   });
 }
 
+void TrainingRun::setProcessLaunch(const ProcessLaunch& launch) { m_impl->launch = launch; }
 void TrainingRun::pause() { m_impl->control.pause(); }
 void TrainingRun::resume() { m_impl->control.resume(); }
 void TrainingRun::requestStop() { m_impl->control.requestStop(); }

@@ -2,11 +2,14 @@
 
 #ifdef WB_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #endif
 
 namespace wb {
 
 #ifdef WB_WITH_CUDA
+void setCurrentCudaDevice(int device_index) { c10::cuda::set_device(static_cast<c10::DeviceIndex>(device_index)); }
+
 CudaMemoryStats cudaMemoryStats(int device_index) {
   // The stats struct moved namespaces between 1.x and 2.x; `auto` keeps this file version-agnostic.
   const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device_index);
@@ -25,6 +28,7 @@ void resetCudaPeakMemory(int device_index) {
 #else
 CudaMemoryStats cudaMemoryStats(int) { return {}; }
 void resetCudaPeakMemory(int) {}
+void setCurrentCudaDevice(int) {}
 #endif
 
 }  // namespace wb

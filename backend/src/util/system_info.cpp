@@ -34,12 +34,12 @@ Fn openBlasFunction(const char* name) {
   return reinterpret_cast<Fn>(::dlsym(RTLD_DEFAULT, name));
 }
 
+}  // namespace
+
 int64_t coresAvailable() {
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int64_t>(n);
 }
-
-}  // namespace
 
 SystemInfo querySystemInfo() {
   SystemInfo info;

@@ -57,6 +57,26 @@ TEST(ExperimentOverride, UnparsableValuesAreStrings) {
   EXPECT_EQ(doc["data"]["path"], "");
 }
 
+// The command line's way to ask for data parallel on the CPU, and to tune it.
+TEST(ExperimentOverride, CpuRanksAndDataParallelKeys) {
+  json doc = json::object();
+  expectApplies(doc, "train.devices=cpu:2");
+  expectApplies(doc, "train.bucket_mb=4");
+  expectApplies(doc, "train.sync_batchnorm=true");
+  expectApplies(doc, "train.collective_timeout=10");
+  EXPECT_EQ(doc["train"]["devices"], "cpu:2");
+  const ParseResult result = parseExperiment(doc);
+  ASSERT_TRUE(result.ok()) << formatIssues(result.issues);
+  EXPECT_EQ(result.experiment.train.devices, (std::vector<std::string>{"cpu", "cpu"}));
+  EXPECT_EQ(result.experiment.train.bucket_mb, 4.0);
+  EXPECT_TRUE(result.experiment.train.sync_batchnorm);
+  EXPECT_EQ(result.experiment.train.collective_timeout, 10.0);
+
+  const std::vector<ValidationIssue> typo = applyOverride(doc, "train.bucketmb=4");
+  ASSERT_EQ(typo.size(), 1u);
+  EXPECT_CONTAINS(typo[0].message, "did you mean \"bucket_mb\"?");
+}
+
 // A number typed for a text key is the text: a run called 2024, a path called 007.
 TEST(ExperimentOverride, TextKeysKeepTheTextAsTyped) {
   json doc = json::object();

@@ -76,6 +76,9 @@ Experiment everyFieldChanged() {
   e.train.clip_grad_norm = 1.0;
   e.train.amp = "bf16";
   e.train.devices = {"cuda:0", "cuda:1"};
+  e.train.bucket_mb = 8.0;
+  e.train.sync_batchnorm = true;
+  e.train.collective_timeout = 30.0;
   e.train.threads = 4;
   e.train.blas_threads = 2;
   e.train.cudnn_benchmark = false;
@@ -154,6 +157,9 @@ void expectSameExperiment(const Experiment& a, const Experiment& b) {
   EXPECT_EQ(a.train.clip_grad_norm, b.train.clip_grad_norm);
   EXPECT_EQ(a.train.amp, b.train.amp);
   EXPECT_EQ(a.train.devices, b.train.devices);
+  EXPECT_EQ(a.train.bucket_mb, b.train.bucket_mb);
+  EXPECT_EQ(a.train.sync_batchnorm, b.train.sync_batchnorm);
+  EXPECT_EQ(a.train.collective_timeout, b.train.collective_timeout);
   EXPECT_EQ(a.train.threads, b.train.threads);
   EXPECT_EQ(a.train.blas_threads, b.train.blas_threads);
   EXPECT_EQ(a.train.cudnn_benchmark, b.train.cudnn_benchmark);
@@ -210,6 +216,7 @@ TEST(ExperimentRoundTrip, WrittenFormOfAParsedFileIsAFixedPoint) {
   const char* documents[] = {
       R"({})",
       R"({"data": {"augment": false}, "train": {"devices": "cuda:1", "epochs": 3.0}})",
+      R"({"train": {"devices": "cpu:3", "bucket_mb": 1, "collective_timeout": 60}})",
       R"({"data": {"augment": {"crop_padding": 4}}, "train": {"early_stopping": {"metric": "val_accuracy"}}})",
       R"({"model": {"layers": [{"type": "flatten"}, {"type": "linear", "out_features": 10}]}})",
       R"({"model": {"torchscript": "net.pt"}, "optimizer": {"betas": [0, 0.5]}, "seed": 7})",
@@ -223,6 +230,15 @@ TEST(ExperimentRoundTrip, WrittenFormOfAParsedFileIsAFixedPoint) {
     ASSERT_TRUE(second.ok()) << formatIssues(second.issues);
     EXPECT_EQ(experimentToJson(second.experiment), written);
   }
+}
+
+// "cpu:N" is written as the N entries it stands for.
+TEST(ExperimentRoundTrip, CpuRanksAreWrittenExpanded) {
+  const ParseResult result = test::parseText(R"({"train": {"devices": ["cpu:2", "cpu"]}})");
+  ASSERT_TRUE(result.ok()) << formatIssues(result.issues);
+  const json written = experimentToJson(result.experiment);
+  EXPECT_EQ(written["train"]["devices"], json::parse(R"(["cpu", "cpu", "cpu"])"));
+  EXPECT_EQ(parseExperiment(written).experiment.train.devices, result.experiment.train.devices);
 }
 
 TEST(ExperimentRoundTrip, ShorthandsReadAsTheirFullForm) {

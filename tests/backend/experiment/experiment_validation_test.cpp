@@ -200,7 +200,8 @@ TEST(ExperimentValidation, DevicesAreCheckedByName) {
   EXPECT_CONTAINS(messageAt(result.issues, "train.devices[2]"), "did you mean \"cuda:1\"?");
   EXPECT_CONTAINS(messageAt(result.issues, "train.devices[3]"), "did you mean \"cpu\"?");
   EXPECT_CONTAINS(messageAt(result.issues, "train.devices[4]"),
-                  "expected \"cpu\", \"cuda\" or \"cuda:N\" (N = 0, 1, ...), got the string \"tpu\"");
+                  "expected \"cpu\", \"cpu:N\" (N CPU ranks), \"cuda\" or \"cuda:N\" (N = 0, 1, ...), "
+                  "got the string \"tpu\"");
   EXPECT_NE(issueAt(result.issues, "train.devices[5]"), nullptr);
   EXPECT_EQ(issueAt(result.issues, "train.devices[0]"), nullptr);
 
@@ -211,9 +212,115 @@ TEST(ExperimentValidation, DevicesAreCheckedByName) {
 
 TEST(ExperimentValidation, DuplicateAndMissingDevices) {
   const ParseResult twice = parseText(R"({"train": {"devices": ["cuda:0", "cuda:1", "cuda:0"]}})");
-  EXPECT_CONTAINS(messageAt(twice.issues, "train.devices[2]"), "listed twice");
+  EXPECT_EQ(messageAt(twice.issues, "train.devices[2]"),
+            "\"cuda:0\" is listed twice: each CUDA device runs one rank, name it once");
+  // "cuda" is cuda:0.
+  const ParseResult alias = parseText(R"({"train": {"devices": ["cuda:0", "cuda"]}})");
+  EXPECT_CONTAINS(messageAt(alias.issues, "train.devices[1]"), "\"cuda\" is listed twice (it is cuda:0)");
   const ParseResult none = parseText(R"({"train": {"devices": []}})");
   EXPECT_CONTAINS(messageAt(none.issues, "train.devices"), "got the array []");
+}
+
+// --- data parallel ---
+
+// Each entry is a rank: the CPU may be listed as often as it should have ranks, and "cpu:N" is N of them.
+TEST(ExperimentValidation, CpuRanksHaveThreeSpellings) {
+  const char* documents[] = {
+      R"({"train": {"devices": "cpu:2"}})",
+      R"({"train": {"devices": ["cpu:2"]}})",
+      R"({"train": {"devices": ["cpu", "cpu"]}})",
+      R"({"train": {"devices": ["cpu:1", "cpu"]}})",
+  };
+  for (const char* document : documents) {
+    SCOPED_TRACE(document);
+    const ParseResult result = parseText(document);
+    ASSERT_TRUE(result.ok()) << formatIssues(result.issues);
+    EXPECT_EQ(result.experiment.train.devices, (std::vector<std::string>{"cpu", "cpu"}));
+  }
+  const ParseResult four = parseText(R"({"train": {"devices": ["cpu:3", "cpu"]}})");
+  ASSERT_TRUE(four.ok()) << formatIssues(four.issues);
+  EXPECT_EQ(four.experiment.train.devices.size(), 4u);
+  const ParseResult most = parseText(R"({"train": {"devices": "cpu:1024"}})");
+  ASSERT_TRUE(most.ok()) << formatIssues(most.issues);
+  EXPECT_EQ(most.experiment.train.devices.size(), 1024u);
+}
+
+TEST(ExperimentValidation, BadCpuRankCounts) {
+  const ParseResult zero = parseText(R"({"train": {"devices": "cpu:0"}})");
+  EXPECT_EQ(messageAt(zero.issues, "train.devices"),
+            "expected \"cpu:N\" with N in [1, 1024] (N CPU ranks), got the string \"cpu:0\"; for one CPU "
+            "rank write \"cpu\"");
+  const ParseResult many = parseText(R"({"train": {"devices": ["cpu", "cpu:2048"]}})");
+  EXPECT_CONTAINS(messageAt(many.issues, "train.devices[1]"), "with N in [1, 1024]");
+  EXPECT_EQ(issueAt(many.issues, "train.devices[0]"), nullptr);
+
+  const ParseResult letters =
+      parseText(R"({"train": {"devices": ["cpu:x", "cpu:", "cpu:-1", "CPU:2", "cpu2"]}})");
+  EXPECT_CONTAINS(messageAt(letters.issues, "train.devices[0]"), "got the string \"cpu:x\"");
+  EXPECT_CONTAINS(messageAt(letters.issues, "train.devices[0]"), "\"cpu:N\" (N CPU ranks)");
+  EXPECT_CONTAINS(messageAt(letters.issues, "train.devices[1]"), "got the string \"cpu:\"");
+  EXPECT_CONTAINS(messageAt(letters.issues, "train.devices[2]"), "got the string \"cpu:-1\"");
+  EXPECT_CONTAINS(messageAt(letters.issues, "train.devices[3]"), "did you mean \"cpu:2\"?");
+  EXPECT_CONTAINS(messageAt(letters.issues, "train.devices[4]"), "did you mean \"cpu:2\"?");
+  // The default stays when the list is not valid.
+  EXPECT_EQ(letters.experiment.train.devices, std::vector<std::string>{"cpu"});
+}
+
+TEST(ExperimentValidation, DataParallelKeys) {
+  const ParseResult result =
+      parseText(R"({"train": {"bucket_mb": 4.5, "sync_batchnorm": true, "collective_timeout": 10}})");
+  ASSERT_TRUE(result.ok()) << formatIssues(result.issues);
+  EXPECT_EQ(result.experiment.train.bucket_mb, 4.5);
+  EXPECT_TRUE(result.experiment.train.sync_batchnorm);
+  EXPECT_EQ(result.experiment.train.collective_timeout, 10.0);
+
+  const ParseResult defaults = parseText("{}");
+  EXPECT_EQ(defaults.experiment.train.bucket_mb, 25.0);
+  EXPECT_FALSE(defaults.experiment.train.sync_batchnorm);
+  EXPECT_EQ(defaults.experiment.train.collective_timeout, 300.0);
+}
+
+TEST(ExperimentValidation, BucketSizeBounds) {
+  for (const char* good : {"1e-3", "1024", "0.5", "25"}) {
+    SCOPED_TRACE(good);
+    const ParseResult result = parseText(std::string(R"({"train": {"bucket_mb": )") + good + "}}");
+    EXPECT_TRUE(result.ok()) << formatIssues(result.issues);
+  }
+  const ParseResult zero = parseText(R"({"train": {"bucket_mb": 0}})");
+  EXPECT_EQ(messageAt(zero.issues, "train.bucket_mb"),
+            "expected a number of megabytes in (0, 1024] (gradients allreduced together), got 0");
+  const ParseResult big = parseText(R"({"train": {"bucket_mb": 1024.5}})");
+  EXPECT_CONTAINS(messageAt(big.issues, "train.bucket_mb"), "in (0, 1024]");
+  const ParseResult negative = parseText(R"({"train": {"bucket_mb": -1}})");
+  EXPECT_CONTAINS(messageAt(negative.issues, "train.bucket_mb"), "got -1");
+  const ParseResult quoted = parseText(R"({"train": {"bucket_mb": "25"}})");
+  EXPECT_CONTAINS(messageAt(quoted.issues, "train.bucket_mb"), "(write numbers without quotes)");
+  EXPECT_EQ(quoted.experiment.train.bucket_mb, 25.0);
+}
+
+TEST(ExperimentValidation, CollectiveTimeoutBounds) {
+  for (const char* good : {"1", "86400", "300", "2.5"}) {
+    SCOPED_TRACE(good);
+    const ParseResult result = parseText(std::string(R"({"train": {"collective_timeout": )") + good + "}}");
+    EXPECT_TRUE(result.ok()) << formatIssues(result.issues);
+  }
+  const ParseResult short_ = parseText(R"({"train": {"collective_timeout": 0.5}})");
+  EXPECT_EQ(messageAt(short_.issues, "train.collective_timeout"),
+            "expected a number of seconds in [1, 86400] (one second to one day), got 0.5");
+  const ParseResult long_ = parseText(R"({"train": {"collective_timeout": 86401}})");
+  EXPECT_CONTAINS(messageAt(long_.issues, "train.collective_timeout"), "got 86401");
+  const ParseResult text = parseText(R"({"train": {"collective_timeout": "5m", "sync_batchnorm": "yes"}})");
+  EXPECT_CONTAINS(messageAt(text.issues, "train.collective_timeout"), "got the string \"5m\"");
+  EXPECT_EQ(messageAt(text.issues, "train.sync_batchnorm"), "expected true or false, got the string \"yes\"");
+}
+
+TEST(ExperimentValidation, DataParallelKeysSuggestTheirSpelling) {
+  const ParseResult result = parseText(
+      R"({"train": {"bucket_mbs": 25, "collective_timout": 60, "sync_batch_norm": true}})");
+  EXPECT_CONTAINS(messageAt(result.issues, "train.bucket_mbs"), "did you mean \"bucket_mb\"?");
+  EXPECT_CONTAINS(messageAt(result.issues, "train.collective_timout"),
+                  "did you mean \"collective_timeout\"?");
+  EXPECT_CONTAINS(messageAt(result.issues, "train.sync_batch_norm"), "did you mean \"sync_batchnorm\"?");
 }
 
 // --- model ---

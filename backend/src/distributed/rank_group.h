@@ -1,0 +1,63 @@
+#pragma once
+// The ranks of a data-parallel run as the training loop and the model see them: who this rank is and the few
+// collectives they need (c10d's, see process_group_ranks.h). A run on one device gets SingleRank, whose
+// collectives do nothing, so the loop has one code path for one device and for many.
+
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+class RankGroup {
+ public:
+  virtual ~RankGroup() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // This rank's device ("cpu", "cuda:1"); collectives take tensors on it.
+  virtual torch::Device device() const = 0;
+
+  // Sums `tensor` (on device()) across ranks, in place; blocks until done.
+  virtual void allreduceSum(torch::Tensor& tensor) = 0;
+  // Starts summing `tensor` in place across ranks; the returned function blocks until it is done. Every rank
+  // must start the same collectives in the same order.
+  virtual std::function<void()> allreduceSumAsync(torch::Tensor tensor) = 0;
+  // The same, and `on_done` is called (on a communication thread) the moment the sum is complete: how the
+  // trainer measures how much of the communication ran behind backward.
+  virtual std::function<void()> allreduceSumAsync(torch::Tensor tensor, std::function<void()> on_done) {
+    auto wait = allreduceSumAsync(std::move(tensor));
+    return [wait, on_done] {
+      wait();
+      if (on_done) on_done();
+    };
+  }
+  // Copies rank `root`'s tensors into every rank's (same shapes), in place; blocks until done.
+  virtual void broadcast(std::vector<torch::Tensor>& tensors, int root = 0) = 0;
+  // Every rank's 1-D float64 `row` (same length everywhere), stacked into [size(), n] on the CPU. Blocking.
+  virtual torch::Tensor allgather(const torch::Tensor& row) = 0;
+};
+
+class SingleRank final : public RankGroup {
+ public:
+  explicit SingleRank(torch::Device device) : m_device(device) {}
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  torch::Device device() const override { return m_device; }
+  void allreduceSum(torch::Tensor&) override {}
+  std::function<void()> allreduceSumAsync(torch::Tensor) override {
+    return [] {};
+  }
+  using RankGroup::allreduceSumAsync;
+  void broadcast(std::vector<torch::Tensor>&, int) override {}
+  torch::Tensor allgather(const torch::Tensor& row) override {
+    return row.to(torch::kCPU, torch::kFloat64).reshape({1, -1});
+  }
+
+ private:
+  torch::Device m_device;
+};
+
+}  // namespace wb

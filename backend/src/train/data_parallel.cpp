@@ -1,0 +1,183 @@
+#include "train/data_parallel.h"
+
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "data/seed_mixing.h"
+#include "distributed/collective_error.h"
+#include "distributed/process_group_ranks.h"
+#include "model/step_generator.h"
+#include "train/device_selection.h"
+#include "workbench/errors.h"
+
+namespace wb {
+namespace {
+
+bool isLoopback(const std::string& address) {
+  return address == "localhost" || address == "::1" || address.rfind("127.", 0) == 0;
+}
+
+std::string hostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "127.0.0.1";
+  return name;
+}
+
+}  // namespace
+
+RankLayout layoutRanks(const Experiment& experiment, const std::optional<ProcessLaunch>& launch) {
+  RankLayout layout;
+  const std::vector<std::string>& devices = experiment.train.devices;
+  if (launch) {
+    layout.world_size = launch->world_size;
+    const bool cuda = !devices.empty() && devices.front().rfind("cuda", 0) == 0;
+    const torch::Device device =
+        cuda ? resolveDevice("cuda:" + std::to_string(launch->local_rank)) : torch::Device(torch::kCPU);
+    layout.local.push_back({launch->rank, device});
+    // Every process has the same layout; names of other hosts' devices are not known here.
+    for (int r = 0; r < launch->world_size; ++r) {
+      layout.devices.push_back(r == launch->rank ? device.str() : std::string("rank ") + std::to_string(r));
+    }
+    const char* local_world = std::getenv("LOCAL_WORLD_SIZE");  // torchrun sets it
+    layout.ranks_on_this_machine = local_world ? std::max(1, std::atoi(local_world)) : 1;
+    return layout;
+  }
+  layout.world_size = static_cast<int>(devices.size());
+  for (size_t r = 0; r < devices.size(); ++r) {
+    const torch::Device device = resolveDevice(devices[r]);
+    layout.local.push_back({static_cast<int>(r), device});
+    layout.devices.push_back(device.str());
+  }
+  layout.ranks_on_this_machine = layout.world_size;
+  return layout;
+}
+
+c10::intrusive_ptr<c10d::Store> makeRankStore(const std::optional<ProcessLaunch>& launch,
+                                              std::chrono::milliseconds timeout) {
+  if (!launch) {
+    auto store = c10::make_intrusive<c10d::HashStore>();
+    store->setTimeout(timeout);
+    return store;
+  }
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(launch->master_port);
+  options.isServer = !launch->agent_store && launch->rank == 0;
+  options.numWorkers = launch->world_size;
+  options.waitWorkers = false;  // the pre-flight waits for them, and names the ones that do not come
+  options.timeout = timeout;
+  try {
+    auto tcp = c10::make_intrusive<c10d::TCPStore>(launch->master_addr, options);
+    if (launch->agent_store) return c10::make_intrusive<c10d::PrefixStore>(launch->store_prefix, tcp);
+    return tcp;
+  } catch (const std::exception& e) {
+    throw CollectiveError("Rank " + std::to_string(launch->rank) + ": cannot " +
+                          (options.isServer ? "open" : "reach") + " the store at MASTER_ADDR:MASTER_PORT = " +
+                          launch->master_addr + ":" + std::to_string(launch->master_port) + " (" + e.what() +
+                          "). Check the address and that the port is free on rank 0's machine.");
+  }
+}
+
+std::string glooAddressFor(const std::optional<ProcessLaunch>& launch) {
+  if (!launch || isLoopback(launch->master_addr)) return "127.0.0.1";
+  return hostName();
+}
+
+RankGroup& DeferredRankGroup::target() {
+  if (!m_group) throw std::logic_error("DeferredRankGroup: a collective before the rank joined its group");
+  return *m_group;
+}
+
+DataParallelStep::DataParallelStep(Model& model, RankGroup& group, const TrainConfig& train, uint64_t seed)
+    : m_model(model),
+      m_group(group),
+      m_allreduce(model.parameters(), group, train.bucket_mb),
+      m_broadcast_buffers(!train.sync_batchnorm),
+      m_seed(seed) {
+  for (const auto& b : model.namedBuffers()) m_buffers.push_back(b.second);
+}
+
+void DataParallelStep::broadcastInitialState() {
+  std::vector<torch::Tensor> state = m_model.parameters();
+  for (const auto& b : m_buffers) state.push_back(b);
+  m_group.broadcast(state, 0);
+}
+
+void DataParallelStep::beforeStep(int64_t step) {
+  if (m_broadcast_buffers && !m_buffers.empty()) m_group.broadcast(m_buffers, 0);
+  // Each rank draws its own dropout masks, the same ones at the same step in every run and after resume.
+  const uint64_t stream = mixSeed(mixSeed(m_seed, static_cast<uint64_t>(m_group.rank()) + 1),
+                                  static_cast<uint64_t>(step));
+  seedStepGenerator(m_group.device(), stream);
+}
+
+StepHooks DataParallelStep::hooks() {
+  StepHooks h;
+  h.before_step = [this](int64_t step) { beforeStep(step); };
+  h.before_backward = [this](bool completes) { m_allreduce.beginBackward(completes); };
+  h.gradients_ready = [this] { m_allreduce.finish(); };
+  h.communication_ms = [this] {
+    const GradientAllreduce::Times t = m_allreduce.takeTimes();
+    return std::pair<double, double>{t.busy_ms, t.hidden_ms};
+  };
+  return h;
+}
+
+std::optional<RankFailure> runRankThreads(const std::vector<RankPlacement>& ranks,
+                                          const c10::intrusive_ptr<c10d::Store>& store, int world_size,
+                                          const std::function<void(size_t index)>& body) {
+  struct Failed {
+    RankFailure failure;
+    bool waiting_only = false;  // failed in a collective: a consequence of another rank's failure
+    std::chrono::steady_clock::time_point when;
+  };
+  std::mutex mutex;
+  std::vector<Failed> failures;
+  auto runOne = [&](size_t i) {
+    try {
+      body(i);
+    } catch (...) {
+      const std::exception_ptr error = std::current_exception();
+      bool waiting_only = false;
+      std::string reason = "unknown error";
+      try {
+        std::rethrow_exception(error);
+      } catch (const CollectiveError& e) {
+        waiting_only = true;
+        reason = e.what();
+      } catch (const c10::Error& e) {
+        reason = e.what_without_backtrace();
+      } catch (const std::exception& e) {
+        reason = e.what();
+      } catch (...) {
+      }
+      if (!waiting_only) announceRankFailure(store, ranks[i].rank, reason);
+      std::lock_guard<std::mutex> lock(mutex);
+      failures.push_back({{ranks[i].rank, error}, waiting_only, std::chrono::steady_clock::now()});
+    }
+  };
+  if (ranks.size() == 1) {
+    runOne(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < ranks.size(); ++i) threads.emplace_back(runOne, i);
+    for (auto& t : threads) t.join();
+  }
+  (void)world_size;
+  if (failures.empty()) return std::nullopt;
+  const Failed* first = nullptr;
+  for (const auto& f : failures) {
+    const bool better = !first || (first->waiting_only && !f.waiting_only) ||
+                        (first->waiting_only == f.waiting_only && f.when < first->when);
+    if (better) first = &f;
+  }
+  return first->failure;
+}
+
+}  // namespace wb

@@ -1,0 +1,155 @@
+// Data parallel from the command line: two CPU ranks in one process, and two processes started by PyTorch's
+// own launcher (python3 -m torch.distributed.run, Debian's 1.13) — the same weights either way; a 2-rank
+// run killed with -9 and resumed ends where the uninterrupted one does, resuming at its checkpoint's step;
+// a bad launcher variable is a clear error naming it.
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_runner.h"
+#include "support/model_weights.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using wb::test::readFile;
+using wb::test::runCli;
+using wb::test::startCli;
+using wb::test::tempDir;
+
+// 2,048 samples, 10% held out: 1,843 to train, 15 steps of 2 x 64 an epoch (the last shard padded), MLP with
+// dropout (each rank's own random stream), two epochs, a checkpoint every 4 steps.
+std::string writeExperiment(const std::string& dir, const std::string& devices) {
+  const std::string path = dir + "/exp.json";
+  std::ofstream(path) << R"({"name": "dp", "data": {"dataset": "fashion-mnist", "path": ")" << WB_FASHION_MNIST_DIR
+                      << R"(", "limit": 2048, "val_fraction": 0.1, "augment": false},
+  "model": {"preset": "mlp"},
+  "train": {"epochs": 2, "batch_size": 64, "devices": )" << devices
+                      << R"(, "threads": 2, "log_every_steps": 1, "checkpoint_every_steps": 4,
+            "checkpoint_every_minutes": 0, "collective_timeout": 60},
+  "output": {"runs_dir": ")" << dir << R"(/runs"}})";
+  return path;
+}
+
+int freePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  const int port = ntohs(addr.sin_port);
+  ::close(fd);
+  return port;
+}
+
+std::string onlyRunFolder(const std::string& runs) {
+  if (!fs::exists(runs)) return {};
+  for (const auto& entry : fs::directory_iterator(runs)) {
+    if (entry.is_directory()) return entry.path().string();
+  }
+  return {};
+}
+
+TEST(CliDataParallel, TorchrunTwoProcessesTrainTheSameWeightsAsTwoRanksInOneProcess) {
+  const std::string dir = tempDir("dp-torchrun");
+  const std::string one_process_dir = tempDir("dp-inprocess");
+  const auto threads = runCli("train " + writeExperiment(one_process_dir, "\"cpu:2\"") + " --json --quiet");
+  ASSERT_EQ(threads.status, 0) << threads.err;
+  const auto threads_summary = nlohmann::json::parse(threads.out);
+
+  const std::string exp = writeExperiment(dir, "[\"cpu\"]");
+  // Debian 12's launcher (torch 1.13 on Python 3.11) cannot parse its default --redirects/--tee of 0 (an enum
+  // change in Python 3.11); 2 = stderr works and leaves stdout alone.
+  const std::string cmd = "cd " + dir + " && " WB_PYTHON " -m torch.distributed.run --no_python --nproc_per_node=2 "
+                          "--master_port=" + std::to_string(freePort()) + " --redirects 2 --tee 2 " WB_CLI
+                          " train " + exp + " --quiet > torchrun.out 2> torchrun.err";
+  const int rc = std::system(cmd.c_str());
+  ASSERT_EQ(rc, 0) << readFile(dir + "/torchrun.err");
+  const std::string run_dir = onlyRunFolder(dir + "/runs");
+  ASSERT_FALSE(run_dir.empty());
+  // One run folder, written by rank 0; rank 1 logged to its own file in it.
+  EXPECT_TRUE(fs::exists(run_dir + "/rank-1.log"));
+  const std::string log = readFile(run_dir + "/train.log");
+  EXPECT_NE(log.find("rank 0 of 2"), std::string::npos) << log;
+  EXPECT_NE(log.find("Data parallel: 2 ranks"), std::string::npos) << log;
+  const auto summary = nlohmann::json::parse(readFile(run_dir + "/summary.json"));
+  EXPECT_EQ(summary["status"], "completed");
+  EXPECT_EQ(summary["steps"], threads_summary["steps"]);
+  // Threads and processes run the same collectives on the same shards: the same weights, bit for bit.
+  wb::test::expectBitIdentical(threads_summary["run_dir"].get<std::string>() + "/model.pt", run_dir + "/model.pt");
+  fs::remove_all(dir);
+  fs::remove_all(one_process_dir);
+}
+
+TEST(CliDataParallel, KilledTwoRankRunResumesAtItsCheckpointAndEndsWithTheSameWeights) {
+  const std::string ref_dir = tempDir("dp-ref");
+  const auto ref = runCli("train " + writeExperiment(ref_dir, "\"cpu:2\"") + " --json --quiet");
+  ASSERT_EQ(ref.status, 0) << ref.err;
+  const auto ref_summary = nlohmann::json::parse(ref.out);
+
+  // Killed after a checkpoint at a random multiple of 4 (seeded from the clock, printed), before the end.
+  std::mt19937 rng(static_cast<unsigned>(std::chrono::system_clock::now().time_since_epoch().count()));
+  const int64_t checkpoint_step = 4 * std::uniform_int_distribution<int64_t>(1, 6)(rng);
+  SCOPED_TRACE("killed after the checkpoint of step " + std::to_string(checkpoint_step));
+  const std::string dir = tempDir("dp-kill");
+  const pid_t pid = startCli("train " + writeExperiment(dir, "\"cpu:2\""), dir + "/run.out");
+  bool seen = false;
+  for (int i = 0; i < 6000 && !seen; ++i) {
+    const std::string run = onlyRunFolder(dir + "/runs");
+    seen = !run.empty() && readFile(run + "/train.log").find("at step " + std::to_string(checkpoint_step) + ":") !=
+                               std::string::npos;
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(seen) << readFile(dir + "/run.out");
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed";
+  const std::string run = onlyRunFolder(dir + "/runs");
+
+  const auto resumed = runCli("resume " + run + " --json");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  // The resumed session started at a checkpoint at or after the kill's (not at step 0) and trained the rest.
+  const std::string log = readFile(run + "/train.log");
+  const auto at = log.find("Continuing at step ");
+  ASSERT_NE(at, std::string::npos) << log;
+  const int64_t continued = std::stoll(log.substr(at + 19));
+  EXPECT_GE(continued, checkpoint_step);
+  EXPECT_LT(continued, ref_summary["steps"].get<int64_t>());
+  const auto summary = nlohmann::json::parse(resumed.out.substr(resumed.out.find('{')));
+  EXPECT_EQ(summary["status"], "completed");
+  EXPECT_EQ(summary["steps"], ref_summary["steps"]);
+  wb::test::expectBitIdentical(ref_summary["run_dir"].get<std::string>() + "/model.pt", run + "/model.pt");
+  fs::remove_all(ref_dir);
+  fs::remove_all(dir);
+}
+
+TEST(CliDataParallel, ABadLauncherVariableIsAClearErrorNamingIt) {
+  const std::string dir = tempDir("dp-env");
+  writeExperiment(dir, "\"cpu\"");
+  const std::string cmd = "cd " + dir + " && RANK=3 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 " WB_CLI
+                          " train exp.json --quiet > env.out 2> env.err";
+  const int raw = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(raw), 2);
+  const std::string err = readFile(dir + "/env.err");
+  EXPECT_NE(err.find("RANK"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir + "/runs") && !onlyRunFolder(dir + "/runs").empty());
+  fs::remove_all(dir);
+}
+
+}  // namespace
