@@ -19,8 +19,8 @@ void BatchNormImplBase<D, Derived>::pretty_print(std::ostream& stream) const {
   } else {
     stream << "None";
   }
-  stream << ", affine=" << this->options.affine() << ", track_running_stats=" << this->options.track_running_stats()
-         << ")";
+  stream << ", affine=" << this->options.affine()
+         << ", track_running_stats=" << this->options.track_running_stats() << ")";
 }
 
 }  // namespace torch::nn

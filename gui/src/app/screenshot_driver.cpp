@@ -22,6 +22,11 @@ ScreenshotDriver::ScreenshotDriver(MainWindow* window, QString file, long long a
     std::fprintf(stderr, "error: %s: %s\n  what to do: %s\n", qPrintable(title), qPrintable(message), qPrintable(hint));
     m_failed = true;
   });
+  // The engine's checks refused the experiment (the error presenter printed why): nothing will train.
+  connect(m_window, &MainWindow::startRefused, this, [] {
+    std::fprintf(stderr, "error: the experiment could not start (see above)\n");
+    QApplication::exit(2);
+  });
   connect(m_window, &MainWindow::stepReported, this, [this](qint64 step) {
     if (!m_captured && step >= m_afterSteps) {
       m_captured = true;

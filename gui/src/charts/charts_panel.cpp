@@ -25,8 +25,17 @@ constexpr int kColorCount = sizeof(kColors) / sizeof(kColors[0]);
 
 enum Kind {
   kTrainLossRaw, kTrainLoss, kValLoss, kTrainAcc, kValAcc, kThroughput, kLr, kRss, kCudaAllocated, kCudaReserved,
-  kCudaPeak, kGradNorm, kLossScale
+  kCudaPeak, kGradNorm, kLossScale, kReservedKey, kPeakKey
 };
+
+// A data-parallel run's per-device curves: kind = kDeviceBase + rank * kDeviceKinds + one of these.
+enum DeviceKind { kDevThroughput, kDevMemory, kDevReserved, kDevPeak, kDeviceKinds };
+constexpr int kDeviceBase = 1000;
+
+int deviceKind(int64_t rank, int sub) { return kDeviceBase + static_cast<int>(rank) * kDeviceKinds + sub; }
+
+// Overlaid runs share a colour per run: their ranks' curves are told apart by the line.
+const Qt::PenStyle kRankPens[] = {Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
 
 struct KindInfo {
   ChartId chart;
@@ -53,6 +62,9 @@ const KindInfo kKinds[] = {
     {ChartId::Memory, "CUDA peak", 4, Qt::DashDotLine, 1.6, false, false, true},
     {ChartId::Gradients, "gradient norm", 0, Qt::SolidLine, 1.4, false, false, true},
     {ChartId::Gradients, "AMP loss scale", 1, Qt::DashLine, 1.6, false, true, true},
+    // Legend keys without data: what the dotted and dash-dot lines of the CUDA ranks' colours mean.
+    {ChartId::Memory, "CUDA reserved (dotted)", 9, Qt::DotLine, 1.4, false, false, true},
+    {ChartId::Memory, "CUDA peak (dash-dot)", 9, Qt::DashDotLine, 1.4, false, false, true},
 };
 
 }  // namespace
@@ -150,8 +162,9 @@ void ChartsPanel::addTrace(const QString& id, const QString& label) {
   trace.ema = Ema(smoothing());
   m_traces.emplace(id, std::move(trace));
   Trace& t = m_traces.at(id);
-  // The curves every run has; memory on the GPU, gradient norm and loss scale appear when first reported.
-  for (int kind : {kTrainLossRaw, kTrainLoss, kValLoss, kTrainAcc, kValAcc, kThroughput, kLr, kRss}) {
+  // The curves every run has; memory, gradient norm, loss scale and per-device curves appear when first reported
+  // (a data-parallel run on CPU ranks plots each rank's memory instead of one CPU RSS curve).
+  for (int kind : {kTrainLossRaw, kTrainLoss, kValLoss, kTrainAcc, kValAcc, kThroughput, kLr}) {
     ensureSeries(id, t, kind);
   }
   restyle();
@@ -173,16 +186,55 @@ void ChartsPanel::clearTracesExcept(const QString& keep) {
   if (m_traces.empty()) m_nextIndex = 0;
 }
 
+ChartsPanel::SeriesLook ChartsPanel::look(const Trace& trace, int kind, bool overlay) const {
+  SeriesLook out;
+  SeriesStyle& style = out.style;
+  if (kind >= kDeviceBase) {
+    const int64_t rank = (kind - kDeviceBase) / kDeviceKinds;
+    const int sub = (kind - kDeviceBase) % kDeviceKinds;
+    auto device = trace.devices.find(rank);
+    const bool cuda = device != trace.devices.end() && device->second.cuda;
+    out.chart = sub == kDevThroughput ? ChartId::Throughput : ChartId::Memory;
+    out.name = tr("rank %1 · %2").arg(rank).arg(device != trace.devices.end() ? device->second.name : QString());
+    if (sub == kDevMemory) out.name += cuda ? tr(" (allocated)") : tr(" (RSS)");
+    if (sub == kDevReserved) out.name += tr(" (reserved)");
+    if (sub == kDevPeak) out.name += tr(" (peak)");
+    // Rank r keeps its colour on both charts and across batches; colour 0 is the run's total.
+    style.color = overlay ? kColors[trace.index % kColorCount] : kColors[(rank + 1) % kColorCount];
+    style.width = 1.2;
+    // CPU ranks in one process report the same RSS: dashes over rank 0's line keep both colours in sight.
+    const bool sharedRss = sub == kDevMemory && !cuda && rank > 0;
+    style.pen = sub == kDevReserved ? Qt::DotLine
+                : sub == kDevPeak   ? Qt::DashDotLine
+                : overlay           ? kRankPens[rank % 4]
+                : sharedRss         ? Qt::DashLine
+                                    : Qt::SolidLine;
+    // Reserved and peak share the rank's colour; the legend keys say what their line styles mean.
+    style.legend = sub == kDevThroughput || sub == kDevMemory;
+  } else {
+    const KindInfo& info = kKinds[kind];
+    out.chart = info.chart;
+    out.name = tr(info.name);
+    // A data-parallel run's throughput curve is the sum over its ranks, plotted beside each rank's.
+    if (kind == kThroughput && !trace.devices.empty()) out.name = tr("all ranks");
+    const bool key = kind == kReservedKey || kind == kPeakKey;
+    style.color = overlay ? kColors[trace.index % kColorCount] : kColors[info.color];
+    style.pen = overlay || key || kind == kCudaReserved || kind == kCudaPeak ? info.pen : Qt::SolidLine;
+    style.width = info.width;
+    style.markers = info.markers;
+    style.rightAxis = info.rightAxis;
+    style.legend = info.legend;
+    if (kind == kTrainLossRaw) style.color.setAlpha(smoothing() > 0 ? 70 : 0);
+  }
+  if (overlay) out.name = trace.label + QStringLiteral(" · ") + out.name;
+  return out;
+}
+
 int ChartsPanel::ensureSeries(const QString& id, Trace& trace, int kind) {
   auto it = trace.series.find(kind);
   if (it != trace.series.end()) return it->second;
-  const KindInfo& info = kKinds[kind];
-  SeriesStyle style;
-  style.color = kColors[info.color];
-  style.rightAxis = info.rightAxis;
-  style.markers = info.markers;
-  style.legend = info.legend;
-  const int handle = chart(info.chart)->addSeries(tr(info.name), style, id);
+  const SeriesLook l = look(trace, kind, m_traces.size() > 1);
+  const int handle = chart(l.chart)->addSeries(l.name, l.style, id);
   trace.series[kind] = handle;
   return handle;
 }
@@ -193,18 +245,10 @@ void ChartsPanel::restyle() {
   const double w = smoothing();
   for (auto& [id, trace] : m_traces) {
     for (const auto& [kind, handle] : trace.series) {
-      const KindInfo& info = kKinds[kind];
-      SeriesStyle style;
-      style.color = overlay ? kColors[trace.index % kColorCount] : kColors[info.color];
-      style.pen = overlay ? info.pen : (kind == kCudaReserved || kind == kCudaPeak ? info.pen : Qt::SolidLine);
-      style.width = info.width;
-      style.markers = info.markers;
-      style.rightAxis = info.rightAxis;
-      style.legend = info.legend;
-      if (kind == kTrainLossRaw) style.color.setAlpha(w > 0 ? 70 : 0);
-      MetricChart* c = chart(info.chart);
-      c->setSeriesStyle(handle, style);
-      c->setSeriesName(handle, overlay ? trace.label + QStringLiteral(" · ") + tr(info.name) : tr(info.name));
+      const SeriesLook l = look(trace, kind, overlay);
+      MetricChart* c = chart(l.chart);
+      c->setSeriesStyle(handle, l.style);
+      c->setSeriesName(handle, l.name);
       if (kind == kTrainLossRaw) c->setSeriesVisible(handle, w > 0);
     }
   }
@@ -223,8 +267,13 @@ void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>&
   if (found == m_traces.end() || steps.empty()) return;
   Trace& t = found->second;
   const int n = static_cast<int>(steps.size());
-  QVector<double> keys(n), loss(n), smoothed(n), throughput(n), lr(n), rss(n);
-  QVector<double> cudaKeys, allocated, reserved, peak, gradKeys, gradNorm, scaleKeys, scale;
+  QVector<double> keys(n), loss(n), smoothed(n), throughput(n), lr(n);
+  QVector<double> rssKeys, rss, cudaKeys, allocated, reserved, peak, gradKeys, gradNorm, scaleKeys, scale;
+  // Per rank of a data-parallel run: its throughput, and its device's memory (CUDA allocated, or the RSS).
+  struct RankPoints {
+    QVector<double> keys, throughput, memoryKeys, memory, cudaKeys, reserved, peak;
+  };
+  std::map<int64_t, RankPoints> ranks;
   for (int i = 0; i < n; ++i) {
     const StepMetrics& s = steps[i];
     const double step = static_cast<double>(s.step);
@@ -233,8 +282,40 @@ void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>&
     smoothed[i] = t.ema.add(s.loss);
     throughput[i] = s.samples_per_sec;
     lr[i] = s.lr;
-    rss[i] = static_cast<double>(s.cpu_rss_bytes) / kMiB;
-    if (s.cuda_allocated_bytes >= 0) {
+    const bool parallel = s.devices.size() > 1;
+    bool anyCuda = false;
+    if (parallel) {
+      for (const DeviceMetrics& d : s.devices) {
+        auto device = t.devices.find(d.rank);
+        if (device == t.devices.end()) {
+          device = t.devices.emplace(d.rank, Device{QString::fromStdString(d.device), d.cuda_allocated_bytes >= 0})
+                       .first;
+        }
+        RankPoints& r = ranks[d.rank];
+        r.keys.push_back(step);
+        r.throughput.push_back(d.samples_per_sec);
+        if (device->second.cuda) {
+          anyCuda = true;
+          if (d.cuda_allocated_bytes >= 0) {
+            r.memoryKeys.push_back(step);
+            r.memory.push_back(static_cast<double>(d.cuda_allocated_bytes) / kMiB);
+            r.cudaKeys.push_back(step);
+            r.reserved.push_back(static_cast<double>(d.cuda_reserved_bytes) / kMiB);
+            r.peak.push_back(static_cast<double>(d.cuda_peak_bytes) / kMiB);
+          }
+        } else {
+          r.memoryKeys.push_back(step);
+          r.memory.push_back(static_cast<double>(d.cpu_rss_bytes) / kMiB);
+        }
+      }
+    }
+    // With CPU ranks each rank's curve is the RSS; beside CUDA ranks the process's RSS keeps its own curve.
+    if (!parallel || anyCuda) {
+      rssKeys.push_back(step);
+      rss.push_back(static_cast<double>(s.cpu_rss_bytes) / kMiB);
+    }
+    // With several CUDA ranks these are rank 0's, which its own curves show.
+    if (!parallel && s.cuda_allocated_bytes >= 0) {
       cudaKeys.push_back(step);
       allocated.push_back(static_cast<double>(s.cuda_allocated_bytes) / kMiB);
       reserved.push_back(static_cast<double>(s.cuda_reserved_bytes) / kMiB);
@@ -255,18 +336,33 @@ void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>&
   chart(ChartId::Loss)->appendPoints(t.series.at(kTrainLoss), keys, smoothed);
   chart(ChartId::Throughput)->appendPoints(t.series.at(kThroughput), keys, throughput);
   chart(ChartId::LearningRate)->appendPoints(t.series.at(kLr), keys, lr);
-  chart(ChartId::Memory)->appendPoints(t.series.at(kRss), keys, rss);
   bool added = false;
   auto append = [&](int kind, const QVector<double>& k, const QVector<double>& v) {
     if (k.isEmpty()) return;
     added = added || !t.series.count(kind);
-    chart(kKinds[kind].chart)->appendPoints(ensureSeries(id, t, kind), k, v);
+    const int handle = ensureSeries(id, t, kind);
+    chart(look(t, kind, false).chart)->appendPoints(handle, k, v);
   };
+  append(kRss, rssKeys, rss);
   append(kCudaAllocated, cudaKeys, allocated);
   append(kCudaReserved, cudaKeys, reserved);
   append(kCudaPeak, cudaKeys, peak);
   append(kGradNorm, gradKeys, gradNorm);
   append(kLossScale, scaleKeys, scale);
+  bool cudaRanks = false;
+  for (const auto& [rank, r] : ranks) {
+    append(deviceKind(rank, kDevThroughput), r.keys, r.throughput);
+    append(deviceKind(rank, kDevMemory), r.memoryKeys, r.memory);
+    append(deviceKind(rank, kDevReserved), r.cudaKeys, r.reserved);
+    append(deviceKind(rank, kDevPeak), r.cudaKeys, r.peak);
+    cudaRanks = cudaRanks || !r.cudaKeys.isEmpty();
+  }
+  if (cudaRanks) {
+    for (int key : {kReservedKey, kPeakKey}) {
+      added = added || !t.series.count(key);
+      ensureSeries(id, t, key);
+    }
+  }
   if (added) restyle();
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The live charts: loss, accuracy, throughput, learning rate, memory, gradients. Each run on the charts is a
 // "trace" (the live run, or a past run opened from the runs browser); traces overlay. New data marks a chart
-// dirty; a ~30 Hz timer replots only the dirty ones.
+// dirty; a ~30 Hz timer replots only the dirty ones. A data-parallel run (StepMetrics::devices) also gets one
+// curve per device on the throughput and memory charts ("rank 1 · cuda:1"), each rank in a colour of its own.
 
 #include <map>
 #include <vector>
@@ -52,14 +53,26 @@ class ChartsPanel : public QWidget {
   void autoscaleAll();
 
  private:
+  struct Device {
+    QString name;       // "cpu", "cuda:1"
+    bool cuda = false;  // reports CUDA memory
+  };
   struct Trace {
     QString label;
     int index = 0;  // order of addition: picks the run's colour when several are overlaid
     std::map<int, int> series;                 // series kind -> chart series handle
     QVector<double> lossKeys, lossValues;  // raw training loss, kept to recompute the EMA when the slider moves
     Ema ema;
+    std::map<int64_t, Device> devices;  // data parallel: rank -> its device; empty with one device
+  };
+  // How one series of a trace is drawn and named, with one run on the charts or several.
+  struct SeriesLook {
+    ChartId chart = ChartId::Loss;
+    QString name;
+    SeriesStyle style;
   };
 
+  SeriesLook look(const Trace& trace, int kind, bool overlay) const;
   int ensureSeries(const QString& id, Trace& trace, int kind);
   void restyle();
   void recomputeEma(Trace& trace);

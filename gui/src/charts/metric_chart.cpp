@@ -304,6 +304,15 @@ void MetricChart::clearSeries() {
 
 int MetricChart::seriesCount() const { return static_cast<int>(m_series.size()); }
 
+QStringList MetricChart::seriesNames(bool inLegend) const {
+  QStringList names;
+  for (const auto& entry : m_series) {
+    const Series& s = entry.second;
+    if (!inLegend || (s.legend && s.graph->visible())) names << s.name;
+  }
+  return names;
+}
+
 int MetricChart::pointCount(int series) const {
   const Series* s = find(series);
   return s ? static_cast<int>(s->keys.size()) : 0;

@@ -9,6 +9,7 @@
 
 #include <QColor>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 #include <qcustomplot.h>
@@ -50,6 +51,8 @@ class MetricChart : public QCustomPlot {
   void clearSeries();
 
   int seriesCount() const;
+  // The series' names in order of addition; with `inLegend`, only those the legend lists (visible ones).
+  QStringList seriesNames(bool inLegend = false) const;
   int pointCount(int series) const;
   int totalPointCount() const;
   bool hasSeries(int series) const;

@@ -1,9 +1,19 @@
 #include "editor/device_picker.h"
 
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
 #include "app/system_info_cache.h"
 
 namespace wb::gui {
 namespace {
+
+const QString kCpu = QStringLiteral("cpu");
+// The engine takes up to 1024 ("cpu:N"); beyond a few per core ranks only share the same cores.
+constexpr int kMaxCpuRanks = 256;
 
 QString describeDevice(const DeviceInfo& d) {
   if (d.id == "cpu") {
@@ -14,47 +24,142 @@ QString describeDevice(const DeviceInfo& d) {
       .arg(QString::fromStdString(d.id), QString::fromStdString(d.name), QString::number(gib, 'f', 1));
 }
 
+// "cpu:N" is N CPU ranks (the engine's shorthand); 0 when `id` is not that.
+int cpuRanksOf(const QString& id) {
+  if (!id.startsWith(QLatin1String("cpu:"))) return 0;
+  bool ok = false;
+  const int n = id.mid(4).toInt(&ok);
+  return ok && n >= 1 && n <= kMaxCpuRanks ? n : 0;
+}
+
+// One id per rank, as the engine reads the list: "cpu:N" becomes N "cpu".
+QStringList expandRanks(const QStringList& ids) {
+  QStringList ranks;
+  for (const QString& id : ids) {
+    const int n = cpuRanksOf(id);
+    if (n == 0) {
+      ranks << id;
+    } else {
+      for (int i = 0; i < n; ++i) ranks << kCpu;
+    }
+  }
+  return ranks;
+}
+
 }  // namespace
 
-DevicePicker::DevicePicker(QWidget* parent) : QListWidget(parent) {
-  setSelectionMode(QAbstractItemView::NoSelection);
+DevicePicker::DevicePicker(QWidget* parent) : QWidget(parent) {
+  m_list = new QListWidget(this);
+  m_list->setObjectName(QStringLiteral("deviceList"));
+  m_list->setSelectionMode(QAbstractItemView::NoSelection);
   for (const DeviceInfo& d : systemInfo().devices) {
-    auto* item = new QListWidgetItem(describeDevice(d), this);
+    auto* item = new QListWidgetItem(describeDevice(d), m_list);
     item->setData(Qt::UserRole, QString::fromStdString(d.id));
     item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
     item->setCheckState(Qt::Unchecked);
   }
-  setMaximumHeight(qMax(2, count() + 1) * (fontMetrics().height() + 6));
-  connect(this, &QListWidget::itemChanged, this, [this] { emit devicesChanged(); });
+  m_list->setMaximumHeight(qMax(2, m_list->count() + 1) * (fontMetrics().height() + 6));
+
+  m_cpuRanks = new QSpinBox(this);
+  m_cpuRanks->setObjectName(QStringLiteral("cpuRanks"));
+  m_cpuRanks->setRange(1, kMaxCpuRanks);
+  m_cpuRanks->setValue(1);
+  m_cpuRanks->setSuffix(tr(" rank(s)"));
+  m_cpuRanks->setToolTip(tr("Data-parallel ranks on the CPU, each with its share of the cores: the experiment "
+                            "lists \"cpu\" this many times. 1 = ordinary training."));
+  auto* ranksLabel = new QLabel(tr("CPU ranks:"), this);
+  ranksLabel->setBuddy(m_cpuRanks);
+  ranksLabel->setToolTip(m_cpuRanks->toolTip());
+
+  m_note = new QLabel(tr("Several devices: data parallel, one rank each; batch size is per device"), this);
+  m_note->setObjectName(QStringLiteral("dataParallelNote"));
+  m_note->setWordWrap(true);
+  m_note->setToolTip(tr("Each rank trains on its own share of every epoch and the gradients are averaged after "
+                        "each step: the global batch is train.batch_size × the number of ranks."));
+  QFont small = m_note->font();
+  small.setPointSizeF(small.pointSizeF() * 0.9);
+  m_note->setFont(small);
+
+  auto* ranksRow = new QHBoxLayout;
+  ranksRow->setContentsMargins(0, 0, 0, 0);
+  ranksRow->addWidget(ranksLabel);
+  ranksRow->addWidget(m_cpuRanks);
+  ranksRow->addStretch(1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  layout->addWidget(m_list);
+  layout->addLayout(ranksRow);
+  layout->addWidget(m_note);
+  setFocusProxy(m_list);
+
+  connect(m_list, &QListWidget::itemChanged, this, [this] {
+    updateNote();
+    emit devicesChanged();
+  });
+  connect(m_cpuRanks, qOverload<int>(&QSpinBox::valueChanged), this, [this] {
+    updateNote();
+    emit devicesChanged();
+  });
+  updateNote();
 }
 
 QListWidgetItem* DevicePicker::ensureItem(const QString& id) {
-  for (int i = 0; i < count(); ++i) {
-    if (item(i)->data(Qt::UserRole).toString() == id) return item(i);
+  for (int i = 0; i < m_list->count(); ++i) {
+    if (m_list->item(i)->data(Qt::UserRole).toString() == id) return m_list->item(i);
   }
   auto* added = new QListWidgetItem(
       id == QLatin1String("cuda") && systemInfo().cuda_available ? tr("cuda — the current CUDA device")
                                                                  : tr("%1 — not found on this machine").arg(id),
-      this);
+      m_list);
   added->setData(Qt::UserRole, id);
   added->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
   added->setCheckState(Qt::Unchecked);
-  setMaximumHeight((count() + 1) * (fontMetrics().height() + 6));
+  m_list->setMaximumHeight((m_list->count() + 1) * (fontMetrics().height() + 6));
   return added;
 }
 
+QListWidgetItem* DevicePicker::cpuItem() const {
+  for (int i = 0; i < m_list->count(); ++i) {
+    if (m_list->item(i)->data(Qt::UserRole).toString() == kCpu) return m_list->item(i);
+  }
+  return nullptr;
+}
+
 void DevicePicker::setDevices(const QStringList& ids) {
-  const QSignalBlocker block(this);
-  for (int i = 0; i < count(); ++i) item(i)->setCheckState(Qt::Unchecked);
-  for (const QString& id : ids) ensureItem(id)->setCheckState(Qt::Checked);
+  const QSignalBlocker blockList(m_list);
+  const QSignalBlocker blockRanks(m_cpuRanks);
+  for (int i = 0; i < m_list->count(); ++i) m_list->item(i)->setCheckState(Qt::Unchecked);
+  int cpuRanks = 0;
+  for (const QString& id : expandRanks(ids)) {
+    if (id == kCpu) {
+      ++cpuRanks;
+    } else {
+      ensureItem(id)->setCheckState(Qt::Checked);
+    }
+  }
+  if (cpuRanks > 0) ensureItem(kCpu)->setCheckState(Qt::Checked);
+  m_cpuRanks->setValue(qBound(1, cpuRanks, kMaxCpuRanks));
+  updateNote();
 }
 
 QStringList DevicePicker::devices() const {
   QStringList ids;
-  for (int i = 0; i < count(); ++i) {
-    if (item(i)->checkState() == Qt::Checked) ids << item(i)->data(Qt::UserRole).toString();
+  for (int i = 0; i < m_list->count(); ++i) {
+    const QListWidgetItem* item = m_list->item(i);
+    if (item->checkState() != Qt::Checked) continue;
+    const QString id = item->data(Qt::UserRole).toString();
+    const int copies = id == kCpu ? m_cpuRanks->value() : 1;
+    for (int k = 0; k < copies; ++k) ids << id;
   }
   return ids;
+}
+
+void DevicePicker::updateNote() {
+  const QListWidgetItem* cpu = cpuItem();
+  m_cpuRanks->setEnabled(cpu && cpu->checkState() == Qt::Checked);
+  // Always there to read; greyed while the choice is a single device.
+  m_note->setEnabled(devices().size() > 1);
 }
 
 DevicesBinding::DevicesBinding(std::string path, DevicePicker* picker)
@@ -79,6 +184,9 @@ void DevicesBinding::loadValue(const nlohmann::json& value) {
     return;
   }
   m_picker->setDevices(ids);
+  // A list the checklist cannot say as written (a CUDA device twice, ranks in another order than the list's)
+  // is kept as the file has it until the user edits the field: the engine judges it, not the form.
+  if (m_picker->devices() != expandRanks(ids)) m_raw = value;
 }
 
 nlohmann::json DevicesBinding::storeValue() const {

@@ -144,7 +144,8 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
   QFormLayout* tr_ = addSection(tr("Training"), QStringLiteral("train"));
   addInteger(tr_, "train.epochs", tr("Epochs"), tr("Passes over the training split; 0 = max steps decides."));
   addInteger(tr_, "train.max_steps", tr("Max steps"), tr("Optimizer steps to stop after; 0 = epochs decide."));
-  addInteger(tr_, "train.batch_size", tr("Batch size"), tr("Samples per batch."));
+  addInteger(tr_, "train.batch_size", tr("Batch size"),
+             tr("Samples per batch, per device: with several devices the global batch is this × their number."));
   addInteger(tr_, "train.grad_accum", tr("Gradient accumulation"), tr("Batches summed per optimizer step."));
   addNumber(tr_, "train.clip_grad_norm", tr("Clip grad norm"), tr("Clip the gradients' total norm; 0 = off."));
   addChoice(tr_, "train.amp", tr("Mixed precision"),
@@ -153,8 +154,16 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
   {
     auto* picker = new DevicePicker;
     add(tr_, tr("Devices"), std::make_unique<DevicesBinding>("train.devices", picker),
-        tr("Where to train; several devices train data-parallel."));
+        tr("Where to train. Several devices: data parallel, one rank each; batch size is per device. "
+           "On the CPU, \"CPU ranks\" trains that many ranks side by side."));
   }
+  addNumber(tr_, "train.bucket_mb", tr("Allreduce bucket (MB)"),
+            tr("Several devices: gradients are averaged in buckets of about this size, each sent as soon as "
+               "backward has produced it."));
+  addBool(tr_, "train.sync_batchnorm", tr("Sync batch norm"),
+          tr("Several devices: batch norm statistics over the global batch (all ranks)."));
+  addNumber(tr_, "train.collective_timeout", tr("Rank timeout (s)"),
+            tr("Several devices: how long a rank waits for the others before the run fails, naming the rank."));
   addInteger(tr_, "train.threads", tr("CPU threads"), tr("0 = one per core."));
   addInteger(tr_, "train.eval_every_epochs", tr("Validate every"), tr("Validate every N epochs (and after the last)."),
              tr(" epochs"));
@@ -597,6 +606,11 @@ void ExperimentEditor::onChecksDone() {
   } else {
     m_lrPreview->setUnavailable(tr("No preview: %1").arg(result.curveError));
   }
+  showIssues();
+}
+
+void ExperimentEditor::showEngineIssues(const std::vector<ValidationIssue>& issues) {
+  m_checkIssues = issues;
   showIssues();
 }
 

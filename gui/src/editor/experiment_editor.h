@@ -50,6 +50,9 @@ class ExperimentEditor : public QWidget {
   void validateNow();
   bool checksPending() const { return m_checkRunning || m_checkQueued; }
   const std::vector<ValidationIssue>& issues() const { return m_issues; }
+  // Shows the engine's checks of the experiment about to start (Run ▸ Start ran them) as the form's own: at
+  // the fields and in the list. The next edit checks the form again.
+  void showEngineIssues(const std::vector<ValidationIssue>& issues);
 
   FieldBinding* binding(const std::string& path) const;
   // The bindings that show an issue at `path`: the field itself, the field of the list or section above it, or

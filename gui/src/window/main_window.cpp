@@ -137,6 +137,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   buildToolbar();
   buildDocks();
   m_stateLabel = new QLabel(tr("Idle"));
+  m_stateLabel->setObjectName(QStringLiteral("runState"));
   statusBar()->addPermanentWidget(m_stateLabel);
 
   m_presentError = [this](const QString& title, const QString& message, const QString& hint) {
@@ -491,7 +492,7 @@ void MainWindow::beginLiveTrace(const QString& label) {
 }
 
 bool MainWindow::startRun() {
-  if (m_controller->isActive()) return false;
+  if (m_controller->isActive() || m_checkingStart) return false;
   m_editor->validateNow();
   const std::optional<Experiment> experiment = m_editor->experiment();
   if (!experiment) {
@@ -502,15 +503,58 @@ bool MainWindow::startRun() {
               tr("Fix the marked fields (the list under the form leads to each), then start again."));
     return false;
   }
-  return startExperiment(*experiment);
+  // The parse above needs neither data nor Torch; what the engine would refuse at start (a device this machine
+  // lacks, fp16 on the CPU, a missing dataset) needs checkExperiment, which reads data headers: not on this thread.
+  m_checkingStart = true;
+  m_stateLabel->setText(tr("Checking the experiment…"));
+  m_progress->reset(tr("Checking the experiment…"), experiment->train.epochs);
+  updateActions();
+  auto* watcher = new QFutureWatcher<std::vector<ValidationIssue>>(this);
+  connect(watcher, &QFutureWatcher<std::vector<ValidationIssue>>::finished, this,
+          [this, watcher, checked = *experiment] {
+            watcher->deleteLater();
+            onStartChecked(checked, watcher->result());
+          });
+  watcher->setFuture(QtConcurrent::run([e = *experiment] {
+    try {
+      return checkExperiment(e);
+    } catch (const std::exception& error) {
+      return std::vector<ValidationIssue>{{"", error.what()}};
+    }
+  }));
+  return true;
+}
+
+void MainWindow::onStartChecked(const Experiment& experiment, const std::vector<ValidationIssue>& issues) {
+  m_checkingStart = false;
+  m_stateLabel->setText(tr("Idle"));
+  if (issues.empty()) {
+    startExperiment(experiment);
+    updateActions();
+    return;
+  }
+  // The same words as `workbench-cli train` prints, marked at the fields like any other bad input.
+  const QString problems = QString::fromStdString(formatIssues(issues)).trimmed();
+  m_progress->reset(tr("Not started: the experiment has %n problem(s)", nullptr, static_cast<int>(issues.size())),
+                    0);
+  m_log->append(LogLevel::Error, tr("The experiment is not valid:\n%1").arg(problems));
+  m_editor->showEngineIssues(issues);
+  m_editor->focusIssue(issues.front().path);
+  updateActions();
+  showError(tr("The experiment cannot start"), tr("The engine's checks found:\n%1").arg(problems),
+            tr("Fix the marked fields (the list under the form leads to each), then start again."));
+  emit startRefused(problems);
 }
 
 bool MainWindow::startExperiment(const Experiment& experiment) {
   if (m_controller->isActive()) return false;
   beginLiveTrace(QString::fromStdString(experiment.name));
   m_lastStep = 0;
-  m_log->appendNote(tr("Starting %1").arg(QString::fromStdString(experiment.name)));
+  m_log->appendNote(tr("Starting %1 on %2")
+                        .arg(QString::fromStdString(experiment.name), describeDevices(experiment.train.devices)));
   m_progress->reset(tr("Starting: loading the data and building the model…"), experiment.train.epochs);
+  m_progress->setDevices(experiment.train.devices,
+                         tr("The devices of the run in progress (%1)").arg(QString::fromStdString(experiment.name)));
   m_controller->start(experiment);
   m_runs->setRunsDir(QString::fromStdString(experiment.output.runs_dir));
   QTimer::singleShot(kRunsRefreshDelayMs, m_runs, &RunsBrowser::refresh);
@@ -518,9 +562,11 @@ bool MainWindow::startExperiment(const Experiment& experiment) {
 }
 
 bool MainWindow::resumeRun(const QString& runDir, bool force) {
-  if (m_controller->isActive()) {
-    showError(tr("A run is in progress"), tr("Only one run trains at a time."),
-              tr("Stop the current run first (Run ▸ Stop)."));
+  if (m_controller->isActive() || m_checkingStart) {
+    showError(m_checkingStart ? tr("A run is about to start") : tr("A run is in progress"),
+              tr("Only one run trains at a time."),
+              m_checkingStart ? tr("Wait for the experiment's checks, then stop that run (Run ▸ Stop).")
+                              : tr("Stop the current run first (Run ▸ Stop)."));
     return false;
   }
   // The run's curves so far come first, then the resumed run appends to them; loaded off the UI thread.
@@ -543,6 +589,9 @@ bool MainWindow::resumeRun(const QString& runDir, bool force) {
     m_controller->resumeInterrupted(ResumeRequest{runDir.toStdString(), force});
     const auto& e = m_controller->experiment();
     m_progress->reset(tr("Resuming from the latest checkpoint…"), e ? e->train.epochs : 0);
+    if (e) {
+      m_progress->setDevices(e->train.devices, tr("The devices of the run in progress (%1)").arg(QDir(runDir).dirName()));
+    }
     updateActions();
   });
   watcher->setFuture(QtConcurrent::run(loadHistory, runDir));
@@ -598,6 +647,11 @@ void MainWindow::openRuns(const QStringList& folders, bool replace) {
       }
       m_charts->addTrace(loaded.folder, label);
       m_charts->appendSteps(loaded.folder, loaded.history->steps);
+      // While a run trains, the header keeps its devices; else it shows those of the run just opened.
+      if (!m_controller->isActive() && !m_checkingStart) {
+        m_progress->setDevices(loaded.history->experiment.train.devices,
+                               tr("The devices of %1 (its experiment.json)").arg(QDir(loaded.folder).dirName()));
+      }
       m_charts->appendEpochs(loaded.folder, loaded.history->epochs);
       statusBar()->showMessage(tr("Opened run %1").arg(QDir(loaded.folder).dirName()), 4000);
     });
@@ -875,8 +929,8 @@ void MainWindow::updateActions() {
   const RunController::State state = m_controller->state();
   const bool active = state != RunController::State::Idle;
   const bool live = state == RunController::State::Running || state == RunController::State::Paused;
-  m_startAction->setEnabled(!active);
-  m_resumeAction->setEnabled(!active);
+  m_startAction->setEnabled(!active && !m_checkingStart);
+  m_resumeAction->setEnabled(!active && !m_checkingStart);
   m_pauseAction->setEnabled(live);
   m_stopAction->setEnabled(live);
   m_checkpointAction->setEnabled(live);

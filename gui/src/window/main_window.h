@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include <QMainWindow>
 #include <QStringList>
@@ -54,8 +55,12 @@ class MainWindow : public QMainWindow {
   bool saveFile(const QString& file);
   QString currentFile() const { return m_file; }
 
-  // Run ▸ Start with what the editor holds; false when the editor has issues or a run is active.
+  // Run ▸ Start with what the editor holds. The form is parsed at once, then the engine's full checks
+  // (checkExperiment: devices, data files, model shapes) run off the UI thread and the run starts once they pass;
+  // when they find problems no run starts, the form marks them and startRefused is emitted. True while those
+  // checks are under way; false at once when the form has issues or a run (or another Start's check) is active.
   bool startRun();
+  bool isCheckingStart() const { return m_checkingStart; }
   // Starts a given experiment as-is (the editor's checks are skipped: the engine still checks it).
   bool startExperiment(const Experiment& experiment);
   // Continues an interrupted run in its folder; `force` resumes even though its experiment file changed.
@@ -90,11 +95,14 @@ class MainWindow : public QMainWindow {
   QMenu* compressMenu() const { return m_compressMenu; }
   // Export ▸ …: the selected run's or compressed model's files, its metrics, the charts.
   ExportMenu* exporter() const { return m_export; }
+  QAction* startAction() const { return m_startAction; }
   int64_t lastStep() const { return m_lastStep; }
   int pendingHistoryLoads() const { return m_pendingLoads; }
 
  signals:
   void stepReported(qint64 step);
+  // Start was refused by the engine's checks: `problems` is their text as the CLI prints it.
+  void startRefused(const QString& problems);
   void runEnded(const wb::RunSummary& summary);
   void compressionEnded(const wb::RunSummary& summary);
 
@@ -125,6 +133,7 @@ class MainWindow : public QMainWindow {
   void updateTitle();
   void updateActions();
   void beginLiveTrace(const QString& label);
+  void onStartChecked(const Experiment& experiment, const std::vector<ValidationIssue>& issues);
   void onCompressionEvents(const EventBatch& batch);
   void onCompressionFinished(const RunSummary& summary);
   void onRunSelectionChanged();
@@ -174,6 +183,7 @@ class MainWindow : public QMainWindow {
   int64_t m_lastStep = 0;
   int m_pendingLoads = 0;
   bool m_closeWhenStopped = false;
+  bool m_checkingStart = false;  // Start's engine checks are running; the run starts when they pass
 };
 
 }  // namespace wb::gui

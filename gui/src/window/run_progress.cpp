@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
+#include <QStringList>
 
 namespace wb::gui {
 
@@ -15,6 +16,14 @@ QString formatDuration(double seconds) {
   if (s < 60) return QObject::tr("%1 s").arg(s);
   if (s < 3600) return QObject::tr("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
   return QObject::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
+}
+
+QString describeDevices(const std::vector<std::string>& devices) {
+  QStringList names;
+  for (const std::string& d : devices) names << QString::fromStdString(d);
+  if (names.isEmpty()) return QString();
+  if (names.size() == 1) return QObject::tr("Device: %1").arg(names.front());
+  return QObject::tr("%1 ranks: %2 (data parallel)").arg(names.size()).arg(names.join(QStringLiteral(", ")));
 }
 
 RunProgress::RunProgress(QWidget* parent) : QWidget(parent) {
@@ -29,10 +38,15 @@ RunProgress::RunProgress(QWidget* parent) : QWidget(parent) {
   m_label = new QLabel(this);
   m_label->setObjectName(QStringLiteral("runProgressText"));
   m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_devices = new QLabel(this);
+  m_devices->setObjectName(QStringLiteral("runDevices"));
+  m_devices->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_devices->setVisible(false);
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(6, 0, 6, 0);
   layout->addWidget(m_bar);
   layout->addWidget(m_label, 1);
+  layout->addWidget(m_devices);
   reset(tr("Ready"), 0);
 }
 
@@ -54,9 +68,24 @@ void RunProgress::update(const StepMetrics& s) {
                             locale.toString(static_cast<qlonglong>(s.total_steps)),
                             locale.toString(s.samples_per_sec, 'f', 0), formatDuration(s.elapsed_s),
                             formatDuration(s.eta_s)));
+  if (s.allreduce_ms >= 0) {
+    QString comm = tr(" · allreduce %1 ms/step").arg(s.allreduce_ms, 0, 'f', 1);
+    if (s.allreduce_hidden_fraction >= 0) {
+      comm += tr(", %1 % hidden behind backward").arg(s.allreduce_hidden_fraction * 100, 0, 'f', 0);
+    }
+    m_label->setText(m_label->text() + comm);
+  }
 }
 
 void RunProgress::setText(const QString& text) { m_label->setText(text); }
+
+void RunProgress::setDevices(const std::vector<std::string>& devices, const QString& source) {
+  m_devices->setText(describeDevices(devices));
+  m_devices->setToolTip(source);
+  m_devices->setVisible(!devices.empty());
+}
+
+QString RunProgress::devicesText() const { return m_devices->text(); }
 
 QString RunProgress::text() const { return m_label->text(); }
 

@@ -1,5 +1,9 @@
 #pragma once
-// Where the run is: a progress bar over all planned steps and a line with epoch, step, throughput and ETA.
+// Where the run is: a progress bar over all planned steps, a line with epoch, step, throughput and ETA, and the
+// devices the run trains on ("2 ranks: cpu, cpu (data parallel)").
+
+#include <string>
+#include <vector>
 
 #include <QWidget>
 
@@ -20,13 +24,19 @@ class RunProgress : public QWidget {
   void setText(const QString& text);
   QString text() const;
   int value() const;  // per mille of the planned steps
+  // The devices of the run shown (train.devices: one entry per rank); `source` says whose they are (tooltip).
+  void setDevices(const std::vector<std::string>& devices, const QString& source);
+  QString devicesText() const;
 
  private:
   QProgressBar* m_bar;
   QLabel* m_label;
+  QLabel* m_devices;
   int64_t m_epochs = 0;
 };
 
 QString formatDuration(double seconds);
+// "Device: cpu", or with several ranks "2 ranks: cpu, cpu (data parallel)".
+QString describeDevices(const std::vector<std::string>& devices);
 
 }  // namespace wb::gui

@@ -4,6 +4,8 @@
 // generator is left alone when a step generator is set. Exact comparisons throughout: the draws are meant to
 // be bit for bit the same.
 
+#include "model/step_dropout.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
@@ -11,7 +13,6 @@
 
 #include "model/dense_layers.h"
 #include "model/model.h"
-#include "model/step_dropout.h"
 #include "model/step_generator.h"
 
 namespace wb {

@@ -9,6 +9,8 @@
 // on values of order 1 (outputs, statistics) and 1e-6 absolute on gradients of order 1/N; bf16 inputs: the
 // statistics as float32 from the same values, the outputs within one bf16 rounding (2^-8 relative).
 
+#include "model/sync_batch_norm.h"
+
 #include <ATen/autocast_mode.h>
 #include <gtest/gtest.h>
 
@@ -19,7 +21,6 @@
 #include "model/dense_layers.h"
 #include "model/model.h"
 #include "model/shape_rules.h"
-#include "model/sync_batch_norm.h"
 #include "support/thread_rank_group.h"
 
 namespace wb {
@@ -73,7 +74,8 @@ struct Scenario {
   torch::ScalarType dtype = torch::kFloat;
 };
 
-Scenario makeScenario(std::shared_ptr<Layer> layer, Shape sample, int64_t batch, int steps, torch::ScalarType dtype) {
+Scenario makeScenario(std::shared_ptr<Layer> layer, Shape sample, int64_t batch, int steps,
+                      torch::ScalarType dtype) {
   torch::manual_seed(42);
   Scenario s;
   s.layer = std::move(layer);
@@ -117,7 +119,8 @@ Trace trainShare(torch::nn::AnyModule& module, const Scenario& s, int64_t begin,
     const torch::Tensor x = s.batches[i].narrow(0, begin, count).clone().requires_grad_(true);
     const torch::Tensor y = module.forward(x);
     const int64_t global = s.batches[i].size(0);
-    const torch::Tensor loss = (y.to(torch::kDouble) * s.lossWeights[i].narrow(0, begin, count)).sum() / global;
+    const torch::Tensor loss =
+        (y.to(torch::kDouble) * s.lossWeights[i].narrow(0, begin, count)).sum() / global;
     loss.backward();
     trace.steps.push_back(
         {y.detach(), x.grad(), param(m, "weight").grad().clone(), param(m, "bias").grad().clone()});
@@ -136,7 +139,8 @@ Trace reference(const Scenario& s) {
   return trainShare(module, s, 0, s.batches[0].size(0));
 }
 
-std::vector<Trace> ranks(const Scenario& s, const std::vector<int64_t>& shares, int64_t* collectives = nullptr) {
+std::vector<Trace> ranks(const Scenario& s, const std::vector<int64_t>& shares,
+                         int64_t* collectives = nullptr) {
   const int size = static_cast<int>(shares.size());
   ThreadRankHub hub(size);
   std::vector<Trace> traces(shares.size());
@@ -209,8 +213,8 @@ TEST(SyncBatchNorm, BatchNorm1d) {
 }
 
 TEST(SyncBatchNorm, InDoublePrecisionOnlyTheSummationOrderDiffers) {
-  expectSameAsOneModule(makeScenario(std::make_shared<BatchNorm2dLayer>(), {3, 4, 4}, 6, 2, torch::kDouble), {2, 4},
-                        kDouble, kDouble);
+  expectSameAsOneModule(makeScenario(std::make_shared<BatchNorm2dLayer>(), {3, 4, 4}, 6, 2, torch::kDouble),
+                        {2, 4}, kDouble, kDouble);
   expectSameAsOneModule(makeScenario(std::make_shared<BatchNorm1dLayer>(), {4}, 6, 2, torch::kDouble), {3, 3},
                         kDouble, kDouble);
 }
@@ -364,8 +368,8 @@ TEST(SyncBatchNorm, AModelTrainedWithSyncLoadsIntoAPlainModel) {
       Model& model = *rankModels[static_cast<size_t>(rank)];
       Shape shape = {4};
       shape.insert(shape.end(), sample.begin(), sample.end());
-      const torch::Tensor x = torch::arange(4 * elementCount(sample), torch::kFloat).reshape(shape).sin() * 3 +
-                              rank;
+      const torch::Tensor x =
+          torch::arange(4 * elementCount(sample), torch::kFloat).reshape(shape).sin() * 3 + rank;
       model.train(true);
       model.forward(x).square().mean().backward();
       torch::NoGradGuard noGrad;

@@ -122,6 +122,38 @@ TEST_F(DataParallel, TwoRanksOfBatchBTrainLikeOneRankOfBatch2B) {
   EXPECT_GT(maxDifference(one.summary.run_dir + "/model.pt", half.summary.run_dir + "/model.pt"), 1e-3);
 }
 
+// Batch norm: with train.sync_batchnorm the two ranks normalize over the global batch, so they train what one
+// rank with the whole batch trains; without it each normalizes its half (DDP's default), which differs.
+TEST_F(DataParallel, SyncBatchNormTrainsLikeOneRankOfTheWholeBatch) {
+  auto withBatchNorm = [&](int ranks, int64_t batch, bool sync) {
+    Experiment e = parallelExperiment(runs, ranks, batch);
+    e.train.epochs = 1;
+    e.model.layers = nlohmann::json::array({{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"padding", 1}},
+                                            {{"type", "batchnorm2d"}},
+                                            {{"type", "relu"}},
+                                            {{"type", "maxpool2d"}, {"kernel_size", 2}},
+                                            {{"type", "flatten"}},
+                                            {{"type", "linear"}, {"out_features", 10}}});
+    e.train.sync_batchnorm = sync;
+    // A gentle rate, a few steps: at lr 0.05 with momentum 0.9 this conv net amplifies float32 rounding (the
+    // order of the batch sums) about 5x a step (1e-5 after 2 steps, 6e-3 after 16); per-rank normalization
+    // differs at once.
+    e.optimizer.lr = 0.01;
+    e.optimizer.momentum = 0;
+    e.train.max_steps = 8;
+    return e;
+  };
+  const Finished one = train(withBatchNorm(1, 128, false));
+  const Finished synced = train(withBatchNorm(2, 64, true));
+  const Finished local = train(withBatchNorm(2, 64, false));
+  ASSERT_EQ(synced.summary.status, RunStatus::Completed) << (synced.errors.empty() ? "" : synced.errors[0].message);
+  ASSERT_EQ(local.summary.status, RunStatus::Completed);
+  const double sync_gap = maxDifference(one.summary.run_dir + "/model.pt", synced.summary.run_dir + "/model.pt");
+  const double local_gap = maxDifference(one.summary.run_dir + "/model.pt", local.summary.run_dir + "/model.pt");
+  EXPECT_LT(sync_gap, 2e-5);  // running statistics included (measured 2e-6)
+  EXPECT_GT(local_gap, 100 * sync_gap);  // measured 8e-3
+}
+
 TEST_F(DataParallel, GradientAccumulationAcrossRanksMatchesOneRank) {
   Experiment single = parallelExperiment(runs, 1, 64);
   single.train.grad_accum = 2;  // 128 per step
@@ -202,6 +234,24 @@ TEST_F(DataParallel, ARankThatThrowsStopsTheOtherWithinTheTimeoutNamingIt) {
   EXPECT_NE(errors[0].find("rank 1 failed: injected failure at step 3"), std::string::npos) << errors[0];
   EXPECT_NE(errors[0].find("gloo"), std::string::npos) << errors[0];  // Gloo's own words are kept
   EXPECT_LT(seconds, 25.0);  // the 10 s timeout, not forever (and data loading and start-up)
+}
+
+// The pre-flight: ranks announce themselves in the store and wait for each other; the ones that never come
+// are named, within the timeout.
+TEST_F(DataParallel, ThePreflightNamesTheRanksThatDoNotJoin) {
+  auto store = c10::make_intrusive<c10d::HashStore>();
+  RankGroupOptions options;
+  options.timeout = std::chrono::seconds(2);
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    joinRankGroup(store, 0, 3, torch::kCPU, options);
+    FAIL() << "joined a group of 3 alone";
+  } catch (const CollectiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("rank(s) 1, 2 did not join within train.collective_timeout = 2 s"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 10.0);
 }
 
 TEST_F(DataParallel, StoppedMidEpochResumesExactlyAndOnAnotherRankCountOnlyWhenForced) {
