@@ -16,8 +16,9 @@ limit=${LIMIT:-20000}
 ranks=$(nproc)
 mkdir -p "$work/runs"
 
-run() {  # model devices batch threads -> run folder
+run() {  # model devices batch threads [bucket_mb] -> run folder
   "$cli" train --set model.preset="$1" --set "train.devices=$2" --set train.batch_size="$3" \
+    --set train.bucket_mb="${5:-25}" \
     --set train.threads="$4" --set train.max_steps="$steps" --set train.epochs=100 --set data.limit="$limit" \
     --set data.val_fraction=0 --set data.augment=false --set train.log_every_steps=10 \
     --set train.checkpoint_every_minutes=0 --set output.runs_dir="$work/runs" --set name="dp-$1" --json --quiet |
@@ -46,4 +47,6 @@ for model in mlp cnn; do
   many=$(run "$model" "\"cpu:$ranks\"" $((batch / ranks)) "$ranks")
   printf "%-5s %-28s %s\n" "$model" "1 rank x $ranks threads" "$(summarize "$one")"
   printf "%-5s %-28s %s\n" "$model" "$ranks ranks x 1 thread (Gloo)" "$(summarize "$many")"
+  small=$(run "$model" "\"cpu:$ranks\"" $((batch / ranks)) "$ranks" 0.25)
+  printf "%-5s %-28s %s\n" "$model" "  same, bucket_mb 0.25" "$(summarize "$small")"
 done

@@ -36,11 +36,15 @@ GradientAllreduce::GradientAllreduce(const std::vector<torch::Tensor>& parameter
   m_bucket_of.assign(m_parameters.size(), 0);
   m_ready.assign(m_parameters.size(), false);
   const int64_t bucket_bytes = std::max<int64_t>(1, static_cast<int64_t>(bucket_mb * 1024.0 * 1024.0));
+  // As DDP: the first bucket holds at most 1 MiB, so communication starts early in backward; the others
+  // train.bucket_mb.
+  const int64_t first_bucket_bytes = std::min<int64_t>(bucket_bytes, 1024 * 1024);
   // Reverse order: the output layer's gradients come first in backward.
   for (size_t k = m_parameters.size(); k-- > 0;) {
     const torch::Tensor& p = m_parameters[k];
+    const int64_t cap = m_buckets.size() <= 1 ? first_bucket_bytes : bucket_bytes;
     const bool start_new = m_buckets.empty() ||
-                           m_buckets.back().numel * static_cast<int64_t>(p.element_size()) >= bucket_bytes ||
+                           m_buckets.back().numel * static_cast<int64_t>(p.element_size()) >= cap ||
                            m_parameters[m_buckets.back().parameters.front()].scalar_type() != p.scalar_type();
     if (start_new) m_buckets.emplace_back();
     Bucket& b = m_buckets.back();

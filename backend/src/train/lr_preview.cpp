@@ -11,7 +11,9 @@ namespace wb {
 
 LrCurve learningRateCurve(const Experiment& experiment, int64_t train_samples, int64_t max_points) {
   LrCurve curve;
-  const TrainingPlan plan = planTraining(experiment.train, train_samples);
+  // Data parallel: each rank's shard of the epoch (padded to equal length) sets the steps, as in the run.
+  const int64_t ranks = std::max<int64_t>(1, static_cast<int64_t>(experiment.train.devices.size()));
+  const TrainingPlan plan = planTraining(experiment.train, (train_samples + ranks - 1) / ranks);
   curve.steps_per_epoch = plan.steps_per_epoch;
   curve.total_steps = plan.total_steps;
   if (plan.total_steps <= 0) return curve;

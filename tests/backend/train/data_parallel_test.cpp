@@ -27,6 +27,7 @@
 #include "train/training_control.h"
 #include "train/training_plan.h"
 #include "workbench/event_json.h"
+#include "workbench/lr_preview.h"
 #include "workbench/training_run.h"
 
 namespace wb {
@@ -234,6 +235,15 @@ TEST_F(DataParallel, ARankThatThrowsStopsTheOtherWithinTheTimeoutNamingIt) {
   EXPECT_NE(errors[0].find("rank 1 failed: injected failure at step 3"), std::string::npos) << errors[0];
   EXPECT_NE(errors[0].find("gloo"), std::string::npos) << errors[0];  // Gloo's own words are kept
   EXPECT_LT(seconds, 25.0);  // the 10 s timeout, not forever (and data loading and start-up)
+}
+
+// The window's schedule preview counts steps as the run does: each rank's shard of the epoch.
+TEST_F(DataParallel, TheSchedulePreviewCountsEachRanksShard) {
+  const LrCurve one = learningRateCurve(parallelExperiment(runs, 1, 64), 2048);
+  const LrCurve two = learningRateCurve(parallelExperiment(runs, 2, 64), 2048);
+  EXPECT_EQ(one.steps_per_epoch, 32);
+  EXPECT_EQ(two.steps_per_epoch, 16);
+  EXPECT_EQ(learningRateCurve(parallelExperiment(runs, 3, 64), 2048).steps_per_epoch, 11);  // 683 a rank, padded
 }
 
 // The pre-flight: ranks announce themselves in the store and wait for each other; the ones that never come
