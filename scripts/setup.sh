@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libtorch-dev libopenblas0-pthread
+  libtorch-dev libgloo-dev libopenblas0-pthread
   nlohmann-json3-dev zlib1g-dev libgtest-dev libsqlite3-dev
   dataset-fashion-mnist
   python3-torch python3-numpy python3-protobuf python3-crcmod
