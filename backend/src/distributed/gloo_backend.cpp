@@ -17,7 +17,13 @@ c10::intrusive_ptr<compat::CollectiveBackend> makeGlooBackend(const c10::intrusi
                                                               int rank, int size, std::chrono::milliseconds timeout,
                                                               const std::string& address) {
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
-  options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(address));
+  if (address.empty()) {
+    options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+  } else if (address.rfind("interface:", 0) == 0) {
+    options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(address.substr(10)));
+  } else {
+    options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(address));
+  }
   // Gloo's own threads run the collectives while the training thread goes on with backward; one is enough
   // for our ordered buckets and leaves the cores to the ranks.
   options->threads = 1;

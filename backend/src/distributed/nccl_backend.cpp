@@ -7,6 +7,8 @@
 
 #include "distributed/collective_error.h"
 
+#include <cstdlib>
+
 namespace wb {
 
 #ifdef WB_WITH_NCCL
@@ -15,6 +17,12 @@ bool ncclAvailable() { return true; }
 
 c10::intrusive_ptr<compat::CollectiveBackend> makeNcclBackend(const c10::intrusive_ptr<c10d::Store>& store,
                                                               int rank, int size, std::chrono::milliseconds timeout) {
+  // NCCL enforces the timeout only with blocking waits; its default asynchronous error handling (2.x)
+  // tears the whole process down instead — the window with it, before the run can be marked failed. Unless
+  // the user chose otherwise: blocking waits that throw, no teardown, no heartbeat monitor.
+  for (const char* name : {"TORCH_NCCL_BLOCKING_WAIT", "NCCL_BLOCKING_WAIT"}) ::setenv(name, "1", 0);
+  for (const char* name : {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING"}) ::setenv(name, "0", 0);
+  ::setenv("TORCH_NCCL_ENABLE_MONITORING", "0", 0);
   auto options = c10d::ProcessGroupNCCL::Options::create();
   options->timeout = timeout;
   return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, options);

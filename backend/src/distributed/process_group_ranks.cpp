@@ -2,6 +2,7 @@
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
+#include <algorithm>
 #include <sstream>
 #include <thread>
 
@@ -38,7 +39,7 @@ class ProcessGroupRanks final : public RankGroup {
 
   void allreduceSum(torch::Tensor& tensor) override {
     std::vector<torch::Tensor> tensors{tensor};
-    finish(m_backend->allreduce(tensors), "allreduce");
+    finish(launch([&] { return m_backend->allreduce(tensors); }, "allreduce"), "allreduce");
   }
 
   std::function<void()> allreduceSumAsync(torch::Tensor tensor) override {
@@ -55,18 +56,29 @@ class ProcessGroupRanks final : public RankGroup {
   }
 
   void broadcast(std::vector<torch::Tensor>& tensors, int root) override {
-    if (tensors.empty()) return;
-    // One flat buffer: one collective however many tensors (parameters and buffers of a whole model).
-    std::vector<torch::Tensor> flat{torch::cat(flatten(tensors))};
-    c10d::BroadcastOptions options;
-    options.rootRank = root;
-    finish(launch([&] { return m_backend->broadcast(flat, options); }, "broadcast"), "broadcast");
-    int64_t offset = 0;
+    // One flat buffer per dtype: one collective for a whole model's parameters and buffers, values exact
+    // (integer counters and float64 tensors are not squeezed through float32).
+    std::vector<c10::ScalarType> dtypes;
+    for (const auto& t : tensors) {
+      if (std::find(dtypes.begin(), dtypes.end(), t.scalar_type()) == dtypes.end()) dtypes.push_back(t.scalar_type());
+    }
     torch::NoGradGuard no_grad;
-    for (auto& t : tensors) {
-      const int64_t n = t.numel();
-      t.copy_(flat[0].narrow(0, offset, n).view_as(t));
-      offset += n;
+    for (const c10::ScalarType dtype : dtypes) {
+      std::vector<torch::Tensor> parts;
+      for (const auto& t : tensors) {
+        if (t.scalar_type() == dtype) parts.push_back(t.detach().reshape({-1}));
+      }
+      std::vector<torch::Tensor> flat{torch::cat(parts)};
+      c10d::BroadcastOptions options;
+      options.rootRank = root;
+      finish(launch([&] { return m_backend->broadcast(flat, options); }, "broadcast"), "broadcast");
+      int64_t offset = 0;
+      for (auto& t : tensors) {
+        if (t.scalar_type() != dtype) continue;
+        const int64_t n = t.numel();
+        t.detach().copy_(flat[0].narrow(0, offset, n).view(t.sizes()));
+        offset += n;
+      }
     }
   }
 
@@ -79,13 +91,6 @@ class ProcessGroupRanks final : public RankGroup {
   }
 
  private:
-  static std::vector<torch::Tensor> flatten(const std::vector<torch::Tensor>& tensors) {
-    std::vector<torch::Tensor> parts;
-    parts.reserve(tensors.size());
-    for (const auto& t : tensors) parts.push_back(t.detach().reshape({-1}).to(torch::kFloat32));
-    return parts;
-  }
-
   template <typename Launch>
   c10::intrusive_ptr<c10d::Work> launch(Launch&& start, const char* what) {
     try {

@@ -15,7 +15,9 @@ namespace wb {
 
 struct RankGroupOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // train.collective_timeout
-  // The address Gloo binds to and announces to the others: loopback when every rank is on this machine.
+  // The address Gloo binds to and announces to the others: loopback when every rank is on this machine;
+  // "interface:NAME" for a network interface (GLOO_SOCKET_IFNAME); empty = Gloo's default (this host's
+  // name, as torch.distributed does).
   std::string gloo_address = "127.0.0.1";
 };
 

@@ -433,7 +433,9 @@ SchemaKey scheduleSection() {
 
 SchemaKey trainSection() {
   return sectionKey("train", {
-    integerKey("epochs", atLeast(0), WB_FIELD(train.epochs)),
+    // Bounded where a larger value would overflow what it becomes: epochs x steps an epoch (int64 steps),
+    // threads (int for LibTorch and OpenBLAS), minutes (the nanosecond clock of the checkpoint timer).
+    integerKey("epochs", IntegerRule{0, 1000000}, WB_FIELD(train.epochs)),
     integerKey("max_steps", atLeast(0), WB_FIELD(train.max_steps)),
     integerKey("batch_size", atLeast(1), WB_FIELD(train.batch_size)),
     integerKey("grad_accum", atLeast(1), WB_FIELD(train.grad_accum)),
@@ -447,8 +449,8 @@ SchemaKey trainSection() {
     measureKey("collective_timeout", numberIn(1.0, true, 86400.0, true),
                "a number of seconds in [1, 86400] (one second to one day)",
                WB_FIELD(train.collective_timeout)),
-    integerKey("threads", atLeast(0), WB_FIELD(train.threads)),
-    integerKey("blas_threads", atLeast(0), WB_FIELD(train.blas_threads)),
+    integerKey("threads", IntegerRule{0, 4096}, WB_FIELD(train.threads)),
+    integerKey("blas_threads", IntegerRule{0, 4096}, WB_FIELD(train.blas_threads)),
     booleanKey("cudnn_benchmark", WB_FIELD(train.cudnn_benchmark)),
     booleanKey("tf32", WB_FIELD(train.tf32)),
     booleanKey("channels_last", WB_FIELD(train.channels_last)),
@@ -457,7 +459,9 @@ SchemaKey trainSection() {
     integerKey("eval_every_epochs", atLeast(1), WB_FIELD(train.eval_every_epochs)),
     integerKey("log_every_steps", atLeast(1), WB_FIELD(train.log_every_steps)),
     integerKey("checkpoint_every_steps", atLeast(0), WB_FIELD(train.checkpoint_every_steps)),
-    numberKey("checkpoint_every_minutes", nonNegativeNumber(), WB_FIELD(train.checkpoint_every_minutes)),
+    measureKey("checkpoint_every_minutes", numberIn(0.0, true, 525600.0, true),
+               "a number of minutes in [0, 525600] (0 = off; at most a year)",
+               WB_FIELD(train.checkpoint_every_minutes)),
     integerKey("keep_checkpoints", atLeast(1), WB_FIELD(train.keep_checkpoints)),
     sectionKey("early_stopping", {
       booleanKey("enabled", WB_FIELD(train.early_stopping.enabled)),

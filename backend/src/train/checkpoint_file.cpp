@@ -3,10 +3,10 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 #include "util/atomic_file.h"
 
@@ -65,14 +65,8 @@ void writeCheckpointFile(const std::string& path, const nlohmann::json& meta, co
   crc = crc32_combine(crc, payload_crc, static_cast<z_off_t>(payload.size()));
   std::string tail;
   for (int i = 0; i < 4; ++i) tail.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
-  writeFileAtomically(path, [&](const std::string& tmp) {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(head.data(), static_cast<std::streamsize>(head.size()));
-    out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
-    out.write(tail.data(), static_cast<std::streamsize>(tail.size()));
-    out.flush();
-    if (!out) throw std::runtime_error("could not write " + tmp + ": " + std::strerror(errno));
-  });
+  // Checked write, fsync, close and rename (util/atomic_file): a short file is never renamed into place.
+  writeFileAtomically(path, {std::string_view(head), std::string_view(payload), std::string_view(tail)});
 }
 
 nlohmann::json readCheckpointMeta(const std::string& path) {

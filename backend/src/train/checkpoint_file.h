@@ -2,7 +2,8 @@
 // One checkpoint on disk: a small header that can be read alone (what, when, where in the data), then the
 // tensors (a torch archive), then a CRC-32 of everything before it. Layout, little-endian:
 //   "WBCKPT01" | u64 meta length | meta (JSON text) | u64 payload length | payload | u32 CRC-32 of all before
-// Written atomically (temporary file, fsync, rename). A file that is short, has another magic, or whose CRC
+// Written atomically (temporary file, fsync, rename; every step checked, a failure throws FileWriteError and
+// leaves no temporary file). A file that is short, has another magic, or whose CRC
 // does not match is CorruptCheckpoint: the loader then falls back to the previous checkpoint.
 
 #include <stdexcept>

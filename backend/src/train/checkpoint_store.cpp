@@ -1,9 +1,11 @@
 #include "train/checkpoint_store.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 
+#include "util/atomic_file.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -23,7 +25,11 @@ std::string fileName(int64_t step) {
 }  // namespace
 
 CheckpointStore::CheckpointStore(std::string run_dir, int64_t keep, bool minimize)
-    : m_run_dir(std::move(run_dir)), m_keep(std::max<int64_t>(1, keep)), m_minimize(minimize) {}
+    : m_run_dir(std::move(run_dir)), m_keep(std::max<int64_t>(1, keep)), m_minimize(minimize) {
+  // A kill during a checkpoint's write leaves "step-N.wbckpt.tmp.<pid>": never a checkpoint (list() takes only
+  // complete names), and removed here, at the start or resume of the run.
+  removeStaleTempFiles(folder());
+}
 
 std::string CheckpointStore::folder() const { return m_run_dir + "/checkpoints"; }
 
@@ -38,11 +44,23 @@ std::string CheckpointStore::save(int64_t step, nlohmann::json meta, const std::
   const std::string path = folder() + "/" + fileName(step);
   try {
     writeCheckpointFile(path, meta, payload);
-  } catch (const UserError&) {
-    throw;
   } catch (const std::exception& e) {
-    throw UserError(std::string("Could not write checkpoint ") + path + ": " + e.what(),
-                    "Check that the disk holding the run folder is not full.");
+    // Nothing was renamed into place: the newest complete checkpoint is still the one to resume from.
+    const std::vector<std::string> kept = list();
+    const std::string latest = kept.empty()
+                                   ? std::string("there is no earlier checkpoint")
+                                   : "the latest checkpoint is still " + fs::path(kept.front()).filename().string();
+    std::string hint = "Check that the disk holding the run folder works and is not full";
+    if (const auto* failed = dynamic_cast<const FileWriteError*>(&e)) {
+      if (failed->errorNumber() == ENOSPC || failed->errorNumber() == EDQUOT) {
+        hint = "Free some space on the disk holding the run folder";
+      } else if (failed->errorNumber() == EFBIG) {
+        hint = "Raise the file size limit (ulimit -f unlimited)";
+      }
+    }
+    throw UserError("The checkpoint of step " + std::to_string(step) + " was not saved. " + e.what() +
+                        " Run folder: " + m_run_dir + "; " + latest + ".",
+                    hint + ", then resume the run: it continues from its latest checkpoint.");
   }
   prune();
   return path;

@@ -24,12 +24,6 @@ bool isLoopback(const std::string& address) {
   return address == "localhost" || address == "::1" || address.rfind("127.", 0) == 0;
 }
 
-std::string hostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "127.0.0.1";
-  return name;
-}
-
 }  // namespace
 
 RankLayout layoutRanks(const Experiment& experiment, const std::optional<ProcessLaunch>& launch) {
@@ -38,8 +32,12 @@ RankLayout layoutRanks(const Experiment& experiment, const std::optional<Process
   if (launch) {
     layout.world_size = launch->world_size;
     const bool cuda = !devices.empty() && devices.front().rfind("cuda", 0) == 0;
+    // cuda:LOCAL_RANK; where the launcher shows each process only its own GPUs (srun --gpus-per-task, or
+    // CUDA_VISIBLE_DEVICES per process), modulo the devices this process sees.
+    const int64_t visible = cuda && torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 1;
     const torch::Device device =
-        cuda ? resolveDevice("cuda:" + std::to_string(launch->local_rank)) : torch::Device(torch::kCPU);
+        cuda ? resolveDevice("cuda:" + std::to_string(launch->local_rank % std::max<int64_t>(1, visible)))
+             : torch::Device(torch::kCPU);
     layout.local.push_back({launch->rank, device});
     // Every process has the same layout; names of other hosts' devices are not known here.
     for (int r = 0; r < launch->world_size; ++r) {
@@ -85,8 +83,11 @@ c10::intrusive_ptr<c10d::Store> makeRankStore(const std::optional<ProcessLaunch>
 }
 
 std::string glooAddressFor(const std::optional<ProcessLaunch>& launch) {
+  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface && *interface) {
+    return std::string("interface:") + interface;
+  }
   if (!launch || isLoopback(launch->master_addr)) return "127.0.0.1";
-  return hostName();
+  return {};  // Gloo's default: this host's address
 }
 
 RankGroup& DeferredRankGroup::target() {
@@ -120,6 +121,9 @@ void DataParallelStep::beforeStep(int64_t step) {
 StepHooks DataParallelStep::hooks() {
   StepHooks h;
   h.before_step = [this](int64_t step) { beforeStep(step); };
+  h.before_evaluation = [this] {
+    if (m_broadcast_buffers && !m_buffers.empty()) m_group.broadcast(m_buffers, 0);
+  };
   h.before_backward = [this](bool completes) { m_allreduce.beginBackward(completes); };
   h.gradients_ready = [this] { m_allreduce.finish(); };
   h.communication_ms = [this] {

@@ -46,8 +46,8 @@ RankLayout layoutRanks(const Experiment& experiment, const std::optional<Process
 c10::intrusive_ptr<c10d::Store> makeRankStore(const std::optional<ProcessLaunch>& launch,
                                               std::chrono::milliseconds timeout);
 
-// The address Gloo binds to: loopback when the ranks are all on this machine, else this host's name (or the
-// interface GLOO_SOCKET_IFNAME names).
+// The address Gloo binds to: the interface GLOO_SOCKET_IFNAME names; else loopback when the ranks are all on
+// this machine, and Gloo's default (this host's address) when they are not.
 std::string glooAddressFor(const std::optional<ProcessLaunch>& launch);
 
 // Forwards to the group the rank joins on its own thread (models, built before the ranks meet, hold this).
@@ -55,6 +55,7 @@ class DeferredRankGroup final : public RankGroup {
  public:
   explicit DeferredRankGroup(int rank, int size, torch::Device device) : m_rank(rank), m_size(size), m_device(device) {}
   void attach(std::unique_ptr<RankGroup> group) { m_group = std::move(group); }
+  void detach() { m_group.reset(); }  // leaves the group (closes its connections); later collectives throw
   int rank() const override { return m_rank; }
   int size() const override { return m_size; }
   torch::Device device() const override { return m_device; }

@@ -174,6 +174,7 @@ RankOutcome trainRank(const RankSetup& s) {
   MetricsWindow window;
   window.reset(s.device);
   Clock::duration train_time{};
+  int64_t carried_done = 0;  // see `carried` below
   int64_t step = 0;
   int64_t first_epoch = 1;
   if (s.resume_from) {
@@ -294,6 +295,7 @@ RankOutcome trainRank(const RankSetup& s) {
 
   // Validation on this rank's contiguous share of the split; the sums are added up across ranks.
   auto validate = [&]() {
+    if (s.hooks.before_evaluation) s.hooks.before_evaluation();
     const int64_t n = s.data.val_x.size(0);
     const int64_t begin = n * group.rank() / group.size();
     const int64_t end = n * (group.rank() + 1) / group.size();
@@ -316,9 +318,11 @@ RankOutcome trainRank(const RankSetup& s) {
   // takes the same branch and no rank is left waiting in a collective.
   struct Decision {
     bool stop = false, pause = false, requested = false, minutes = false;
+    uint64_t seen = 0;  // the oldest control generation any rank read: every rank waits for news after it
   };
-  auto decide = [&]() {
+  auto decide = [&](uint64_t seen) {
     Decision local;
+    local.seen = seen;
     local.stop = s.control.stopRequested();
     local.pause = s.control.paused();
     if (lead) {
@@ -328,10 +332,12 @@ RankOutcome trainRank(const RankSetup& s) {
     }
     if (group.size() == 1) return local;
     const torch::Tensor flags = torch::tensor({local.stop ? 1.0 : 0.0, local.pause ? 1.0 : 0.0,
-                                               local.requested ? 1.0 : 0.0, local.minutes ? 1.0 : 0.0},
+                                               local.requested ? 1.0 : 0.0, local.minutes ? 1.0 : 0.0,
+                                               -static_cast<double>(seen)},
                                               torch::kFloat64);
     const torch::Tensor any = group.allgather(flags).amax(0);
     Decision d;
+    d.seen = static_cast<uint64_t>(-any[4].item<double>());
     d.stop = any[0].item<double>() > 0;
     d.pause = any[1].item<double>() > 0;
     d.requested = any[2].item<double>() > 0;
@@ -346,6 +352,8 @@ RankOutcome trainRank(const RankSetup& s) {
     const int64_t first_batch = resuming_here ? s.resume_from->next_batch : 0;
     // The epoch's partial sums in a checkpoint are the group's: rank 0 carries them on, the others start at 0.
     const bool carry_partial = resuming_here && lead;
+    // Samples of the group's partial epoch that rank 0 carries in (counted once, not once per rank).
+    const int64_t carried = carry_partial ? s.resume_from->epoch_samples : 0;
     loader.startEpoch(epoch, first_batch);
     const auto epoch_start = Clock::now();
     auto options = torch::TensorOptions().dtype(torch::kFloat64).device(s.device);
@@ -380,7 +388,8 @@ RankOutcome trainRank(const RankSetup& s) {
       p.best_val_accuracy = outcome.best_val_accuracy;
       p.early_stopping = early_stopping.state();
       p.train_seconds = seconds(train_time + (Clock::now() - window.start));
-      p.samples = (outcome.samples + (next_batch > 0 ? epoch_samples : 0)) * group.size();
+      p.samples = (outcome.samples + (next_batch > 0 ? epoch_samples - carried : 0)) * group.size() + carried_done +
+                  (next_batch > 0 ? carried : 0);
       p.reason = reason;
       return p;
     };
@@ -393,15 +402,16 @@ RankOutcome trainRank(const RankSetup& s) {
     while (true) {
       if (micro % accum == 0) {
         for (;;) {
-          const uint64_t seen = s.control.generation();  // before deciding: no request can slip past a wait
-          const Decision d = decide();
+          // Read before deciding, so no request can slip past the wait below (and with several ranks, the
+          // oldest reading counts: a request one rank saw late still wakes every rank).
+          const Decision d = decide(s.control.generation());
           if (d.stop) {
             stopped = true;
             break;
           }
           if (d.requested || d.minutes) writeCheckpoint(progressAt(epoch, micro, d.requested ? "requested" : "minutes"));
           if (!d.pause) break;
-          window.start += s.control.waitWhilePaused(seen);
+          window.start += s.control.waitWhilePaused(d.seen);
         }
         if (stopped) break;
       }
@@ -479,30 +489,34 @@ RankOutcome trainRank(const RankSetup& s) {
         }
       }
     }
-    reportWindow(epoch, static_cast<double>(epoch_samples) / std::max<int64_t>(1, loader.samples()));
+    reportWindow(epoch, (static_cast<double>(epoch_samples - carried) + static_cast<double>(carried) / group.size()) /
+                            std::max<int64_t>(1, loader.samples()));
     if (stopped) {
       // Exactly where the loop stands: no epoch metrics, no validation (the resumed run does them when the
       // epoch really ends, as the uninterrupted run would).
       writeCheckpoint(progressAt(epoch, micro, "stop"));
-      outcome.samples += epoch_samples;
+      outcome.samples += epoch_samples - carried;
+      carried_done += carried;
       outcome.status = RunStatus::Interrupted;
       break;
     }
-    outcome.samples += epoch_samples;
+    outcome.samples += epoch_samples - carried;
+    carried_done += carried;
 
     bool stop_early = false;
     std::optional<double> val_metric;
-    if (epoch_samples > 0) {
+    // The group's sums, on every rank alike (one rank may carry samples of a resumed epoch the others lack).
+    const double epoch_s = seconds(Clock::now() - epoch_start);
+    const auto sums = sumAcrossRanks(
+        {epoch_loss_sum.item<double>(),
+         s.scaler.enabled() ? epoch_loss_samples.item<double>() : static_cast<double>(epoch_samples),
+         static_cast<double>(epoch_correct.item<int64_t>()), static_cast<double>(epoch_samples),
+         epoch_s > 0 ? (epoch_samples - carried) / epoch_s : 0.0});
+    if (sums[3] > 0) {
       EpochMetrics em;
       em.epoch = epoch;
       em.step = step;
-      em.epoch_s = seconds(Clock::now() - epoch_start);
-      const int64_t carried = carry_partial ? s.resume_from->epoch_samples : 0;
-      const auto sums = sumAcrossRanks(
-          {epoch_loss_sum.item<double>(),
-           s.scaler.enabled() ? epoch_loss_samples.item<double>() : static_cast<double>(epoch_samples),
-           static_cast<double>(epoch_correct.item<int64_t>()), static_cast<double>(epoch_samples),
-           em.epoch_s > 0 ? (epoch_samples - carried) / em.epoch_s : 0.0});
+      em.epoch_s = epoch_s;
       em.train_loss = sums[0] / sums[1];
       em.train_accuracy = sums[2] / sums[3];
       em.lr = s.schedule.lrAt(std::max<int64_t>(0, step - 1));
@@ -543,7 +557,7 @@ RankOutcome trainRank(const RankSetup& s) {
   }
   outcome.steps = step;
   outcome.train_seconds = seconds(train_time);
-  outcome.samples *= group.size();  // the group's (shards are of equal length)
+  outcome.samples = outcome.samples * group.size() + carried_done;  // the group's (shards are of equal length)
   return outcome;
 }
 

@@ -139,6 +139,9 @@ RunFolder RunFolder::open(const std::string& path) {
   if (!problem.empty()) {
     throw UserError("Cannot resume the run: " + problem + ".", "Free some space or make the folder writable.");
   }
+  // A kill during an atomic write (experiment.json, summary.json, model.pt) leaves its temporary file; the
+  // checkpoints/ folder's are removed by CheckpointStore.
+  removeStaleTempFiles(path);
   return RunFolder(path);
 }
 

@@ -21,7 +21,8 @@ class RunFolder {
   // cannot be created or written (read-only, full disk) — before any training.
   static RunFolder create(const std::string& runs_dir, const std::string& name);
 
-  // An existing run folder, to resume it. Throws UserError when `path` is not a run folder.
+  // An existing run folder, to resume it; temporary files left by a kill during a write are removed. Throws
+  // UserError when `path` is not a run folder.
   static RunFolder open(const std::string& path);
 
   RunFolder(RunFolder&& other) noexcept;

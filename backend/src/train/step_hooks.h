@@ -29,6 +29,9 @@ struct StepHooks {
   std::function<void()> gradients_ready;
   // An optimizer step was taken; `step` counts the steps done so far.
   std::function<void(int64_t step)> after_step;
+  // Before validation. Data parallel: rank 0's buffers (batch norm statistics) to every rank, so the ranks
+  // validate the model that is saved.
+  std::function<void()> before_evaluation;
   // Data parallel: the communication time since the last call (busy, hidden behind backward), for the metrics.
   std::function<std::pair<double, double>()> communication_ms;
 };

@@ -191,7 +191,19 @@ void TrainingRun::Impl::run() {
     if (!lead_process) {
       // Rank 0 creates or reopens the folder and says which checkpoint continues; this rank follows it.
       try {
-        store->wait({"wb/run_dir"});
+        // Rank 0 may refuse to start (a bad or changed experiment): it says so in the store; stop waiting then.
+        const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(
+                                                  experiment.train.collective_timeout * 1000.0));
+        for (;;) {
+          try {
+            store->wait({"wb/run_dir"}, std::chrono::seconds(1));
+            break;
+          } catch (const c10::Error&) {
+            const std::string refused = describeRankFailures(store, launch->world_size, launch->rank);
+            if (!refused.empty()) throw CollectiveError("Rank " + std::to_string(launch->rank) + ": not started, " + refused);
+            if (Clock::now() > deadline) throw;
+          }
+        }
         const auto dir = store->get("wb/run_dir");
         run_dir.assign(dir.begin(), dir.end());
         const auto ckpt = store->get("wb/checkpoint");
@@ -258,10 +270,11 @@ void TrainingRun::Impl::run() {
                          std::to_string(world_now);
         }
         if ((!changes.empty() || !world_change.empty()) && !resume->force) {
-          std::string what = changes.empty() ? world_change
-                                             : describeChanges(changes) + (world_change.empty() ? "" : "; " + world_change);
+          std::string what;
+          if (!changes.empty()) what = "The run's experiment.json changed since its checkpoint was written: " + describeChanges(changes);
+          if (!world_change.empty()) what += (what.empty() ? "The number of ranks differs: " : "; and ") + world_change;
           throw ExperimentChangedError(
-              "The run's experiment.json changed since its checkpoint was written: " + what + ".",
+              what + ".",
               "Undo the change, or resume anyway (workbench-cli resume --force; in the window, Resume Anyway): "
               "training continues from the checkpoint's step with the new values" +
                   std::string(world_change.empty() ? "" : " and the data sharded for the new number of ranks") +
@@ -299,9 +312,10 @@ void TrainingRun::Impl::run() {
     }
     if (lead_process) run_dir = folder->path();
     if (store && lead_process) {
+      // The checkpoint first: the others read it once they see the folder.
       const std::string dir = absoluteFolder(folder->path());
-      store->set("wb/checkpoint", std::vector<uint8_t>(checkpoint ? checkpoint->path.begin() : dir.end(),
-                                                       checkpoint ? checkpoint->path.end() : dir.end()));
+      const std::string continue_from = checkpoint ? fs::absolute(checkpoint->path).string() : std::string();
+      store->set("wb/checkpoint", std::vector<uint8_t>(continue_from.begin(), continue_from.end()));
       store->set("wb/run_dir", std::vector<uint8_t>(dir.begin(), dir.end()));
     }
     const std::string hash = experimentHash(experimentToJson(experiment).dump());
@@ -425,6 +439,10 @@ void TrainingRun::Impl::run() {
       if (resume_point->next_batch > batches) {
         resume_point->epoch += 1;
         resume_point->next_batch = 0;
+        resume_point->epoch_loss_sum = 0;
+        resume_point->epoch_loss_samples = 0;
+        resume_point->epoch_correct = 0;
+        resume_point->epoch_samples = 0;
       }
     }
 
@@ -501,11 +519,26 @@ void TrainingRun::Impl::run() {
                       state.parallel ? state.parallel->hooks() : StepHooks{},
                       parallel ? state.group.get() : nullptr,
                       layout.devices};
-      state.outcome = trainRank(setup);
+      try {
+        state.outcome = trainRank(setup);
+      } catch (...) {
+        // Leave the group at once: the others then fail in their next collective instead of waiting out
+        // train.collective_timeout.
+        if (state.events) state.events->flush();
+        state.group->detach();
+        throw;
+      }
       if (state.events) state.events->flush();
     });
     if (failure) {
-      if (parallel) {
+      bool collective = false;
+      try {
+        std::rethrow_exception(failure->error);
+      } catch (const CollectiveError&) {
+        collective = true;  // its message names the ranks itself
+      } catch (...) {
+      }
+      if (parallel && !collective) {
         failed_rank = "Rank " + std::to_string(failure->rank) + " of " + std::to_string(layout.world_size) + " (" +
                       layout.devices[failure->rank] + "): ";
       }

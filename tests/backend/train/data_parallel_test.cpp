@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
@@ -235,6 +236,37 @@ TEST_F(DataParallel, ARankThatThrowsStopsTheOtherWithinTheTimeoutNamingIt) {
   EXPECT_NE(errors[0].find("rank 1 failed: injected failure at step 3"), std::string::npos) << errors[0];
   EXPECT_NE(errors[0].find("gloo"), std::string::npos) << errors[0];  // Gloo's own words are kept
   EXPECT_LT(seconds, 25.0);  // the 10 s timeout, not forever (and data loading and start-up)
+}
+
+// Pause, a checkpoint requested while paused, resume: every rank waits outside any collective (a pause longer
+// than train.collective_timeout must not fail the run), and the request reaches all of them.
+TEST_F(DataParallel, PausedLongerThanTheTimeoutACheckpointRequestedThenResumed) {
+  Experiment e = parallelExperiment(runs, 2, 64);
+  e.train.collective_timeout = 2;
+  std::vector<std::string> log;
+  std::mutex mutex;
+  std::atomic<int64_t> last_step{0};
+  TrainingRun run(e, [&](EventBatch&& batch) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto& ev : batch) {
+      if (auto* line = std::get_if<LogLine>(&ev)) log.push_back(line->text);
+      if (auto* m = std::get_if<StepMetrics>(&ev)) last_step = m->step;
+    }
+  });
+  run.pause();
+  run.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  run.requestCheckpoint();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(last_step.load(), 0);  // still paused
+  run.resume();
+  run.wait();
+  const RunSummary summary = run.summary();
+  ASSERT_EQ(summary.status, RunStatus::Completed);
+  EXPECT_EQ(summary.steps, 32);
+  bool requested = false;
+  for (const auto& l : log) requested |= l.find("Checkpoint (requested) at step 0") == 0;
+  EXPECT_TRUE(requested);
 }
 
 // The window's schedule preview counts steps as the run does: each rank's shard of the epoch.
