@@ -1,4 +1,5 @@
 // workbench-cli: the headless front door onto the engine (a peer of the window, not an afterthought).
+#include <csignal>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ const char* kUsage =
 
 int main(int argc, char** argv) {
   wb::ensurePassiveOpenMpWait(argv);
+  // Past a file size limit (ulimit -f) a write should fail with EFBIG, which the engine reports with what to
+  // do, instead of the process being killed by SIGXFSZ mid-checkpoint.
+  std::signal(SIGXFSZ, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
