@@ -40,8 +40,8 @@ std::optional<Experiment> resolveExperiment(const ExperimentArgs& args, bool eng
     }
     try {
       doc = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error&) {
-      // loadExperimentFile words the syntax error with the file's name and position.
+    } catch (const nlohmann::json::exception&) {
+      // loadExperimentFile words the syntax error (or a number out of range) with the file's name and position.
       const ParseResult r = loadExperimentFile(args.file);
       std::cerr << "error: " << args.file << ":\n" << formatIssues(r.issues) << "\n";
       return std::nullopt;

@@ -54,9 +54,11 @@ void ProgressPrinter::print(const EventBatch& batch) {
         std::fprintf(m_out, "%s: %s\n", toString(log->level), log->text.c_str());
       }
     } else if (const auto* error = std::get_if<RunError>(&event)) {
+      // Errors go to stderr even when the progress goes to stdout: `train ... > log` still shows them.
       clearBar();
-      std::fprintf(m_out, "error: %s\n", error->message.c_str());
-      if (!error->hint.empty()) std::fprintf(m_out, "  what to do: %s\n", error->hint.c_str());
+      std::fflush(m_out);
+      std::fprintf(stderr, "error: %s\n", error->message.c_str());
+      if (!error->hint.empty()) std::fprintf(stderr, "  what to do: %s\n", error->hint.c_str());
     } else if (const auto* stage = std::get_if<CompressionStage>(&event)) {
       if (stage->state == "finished") clearBar();
     } else if (const auto* finished = std::get_if<RunFinished>(&event)) {

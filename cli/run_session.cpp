@@ -70,7 +70,6 @@ int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start,
   RunSummary summary;
   bool finished = false;
   bool stop_sent = false;
-  bool error_printed = false;
   while (!finished) {
     if (g_signal.load() != 0 && !stop_sent) {
       stop_sent = true;
@@ -81,18 +80,19 @@ int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start,
     }
     for (EventBatch& batch : queue.take(std::chrono::milliseconds(100))) {
       for (const Event& e : batch) {
-        if (const auto* err = std::get_if<RunError>(&e)) error = *err;
+        if (const auto* err = std::get_if<RunError>(&e)) {
+          // The first error is the cause (the exit status and the --json "error"); a later one (the summary
+          // could not be written) is printed too, but does not replace it.
+          if (!error) error = *err;
+          // Quiet: each error once, on stderr; otherwise the printer prints it (also on stderr).
+          if (options.quiet) printError(err->message, err->hint);
+        }
         if (const auto* done = std::get_if<RunFinished>(&e)) {
           summary = done->summary;
           finished = true;
         }
       }
-      if (!options.quiet) {
-        printer.print(batch);
-      } else if (error && !error_printed) {
-        printError(error->message, error->hint);
-        error_printed = true;
-      }
+      if (!options.quiet) printer.print(batch);
     }
   }
   job.wait();

@@ -1,4 +1,5 @@
-// Runs that are never lost, end to end with the binary: kill -9 at a random step and resume → the same
+// Runs that are never lost, end to end with the binary: kill -9 after a random (seeded, printed) checkpoint
+// and resume → it continues at that checkpoint, trains only the remaining steps and ends with the same
 // weights bit for bit; SIGTERM → a checkpoint, exit 143, status interrupted; the index after a crash.
 
 #include <gtest/gtest.h>
@@ -6,6 +7,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -14,6 +16,7 @@
 
 #include "cli/cli_runner.h"
 #include "support/model_weights.h"
+#include "support/resumed_session.h"
 
 namespace {
 
@@ -52,6 +55,25 @@ bool waitForStep(const std::string& runs, int64_t step, pid_t pid) {
   return false;
 }
 
+// Waits until the run under `runs` has logged its checkpoint of step `step` ("Checkpoint (...) at step K:").
+bool waitForCheckpoint(const std::string& runs, int64_t step, pid_t pid) {
+  const std::string needle = " at step " + std::to_string(step) + ":";
+  for (int i = 0; i < 6000; ++i) {  // 60 s
+    const std::string dir = onlyRunFolder(runs);
+    if (!dir.empty()) {
+      const std::string log = readFile(dir + "/train.log");
+      for (auto at = log.find("Checkpoint ("); at != std::string::npos;
+           at = log.find("Checkpoint (", at + 1)) {
+        if (log.substr(at, log.find('\n', at) - at).find(needle) != std::string::npos) return true;
+      }
+    }
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return false;  // it ended first
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 nlohmann::json runsJson(const std::string& runs) {
   const auto r = runCli("runs --runs-dir " + runs + " --json");
   EXPECT_EQ(r.status, 0) << r.err;
@@ -64,16 +86,21 @@ TEST(CliResume, KilledAtARandomStepThenResumedEndsBitIdentical) {
   ASSERT_EQ(ref.status, 0) << ref.err;
   const std::string ref_dir = nlohmann::json::parse(ref.out)["run_dir"];
 
-  std::random_device device;
-  const int64_t kill_step = std::uniform_int_distribution<int64_t>(2, 50)(device);
-  SCOPED_TRACE("killed after step " + std::to_string(kill_step));
+  // Killed after the checkpoint of a random multiple of 5 (checkpoint_every_steps), before the end. The seed
+  // is printed; WB_TEST_SEED=<seed> repeats it.
+  const char* seed_env = std::getenv("WB_TEST_SEED");
+  const unsigned seed = seed_env ? static_cast<unsigned>(std::stoul(seed_env)) : std::random_device{}();
+  std::mt19937 rng(seed);
+  const int64_t checkpoint_step = 5 * std::uniform_int_distribution<int64_t>(1, 9)(rng);  // 5 to 45 of 54
+  SCOPED_TRACE("seed " + std::to_string(seed) + ": killed after the checkpoint of step " +
+               std::to_string(checkpoint_step));
   const std::string runs = tempDir("resume-kill");
   const pid_t pid = startCli("train " + experimentArgs(runs), runs + "/../resume-kill.out");
-  ASSERT_TRUE(waitForStep(runs, kill_step, pid));
+  ASSERT_TRUE(waitForCheckpoint(runs, checkpoint_step, pid)) << readFile(runs + "/../resume-kill.out");
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed";
   const std::string dir = onlyRunFolder(runs);
 
   // The index after the crash: the run shows as interrupted, not as running forever.
@@ -88,6 +115,14 @@ TEST(CliResume, KilledAtARandomStepThenResumedEndsBitIdentical) {
   EXPECT_EQ(summary["steps"], 54);
   EXPECT_EQ(summary["run_dir"], dir);
   wb::test::expectBitIdentical(ref_dir + "/model.pt", dir + "/model.pt");
+  // Continued at the checkpoint waited for, or a later one written before the signal landed (every 5 steps
+  // and at the epoch's end, 27), never from step 0; only the remaining steps were trained.
+  const wb::test::ResumedSession session = wb::test::lastResumedSession(dir + "/metrics.jsonl");
+  EXPECT_GE(session.continued_at, checkpoint_step);
+  EXPECT_LT(session.continued_at, 54);
+  EXPECT_TRUE(session.continued_at % 5 == 0 || session.continued_at == 27) << session.continued_at;
+  EXPECT_EQ(session.first_step, session.continued_at + 1);
+  EXPECT_EQ(session.step_events, 54 - session.continued_at);
   EXPECT_EQ(runsJson(runs)[0]["status"], "finished");
 
   const auto shown = runCli("runs show 1 --runs-dir " + runs);

@@ -11,6 +11,7 @@
 
 #include "charts/charts_panel.h"
 #include "gui_test_support.h"
+#include "../support/resumed_session.h"
 #include "run/run_controller.h"
 #include "window/log_panel.h"
 #include "window/main_window.h"
@@ -33,7 +34,7 @@ QMessageBox* errorDialog(QWidget* window) {
 // Starts a run slow enough to stop mid-run (6 epochs of 15 steps), stops it after a few steps, and waits until
 // it has ended; the caller reads its summary from `ended` (it may have completed on a very fast machine).
 void stopMidRun(MainWindow& window, QSignalSpy& ended, const QString& runsDir) {
-  QVERIFY(window.startExperiment(test::tinyExperiment(runsDir, 6)));
+  QVERIFY(window.startExperiment(gui::test::tinyExperiment(runsDir, 6)));
   QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 4, kRunTimeoutMs);
   window.controller()->stop();
   QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
@@ -52,7 +53,7 @@ class RunTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 3)));
+    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 3)));
     QVERIFY(window.controller()->isActive());
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     const auto summary = ended.front().front().value<RunSummary>();
@@ -85,7 +86,7 @@ class RunTest : public QObject {
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
     // Long enough that it cannot end on its own during the test.
-    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 100000)));
+    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
     QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 4, kRunTimeoutMs);
 
     window.controller()->pause();
@@ -116,7 +117,7 @@ class RunTest : public QObject {
     QTemporaryDir dir;
     MainWindow window(MainWindow::Options{false});
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 100000)));
+    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
     QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 2, kRunTimeoutMs);
     window.controller()->pause();
     window.controller()->stop();
@@ -139,6 +140,19 @@ class RunTest : public QObject {
     QCOMPARE(resumed.status, RunStatus::Completed);
     QVERIFY(resumed.steps > stopped.steps);
     QCOMPARE(window.lastStep(), resumed.steps);
+    // Continued at the stop's checkpoint (step > 0), not from step 0: the session's first logged step follows
+    // it (steps are logged every 2 and at epoch ends), and it trained only the remaining steps.
+    const auto session = wb::test::lastResumedSession(stopped.run_dir + "/metrics.jsonl");
+    QVERIFY2(session.continued_at > 0, qPrintable(QString::number(session.continued_at)));
+    QCOMPARE(session.continued_at, stopped.steps);
+    const QString seen = QStringLiteral("continued at %1, steps %2 to %3 (%4 step events), %5 steps in all")
+                             .arg(session.continued_at).arg(session.first_step).arg(session.last_step)
+                             .arg(session.step_events).arg(resumed.steps);
+    QVERIFY2(session.first_step > session.continued_at && session.first_step <= session.continued_at + 2,
+             qPrintable(seen));
+    QVERIFY2(session.last_step <= resumed.steps && session.last_step > resumed.steps - 2, qPrintable(seen));
+    // At most one step event a remaining step (every 2 steps and at each epoch's end).
+    QVERIFY2(session.step_events <= resumed.steps - session.continued_at, qPrintable(seen));
     // The curve holds the part before the stop (read from the run folder) and the resumed part.
     QVERIFY(window.charts()->chart(ChartId::Loss)->totalPointCount() >= 2 * 40);
   }
@@ -179,6 +193,9 @@ class RunTest : public QObject {
     QCOMPARE(resumed.status, RunStatus::Completed);
     QCOMPARE(resumed.epochs, 8);
     QVERIFY(resumed.steps > stopped.steps);
+    const auto session = wb::test::lastResumedSession(stopped.run_dir + "/metrics.jsonl");
+    QVERIFY(session.continued_at > 0);
+    QCOMPARE(session.continued_at, stopped.steps);
   }
 
   void engineErrorShowsADialogAndTheWindowStaysUsable() {
@@ -186,7 +203,7 @@ class RunTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    Experiment broken = test::tinyExperiment(dir.path(), 1);
+    Experiment broken = gui::test::tinyExperiment(dir.path(), 1);
     broken.data.dataset = "fashion-mnist";
     broken.data.path = dir.filePath(QStringLiteral("no-such-dataset")).toStdString();
     QVERIFY(window.startExperiment(broken));
@@ -201,7 +218,7 @@ class RunTest : public QObject {
     box->accept();
     QTRY_VERIFY(errorDialog(&window) == nullptr);
     QCOMPARE(window.controller()->state(), RunController::State::Idle);
-    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 1)));
+    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 1)));
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);
     QCOMPARE(ended.back().front().value<RunSummary>().status, RunStatus::Completed);
   }

@@ -1,6 +1,9 @@
 #include "workbench/event_json.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
+#include <type_traits>
 
 namespace wb {
 namespace {
@@ -112,6 +115,17 @@ template <typename T>
 T get(const json& j, const char* key, T fallback) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
+  if constexpr (std::is_integral_v<T>) {
+    // nlohmann converts a floating-point value to an integer with a plain cast, undefined behaviour out of T's
+    // range (1e300 as int64_t; found by tests/fuzz/fuzz_run_history.cpp under UBSan). NaN fails both tests.
+    if (it->is_number_float()) {
+      const double value = it->get<double>();
+      if (!(value >= static_cast<double>(std::numeric_limits<T>::min()) &&
+            value < std::ldexp(1.0, std::numeric_limits<T>::digits))) {
+        return fallback;
+      }
+    }
+  }
   try {
     return it->get<T>();
   } catch (const json::exception&) {

@@ -58,7 +58,7 @@ TEST(ExperimentValidation, WrongTypeSaysWhatWasExpectedAndFound) {
 TEST(ExperimentValidation, NumberInQuotesGetsAHint) {
   const ParseResult result = parseText(R"({"train": {"epochs": "5"}, "optimizer": {"nesterov": "true"}})");
   EXPECT_EQ(messageAt(result.issues, "train.epochs"),
-            "expected an integer ≥ 0, got the string \"5\" (write numbers without quotes)");
+            "expected an integer in [0, 1000000], got the string \"5\" (write numbers without quotes)");
   EXPECT_CONTAINS(messageAt(result.issues, "optimizer.nesterov"), "without quotes");
 }
 
@@ -95,11 +95,11 @@ struct RangeCase {
 TEST(ExperimentValidation, OutOfRangeValuesAreReportedAtTheirKey) {
   const RangeCase cases[] = {
       {R"({"train": {"batch_size": 0}})", "train.batch_size", "expected a positive integer, got 0"},
-      {R"({"train": {"epochs": -1}})", "train.epochs", "expected an integer ≥ 0, got -1"},
+      {R"({"train": {"epochs": -1}})", "train.epochs", "expected an integer in [0, 1000000], got -1"},
       {R"({"train": {"max_steps": -5}})", "train.max_steps", "expected an integer ≥ 0, got -5"},
       {R"({"train": {"grad_accum": 0}})", "train.grad_accum", "expected a positive integer, got 0"},
       {R"({"train": {"clip_grad_norm": -1}})", "train.clip_grad_norm", "expected a number ≥ 0, got -1"},
-      {R"({"train": {"threads": -2}})", "train.threads", "expected an integer ≥ 0, got -2"},
+      {R"({"train": {"threads": -2}})", "train.threads", "expected an integer in [0, 4096], got -2"},
       {R"({"train": {"log_every_steps": 0}})", "train.log_every_steps", "expected a positive integer, got 0"},
       {R"({"train": {"eval_every_epochs": 0}})", "train.eval_every_epochs",
        "expected a positive integer, got 0"},
@@ -147,6 +147,42 @@ TEST(ExperimentValidation, OutOfRangeValuesAreReportedAtTheirKey) {
     EXPECT_EQ(messageAt(result.issues, c.path), c.message);
     EXPECT_EQ(result.issues.size(), 1u) << formatIssues(result.issues);
   }
+}
+
+// Values that would overflow what they become inside the engine are refused with their bound: minutes on the
+// checkpoint timer's nanosecond clock (1e9 minutes is ~1.9e18 ns, near int64's limit; a year is the bound),
+// threads (an int for LibTorch and OpenBLAS), epochs (x steps an epoch in int64).
+TEST(ExperimentValidation, ValuesThatWouldOverflowInternalTypesAreBounded) {
+  const RangeCase cases[] = {
+      {R"({"train": {"checkpoint_every_minutes": 1e9}})", "train.checkpoint_every_minutes",
+       "expected a number of minutes in [0, 525600] (0 = off; at most a year), got 1000000000.0"},
+      {R"({"train": {"checkpoint_every_minutes": 525600.5}})", "train.checkpoint_every_minutes",
+       "expected a number of minutes in [0, 525600] (0 = off; at most a year), got 525600.5"},
+      {R"({"train": {"checkpoint_every_minutes": -1}})", "train.checkpoint_every_minutes",
+       "expected a number of minutes in [0, 525600] (0 = off; at most a year), got -1"},
+      {R"({"train": {"threads": 3000000000}})", "train.threads",
+       "expected an integer in [0, 4096], got 3000000000"},
+      {R"({"train": {"blas_threads": 5000}})", "train.blas_threads",
+       "expected an integer in [0, 4096], got 5000"},
+      {R"({"train": {"epochs": 1000000000000}})", "train.epochs",
+       "expected an integer in [0, 1000000], got 1000000000000"},
+  };
+  for (const RangeCase& c : cases) {
+    SCOPED_TRACE(c.document);
+    const ParseResult result = parseText(c.document);
+    EXPECT_EQ(messageAt(result.issues, c.path), c.message);
+    EXPECT_EQ(result.issues.size(), 1u) << formatIssues(result.issues);
+  }
+  const ParseResult bounds = parseText(R"({"train": {"checkpoint_every_minutes": 525600, "threads": 4096,
+                                                     "blas_threads": 4096, "epochs": 1000000}})");
+  EXPECT_TRUE(bounds.ok()) << formatIssues(bounds.issues);
+  EXPECT_EQ(bounds.experiment.train.checkpoint_every_minutes, 525600.0);
+
+  // The same through a --set override (the CLI's and the window's path).
+  nlohmann::json doc = nlohmann::json::object();
+  std::vector<ValidationIssue> issues = applyOverride(doc, "train.checkpoint_every_minutes=1e9");
+  if (issues.empty()) issues = parseExperiment(doc).issues;
+  EXPECT_CONTAINS(messageAt(issues, "train.checkpoint_every_minutes"), "at most a year");
 }
 
 TEST(ExperimentValidation, BoundariesInsideTheRangeAreAccepted) {

@@ -4,8 +4,11 @@
 //   - autocast on CUDA (fp16 and bf16) and the benchmark's amp/channels_last paths;
 //   - training with train.amp fp16 (loss scaling) follows float32 within a tolerance;
 //   - CUDA memory metrics are reported;
-//   - CPU and CUDA give the same losses over the first steps (float32, TF32 off).
-// The training tests need the trainer to apply train.amp; until it does they skip with that reason.
+//   - CPU and CUDA give the same losses over the first steps (float32, TF32 off);
+//   - the trainer's bf16 forward really runs under autocast (its logits are bfloat16);
+//   - fp16: an inf gradient injected at one step makes the trainer skip that step (the optimizer and the
+//     schedule do not move, skipped_steps is 1, the loss scale halves) and train on;
+//   - the loader's pinned-memory branch: batches arrive on the device, equal to the CPU loader's.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,8 +21,17 @@
 #include <vector>
 
 #include "backend/train/test_experiments.h"
+#include "data/batch_loader.h"
+#include "data/dataset.h"
+#include "model/model.h"
 #include "optim/autocast_guard.h"
 #include "optim/grad_scaler.h"
+#include "optim/lr_schedule.h"
+#include "optim/optimizer_factory.h"
+#include "train/event_stream.h"
+#include "train/rank_trainer.h"
+#include "train/training_control.h"
+#include "train/training_plan.h"
 #include "workbench/training_run.h"
 
 namespace wb {
@@ -83,6 +95,43 @@ TrainedRun train(const Experiment& e) {
   run.summary = trainBlocking(e, [&rec](EventBatch&& b) { rec.add(std::move(b)); });
   run.steps = rec.steps;
   if (!rec.errors.empty()) run.error = rec.errors.front().message;
+  return run;
+}
+
+// One rank's loop (trainRank) on the experiment's device with the given hooks, built as TrainingRun builds
+// it: for tests that look inside a step. The scaler is on for train.amp fp16.
+struct RankRun {
+  RankOutcome outcome;
+  std::vector<StepMetrics> steps;
+  std::vector<std::pair<std::string, torch::Tensor>> parameters;
+  double loss_scale = 0;
+  int64_t skipped_steps = 0;
+};
+
+RankRun trainOneRank(const Experiment& e, const std::function<StepHooks(const RankRun&)>& make_hooks) {
+  RankRun run;
+  const torch::Device device(e.train.devices.front());
+  Dataset data = loadDataset(e.data, e.seed);
+  const TrainingPlan plan = planTraining(e.train, data.train_x.size(0));
+  torch::manual_seed(e.seed);
+  auto model = buildModel(e.model, data.sample_shape, data.num_classes);
+  model->to(device);
+  run.parameters = model->namedParameters();
+  auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
+  LrSchedule schedule(e.schedule, e.optimizer.lr, plan.total_steps);
+  GradScalerOptions scaler_options;
+  scaler_options.enabled = e.train.amp == "fp16";
+  GradScaler scaler(scaler_options);
+  Recorded rec;
+  EventStream events([&rec](EventBatch&& b) { rec.add(std::move(b)); });
+  TrainingControl control;
+  RankSetup setup{e, data, *model, *optimizer, schedule, plan, device, events, control, scaler, nullptr,
+                  [](const RankProgress&) {}, make_hooks(run), nullptr, {}};
+  run.outcome = trainRank(setup);
+  events.flush();
+  run.steps = rec.steps;
+  run.loss_scale = scaler.currentScale();
+  run.skipped_steps = scaler.skippedSteps();
   return run;
 }
 
@@ -168,6 +217,111 @@ TEST(GpuTraining, Bf16FollowsFloat32) {
   for (size_t i = 0; i < fp32.steps.size(); ++i) {
     EXPECT_NEAR(bf16.steps[i].loss, fp32.steps[i].loss, 0.05 + 0.03 * fp32.steps[i].loss) << "window " << i;
     EXPECT_EQ(bf16.steps[i].loss_scale, -1);  // bf16 needs no loss scaling
+  }
+
+  // Close losses alone would also pass with autocast off: the trainer's forward must give bfloat16 logits.
+  Experiment e = syntheticExperiment("cuda:0", "bf16");
+  e.train.max_steps = 3;
+  std::vector<torch::ScalarType> logits_types;
+  const RankRun run = trainOneRank(e, [&logits_types](const RankRun&) {
+    StepHooks hooks;
+    hooks.loss = [&logits_types](const torch::Tensor& logits, const Batch& batch) {
+      logits_types.push_back(logits.scalar_type());
+      return torch::nn::functional::cross_entropy(logits, batch.y);
+    };
+    return hooks;
+  });
+  EXPECT_EQ(run.outcome.status, RunStatus::Completed);
+  ASSERT_EQ(logits_types.size(), 3u);
+  for (const auto type : logits_types) EXPECT_EQ(type, torch::kBFloat16);
+}
+
+// fp16 end to end: an inf in one gradient at step k, through the trainer. That step is skipped: the weights
+// do not move, the schedule's step counter does not advance (the retry asks for the same learning rate), the
+// loss scale halves and skipped_steps is 1; the run trains its full number of steps after it.
+TEST(GpuTraining, Fp16SkipsAStepWithAnInfGradientAndTrainsOn) {
+  WB_REQUIRE_CUDA();
+  Experiment e = syntheticExperiment("cuda:0", "fp16");
+  e.train.max_steps = 8;
+  e.train.log_every_steps = 1;
+  const int64_t k = 3;  // steps done when the inf is injected
+  std::vector<int64_t> before, after;
+  std::vector<double> lrs;
+  int64_t current = -1;
+  bool injected = false;
+  torch::Tensor weight_at_injection;
+  bool weight_unchanged_at_retry = false;
+  const RankRun run = trainOneRank(e, [&](const RankRun& r) {
+    StepHooks hooks;
+    hooks.before_step = [&](int64_t step) {
+      current = step;
+      before.push_back(step);
+    };
+    hooks.gradients_ready = [&, params = &r.parameters]() {
+      const torch::Tensor& w = params->front().second;
+      if (current == k && !injected) {
+        injected = true;
+        weight_at_injection = w.detach().clone();
+        torch::NoGradGuard no_grad;
+        w.grad().view(-1)[0].fill_(std::numeric_limits<float>::infinity());
+      } else if (current == k && injected && weight_at_injection.defined()) {
+        weight_unchanged_at_retry = torch::equal(w.detach(), weight_at_injection);
+      }
+    };
+    hooks.after_step = [&](int64_t step) { after.push_back(step); };
+    return hooks;
+  });
+  ASSERT_EQ(run.outcome.status, RunStatus::Completed);
+  EXPECT_TRUE(injected);
+  EXPECT_EQ(run.outcome.steps, 8);
+  // The step after k-1 was begun twice (the skipped one and its retry): the step counter did not advance.
+  EXPECT_EQ(before, (std::vector<int64_t>{0, 1, 2, 3, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(after, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_TRUE(weight_unchanged_at_retry) << "the optimizer stepped on an inf gradient";
+  EXPECT_EQ(run.skipped_steps, 1);
+  EXPECT_EQ(run.loss_scale, 65536.0 / 2);
+  ASSERT_EQ(run.steps.size(), 8u);
+  for (const StepMetrics& m : run.steps) {
+    SCOPED_TRACE("step " + std::to_string(m.step));
+    EXPECT_EQ(m.skipped_steps, m.step <= k ? 0 : 1);
+    EXPECT_EQ(m.loss_scale, m.step <= k ? 65536.0 : 32768.0);
+    EXPECT_EQ(m.nonfinite_steps_in_window, m.step == k + 1 ? 1 : 0);
+    EXPECT_TRUE(std::isfinite(m.loss));
+  }
+}
+
+// The pinned-memory branch of the loader (CUDA, pin_memory on): each batch arrives on the device, equal to
+// the batch the CPU loader gives, also after restarting mid-epoch.
+TEST(GpuBatchLoader, PinnedMemoryBatchesArriveOnTheDeviceEqualToTheCpuBatches) {
+  WB_REQUIRE_CUDA();
+  torch::manual_seed(3);
+  const auto x = torch::randn({300, 1, 8, 8});
+  const auto y = torch::randint(0, 10, {300}, torch::kLong);
+  BatchLoaderOptions options;
+  options.batch_size = 64;
+  options.seed = 11;
+  BatchLoaderOptions on_gpu = options;
+  on_gpu.device = torch::Device("cuda:0");
+  on_gpu.pin_memory = true;
+  BatchLoader cpu(x, y, options);
+  BatchLoader gpu(x, y, on_gpu);
+  ASSERT_EQ(cpu.batchesPerEpoch(), gpu.batchesPerEpoch());
+  for (const std::pair<int64_t, int64_t>& start : {std::pair<int64_t, int64_t>{1, 0}, {2, 2}}) {
+    cpu.startEpoch(start.first, start.second);
+    gpu.startEpoch(start.first, start.second);
+    int64_t batches = 0;
+    while (auto a = cpu.next()) {
+      auto b = gpu.next();
+      ASSERT_TRUE(b.has_value()) << "epoch " << start.first << " batch " << a->index;
+      EXPECT_TRUE(b->x.is_cuda());
+      EXPECT_TRUE(b->y.is_cuda());
+      EXPECT_EQ(a->index, b->index);
+      EXPECT_TRUE(torch::equal(a->x, b->x.cpu())) << "epoch " << start.first << " batch " << a->index;
+      EXPECT_TRUE(torch::equal(a->y, b->y.cpu())) << "epoch " << start.first << " batch " << a->index;
+      ++batches;
+    }
+    EXPECT_FALSE(gpu.next().has_value());
+    EXPECT_EQ(batches, cpu.batchesPerEpoch() - start.second);
   }
 }
 

@@ -1,5 +1,7 @@
 // Exact resume: a run stopped (or with a damaged latest checkpoint) and resumed ends with the same weights,
-// bit for bit, as the run left alone; its logs hold every step once; a changed experiment is refused.
+// bit for bit, as the run left alone; its logs hold every step once; a changed experiment is refused. Each
+// resume is checked to have continued at its checkpoint's step (> 0) and trained only the remaining steps: a
+// resume that started over would also end bit-identical (same folder, same seed).
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 
 #include "backend/train/test_experiments.h"
 #include "support/model_weights.h"
+#include "support/resumed_session.h"
 #include "train/checkpoint_store.h"
 #include "workbench/event_json.h"
 #include "workbench/run_history.h"
@@ -100,6 +103,12 @@ TEST_F(Resume, StoppedMidEpochThenResumedGivesBitIdenticalWeightsAndNoRepeatedSt
   EXPECT_EQ(resumed.steps, reference.steps);
   EXPECT_EQ(resumed.test_accuracy, reference.test_accuracy);
   test::expectBitIdentical(reference.run_dir + "/model.pt", resumed.run_dir + "/model.pt");
+  // Continued at the stop's checkpoint, not from step 0: only the remaining steps were trained.
+  const test::ResumedSession session = test::lastResumedSession(resumed.run_dir + "/metrics.jsonl");
+  EXPECT_GT(session.continued_at, 0);
+  EXPECT_EQ(session.continued_at, stopped.steps);
+  EXPECT_EQ(session.first_step, session.continued_at + 1);
+  EXPECT_EQ(session.step_events, reference.steps - session.continued_at);
 
   const RunHistory history = loadRunHistory(resumed.run_dir);
   std::set<int64_t> seen;
@@ -141,6 +150,15 @@ TEST_F(Resume, ADamagedLatestCheckpointFallsBackToThePreviousOne) {
   ASSERT_FALSE(logWarnings.empty());
   EXPECT_NE(logWarnings[0].find(fs::path(files[0]).filename().string()), std::string::npos) << logWarnings[0];
   EXPECT_NE(logWarnings[0].find("previous"), std::string::npos) << logWarnings[0];
+  // Continued at the previous checkpoint's step (its file name holds it), before the stop's.
+  const std::string previous = fs::path(files[1]).stem().string();  // step-000000000028
+  const int64_t previous_step = std::stoll(previous.substr(previous.find('-') + 1));
+  const test::ResumedSession session = test::lastResumedSession(resumed.run_dir + "/metrics.jsonl");
+  EXPECT_GT(previous_step, 0);
+  EXPECT_LT(previous_step, stopped.steps);
+  EXPECT_EQ(session.continued_at, previous_step);
+  EXPECT_EQ(session.first_step, previous_step + 1);
+  EXPECT_EQ(session.step_events, reference.steps - previous_step);
   test::expectBitIdentical(reference.run_dir + "/model.pt", resumed.run_dir + "/model.pt");
 }
 
@@ -165,6 +183,7 @@ TEST_F(Resume, AChangedExperimentIsRefusedNamingTheChangeUnlessForced) {
   const RunSummary forced = resume(stopped.run_dir, /*force=*/true);
   EXPECT_EQ(forced.status, RunStatus::Completed);
   EXPECT_EQ(forced.epochs, 1);
+  EXPECT_EQ(test::lastResumedSession(forced.run_dir + "/metrics.jsonl").continued_at, stopped.steps);
 
   const RunSummary again = resume(stopped.run_dir);  // finished now
   EXPECT_EQ(again.status, RunStatus::Failed);
