@@ -243,10 +243,13 @@ std::vector<ValidationIssue> JsonBinding::localIssues() const {
   try {
     const nlohmann::json parsed = nlohmann::json::parse(s);
     if (parsed.is_discarded()) return {};
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error, and out_of_range for a number beyond a double's range (1e400), which is no syntax error.
     std::string what = e.what();
     const size_t colon = what.find(": ");
-    return {{path(), "not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2))}};
+    const size_t tag = what.find("] ");
+    const size_t cut = colon != std::string::npos ? colon + 2 : (tag != std::string::npos ? tag + 2 : 0);
+    return {{path(), "not valid JSON: " + what.substr(cut)}};
   }
   return {};
 }
