@@ -23,6 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using wb::test::readFile;
+using wb::test::runCliAfter;
 using wb::test::tempDir;
 
 // ~15 steps an epoch (batch 128), a 2.7 MiB checkpoint.
@@ -31,25 +32,6 @@ std::string experimentArgs(const std::string& runs) {
          "train.checkpoint_every_minutes=0 "
          "--set output.runs_dir=" +
          runs;
-}
-
-// `prefix` runs in the shell first (limits for the CLI it then execs).
-wb::test::CliResult runCliAfter(const std::string& prefix, const std::string& args) {
-  const std::string err_file =
-      (fs::temp_directory_path() / ("wb-cli-err-" + std::to_string(::getpid()))).string();
-  const std::string cmd =
-      "sh -c \"" + prefix + " exec " + std::string(WB_CLI) + " " + args + "\" 2>" + err_file;
-  wb::test::CliResult r;
-  std::FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int raw = ::pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.err = readFile(err_file);
-  fs::remove(err_file);
-  return r;
 }
 
 std::string onlyRunFolder(const std::string& runs) {
