@@ -14,7 +14,16 @@ int benchCommand(const std::vector<std::string>& args) {
       "\n"
       "Times N training steps (default 50, after 10 warm-up steps) of the experiment's model, data and batch,\n"
       "without writing a run folder, and prints samples/s with the time split into data, forward+backward and\n"
-      "optimizer.\n";
+      "optimizer.\n"
+      "\n"
+      "  --steps N        timed steps (default 50)\n"
+      "  --warmup N       untimed steps first (default 10)\n"
+      "  --set key=value  override one key, as train does; --example NAME: an installed example\n"
+      "  --json           print the figures as one JSON object\n"
+      "\n"
+      "Examples:\n"
+      "  workbench-cli bench --set model.preset=mlp --set train.batch_size=64 --steps 100\n"
+      "  workbench-cli bench --example vit --set train.amp=bf16\n";
   ExperimentArgs exp_args;
   std::vector<std::string> rest;
   if (!parseExperimentArgs(args, exp_args, rest, {"--steps", "--warmup"})) return kExitBadInput;

@@ -17,5 +17,15 @@ int benchCommand(const std::vector<std::string>& args);
 int infoCommand(const std::vector<std::string>& args);
 int compressCommand(const std::vector<std::string>& args);
 int exportCommand(const std::vector<std::string>& args);
+int examplesCommand(const std::vector<std::string>& args);
+int checkCommand(const std::vector<std::string>& args);
+int keysCommand(const std::vector<std::string>& args);
+
+// The whole command line after the program's name: the command word, `help [COMMAND]`, `--version`
+// (command_list.cpp, where every command is listed once).
+int runCommandLine(const std::vector<std::string>& args);
+int controlCommand(const std::vector<std::string>& args);
+int findLrCommand(const std::vector<std::string>& args);     // find_lr_command.cpp
+int findBatchCommand(const std::vector<std::string>& args);  // find_batch_command.cpp
 
 }  // namespace wb::cli

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 const char* kCompressHelp =
     "usage: workbench-cli compress RUN_DIR [--set compress.key=value ...] [--json] [--quiet]\n"
-    "       workbench-cli compress [EXPERIMENT.json] [--set key=value ...] [--json] [--quiet]\n"
+    "       workbench-cli compress [EXPERIMENT.json | --example NAME] [--set key=value ...] [--json] [--quiet]\n"
     "       workbench-cli compress RUN_DIR --list [--json]\n"
     "\n"
     "Runs the passes of the experiment's `compress` section (prune, finetune, distill, quantize; see\n"
@@ -35,6 +35,13 @@ const char* kCompressHelp =
     "           so all figures come from the same conditions (a quiet machine), then print the table\n"
     "  --json   print the report as one JSON object on stdout (progress goes to stderr)\n"
     "  --quiet  no progress, only errors\n"
+    "  --example NAME  train an installed example and compress it (cnn-prune-quantize)\n"
+    "\n"
+    "Examples:\n"
+    "  workbench-cli compress --example cnn-prune-quantize\n"
+    "  workbench-cli compress RUN_DIR --set 'compress.passes=[{\"type\":\"quantize\"}]'\n"
+    "  workbench-cli compress RUN_DIR --list\n"
+    "\n"
     "Exit status: 0 done, 2 bad input, 1 failure, 130/143 interrupted.\n";
 
 std::string fixed(double value, int digits) {

@@ -1,22 +1,124 @@
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
+
+#include <nlohmann/json.hpp>
 
 #include "cli_commands.h"
 #include "run_session.h"
-#include "workbench/compression.h"
 #include "workbench/errors.h"
-#include "workbench/training_run.h"
+#include "workbench/evaluation_report.h"
 
 namespace wb::cli {
+namespace {
+
+constexpr int64_t kDefaultMisclassified = 10;
+
+nlohmann::json reportJson(const EvaluationReport& r) {
+  nlohmann::json out{{"run_dir", r.run_dir},
+                     {"test_loss", r.loss},
+                     {"test_accuracy", r.figures.accuracy},
+                     {"samples", r.figures.samples},
+                     {"correct", r.figures.correct},
+                     {"dataset", r.dataset},
+                     {"class_names", r.class_names},
+                     {"confusion_matrix", r.figures.confusion},
+                     {"macro_avg",
+                      {{"precision", r.figures.macro_precision},
+                       {"recall", r.figures.macro_recall},
+                       {"f1", r.figures.macro_f1}}},
+                     {"misclassified_total", r.misclassified_total}};
+  if (!r.model.empty()) out["model"] = r.model;
+  nlohmann::json classes = nlohmann::json::array();
+  for (const ClassFigures& c : r.figures.classes) {
+    classes.push_back({{"name", c.name},
+                       {"precision", c.precision},
+                       {"recall", c.recall},
+                       {"f1", c.f1},
+                       {"support", c.support},
+                       {"predicted", c.predicted},
+                       {"correct", c.correct}});
+  }
+  out["classes"] = classes;
+  nlohmann::json wrong = nlohmann::json::array();
+  for (const MisclassifiedSample& m : r.misclassified) {
+    wrong.push_back({{"index", m.index},
+                     {"true", m.truth},
+                     {"predicted", m.predicted},
+                     {"confidence", m.confidence},
+                     {"true_probability", m.truth_probability}});
+  }
+  out["misclassified"] = wrong;
+  return out;
+}
+
+void printReport(const EvaluationReport& r, const std::string& what) {
+  const ClassificationFigures& f = r.figures;
+  std::printf("%s: test accuracy %.4f, test loss %.4f on %lld samples%s\n", what.c_str(), f.accuracy, r.loss,
+              static_cast<long long>(f.samples), r.dataset.empty() ? "" : (" (" + r.dataset + ")").c_str());
+  size_t width = 9;  // "macro avg"
+  for (const std::string& name : r.class_names) width = std::max(width, name.size() + 5);
+  std::printf("\n%-*s %9s %9s %9s %9s\n", static_cast<int>(width), "class", "precision", "recall", "f1", "support");
+  for (size_t c = 0; c < f.classes.size(); ++c) {
+    const ClassFigures& cf = f.classes[c];
+    const std::string label = std::to_string(c) + "  " + cf.name;
+    std::printf("%-*s %9.4f %9.4f %9.4f %9lld\n", static_cast<int>(width), label.c_str(), cf.precision, cf.recall,
+                cf.f1, static_cast<long long>(cf.support));
+  }
+  std::printf("%-*s %9.4f %9.4f %9.4f %9lld\n", static_cast<int>(width), "macro avg", f.macro_precision,
+              f.macro_recall, f.macro_f1, static_cast<long long>(f.samples));
+
+  // Columns by class number (the names are in the table above) so ten classes fit a terminal.
+  int cell = 5;
+  for (const auto& row : f.confusion) {
+    for (const int64_t count : row) cell = std::max(cell, static_cast<int>(std::to_string(count).size()) + 1);
+  }
+  std::printf("\nconfusion matrix (rows: true class, columns: predicted class)\n%-*s", static_cast<int>(width), "");
+  for (size_t c = 0; c < f.confusion.size(); ++c) std::printf("%*zu", cell, c);
+  std::printf("\n");
+  for (size_t t = 0; t < f.confusion.size(); ++t) {
+    const std::string label = std::to_string(t) + "  " + (t < r.class_names.size() ? r.class_names[t] : "");
+    std::printf("%-*s", static_cast<int>(width), label.c_str());
+    for (const int64_t count : f.confusion[t]) std::printf("%*lld", cell, static_cast<long long>(count));
+    std::printf("\n");
+  }
+
+  std::printf("\n%lld misclassified", static_cast<long long>(r.misclassified_total));
+  if (r.misclassified.empty()) {
+    std::printf("\n");
+    return;
+  }
+  std::printf("; the %zu most confident mistakes:\n", r.misclassified.size());
+  for (const MisclassifiedSample& m : r.misclassified) {
+    const auto name = [&r](int64_t c) {
+      return c >= 0 && static_cast<size_t>(c) < r.class_names.size() ? r.class_names[static_cast<size_t>(c)]
+                                                                     : std::to_string(c);
+    };
+    std::printf("  test #%-6lld predicted %-14s (%5.1f %%)  true %s (%.1f %%)\n", static_cast<long long>(m.index),
+                name(m.predicted).c_str(), m.confidence * 100, name(m.truth).c_str(), m.truth_probability * 100);
+  }
+}
+
+}  // namespace
 
 int evalCommand(const std::vector<std::string>& args) {
   const char* help =
-      "usage: workbench-cli eval RUN_DIR [--model ARTIFACT] [--json]\n"
+      "usage: workbench-cli eval RUN_DIR [--model ARTIFACT] [--misclassified N] [--json]\n"
       "\n"
-      "Evaluates the run's model.pt on the test split of its experiment and prints loss and accuracy.\n"
-      "  --model ARTIFACT  a compressed model of the run instead, e.g. compressed/02-quantize\n";
+      "Evaluates the run's model.pt on the test split of its experiment: loss and accuracy, precision, recall\n"
+      "and F1 per class, the confusion matrix (rows: true class), and the most confident mistakes.\n"
+      "  --model ARTIFACT   a compressed model of the run instead, e.g. compressed/02-quantize\n"
+      "  --misclassified N  how many of the most confident mistakes to list (default 10; 0 for none)\n"
+      "  --json             one JSON object: test_loss, test_accuracy, samples, class_names, classes,\n"
+      "                     macro_avg, confusion_matrix, misclassified_total, misclassified\n"
+      "\n"
+      "Examples:\n"
+      "  workbench-cli eval runs/20261202-141500-fashion-mnist-cnn\n"
+      "  workbench-cli eval runs/20261202-141500-fashion-mnist-cnn --model compressed/02-quantize --json\n";
   std::string run_dir;
   bool json = false;
-  std::string artifact;
+  EvaluationOptions options;
+  options.max_misclassified = kDefaultMisclassified;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--model") {
@@ -24,7 +126,16 @@ int evalCommand(const std::vector<std::string>& args) {
         std::cerr << "error: --model needs an artifact, e.g. --model compressed/01-prune\n";
         return kExitBadInput;
       }
-      artifact = args[++i];
+      options.model = args[++i];
+    } else if (a == "--misclassified") {
+      long long n = -1;
+      char tail = 0;
+      if (i + 1 >= args.size() || std::sscanf(args[i + 1].c_str(), "%lld%c", &n, &tail) != 1 || n < 0) {
+        std::cerr << "error: --misclassified needs a count of 0 or more, e.g. --misclassified 20\n";
+        return kExitBadInput;
+      }
+      options.max_misclassified = n;
+      ++i;
     } else if (a == "--help" || a == "-h") {
       std::cout << help;
       return kExitOk;
@@ -42,16 +153,11 @@ int evalCommand(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   try {
-    const EvalResult r = artifact.empty() ? evaluateRunDir(run_dir) : evaluateArtifact(run_dir, artifact);
+    const EvaluationReport report = evaluateRunDetailed(run_dir, options);
     if (json) {
-      nlohmann::json out{{"run_dir", run_dir}, {"test_loss", r.loss}, {"test_accuracy", r.accuracy},
-                         {"samples", r.samples}};
-      if (!artifact.empty()) out["model"] = artifact;
-      std::cout << out.dump(2) << std::endl;
+      std::cout << reportJson(report).dump(2) << std::endl;
     } else {
-      const std::string what = artifact.empty() ? run_dir : run_dir + " " + artifact;
-      std::printf("%s: test accuracy %.4f, test loss %.4f on %lld samples\n", what.c_str(), r.accuracy, r.loss,
-                  static_cast<long long>(r.samples));
+      printReport(report, options.model.empty() ? run_dir : run_dir + " " + options.model);
     }
     return kExitOk;
   } catch (const UserError& e) {

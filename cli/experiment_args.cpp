@@ -1,10 +1,39 @@
 #include "experiment_args.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "experiment/did_you_mean.h"
+#include "run_session.h"
+#include "workbench/errors.h"
+#include "workbench/examples.h"
+
 namespace wb::cli {
+namespace {
+
+// Paths in an experiment are relative to the folder the program runs in (docs/experiment.md). When a data file
+// that was not found there is beside the experiment file instead (an example run by its installed path), say so.
+void printPathsBesideFile(const std::string& file, const Experiment& experiment,
+                          const std::vector<ValidationIssue>& issues) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(file).parent_path();
+  for (const auto& [key, value] : {std::pair{"data.path", experiment.data.path},
+                                   std::pair{"data.test_path", experiment.data.test_path}}) {
+    const bool reported = std::any_of(issues.begin(), issues.end(),
+                                      [&](const ValidationIssue& i) { return i.path == key; });
+    if (!reported || value.empty() || fs::path(value).is_absolute() || folder.empty()) continue;
+    std::error_code ec;
+    if (fs::exists(folder / value, ec) && !fs::exists(value, ec)) {
+      std::cerr << "  note: " << key << " \"" << value << "\" is relative to the folder you run in, not to the "
+                << "experiment file; it is in " << folder.string() << ": run from there, or write the path in full"
+                << "\n";
+    }
+  }
+}
+
+}  // namespace
 
 bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& out, std::vector<std::string>& rest,
                          const std::vector<std::string>& value_options) {
@@ -21,6 +50,12 @@ bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& o
       out.overrides.push_back(args[++i]);
     } else if (a.rfind("--set=", 0) == 0) {
       out.overrides.push_back(a.substr(6));
+    } else if (a == "--example" || a.rfind("--example=", 0) == 0) {
+      if (a == "--example" && i + 1 >= args.size()) {
+        std::cerr << "error: --example needs a name, e.g. --example cnn (`workbench-cli examples` lists them)\n";
+        return false;
+      }
+      out.example = a == "--example" ? args[++i] : a.substr(10);
     } else if (!a.empty() && a[0] != '-' && out.file.empty()) {
       out.file = a;
     } else {
@@ -32,7 +67,29 @@ bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& o
 
 std::optional<Experiment> resolveExperiment(const ExperimentArgs& args, bool engine_checks) {
   nlohmann::json doc = nlohmann::json::object();
-  if (!args.file.empty()) {
+  if (!args.example.empty()) {
+    if (!args.file.empty()) {
+      std::cerr << "error: give an experiment file or --example, not both\n";
+      return std::nullopt;
+    }
+    try {
+      const std::vector<ExampleInfo> examples = listExamples();
+      const std::optional<ExampleInfo> example = findExample(args.example, examples);
+      if (!example) {
+        std::vector<std::string> ids;
+        for (const ExampleInfo& e : examples) ids.push_back(e.id);
+        const std::string suggestion = didYouMean(args.example, ids);
+        std::cerr << "error: no example named '" << args.example << "'"
+                  << (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?") << "\n"
+                  << "  what to do: `workbench-cli examples` lists them\n";
+        return std::nullopt;
+      }
+      doc = loadExampleDocument(*example);
+    } catch (const UserError& e) {
+      printError(e.what(), e.hint());
+      return std::nullopt;
+    }
+  } else if (!args.file.empty()) {
     std::ifstream in(args.file);
     if (!in) {
       std::cerr << "error: cannot open experiment file " << args.file << "\n";
@@ -56,8 +113,12 @@ std::optional<Experiment> resolveExperiment(const ExperimentArgs& args, bool eng
   issues.insert(issues.end(), parsed.issues.begin(), parsed.issues.end());
   if (issues.empty() && engine_checks) issues = checkExperiment(parsed.experiment);
   if (!issues.empty()) {
-    std::cerr << "error: the experiment" << (args.file.empty() ? "" : " in " + args.file) << " is not valid:\n"
+    const std::string source = !args.example.empty() ? " of example " + args.example
+                               : args.file.empty()     ? std::string()
+                                                       : " in " + args.file;
+    std::cerr << "error: the experiment" << source << " is not valid:\n"
               << formatIssues(issues) << "\n";
+    if (!args.file.empty()) printPathsBesideFile(args.file, parsed.experiment, issues);
     return std::nullopt;
   }
   return parsed.experiment;

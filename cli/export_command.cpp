@@ -21,6 +21,11 @@ int exportCommand(const std::vector<std::string>& args) {
       "artifact's history. FILE is replaced atomically; a refused export leaves it as it was. docs/export.md.\n"
       "  --model ARTIFACT  a compressed model of the run instead, e.g. compressed/02-quantize\n"
       "  --json            print the result (file, bytes, seconds, loading snippets) as one JSON object\n"
+      "\n"
+      "Examples:\n"
+      "  workbench-cli export RUN_DIR --format torchscript --out cnn.pt\n"
+      "  workbench-cli export RUN_DIR --model compressed/02-quantize --format onnx --out cnn-int8.onnx\n"
+      "\n"
       "Exit status: 0 done, 2 bad input, 1 failure.\n";
   std::string run_dir, artifact, format_name, out;
   bool json = false;

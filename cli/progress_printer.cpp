@@ -53,6 +53,9 @@ void ProgressPrinter::print(const EventBatch& batch) {
       } else {
         std::fprintf(m_out, "%s: %s\n", toString(log->level), log->text.c_str());
       }
+    } else if (const auto* control = std::get_if<ControlApplied>(&event)) {
+      clearBar();
+      std::fprintf(m_out, "%s\n", control->message.c_str());
     } else if (const auto* error = std::get_if<RunError>(&event)) {
       // Errors go to stderr even when the progress goes to stdout: `train ... > log` still shows them.
       clearBar();

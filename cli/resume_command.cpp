@@ -19,6 +19,10 @@ int resumeCommand(const std::vector<std::string>& args) {
       "  --quiet   no progress, only errors (and the --json object)\n"
       "  --force   resume even though the run's experiment.json was changed since the checkpoint\n"
       "\n"
+      "Examples:\n"
+      "  workbench-cli resume runs/20261202-141500-fashion-mnist-cnn\n"
+      "  workbench-cli resume runs/20261202-141500-fashion-mnist-cnn --force   # after editing experiment.json\n"
+      "\n"
       "Exit status: 0 done, 2 bad input (not a run folder, already finished, changed experiment), 1 failure,\n"
       "130 / 143 interrupted again (resume it again).\n";
   ResumeRequest request;

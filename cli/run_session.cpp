@@ -20,10 +20,18 @@ namespace wb::cli {
 namespace {
 
 std::atomic<int> g_signal{0};
+// SIGUSR1 / SIGUSR2 since the loop below last looked; they ask for something, they do not end the process.
+std::atomic<bool> g_checkpoint_signal{false};
+std::atomic<bool> g_stop_after_epoch_signal{false};
 
 void onSignal(int signal) {
   // A second Ctrl-C while the run winds down means "now".
   if (g_signal.exchange(signal) != 0) _exit(128 + signal);
+}
+
+void onRequestSignal(int signal) {
+  if (signal == SIGUSR1) g_checkpoint_signal = true;
+  if (signal == SIGUSR2) g_stop_after_epoch_signal = true;
 }
 
 }  // namespace
@@ -40,7 +48,8 @@ int runSession(const std::function<std::unique_ptr<TrainingRun>(TrainingRun::Eve
       [&](TrainingRun::EventSink sink) {
         run = make(std::move(sink));
         run->start();
-        return SessionJob{[&run] { run->requestStop(); }, [&run] { run->wait(); }};
+        return SessionJob{[&run] { run->requestStop(); }, [&run] { run->wait(); },
+                          [&run] { run->requestCheckpoint(); }, [&run] { run->stopAfterEpoch("SIGUSR2"); }};
       },
       options, [](const RunSummary& summary) { return summaryToJson(summary); });
 }
@@ -64,6 +73,8 @@ int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start,
   EventQueue queue;
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
+  std::signal(SIGUSR1, onRequestSignal);
+  std::signal(SIGUSR2, onRequestSignal);
   SessionJob job = start([&queue](EventBatch&& batch) { queue.push(std::move(batch)); });
 
   std::optional<RunError> error;
@@ -76,6 +87,20 @@ int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start,
       job.request_stop();
       if (!options.quiet) {
         std::fprintf(progress_out, "\nStopping after the current step with a checkpoint (again to quit now)...\n");
+      }
+    }
+    if (g_checkpoint_signal.exchange(false)) {
+      if (job.request_checkpoint) {
+        job.request_checkpoint();
+      } else if (!options.quiet) {
+        std::fprintf(progress_out, "\nSIGUSR1 ignored: this job writes no checkpoints on request.\n");
+      }
+    }
+    if (g_stop_after_epoch_signal.exchange(false)) {
+      if (job.stop_after_epoch) {
+        job.stop_after_epoch();  // the run's own line says at which epoch it stops
+      } else if (!options.quiet) {
+        std::fprintf(progress_out, "\nSIGUSR2 ignored: this job has no epochs to stop after.\n");
       }
     }
     for (EventBatch& batch : queue.take(std::chrono::milliseconds(100))) {

@@ -1,7 +1,7 @@
 #pragma once
 // Watching a run from the terminal, shared by `train` and `resume`: progress out, Ctrl-C / SIGTERM in (the
-// step in flight finishes and a checkpoint is written; a second signal quits at once), the exit status and the
-// --json summary at the end.
+// step in flight finishes and a checkpoint is written; a second signal quits at once), SIGUSR1 (a checkpoint
+// now) and SIGUSR2 (stop after this epoch), the exit status and the --json summary at the end.
 
 #include <functional>
 #include <optional>
@@ -27,6 +27,8 @@ int runSession(const std::function<std::unique_ptr<TrainingRun>(TrainingRun::Eve
 struct SessionJob {
   std::function<void()> request_stop;
   std::function<void()> wait;
+  std::function<void()> request_checkpoint;  // SIGUSR1; empty: the job has no checkpoints (signal ignored)
+  std::function<void()> stop_after_epoch;    // SIGUSR2; empty: the job has no epochs (signal ignored)
 };
 // As above; `result_json` makes the --json object from the final summary (and the error, added after).
 int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start, const SessionOptions& options,

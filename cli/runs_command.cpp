@@ -7,6 +7,7 @@
 #include "workbench/errors.h"
 #include "workbench/run_history.h"
 #include "workbench/run_index.h"
+#include "workbench/run_info.h"
 
 namespace wb::cli {
 namespace {
@@ -15,12 +16,22 @@ const char* kRunsHelp =
     "usage: workbench-cli runs [--runs-dir DIR] [--json]\n"
     "       workbench-cli runs show ID [--runs-dir DIR] [--json]\n"
     "       workbench-cli runs compare A B [--runs-dir DIR]\n"
+    "       workbench-cli runs rename ID NAME | tag ID [TAG...] | note ID TEXT [--runs-dir DIR]\n"
     "\n"
     "Lists the runs of a runs folder (default: runs), newest first, from its index (runs.sqlite): id, status\n"
     "(running, finished, failed, interrupted — a run whose process died shows as interrupted), name, start,\n"
     "steps, best validation accuracy, test accuracy and folder. `show` prints one run (by id or folder name)\n"
     "with its epochs; `compare` prints what differs between two runs' experiment files and their metrics\n"
-    "side by side.\n";
+    "side by side. `rename`, `tag` (replaces the tags; none clears them) and `note` change what the window's\n"
+    "runs list shows; they are kept in the run folder's run.json and in the index (the folder keeps its name).\n"
+    "\n"
+    "  --runs-dir DIR  the runs folder (default: runs)\n"
+    "  --json          print JSON instead of a table (list and show)\n"
+    "\n"
+    "Examples:\n"
+    "  workbench-cli runs\n"
+    "  workbench-cli runs show 3\n"
+    "  workbench-cli runs compare 3 4 --runs-dir /data/runs\n";
 
 std::string metric(double value, const char* format = "%.4f") {
   if (value < 0) return "-";
@@ -42,7 +53,43 @@ nlohmann::json recordToJson(const RunRecord& r) {
           {"best_val_loss", r.best_val_loss},
           {"best_val_accuracy", r.best_val_accuracy},
           {"test_loss", r.test_loss},
-          {"test_accuracy", r.test_accuracy}};
+          {"test_accuracy", r.test_accuracy},
+          {"model", r.model},
+          {"dataset", r.dataset},
+          {"optimizer", r.optimizer},
+          {"lr", r.lr},
+          {"batch_size", r.batch_size},
+          {"amp", r.amp},
+          {"devices", r.devices},
+          {"wall_s", r.wall_s},
+          {"tags", r.tags},
+          {"notes", r.notes}};
+}
+
+std::string joinTags(const std::vector<std::string>& tags) {
+  std::string out;
+  for (const std::string& t : tags) out += (out.empty() ? "" : ", ") + t;
+  return out;
+}
+
+RunRecord requireRun(const std::string& runs_dir, const std::string& id);
+
+// rename ID NAME, tag ID [TAG...], note ID TEXT.
+int infoCommand(const std::string& runs_dir, const std::vector<std::string>& words) {
+  const RunRecord r = requireRun(runs_dir, words[1]);
+  RunInfo info{r.name, r.tags, r.notes};
+  if (words[0] == "rename") {
+    info.name = words[2];
+  } else if (words[0] == "tag") {
+    info.tags.assign(words.begin() + 2, words.end());
+  } else {
+    info.notes = words[2];
+  }
+  updateRunInfo(runs_dir, r.folder, info);
+  const RunRecord updated = requireRun(runs_dir, std::to_string(r.id));
+  std::printf("run %lld: %s  [%s]\n", static_cast<long long>(updated.id), updated.name.c_str(),
+              joinTags(updated.tags).c_str());
+  return kExitOk;
 }
 
 RunRecord requireRun(const std::string& runs_dir, const std::string& id) {
@@ -66,12 +113,13 @@ int listCommand(const std::string& runs_dir, bool json) {
     std::printf("No runs in %s yet (`workbench-cli train` starts one).\n", runs_dir.c_str());
     return kExitOk;
   }
-  std::printf("%4s  %-11s  %-24s  %-20s  %7s  %8s  %8s  %s\n", "id", "status", "name", "started (UTC)", "steps",
-              "best val", "test acc", "folder");
+  std::printf("%4s  %-11s  %-24s  %-7s  %-20s  %7s  %8s  %8s  %-16s  %s\n", "id", "status", "name", "model",
+              "started (UTC)", "steps", "best val", "test acc", "tags", "folder");
   for (const RunRecord& r : runs) {
-    std::printf("%4lld  %-11s  %-24.24s  %-20s  %7lld  %8s  %8s  %s\n", static_cast<long long>(r.id),
-                r.status.c_str(), r.name.c_str(), r.started_at.c_str(), static_cast<long long>(r.steps),
-                metric(r.best_val_accuracy).c_str(), metric(r.test_accuracy).c_str(), r.folder.c_str());
+    std::printf("%4lld  %-11s  %-24.24s  %-7.7s  %-20s  %7lld  %8s  %8s  %-16.16s  %s\n",
+                static_cast<long long>(r.id), r.status.c_str(), r.name.c_str(), r.model.c_str(),
+                r.started_at.c_str(), static_cast<long long>(r.steps), metric(r.best_val_accuracy).c_str(),
+                metric(r.test_accuracy).c_str(), joinTags(r.tags).c_str(), r.folder.c_str());
   }
   return kExitOk;
 }
@@ -95,6 +143,11 @@ int showCommand(const std::string& runs_dir, const std::string& id, bool json) {
   std::printf("  started      %s\n", r.started_at.c_str());
   std::printf("  ended        %s\n", r.ended_at.empty() ? "-" : r.ended_at.c_str());
   std::printf("  experiment   %s (hash %s)\n", (r.folder + "/experiment.json").c_str(), r.experiment_hash.c_str());
+  std::printf("  trained      %s on %s, %s lr %g, batch %lld, amp %s, devices %s\n", r.model.c_str(),
+              r.dataset.c_str(), r.optimizer.c_str(), r.lr, static_cast<long long>(r.batch_size), r.amp.c_str(),
+              r.devices.c_str());
+  if (!r.tags.empty()) std::printf("  tags         %s\n", joinTags(r.tags).c_str());
+  if (!r.notes.empty()) std::printf("  notes        %s\n", r.notes.c_str());
   std::printf("  steps        %lld in %lld epoch(s)\n", static_cast<long long>(r.steps),
               static_cast<long long>(r.epochs));
   std::printf("  best val     loss %s, accuracy %s\n", metric(r.best_val_loss).c_str(),
@@ -124,10 +177,19 @@ int compareCommand(const std::string& runs_dir, const std::string& a_id, const s
   std::printf("Experiment differences (%s -> %s):\n", la.c_str(), lb.c_str());
   const auto changes = diffExperiments(experimentToJson(ha.experiment), experimentToJson(hb.experiment));
   if (changes.empty()) std::printf("  none: the same experiment\n");
+  // A value left at its default says so: "0.9 -> 0 (default)" reads as "b never set it".
+  bool anyDefault = false;
+  auto shown = [&anyDefault](const std::string& value, const RunHistory& h, const std::string& path) {
+    if (value.empty()) return std::string("(absent)");
+    if (!std::binary_search(h.defaulted_keys.begin(), h.defaulted_keys.end(), path)) return value;
+    anyDefault = true;
+    return value + " (default)";
+  };
   for (const ExperimentChange& c : changes) {
-    std::printf("  %-36s %-20s %s\n", c.path.c_str(), c.before.empty() ? "(absent)" : c.before.c_str(),
-                c.after.empty() ? "(absent)" : c.after.c_str());
+    std::printf("  %-36s %-20s %s\n", c.path.c_str(), shown(c.before, ha, c.path).c_str(),
+                shown(c.after, hb, c.path).c_str());
   }
+  if (anyDefault) std::printf("  (default): the key's default value, as docs/experiment.md lists it\n");
 
   std::printf("\nMetrics:\n  %-22s %-16s %-16s\n", "", la.c_str(), lb.c_str());
   auto row = [](const char* name, const std::string& x, const std::string& y) {
@@ -185,6 +247,8 @@ int runsCommand(const std::vector<std::string>& args) {
     if (words.empty()) return listCommand(runs_dir, json);
     if (words[0] == "show" && words.size() == 2) return showCommand(runs_dir, words[1], json);
     if (words[0] == "compare" && words.size() == 3) return compareCommand(runs_dir, words[1], words[2]);
+    if ((words[0] == "rename" || words[0] == "note") && words.size() == 3) return infoCommand(runs_dir, words);
+    if (words[0] == "tag" && words.size() >= 2) return infoCommand(runs_dir, words);
     std::cerr << "error: unknown use of runs\n\n" << kRunsHelp;
     return kExitBadInput;
   } catch (const UserError& e) {

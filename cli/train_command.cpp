@@ -9,7 +9,7 @@ namespace wb::cli {
 namespace {
 
 const char* kTrainHelp =
-    "usage: workbench-cli train [EXPERIMENT.json] [--set key.path=value ...] [--json]\n"
+    "usage: workbench-cli train [EXPERIMENT.json | --example NAME] [--set key.path=value ...] [--json]\n"
     "\n"
     "Trains the experiment (the default: the CNN on Fashion-MNIST) and writes a run folder under\n"
     "output.runs_dir with the resolved experiment, metrics.jsonl, metrics.csv, a TensorBoard event file,\n"
@@ -20,6 +20,7 @@ const char* kTrainHelp =
     "  --json                print one JSON object with the run's summary on stdout at the end\n"
     "                        (progress then goes to stderr)\n"
     "  --quiet               no progress, only errors (and the --json object)\n"
+    "  --example NAME        train an installed example (`workbench-cli examples` lists them)\n"
     "\n"
     "Several train.devices train data parallel in this process (one rank per device). Started by torchrun\n"
     "(torchrun --no-python --nproc-per-node=N workbench-cli train EXP.json) or srun, each process trains one\n"
@@ -27,6 +28,13 @@ const char* kTrainHelp =
     "\n"
     "Ctrl-C or SIGTERM stops after the step in flight and writes a checkpoint; the run is marked interrupted\n"
     "and `workbench-cli resume RUN_DIR` continues it (a second Ctrl-C quits at once).\n"
+    "\n"
+    "Examples:\n"
+    "  workbench-cli train                                   # the default experiment\n"
+    "  workbench-cli train --example mlp                     # an example, in a minute on a CPU\n"
+    "  workbench-cli train my.json --set train.epochs=1 --set data.limit=5000 --set model.preset=mlp\n"
+    "  workbench-cli train my.json --json > summary.json\n"
+    "\n"
     "Exit status: 0 done, 2 bad input, 1 failure, 130 interrupted (SIGINT), 143 (SIGTERM).\n";
 
 }  // namespace

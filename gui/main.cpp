@@ -4,10 +4,14 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QTabWidget>
 #include <QTimer>
 
+#include "app/action_icons.h"
 #include "app/command_line.h"
 #include "app/screenshot_driver.h"
+#include "evaluate/evaluation_view.h"
+#include "model/model_summary_view.h"
 #include "export/export_menu.h"
 #include "window/main_window.h"
 #include "workbench/system_info.h"
@@ -17,25 +21,36 @@ int main(int argc, char** argv) {
   // times slower beside OpenBLAS. This re-executes the program with OMP_WAIT_POLICY=PASSIVE when unset.
   wb::ensurePassiveOpenMpWait(argv);
 
+  // --help and --version answer before the QApplication exists: they need no display.
+  {
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+    const wb::gui::CommandLine early = wb::gui::parseCommandLine(arguments);
+    if (early.error.isEmpty() && early.help) {
+      std::printf("%s", qPrintable(wb::gui::usageText()));
+      return 0;
+    }
+    if (early.error.isEmpty() && early.version) {
+      std::printf("%sQt %s (built with %s)\n", wb::describeVersions(wb::queryVersions(), "workbench").c_str(),
+                  qVersion(), QT_VERSION_STR);
+      return 0;
+    }
+  }
+
   QApplication::setHighDpiScaleFactorRoundingPolicy(Qt::HighDpiScaleFactorRoundingPolicy::PassThrough);
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("TorchWorkbench"));
   QApplication::setApplicationName(QStringLiteral("workbench"));
   QApplication::setApplicationDisplayName(QStringLiteral("Torch Workbench"));
   QApplication::setApplicationVersion(QStringLiteral(WB_VERSION));
+  // The desktop entry's id (packaging/): on Wayland the compositor matches the window to its entry and icon by it.
+  QGuiApplication::setDesktopFileName(QStringLiteral("io.github.torchworkbench.Workbench"));
+  QApplication::setWindowIcon(wb::gui::applicationIcon());
 
   const wb::gui::CommandLine cl = wb::gui::parseCommandLine(QApplication::arguments());
   if (!cl.error.isEmpty()) {
     std::fprintf(stderr, "error: %s\n\n%s", qPrintable(cl.error), qPrintable(wb::gui::usageText()));
     return 2;
-  }
-  if (cl.help) {
-    std::printf("%s", qPrintable(wb::gui::usageText()));
-    return 0;
-  }
-  if (cl.version) {
-    std::printf("workbench %s\n", WB_VERSION);
-    return 0;
   }
 
   const bool screenshot = !cl.screenshotFile.isEmpty();
@@ -57,6 +72,10 @@ int main(int argc, char** argv) {
     window.showRunsPanel(cl.openRuns);
   }
   if (!cl.compressionRun.isEmpty()) window.showCompression(cl.compressionRun);
+  if (cl.showModel) window.centralTabs()->setCurrentWidget(window.modelView());
+  auto startEvaluation = [&] {
+    if (!cl.evaluateRun.isEmpty()) window.evaluateRun(QDir(cl.evaluateRun).absolutePath());
+  };
   wb::gui::CompressDialog* dialog = nullptr;
   auto openDialog = [&] {
     if (cl.compressDialog.isEmpty()) return;
@@ -97,6 +116,20 @@ int main(int argc, char** argv) {
                          driver->startWithoutTraining();
                        });
       QTimer::singleShot(0, &window, startExport);
+    } else if (!cl.evaluateRun.isEmpty()) {
+      // The picture waits for the evaluation; a failed one has printed its error.
+      QObject::connect(window.evaluationView(), &wb::gui::EvaluationView::evaluationFinished, driver,
+                       [driver](bool ok) {
+                         if (!ok) {
+                           QApplication::exit(1);
+                           return;
+                         }
+                         driver->startWithoutTraining();
+                       });
+      QTimer::singleShot(0, &window, startEvaluation);
+    } else if (cl.showModel) {
+      QObject::connect(window.modelView(), &wb::gui::ModelSummaryView::summaryShown, driver,
+                       &wb::gui::ScreenshotDriver::startWithoutTraining, Qt::SingleShotConnection);
     } else if (cl.openRuns.isEmpty() && cl.compressionRun.isEmpty()) {
       QTimer::singleShot(0, driver, &wb::gui::ScreenshotDriver::start);
     } else {
@@ -106,6 +139,7 @@ int main(int argc, char** argv) {
     window.show();
     openDialog();
     QTimer::singleShot(0, &window, startExport);
+    QTimer::singleShot(0, &window, startEvaluation);
   }
   return QApplication::exec();
 }

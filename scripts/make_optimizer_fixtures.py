@@ -12,8 +12,12 @@ The model is written functionally, so the C++ test can repeat it op for op:
 Each configuration runs 5 steps; before each step every param group's lr is set to that step's entry of
 "lrs" (what a schedule does). Parameter groups follow wb::makeOptimizer's rule: unless decay_bias_and_norm
 is set, parameters with dim() <= 1 go in a second group with weight_decay 0; empty groups are left out.
+
+It also records each torch.optim constructor's own defaults ("torch_defaults"): the C++ test checks that an
+experiment that names an optimizer and nothing else builds that optimizer with exactly these options.
 """
 
+import inspect
 import json
 import os
 
@@ -29,32 +33,34 @@ STEPS = 5
 DEFAULTS = {
     "name": "adamw",
     "lr": 1e-3,
-    "weight_decay": 0.05,
-    "momentum": 0.9,
+    "weight_decay": 0.01,
+    "momentum": 0.0,
     "nesterov": False,
     "beta1": 0.9,
     "beta2": 0.999,
     "eps": 1e-8,
     "alpha": 0.99,
-    "decay_bias_and_norm": False,
+    "decay_bias_and_norm": True,
 }
 
 CONFIGS = [
     {"case": "sgd_plain", "lrs": [0.1, 0.05, 0.08, 0.02, 0.03],
      "config": {"name": "sgd", "momentum": 0.0, "weight_decay": 0.0, "decay_bias_and_norm": True}},
     {"case": "sgd_momentum_nesterov_wd", "lrs": [0.1, 0.05, 0.08, 0.02, 0.03],
-     "config": {"name": "sgd", "momentum": 0.9, "nesterov": True, "weight_decay": 0.01}},
+     "config": {"name": "sgd", "momentum": 0.9, "nesterov": True, "weight_decay": 0.01,
+                "decay_bias_and_norm": False}},
     {"case": "adam", "lrs": [1e-2, 5e-3, 2e-2, 1e-2, 3e-3],
      "config": {"name": "adam", "weight_decay": 0.0, "decay_bias_and_norm": True}},
     {"case": "adam_l2_wd", "lrs": [1e-2, 5e-3, 2e-2, 1e-2, 3e-3],
      "config": {"name": "adam", "weight_decay": 0.1, "beta1": 0.8, "beta2": 0.99, "eps": 1e-6,
                 "decay_bias_and_norm": True}},
     {"case": "adamw_wd_no_decay_groups", "lrs": [2e-2, 1e-2, 3e-2, 5e-3, 1e-2],
-     "config": {"name": "adamw", "weight_decay": 0.3}},
+     "config": {"name": "adamw", "weight_decay": 0.3, "decay_bias_and_norm": False}},
     {"case": "rmsprop_momentum", "lrs": [1e-2, 5e-3, 2e-2, 1e-2, 3e-3],
-     "config": {"name": "rmsprop", "alpha": 0.9, "momentum": 0.5, "weight_decay": 0.01}},
+     "config": {"name": "rmsprop", "alpha": 0.9, "momentum": 0.5, "weight_decay": 0.01,
+                "decay_bias_and_norm": False}},
     {"case": "adagrad", "lrs": [0.1, 0.05, 0.08, 0.02, 0.03],
-     "config": {"name": "adagrad", "eps": 1e-10, "weight_decay": 0.02}},
+     "config": {"name": "adagrad", "eps": 1e-10, "weight_decay": 0.02, "decay_bias_and_norm": False}},
 ]
 
 
@@ -139,6 +145,26 @@ def run(case, parameters, inputs, targets):
     }
 
 
+OPTIMIZER_CLASSES = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW,
+                     "rmsprop": torch.optim.RMSprop, "adagrad": torch.optim.Adagrad}
+
+
+def torch_defaults():
+    """Each constructor's keyword defaults; a required argument (SGD's lr in torch 1.13) is null."""
+    defaults = {}
+    for name, cls in OPTIMIZER_CLASSES.items():
+        options = {}
+        for key, parameter in inspect.signature(cls.__init__).parameters.items():
+            if key in ("self", "params", "foreach", "maximize", "capturable", "differentiable", "fused"):
+                continue
+            value = parameter.default
+            if value is parameter.empty or type(value).__name__ == "_RequiredParameter":
+                value = None
+            options[key] = list(value) if isinstance(value, tuple) else value
+        defaults[name] = options
+    return defaults
+
+
 def main():
     torch.set_num_threads(1)
     parameters, inputs, targets = initial_model_and_data()
@@ -150,6 +176,7 @@ def main():
         "inputs": {"shape": list(inputs.shape), "values": inputs.flatten().tolist()},
         "targets": {"shape": list(targets.shape), "values": targets.flatten().tolist()},
         "cases": [run(case, parameters, inputs, targets) for case in CONFIGS],
+        "torch_defaults": torch_defaults(),
     }
     with open(OUTPUT, "w") as f:
         json.dump(document, f, indent=1)

@@ -4,8 +4,13 @@
 # same experiment in the CLI instead (then arguments go to `workbench-cli train`, e.g. --set train.epochs=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-scripts/build.sh
+# Only what the first window needs: no test tools installed, no test built (scripts/test.sh builds those).
+WORKBENCH_SETUP=run scripts/setup.sh
+if [[ "${WORKBENCH_GUI:-ON}" == "ON" ]]; then
+  scripts/build.sh workbench workbench-cli
+else
+  scripts/build.sh workbench-cli
+fi
 
 if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" && -z "${QT_QPA_PLATFORM:-}" ]]; then
   echo "No display here (DISPLAY and WAYLAND_DISPLAY are unset), so no window: training in the CLI instead." >&2

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs from Debian everything the build, the run and the tests need, including an optimized BLAS
 # (Debian's LibTorch otherwise runs matrix products on the reference BLAS, ~35x slower).
+# WORKBENCH_SETUP=run (scripts/run.sh) installs only what building and running the programs needs, not the
+# tests' own tools (Python's torch for cross-checks, the package test's validators and lintian).
 set -euo pipefail
 
 packages=(
@@ -8,9 +10,15 @@ packages=(
   libtorch-dev libgloo-dev libopenblas0-pthread
   nlohmann-json3-dev zlib1g-dev libgtest-dev libsqlite3-dev
   dataset-fashion-mnist
-  python3-torch python3-numpy python3-protobuf python3-crcmod
-  libonnx-dev python3-onnx
+  libonnx-dev
+  file  # CPack picks the executables for dpkg-shlibdeps with it (scripts/package.sh)
 )
+if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
+  packages+=(
+    python3-torch python3-numpy python3-protobuf python3-crcmod python3-onnx
+    desktop-file-utils appstream lintian
+  )
+fi
 if [[ "${WORKBENCH_GUI:-ON}" == "ON" ]]; then
   packages+=(qt6-base-dev qt6-svg-dev libqcustomplot-dev)
 fi

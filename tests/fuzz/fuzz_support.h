@@ -61,6 +61,12 @@ inline const std::filesystem::path& scratchDir() {
   return scratch.path;
 }
 
+// The engine's clear errors carry a message; an empty one would leave the user with nothing to act on.
+template <typename Error>
+inline void expectMessage(const Error& error) {
+  if (std::string(error.what()).empty()) fuzzFail("an error without a message");
+}
+
 inline void writeFile(const std::filesystem::path& file, const std::string& content) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out.write(content.data(), static_cast<std::streamsize>(content.size()));

@@ -141,9 +141,8 @@ class ExportTest : public QObject {
     QCOMPARE(ExportMenu::defaultFileName(*target, ExportFormat::TorchScript), QStringLiteral("export-me-01-prune.pt"));
 
     // The run and its compressed model both selected: which one is meant is unclear.
-    QTreeWidgetItem* runRow = window.runsBrowser()->tree()->topLevelItem(0);
-    runRow->setSelected(true);
-    QCOMPARE(window.runsBrowser()->tree()->selectedItems().size(), 2);
+    window.runsBrowser()->addToSelection(m_run);
+    QCOMPARE(window.runsBrowser()->selectedRowCount(), 2);
     QVERIFY(!exporter->action(Item::TorchScript)->isEnabled());
 
     // Charts with a run on them can be saved.

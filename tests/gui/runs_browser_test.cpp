@@ -2,15 +2,19 @@
 // charts, and clones a run's experiment into the editor.
 
 #include <QStandardPaths>
-#include <QTreeWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <filesystem>
 
 #include "charts/charts_panel.h"
 #include "editor/experiment_editor.h"
 #include "gui_test_support.h"
 #include "runs/runs_browser.h"
+#include "runs/runs_filter_proxy.h"
+#include "runs/runs_table_model.h"
 #include "window/main_window.h"
+#include "workbench/run_info.h"
 #include "workbench/training_run.h"
 
 using namespace wb;
@@ -26,9 +30,14 @@ class RunsBrowserTest : public QObject {
     // Two finished runs, trained headless by the engine as the CLI would.
     const RunSummary a = trainBlocking(test::tinyExperiment(m_dir.path(), 2, 0, "first"), [](EventBatch&&) {});
     const RunSummary b = trainBlocking(test::tinyExperiment(m_dir.path(), 1, 0, "second"), [](EventBatch&&) {});
+    // No name: the run is named after its model and data, and numbered in the runs folder.
+    const RunSummary c = trainBlocking(test::tinyExperiment(m_dir.path(), 1, 8, ""), [](EventBatch&&) {});
     QCOMPARE(a.status, RunStatus::Completed);
     QCOMPARE(b.status, RunStatus::Completed);
-    m_folders = {QString::fromStdString(a.run_dir), QString::fromStdString(b.run_dir)};
+    QCOMPARE(c.status, RunStatus::Completed);
+    m_folders = {QString::fromStdString(a.run_dir), QString::fromStdString(b.run_dir),
+                 QString::fromStdString(c.run_dir)};
+    for (QString& folder : m_folders) folder = QDir(folder).absolutePath();
   }
 
   void listsTheRunsAndOverlaysTwo() {
@@ -36,25 +45,36 @@ class RunsBrowserTest : public QObject {
     window.show();
     window.editor()->setDocument(test::tinyExperimentJson(m_dir.path()));
     RunsBrowser* runs = window.runsBrowser();
-    QTRY_COMPARE(runs->rowCount(), 2);
+    QTRY_COMPARE(runs->rowCount(), 3);
+    auto cell = [runs](int row, int column) { return runs->proxy()->index(row, column).data().toString(); };
     QStringList names;
-    for (int row = 0; row < runs->rowCount(); ++row) names << runs->tree()->topLevelItem(row)->text(0);
-    names.sort();
-    QCOMPARE(names, (QStringList{QStringLiteral("first"), QStringLiteral("second")}));
+    for (int row = 0; row < runs->rowCount(); ++row) names << cell(row, RunsTableModel::kName);
+    names.sort();  // first, mlp-synthetic-0003 (no name: after its model and data), second
+    QCOMPARE(names.size(), 3);
+    QCOMPARE(names[0], QStringLiteral("first"));
+    QVERIFY2(names[1].startsWith(QStringLiteral("mlp-synthetic-")), qPrintable(names[1]));
+    QCOMPARE(names[2], QStringLiteral("second"));
     for (int row = 0; row < runs->rowCount(); ++row) {
-      QCOMPARE(runs->tree()->topLevelItem(row)->text(1), QStringLiteral("finished"));
-      QVERIFY(runs->tree()->topLevelItem(row)->text(3).endsWith(QStringLiteral("%")));  // best validation accuracy
+      QCOMPARE(cell(row, RunsTableModel::kStatus), QStringLiteral("Finished"));
+      QVERIFY(cell(row, RunsTableModel::kValAcc).endsWith(QStringLiteral("%")));  // best validation accuracy
+      QCOMPARE(cell(row, RunsTableModel::kModel), QStringLiteral("mlp"));
+      QCOMPARE(cell(row, RunsTableModel::kLr), QStringLiteral("0.003"));
+      QCOMPARE(cell(row, RunsTableModel::kBatch), QStringLiteral("32"));
     }
 
-    // Overlay both: two traces on the same charts, each with its own loss curves.
-    QStringList folders;
-    for (int row = 0; row < runs->rowCount(); ++row) folders << runs->tree()->topLevelItem(row)->data(0, Qt::UserRole).toString();
+    // Overlay both named runs: two traces on the same charts, each with its own loss curves.
+    QStringList folders = m_folders.mid(0, 2);
     runs->selectFolders(folders);
     QCOMPARE(runs->selectedFolders().size(), 2);
     runs->overlaySelected();
     ChartsPanel* charts = window.charts();
     QTRY_COMPARE_WITH_TIMEOUT(charts->traceCount(), 2, 20000);
     QTRY_COMPARE(window.pendingHistoryLoads(), 0);
+    // Each run in its own colour, derived from its folder: the same in every session. (When the two folders'
+    // colours collide, the run whose history loaded second takes the next free one: either may be first.)
+    QVERIFY(charts->traceColor(folders[0]) == ChartsPanel::runColor(folders[0]) ||
+            charts->traceColor(folders[1]) == ChartsPanel::runColor(folders[1]));
+    QVERIFY(charts->traceColor(folders[0]) != charts->traceColor(folders[1]));
     MetricChart* loss = charts->chart(ChartId::Loss);
     QVERIFY(loss->seriesCount() >= 6);  // raw, smoothed and validation loss for each run
     // 2 epochs x 15 steps, reported every 2 steps: ~15 + 7 points of smoothed loss plus validations.
@@ -73,9 +93,24 @@ class RunsBrowserTest : public QObject {
     QCOMPARE(charts->traceIds().front(), folders.front());
   }
 
+  void anUnnamedRunIsNamedAfterItsExperiment() {
+    const std::string folder = m_folders[2].toStdString();
+    QVERIFY2(QDir(m_folders[2]).dirName().endsWith(QStringLiteral("-mlp-synthetic")), qPrintable(m_folders[2]));
+    const std::optional<RunRecord> record = findRun(m_dir.path().toStdString(), folder);
+    QVERIFY(record);
+    char expected[64];
+    std::snprintf(expected, sizeof(expected), "mlp-synthetic-%04lld", static_cast<long long>(record->id));
+    QCOMPARE(record->name, std::string(expected));
+    const std::optional<RunInfo> info = readRunInfo(folder);  // run.json: the name travels with the folder
+    QVERIFY(info);
+    QCOMPARE(info->name, record->name);
+    // Named runs keep their name, not numbered.
+    QCOMPARE(findRun(m_dir.path().toStdString(), m_folders[0].toStdString())->name, std::string("first"));
+  }
+
   void clonesARunsExperimentIntoTheEditor() {
     MainWindow window(MainWindow::Options{false});
-    window.cloneRun(m_folders.back());
+    window.cloneRun(m_folders[1]);
     const nlohmann::json doc = window.editor()->document();
     QCOMPARE(doc.at("name").get<std::string>(), std::string("second"));
     QCOMPARE(doc.at("train").at("epochs").get<int>(), 1);

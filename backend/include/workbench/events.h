@@ -145,12 +145,30 @@ struct CompressionStage {
   std::string artifact;    // the artifact the pass writes ("01-prune")
 };
 
+// A change a person made to a live run (the window's Run menu, `workbench-cli control`, a signal), taken at a
+// step boundary that every rank agrees on. Written to metrics.jsonl and train.log; the charts mark it.
+enum class ControlKind {
+  LrScale,         // value: the factor on the schedule
+  LrConstant,      // value: the learning rate that replaces the schedule
+  StopAfterEpoch,  // value: the epoch the run ends after (with a checkpoint; status interrupted)
+};
+
+struct ControlApplied {
+  int64_t step = 0;  // steps done when it takes effect: the next step is the first one it changes
+  ControlKind kind = ControlKind::LrScale;
+  double value = 0;
+  double lr = -1;       // LR changes: the learning rate of that next step; -1 otherwise
+  std::string source;   // who asked: "the window", "workbench-cli control", "SIGUSR2"
+  std::string message;  // in words, as the log shows it: "step 1200: learning rate ×0.5 (now 0.0005), ..."
+};
+
 using Event = std::variant<StepMetrics, EpochMetrics, LogLine, RunError, RunFinished, ArtifactFigures,
-                           CompressionStage>;
+                           CompressionStage, ControlApplied>;
 using EventBatch = std::vector<Event>;
 
 const char* toString(RunStatus status);
 const char* toString(LogLevel level);
 const char* toString(ErrorKind kind);
+const char* toString(ControlKind kind);  // "lr_scale", "lr_constant", "stop_after_epoch"
 
 }  // namespace wb

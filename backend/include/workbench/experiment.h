@@ -22,7 +22,7 @@ struct DataConfig {
   std::string path;                       // folder (idx, cifar10) or file (csv); empty = the dataset's default
   int64_t limit = 0;                      // use only the first N training samples; 0 = all
   double val_fraction = 0.1;              // share of the training split held out for validation
-  bool augment_enabled = true;
+  bool augment_enabled = false;  // off unless asked for, as in PyTorch (no transform unless one is written)
   AugmentConfig augment;
   // csv
   std::string label_column = "label";
@@ -43,19 +43,22 @@ struct ModelConfig {
 struct OptimizerConfig {
   std::string name = "adamw";  // sgd | adam | adamw | rmsprop | adagrad
   double lr = 1e-3;
-  double weight_decay = 0.05;
-  double momentum = 0.9;  // sgd, rmsprop
+  // Unwritten lr, weight_decay and eps take torch.optim's defaults for the optimizer named (the parser sets
+  // them: AdamW's here); every other default is also torch's.
+  double weight_decay = 0.01;
+  double momentum = 0.0;  // sgd, rmsprop
   bool nesterov = false;  // sgd
   double beta1 = 0.9;     // adam, adamw
   double beta2 = 0.999;
   double eps = 1e-8;
   double alpha = 0.99;  // rmsprop smoothing constant
-  bool decay_bias_and_norm = false;  // false: biases and norm weights get no weight decay
+  bool decay_bias_and_norm = true;  // true, as torch: every parameter; false: biases and norm weights get none
   bool fused = true;  // adam, adamw: one pass per parameter on CPU float32 (optim/fused_adam.h)
 };
 
 struct ScheduleConfig {
-  std::string name = "cosine";  // constant | step | multistep | exponential | cosine | onecycle | plateau
+  // constant (as without a torch scheduler) | step | multistep | exponential | cosine | onecycle | plateau
+  std::string name = "constant";
   int64_t warmup_steps = 0;
   double warmup_start_factor = 0.01;  // warmup starts at lr * this (0 < f <= 1) and rises linearly to lr
   // step / multistep / exponential / plateau
@@ -158,7 +161,7 @@ struct OutputConfig {
 };
 
 struct Experiment {
-  std::string name = "fashion-mnist-cnn";
+  std::string name;  // empty: runs are named after the model and the data ("cnn-fashion-mnist-0007")
   uint64_t seed = 42;
   DataConfig data;
   ModelConfig model;

@@ -14,9 +14,13 @@ namespace wb {
 struct RunHistory {
   std::string run_dir;
   Experiment experiment;
+  // The keys of `experiment` at their default value (workbench/experiment_defaults.h): what a comparison marks
+  // "(default)". Sorted paths such as "optimizer.momentum"; lists are whole keys ("optimizer.betas").
+  std::vector<std::string> defaulted_keys;
   std::vector<StepMetrics> steps;
   std::vector<EpochMetrics> epochs;
   std::vector<LogLine> logs;
+  std::vector<ControlApplied> controls;  // live changes (learning rate, stop after epoch), in step order
   std::optional<RunSummary> summary;  // absent while running or after a crash
 };
 

@@ -11,7 +11,7 @@ namespace wb {
 
 struct RunRecord {
   int64_t id = 0;
-  std::string name;
+  std::string name;             // the display name (run.json's; renaming a run changes it, not the folder)
   std::string experiment_hash;  // of the canonical experiment JSON (16 hex digits)
   std::string status;           // running | finished | failed | interrupted
   std::string started_at;       // UTC, ISO 8601
@@ -25,6 +25,17 @@ struct RunRecord {
   double test_accuracy = -1;
   int64_t pid = 0;  // of the process that trains it while running
   std::string host;
+  // What was trained, from the experiment (empty / 0 for a run whose experiment.json cannot be read).
+  std::string model;      // the preset ("cnn"), "layers" for a layer list, "torchscript"
+  std::string dataset;
+  std::string optimizer;
+  double lr = 0;
+  int64_t batch_size = 0;
+  std::string amp;        // off | bf16 | fp16
+  std::string devices;    // "cpu", "cuda:0, cuda:1"
+  double wall_s = -1;     // training time of a run that ended (its summary); -1 otherwise
+  std::vector<std::string> tags;
+  std::string notes;
 };
 
 // Runs newest first. A run marked running whose process is gone (same host, pid no longer alive or reused by
@@ -34,5 +45,19 @@ std::vector<RunRecord> listRuns(const std::string& runs_dir);
 
 // By numeric id, or by folder name / path. nullopt when no run matches.
 std::optional<RunRecord> findRun(const std::string& runs_dir, const std::string& id_or_folder);
+
+struct RunInfo;
+// Renames, tags or annotates a run: writes the run folder's run.json (atomically), then the index. An empty
+// name is refused. Throws wb::UserError naming the run when the folder is not in the index or a write fails.
+void updateRunInfo(const std::string& runs_dir, const std::string& folder, const RunInfo& info);
+
+// Adds a run folder the index does not know (copied from another machine, or older than the index): its
+// experiment, summary (status, metrics; a folder without one counts as interrupted) and run.json. Returns the
+// run as listed; a folder already indexed is returned as it is. Throws wb::UserError when it is not a run folder.
+RunRecord addRunFolder(const std::string& runs_dir, const std::string& folder);
+
+// Deletes a run: its folder with everything in it, and its row in the index. A run that is training (its
+// process alive) is refused with wb::UserError, as is a folder that is not a run of this runs_dir.
+void deleteRun(const std::string& runs_dir, const std::string& folder);
 
 }  // namespace wb

@@ -27,6 +27,27 @@ struct SystemInfo {
 SystemInfo querySystemInfo();
 std::string describe(const SystemInfo& info);
 
+// The versions of everything the engine runs on, for `--version` and Help ▸ About. Read from the libraries
+// loaded in this process (what runs, not what was compiled against); needs no display and initializes no GPU.
+// A CUDA field is empty when this LibTorch has no CUDA (or the library is not loaded).
+struct VersionInfo {
+  std::string workbench;     // the project's version, "0.1.0"
+  std::string torch;         // LibTorch, "1.13.0"
+  std::string blas;          // "OpenBLAS 0.3.21 (pthreads, Haswell)", "reference BLAS 3.11.0", "Intel MKL 2024.2"
+  std::string blas_library;  // the file that provides sgemm_, when it is a library of its own
+  bool blas_is_reference = false;
+  std::string cuda_runtime;  // "12.1"
+  std::string cuda_driver;   // the newest CUDA the installed driver supports, "12.4"
+  std::string cudnn;         // "8.9.2"
+  std::string nccl;          // "2.18.1"
+  bool cuda_available = false;  // a CUDA device can be used
+};
+
+VersionInfo queryVersions();
+// One component a line: "workbench-cli 0.1.0", "LibTorch 1.13.0", "BLAS: ...", "CUDA: ..."; `program` names
+// the first line.
+std::string describeVersions(const VersionInfo& versions, const std::string& program);
+
 // Chooses thread counts for this thread's intra-op pool and for BLAS so they do not oversubscribe the cores;
 // `requested` 0 means one per core (train.threads); `blas_requested` 0 means as many OpenBLAS threads as
 // intra-op threads (train.blas_threads overrides it). Returns a line that says what was chosen and why.

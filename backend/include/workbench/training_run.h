@@ -10,6 +10,7 @@
 #include "workbench/events.h"
 #include "workbench/experiment.h"
 #include "workbench/process_launch.h"
+#include "workbench/run_control.h"
 
 namespace wb {
 
@@ -40,6 +41,13 @@ class TrainingRun {
   void resume();
   void requestStop();    // finishes the step in flight, writes a checkpoint; the run ends Interrupted
   void requestCheckpoint();  // a checkpoint after the step in flight, in addition to the scheduled ones
+  // Changes the learning rate from the next step on (or change.from_step), on every rank alike; a paused
+  // run takes it at once and stays paused. A ControlApplied event confirms it; checkpoints keep it. Throws
+  // wb::UserError for a value that is not finite and > 0. Any thread.
+  void setLearningRate(const LrChange& change);
+  // Ends the run at the end of the epoch in progress, after its validation and checkpoint: the run is then
+  // Interrupted (its plan is not done: resume continues with the next epoch). Cannot be taken back.
+  void stopAfterEpoch(const std::string& source = "");
   bool isRunning() const;
   bool isPaused() const;
   void wait();           // blocks until the worker is done (never call from a UI thread)

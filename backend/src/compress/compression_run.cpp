@@ -1,5 +1,5 @@
 // CompressionRun (workbench/compression.h): the pipeline on its worker thread, its state in the run folder,
-// compress.json, and evaluating one artifact.
+// compress.json.
 
 #include <algorithm>
 #include <chrono>
@@ -397,49 +397,7 @@ CompressionReport compressBlocking(const CompressRequest& request, const Compres
 
 std::vector<ArtifactFigures> readCompressionReport(const std::string& run_dir) { return readReport(run_dir); }
 
-EvalResult evaluateArtifact(const std::string& run_dir, const std::string& artifact) {
-  const std::string folder = fs::path(artifact).is_absolute() ? artifact : run_dir + "/" + artifact;
-  if (!isCompleteArtifact(folder)) {
-    std::string names;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(run_dir + "/" + kFolder, ec)) {
-      if (isCompleteArtifact(entry.path().string())) names += std::string(names.empty() ? "" : ", ") + kFolder + "/" + entry.path().filename().string();
-    }
-    throw UserError("No model artifact " + folder + (fs::exists(folder) ? " (its pass did not finish)" : ""),
-                    names.empty() ? "Run `workbench-cli compress " + run_dir + "` first."
-                                  : "The run's artifacts: " + names);
-  }
-  const ParseResult parsed = loadExperimentFile(run_dir + "/experiment.json");
-  if (!parsed.ok()) throw UserError(run_dir + " is not a usable run folder: " + formatIssues(parsed.issues));
-  configureThreads(parsed.experiment.train.threads);
-  const Dataset data = loadDataset(parsed.experiment.data, parsed.experiment.seed);
-  const ModelArtifact a = loadArtifact(folder);
-  if (a.input_shape != data.sample_shape || a.num_classes != data.num_classes) {
-    throw UserError("artifact " + folder + " takes samples " + shapeToString(a.input_shape) + " with " +
-                        std::to_string(a.num_classes) + " classes, but the run's data has " +
-                        shapeToString(data.sample_shape) + " with " + std::to_string(data.num_classes),
-                    "The artifact belongs to another run.");
-  }
-  auto model = makeInferenceModel(a);
-  torch::NoGradGuard no_grad;
-  EvalResult r;
-  double loss_sum = 0;
-  int64_t correct = 0;
-  const int64_t n = data.test_x.size(0);
-  for (int64_t start = 0; start < n; start += 500) {
-    const int64_t end = std::min<int64_t>(n, start + 500);
-    const torch::Tensor logits = model->forward(data.test_x.slice(0, start, end)).to(torch::kFloat32);
-    const torch::Tensor y = data.test_y.slice(0, start, end);
-    loss_sum += torch::nn::functional::cross_entropy(
-                    logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                    .item<double>();
-    correct += logits.argmax(1).eq(y).sum().item<int64_t>();
-  }
-  r.samples = n;
-  r.loss = n > 0 ? loss_sum / static_cast<double>(n) : 0;
-  r.accuracy = n > 0 ? static_cast<double>(correct) / static_cast<double>(n) : 0;
-  return r;
-}
+// evaluateArtifact: run_evaluation_report.cpp (the detailed evaluation, reduced to loss and accuracy).
 
 std::vector<ValidationIssue> checkCompression(const std::string& run_dir, const CompressConfig& config) {
   std::vector<ValidationIssue> issues;

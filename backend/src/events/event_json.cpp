@@ -21,6 +21,7 @@ Enum enumFromString(const std::string& text, const Enum (&values)[N], Enum fallb
 constexpr RunStatus kStatuses[] = {RunStatus::Completed, RunStatus::EarlyStopped, RunStatus::Interrupted,
                                    RunStatus::Failed};
 constexpr LogLevel kLevels[] = {LogLevel::Debug, LogLevel::Info, LogLevel::Warning, LogLevel::Error};
+constexpr ControlKind kControlKinds[] = {ControlKind::LrScale, ControlKind::LrConstant, ControlKind::StopAfterEpoch};
 constexpr ErrorKind kKinds[] = {ErrorKind::BadInput, ErrorKind::ExperimentChanged, ErrorKind::OutOfMemory, ErrorKind::NonFinite,
                                 ErrorKind::Device, ErrorKind::Internal};
 
@@ -101,6 +102,13 @@ json toJson(const ArtifactFigures& a) {
 json toJson(const CompressionStage& c) {
   return {{"event", "compression_stage"}, {"pass_index", c.pass_index}, {"pass_count", c.pass_count},
           {"pass", c.pass},  {"state", c.state}, {"artifact", c.artifact}};
+}
+
+json toJson(const ControlApplied& c) {
+  json j = {{"event", "control"}, {"step", c.step},     {"kind", toString(c.kind)},
+            {"value", c.value},   {"source", c.source}, {"message", c.message}};
+  if (c.lr >= 0) j["lr"] = c.lr;
+  return j;
 }
 
 json toJson(const RunFinished& f) {
@@ -280,6 +288,16 @@ std::optional<Event> eventFromJson(const json& j) {
   }
   if (type == "finished") return RunFinished{summaryFromJson(j)};
   if (type == "artifact") return artifactFiguresFromJson(j);
+  if (type == "control") {
+    ControlApplied c;
+    c.step = get<int64_t>(j, "step", 0);
+    c.kind = enumFromString(get<std::string>(j, "kind", ""), kControlKinds, ControlKind::LrScale);
+    c.value = get<double>(j, "value", 0);
+    c.lr = get<double>(j, "lr", -1);
+    c.source = get<std::string>(j, "source", "");
+    c.message = get<std::string>(j, "message", "");
+    return c;
+  }
   if (type == "compression_stage") {
     CompressionStage c;
     c.pass_index = get<int64_t>(j, "pass_index", 0);

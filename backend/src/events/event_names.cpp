@@ -34,4 +34,13 @@ const char* toString(ErrorKind kind) {
   return "internal";
 }
 
+const char* toString(ControlKind kind) {
+  switch (kind) {
+    case ControlKind::LrScale: return "lr_scale";
+    case ControlKind::LrConstant: return "lr_constant";
+    case ControlKind::StopAfterEpoch: return "stop_after_epoch";
+  }
+  return "lr_scale";
+}
+
 }  // namespace wb

@@ -15,6 +15,20 @@ namespace {
 
 using nlohmann::json;
 
+struct TorchOptimizerDefaults {
+  double lr = 1e-3;
+  double weight_decay = 0.0;
+  double eps = 1e-8;
+};
+
+TorchOptimizerDefaults torchOptimizerDefaults(const std::string& name) {
+  TorchOptimizerDefaults d;
+  if (name == "adamw") d.weight_decay = 1e-2;
+  if (name == "rmsprop" || name == "adagrad") d.lr = 1e-2;
+  if (name == "adagrad") d.eps = 1e-10;
+  return d;
+}
+
 class ExperimentReader {
  public:
   ParseResult read(const json& doc) {
@@ -27,6 +41,7 @@ class ExperimentReader {
     }
     readSection(experimentSchema(), doc, "");
     settleModelSource();
+    settleOptimizerDefaults();
     checkConsistency(m_experiment, m_issues);
     return finish();
   }
@@ -90,6 +105,17 @@ class ExperimentReader {
                    "no model given: name a preset (\"mlp\", \"cnn\", \"resnet\" or \"vit\"), a layer list in "
                    "model.layers, or a TorchScript file in model.torchscript");
     }
+  }
+
+  // What torch.optim does when a key is not written depends on the optimizer (torch 1.13's constructors:
+  // RMSprop and Adagrad start at lr 1e-2, only AdamW decays weights, Adagrad's eps is 1e-10), so an unwritten
+  // key takes the default of the optimizer named. SGD has no lr default in 1.13; 1e-3 is torch 2.x's.
+  void settleOptimizerDefaults() {
+    OptimizerConfig& optimizer = m_experiment.optimizer;
+    const TorchOptimizerDefaults defaults = torchOptimizerDefaults(optimizer.name);
+    if (m_given.count("optimizer.lr") == 0) optimizer.lr = defaults.lr;
+    if (m_given.count("optimizer.weight_decay") == 0) optimizer.weight_decay = defaults.weight_decay;
+    if (m_given.count("optimizer.eps") == 0) optimizer.eps = defaults.eps;
   }
 
   ParseResult finish() {

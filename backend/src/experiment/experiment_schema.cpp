@@ -475,7 +475,7 @@ SchemaKey trainSection() {
 // Top-level keys in the order the written file lists them.
 SchemaKey buildSchema() {
   return sectionKey("", {
-    stringKey("name", nonEmptyString(), WB_FIELD(name)),
+    stringKey("name", StringRule(), WB_FIELD(name)),  // "" = named after the model and the data
     seedKey(),
     dataSection(),
     modelSection(),

@@ -161,6 +161,18 @@ LrSchedule::LrSchedule(const ScheduleConfig& config, double base_lr, int64_t tot
 }
 
 double LrSchedule::lrAt(int64_t steps_done) const {
+  const double scheduled = scheduledLrAt(steps_done);
+  return m_overrides.empty() ? scheduled : applyLrOverrides(m_overrides, steps_done, scheduled);
+}
+
+void LrSchedule::addOverride(const LrOverride& o) {
+  // After every override of the same or an earlier step: changes made at one step apply in the order made.
+  auto at = std::upper_bound(m_overrides.begin(), m_overrides.end(), o.from_step,
+                             [](int64_t step, const LrOverride& existing) { return step < existing.from_step; });
+  m_overrides.insert(at, o);
+}
+
+double LrSchedule::scheduledLrAt(int64_t steps_done) const {
   if (steps_done < 0) {
     throw std::out_of_range("LrSchedule::lrAt: negative step " + std::to_string(steps_done));
   }
@@ -249,6 +261,7 @@ nlohmann::json LrSchedule::state() const {
       {"best", m_has_best ? encodeMetric(m_best) : nlohmann::json()},
       {"bad_epochs", m_bad_epochs},
       {"cooldown_counter", m_cooldown_counter},
+      {"overrides", lrOverridesToJson(m_overrides)},
   };
 }
 
@@ -265,6 +278,7 @@ void LrSchedule::loadState(const nlohmann::json& state) {
     m_best = m_has_best ? decodeMetric(best) : 0.0;
     m_bad_epochs = bad_epochs;
     m_cooldown_counter = cooldown_counter;
+    m_overrides = state.contains("overrides") ? lrOverridesFromJson(state.at("overrides")) : std::vector<LrOverride>();
   } catch (const nlohmann::json::exception& error) {
     throw UserError(std::string("the checkpoint's learning-rate schedule state is damaged: ") + error.what(),
                     "resume from another checkpoint, or start the run afresh");

@@ -16,8 +16,11 @@
 // reduction must change the lr by more than 1e-8.
 
 #include <cstdint>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "optim/lr_override.h"
 
 #include "workbench/experiment.h"
 
@@ -29,13 +32,21 @@ class LrSchedule {
   // from it, minus the warmup).
   LrSchedule(const ScheduleConfig& config, double base_lr, int64_t total_steps);
 
-  // The learning rate for the optimizer step that follows `steps_done` steps (0: the first step).
+  // The learning rate for the optimizer step that follows `steps_done` steps (0: the first step), with the
+  // live changes (addOverride) applied.
   double lrAt(int64_t steps_done) const;
+  // The schedule's own value, without live changes (what torch's scheduler gives).
+  double scheduledLrAt(int64_t steps_done) const;
+
+  // A live change from o.from_step on (kept in step order; part of state()).
+  void addOverride(const LrOverride& o);
+  const std::vector<LrOverride>& overrides() const { return m_overrides; }
 
   // plateau only: reports a validation metric (stepping ReduceLROnPlateau); no-op for the others.
   void observeValidation(double metric);
 
-  // For checkpoints: the state a resumed run needs (plateau's counters and current factor).
+  // For checkpoints: the state a resumed run needs (plateau's counters and current factor, live changes).
+  // A state without "overrides" (checkpoints from before live changes) means none.
   nlohmann::json state() const;
   void loadState(const nlohmann::json& state);
 
@@ -49,6 +60,7 @@ class LrSchedule {
   bool m_has_best = false;
   int64_t m_bad_epochs = 0;
   int64_t m_cooldown_counter = 0;
+  std::vector<LrOverride> m_overrides;
 };
 
 }  // namespace wb

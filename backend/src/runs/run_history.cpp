@@ -8,6 +8,7 @@
 
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
+#include "workbench/experiment_defaults.h"
 
 namespace wb {
 
@@ -27,6 +28,7 @@ RunHistory loadRunHistory(const std::string& run_dir) {
                     "The run folder's experiment.json was edited or damaged.");
   }
   history.experiment = std::move(parsed.experiment);
+  history.defaulted_keys = defaultedKeys(experimentToJson(history.experiment));
 
   // A run killed mid-write leaves at most a partial last line; unknown or damaged lines are skipped.
   std::ifstream metrics(dir / "metrics.jsonl");
@@ -43,6 +45,8 @@ RunHistory loadRunHistory(const std::string& run_dir) {
       history.epochs.push_back(*epoch);
     } else if (auto* log = std::get_if<LogLine>(&*event)) {
       history.logs.push_back(std::move(*log));
+    } else if (auto* control = std::get_if<ControlApplied>(&*event)) {
+      history.controls.push_back(std::move(*control));
     }
   }
 

@@ -11,7 +11,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "workbench/errors.h"
+#include "workbench/event_json.h"
 
 namespace wb {
 namespace {
@@ -97,7 +100,57 @@ class Statement {
 
 constexpr const char* kColumns =
     "id, name, experiment_hash, status, started_at, ended_at, folder, steps, epochs, best_val_loss, "
-    "best_val_accuracy, test_loss, test_accuracy, pid, host, pid_start";
+    "best_val_accuracy, test_loss, test_accuracy, pid, host, pid_start, model, dataset, optimizer, lr, batch_size, "
+    "amp, devices, wall_s, tags, notes, described";
+
+// Columns added after the first release of the index: an older runs.sqlite gets them when opened.
+struct AddedColumn {
+  const char* name;
+  const char* definition;
+};
+const AddedColumn kAddedColumns[] = {
+    {"model", "TEXT NOT NULL DEFAULT ''"},       {"dataset", "TEXT NOT NULL DEFAULT ''"},
+    {"optimizer", "TEXT NOT NULL DEFAULT ''"},   {"lr", "REAL NOT NULL DEFAULT 0"},
+    {"batch_size", "INTEGER NOT NULL DEFAULT 0"}, {"amp", "TEXT NOT NULL DEFAULT ''"},
+    {"devices", "TEXT NOT NULL DEFAULT ''"},     {"wall_s", "REAL NOT NULL DEFAULT -1"},
+    {"tags", "TEXT NOT NULL DEFAULT '[]'"},      {"notes", "TEXT NOT NULL DEFAULT ''"},
+    // 1 once model..devices were filled from the experiment (or found unreadable): a run indexed before these
+    // columns existed is described from its folder the first time it is listed.
+    {"described", "INTEGER NOT NULL DEFAULT 0"},
+};
+
+std::string tagsToText(const std::vector<std::string>& tags) { return nlohmann::json(tags).dump(); }
+
+std::vector<std::string> tagsFromText(const std::string& text) {
+  std::vector<std::string> tags;
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_array()) return tags;
+  for (const auto& tag : doc) {
+    if (tag.is_string()) tags.push_back(tag.get<std::string>());
+  }
+  return tags;
+}
+
+std::string joinDevices(const std::vector<std::string>& devices) {
+  std::string out;
+  for (const std::string& d : devices) out += (out.empty() ? "" : ", ") + d;
+  return out;
+}
+
+void describe(RunRecord& r, const Experiment& e) {
+  r.model = e.model.preset;
+  if (!e.model.torchscript.empty()) {
+    r.model = "torchscript";
+  } else if (r.model.empty()) {
+    r.model = "layers";
+  }
+  r.dataset = e.data.dataset;
+  r.optimizer = e.optimizer.name;
+  r.lr = e.optimizer.lr;
+  r.batch_size = e.train.batch_size;
+  r.amp = e.train.amp;
+  r.devices = joinDevices(e.train.devices);
+}
 
 RunRecord readRecord(const Statement& s) {
   RunRecord r;
@@ -116,6 +169,16 @@ RunRecord readRecord(const Statement& s) {
   r.test_accuracy = s.real(12);
   r.pid = s.integer(13);
   r.host = s.text(14);
+  r.model = s.text(16);
+  r.dataset = s.text(17);
+  r.optimizer = s.text(18);
+  r.lr = s.real(19);
+  r.batch_size = s.integer(20);
+  r.amp = s.text(21);
+  r.devices = s.text(22);
+  r.wall_s = s.real(23);
+  r.tags = tagsFromText(s.text(24));
+  r.notes = s.text(25);
   return r;
 }
 
@@ -145,6 +208,7 @@ RunIndexDb::RunIndexDb(const std::string& runs_dir) : m_file(fileIn(runs_dir)) {
          " best_val_loss REAL NOT NULL DEFAULT -1, best_val_accuracy REAL NOT NULL DEFAULT -1,"
          " test_loss REAL NOT NULL DEFAULT -1, test_accuracy REAL NOT NULL DEFAULT -1,"
          " pid INTEGER NOT NULL DEFAULT 0, host TEXT NOT NULL DEFAULT '', pid_start INTEGER NOT NULL DEFAULT 0)");
+    addMissingColumns();
   } catch (...) {
     sqlite3_close(m_db);
     m_db = nullptr;
@@ -162,6 +226,31 @@ void RunIndexDb::exec(const char* sql) {
     throw UserError("The run index " + m_file + " failed: " + reason,
                     "Check that the runs folder is writable and not full; a damaged index can be deleted — "
                     "the run folders themselves are kept.");
+  }
+}
+
+void RunIndexDb::addMissingColumns() {
+  std::vector<std::string> present;
+  {
+    Statement info(m_db, "PRAGMA table_info(runs)", m_file);
+    while (info.step()) present.push_back(info.text(1));
+  }
+  for (const AddedColumn& column : kAddedColumns) {
+    bool found = false;
+    for (const std::string& name : present) found = found || name == column.name;
+    if (found) continue;
+    const std::string sql = std::string("ALTER TABLE runs ADD COLUMN ") + column.name + " " + column.definition;
+    char* error = nullptr;
+    if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+      // Another process opening the same index may have added it a moment ago.
+      const std::string reason = error ? error : "";
+      sqlite3_free(error);
+      if (reason.find("duplicate column") == std::string::npos) {
+        throw UserError("The run index " + m_file + " could not be upgraded: " + reason,
+                        "Check that the runs folder is writable; a damaged index can be deleted — the run "
+                        "folders themselves are kept.");
+      }
+    }
   }
 }
 
@@ -209,23 +298,89 @@ void RunIndexDb::updateProgress(int64_t id, int64_t steps, int64_t epochs, doubl
 void RunIndexDb::finishRun(int64_t id, const RunSummary& s) {
   Statement update(m_db,
                    "UPDATE runs SET status = ?, ended_at = ?, steps = ?, epochs = ?, best_val_loss = ?, "
-                   "best_val_accuracy = ?, test_loss = ?, test_accuracy = ? WHERE id = ?",
+                   "best_val_accuracy = ?, test_loss = ?, test_accuracy = ?, wall_s = ? WHERE id = ?",
                    m_file);
   update.bind(1, std::string(indexStatus(s.status))).bind(2, utcNow()).bind(3, s.steps).bind(4, s.epochs);
   update.bind(5, s.best_val_loss).bind(6, s.best_val_accuracy).bind(7, s.test_loss).bind(8, s.test_accuracy);
-  update.bind(9, id);
+  update.bind(9, s.wall_s).bind(10, id);
+  update.step();
+}
+
+void RunIndexDb::describeRun(int64_t id, const Experiment& experiment) {
+  RunRecord r;
+  describe(r, experiment);
+  Statement update(m_db,
+                   "UPDATE runs SET model = ?, dataset = ?, optimizer = ?, lr = ?, batch_size = ?, amp = ?, "
+                   "devices = ?, described = 1 WHERE id = ?",
+                   m_file);
+  update.bind(1, r.model).bind(2, r.dataset).bind(3, r.optimizer).bind(4, r.lr).bind(5, r.batch_size);
+  update.bind(6, r.amp).bind(7, r.devices).bind(8, id);
+  update.step();
+}
+
+void RunIndexDb::setInfo(int64_t id, const RunInfo& info) {
+  Statement update(m_db, "UPDATE runs SET name = ?, tags = ?, notes = ? WHERE id = ?", m_file);
+  update.bind(1, info.name).bind(2, tagsToText(info.tags)).bind(3, info.notes).bind(4, id);
+  update.step();
+}
+
+int64_t RunIndexDb::importRun(const std::string& name, const std::string& experiment_hash, const std::string& folder,
+                              const std::string& status, const std::string& started_at, const RunSummary& s) {
+  Statement insert(m_db,
+                   "INSERT INTO runs (name, experiment_hash, status, started_at, ended_at, folder, steps, epochs, "
+                   "best_val_loss, best_val_accuracy, test_loss, test_accuracy, wall_s, host) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   m_file);
+  insert.bind(1, name).bind(2, experiment_hash).bind(3, status).bind(4, started_at);
+  insert.bind(5, status == "interrupted" ? std::string() : started_at).bind(6, folder).bind(7, s.steps);
+  insert.bind(8, s.epochs).bind(9, s.best_val_loss).bind(10, s.best_val_accuracy).bind(11, s.test_loss);
+  insert.bind(12, s.test_accuracy).bind(13, s.wall_s).bind(14, hostName());
+  insert.step();
+  return sqlite3_last_insert_rowid(m_db);
+}
+
+void RunIndexDb::removeRun(int64_t id) {
+  Statement remove(m_db, "DELETE FROM runs WHERE id = ?", m_file);
+  remove.bind(1, id);
+  remove.step();
+}
+
+void RunIndexDb::backfill(RunRecord& r) {
+  const ParseResult parsed = loadExperimentFile(r.folder + "/experiment.json");
+  if (parsed.ok()) describe(r, parsed.experiment);
+  if (std::optional<RunInfo> info = readRunInfo(r.folder)) {
+    if (!info->name.empty()) r.name = info->name;
+    r.tags = info->tags;
+    r.notes = info->notes;
+  }
+  if (r.wall_s < 0) {
+    std::ifstream in(r.folder + "/summary.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
+    if (doc.is_object()) r.wall_s = summaryFromJson(doc).wall_s;
+  }
+  Statement update(m_db,
+                   "UPDATE runs SET name = ?, model = ?, dataset = ?, optimizer = ?, lr = ?, batch_size = ?, "
+                   "amp = ?, devices = ?, wall_s = ?, tags = ?, notes = ?, described = 1 WHERE id = ?",
+                   m_file);
+  update.bind(1, r.name).bind(2, r.model).bind(3, r.dataset).bind(4, r.optimizer).bind(5, r.lr);
+  update.bind(6, r.batch_size).bind(7, r.amp).bind(8, r.devices).bind(9, r.wall_s).bind(10, tagsToText(r.tags));
+  update.bind(11, r.notes).bind(12, r.id);
   update.step();
 }
 
 std::vector<RunRecord> RunIndexDb::list() {
   std::vector<RunRecord> records;
   std::vector<int64_t> dead;
+  std::vector<size_t> undescribed;
   const std::string host = hostName();
   {
     Statement select(m_db, (std::string("SELECT ") + kColumns + " FROM runs ORDER BY id DESC").c_str(), m_file);
     while (select.step()) {
       RunRecord record = readRecord(select);
       const int64_t pid_start = select.integer(15);
+      if (select.integer(26) == 0) undescribed.push_back(records.size());
       // Only a process on this machine can be checked; a run started elsewhere keeps what it said.
       if (record.status == "running" && record.host == host &&
           (record.pid <= 0 || processStartTicks(record.pid) != pid_start)) {
@@ -240,6 +395,7 @@ std::vector<RunRecord> RunIndexDb::list() {
     update.bind(1, id);
     update.step();
   }
+  for (size_t i : undescribed) backfill(records[i]);
   return records;
 }
 

@@ -8,7 +8,9 @@
 #include <string>
 
 #include "workbench/events.h"
+#include "workbench/experiment.h"
 #include "workbench/run_index.h"
+#include "workbench/run_info.h"
 
 struct sqlite3;
 
@@ -31,11 +33,20 @@ class RunIndexDb {
   int64_t reopenRun(const std::string& name, const std::string& experiment_hash, const std::string& folder);
   void updateProgress(int64_t id, int64_t steps, int64_t epochs, double best_val_loss, double best_val_accuracy);
   void finishRun(int64_t id, const RunSummary& summary);
+  // What was trained (the runs list's columns) and what the user said about it (run.json).
+  void describeRun(int64_t id, const Experiment& experiment);
+  void setInfo(int64_t id, const RunInfo& info);
+  // A run folder that is not indexed, as it is on disk (addRunFolder). Returns its id.
+  int64_t importRun(const std::string& name, const std::string& experiment_hash, const std::string& folder,
+                    const std::string& status, const std::string& started_at, const RunSummary& summary);
+  void removeRun(int64_t id);
 
   std::vector<RunRecord> list();  // newest first, dead "running" runs rewritten as interrupted
 
  private:
   void exec(const char* sql);
+  void addMissingColumns();
+  void backfill(RunRecord& record);  // a run indexed before the describing columns: read from its folder
   sqlite3* m_db = nullptr;
   std::string m_file;
 };

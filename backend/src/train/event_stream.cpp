@@ -1,6 +1,7 @@
 #include "train/event_stream.h"
 
 #include "train/run_folder.h"
+#include "util/atomic_file.h"
 
 namespace wb {
 namespace {
@@ -37,8 +38,20 @@ void EventStream::flush() {
     batch.swap(m_pending);
     m_last_flush = std::chrono::steady_clock::now();
   }
-  if (m_recorder) m_recorder->append(batch);
+  std::exception_ptr record_failure;
+  if (m_recorder) {
+    try {
+      m_recorder->append(batch);
+    } catch (const FileWriteError& error) {
+      // Nothing more goes to a folder that refused a write (the next batch would tear a line in half). The
+      // subscriber still gets this batch, with the failure in it, before the poster hears of it.
+      m_recorder = nullptr;
+      batch.push_back(LogLine{LogLevel::Error, std::string("Recording stopped: ") + error.what() + " " + error.hint()});
+      record_failure = std::current_exception();
+    }
+  }
   if (m_sink) m_sink(std::move(batch));
+  if (record_failure) std::rethrow_exception(record_failure);
 }
 
 }  // namespace wb

@@ -19,7 +19,10 @@ class EventStream {
 
   explicit EventStream(Sink sink);
 
-  void setRecorder(RunFolder* folder);  // also append every batch to the run folder's files
+  // Also append every batch to the run folder's files. When that fails (a full disk), recording stops, the
+  // batch still reaches the sink with an error line, and the post()/flush() that met it throws the
+  // FileWriteError once, so the run ends with it; later posts only reach the sink.
+  void setRecorder(RunFolder* folder);
   void post(Event event);
   void log(LogLevel level, std::string text);
   void flush();

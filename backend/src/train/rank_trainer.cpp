@@ -316,34 +316,78 @@ RankOutcome trainRank(const RankSetup& s) {
   // What all ranks do before the next step: stop, write a checkpoint (requested, or due by rank 0's clock),
   // wait while paused. One device: its own control. Several: the most any rank asks for, so every rank
   // takes the same branch and no rank is left waiting in a collective.
+  // Live changes (learning rate, stop after this epoch) ride on the same agreement: rank 0 takes a learning-rate
+  // change from the control and every rank applies what rank 0 sent, at the same step.
   struct Decision {
-    bool stop = false, pause = false, requested = false, minutes = false;
+    bool stop = false, pause = false, requested = false, minutes = false, stop_after_epoch = false;
     uint64_t seen = 0;  // the oldest control generation any rank read: every rank waits for news after it
+    std::optional<LrChange> lr;
   };
   auto decide = [&](uint64_t seen) {
     Decision local;
     local.seen = seen;
     local.stop = s.control.stopRequested();
     local.pause = s.control.paused();
+    local.stop_after_epoch = s.control.stopAfterEpochRequested();
     if (lead) {
       local.requested = s.control.takeCheckpointRequest();
       local.minutes = checkpoints && train.checkpoint_every_minutes > 0 &&
                       Clock::now() - last_checkpoint >= checkpoint_interval;
+      local.lr = s.control.takeLrChange();
     }
     if (group.size() == 1) return local;
-    const torch::Tensor flags = torch::tensor({local.stop ? 1.0 : 0.0, local.pause ? 1.0 : 0.0,
-                                               local.requested ? 1.0 : 0.0, local.minutes ? 1.0 : 0.0,
-                                               -static_cast<double>(seen)},
-                                              torch::kFloat64);
-    const torch::Tensor any = group.allgather(flags).amax(0);
+    const double lr_kind = !local.lr ? 0.0 : local.lr->kind == LrChange::Kind::Scale ? 1.0 : 2.0;
+    const torch::Tensor flags =
+        torch::tensor({local.stop ? 1.0 : 0.0, local.pause ? 1.0 : 0.0, local.requested ? 1.0 : 0.0,
+                       local.minutes ? 1.0 : 0.0, -static_cast<double>(seen), local.stop_after_epoch ? 1.0 : 0.0,
+                       lr_kind, local.lr ? local.lr->value : 0.0,
+                       local.lr ? static_cast<double>(local.lr->from_step) : 0.0},
+                      torch::kFloat64);
+    const torch::Tensor rows = group.allgather(flags);
+    const torch::Tensor any = rows.amax(0);
     Decision d;
     d.seen = static_cast<uint64_t>(-any[4].item<double>());
     d.stop = any[0].item<double>() > 0;
     d.pause = any[1].item<double>() > 0;
     d.requested = any[2].item<double>() > 0;
     d.minutes = any[3].item<double>() > 0;
+    d.stop_after_epoch = any[5].item<double>() > 0;
+    const torch::Tensor lead_flags = rows[0];
+    const auto lead_row = lead_flags.accessor<double, 1>();  // float64 carries rank 0's value and step exactly
+    if (lead_row[6] > 0) {
+      d.lr = LrChange{lead_row[6] == 1.0 ? LrChange::Kind::Scale : LrChange::Kind::Constant, lead_row[7],
+                      static_cast<int64_t>(lead_row[8]), local.lr ? local.lr->source : std::string()};
+    }
     return d;
   };
+
+  // Every rank adds the change to its schedule at the same step boundary; rank 0 reports it.
+  auto applyLrChange = [&](const LrChange& change) {
+    LrOverride o;
+    o.from_step = std::max(step, change.from_step);  // a step already trained keeps its learning rate
+    o.constant = change.kind == LrChange::Kind::Constant;
+    o.value = change.value;
+    s.schedule.addOverride(o);
+    if (!lead) return;
+    ControlApplied e;
+    e.step = o.from_step;
+    e.kind = o.constant ? ControlKind::LrConstant : ControlKind::LrScale;
+    e.value = change.value;
+    e.lr = s.schedule.lrAt(o.from_step);
+    e.source = change.source;
+    std::ostringstream text;
+    text << "step " << o.from_step << ": learning rate ";
+    if (o.constant) {
+      text << "set to " << change.value << " (replaces the schedule)";
+    } else {
+      text << "×" << change.value << (o.from_step > step ? " (then " : " (now ") << e.lr << ")";
+    }
+    if (o.from_step > step) text << ", asked at step " << step;
+    if (!change.source.empty()) text << ", requested via " << change.source;
+    e.message = text.str();
+    s.events.post(std::move(e));
+  };
+  bool stop_after_epoch = false;  // agreed by every rank; the run ends Interrupted when the epoch in progress ends
 
   for (int64_t epoch = first_epoch; epoch <= s.plan.epochs && step < s.plan.total_steps; ++epoch) {
     outcome.epochs = epoch;
@@ -405,12 +449,32 @@ RankOutcome trainRank(const RankSetup& s) {
           // Read before deciding, so no request can slip past the wait below (and with several ranks, the
           // oldest reading counts: a request one rank saw late still wakes every rank).
           const Decision d = decide(s.control.generation());
+          if (d.lr) applyLrChange(*d.lr);
+          if (d.stop_after_epoch && !stop_after_epoch) {
+            stop_after_epoch = true;
+            if (lead) {
+              ControlApplied e;
+              e.step = step;
+              e.kind = ControlKind::StopAfterEpoch;
+              e.value = static_cast<double>(epoch);
+              e.source = s.control.stopAfterEpochSource();
+              e.message = "step " + std::to_string(step) + ": the run stops at the end of epoch " +
+                          std::to_string(epoch) + " with a checkpoint (resume continues it)" +
+                          (e.source.empty() ? std::string() : ", requested via " + e.source);
+              s.events.post(std::move(e));
+            }
+          }
           if (d.stop) {
             stopped = true;
             break;
           }
           if (d.requested || d.minutes) writeCheckpoint(progressAt(epoch, micro, d.requested ? "requested" : "minutes"));
           if (!d.pause) break;
+          // Before sleeping, the front end (and the run folder's logs) get everything done so far: the steps
+          // since the last report and a checkpoint's log line, not only after Resume. Every rank takes this
+          // branch alike, so the report's collective is safe.
+          reportWindow(epoch, static_cast<double>(micro) / std::max<int64_t>(1, loader.batchesPerEpoch()));
+          s.events.flush();
           window.start += s.control.waitWhilePaused(d.seen);
         }
         if (stopped) break;
@@ -552,6 +616,14 @@ RankOutcome trainRank(const RankSetup& s) {
       s.events.log(LogLevel::Info, "Early stopping: " + exp.train.early_stopping.metric + " did not improve for " +
                                        std::to_string(exp.train.early_stopping.patience) + " validations.");
       outcome.status = RunStatus::EarlyStopped;
+      break;
+    }
+    if (stop_after_epoch && step < s.plan.total_steps) {
+      // Interrupted, not completed: the plan (and the schedule laid over it) is not done, and resume continues
+      // with the next epoch from the checkpoint just written.
+      s.events.log(LogLevel::Info, "Stopping after epoch " + std::to_string(epoch) + " as requested, at step " +
+                                       std::to_string(step) + ".");
+      outcome.status = RunStatus::Interrupted;
       break;
     }
   }

@@ -42,6 +42,15 @@ std::string safeName(const std::string& name) {
   return out.empty() ? "run" : out;
 }
 
+void writeChecked(std::FILE* f, const std::string& path, const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) throw appendFailure(path, errno);
+}
+
+// stdio keeps the error of a buffered write until a flush: a full disk is usually seen here.
+void flushChecked(std::FILE* f, const std::string& path) {
+  if (std::fflush(f) != 0 || std::ferror(f)) throw appendFailure(path, errno);
+}
+
 std::FILE* openForAppend(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (!f) {
@@ -164,7 +173,7 @@ void RunFolder::openLogs() {
   const bool new_csv = !fs::exists(file("metrics.csv")) || fs::file_size(file("metrics.csv")) == 0;
   m_metrics = openForAppend(file("metrics.jsonl"));
   m_csv = openForAppend(file("metrics.csv"));
-  if (new_csv) std::fputs(metricsCsvHeader().c_str(), m_csv);
+  if (new_csv) writeChecked(m_csv, file("metrics.csv"), metricsCsvHeader());
   m_log = openForAppend(file("train.log"));
   m_tensorboard = std::make_unique<TensorBoardWriter>(file(m_tensorboard_name));
 }
@@ -192,10 +201,7 @@ RunFolder::RunFolder(RunFolder&& other) noexcept
 RunFolder::~RunFolder() { closeLogs(); }
 
 nlohmann::json RunFolder::logLengths() {
-  std::fflush(m_metrics);
-  std::fflush(m_csv);
-  std::fflush(m_log);
-  m_tensorboard->flush();
+  flushLogs();  // the lengths a checkpoint records are of what is on disk, or the checkpoint is not written
   nlohmann::json lengths = nlohmann::json::object();
   for (const std::string& name : {std::string("metrics.jsonl"), std::string("metrics.csv"), std::string("train.log"),
                                  m_tensorboard_name}) {
@@ -228,22 +234,28 @@ void RunFolder::writeExperiment(const nlohmann::json& experiment) {
 
 void RunFolder::append(const EventBatch& batch) {
   for (const Event& event : batch) {
-    const std::string line = eventToJson(event).dump() + "\n";
-    std::fwrite(line.data(), 1, line.size(), m_metrics);
+    writeChecked(m_metrics, file("metrics.jsonl"), eventToJson(event).dump() + "\n");
     const std::string row = metricsCsvRow(event);
-    if (!row.empty()) std::fwrite(row.data(), 1, row.size(), m_csv);
+    if (!row.empty()) writeChecked(m_csv, file("metrics.csv"), row);
     writeTensorBoard(*m_tensorboard, event);
     if (const auto* log = std::get_if<LogLine>(&event)) {
-      std::fprintf(m_log, "[%s] %s\n", toString(log->level), log->text.c_str());
+      writeChecked(m_log, file("train.log"), "[" + std::string(toString(log->level)) + "] " + log->text + "\n");
+    } else if (const auto* control = std::get_if<ControlApplied>(&event)) {
+      writeChecked(m_log, file("train.log"), "[info] " + control->message + "\n");
     } else if (const auto* error = std::get_if<RunError>(&event)) {
-      std::fprintf(m_log, "[error] %s\n", error->message.c_str());
-      if (!error->hint.empty()) std::fprintf(m_log, "[error] %s\n", error->hint.c_str());
+      std::string lines = "[error] " + error->message + "\n";
+      if (!error->hint.empty()) lines += "[error] " + error->hint + "\n";
+      writeChecked(m_log, file("train.log"), lines);
     }
   }
   // One flush per batch, not per line: the OS has every event of the batch if the process dies after this.
-  std::fflush(m_metrics);
-  std::fflush(m_csv);
-  std::fflush(m_log);
+  flushLogs();
+}
+
+void RunFolder::flushLogs() {
+  flushChecked(m_metrics, file("metrics.jsonl"));
+  flushChecked(m_csv, file("metrics.csv"));
+  flushChecked(m_log, file("train.log"));
   m_tensorboard->flush();
 }
 

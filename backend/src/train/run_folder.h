@@ -35,6 +35,8 @@ class RunFolder {
   std::string modelPath() const { return file("model.pt"); }
 
   void writeExperiment(const nlohmann::json& experiment);
+  // Appends the batch to metrics.jsonl, metrics.csv, train.log and the TensorBoard file and flushes them.
+  // A failed write or flush throws FileWriteError naming the file (a full disk says so).
   void append(const EventBatch& batch);
   void writeSummary(const RunSummary& summary, const RunError* error);
 
@@ -46,6 +48,7 @@ class RunFolder {
   explicit RunFolder(std::string path);
   void openLogs();
   void closeLogs();
+  void flushLogs();
   std::string m_path;
   std::string m_tensorboard_name;
   std::FILE* m_metrics = nullptr;

@@ -1,12 +1,18 @@
 #pragma once
-// Pause, resume and stop requests from the front end's thread to the training thread. The training thread
-// polls between steps; a pause blocks it (not the caller) until resumed or stopped.
+// Pause, resume and stop requests from the front end's thread to the training thread, and the live changes
+// (learning rate, stop after this epoch). The training thread polls between steps; a pause blocks it (not
+// the caller) until resumed, stopped, or given a change to apply.
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <mutex>
+#include <optional>
+#include <string>
+
+#include "workbench/run_control.h"
 
 namespace wb {
 
@@ -36,16 +42,50 @@ class TrainingControl {
     m_cv.notify_all();
   }
   bool takeCheckpointRequest() { return m_checkpoint.exchange(false); }
+
+  // Learning-rate changes, in the order asked; rank 0 takes one per step boundary. Wakes a paused run so the
+  // change is applied (and confirmed) at once.
+  void requestLrChange(const LrChange& change) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_lr_changes.push_back(change);
+    m_lr_pending = true;
+    ++m_generation;
+    m_cv.notify_all();
+  }
+  // One atomic load per step when nothing is pending.
+  std::optional<LrChange> takeLrChange() {
+    if (!m_lr_pending.load()) return std::nullopt;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_lr_changes.empty()) return std::nullopt;
+    LrChange change = m_lr_changes.front();
+    m_lr_changes.pop_front();
+    m_lr_pending = !m_lr_changes.empty();
+    return change;
+  }
+
+  // The run ends at the end of the epoch in progress. Kept once asked (every step's agreement reads it).
+  void requestStopAfterEpoch(const std::string& source) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!m_stop_after_epoch.load()) m_stop_after_epoch_source = source;
+    m_stop_after_epoch = true;
+    ++m_generation;
+    m_cv.notify_all();
+  }
+  bool stopAfterEpochRequested() const { return m_stop_after_epoch.load(); }
+  std::string stopAfterEpochSource() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_stop_after_epoch_source;
+  }
   bool stopRequested() const { return m_stop.load(); }
   bool paused() const { return m_paused.load(); }
 
-  // Counts the requests that end a wait (resume, stop, checkpoint). Data-parallel ranks in one process share
-  // this control: each reads the count before the ranks agree on what to do, and waits until it moves, so
-  // every rank wakes for a request that one of them consumes.
+  // Counts the requests that end a wait (resume, stop, checkpoint, live changes). Data-parallel ranks in one
+  // process share this control: each reads the count before the ranks agree on what to do, and waits until it
+  // moves, so every rank wakes for a request that one of them consumes.
   uint64_t generation() const { return m_generation.load(); }
 
-  // Blocks while paused until a request arrives after `seen_generation` (resume, stop, checkpoint); returns
-  // how long it waited so timings can leave the pause out.
+  // Blocks while paused until a request arrives after `seen_generation` (resume, stop, checkpoint, change);
+  // returns how long it waited so timings can leave the pause out.
   std::chrono::steady_clock::duration waitWhilePaused(uint64_t seen_generation) {
     if (!m_paused.load()) return {};
     const auto start = std::chrono::steady_clock::now();
@@ -61,6 +101,10 @@ class TrainingControl {
   std::atomic<bool> m_paused{false};
   std::atomic<bool> m_checkpoint{false};
   std::atomic<uint64_t> m_generation{0};
+  std::deque<LrChange> m_lr_changes;
+  std::atomic<bool> m_lr_pending{false};
+  std::atomic<bool> m_stop_after_epoch{false};
+  std::string m_stop_after_epoch_source;
 };
 
 }  // namespace wb

@@ -22,12 +22,14 @@
 #include "model/step_generator.h"
 #include "train/checkpoint_file.h"
 #include "train/checkpoint_store.h"
+#include "train/control_request_watcher.h"
 #include "train/data_parallel.h"
 #include "train/device_selection.h"
 #include "train/evaluation.h"
 #include "train/event_stream.h"
 #include "train/rank_trainer.h"
 #include "train/run_folder.h"
+#include "util/atomic_file.h"
 #include "train/training_control.h"
 #include "train/training_state.h"
 #include "util/cuda_memory.h"
@@ -35,7 +37,9 @@
 #include "util/host_allocator.h"
 #include "util/rng_state.h"
 #include "workbench/event_json.h"
+#include "workbench/experiment_defaults.h"
 #include "workbench/run_index.h"
+#include "workbench/run_info.h"
 #include "workbench/errors.h"
 #include "workbench/process_launch.h"
 #include "workbench/system_info.h"
@@ -168,6 +172,7 @@ void TrainingRun::Impl::run() {
   EventStream events(sink);
   RunSummary result;
   std::unique_ptr<RunFolder> folder;
+  std::unique_ptr<ControlRequestWatcher> watcher;
   std::unique_ptr<RunIndexDb> index;
   int64_t index_id = 0;
   std::optional<RunError> error;
@@ -302,7 +307,9 @@ void TrainingRun::Impl::run() {
                                             : "Resuming " + folder->path() +
                                                   ": it has no usable checkpoint, so training starts over");
     } else {
-      folder = std::make_unique<RunFolder>(RunFolder::create(experiment.output.runs_dir, experiment.name));
+      // The folder after the experiment's name, or its model and data when it has none ("<date>-cnn-fashion-mnist").
+      folder = std::make_unique<RunFolder>(
+          RunFolder::create(experiment.output.runs_dir, experimentRunName(experiment)));
       folder->writeExperiment(experimentToJson(experiment));
       folder_owned = true;
       events.setRecorder(folder.get());
@@ -310,7 +317,17 @@ void TrainingRun::Impl::run() {
       runs_dir = experiment.output.runs_dir;
       events.log(LogLevel::Info, "Run folder: " + folder->path());
     }
+    // Before anything is loaded: the three settings that decide most of what a short run reaches.
+    events.log(LogLevel::Info, describeTrainingRecipe(experiment));
     if (lead_process) run_dir = folder->path();
+    if (lead_process) {
+      // Other shells control the run through its folder (workbench-cli control).
+      watcher = std::make_unique<ControlRequestWatcher>(run_dir, control);
+      if (watcher->staleRequests() > 0) {
+        events.log(LogLevel::Warning, "Removed " + std::to_string(watcher->staleRequests()) +
+                                          " control request(s) left in control/ from before this session started");
+      }
+    }
     if (store && lead_process) {
       // The checkpoint first: the others read it once they see the folder.
       const std::string dir = absoluteFolder(folder->path());
@@ -322,8 +339,17 @@ void TrainingRun::Impl::run() {
     if (lead_process) {
       index = std::make_unique<RunIndexDb>(runs_dir);
       const std::string absolute_folder = absoluteFolder(folder->path());
-      index_id = resume ? index->reopenRun(experiment.name, hash, absolute_folder)
-                        : index->registerRun(experiment.name, hash, absolute_folder);
+      // run.json holds the display name, tags and notes the user gave (kept on resume); a new run of an unnamed
+      // experiment is numbered in its runs folder: "cnn-fashion-mnist-0007".
+      std::optional<RunInfo> info = resume ? readRunInfo(folder->path()) : std::nullopt;
+      const std::string name = info && !info->name.empty() ? info->name : experimentRunName(experiment);
+      index_id = resume ? index->reopenRun(name, hash, absolute_folder)
+                        : index->registerRun(name, hash, absolute_folder);
+      if (!info) info = RunInfo{numberedRunName(experiment, index_id), {}, {}};
+      if (info->name.empty()) info->name = numberedRunName(experiment, index_id);
+      writeRunInfo(folder->path(), *info);
+      index->describeRun(index_id, experiment);
+      index->setInfo(index_id, *info);
     }
 
     const RankLayout layout = layoutRanks(experiment, launch);
@@ -582,22 +608,31 @@ void TrainingRun::Impl::run() {
       }
     }
   }
+  watcher.reset();  // no requests are taken once training is over
   releaseFreedHostMemory();  // the run's tensors went with the scope above
   result.wall_s = wall_before + std::chrono::duration<double>(Clock::now() - started).count();
-  if (error) events.post(*error);
+  // Past this point the run's end must reach the subscriber whatever the disk does: a failure to record it
+  // (EventStream::flush) has already reached the subscriber as an error line.
+  const auto tell = [&events](Event event) {
+    try {
+      events.post(std::move(event));
+    } catch (const FileWriteError&) {
+    }
+  };
+  if (error) tell(*error);
   if (folder && folder_owned) {
     try {
       folder->writeSummary(result, error ? &*error : nullptr);
     } catch (const std::exception& e) {
-      events.post(RunError{ErrorKind::BadInput, std::string("Could not write summary.json: ") + e.what(),
-                           "Check the disk holding output.runs_dir."});
+      tell(RunError{ErrorKind::BadInput, std::string("Could not write summary.json: ") + e.what(),
+                    "Check the disk holding output.runs_dir."});
     }
   }
   if (index && index_id > 0) {
     try {
       index->finishRun(index_id, result);
     } catch (const std::exception& e) {
-      events.log(LogLevel::Warning, std::string("The run index was not updated: ") + e.what());
+      tell(LogLine{LogLevel::Warning, std::string("The run index was not updated: ") + e.what()});
     }
   }
   {
@@ -605,8 +640,11 @@ void TrainingRun::Impl::run() {
     summary = result;
   }
   running = false;
-  events.post(RunFinished{result});
-  events.flush();
+  tell(RunFinished{result});
+  try {
+    events.flush();
+  } catch (const FileWriteError&) {
+  }
 }
 
 TrainingRun::TrainingRun(Experiment experiment, EventSink sink) : m_impl(std::make_unique<Impl>()) {
@@ -638,6 +676,12 @@ void TrainingRun::pause() { m_impl->control.pause(); }
 void TrainingRun::resume() { m_impl->control.resume(); }
 void TrainingRun::requestStop() { m_impl->control.requestStop(); }
 void TrainingRun::requestCheckpoint() { m_impl->control.requestCheckpoint(); }
+void TrainingRun::setLearningRate(const LrChange& change) {
+  const std::string problem = checkLrChange(change);
+  if (!problem.empty()) throw UserError("Cannot change the learning rate: " + problem + ".", "Give a positive number.");
+  m_impl->control.requestLrChange(change);
+}
+void TrainingRun::stopAfterEpoch(const std::string& source) { m_impl->control.requestStopAfterEpoch(source); }
 bool TrainingRun::isRunning() const { return m_impl->running.load(); }
 bool TrainingRun::isPaused() const { return m_impl->control.paused(); }
 

@@ -1,5 +1,7 @@
 #include "util/atomic_file.h"
 
+#include "util/file_syscalls.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -11,6 +13,11 @@
 #include <filesystem>
 
 namespace wb {
+
+FileSyscalls& fileSyscalls() {
+  static FileSyscalls calls{::write, ::fsync, ::close, std::rename};
+  return calls;
+}
 namespace {
 
 namespace fs = std::filesystem;
@@ -37,9 +44,16 @@ std::string sizeText(uint64_t bytes) {
 }
 
 // `step` says what failed ("writing", "flushing", ...); `bytes` is the size of the whole file being written.
-[[noreturn]] void throwWriteError(const std::string& path, uint64_t bytes, const char* step, int error) {
+// `replaced`: the new version was already renamed into place (only the folder's flush failed).
+[[noreturn]] void throwWriteError(const std::string& path, uint64_t bytes, const char* step, int error,
+                                  bool replaced = false) {
   const std::string what = sizeText(bytes);
   const std::string reason = std::strerror(error);
+  if (replaced) {
+    throw FileWriteError("Wrote " + path + " (" + what + "), but " + step + " failed: " + reason +
+                             "; the new version may not survive a power loss.",
+                         "Check the disk holding " + folderOf(path) + "; " + path + " holds the new version.", error);
+  }
   if (error == ENOSPC || error == EDQUOT) {
     throw FileWriteError("The disk holding " + folderOf(path) + " is full: could not write " + path + " (" + what +
                              "): " + reason + ".",
@@ -62,26 +76,31 @@ std::string sizeText(uint64_t bytes) {
 // Closes `fd` (when open) and removes the temporary file, keeping errno for the message.
 void discard(int fd, const std::string& tmp) {
   const int saved = errno;
-  if (fd >= 0) ::close(fd);
+  if (fd >= 0) fileSyscalls().close(fd);
   ::unlink(tmp.c_str());
   errno = saved;
 }
 
+// A folder is flushed after the rename: its failure is reported with the new version in place.
 void fsyncPath(const std::string& path, bool directory, const std::string& target, uint64_t bytes) {
   const int fd = ::open(path.c_str(), (directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY) | O_CLOEXEC);
-  if (fd < 0) throwWriteError(target, bytes, directory ? "opening its folder to flush it" : "flushing it", errno);
-  if (::fsync(fd) != 0 && !(directory && (errno == EINVAL || errno == EROFS))) {
+  if (fd < 0) {
+    throwWriteError(target, bytes, directory ? "opening its folder to flush it" : "flushing it", errno, directory);
+  }
+  if (fileSyscalls().fsync(fd) != 0 && !(directory && (errno == EINVAL || errno == EROFS))) {
     // Some file systems cannot fsync a folder (EINVAL): the rename is then as durable as they make it.
     const int error = errno;
-    ::close(fd);
-    throwWriteError(target, bytes, directory ? "flushing its folder" : "flushing it", error);
+    fileSyscalls().close(fd);
+    throwWriteError(target, bytes, directory ? "flushing its folder" : "flushing it", error, directory);
   }
-  if (::close(fd) != 0) throwWriteError(target, bytes, "closing it", errno);
+  if (fileSyscalls().close(fd) != 0) {
+    throwWriteError(target, bytes, directory ? "closing its folder" : "closing it", errno, directory);
+  }
 }
 
 // Renames the complete, flushed temporary file over `path`, then flushes the folder so the rename lasts.
 void commit(const std::string& tmp, const std::string& path, uint64_t bytes) {
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (fileSyscalls().rename(tmp.c_str(), path.c_str()) != 0) {
     discard(-1, tmp);
     throwWriteError(path, bytes, "renaming it into place", errno);
   }
@@ -89,6 +108,24 @@ void commit(const std::string& tmp, const std::string& path, uint64_t bytes) {
 }
 
 }  // namespace
+
+FileWriteError appendFailure(const std::string& path, int error) {
+  if (error == 0) error = EIO;  // stdio's error flag without an errno
+  const std::string reason = std::strerror(error);
+  if (error == ENOSPC || error == EDQUOT) {
+    return FileWriteError("The disk holding " + folderOf(path) + " is full: could not append to " + path + ": " +
+                              reason + ".",
+                          "Free some space on that disk; what was written before stays.", error);
+  }
+  if (error == EFBIG) {
+    return FileWriteError("Could not append to " + path +
+                              ": the file is larger than this process may write (the file size limit, ulimit -f, "
+                              "or the file system's): " + reason + ".",
+                          "Raise the limit (ulimit -f unlimited) or use another file system.", error);
+  }
+  return FileWriteError("Could not append to " + path + ": " + reason + ".",
+                        "Check that the folder is writable and its disk works.", error);
+}
 
 void writeFileAtomically(const std::string& path, std::initializer_list<std::string_view> pieces) {
   uint64_t total = 0;
@@ -102,7 +139,7 @@ void writeFileAtomically(const std::string& path, std::initializer_list<std::str
     while (left > 0) {
       // A write may take less than it was given (a disk filling up): the rest is written next, and the one after
       // the disk is full returns the error.
-      const ssize_t n = ::write(fd, at, std::min<size_t>(left, size_t{1} << 30));
+      const ssize_t n = fileSyscalls().write(fd, at, std::min<size_t>(left, size_t{1} << 30));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         if (n == 0) errno = EIO;
@@ -114,11 +151,11 @@ void writeFileAtomically(const std::string& path, std::initializer_list<std::str
     }
   }
   // Delayed allocation and network file systems report a full disk only here.
-  if (::fsync(fd) != 0) {
+  if (fileSyscalls().fsync(fd) != 0) {
     discard(fd, tmp);
     throwWriteError(path, total, "flushing it", errno);
   }
-  if (::close(fd) != 0) {
+  if (fileSyscalls().close(fd) != 0) {
     discard(-1, tmp);
     throwWriteError(path, total, "closing it", errno);
   }

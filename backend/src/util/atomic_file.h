@@ -31,6 +31,10 @@ void writeFileAtomically(const std::string& path, std::initializer_list<std::str
 // pass through (the temporary file removed); the fsync, rename and folder fsync after it are checked.
 void writeFileAtomically(const std::string& path, const std::function<void(const std::string& tmp)>& write);
 
+// The error for a file that is appended to (logs, metrics) when a write or flush of it failed with `error`
+// (errno; a full disk says so). What was appended before stays.
+FileWriteError appendFailure(const std::string& path, int error);
+
 // Whether `file_name` is a temporary file of writeFileAtomically ("<name>.tmp.<digits>").
 bool isAtomicTempFile(const std::string& file_name);
 // Removes the temporary files in `folder` (not below it) left by a writer that is gone (killed mid-write): those

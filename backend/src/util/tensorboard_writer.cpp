@@ -1,9 +1,11 @@
 #include "util/tensorboard_writer.h"
 
 #include <array>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+
+#include "util/atomic_file.h"
 
 #include "workbench/errors.h"
 
@@ -92,7 +94,7 @@ std::string scalarEvent(int64_t step, double wall_time, const std::vector<std::p
   for (const auto& [tag, value] : scalars) {
     std::string v;
     putBytes(v, 1, tag);
-    putFloat(v, 2, static_cast<float>(value));
+    putFloat(v, 2, static_cast<float>(value));  // beyond float's range: an infinity (IEEE)
     putBytes(summary, 1, v);
   }
   std::string event;
@@ -130,9 +132,14 @@ void TensorBoardWriter::addScalars(int64_t step, double wall_time,
 
 void TensorBoardWriter::writeRecord(const std::string& record) {
   const std::string framed = tfRecord(record);
-  std::fwrite(framed.data(), 1, framed.size(), m_file);
+  if (std::fwrite(framed.data(), 1, framed.size(), m_file) != framed.size()) {
+    throw appendFailure(m_path, errno);
+  }
 }
 
-void TensorBoardWriter::flush() { std::fflush(m_file); }
+void TensorBoardWriter::flush() {
+  // stdio keeps the error of a buffered write until a flush: a full disk is seen here.
+  if (std::fflush(m_file) != 0 || std::ferror(m_file)) throw appendFailure(m_path, errno);
+}
 
 }  // namespace wb

@@ -5,7 +5,8 @@ namespace wb::gui {
 QString usageText() {
   return QStringLiteral(
       "usage: workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--compression RUN_DIR [--compress-dialog KIND]]\n"
-      "                 [--export FORMAT [--artifact NAME]] [--screenshot FILE [--after-steps N]]\n"
+      "                 [--export FORMAT [--artifact NAME]] [--evaluate RUN_DIR] [--model-table]\n"
+      "                 [--screenshot FILE [--after-steps N]]\n"
       "\n"
       "Opens the workbench window with the experiment (default: the CNN on Fashion-MNIST).\n"
       "\n"
@@ -22,6 +23,10 @@ QString usageText() {
       "                      torchscript, onnx or safetensors into a temporary folder and show the result;\n"
       "                      with --screenshot, the PNG shows the result dialog\n"
       "  --artifact NAME     with --export: a compressed model of the run instead (compressed/01-prune)\n"
+      "  --evaluate RUN_DIR  evaluate a finished run on its test split in the Evaluation tab; with\n"
+      "                      --screenshot, the PNG shows the finished evaluation and nothing is trained\n"
+      "  --model-table       show the Model tab (the experiment's layers, parameters, FLOPs); with\n"
+      "                      --screenshot, the PNG shows it and nothing is trained\n"
       "  --version           print the version\n");
 }
 
@@ -74,6 +79,14 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       }
       cl.exportArtifact = arguments[i];
       if (!cl.exportArtifact.contains(QLatin1Char('/'))) cl.exportArtifact.prepend(QStringLiteral("compressed/"));
+    } else if (a == QLatin1String("--evaluate")) {
+      if (++i >= arguments.size()) {
+        cl.error = QStringLiteral("--evaluate needs a run folder");
+        return cl;
+      }
+      cl.evaluateRun = arguments[i];
+    } else if (a == QLatin1String("--model-table")) {
+      cl.showModel = true;
     } else if (a == QLatin1String("--after-steps")) {
       bool ok = false;
       cl.afterSteps = i + 1 < arguments.size() ? arguments[++i].toLongLong(&ok) : 0;

@@ -1,6 +1,6 @@
 #pragma once
 // `workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--compression RUN_DIR [--compress-dialog KIND]]
-//  [--export FORMAT [--artifact NAME]] [--screenshot FILE] [--after-steps N]`.
+//  [--export FORMAT [--artifact NAME]] [--evaluate RUN_DIR] [--model-table] [--screenshot FILE] [--after-steps N]`.
 
 #include <optional>
 
@@ -20,6 +20,8 @@ struct CommandLine {
   // folder and the result dialog opens (screenshot: of it); exportArtifact picks a compressed model instead.
   QString exportFormat;
   QString exportArtifact;  // "compressed/01-prune" (or "01-prune")
+  QString evaluateRun;     // a finished run evaluated at start in the Evaluation tab; with --screenshot: no training
+  bool showModel = false;  // the Model tab in front; with --screenshot: its table, no training
   bool help = false;
   bool version = false;
   QString error;  // non-empty when the arguments are wrong

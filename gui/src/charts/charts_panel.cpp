@@ -1,5 +1,6 @@
 #include "charts/charts_panel.h"
 
+#include <QDir>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -22,6 +23,25 @@ const QColor kColors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QC
                           QColor(0xe3, 0x77, 0xc2), QColor(0x17, 0xbe, 0xcf), QColor(0xbc, 0xbd, 0x22),
                           QColor(0x7f, 0x7f, 0x7f)};
 constexpr int kColorCount = sizeof(kColors) / sizeof(kColors[0]);
+
+// Overlaid runs: tab10 (more hues would be too close to tell apart; beyond ten runs colours repeat).
+const QColor kOverlayColors[] = {
+    QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
+    QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b), QColor(0xe3, 0x77, 0xc2), QColor(0x17, 0xbe, 0xcf),
+    QColor(0xbc, 0xbd, 0x22), QColor(0x7f, 0x7f, 0x7f)};
+constexpr int kOverlayColorCount = sizeof(kOverlayColors) / sizeof(kOverlayColors[0]);
+
+// FNV-1a over the run folder's name (not its path: a runs folder moved or opened by another path keeps the
+// colours), so the colour is the same in every session; qHash is seeded per process.
+int overlayColorIndex(const QString& id) {
+  const QByteArray name = QDir(id).dirName().toUtf8();
+  uint32_t hash = 2166136261u;
+  for (char c : name) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 16777619u;
+  }
+  return static_cast<int>(hash % kOverlayColorCount);
+}
 
 enum Kind {
   kTrainLossRaw, kTrainLoss, kValLoss, kTrainAcc, kValAcc, kThroughput, kLr, kRss, kCudaAllocated, kCudaReserved,
@@ -81,8 +101,8 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
   };
   chart(ChartId::Loss)->setEmptyText(tr("Start a run (F5), or open a past run\nfrom the Runs panel"));
   chart(ChartId::Accuracy)->setEmptyText(tr("Per epoch: appears after the first epoch"));
-  chart(ChartId::Accuracy)->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);
-  chart(ChartId::Memory)->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);
+  // A process's memory moves by a few MiB around hundreds: at least ±5 % (or 8 MiB) keeps that line flat.
+  chart(ChartId::Memory)->setMinimumValueSpan(8.0, 0.10);
   chart(ChartId::Gradients)->setRightAxisLabel(tr("loss scale [×]"));
   chart(ChartId::Gradients)
       ->setEmptyText(tr("The gradient norm is measured when train.clip_grad_norm > 0;\n"
@@ -154,14 +174,39 @@ QString ChartsPanel::traceLabel(const QString& id) const {
   return it == m_traces.end() ? QString() : it->second.label;
 }
 
+QColor ChartsPanel::runColor(const QString& id) { return kOverlayColors[overlayColorIndex(id)]; }
+
+QColor ChartsPanel::traceColor(const QString& id) const {
+  auto it = m_traces.find(id);
+  return it == m_traces.end() ? QColor() : it->second.color;
+}
+
+void ChartsPanel::setTraceLabel(const QString& id, const QString& label) {
+  auto it = m_traces.find(id);
+  if (it == m_traces.end() || it->second.label == label) return;
+  it->second.label = label;
+  restyle();
+}
+
 void ChartsPanel::addTrace(const QString& id, const QString& label) {
   removeTrace(id);
   Trace trace;
   trace.label = label;
   trace.index = m_nextIndex++;
+  trace.color = runColor(id);
+  {
+    // Two runs on the charts in one colour could not be told apart: the later one takes the next free colour.
+    QList<QColor> used;
+    for (const auto& entry : m_traces) used << entry.second.color;
+    for (int probe = 0; used.contains(trace.color) && probe < kOverlayColorCount; ++probe) {
+      trace.color = kOverlayColors[(overlayColorIndex(id) + probe + 1) % kOverlayColorCount];
+    }
+  }
   trace.ema = Ema(smoothing());
   m_traces.emplace(id, std::move(trace));
   Trace& t = m_traces.at(id);
+  // A run added (a new live run, a past one opened): every chart fits the data again, whatever the last zoom was.
+  for (MetricChart* c : m_charts) c->followData();
   // The curves every run has; memory, gradient norm, loss scale and per-device curves appear when first reported
   // (a data-parallel run on CPU ranks plots each rank's memory instead of one CPU RSS curve).
   for (int kind : {kTrainLossRaw, kTrainLoss, kValLoss, kTrainAcc, kValAcc, kThroughput, kLr}) {
@@ -173,6 +218,9 @@ void ChartsPanel::addTrace(const QString& id, const QString& label) {
 void ChartsPanel::removeTrace(const QString& id) {
   if (!m_traces.count(id)) return;
   for (MetricChart* c : m_charts) c->removeGroup(id);
+  for (const ControlMark& mark : m_controlMarks[id]) mark.chart->removeItem(mark.item);
+  m_controlMarks.erase(id);
+  m_controlMarkLabels.erase(id);
   m_traces.erase(id);
   restyle();
 }
@@ -200,7 +248,7 @@ ChartsPanel::SeriesLook ChartsPanel::look(const Trace& trace, int kind, bool ove
     if (sub == kDevReserved) out.name += tr(" (reserved)");
     if (sub == kDevPeak) out.name += tr(" (peak)");
     // Rank r keeps its colour on both charts and across batches; colour 0 is the run's total.
-    style.color = overlay ? kColors[trace.index % kColorCount] : kColors[(rank + 1) % kColorCount];
+    style.color = overlay ? trace.color : kColors[(rank + 1) % kColorCount];
     style.width = 1.2;
     // CPU ranks in one process report the same RSS: dashes over rank 0's line keep both colours in sight.
     const bool sharedRss = sub == kDevMemory && !cuda && rank > 0;
@@ -218,7 +266,7 @@ ChartsPanel::SeriesLook ChartsPanel::look(const Trace& trace, int kind, bool ove
     // A data-parallel run's throughput curve is the sum over its ranks, plotted beside each rank's.
     if (kind == kThroughput && !trace.devices.empty()) out.name = tr("all ranks");
     const bool key = kind == kReservedKey || kind == kPeakKey;
-    style.color = overlay ? kColors[trace.index % kColorCount] : kColors[info.color];
+    style.color = overlay ? trace.color : kColors[info.color];
     style.pen = overlay || key || kind == kCudaReserved || kind == kCudaPeak ? info.pen : Qt::SolidLine;
     style.width = info.width;
     style.markers = info.markers;
@@ -404,6 +452,48 @@ void ChartsPanel::replotAllNow() {
 
 void ChartsPanel::autoscaleAll() {
   for (MetricChart* c : m_charts) c->autoscale();
+}
+
+void ChartsPanel::addControlMarks(const QString& id, const std::vector<ControlApplied>& controls) {
+  if (!m_traces.count(id)) return;
+  for (const ControlApplied& c : controls) {
+    QString label;
+    switch (c.kind) {
+      case ControlKind::LrScale: label = tr("lr ×%1").arg(c.value); break;
+      case ControlKind::LrConstant: label = tr("lr %1").arg(c.value); break;
+      case ControlKind::StopAfterEpoch: label = tr("stop after epoch %1").arg(c.value); break;
+    }
+    m_controlMarkLabels[id].append(label);
+    // Steps are the charts' x: the mark stands where the first step with the change begins.
+    const double x = static_cast<double>(c.step);
+    for (ChartId which : {ChartId::Loss, ChartId::LearningRate}) {
+      MetricChart* plot = chart(which);
+      const QColor colour = palette().color(QPalette::PlaceholderText);
+      auto* line = new QCPItemStraightLine(plot);
+      line->point1->setCoords(x, 0);
+      line->point2->setCoords(x, 1);
+      line->setPen(QPen(colour, 1, Qt::DashLine));
+      line->setSelectable(false);
+      auto* text = new QCPItemText(plot);
+      text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+      text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+      text->position->setCoords(x, 0.02);
+      text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+      text->setPadding(QMargins(3, 0, 0, 0));
+      text->setText(label);
+      text->setColor(colour);
+      text->setSelectable(false);
+      text->setClipToAxisRect(true);
+      m_controlMarks[id].push_back({plot, line});
+      m_controlMarks[id].push_back({plot, text});
+      plot->markDirty();
+    }
+  }
+}
+
+QStringList ChartsPanel::controlMarkLabels(const QString& id) const {
+  const auto it = m_controlMarkLabels.find(id);
+  return it == m_controlMarkLabels.end() ? QStringList() : it->second;
 }
 
 }  // namespace wb::gui

@@ -37,10 +37,20 @@ class ChartsPanel : public QWidget {
   bool hasTrace(const QString& id) const { return m_traces.count(id) > 0; }
   QStringList traceIds() const;
   QString traceLabel(const QString& id) const;
+  void setTraceLabel(const QString& id, const QString& label);  // a renamed run: its legend entries follow
+  // The colour of a trace when several runs are overlaid: derived from the run folder's name, so a run keeps its
+  // colour across sessions and whatever else is shown (unless two runs on the charts hash to the same colour:
+  // the later one then takes the next free one).
+  static QColor runColor(const QString& id);
+  QColor traceColor(const QString& id) const;
   int traceCount() const { return static_cast<int>(m_traces.size()); }
 
   void appendSteps(const QString& id, const std::vector<StepMetrics>& steps);
   void appendEpochs(const QString& id, const std::vector<EpochMetrics>& epochs);
+  // Live changes of a trace's run (learning rate, stop after epoch) as labelled vertical marks at their step on
+  // the loss and learning-rate charts; they go with the trace.
+  void addControlMarks(const QString& id, const std::vector<ControlApplied>& controls);
+  QStringList controlMarkLabels(const QString& id) const;  // "lr ×0.5", in the order added
 
   MetricChart* chart(ChartId id) const;
   QList<MetricChart*> charts() const { return m_charts; }
@@ -59,7 +69,8 @@ class ChartsPanel : public QWidget {
   };
   struct Trace {
     QString label;
-    int index = 0;  // order of addition: picks the run's colour when several are overlaid
+    int index = 0;  // order of addition
+    QColor color;   // the run's colour when several are overlaid (runColor, or the next free one)
     std::map<int, int> series;                 // series kind -> chart series handle
     QVector<double> lossKeys, lossValues;  // raw training loss, kept to recompute the EMA when the slider moves
     Ema ema;
@@ -79,6 +90,12 @@ class ChartsPanel : public QWidget {
 
   QList<MetricChart*> m_charts;
   std::map<QString, Trace> m_traces;
+  struct ControlMark {
+    MetricChart* chart = nullptr;
+    QCPAbstractItem* item = nullptr;
+  };
+  std::map<QString, std::vector<ControlMark>> m_controlMarks;  // by trace id
+  std::map<QString, QStringList> m_controlMarkLabels;
   int m_nextIndex = 0;
   QSlider* m_smoothing = nullptr;
   QLabel* m_smoothingValue = nullptr;

@@ -66,10 +66,16 @@ MetricChart::MetricChart(const QString& title, const QString& xLabel, const QStr
   yAxis->setLabelFont(small);
   yAxis2->setLabelFont(small);
   legend->setFont(small);
-  legend->setVisible(true);
   legend->setRowSpacing(0);
+  legend->setColumnSpacing(10);
   legend->setIconSize(18, 8);
-  axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  legend->setBorderPen(Qt::NoPen);
+  legend->setBrush(Qt::NoBrush);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  legend->setMargins(QMargins(4, 0, 4, 0));
+  // Out of the plot: placeLegend puts it in a row of its own once there is something to list.
+  axisRect()->insetLayout()->take(legend);
+  legend->setVisible(false);
 
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   axisRect()->setRangeDragAxes({xAxis, yAxis, yAxis2});
@@ -95,29 +101,84 @@ MetricChart::MetricChart(const QString& title, const QString& xLabel, const QStr
   m_emptyLabel->setPositionAlignment(Qt::AlignCenter);
   m_emptyLabel->setTextAlignment(Qt::AlignCenter);
   m_emptyLabel->setClipToAxisRect(true);
-  m_emptyLabel->setText(tr("No data yet"));
+  m_emptyLabel->setFont(font());
+  m_emptyText = tr("No data yet");
+  m_emptyLabel->setText(m_emptyText);
 
   setContextMenuPolicy(Qt::CustomContextMenu);
   connect(this, &QWidget::customContextMenuRequested, this, &MetricChart::showContextMenu);
   // Every replot (timer, zoom, pan, resize) first brings the decimated views up to date.
   connect(this, &QCustomPlot::beforeReplot, this, &MetricChart::updateViews);
+  // The placeholder is wrapped to the plot's width as laid out for this replot (a resize included).
+  connect(this, &QCustomPlot::afterLayout, this, &MetricChart::updateEmptyText);
   setToolTip(QString());
   applyPalette();
+  // Steps and epochs are whole numbers: no tick at step 421.5 when a chart holds one point.
+  QSharedPointer<QCPAxisTickerFixed> integers(new QCPAxisTickerFixed);
+  integers->setTickStep(1.0);
+  integers->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  xAxis->setTicker(integers);
+  resetAxes();
+}
+
+void MetricChart::resetAxes() {
   xAxis->setRange(0, 1);
   yAxis->setRange(0, 1);
+  yAxis2->setRange(0, 1);
+}
+
+void MetricChart::followData() {
+  m_follow = true;
+  m_dirty = true;
+}
+
+void MetricChart::setMinimumValueSpan(double absolute, double fraction) {
+  m_minSpanAbsolute = absolute;
+  m_minSpanFraction = fraction;
+  m_dirty = true;
+}
+
+void MetricChart::setLegendShown(bool shown) {
+  m_legendShown = shown;
+  m_dirty = true;
+  placeLegend();
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MetricChart::placeLegend() {
+  const bool wanted = m_legendShown && legend->itemCount() > 0 && totalPointCount() > 0;
+  if (wanted) {
+    // As many entries side by side as the width holds; more wrap to further rows.
+    int widest = 1;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+      // itemCount() counts the grid's cells: a wrapped legend's last row has empty ones (null).
+      if (QCPAbstractLegendItem* item = legend->item(i)) widest = std::max(widest, item->minimumOuterSizeHint().width());
+    }
+    const int columns = std::max(1, (width() - 40) / (widest + legend->columnSpacing()));
+    if (legend->wrap() != columns) legend->setWrap(columns);
+  }
+  if (wanted == m_legendPlaced) return;
+  if (wanted) {
+    plotLayout()->insertRow(1);
+    plotLayout()->addElement(1, 0, legend);
+    plotLayout()->setRowStretchFactor(1, 0.001);
+  } else {
+    plotLayout()->take(legend);
+    plotLayout()->simplify();
+  }
+  legend->setVisible(wanted);
+  m_legendPlaced = wanted;
 }
 
 void MetricChart::setRightAxisLabel(const QString& label) { yAxis2->setLabel(label); }
 
-void MetricChart::setLegendCorner(Qt::Alignment corner) {
-  axisRect()->insetLayout()->setInsetAlignment(0, corner);
-  m_dirty = true;
-}
-
 void MetricChart::setEmptyText(const QString& text) {
+  m_emptyText = text;
   m_emptyLabel->setText(text);
   m_dirty = true;
 }
+
+QString MetricChart::emptyTextShown() const { return m_emptyLabel->text(); }
 
 namespace {
 
@@ -293,13 +354,14 @@ void MetricChart::removeGroup(const QString& group) {
     }
   }
   hideHover();
+  if (totalPointCount() == 0) followData();  // a zoom into the run that left means nothing for the next one
 }
 
 void MetricChart::clearSeries() {
   for (auto& entry : m_series) removeGraph(entry.second.graph);
   m_series.clear();
   hideHover();
-  m_dirty = true;
+  followData();
 }
 
 int MetricChart::seriesCount() const { return static_cast<int>(m_series.size()); }
@@ -324,7 +386,29 @@ int MetricChart::totalPointCount() const {
   return n;
 }
 
-void MetricChart::updateEmptyText() { m_emptyLabel->setVisible(totalPointCount() == 0); }
+void MetricChart::updateEmptyText() {
+  const bool empty = totalPointCount() == 0;
+  m_emptyLabel->setVisible(empty);
+  if (!empty) return;
+  // Wrapped by words to the plot's width, so a narrow chart shows the whole sentence instead of clipping it.
+  const QFontMetrics metrics(m_emptyLabel->font());
+  const int available = std::max(80, axisRect()->width() - 16);
+  QStringList lines;
+  for (const QString& paragraph : m_emptyText.split(QLatin1Char('\n'))) {
+    QString line;
+    for (const QString& word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+      const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+      if (!line.isEmpty() && metrics.horizontalAdvance(longer) > available) {
+        lines << line;
+        line = word;
+      } else {
+        line = longer;
+      }
+    }
+    lines << line;
+  }
+  m_emptyLabel->setText(lines.join(QLatin1Char('\n')));
+}
 
 void MetricChart::rescaleFromCache() {
   double minKey = std::numeric_limits<double>::infinity(), maxKey = -minKey;
@@ -339,13 +423,33 @@ void MetricChart::rescaleFromCache() {
     hi[a] = std::max(hi[a], s.maxValue);
     pos[a] = std::min(pos[a], s.minPositive);
   }
-  if (!std::isfinite(minKey)) return;
-  xAxis->setRange(maxKey > minKey ? QCPRange(minKey, maxKey) : QCPRange(minKey - 1, maxKey + 1));
+  if (!std::isfinite(minKey)) {
+    resetAxes();  // nothing left (a new run, no point yet): no range of the run before
+    return;
+  }
+  if (maxKey > minKey) {
+    xAxis->setRange(minKey, maxKey);
+  } else {
+    // One point (the first epoch): a few steps either side, never below 0.
+    const double w = std::max(1.0, std::abs(minKey) * 0.05);
+    xAxis->setRange(std::max(std::min(0.0, minKey), minKey - w), maxKey + w);
+  }
   QCPAxis* axes[2] = {yAxis, yAxis2};
   for (int a = 0; a < 2; ++a) {
     if (!std::isfinite(lo[a])) continue;
     const bool log = axes[a]->scaleType() == QCPAxis::stLogarithmic;
-    axes[a]->setRange(padded(log ? pos[a] : lo[a], hi[a], log));
+    double low = lo[a], high = hi[a];
+    const double least = std::max(m_minSpanAbsolute, m_minSpanFraction * std::max(std::abs(low), std::abs(high)));
+    if (!log && least > 0 && high - low < least) {
+      const double mid = (low + high) / 2;
+      low = mid - least / 2;
+      high = mid + least / 2;
+      if (lo[a] >= 0 && low < 0) {  // memory is never negative: keep the axis at 0 and above
+        high -= low;
+        low = 0;
+      }
+    }
+    axes[a]->setRange(padded(log ? pos[a] : low, high, log));
   }
 }
 
@@ -405,6 +509,7 @@ void MetricChart::replotIfDirty() {
   if (!m_dirty) return;
   m_dirty = false;
   updateEmptyText();
+  placeLegend();
   if (m_follow) rescaleFromCache();
   replot(QCustomPlot::rpQueuedReplot);
 }
@@ -559,10 +664,9 @@ void MetricChart::applyPalette() {
     axis->grid()->setZeroLinePen(Qt::NoPen);
   }
   m_titleElement->setTextColor(text);
-  QColor legendBg = base;
-  legendBg.setAlpha(210);
-  legend->setBrush(legendBg);
-  legend->setBorderPen(QPen(grid));
+  // The legend is a row above the plot (placeLegend), not a box over it: no frame, no fill.
+  legend->setBrush(Qt::NoBrush);
+  legend->setBorderPen(Qt::NoPen);
   legend->setTextColor(text);
   m_emptyLabel->setColor(subtle);
 }
@@ -574,6 +678,9 @@ void MetricChart::showContextMenu(const QPoint& pos) {
   QAction* logAction = menu.addAction(tr("Logarithmic y axis"));
   logAction->setCheckable(true);
   logAction->setChecked(m_log);
+  QAction* legendAction = menu.addAction(tr("Show legend"));
+  legendAction->setCheckable(true);
+  legendAction->setChecked(m_legendShown);
   menu.addSeparator();
   QAction* imageAction = menu.addAction(tr("Save image (PNG/PDF)…"));
   QAction* csvAction = menu.addAction(tr("Save data as CSV…"));
@@ -583,6 +690,8 @@ void MetricChart::showContextMenu(const QPoint& pos) {
     autoscale();
   } else if (chosen == logAction) {
     setLogScale(logAction->isChecked());
+  } else if (chosen == legendAction) {
+    setLegendShown(legendAction->isChecked());
   } else if (chosen == imageAction) {
     const QString suggested = m_title.toLower().replace(QLatin1Char(' '), QLatin1Char('-')) + QStringLiteral(".png");
     const QString file = QFileDialog::getSaveFileName(this, tr("Save chart image"), suggested,

@@ -35,8 +35,19 @@ class MetricChart : public QCustomPlot {
   void setRightAxisLabel(const QString& label);
   // Shown centred while the chart has no data (what would make this chart fill, in words).
   void setEmptyText(const QString& text);
-  // Where the legend sits: the corner the curves usually leave free (bottom right for rising curves).
-  void setLegendCorner(Qt::Alignment corner);
+  // The legend sits in a row of its own between the title and the plot, so it never covers a curve; it is
+  // there only once the chart has data, and the user can fold it away (right-click ▸ Show legend).
+  void setLegendShown(bool shown);
+  bool legendShown() const { return m_legendShown; }
+  bool legendPlaced() const { return m_legendPlaced; }  // in the layout now (shown, with data, with entries)
+  // The least span of the y axis while following the data, so a nearly flat curve (memory that grows by a few
+  // MiB) is drawn nearly flat instead of magnified into a staircase: the larger of `absolute` and `fraction` of
+  // the value's size.
+  void setMinimumValueSpan(double absolute, double fraction);
+  // Follow the data again (a new run starts): the next replot fits the axes to what the chart holds.
+  void followData();
+  // The placeholder as drawn: wrapped to the plot's width.
+  QString emptyTextShown() const;
 
   // Returns a handle for appendPoints/removeSeries. `group` ties series together (one run's curves).
   int addSeries(const QString& name, const SeriesStyle& style, const QString& group);
@@ -107,6 +118,8 @@ class MetricChart : public QCustomPlot {
   void showContextMenu(const QPoint& pos);
   void hideHover();
   void updateEmptyText();
+  void placeLegend();
+  void resetAxes();
   Series* find(int series);
   const Series* find(int series) const;
 
@@ -121,6 +134,11 @@ class MetricChart : public QCustomPlot {
   bool m_follow = true;
   bool m_log = false;
   bool m_rightAxisUsed = false;
+  bool m_legendShown = true;
+  bool m_legendPlaced = false;
+  QString m_emptyText;
+  double m_minSpanAbsolute = 0;
+  double m_minSpanFraction = 0;
   QCPRange m_viewRange;
   int m_viewWidth = 0;
 };

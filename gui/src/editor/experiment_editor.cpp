@@ -5,6 +5,7 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -20,6 +21,7 @@
 #include "editor/device_picker.h"
 #include "editor/json_path.h"
 #include "editor/lr_preview.h"
+#include "workbench/experiment_defaults.h"
 
 namespace wb::gui {
 namespace {
@@ -50,10 +52,24 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
   auto* header = new QFormLayout;
   header->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   outer->addLayout(header);
-  addText(header, "name", tr("Name"), tr("The run's name; each run's folder is named <date>-<name>."));
+  FieldBinding* name = addText(header, "name", tr("Name"),
+                               tr("The run's name; each run's folder is named <date>-<name>. Empty: each run is "
+                                  "named after its model and data, numbered in the runs folder "
+                                  "(cnn-fashion-mnist-0007)."));
+  if (auto* edit = qobject_cast<QLineEdit*>(name->input())) {
+    edit->setPlaceholderText(tr("empty: named after the model and data (cnn-fashion-mnist-0007)"));
+  }
   addNumber(header, "seed", tr("Seed"),
             tr("Seeds initialization, the validation split, shuffling and augmentation: the same seed on the same "
                "machine gives the same run."));
+
+  m_lockNote = new QLabel(this);
+  m_lockNote->setObjectName(QStringLiteral("runningNote"));
+  m_lockNote->setWordWrap(true);
+  m_lockNote->setFrameShape(QFrame::StyledPanel);
+  m_lockNote->setMargin(4);
+  m_lockNote->setVisible(false);
+  outer->insertWidget(0, m_lockNote);
 
   m_tabs = new QTabWidget(this);
   m_tabs->setDocumentMode(true);
@@ -203,6 +219,28 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
           [this](QListWidgetItem* item) { focusIssue(item->data(Qt::UserRole).toString().toStdString()); });
   connect(m_issueList, &QListWidget::itemClicked, this,
           [this](QListWidgetItem* item) { focusIssue(item->data(Qt::UserRole).toString().toStdString()); });
+  // An unknown key has no field: its fix is this bar under the list (focusIssue leads here).
+  m_keyFix = new QWidget(this);
+  m_keyFix->setObjectName(QStringLiteral("unknownKeyBar"));
+  auto* fixRow = new QHBoxLayout(m_keyFix);
+  fixRow->setContentsMargins(0, 0, 0, 0);
+  m_keyFixText = new QLabel(m_keyFix);
+  m_keyFixText->setWordWrap(true);
+  m_renameKey = new QPushButton(m_keyFix);
+  m_renameKey->setObjectName(QStringLiteral("renameUnknownKey"));
+  m_removeKey = new QPushButton(m_keyFix);
+  m_removeKey->setObjectName(QStringLiteral("removeUnknownKey"));
+  fixRow->addWidget(m_keyFixText, 1);
+  fixRow->addWidget(m_renameKey);
+  fixRow->addWidget(m_removeKey);
+  m_keyFix->setVisible(false);
+  outer->addWidget(m_keyFix);
+  connect(m_renameKey, &QPushButton::clicked, this, [this] {
+    if (m_fixing) renameUnknownKeyToSuggestion(m_fixing->path);
+  });
+  connect(m_removeKey, &QPushButton::clicked, this, [this] {
+    if (m_fixing) removeUnknownKey(m_fixing->path);
+  });
 
   m_debounce.setSingleShot(true);
   m_debounce.setInterval(kDebounceMs);
@@ -406,7 +444,9 @@ std::vector<FieldBinding*> ExperimentEditor::bindingsFor(const std::string& path
   return {};
 }
 
-void ExperimentEditor::setDocument(const nlohmann::json& doc) {
+void ExperimentEditor::setDocument(const nlohmann::json& doc) { loadDocument(doc, /*asSaved=*/true); }
+
+void ExperimentEditor::loadDocument(const nlohmann::json& doc, bool asSaved) {
   m_loading = true;
   const nlohmann::json normalized = expandShorthands(doc);
   // Missing keys take their defaults; keys the file gives (right or wrong) are shown as written.
@@ -429,20 +469,78 @@ void ExperimentEditor::setDocument(const nlohmann::json& doc) {
   if (preset && preset->is_string() && preset->get<std::string>().empty()) forLoad["model"].erase("preset");
   for (const auto& b : m_bindings) b->load(forLoad);
 
-  m_saved = document();
+  if (asSaved) m_saved = document();
   m_loading = false;
-  if (m_modified) {
-    m_modified = false;
-    emit modifiedChanged(false);
+  const bool modified = document() != m_saved;
+  if (modified != m_modified) {
+    m_modified = modified;
+    emit modifiedChanged(modified);
   }
   updateRelevance();
   validateNow();
+}
+
+std::vector<UnknownKey> ExperimentEditor::unknownKeys() const {
+  std::vector<UnknownKey> keys;
+  for (const ValidationIssue& issue : m_parseIssues) {
+    if (std::optional<UnknownKey> key = unknownKeyOf(issue)) keys.push_back(*key);
+  }
+  return keys;
+}
+
+bool ExperimentEditor::renameUnknownKeyToSuggestion(const std::string& path) {
+  for (const UnknownKey& key : unknownKeys()) {
+    if (key.path != path || key.suggestion.empty()) continue;
+    applyKeyFix(renameUnknownKey(document(), key, key.suggestion));
+    return true;
+  }
+  return false;
+}
+
+bool ExperimentEditor::removeUnknownKey(const std::string& path) {
+  for (const UnknownKey& key : unknownKeys()) {
+    if (key.path != path) continue;
+    applyKeyFix(gui::removeUnknownKey(document(), key));
+    return true;
+  }
+  return false;
+}
+
+void ExperimentEditor::applyKeyFix(const nlohmann::json& doc) {
+  // An edit like a typed one: the file on disk keeps the typo until Save.
+  loadDocument(doc, /*asSaved=*/false);
+  emit edited();
+}
+
+void ExperimentEditor::showKeyFix(const std::optional<UnknownKey>& key) {
+  m_fixing = key;
+  m_keyFix->setVisible(key.has_value());
+  if (!key) return;
+  m_keyFixText->setText(tr("Unknown key \"%1\"%2: the engine refuses the file until it is renamed or removed.")
+                            .arg(qs(key->path), key->parent.empty() ? QString() : tr(" in %1").arg(qs(key->parent))));
+  m_renameKey->setVisible(!key->suggestion.empty());
+  m_renameKey->setText(tr("Rename to \"%1\"").arg(qs(key->suggestion)));
+  m_renameKey->setToolTip(tr("Its values move to \"%1\" (they win over the form's current ones).").arg(qs(key->suggestion)));
+  m_removeKey->setText(tr("Remove \"%1\"").arg(qs(key->key)));
+  m_removeKey->setToolTip(tr("Drop the key and everything under it."));
 }
 
 nlohmann::json ExperimentEditor::document() const {
   nlohmann::json doc = m_base;
   for (const auto& b : m_bindings) b->store(doc);
   return doc;
+}
+
+bool ExperimentEditor::setValue(const std::string& path, const nlohmann::json& value) {
+  FieldBinding* field = binding(path);
+  if (m_locked || !field) return false;
+  nlohmann::json doc = document();
+  setJsonAt(doc, path, value);
+  m_loading = true;  // the field's own change signal would report the edit too: report it once, below
+  field->load(doc);
+  m_loading = false;
+  onEdited();
+  return true;
 }
 
 void ExperimentEditor::markSaved() {
@@ -549,8 +647,12 @@ void ExperimentEditor::validateNow() {
     if (!b->isActive()) continue;  // a layer list being drafted while a preset is chosen is not an error
     for (const ValidationIssue& issue : b->localIssues()) m_parseIssues.push_back(issue);
   }
-  const ParseResult parsed = parseExperiment(document());
+  const nlohmann::json doc = document();
+  const ParseResult parsed = parseExperiment(doc);
   m_parseIssues.insert(m_parseIssues.end(), parsed.issues.begin(), parsed.issues.end());
+  // Each field left at its default says so; the defaults follow the keys they depend on (the optimizer's lr).
+  const nlohmann::json defaults = experimentDefaults(doc);
+  for (const auto& b : m_bindings) b->showDefault(doc, defaults);
   if (m_parseIssues.empty()) {
     startChecks(parsed.experiment);
   } else {
@@ -649,17 +751,34 @@ void ExperimentEditor::showIssues() {
     item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
   }
   m_issueList->setVisible(!m_issues.empty());
+  const std::vector<UnknownKey> unknown = unknownKeys();
   if (m_issues.empty()) {
     m_status->setText(checksPending() ? tr("Checking…") : tr("✓ The engine accepts this experiment."));
+  } else if (!unknown.empty()) {
+    m_status->setText(tr("⚠ %n problem(s), %1 of them an unknown key (no field shows it): rename or remove it "
+                         "below; click a problem to go to it.", nullptr, static_cast<int>(m_issues.size()))
+                          .arg(unknown.size()));
   } else {
     m_status->setText(tr("⚠ %n problem(s): marked at the fields; click one below to go there.", nullptr,
                          static_cast<int>(m_issues.size())));
   }
+  // The bar keeps the key it was showing while that key is still unknown, else offers the first one.
+  std::optional<UnknownKey> fix;
+  for (const UnknownKey& key : unknown) {
+    if (!fix || (m_fixing && key.path == m_fixing->path)) fix = key;
+  }
+  showKeyFix(fix);
   updateRelevance();
   emit validated();
 }
 
 void ExperimentEditor::focusIssue(const std::string& path) {
+  for (const UnknownKey& key : unknownKeys()) {
+    if (key.path != path) continue;
+    showKeyFix(key);
+    (key.suggestion.empty() ? m_removeKey : m_renameKey)->setFocus(Qt::OtherFocusReason);
+    return;
+  }
   const std::vector<FieldBinding*> targets = bindingsFor(path);
   if (targets.empty()) return;
   FieldBinding* b = targets.front();
@@ -671,6 +790,16 @@ void ExperimentEditor::focusIssue(const std::string& path) {
     if (auto* scroll = qobject_cast<QScrollArea*>(m_tabs->widget(index))) scroll->ensureWidgetVisible(b->row());
   }
   b->input()->setFocus(Qt::OtherFocusReason);
+}
+
+void ExperimentEditor::setLocked(const QString& note) {
+  m_locked = !note.isEmpty();
+  m_lockNote->setText(note);
+  m_lockNote->setVisible(m_locked);
+  // Each field's row (its input, Browse button, message), not the tabs: a locked form still scrolls and reads.
+  for (const auto& b : m_bindings) b->row()->setEnabled(!m_locked);
+  m_modelSource->setEnabled(!m_locked);
+  m_keyFix->setEnabled(!m_locked);
 }
 
 }  // namespace wb::gui

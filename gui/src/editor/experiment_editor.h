@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "editor/field_binding.h"
+#include "editor/unknown_key.h"
 #include "workbench/experiment.h"
 #include "workbench/lr_preview.h"
 
@@ -23,6 +24,7 @@ class QComboBox;
 class QFormLayout;
 class QLabel;
 class QListWidget;
+class QPushButton;
 class QScrollArea;
 class QTabWidget;
 
@@ -60,7 +62,22 @@ class ExperimentEditor : public QWidget {
   std::vector<FieldBinding*> bindingsFor(const std::string& path) const;
   void focusIssue(const std::string& path);
   LrPreview* lrPreview() const { return m_lrPreview; }
+  // Keys of the document the experiment does not have (a typo such as "trian"), from the engine's own checks.
+  // No field shows them: the problem list does, with a bar under it to rename each to the suggested key or
+  // remove it (an edit like any other: Save writes the fixed key).
+  std::vector<UnknownKey> unknownKeys() const;
+  bool renameUnknownKeyToSuggestion(const std::string& path);
+  bool removeUnknownKey(const std::string& path);
+  QWidget* unknownKeyBar() const { return m_keyFix; }
+
+  // While a run trains, the form shows the experiment it trains and takes no edits (tabs and scrolling still
+  // work), under a note saying so; an empty note unlocks it. No field can then disagree with the run in progress.
+  void setLocked(const QString& note);
+  bool isLocked() const { return m_locked; }
   QString runsDir() const;
+  // Sets one key as if it were typed into its field (the finders' Apply): the field shows it, the edit counts as
+  // unsaved and is checked. False (nothing changes) while the form is locked or when no field edits `path`.
+  bool setValue(const std::string& path, const nlohmann::json& value);
 
  signals:
   void edited();
@@ -91,6 +108,9 @@ class ExperimentEditor : public QWidget {
   void buildModelSource(QFormLayout* form);
 
   void onEdited();
+  void loadDocument(const nlohmann::json& doc, bool asSaved);
+  void applyKeyFix(const nlohmann::json& doc);
+  void showKeyFix(const std::optional<UnknownKey>& key);
   void updateRelevance();
   void showIssues();
   void startChecks(const Experiment& experiment);
@@ -106,6 +126,13 @@ class ExperimentEditor : public QWidget {
   LrPreview* m_lrPreview = nullptr;
   QLabel* m_status = nullptr;
   QListWidget* m_issueList = nullptr;
+  QWidget* m_keyFix = nullptr;  // "Unknown key "trian"  [Rename to "train"] [Remove]"
+  QLabel* m_keyFixText = nullptr;
+  QPushButton* m_renameKey = nullptr;
+  QPushButton* m_removeKey = nullptr;
+  std::optional<UnknownKey> m_fixing;
+  QLabel* m_lockNote = nullptr;
+  bool m_locked = false;
 
   nlohmann::json m_base;   // the loaded document with defaults filled in; keeps keys the form does not know
   nlohmann::json m_saved;  // what the file on disk holds, to tell whether there are unsaved edits

@@ -33,7 +33,7 @@ QString compact(const nlohmann::json& value) {
 }  // namespace
 
 FieldBinding::FieldBinding(std::string path, QWidget* input)
-    : m_path(std::move(path)), m_input(input), m_row(new QWidget), m_message(new QLabel) {
+    : m_path(std::move(path)), m_input(input), m_row(new QWidget), m_message(new QLabel), m_defaultMark(new QLabel) {
   m_row->setObjectName(fromStd(m_path) + QStringLiteral("#row"));
   auto* column = new QVBoxLayout(m_row);
   column->setContentsMargins(0, 0, 0, 0);
@@ -41,6 +41,11 @@ FieldBinding::FieldBinding(std::string path, QWidget* input)
   auto* line = new QHBoxLayout;
   line->setContentsMargins(0, 0, 0, 0);
   line->addWidget(input, 1);
+  m_defaultMark->setObjectName(QStringLiteral("defaultMark"));
+  m_defaultMark->setText(QObject::tr("default"));
+  m_defaultMark->setForegroundRole(QPalette::PlaceholderText);
+  m_defaultMark->setVisible(false);
+  line->addWidget(m_defaultMark);
   column->addLayout(line);
   m_message->setObjectName(QStringLiteral("fieldMessage"));
   m_message->setWordWrap(true);
@@ -67,6 +72,19 @@ void FieldBinding::store(nlohmann::json& doc) const {
   } else {
     setJsonAt(doc, m_path, m_raw ? *m_raw : storeValue());
   }
+}
+
+void FieldBinding::showDefault(const nlohmann::json& doc, const nlohmann::json& defaults) {
+  const nlohmann::json* value = jsonAt(doc, m_path);
+  const nlohmann::json* def = jsonAt(defaults, m_path);
+  // nlohmann compares numbers by value across integer and float, so a spin box's 15 matches 15.0.
+  m_atDefault = value && def && *value == *def;
+  m_defaultMark->setVisible(m_atDefault);
+  m_defaultMark->setToolTip(
+      def ? QObject::tr("The default, %1: what runs when the experiment file does not write %2. Where PyTorch "
+                        "has a default (torch.optim's options, no augmentation, no scheduler), it is PyTorch's.")
+                .arg(compact(*def), fromStd(m_path))
+          : QString());
 }
 
 void FieldBinding::setInactiveValue(std::function<bool()> isActive, nlohmann::json value) {

@@ -45,6 +45,12 @@ class FieldBinding {
   void setMessages(const QStringList& messages);
   QStringList messages() const { return m_messages; }
 
+  // A grey "default" beside the input while the field's value in `doc` equals the one in `defaults` (the
+  // engine's experimentDefaults(doc): torch's where torch has one, such as the chosen optimizer's lr).
+  void showDefault(const nlohmann::json& doc, const nlohmann::json& defaults);
+  bool isAtDefault() const { return m_atDefault; }
+  QLabel* defaultMark() const { return m_defaultMark; }
+
   // When the predicate says the field does not apply (a layer list while a preset is chosen), `value` is
   // stored instead of the widget's content.
   void setInactiveValue(std::function<bool()> isActive, nlohmann::json value);
@@ -65,6 +71,8 @@ class FieldBinding {
   QWidget* m_input;
   QWidget* m_row;
   QLabel* m_message;
+  QLabel* m_defaultMark;
+  bool m_atDefault = false;
   QStringList m_messages;
   std::function<bool()> m_isActive;
   nlohmann::json m_inactiveValue;

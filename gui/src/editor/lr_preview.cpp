@@ -9,7 +9,7 @@ namespace wb::gui {
 
 LrPreview::LrPreview(QWidget* parent) : QWidget(parent) {
   m_chart = new MetricChart(tr("Learning-rate schedule"), tr("optimizer step"), tr("learning rate"), this);
-  m_chart->legend->setVisible(false);
+  m_chart->setLegendShown(false);
   m_chart->setMinimumHeight(170);
   m_chart->setEmptyText(tr("Computing…"));
   SeriesStyle style;

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/action_icons.h"
 #include "charts/charts_panel.h"
 #include "export/export_result_dialog.h"
 #include "runs/runs_browser.h"
@@ -144,7 +145,7 @@ ExportMenu::ExportMenu(QMainWindow* window, RunsBrowser* runs, ChartsPanel* char
       {Item::ChartsPdf, "exportChartsPdf", tr("All Charts as P&DF…")},
   };
   for (const Spec& spec : specs) {
-    auto* a = new QAction(spec.text, this);
+    auto* a = new QAction(actionIcon(QStringLiteral("export")), spec.text, this);
     a->setObjectName(QLatin1String(spec.name));
     m_actions[static_cast<int>(spec.item)] = a;
   }
@@ -207,7 +208,7 @@ QString ExportMenu::defaultFileName(const Target& target, ExportFormat format) {
 
 void ExportMenu::update() {
   const std::optional<RunRecord> run = m_runs->selectedRun();
-  const bool oneRow = m_runs->tree()->selectedItems().size() == 1;
+  const bool oneRow = m_runs->selectedRowCount() == 1;
   const bool artifact = !m_runs->selectedArtifact().isEmpty();
 
   // The model items: one finished run or one compressed model, a format this build writes, no export in flight.

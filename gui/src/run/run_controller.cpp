@@ -49,6 +49,7 @@ bool RunController::resumeInterrupted(const ResumeRequest& request) {
 void RunController::launch(std::unique_ptr<TrainingRun> run) {
   m_buffer->take();  // nothing of an earlier run may leak into this one
   m_finishedSeen = false;
+  m_stopAfterEpoch = false;
   m_run = std::move(run);
   m_run->start();
   m_drainTimer.start();
@@ -77,6 +78,16 @@ void RunController::stop() {
 
 void RunController::requestCheckpoint() {
   if (m_state == State::Running || m_state == State::Paused) m_run->requestCheckpoint();
+}
+
+void RunController::setLearningRate(const LrChange& change) {
+  if (m_state == State::Running || m_state == State::Paused) m_run->setLearningRate(change);
+}
+
+void RunController::stopAfterEpoch() {
+  if (m_state != State::Running && m_state != State::Paused) return;
+  m_run->stopAfterEpoch("the window");
+  m_stopAfterEpoch = true;
 }
 
 void RunController::drain() {

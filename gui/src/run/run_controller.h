@@ -33,6 +33,11 @@ class RunController : public QObject {
   void resume();
   void stop();  // the engine finishes the step in flight and writes a checkpoint; the run ends Interrupted
   void requestCheckpoint();
+  // Live changes (Run ▸ Change Learning Rate…, Stop After This Epoch): taken by the engine at its next step
+  // boundary, confirmed by a ControlApplied event. Nothing happens unless a run is running or paused.
+  void setLearningRate(const LrChange& change);
+  void stopAfterEpoch();
+  bool stopAfterEpochRequested() const { return m_stopAfterEpoch; }
 
   State state() const { return m_state; }
   bool isActive() const { return m_state != State::Idle; }
@@ -57,6 +62,7 @@ class RunController : public QObject {
   QTimer m_drainTimer;
   State m_state = State::Idle;
   bool m_finishedSeen = false;
+  bool m_stopAfterEpoch = false;  // asked during the active run (cannot be taken back)
 };
 
 }  // namespace wb::gui

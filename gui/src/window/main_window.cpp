@@ -29,15 +29,25 @@
 #include "charts/charts_panel.h"
 #include "compress/compression_controller.h"
 #include "compress/compression_view.h"
+#include "evaluate/evaluation_view.h"
+#include "model/model_summary_view.h"
 #include "editor/experiment_editor.h"
 #include "export/export_menu.h"
+#include "finders/finders_menu.h"
+#include "run/live_control_actions.h"
+#include "run/lr_change_dialog.h"  // LiveControlActions::openDialog converts its QPointer: needs the whole type
+#include "run/run_status_words.h"
+#include "runs/interrupted_runs_dialog.h"
 #include "runs/runs_browser.h"
+#include "app/action_icons.h"
 #include "window/about_dialog.h"
+#include "window/examples_menu.h"
 #include "window/log_panel.h"
 #include "window/recent_files.h"
 #include "window/run_progress.h"
 #include "workbench/errors.h"
 #include "workbench/run_history.h"
+#include "workbench/run_info.h"
 
 namespace wb::gui {
 namespace {
@@ -110,6 +120,13 @@ LoadedHistory loadHistory(const QString& folder) {
   return out;
 }
 
+// "\"trian\", \"train.epocs\"" for the save message.
+QString unknownKeysText(const std::vector<UnknownKey>& keys) {
+  QStringList quoted;
+  for (const UnknownKey& key : keys) quoted << QStringLiteral("\"%1\"").arg(QString::fromStdString(key.path));
+  return quoted.join(QStringLiteral(", "));
+}
+
 }  // namespace
 
 MainWindow::MainWindow(Options options, QWidget* parent)
@@ -128,6 +145,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   m_centralTabs->addTab(m_compressionView, tr("Compression"));
   setCentralWidget(m_centralTabs);
   m_editor = new ExperimentEditor;
+  m_modelView = new ModelSummaryView(m_editor);
+  m_evaluationView = new EvaluationView;
+  m_centralTabs->addTab(m_modelView, tr("Model"));
+  m_centralTabs->addTab(m_evaluationView, tr("Evaluation"));
   m_runs = new RunsBrowser;
   m_log = new LogPanel;
   m_progress = new RunProgress;
@@ -177,6 +198,20 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   connect(m_runs, &RunsBrowser::cloneRequested, this, &MainWindow::cloneRun);
   connect(m_runs, &RunsBrowser::resumeRequested, this, [this](const QString& dir) { resumeRun(dir); });
   connect(m_runs, &RunsBrowser::selectionChanged, this, &MainWindow::onRunSelectionChanged);
+  connect(m_runs, &RunsBrowser::evaluateRequested, this, [this](const QString& dir) { evaluateRun(dir); });
+  connect(m_runs, &RunsBrowser::backToLiveRequested, this, [this] {
+    m_charts->clearTracesExcept(kLiveTrace);
+    updateActions();
+  });
+  connect(m_runs, &RunsBrowser::runRenamed, m_charts, &ChartsPanel::setTraceLabel);
+  connect(m_runs, &RunsBrowser::runsDeleted, this, [this](const QStringList& folders) {
+    for (const QString& folder : folders) m_charts->removeTrace(folder);
+    updateActions();
+  });
+  connect(m_evaluationView, &EvaluationView::evaluationFinished, this,
+          [this](bool ok, const QString& error, const QString& hint) {
+            if (!ok && !error.isEmpty()) showError(tr("The run could not be evaluated"), error, hint);
+          });
   connect(m_compressor, &CompressionController::eventsArrived, this, &MainWindow::onCompressionEvents);
   connect(m_compressor, &CompressionController::finished, this, &MainWindow::onCompressionFinished);
   connect(m_compressor, &CompressionController::stateChanged, this, &MainWindow::updateActions);
@@ -198,69 +233,89 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 MainWindow::~MainWindow() = default;
 
 void MainWindow::buildActions() {
-  QStyle* s = style();
-  m_newAction = new QAction(tr("&New"), this);
+  m_newAction = new QAction(actionIcon(QStringLiteral("new")), tr("&New"), this);
   m_newAction->setShortcut(QKeySequence::New);
   m_newAction->setStatusTip(tr("Start from the default experiment"));
   connect(m_newAction, &QAction::triggered, this, &MainWindow::newExperiment);
-  m_openAction = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open…"), this);
+  m_openAction = new QAction(actionIcon(QStringLiteral("open")), tr("&Open…"), this);
   m_openAction->setShortcut(QKeySequence::Open);
   connect(m_openAction, &QAction::triggered, this, &MainWindow::openDialog);
-  m_saveAction = new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save"), this);
+  m_saveAction = new QAction(actionIcon(QStringLiteral("save")), tr("&Save"), this);
   m_saveAction->setShortcut(QKeySequence::Save);
   connect(m_saveAction, &QAction::triggered, this, &MainWindow::save);
-  m_saveAsAction = new QAction(tr("Save &As…"), this);
+  m_saveAsAction = new QAction(actionIcon(QStringLiteral("save-as")), tr("Save &As…"), this);
   m_saveAsAction->setShortcut(QKeySequence::SaveAs);
   connect(m_saveAsAction, &QAction::triggered, this, &MainWindow::saveAs);
-  m_quitAction = new QAction(tr("&Quit"), this);
+  m_quitAction = new QAction(actionIcon(QStringLiteral("quit")), tr("&Quit"), this);
   m_quitAction->setShortcut(QKeySequence::Quit);
   m_quitAction->setMenuRole(QAction::QuitRole);
   connect(m_quitAction, &QAction::triggered, this, &MainWindow::close);
 
-  m_startAction = new QAction(s->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), this);
+  m_startAction = new QAction(actionIcon(QStringLiteral("start")), tr("&Start"), this);
   m_startAction->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_Return)});
   m_startAction->setToolTip(tr("Train the experiment in the editor (F5)"));
   connect(m_startAction, &QAction::triggered, this, [this] { startRun(); });
-  m_pauseAction = new QAction(s->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this);
+  m_pauseAction = new QAction(actionIcon(QStringLiteral("pause")), tr("&Pause"), this);
   m_pauseAction->setShortcut(QKeySequence(Qt::Key_F6));
   m_pauseAction->setToolTip(tr("Pause after the step in flight, or resume (F6)"));
   connect(m_pauseAction, &QAction::triggered, this, &MainWindow::togglePause);
-  m_stopAction = new QAction(s->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
+  m_stopAction = new QAction(actionIcon(QStringLiteral("stop")), tr("S&top"), this);
   m_stopAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
   m_stopAction->setToolTip(tr("Stop after the step in flight; a checkpoint is written so the run can be resumed "
                               "(Shift+F5)"));
   connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopRun);
-  m_checkpointAction = new QAction(s->standardIcon(QStyle::SP_DriveHDIcon), tr("&Checkpoint now"), this);
+  m_checkpointAction = new QAction(actionIcon(QStringLiteral("checkpoint")), tr("&Checkpoint now"), this);
   m_checkpointAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
   m_checkpointAction->setToolTip(tr("Write a checkpoint after the step in flight (Ctrl+K)"));
   connect(m_checkpointAction, &QAction::triggered, this, &MainWindow::checkpointNow);
-  m_resumeAction = new QAction(s->standardIcon(QStyle::SP_BrowserReload), tr("&Resume an Interrupted Run…"), this);
+  m_resumeAction = new QAction(actionIcon(QStringLiteral("resume-run")), tr("&Resume an Interrupted Run…"), this);
   m_resumeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
   m_resumeAction->setToolTip(tr("Continue a stopped run from its latest checkpoint"));
   connect(m_resumeAction, &QAction::triggered, this, &MainWindow::resumeDialog);
 
-  m_pruneAction = new QAction(tr("&Prune…"), this);
+  m_pruneAction = new QAction(actionIcon(QStringLiteral("prune")), tr("&Prune…"), this);
   m_pruneAction->setObjectName(QStringLiteral("compressPrune"));
   m_pruneAction->setToolTip(tr("Remove the smallest weights or whole channels of the selected run's model"));
   connect(m_pruneAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Prune); });
-  m_quantizeAction = new QAction(tr("&Quantize to int8…"), this);
+  m_quantizeAction = new QAction(actionIcon(QStringLiteral("quantize")), tr("&Quantize to int8…"), this);
   m_quantizeAction->setObjectName(QStringLiteral("compressQuantize"));
   m_quantizeAction->setToolTip(tr("Store the selected run's weights as 8-bit integers"));
   connect(m_quantizeAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Quantize); });
-  m_distillAction = new QAction(tr("&Distill…"), this);
+  m_distillAction = new QAction(actionIcon(QStringLiteral("distill")), tr("&Distill…"), this);
   m_distillAction->setObjectName(QStringLiteral("compressDistill"));
   m_distillAction->setToolTip(tr("Train a model to copy the outputs of a teacher (by default the run's own model)"));
   connect(m_distillAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Distill); });
-  m_pipelineAction = new QAction(tr("Pipe&line…"), this);
+  m_pipelineAction = new QAction(actionIcon(QStringLiteral("compress")), tr("Pipe&line…"), this);
   m_pipelineAction->setObjectName(QStringLiteral("compressPipeline"));
   m_pipelineAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
   m_pipelineAction->setToolTip(tr("Several passes in order: prune, fine-tune, distill, quantize"));
   connect(m_pipelineAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Pipeline); });
+  m_evaluateAction = new QAction(tr("&Evaluate Run…"), this);
+  m_evaluateAction->setObjectName(QStringLiteral("evaluateRun"));
+  m_evaluateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  m_evaluateAction->setToolTip(tr("The selected run's model on its test split: accuracy, per-class figures, confusion "
+                                  "matrix and mistakes (Ctrl+E)"));
+  connect(m_evaluateAction, &QAction::triggered, this, [this] { evaluateRun(); });
 }
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(m_newAction);
+  // New from Example: the example opens as a new, unsaved experiment (Save asks where; the installed file stays).
+  auto* examples = new ExamplesMenu(file);
+  file->addMenu(examples);
+  connect(examples, &ExamplesMenu::exampleFailed, this, [this](const QString& message, const QString& hint) {
+    showError(tr("Could not open the example"), message, hint);
+  });
+  connect(examples, &ExamplesMenu::exampleChosen, this, [this](const QString& title, const nlohmann::json& doc) {
+    if (!confirmDiscard()) return;
+    m_editor->setDocument(doc);
+    m_file.clear();
+    updateTitle();
+    m_editorDock->show();
+    m_editorDock->raise();
+    statusBar()->showMessage(tr("The example “%1” is in the editor, unsaved: File ▸ Save As… keeps your copy").arg(title), 6000);
+  });
   file->addAction(m_openAction);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   m_recent = new RecentFiles(m_recentMenu, this);
@@ -279,7 +334,13 @@ void MainWindow::buildMenus() {
   run->addAction(m_stopAction);
   run->addAction(m_checkpointAction);
   run->addSeparator();
+  m_liveControl = new LiveControlActions(m_controller, this);
+  run->addAction(m_liveControl->changeLearningRateAction());
+  run->addAction(m_liveControl->stopAfterEpochAction());
+  run->addSeparator();
   run->addAction(m_resumeAction);
+  run->addSeparator();
+  run->addAction(m_evaluateAction);
 
   m_compressMenu = menuBar()->addMenu(tr("&Compress"));
   m_compressMenu->setObjectName(QStringLiteral("compressMenu"));
@@ -301,8 +362,10 @@ void MainWindow::buildMenus() {
   // Filled in buildDocks, once the docks exist.
   menuBar()->addMenu(tr("&View"))->setObjectName(QStringLiteral("viewMenu"));
 
+  menuBar()->addMenu(new FindersMenu(this, m_editor, [this] { return m_controller->isActive(); }));
+
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  QAction* about = help->addAction(tr("&About Torch Workbench"));
+  QAction* about = help->addAction(actionIcon(QStringLiteral("about")), tr("&About Torch Workbench"));
   about->setMenuRole(QAction::AboutRole);
   connect(about, &QAction::triggered, this, [this] { showAbout(this); });
   QAction* aboutQt = help->addAction(tr("About &Qt"));
@@ -362,7 +425,10 @@ void MainWindow::buildDocks() {
   connect(autoscale, &QAction::triggered, m_charts, &ChartsPanel::autoscaleAll);
   QAction* clearPast = view->addAction(tr("&Remove Past Runs from Charts"));
   clearPast->setToolTip(tr("Keep only the live run on the charts"));
-  connect(clearPast, &QAction::triggered, this, [this] { m_charts->clearTracesExcept(kLiveTrace); });
+  connect(clearPast, &QAction::triggered, this, [this] {
+    m_charts->clearTracesExcept(kLiveTrace);
+    updateActions();
+  });
   view->addSeparator();
   QAction* reset = view->addAction(tr("Reset &Layout"));
   connect(reset, &QAction::triggered, this, [this] {
@@ -446,6 +512,14 @@ bool MainWindow::saveFile(const QString& file) {
   m_recent->add(m_file);
   updateTitle();
   statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(m_file)), 4000);
+  if (const QString unknown = unknownKeysText(m_editor->unknownKeys()); !unknown.isEmpty()) {
+    // Saved as asked (work in progress is worth keeping), but never silently with keys the engine refuses.
+    const QString told = tr("Saved %1 with unknown key(s) %2: the engine refuses the file until they are renamed or "
+                            "removed (the bar under the problem list does either).")
+                             .arg(QFileInfo(m_file).fileName(), unknown);
+    statusBar()->showMessage(told, 10000);
+    m_log->append(LogLevel::Warning, told);
+  }
   return true;
 }
 
@@ -548,14 +622,18 @@ void MainWindow::onStartChecked(const Experiment& experiment, const std::vector<
 
 bool MainWindow::startExperiment(const Experiment& experiment) {
   if (m_controller->isActive()) return false;
-  beginLiveTrace(QString::fromStdString(experiment.name));
+  const QString name = QString::fromStdString(experimentRunName(experiment));  // the experiment's, or model-data
+  beginLiveTrace(name);
   m_lastStep = 0;
   m_log->appendNote(tr("Starting %1 on %2")
-                        .arg(QString::fromStdString(experiment.name), describeDevices(experiment.train.devices)));
+                        .arg(name, describeDevices(experiment.train.devices)));
   m_progress->reset(tr("Starting: loading the data and building the model…"), experiment.train.epochs);
   m_progress->setDevices(experiment.train.devices,
-                         tr("The devices of the run in progress (%1)").arg(QString::fromStdString(experiment.name)));
+                         tr("The devices of the run in progress (%1)").arg(name));
   m_controller->start(experiment);
+  m_editor->setLocked(tr("Showing the experiment being trained (%1): the form is locked while the run goes on. "
+                         "Edits apply to the next run — stop this one or let it finish.")
+                          .arg(name));
   m_runs->setRunsDir(QString::fromStdString(experiment.output.runs_dir));
   QTimer::singleShot(kRunsRefreshDelayMs, m_runs, &RunsBrowser::refresh);
   return true;
@@ -569,6 +647,10 @@ bool MainWindow::resumeRun(const QString& runDir, bool force) {
                               : tr("Stop the current run first (Run ▸ Stop)."));
     return false;
   }
+  if (const ResumeRefusal refusal = checkResumable(runDir); refusal.refused()) {
+    showError(refusal.title, refusal.message, refusal.hint);
+    return false;
+  }
   // The run's curves so far come first, then the resumed run appends to them; loaded off the UI thread.
   m_resumeAction->setEnabled(false);
   m_startAction->setEnabled(false);
@@ -576,17 +658,22 @@ bool MainWindow::resumeRun(const QString& runDir, bool force) {
   connect(watcher, &QFutureWatcher<LoadedHistory>::finished, this, [this, watcher, runDir, force] {
     watcher->deleteLater();
     const LoadedHistory loaded = watcher->result();
-    const QString label = loaded.history ? QString::fromStdString(loaded.history->experiment.name)
-                                         : QDir(runDir).dirName();
+    const std::optional<RunRecord> listed = m_runs->run(QDir(runDir).absolutePath());
+    const QString label = listed ? QString::fromStdString(listed->name)
+                          : loaded.history ? QString::fromStdString(experimentRunName(loaded.history->experiment))
+                                           : QDir(runDir).dirName();
     beginLiveTrace(label);
     if (loaded.history) {
       m_charts->appendSteps(kLiveTrace, loaded.history->steps);
       m_charts->appendEpochs(kLiveTrace, loaded.history->epochs);
+      m_charts->addControlMarks(kLiveTrace, loaded.history->controls);
     }
     m_lastStep = 0;
     m_log->appendNote(tr("Resuming %1").arg(QDir::toNativeSeparators(runDir)));
     m_resumingDir = runDir;
     m_controller->resumeInterrupted(ResumeRequest{runDir.toStdString(), force});
+    m_editor->setLocked(tr("A resumed run is training %1 with its own experiment.json: the form is locked while it "
+                           "goes on, and edits apply to the next run.").arg(QDir(runDir).dirName()));
     const auto& e = m_controller->experiment();
     m_progress->reset(tr("Resuming from the latest checkpoint…"), e ? e->train.epochs : 0);
     if (e) {
@@ -599,10 +686,17 @@ bool MainWindow::resumeRun(const QString& runDir, bool force) {
 }
 
 void MainWindow::resumeDialog() {
-  QString start = m_runs->runsDir();
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Resume an interrupted run: choose its folder"),
-                                                        start.isEmpty() ? QDir::currentPath() : start);
-  if (!dir.isEmpty()) resumeRun(dir);
+  const QString start = m_runs->runsDir();
+  auto* dialog = new InterruptedRunsDialog(start, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowModality(Qt::WindowModal);
+  connect(dialog, &InterruptedRunsDialog::resumeRequested, this, [this](const QString& dir) { resumeRun(dir); });
+  connect(dialog, &InterruptedRunsDialog::otherFolderRequested, this, [this, start] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Resume an interrupted run: choose its folder"),
+                                                          start.isEmpty() ? QDir::currentPath() : start);
+    if (!dir.isEmpty()) resumeRun(dir);
+  });
+  dialog->open();
 }
 
 void MainWindow::togglePause() {
@@ -640,8 +734,10 @@ void MainWindow::openRuns(const QStringList& folders, bool replace) {
                                         : loaded.hint);
         return;
       }
-      // The experiment's name reads best in legends; the folder (its date) tells apart runs of the same name.
-      QString label = QString::fromStdString(loaded.history->experiment.name);
+      // The run's name (as listed, renamed or not) reads best in legends; the folder (its date) tells apart runs
+      // of the same name.
+      const std::optional<RunRecord> listed = m_runs->run(loaded.folder);
+      QString label = QString::fromStdString(listed ? listed->name : experimentRunName(loaded.history->experiment));
       for (const QString& id : m_charts->traceIds()) {
         if (id != loaded.folder && m_charts->traceLabel(id) == label) label = QDir(loaded.folder).dirName();
       }
@@ -653,6 +749,8 @@ void MainWindow::openRuns(const QStringList& folders, bool replace) {
                                tr("The devices of %1 (its experiment.json)").arg(QDir(loaded.folder).dirName()));
       }
       m_charts->appendEpochs(loaded.folder, loaded.history->epochs);
+      m_charts->addControlMarks(loaded.folder, loaded.history->controls);
+      updateActions();  // "Back to Live Run" while a run trains
       statusBar()->showMessage(tr("Opened run %1").arg(QDir(loaded.folder).dirName()), 4000);
     });
     watcher->setFuture(QtConcurrent::run(loadHistory, folder));
@@ -660,6 +758,11 @@ void MainWindow::openRuns(const QStringList& folders, bool replace) {
 }
 
 void MainWindow::cloneRun(const QString& folder) {
+  if (m_editor->isLocked()) {
+    showError(tr("A run is training"), tr("The form shows the experiment being trained until the run ends."),
+              tr("Clone the run once this one has ended (or stop it with Run ▸ Stop)."));
+    return;
+  }
   const QString file = QDir(folder).filePath(QStringLiteral("experiment.json"));
   std::ifstream in(file.toStdString());
   nlohmann::json doc = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
@@ -707,9 +810,13 @@ void MainWindow::onEvents(const EventBatch& batch) {
       m_log->append(LogLevel::Info, epochLine(*ep, tr("Epoch")));
     } else if (const auto* log = std::get_if<LogLine>(&e)) {
       m_log->append(log->level, QString::fromStdString(log->text));
+    } else if (const auto* control = std::get_if<ControlApplied>(&e)) {
+      m_log->append(LogLevel::Info, QString::fromStdString(control->message));
+      m_charts->addControlMarks(kLiveTrace, {*control});
     } else if (const auto* error = std::get_if<RunError>(&e)) {
       m_log->append(LogLevel::Error, QString::fromStdString(error->message));
       if (error->kind == ErrorKind::ExperimentChanged && !m_resumingDir.isEmpty() && m_askForceResume) {
+        m_resumeRefusedAsChanged = true;
         m_askForceResume(QString::fromStdString(error->message), [this, dir = m_resumingDir] {
           // The refused attempt may still be winding down on its thread: resume once it has.
           if (m_controller->isActive()) {
@@ -728,6 +835,8 @@ void MainWindow::onEvents(const EventBatch& batch) {
   m_charts->appendSteps(kLiveTrace, steps);
   m_charts->appendEpochs(kLiveTrace, epochs);
   if (!steps.empty()) {
+    // The first step of a run (or of a resumed one): the index says "running" by now.
+    if (m_lastStep == 0) m_runs->refresh();
     m_progress->update(steps.back());
     m_lastStep = steps.back().step;
     emit stepReported(m_lastStep);
@@ -735,40 +844,40 @@ void MainWindow::onEvents(const EventBatch& batch) {
 }
 
 void MainWindow::onStateChanged(RunController::State state) {
-  switch (state) {
-    case RunController::State::Idle: m_stateLabel->setText(tr("Idle")); break;
-    case RunController::State::Running: m_stateLabel->setText(tr("Running")); break;
-    case RunController::State::Paused:
-      m_stateLabel->setText(tr("Paused"));
-      m_log->appendNote(tr("Paused after the step in flight"));
-      break;
-    case RunController::State::Stopping: m_stateLabel->setText(tr("Stopping…")); break;
-  }
+  m_stateLabel->setText(runStateWord(state));
+  if (state == RunController::State::Paused) m_log->appendNote(tr("Paused after the step in flight"));
+  m_progress->setPaused(state == RunController::State::Paused);
   updateActions();
 }
 
 void MainWindow::onRunFinished(const RunSummary& summary) {
-  QString text;
+  QString text = runStatusWord(summary.status);
   switch (summary.status) {
     case RunStatus::Completed:
     case RunStatus::EarlyStopped:
-      text = (summary.status == RunStatus::Completed ? tr("Completed") : tr("Stopped early"));
       if (summary.test_accuracy >= 0) text += tr(" · test accuracy %1 %").arg(summary.test_accuracy * 100, 0, 'f', 2);
       if (summary.test_loss >= 0) text += tr(" · test loss %1").arg(summary.test_loss, 0, 'f', 4);
       break;
     case RunStatus::Interrupted:
-      text = tr("Stopped at step %1 with a checkpoint: Run ▸ Resume an Interrupted Run continues it").arg(summary.steps);
+      text += tr(" at step %1 with a checkpoint: Run ▸ Resume an Interrupted Run continues it").arg(summary.steps);
       break;
-    case RunStatus::Failed: text = tr("Failed: see the log"); break;
+    case RunStatus::Failed:
+      // A resume refused because the experiment changed did not fail anything: the question about it is open.
+      text = m_resumeRefusedAsChanged ? tr("Not resumed: the run's experiment changed since its checkpoint")
+                                      : text + tr(": see the log");
+      break;
   }
+  m_resumeRefusedAsChanged = false;
   text += tr(" · %1 steps · %2").arg(summary.steps).arg(formatDuration(summary.wall_s));
   m_progress->setText(text);
+  m_editor->setLocked(QString());
   m_log->appendNote(text + (summary.run_dir.empty() ? QString()
                                                     : tr(" · %1").arg(QString::fromStdString(summary.run_dir))));
   m_runs->refresh();
   updateActions();
   m_resumingDir.clear();
   emit runEnded(summary);
+  withdrawQuitQuestion();
   if (m_closeWhenStopped) {
     close();
   } else if (!m_forceResumeWhenIdle.isEmpty()) {
@@ -777,6 +886,25 @@ void MainWindow::onRunFinished(const RunSummary& summary) {
       resumeRun(dir, /*force=*/true);
     });
   }
+}
+
+// --- evaluation
+
+bool MainWindow::evaluateRun(const QString& runDir) {
+  QString dir = runDir;
+  if (dir.isEmpty()) {
+    const std::optional<RunRecord> selected = m_runs->selectedRun();
+    if (!selected || selected->status != "finished") {
+      showError(tr("No finished run selected"), tr("Evaluation needs a trained model."),
+                tr("Select a finished run in the Runs panel (View ▸ Runs), then choose Run ▸ Evaluate Run again."));
+      return false;
+    }
+    dir = QString::fromStdString(selected->folder);
+  }
+  m_centralTabs->setCurrentWidget(m_evaluationView);
+  if (!m_evaluationView->evaluate(dir)) return false;
+  m_log->appendNote(tr("Evaluating %1 on its test split").arg(QDir(dir).dirName()));
+  return true;
 }
 
 // --- compression
@@ -915,6 +1043,7 @@ void MainWindow::onCompressionFinished(const RunSummary& summary) {
   m_runs->refresh();
   updateActions();
   emit compressionEnded(summary);
+  withdrawQuitQuestion();
   if (m_closeWhenStopped) close();  // closes once the training run has ended too
 }
 
@@ -925,59 +1054,97 @@ void MainWindow::updateActions() {
   for (QAction* action : {m_pruneAction, m_quantizeAction, m_distillAction, m_pipelineAction}) {
     action->setEnabled(compressible);
   }
+  m_evaluateAction->setEnabled(selected && selected->status == "finished");
   m_export->update();
   const RunController::State state = m_controller->state();
   const bool active = state != RunController::State::Idle;
   const bool live = state == RunController::State::Running || state == RunController::State::Paused;
   m_startAction->setEnabled(!active && !m_checkingStart);
+  // The form shows the experiment being trained while a run goes on (ExperimentEditor::setLocked).
+  for (QAction* a : {m_newAction, m_openAction, m_recentMenu->menuAction()}) a->setEnabled(!active);
   m_resumeAction->setEnabled(!active && !m_checkingStart);
   m_pauseAction->setEnabled(live);
   m_stopAction->setEnabled(live);
   m_checkpointAction->setEnabled(live);
   const bool paused = state == RunController::State::Paused;
   m_pauseAction->setText(paused ? tr("Resume") : tr("&Pause"));
-  m_pauseAction->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+  m_pauseAction->setIcon(actionIcon(paused ? QStringLiteral("resume") : QStringLiteral("pause")));
+  m_runs->setLiveRunActive(active);
+  m_runs->setPastRunsShown(m_charts->traceCount() > (m_charts->hasTrace(kLiveTrace) ? 1 : 0));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  const bool busy = m_controller->isActive() || m_compressor->isActive();
   if (m_closeWhenStopped) {
     // Already stopping on the user's word: close once the run and the compression have ended.
-    if (m_controller->isActive() || m_compressor->isActive()) {
+    if (busy) {
       event->ignore();
       return;
     }
     saveSettings();
     event->accept();
+    // The user asked to quit: a dialog still open elsewhere must not keep the process alive.
+    QTimer::singleShot(0, qApp, &QCoreApplication::quit);
+    return;
+  }
+  if (m_quitQuestion) {  // asked already; the answer decides
+    m_quitQuestion->raise();
+    event->ignore();
     return;
   }
   if (!confirmDiscard()) {
     event->ignore();
     return;
   }
-  if (m_controller->isActive() || m_compressor->isActive()) {
-    const auto answer = QMessageBox::question(
-        this, m_controller->isActive() ? tr("A run is in progress") : tr("A compression is in progress"),
-        m_controller->isActive()
-            ? tr("Stop the run and quit? The step in flight finishes and a checkpoint is written, so the run can be "
-                 "resumed later (Run ▸ Resume an Interrupted Run).")
-            : tr("Stop the compression and quit? The pass in flight writes a checkpoint; running the same pipeline "
-                 "again continues it."),
-        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
-    if (answer != QMessageBox::Yes) {
-      event->ignore();
-      return;
-    }
-    // Hide now and let the worker wind down; onRunFinished closes for real. The UI thread never joins it.
-    m_closeWhenStopped = true;
-    saveSettings();
-    m_controller->stop();
-    m_compressor->stop();
-    hide();
+  if (busy) {
+    askToStopAndQuit();
     event->ignore();
     return;
   }
   saveSettings();
   event->accept();
+}
+
+void MainWindow::askToStopAndQuit() {
+  // Not exec(): the run goes on while the question is open, its events keep arriving, and the question withdraws
+  // itself if the run ends on its own meanwhile (onRunFinished).
+  const bool run = m_controller->isActive();
+  auto* box = new QMessageBox(
+      QMessageBox::Question, run ? tr("A run is in progress") : tr("A compression is in progress"),
+      run ? tr("Stop the run and quit? The step in flight finishes and a checkpoint is written, so the run can be "
+               "resumed later (Run ▸ Resume an Interrupted Run).")
+          : tr("Stop the compression and quit? The pass in flight writes a checkpoint; running the same pipeline "
+               "again continues it."),
+      QMessageBox::Yes | QMessageBox::Cancel, this);
+  box->setObjectName(QStringLiteral("quitDuringRunDialog"));
+  box->setDefaultButton(QMessageBox::Cancel);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setWindowModality(Qt::WindowModal);
+  QAbstractButton* yes = box->button(QMessageBox::Yes);
+  connect(box, &QMessageBox::buttonClicked, this, [this, yes](QAbstractButton* clicked) {
+    if (clicked != yes) return;
+    // The window stays up, saying what it waits for; onRunFinished closes it and the process quits.
+    m_closeWhenStopped = true;
+    saveSettings();
+    m_controller->stop();
+    m_compressor->stop();
+    m_stateLabel->setText(tr("Stopping to quit…"));
+    m_progress->setText(tr("Quitting once the checkpoint is written…"));
+    m_log->appendNote(tr("Stopping after the step in flight to quit; a checkpoint is written"));
+    if (!m_controller->isActive() && !m_compressor->isActive()) close();  // it ended as the answer came
+  });
+  m_quitQuestion = box;
+  box->open();
+}
+
+void MainWindow::withdrawQuitQuestion() {
+  // The run ended on its own while "Stop the run and quit?" was open: nothing is left to stop, so the close the
+  // user asked for goes ahead instead of a question that no longer means anything.
+  if (!m_quitQuestion || m_controller->isActive() || m_compressor->isActive()) return;
+  m_quitQuestion->disconnect(this);
+  m_quitQuestion->close();
+  m_quitQuestion = nullptr;
+  m_closeWhenStopped = true;  // the caller closes the window then
 }
 
 }  // namespace wb::gui

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include <QMainWindow>
+#include <QMessageBox>
+#include <QPointer>
 #include <QStringList>
 
 #include <nlohmann/json.hpp>
@@ -24,9 +26,13 @@ class QTabWidget;
 
 namespace wb::gui {
 
+class LiveControlActions;
+
 class ChartsPanel;
 class CompressionController;
 class CompressionView;
+class EvaluationView;
+class ModelSummaryView;
 class ExperimentEditor;
 class ExportMenu;
 class LogPanel;
@@ -91,11 +97,20 @@ class MainWindow : public QMainWindow {
   RunController* controller() const { return m_controller; }
   CompressionController* compressor() const { return m_compressor; }
   CompressionView* compressionView() const { return m_compressionView; }
+  // The Model tab (the editor's experiment, layer by layer) and the Evaluation tab (a finished run's test figures).
+  ModelSummaryView* modelView() const { return m_modelView; }
+  EvaluationView* evaluationView() const { return m_evaluationView; }
+  // Run ▸ Evaluate Run…: a finished run (the one selected in the runs browser when `runDir` is empty) on its
+  // test split, in the Evaluation tab; false (after telling the user) when there is no finished run to evaluate.
+  bool evaluateRun(const QString& runDir = QString());
+  QAction* evaluateAction() const { return m_evaluateAction; }
   QTabWidget* centralTabs() const { return m_centralTabs; }
   QMenu* compressMenu() const { return m_compressMenu; }
   // Export ▸ …: the selected run's or compressed model's files, its metrics, the charts.
   ExportMenu* exporter() const { return m_export; }
   QAction* startAction() const { return m_startAction; }
+  // Run ▸ Change Learning Rate… and Stop After This Epoch.
+  LiveControlActions* liveControl() const { return m_liveControl; }
   int64_t lastStep() const { return m_lastStep; }
   int pendingHistoryLoads() const { return m_pendingLoads; }
 
@@ -126,6 +141,8 @@ class MainWindow : public QMainWindow {
   void togglePause();
   void stopRun();
   void checkpointNow();
+  void askToStopAndQuit();
+  void withdrawQuitQuestion();
 
   void onEvents(const EventBatch& batch);
   void onStateChanged(RunController::State state);
@@ -141,6 +158,7 @@ class MainWindow : public QMainWindow {
 
   Options m_options;
   RunController* m_controller;
+  LiveControlActions* m_liveControl = nullptr;
   CompressionController* m_compressor;
   QTabWidget* m_centralTabs = nullptr;
   CompressionView* m_compressionView = nullptr;
@@ -171,6 +189,9 @@ class MainWindow : public QMainWindow {
   QAction* m_quantizeAction = nullptr;
   QAction* m_distillAction = nullptr;
   QAction* m_pipelineAction = nullptr;
+  QAction* m_evaluateAction = nullptr;
+  ModelSummaryView* m_modelView = nullptr;
+  EvaluationView* m_evaluationView = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_compressMenu = nullptr;
   ExportMenu* m_export = nullptr;
@@ -183,6 +204,8 @@ class MainWindow : public QMainWindow {
   int64_t m_lastStep = 0;
   int m_pendingLoads = 0;
   bool m_closeWhenStopped = false;
+  bool m_resumeRefusedAsChanged = false;  // the engine refused a resume: its experiment changed (asking now)
+  QPointer<QMessageBox> m_quitQuestion;  // "Stop the run and quit?" while it is open
   bool m_checkingStart = false;  // Start's engine checks are running; the run starts when they pass
 };
 

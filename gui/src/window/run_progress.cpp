@@ -54,7 +54,9 @@ void RunProgress::reset(const QString& text, int64_t plannedEpochs) {
   m_epochs = plannedEpochs;
   m_bar->setValue(0);
   m_bar->setFormat(QString());
-  m_label->setText(text);
+  m_hasStep = false;
+  m_paused = false;
+  setText(text);
 }
 
 void RunProgress::update(const StepMetrics& s) {
@@ -63,7 +65,8 @@ void RunProgress::update(const StepMetrics& s) {
   m_bar->setFormat(QStringLiteral("%1 %").arg(fraction * 100, 0, 'f', 1));
   const QLocale locale;
   QString epoch = m_epochs > 0 ? tr("Epoch %1/%2").arg(s.epoch).arg(m_epochs) : tr("Epoch %1").arg(s.epoch);
-  m_label->setText(tr("%1 · step %2/%3 · %4 samples/s · elapsed %5 · ETA %6")
+  m_hasStep = true;
+  QString line = (tr("%1 · step %2/%3 · %4 samples/s · elapsed %5 · ETA %6")
                        .arg(epoch, locale.toString(static_cast<qlonglong>(s.step)),
                             locale.toString(static_cast<qlonglong>(s.total_steps)),
                             locale.toString(s.samples_per_sec, 'f', 0), formatDuration(s.elapsed_s),
@@ -73,11 +76,32 @@ void RunProgress::update(const StepMetrics& s) {
     if (s.allreduce_hidden_fraction >= 0) {
       comm += tr(", %1 % hidden behind backward").arg(s.allreduce_hidden_fraction * 100, 0, 'f', 0);
     }
-    m_label->setText(m_label->text() + comm);
+    line += comm;
   }
+  setText(line);
 }
 
-void RunProgress::setText(const QString& text) { m_label->setText(text); }
+void RunProgress::setText(const QString& text) {
+  m_text = text;
+  showText();
+}
+
+void RunProgress::setPaused(bool paused) {
+  if (paused == m_paused) return;
+  m_paused = paused;
+  showText();
+}
+
+void RunProgress::showText() {
+  if (!m_paused) {
+    m_label->setText(m_text);
+  } else if (m_hasStep) {
+    m_label->setText(tr("Paused · %1").arg(m_text));
+  } else {
+    m_label->setText(tr("Paused before the first step: the data and the model are made ready, then the run waits "
+                        "for Resume"));
+  }
+}
 
 void RunProgress::setDevices(const std::vector<std::string>& devices, const QString& source) {
   m_devices->setText(describeDevices(devices));

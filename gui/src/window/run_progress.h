@@ -22,6 +22,10 @@ class RunProgress : public QWidget {
   void reset(const QString& text, int64_t plannedEpochs);
   void update(const StepMetrics& step);
   void setText(const QString& text);
+  // While paused the line says so, with where the run stands ("Paused · Epoch 2/5 · step 1,579/…"), or that no
+  // step has trained yet: never a stale "Starting: loading the data…".
+  void setPaused(bool paused);
+  bool isPaused() const { return m_paused; }
   QString text() const;
   int value() const;  // per mille of the planned steps
   // The devices of the run shown (train.devices: one entry per rank); `source` says whose they are (tooltip).
@@ -32,7 +36,12 @@ class RunProgress : public QWidget {
   QProgressBar* m_bar;
   QLabel* m_label;
   QLabel* m_devices;
+  void showText();
+
   int64_t m_epochs = 0;
+  QString m_text;  // what the line says, before "Paused"
+  bool m_hasStep = false;
+  bool m_paused = false;
 };
 
 QString formatDuration(double seconds);

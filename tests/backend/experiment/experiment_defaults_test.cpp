@@ -22,11 +22,11 @@ TEST(ExperimentDefaults, EmptyObjectIsTheDefaultExperiment) {
   const ParseResult result = parseExperiment(json::object());
   ASSERT_TRUE(result.ok()) << formatIssues(result.issues);
   const Experiment& e = result.experiment;
-  EXPECT_EQ(e.name, "fashion-mnist-cnn");
+  EXPECT_EQ(e.name, "");  // runs named after the model and the data
   EXPECT_EQ(e.seed, 42u);
   EXPECT_EQ(e.data.dataset, "fashion-mnist");
   EXPECT_EQ(e.data.val_fraction, 0.1);
-  EXPECT_TRUE(e.data.augment_enabled);
+  EXPECT_FALSE(e.data.augment_enabled);  // as in PyTorch: no transform unless one is written
   EXPECT_TRUE(e.data.augment.random_crop);
   EXPECT_EQ(e.data.augment.crop_padding, 2);
   EXPECT_TRUE(e.data.augment.horizontal_flip);
@@ -35,8 +35,10 @@ TEST(ExperimentDefaults, EmptyObjectIsTheDefaultExperiment) {
   EXPECT_EQ(e.model.torchscript, "");
   EXPECT_EQ(e.optimizer.name, "adamw");
   EXPECT_EQ(e.optimizer.lr, 1e-3);
-  EXPECT_EQ(e.optimizer.weight_decay, 0.05);
-  EXPECT_EQ(e.schedule.name, "cosine");
+  EXPECT_EQ(e.optimizer.weight_decay, 0.01);  // torch.optim.AdamW's
+  EXPECT_EQ(e.optimizer.momentum, 0.0);
+  EXPECT_TRUE(e.optimizer.decay_bias_and_norm);
+  EXPECT_EQ(e.schedule.name, "constant");  // no torch scheduler
   EXPECT_EQ(e.train.epochs, 15);
   EXPECT_EQ(e.train.batch_size, 128);
   EXPECT_EQ(e.train.devices, std::vector<std::string>{"cpu"});
@@ -63,22 +65,22 @@ TEST(ExperimentDefaults, MissingKeysKeepTheirDefaultsBesideGivenOnes) {
 // The complete written form of the defaults: pins every key name and the shape parseExperiment reads.
 TEST(ExperimentDefaults, WrittenDefaultsAreTheCompleteFile) {
   const json expected = json::parse(R"({
-    "name": "fashion-mnist-cnn",
+    "name": "",
     "seed": 42,
     "data": {
       "dataset": "fashion-mnist", "path": "", "limit": 0, "val_fraction": 0.1,
-      "augment": {"enabled": true, "random_crop": true, "crop_padding": 2, "horizontal_flip": true},
+      "augment": {"enabled": false, "random_crop": true, "crop_padding": 2, "horizontal_flip": true},
       "label_column": "label", "test_path": "", "test_fraction": 0.2,
       "synthetic": {"samples": 2048, "classes": 10, "shape": [1, 28, 28]}
     },
     "model": {"preset": "cnn", "layers": null, "torchscript": ""},
     "optimizer": {
-      "name": "adamw", "lr": 0.001, "weight_decay": 0.05, "momentum": 0.9, "nesterov": false,
-      "betas": [0.9, 0.999], "eps": 1e-8, "alpha": 0.99, "decay_bias_and_norm": false,
+      "name": "adamw", "lr": 0.001, "weight_decay": 0.01, "momentum": 0.0, "nesterov": false,
+      "betas": [0.9, 0.999], "eps": 1e-8, "alpha": 0.99, "decay_bias_and_norm": true,
       "fused": true
     },
     "schedule": {
-      "name": "cosine", "warmup_steps": 0, "warmup_start_factor": 0.01, "step_size": 1000, "milestones": [],
+      "name": "constant", "warmup_steps": 0, "warmup_start_factor": 0.01, "step_size": 1000, "milestones": [],
       "gamma": 0.1, "t_max": 0, "eta_min": 0.0, "pct_start": 0.3, "anneal_strategy": "cos", "div_factor": 25.0,
       "final_div_factor": 10000.0, "three_phase": false, "mode": "min", "factor": 0.1, "patience": 10,
       "threshold": 0.0001, "threshold_mode": "rel", "cooldown": 0, "min_lr": 0.0

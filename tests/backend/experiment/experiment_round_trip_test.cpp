@@ -25,7 +25,7 @@ Experiment everyFieldChanged() {
   e.data.path = "data/iris.csv";
   e.data.limit = 120;
   e.data.val_fraction = 0.25;
-  e.data.augment_enabled = false;
+  e.data.augment_enabled = true;
   e.data.augment.random_crop = false;
   e.data.augment.crop_padding = 4;
   e.data.augment.horizontal_flip = false;
@@ -47,7 +47,7 @@ Experiment everyFieldChanged() {
   e.optimizer.beta2 = 0.95;
   e.optimizer.eps = 1e-6;
   e.optimizer.alpha = 0.9;
-  e.optimizer.decay_bias_and_norm = true;
+  e.optimizer.decay_bias_and_norm = false;
   e.optimizer.fused = false;
   e.schedule.name = "multistep";
   e.schedule.warmup_steps = 100;

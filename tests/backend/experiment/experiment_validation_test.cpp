@@ -52,7 +52,7 @@ TEST(ExperimentValidation, WrongTypeSaysWhatWasExpectedAndFound) {
   EXPECT_CONTAINS(messageAt(result.issues, "train.early_stopping"), "expected true, false or an object");
   EXPECT_EQ(messageAt(result.issues, "optimizer.nesterov"), "expected true or false, got the string \"yes\"");
   EXPECT_EQ(messageAt(result.issues, "optimizer.lr"), "expected a number > 0, got the array [0.1]");
-  EXPECT_EQ(messageAt(result.issues, "name"), "expected a non-empty string, got 5");
+  EXPECT_EQ(messageAt(result.issues, "name"), "expected a string, got 5");
 }
 
 TEST(ExperimentValidation, NumberInQuotesGetsAHint) {

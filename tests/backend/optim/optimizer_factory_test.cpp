@@ -213,6 +213,7 @@ TEST(OptimizerFactoryTest, OneDimensionalParametersGetNoWeightDecayAndFrozenOnes
     config.name = name;
     config.nesterov = false;
     config.weight_decay = 0.25;
+    config.decay_bias_and_norm = false;  // torch's default (true) decays all in one group
     const auto optimizer = makeOptimizer(config, parameters);
     ASSERT_EQ(optimizer->param_groups().size(), 2u);
     EXPECT_EQ(namesOf(optimizer->param_groups()[0], parameters),
@@ -242,6 +243,7 @@ TEST(OptimizerFactoryTest, EmptyGroupsAreLeftOut) {
                                         {"b.weight", torch::ones({3}).requires_grad_(true)}};
   OptimizerConfig config;
   config.weight_decay = 0.5;
+  config.decay_bias_and_norm = false;
   const auto optimizer = makeOptimizer(config, only_vectors);
   ASSERT_EQ(optimizer->param_groups().size(), 1u);
   EXPECT_EQ(namesOf(optimizer->param_groups()[0], only_vectors),
@@ -268,6 +270,7 @@ TEST(OptimizerFactoryTest, SetLearningRateReachesEveryGroup) {
   const NamedParameters parameters = modelWithFrozenAndScalarParameters();
   OptimizerConfig config;
   config.lr = 0.5;
+  config.decay_bias_and_norm = false;  // two groups
   const auto optimizer = makeOptimizer(config, parameters);
   ASSERT_EQ(optimizer->param_groups().size(), 2u);
   for (const auto& group : optimizer->param_groups()) {

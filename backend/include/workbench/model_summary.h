@@ -1,0 +1,44 @@
+#pragma once
+// The model an experiment describes, layer by layer, computed without training and without allocating weights:
+// what each layer outputs, its parameters and its forward FLOPs. The run log prints the same table when a run
+// starts; the window shows it as the experiment is edited. Plain C++.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workbench/experiment.h"
+
+namespace wb {
+
+struct ModelSummaryRow {
+  std::string name;    // the state-dict prefix of the layer ("3", "3.layers.0"); a parameter's name for TorchScript
+  std::string type;    // the layer type ("conv2d"); "parameter" for a TorchScript model's rows
+  int depth = 0;       // 0 for the model's own layers, 1 inside a residual's branches, ...
+  std::vector<int64_t> shape;  // the layer's output for one sample; a TorchScript parameter's own shape
+  int64_t parameters = 0;      // trainable parameters (a residual's include its branches')
+  bool trainable = true;       // TorchScript parameters may be frozen (requires_grad false)
+  int64_t flops = -1;          // forward FLOPs for one sample (multiply-adds count 2); -1 when unknown
+};
+
+struct ModelSummary {
+  // Problems that keep the model from being summarized (a layer that does not fit its input, a missing
+  // dataset or TorchScript file), with the JSON path at fault. When not empty, the rest is empty.
+  std::vector<ValidationIssue> issues;
+  bool torchscript = false;          // rows are the module's parameters, not layers, and FLOPs are unknown
+  std::vector<int64_t> input_shape;  // one sample, without the batch dimension
+  std::vector<int64_t> output_shape;
+  int64_t num_classes = 0;
+  std::vector<ModelSummaryRow> rows;  // in forward order; a residual's branch layers follow it
+  int64_t total_parameters = 0;       // trainable parameters of the whole model (nested rows counted once)
+  int64_t frozen_parameters = 0;      // TorchScript parameters that do not train
+  int64_t total_flops = -1;           // per sample; -1 when unknown
+
+  bool ok() const { return issues.empty(); }
+};
+
+// Reads only the dataset's headers (its sample shape and class count) and, for model.torchscript, loads the
+// module. Never throws for a bad experiment: the problem comes back in `issues`. Safe on any thread.
+ModelSummary summarizeModel(const Experiment& experiment);
+
+}  // namespace wb

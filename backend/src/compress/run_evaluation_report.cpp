@@ -1,0 +1,112 @@
+// evaluateRunDetailed (workbench/evaluation_report.h) and evaluateArtifact (workbench/compression.h): a run's
+// model, or one of its compressed artifacts, on the run's test split. Here rather than in train/ because an
+// artifact (int8 included) needs the compression module's inference models.
+#include <filesystem>
+
+#include "compress/model_artifact.h"
+#include "data/dataset.h"
+#include "data/dataset_catalog.h"
+#include "model/model.h"
+#include "train/device_selection.h"
+#include "train/split_predictions.h"
+#include "workbench/compression.h"
+#include "workbench/errors.h"
+#include "workbench/evaluation_report.h"
+#include "workbench/system_info.h"
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kArtifactsFolder = "compressed";
+constexpr int64_t kArtifactBatch = 500;  // int8 kernels run on the CPU; batches of this size keep them busy
+
+Experiment runExperiment(const std::string& run_dir) {
+  if (!fs::is_directory(run_dir)) {
+    throw UserError("Run folder not found: " + run_dir, "Pass a folder made by `workbench-cli train` (under runs/).");
+  }
+  const ParseResult parsed = loadExperimentFile(run_dir + "/experiment.json");
+  if (!parsed.ok()) {
+    throw UserError(run_dir + " is not a usable run folder: " + formatIssues(parsed.issues),
+                    "The run folder's experiment.json is missing or damaged.");
+  }
+  return parsed.experiment;
+}
+
+std::string artifactFolder(const std::string& run_dir, const std::string& artifact) {
+  const std::string folder = fs::path(artifact).is_absolute() ? artifact : run_dir + "/" + artifact;
+  if (isCompleteArtifact(folder)) return folder;
+  std::string names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(run_dir + "/" + kArtifactsFolder, ec)) {
+    if (isCompleteArtifact(entry.path().string())) {
+      names += std::string(names.empty() ? "" : ", ") + kArtifactsFolder + "/" + entry.path().filename().string();
+    }
+  }
+  throw UserError("No model artifact " + folder + (fs::exists(folder) ? " (its pass did not finish)" : ""),
+                  names.empty() ? "Run `workbench-cli compress " + run_dir + "` first."
+                                : "The run's artifacts: " + names);
+}
+
+SplitPredictions predictWithRunModel(const std::string& run_dir, const Experiment& e, const Dataset& data,
+                                     const EvaluationOptions& options) {
+  torch::Device device = torch::kCPU;
+  if (!e.train.devices.empty() && checkDevice(e.train.devices[0]).empty()) device = resolveDevice(e.train.devices[0]);
+  auto model = buildModel(e.model, data.sample_shape, data.num_classes);
+  model->load(run_dir + "/model.pt");
+  model->to(device);
+  model->train(false);
+  // The batch evaluateRunDir uses, so both read the same sums.
+  return predictSplit([&model](const torch::Tensor& x) { return model->forward(x); }, data.test_x, data.test_y,
+                      std::max<int64_t>(256, e.train.batch_size * 2), device, options);
+}
+
+SplitPredictions predictWithArtifact(const std::string& folder, const Dataset& data,
+                                     const EvaluationOptions& options) {
+  const ModelArtifact a = loadArtifact(folder);
+  if (a.input_shape != data.sample_shape || a.num_classes != data.num_classes) {
+    throw UserError("artifact " + folder + " takes samples " + shapeToString(a.input_shape) + " with " +
+                        std::to_string(a.num_classes) + " classes, but the run's data has " +
+                        shapeToString(data.sample_shape) + " with " + std::to_string(data.num_classes),
+                    "The artifact belongs to another run.");
+  }
+  auto model = makeInferenceModel(a);
+  return predictSplit([&model](const torch::Tensor& x) { return model->forward(x); }, data.test_x, data.test_y,
+                      kArtifactBatch, torch::kCPU, options);
+}
+
+}  // namespace
+
+EvaluationReport evaluateRunDetailed(const std::string& run_dir, const EvaluationOptions& options) {
+  const Experiment e = runExperiment(run_dir);
+  // Checked before the data load (seconds): a missing model or artifact is answered at once.
+  const std::string folder = options.model.empty() ? std::string() : artifactFolder(run_dir, options.model);
+  if (options.model.empty() && !fs::exists(run_dir + "/model.pt")) {
+    throw UserError("The run in " + run_dir + " has no model.pt (it did not finish, or failed).",
+                    "Evaluate a run whose summary.json says completed, stopped or early_stopped.");
+  }
+  configureThreads(e.train.threads);
+  const Dataset data = loadDataset(e.data, e.seed);
+  const SplitPredictions predictions = options.model.empty() ? predictWithRunModel(run_dir, e, data, options)
+                                                             : predictWithArtifact(folder, data, options);
+  EvaluationReport report = evaluationReport(predictions, data, options);
+  report.run_dir = run_dir;
+  report.model = options.model;
+  report.dataset = datasetInfo(e.data.dataset).display_name;
+  return report;
+}
+
+EvalResult evaluateArtifact(const std::string& run_dir, const std::string& artifact) {
+  EvaluationOptions options;
+  options.model = artifact;
+  options.max_misclassified = 0;
+  const EvaluationReport report = evaluateRunDetailed(run_dir, options);
+  EvalResult r;
+  r.loss = report.loss;
+  r.accuracy = report.figures.accuracy;
+  r.samples = report.figures.samples;
+  return r;
+}
+
+}  // namespace wb

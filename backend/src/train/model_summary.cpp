@@ -1,0 +1,126 @@
+// summarizeModel (declared in workbench/model_summary.h): the layer table of an experiment's model, from the
+// layer list's own shape and cost rules (the figures the run log prints), without weights.
+#include "workbench/model_summary.h"
+
+#include <exception>
+
+#include "data/dataset.h"
+#include "model/layer_list.h"
+#include "model/model.h"
+#include "model/residual_layer.h"
+#include "model/torchscript_model.h"
+#include "workbench/errors.h"
+
+namespace wb {
+namespace {
+
+void appendRows(std::vector<ModelSummaryRow>& rows, const std::vector<LayerPtr>& layers, const Shape& input,
+                const std::string& prefix, int depth) {
+  Shape current = input;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const Layer& layer = *layers[i];
+    ModelSummaryRow row;
+    row.name = prefix + std::to_string(i);
+    row.type = layer.type();
+    row.depth = depth;
+    row.shape = layer.outputShape(current);
+    row.parameters = layer.parameterCount(current);
+    row.flops = layer.flopsPerSample(current);
+    rows.push_back(row);
+    // The branches follow their residual, named as their state-dict keys are ("3.layers.0", "3.shortcut.0").
+    if (const auto* residual = dynamic_cast<const ResidualLayer*>(&layer)) {
+      appendRows(rows, residual->body(), current, row.name + ".layers.", depth + 1);
+      appendRows(rows, residual->shortcut(), current, row.name + ".shortcut.", depth + 1);
+    }
+    current = row.shape;
+  }
+}
+
+void summarizeLayers(ModelSummary& summary, const Experiment& e) {
+  const bool preset = !e.model.layers.is_array();
+  const std::string where = preset ? "model.preset" : "model.layers";
+  nlohmann::json list;
+  try {
+    list = preset ? presetLayers(e.model.preset, summary.input_shape, summary.num_classes) : e.model.layers;
+  } catch (const UserError& error) {
+    summary.issues.push_back({where, error.what()});
+    return;
+  }
+  // The same checks as Start runs, so the table never shows a model the engine would refuse.
+  summary.issues = checkLayers(list, summary.input_shape, summary.num_classes);
+  if (preset) {
+    for (ValidationIssue& issue : summary.issues) issue.path = "model.preset";  // as checkExperiment names them
+  }
+  if (!summary.ok()) return;
+  std::vector<ValidationIssue> parse_issues;
+  const std::vector<LayerPtr> layers = parseLayerList(list, "model.layers", parse_issues);
+  if (!parse_issues.empty()) {
+    summary.issues = parse_issues;
+    return;
+  }
+  try {
+    appendRows(summary.rows, layers, summary.input_shape, "", 0);
+    // The top-level list's output: the last row may belong to a residual's branch.
+    const std::vector<Shape> shapes = inferShapes(layers, summary.input_shape, "layers");
+    summary.output_shape = shapes.empty() ? summary.input_shape : shapes.back();
+    summary.total_parameters = parameterCount(layers, summary.input_shape);
+    summary.total_flops = flopsPerSample(layers, summary.input_shape);
+  } catch (const ShapeError& error) {
+    summary.rows.clear();
+    summary.issues.push_back({where + (error.path().empty() ? "" : "." + error.path()), error.what()});
+  }
+}
+
+void summarizeTorchScript(ModelSummary& summary, const Experiment& e) {
+  summary.torchscript = true;
+  try {
+    TorchScriptModel model(e.model.torchscript, summary.input_shape, summary.num_classes);
+    for (const auto& [name, tensor] : model.namedParameters()) {
+      ModelSummaryRow row;
+      row.name = name;
+      row.type = "parameter";
+      row.shape = tensor.sizes().vec();
+      row.parameters = tensor.numel();
+      row.trainable = tensor.requires_grad();
+      (row.trainable ? summary.total_parameters : summary.frozen_parameters) += row.parameters;
+      summary.rows.push_back(std::move(row));
+    }
+    summary.output_shape = model.info().output_shape;
+  } catch (const UserError& error) {
+    summary.issues.push_back({"model.torchscript", error.what()});
+  }
+}
+
+}  // namespace
+
+ModelSummary summarizeModel(const Experiment& experiment) {
+  ModelSummary summary;
+  try {
+    const DataShape data = probeDataShape(experiment.data);
+    summary.input_shape = data.sample_shape;
+    summary.num_classes = data.num_classes;
+  } catch (const UserError& error) {
+    summary.issues.push_back({experiment.data.path.empty() ? "data.dataset" : "data.path", error.what()});
+    return summary;
+  }
+  try {
+    if (!experiment.model.torchscript.empty()) {
+      summarizeTorchScript(summary, experiment);
+    } else {
+      summarizeLayers(summary, experiment);
+    }
+  } catch (const std::exception& error) {
+    // A model the rules above let through but LibTorch refuses (a TorchScript module that throws inside).
+    summary.rows.clear();
+    summary.issues.push_back({"model", error.what()});
+  }
+  if (!summary.ok()) {
+    summary.rows.clear();
+    summary.total_parameters = 0;
+    summary.frozen_parameters = 0;
+    summary.total_flops = -1;
+  }
+  return summary;
+}
+
+}  // namespace wb

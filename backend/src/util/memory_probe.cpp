@@ -1,0 +1,71 @@
+#include "util/memory_probe.h"
+
+#include <cstdio>
+#include <cstring>
+
+#ifdef WB_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace wb {
+namespace {
+
+// The value of a "Key:   123 kB" line of a /proc file, in bytes; -1 when absent.
+int64_t procKilobytes(const char* file, const char* key) {
+  std::FILE* f = std::fopen(file, "r");
+  if (!f) return -1;
+  char line[256];
+  const size_t key_length = std::strlen(key);
+  int64_t bytes = -1;
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, key_length) == 0 && line[key_length] == ':') {
+      long long kb = 0;
+      if (std::sscanf(line + key_length + 1, "%lld", &kb) == 1) bytes = static_cast<int64_t>(kb) * 1024;
+      break;
+    }
+  }
+  std::fclose(f);
+  return bytes;
+}
+
+}  // namespace
+
+bool resetPeakRss() {
+  // "5" resets the peak RSS to the current RSS (Linux 4.0+); the process may always write its own clear_refs.
+  std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+  if (!f) return false;
+  const bool ok = std::fputs("5", f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
+
+int64_t peakRssBytes() {
+  const int64_t bytes = procKilobytes("/proc/self/status", "VmHWM");
+  return bytes < 0 ? 0 : bytes;
+}
+
+int64_t availableHostMemoryBytes() {
+  const int64_t bytes = procKilobytes("/proc/meminfo", "MemAvailable");
+  return bytes < 0 ? 0 : bytes;
+}
+
+#ifdef WB_WITH_CUDA
+CudaDeviceMemory cudaDeviceMemory(int device_index) {
+  CudaDeviceMemory out;
+  c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_index));
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return out;
+  out.valid = true;
+  out.free_bytes = static_cast<int64_t>(free_bytes);
+  out.total_bytes = static_cast<int64_t>(total_bytes);
+  return out;
+}
+
+void releaseCachedCudaMemory() { c10::cuda::CUDACachingAllocator::emptyCache(); }
+#else
+CudaDeviceMemory cudaDeviceMemory(int) { return {}; }
+void releaseCachedCudaMemory() {}
+#endif
+
+}  // namespace wb

@@ -1,0 +1,128 @@
+// The Model tab's table: rows and totals from the layer list's rules, equal to what LibTorch and PyTorch count.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <torch/script.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "model/model.h"
+#include "backend/train/test_experiments.h"
+#include "workbench/model_summary.h"
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+
+Experiment fashionExperiment(const std::string& preset) {
+  Experiment e = test::smallMlpExperiment(fs::temp_directory_path().string());
+  e.model.preset = preset;
+  return e;
+}
+
+int64_t libtorchCount(const Experiment& e) {
+  auto model = buildModel(e.model, {1, 28, 28}, 10);
+  int64_t n = 0;
+  for (const torch::Tensor& p : model->parameters()) n += p.numel();
+  return n;
+}
+
+TEST(ModelSummary, MlpRowsAndTotalsMatchLibTorchAndPyTorch) {
+  const Experiment e = fashionExperiment("mlp");
+  const ModelSummary s = summarizeModel(e);
+  ASSERT_TRUE(s.ok()) << formatIssues(s.issues);
+  EXPECT_FALSE(s.torchscript);
+  EXPECT_EQ(s.input_shape, (std::vector<int64_t>{1, 28, 28}));
+  EXPECT_EQ(s.output_shape, (std::vector<int64_t>{10}));
+  // flatten, linear, relu, dropout, linear, relu, linear
+  ASSERT_EQ(s.rows.size(), 7u);
+  EXPECT_EQ(s.rows[0].type, "flatten");
+  EXPECT_EQ(s.rows[0].shape, (std::vector<int64_t>{784}));
+  EXPECT_EQ(s.rows[1].type, "linear");
+  EXPECT_EQ(s.rows[1].name, "1");
+  EXPECT_EQ(s.rows[1].parameters, 784 * 256 + 256);
+  EXPECT_EQ(s.rows[1].flops, 2 * 784 * 256);
+  EXPECT_EQ(s.rows[2].parameters, 0);
+  int64_t sum = 0, flops = 0;
+  for (const ModelSummaryRow& row : s.rows) {
+    sum += row.parameters;
+    flops += row.flops;
+  }
+  EXPECT_EQ(sum, s.total_parameters);
+  EXPECT_EQ(flops, s.total_flops);
+  EXPECT_EQ(s.total_parameters, libtorchCount(e));
+  EXPECT_EQ(s.total_parameters, buildModel(e.model, {1, 28, 28}, 10)->info().parameters);  // the run log's figure
+
+  // PyTorch's own count of the same network.
+  const std::string cmd = std::string(WB_PYTHON) +
+                          " -c 'import torch.nn as n; m = n.Sequential(n.Flatten(), n.Linear(784, 256), n.ReLU(), "
+                          "n.Dropout(0.2), n.Linear(256, 128), n.ReLU(), n.Linear(128, 10)); "
+                          "print(sum(p.numel() for p in m.parameters()))'";
+  std::FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  long long python_count = -1;
+  ASSERT_EQ(std::fscanf(pipe, "%lld", &python_count), 1);
+  ::pclose(pipe);
+  EXPECT_EQ(s.total_parameters, python_count);
+}
+
+TEST(ModelSummary, ResidualBranchesAreNestedAndCountedOnce) {
+  const Experiment e = fashionExperiment("resnet");
+  const ModelSummary s = summarizeModel(e);
+  ASSERT_TRUE(s.ok()) << formatIssues(s.issues);
+  int64_t top = 0, nested = 0;
+  for (const ModelSummaryRow& row : s.rows) {
+    if (row.depth == 0) top += row.parameters;
+    if (row.depth > 0) ++nested;
+  }
+  EXPECT_GT(nested, 0);
+  EXPECT_EQ(top, s.total_parameters);
+  EXPECT_EQ(s.total_parameters, libtorchCount(e));
+  for (const ModelSummaryRow& row : s.rows) {
+    if (row.depth > 0) {
+      EXPECT_TRUE(row.name.find(".layers.") != std::string::npos || row.name.find(".shortcut.") != std::string::npos)
+          << row.name;
+    }
+  }
+}
+
+TEST(ModelSummary, ProblemsComeBackWithTheirPaths) {
+  Experiment e = fashionExperiment("mlp");
+  e.model.preset = "";
+  e.model.layers = nlohmann::json::array({{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}},
+                                          {{"type", "linear"}, {"out_features", 10}}});
+  const ModelSummary bad = summarizeModel(e);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.rows.empty());
+  EXPECT_EQ(bad.issues.front().path.rfind("model.layers", 0), 0u) << bad.issues.front().path;
+
+  Experiment missing = fashionExperiment("mlp");
+  missing.data.path = "/no/such/folder";
+  const ModelSummary nodata = summarizeModel(missing);
+  ASSERT_FALSE(nodata.ok());
+  EXPECT_EQ(nodata.issues.front().path, "data.path");
+}
+
+TEST(ModelSummary, TorchScriptListsItsParameters) {
+  const std::string dir = test::freshDir("summary-ts");
+  torch::jit::Module m("Tiny");
+  m.register_parameter("weight", torch::randn({10, 784}).requires_grad_(), false);
+  m.register_parameter("bias", torch::zeros({10}).requires_grad_(), false);
+  m.define("def forward(self, x):\n  return x.flatten(1).matmul(self.weight.t()) + self.bias\n");
+  m.save(dir + "/tiny.pt");
+  Experiment e = fashionExperiment("");
+  e.model.torchscript = dir + "/tiny.pt";
+  const ModelSummary s = summarizeModel(e);
+  ASSERT_TRUE(s.ok()) << formatIssues(s.issues);
+  EXPECT_TRUE(s.torchscript);
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(s.total_parameters, 7850);
+  EXPECT_EQ(s.total_flops, -1);
+  EXPECT_EQ(s.output_shape, (std::vector<int64_t>{10}));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace wb

@@ -1,0 +1,147 @@
+// The CLI's own door: --version, help for every command, unknown commands, and the bash completion.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <regex>
+#include <sstream>
+
+#include "cli/cli_runner.h"
+
+namespace {
+
+using wb::test::runCli;
+
+// Each CLI start re-executes itself once to set OMP_WAIT_POLICY (ensurePassiveOpenMpWait) unless it is set;
+// these tests start it dozens of times, so they set it, for their own duration only.
+class PassiveOpenMp {
+ public:
+  PassiveOpenMp() {
+    if (const char* v = std::getenv("OMP_WAIT_POLICY")) m_saved = v;
+    ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+  }
+  ~PassiveOpenMp() {
+    if (m_saved.empty()) {
+      ::unsetenv("OMP_WAIT_POLICY");
+    } else {
+      ::setenv("OMP_WAIT_POLICY", m_saved.c_str(), 1);
+    }
+  }
+
+ private:
+  std::string m_saved;
+};
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+TEST(CliHelp, VersionNamesTheProjectLibTorchAndTheBlas) {
+  const auto r = runCli("--version");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("^workbench-cli [0-9]+\\.[0-9]+\\.[0-9]+\n"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nLibTorch [0-9]+\\.[0-9]+"))) << r.out;
+  // This machine's LibTorch multiplies matrices in OpenBLAS (scripts/setup.sh); the line names its version.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nBLAS: (OpenBLAS [0-9]+\\.[0-9]+|reference BLAS|Intel MKL|BLIS)")))
+      << r.out;
+  EXPECT_NE(r.out.find("CUDA: "), std::string::npos) << r.out;
+  EXPECT_EQ(runCli("version").out, r.out);
+}
+
+TEST(CliHelp, HelpListsEveryCommandAndEachHasItsOwnHelp) {
+  const PassiveOpenMp passive;
+  const auto listed = runCli("help --commands");
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  const std::vector<std::string> commands = lines(listed.out);
+  ASSERT_GE(commands.size(), 10u) << listed.out;
+  const auto usage = runCli("help");
+  ASSERT_EQ(usage.status, 0) << usage.err;
+  for (const std::string& command : commands) {
+    EXPECT_NE(usage.out.find(" " + command + " "), std::string::npos) << command << " missing from:\n" << usage.out;
+    const auto help = runCli("help " + command);
+    EXPECT_EQ(help.status, 0) << command << ": " << help.err;
+    EXPECT_EQ(help.out.rfind("usage: workbench-cli " + command, 0), 0u) << command << ":\n" << help.out;
+    const auto dashed = runCli(command + " --help");
+    EXPECT_EQ(dashed.status, 0) << command << ": " << dashed.err;
+    EXPECT_EQ(dashed.out, help.out) << command;
+    EXPECT_NE(help.out.find("\nExample"), std::string::npos) << command << " has no examples:\n" << help.out;
+  }
+}
+
+TEST(CliHelp, UnknownCommandIsNamedWithASuggestion) {
+  const auto r = runCli("trian --set train.max_steps=1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown command 'trian'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'train'?"), std::string::npos) << r.err;
+  const auto help = runCli("help exprot");
+  EXPECT_EQ(help.status, 2);
+  EXPECT_NE(help.err.find("did you mean 'export'?"), std::string::npos) << help.err;
+  const auto none = runCli("");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("usage: workbench-cli"), std::string::npos) << none.err;
+}
+
+TEST(CliHelp, KeysListsTheSchemaWithDefaults) {
+  const auto r = runCli("keys");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\ntrain\\.epochs +[0-9]+\n"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\noptimizer\\.name +\"[a-z]+\"\n"))) << r.out;
+  const auto names = runCli("keys --names");
+  ASSERT_EQ(names.status, 0);
+  for (const std::string& key : lines(names.out)) {
+    // Every listed key is one --set accepts (checked by the same schema, so a typo would be refused).
+    EXPECT_TRUE(std::regex_match(key, std::regex("[a-z_]+(\\.[a-z_0-9]+)*"))) << key;
+  }
+  EXPECT_NE(names.out.find("\nschedule.warmup_steps\n"), std::string::npos);
+}
+
+// Sources the completion script in bash and asks it what it would offer, as a user's <TAB> does.
+std::vector<std::string> complete(const std::string& words) {
+  const std::string script = std::string(WB_SOURCE_DIR) + "/resources/completion/workbench-cli";
+  const std::string program =
+      "source '" + script + "'; COMP_WORDS=(" + std::string(WB_CLI) + " " + words + "); " +
+      "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); " +
+      (words.empty() || words.back() == ' ' ? "COMP_WORDS+=(''); COMP_CWORD=$((COMP_CWORD + 1)); " : "") +
+      "_workbench_cli; printf '%s\\n' \"${COMPREPLY[@]}\"";
+  std::string quoted;
+  for (char c : program) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  const std::string cmd = "bash -c '" + quoted + "' 2>&1";
+  std::string out;
+  if (std::FILE* pipe = ::popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
+    ::pclose(pipe);
+  }
+  return lines(out);
+}
+
+TEST(CliCompletion, CompletesCommandsOptionsAndExperimentKeys) {
+  EXPECT_EQ(complete("tr"), std::vector<std::string>{"train"});
+  EXPECT_EQ(complete("ex"), (std::vector<std::string>{"export", "examples"}));
+  EXPECT_EQ(complete("train --set train.ep"), std::vector<std::string>{"train.epochs="});
+  EXPECT_EQ(complete("train --set optimizer.be"), std::vector<std::string>{"optimizer.betas="});
+  const auto train_options = complete("train --j");
+  EXPECT_EQ(train_options, std::vector<std::string>{"--json"});
+  EXPECT_EQ(complete("export RUN --format o"), std::vector<std::string>{"onnx"});
+  EXPECT_EQ(complete("train --example cn"), (std::vector<std::string>{"cnn", "cnn-prune-quantize"}));
+}
+
+TEST(CliCompletion, CompletesEveryCommandTheHelpLists) {
+  const std::vector<std::string> commands = lines(runCli("help --commands").out);
+  std::vector<std::string> offered;
+  for (const std::string& c : complete("")) {
+    if (c[0] != '-') offered.push_back(c);
+  }
+  std::vector<std::string> sorted_commands = commands;
+  std::sort(sorted_commands.begin(), sorted_commands.end());
+  std::sort(offered.begin(), offered.end());
+  EXPECT_EQ(offered, sorted_commands) << "resources/completion/workbench-cli lists other commands than `help`";
+}
+
+}  // namespace

@@ -1,0 +1,162 @@
+// The charts keep their data in sight: legends outside the plot (and only once there is data), placeholders
+// that fit, axes that start over for a new run, whole-step ticks with one point, and a memory axis that does not
+// magnify a nearly flat line into a staircase.
+
+#include <cmath>
+
+#include <QtTest>
+
+#include "charts/charts_panel.h"
+#include "charts/metric_chart.h"
+
+using namespace wb;
+using namespace wb::gui;
+
+namespace {
+
+std::vector<StepMetrics> steps(int64_t first, int64_t last, double rssMiB = 450, double wobbleMiB = 0) {
+  std::vector<StepMetrics> out;
+  for (int64_t s = first; s <= last; ++s) {
+    StepMetrics m;
+    m.step = s;
+    m.epoch = 1;
+    m.total_steps = 1000;
+    m.loss = 2.0 / (1.0 + static_cast<double>(s) * 0.01);
+    m.lr = 1e-3;
+    m.samples_per_sec = 5000 + static_cast<double>(s % 7) * 100;
+    // A run's resident memory creeping up by a few MiB.
+    m.cpu_rss_bytes = static_cast<int64_t>((rssMiB + wobbleMiB * static_cast<double>(s - first) /
+                                                          std::max<double>(1.0, static_cast<double>(last - first))) *
+                                           1024 * 1024);
+    out.push_back(m);
+  }
+  return out;
+}
+
+void showPanel(ChartsPanel& panel) {
+  panel.resize(1100, 560);
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+}
+
+}  // namespace
+
+class ChartsTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void legendsStayOutOfThePlotAndAppearWithData() {
+    ChartsPanel panel;
+    showPanel(panel);
+    panel.addTrace(QStringLiteral("live"), QStringLiteral("tiny"));
+    panel.replotAllNow();
+    // Before data: no legend box anywhere, the Gradients chart included.
+    for (MetricChart* c : panel.charts()) {
+      QVERIFY2(!c->legendPlaced() && !c->legend->visible(), qPrintable(c->title()));
+    }
+    panel.appendSteps(QStringLiteral("live"), steps(1, 200));
+    panel.replotAllNow();
+    for (ChartId id : {ChartId::Loss, ChartId::Throughput, ChartId::LearningRate, ChartId::Memory}) {
+      MetricChart* c = panel.chart(id);
+      QVERIFY2(c->legendPlaced() && c->legend->visible(), qPrintable(c->title()));
+      // Above the plot, never over it.
+      QVERIFY2(!c->legend->outerRect().intersects(c->axisRect()->rect()), qPrintable(c->title()));
+      QVERIFY(c->legend->outerRect().bottom() <= c->axisRect()->rect().top());
+    }
+    // No gradient norm measured: still no legend on that chart.
+    QVERIFY(!panel.chart(ChartId::Gradients)->legendPlaced());
+    QVERIFY(!panel.chart(ChartId::Gradients)->legend->visible());
+    // Folded away by the user: the plot takes the room.
+    MetricChart* loss = panel.chart(ChartId::Loss);
+    const int plotHeight = loss->axisRect()->rect().height();
+    loss->setLegendShown(false);
+    loss->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(!loss->legendPlaced());
+    QVERIFY(loss->axisRect()->rect().height() > plotHeight);
+  }
+
+  void placeholdersFitTheirCharts() {
+    ChartsPanel panel;
+    panel.resize(900, 500);  // narrow charts, as beside the editor and the docks
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.replotAllNow();
+    for (MetricChart* c : panel.charts()) {
+      const QFontMetrics metrics(c->font());
+      for (const QString& line : c->emptyTextShown().split(QLatin1Char('\n'))) {
+        QVERIFY2(metrics.horizontalAdvance(line) <= c->axisRect()->rect().width(),
+                 qPrintable(c->title() + QStringLiteral(": ") + line));
+      }
+    }
+  }
+
+  void axesStartOverForANewRun() {
+    ChartsPanel panel;
+    showPanel(panel);
+    panel.addTrace(QStringLiteral("live"), QStringLiteral("first"));
+    panel.appendSteps(QStringLiteral("live"), steps(1, 3000));
+    panel.replotAllNow();
+    MetricChart* loss = panel.chart(ChartId::Loss);
+    QVERIFY(loss->xAxis->range().upper >= 2900);
+    // The user zooms in: the chart stops following.
+    QWheelEvent wheel(QPointF(loss->axisRect()->center()), loss->mapToGlobal(QPointF(loss->axisRect()->center())),
+                      QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(loss, &wheel);
+    QVERIFY(!loss->followsData());
+    // A new run: its own range, not the old run's or the old zoom.
+    panel.removeTrace(QStringLiteral("live"));
+    panel.addTrace(QStringLiteral("live"), QStringLiteral("second"));
+    panel.replotAllNow();
+    QVERIFY(loss->followsData());
+    QVERIFY2(loss->xAxis->range().upper <= 1.0, qPrintable(QString::number(loss->xAxis->range().upper)));
+    panel.appendSteps(QStringLiteral("live"), steps(1, 10));
+    panel.replotAllNow();
+    QVERIFY2(loss->xAxis->range().upper < 20, qPrintable(QString::number(loss->xAxis->range().upper)));
+  }
+
+  void onePointGetsWholeStepTicks() {
+    ChartsPanel panel;
+    showPanel(panel);
+    panel.addTrace(QStringLiteral("live"), QStringLiteral("tiny"));
+    EpochMetrics epoch;
+    epoch.epoch = 1;
+    epoch.step = 15;
+    epoch.train_accuracy = 0.5;
+    epoch.val_loss = 1.2;
+    epoch.val_accuracy = 0.55;
+    panel.appendEpochs(QStringLiteral("live"), {epoch});
+    panel.replotAllNow();
+    MetricChart* accuracy = panel.chart(ChartId::Accuracy);
+    const QCPRange x = accuracy->xAxis->range();
+    QVERIFY(x.lower >= 0);
+    QVERIFY(x.contains(15));
+    QVERIFY(!accuracy->xAxis->tickVector().isEmpty());
+    for (double t : accuracy->xAxis->tickVector()) {
+      QVERIFY2(t == std::floor(t), qPrintable(QString::number(t)));  // no step 14.5
+    }
+  }
+
+  void aNearlyFlatMemoryLineStaysFlat() {
+    ChartsPanel panel;
+    showPanel(panel);
+    panel.addTrace(QStringLiteral("live"), QStringLiteral("tiny"));
+    panel.appendSteps(QStringLiteral("live"), steps(1, 500, 448.0, 3.5));  // 448 → 451.5 MiB
+    panel.replotAllNow();
+    const QCPRange y = panel.chart(ChartId::Memory)->yAxis->range();
+    // The 3.5 MiB creep takes under a tenth of the axis, not all of it.
+    QVERIFY2(y.size() >= 0.10 * 451.5, qPrintable(QStringLiteral("%1 .. %2").arg(y.lower).arg(y.upper)));
+    QVERIFY(y.contains(448.0) && y.contains(451.5));
+    QVERIFY(y.lower >= 0);
+    // A real rise still fills the axis.
+    ChartsPanel rising;
+    showPanel(rising);
+    rising.addTrace(QStringLiteral("live"), QStringLiteral("tiny"));
+    rising.appendSteps(QStringLiteral("live"), steps(1, 500, 200.0, 1800.0));
+    rising.replotAllNow();
+    const QCPRange r = rising.chart(ChartId::Memory)->yAxis->range();
+    QVERIFY(r.size() < 1.2 * 1800.0);
+  }
+};
+
+QTEST_MAIN(ChartsTest)
+#include "charts_test.moc"
