@@ -145,18 +145,23 @@ void MetricChart::setLegendShown(bool shown) {
   replot(QCustomPlot::rpQueuedReplot);
 }
 
+void MetricChart::fitLegendColumns() {
+  // As many entries side by side as the width holds; more wrap to further rows.
+  int widest = 1;
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    // itemCount() counts the grid's cells: a wrapped legend's last row has empty ones (null).
+    if (QCPAbstractLegendItem* item = legend->item(i)) widest = std::max(widest, item->minimumOuterSizeHint().width());
+  }
+  const int columns = std::max(1, (width() - 40) / (widest + legend->columnSpacing()));
+  if (legend->wrap() == columns) return;
+  legend->setWrap(columns);
+  // setWrap alone only applies to entries added later: the ones there are laid out again.
+  legend->setFillOrder(legend->fillOrder(), true);
+}
+
 void MetricChart::placeLegend() {
   const bool wanted = m_legendShown && legend->itemCount() > 0 && totalPointCount() > 0;
-  if (wanted) {
-    // As many entries side by side as the width holds; more wrap to further rows.
-    int widest = 1;
-    for (int i = 0; i < legend->itemCount(); ++i) {
-      // itemCount() counts the grid's cells: a wrapped legend's last row has empty ones (null).
-      if (QCPAbstractLegendItem* item = legend->item(i)) widest = std::max(widest, item->minimumOuterSizeHint().width());
-    }
-    const int columns = std::max(1, (width() - 40) / (widest + legend->columnSpacing()));
-    if (legend->wrap() != columns) legend->setWrap(columns);
-  }
+  if (wanted) fitLegendColumns();
   if (wanted == m_legendPlaced) return;
   if (wanted) {
     plotLayout()->insertRow(1);
@@ -454,6 +459,7 @@ void MetricChart::rescaleFromCache() {
 }
 
 void MetricChart::updateViews() {
+  if (m_legendPlaced) fitLegendColumns();  // a resize changes how many entries fit side by side
   const QCPRange range = xAxis->range();
   const int width = axisRect()->width();
   const bool viewMoved = range != m_viewRange || width != m_viewWidth;

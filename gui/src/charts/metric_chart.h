@@ -119,6 +119,7 @@ class MetricChart : public QCustomPlot {
   void hideHover();
   void updateEmptyText();
   void placeLegend();
+  void fitLegendColumns();
   void resetAxes();
   Series* find(int series);
   const Series* find(int series) const;
