@@ -217,10 +217,12 @@ TEST(BatchSizeFinder, ASmallLimitFindsABatchThatFitsUnderItAndABiggerLimitABigge
   }
   const int64_t p128 = trialOf(all, 128)->peak_bytes, p512 = trialOf(all, 512)->peak_bytes;
   const int64_t p1024 = trialOf(all, 1024)->peak_bytes;
-  // The step's memory grows with the batch: 384 more samples of 64 KiB, held several times over. (Between 512
+  // The step's memory grows with the batch: 384 more samples of 64 KiB (24 MiB), held more than once. (Between 512
   // and 1024 the resident peak is not compared: glibc may serve the larger trial from pages the smaller one
   // left resident, and on a loaded machine the two peaks came out within 0.1 % of each other.)
-  ASSERT_GT(p512 - p128, 64 << 20) << describe(all);
+  // Measured on a loaded 2-core machine: 527 MiB at 128, 591 MiB at 512; half that growth is the bar, so the
+  // page-granular resident peak cannot make the test flaky.
+  ASSERT_GT(p512 - p128, 32 << 20) << describe(all);
 
   // A limit between the peaks of 128 and 512: the finder stops below 512, and what it reports fits under it.
   options.max_memory_bytes = (p128 + p512) / 2;
@@ -243,7 +245,9 @@ TEST(BatchSizeFinder, ASmallLimitFindsABatchThatFitsUnderItAndABiggerLimitABigge
   // Bisection went on past the last power of two that fit.
   EXPECT_GT(small.trials.size(), 10u) << describe(small);
   EXPECT_LE(small.suggested, small.largest);
-  EXPECT_TRUE(small.suggested > 0 && (small.suggested & (small.suggested - 1)) == 0) << small.suggested;
+  // The suggestion keeps 10 % headroom under the limit for the whole process: with a limit this close to the
+  // process's own resident memory there may be none (0), else it is a power of two.
+  EXPECT_TRUE(small.suggested == 0 || (small.suggested & (small.suggested - 1)) == 0) << small.suggested;
 
   // A bigger limit, a bigger batch.
   options.max_memory_bytes = p1024 + (64 << 20);
