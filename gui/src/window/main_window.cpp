@@ -890,17 +890,20 @@ void MainWindow::onRunFinished(const RunSummary& summary) {
 
 // --- evaluation
 
-bool MainWindow::evaluateRun(const QString& runDir) {
-  QString dir = runDir;
-  if (dir.isEmpty()) {
-    const std::optional<RunRecord> selected = m_runs->selectedRun();
-    if (!selected || selected->status != "finished") {
-      showError(tr("No finished run selected"), tr("Evaluation needs a trained model."),
-                tr("Select a finished run in the Runs panel (View ▸ Runs), then choose Run ▸ Evaluate Run again."));
-      return false;
-    }
-    dir = QString::fromStdString(selected->folder);
+QString MainWindow::finishedRunFolder(const QString& runDir, const QString& why, const QString& command) {
+  if (!runDir.isEmpty()) return runDir;
+  const std::optional<RunRecord> selected = m_runs->selectedRun();
+  if (!selected || selected->status != "finished") {
+    showError(tr("No finished run selected"), why,
+              tr("Select a finished run in the Runs panel (View ▸ Runs), then choose %1 again.").arg(command));
+    return QString();
   }
+  return QString::fromStdString(selected->folder);
+}
+
+bool MainWindow::evaluateRun(const QString& runDir) {
+  const QString dir = finishedRunFolder(runDir, tr("Evaluation needs a trained model."), tr("Run ▸ Evaluate Run"));
+  if (dir.isEmpty()) return false;
   m_centralTabs->setCurrentWidget(m_evaluationView);
   if (!m_evaluationView->evaluate(dir)) return false;
   m_log->appendNote(tr("Evaluating %1 on its test split").arg(QDir(dir).dirName()));
@@ -910,16 +913,8 @@ bool MainWindow::evaluateRun(const QString& runDir) {
 // --- compression
 
 CompressDialog* MainWindow::openCompressDialog(CompressDialog::Kind kind, const QString& runDir) {
-  QString dir = runDir;
-  if (dir.isEmpty()) {
-    const std::optional<RunRecord> selected = m_runs->selectedRun();
-    if (!selected || selected->status != "finished") {
-      showError(tr("No finished run selected"), tr("Compression starts from a trained model."),
-                tr("Select a finished run in the Runs panel (View ▸ Runs), then choose Compress again."));
-      return nullptr;
-    }
-    dir = QString::fromStdString(selected->folder);
-  }
+  const QString dir = finishedRunFolder(runDir, tr("Compression starts from a trained model."), tr("Compress"));
+  if (dir.isEmpty()) return nullptr;
   if (m_compressor->isActive()) {
     showError(tr("A compression is in progress"), tr("One pipeline runs at a time."),
               tr("Wait for it to finish, or cancel it in the Compression view."));

@@ -125,6 +125,9 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  // runDir, or the finished run selected in the runs browser; an empty string (after telling the user why the
+  // command needs one) when there is none.
+  QString finishedRunFolder(const QString& runDir, const QString& why, const QString& command);
   void buildActions();
   void buildMenus();
   void buildToolbar();
