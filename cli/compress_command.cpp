@@ -86,7 +86,7 @@ void printTable(const std::vector<ArtifactFigures>& artifacts) {
               " speedups against the original measured in the same session; --measure measures all again)\n");
 }
 
-nlohmann::json reportJson(const std::string& run_dir, const std::vector<ArtifactFigures>& artifacts, RunStatus status) {
+nlohmann::json compressionJson(const std::string& run_dir, const std::vector<ArtifactFigures>& artifacts, RunStatus status) {
   nlohmann::json list = nlohmann::json::array();
   for (const ArtifactFigures& a : artifacts) list.push_back(artifactFiguresToJson(a));
   return {{"run_dir", run_dir}, {"status", toString(status)}, {"artifacts", list}};
@@ -165,7 +165,7 @@ int compressCommand(const std::vector<std::string>& args) {
     if (list) {
       const auto artifacts = readCompressionReport(run_dir);
       if (json) {
-        std::cout << reportJson(run_dir, artifacts, RunStatus::Completed).dump(2) << std::endl;
+        std::cout << compressionJson(run_dir, artifacts, RunStatus::Completed).dump(2) << std::endl;
       } else {
         printTable(artifacts);
       }
@@ -220,7 +220,7 @@ int compressCommand(const std::vector<std::string>& args) {
         run->start();
         return SessionJob{[&] { run->requestStop(); }, [&] { run->wait(); }};
       },
-      options, [&](const RunSummary& s) { return reportJson(run_dir, readCompressionReport(run_dir), s.status); });
+      options, [&](const RunSummary& s) { return compressionJson(run_dir, readCompressionReport(run_dir), s.status); });
   if (!json && !quiet && status == kExitOk) printTable(readCompressionReport(run_dir));
   return status;
 }

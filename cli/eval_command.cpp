@@ -14,7 +14,7 @@ namespace {
 
 constexpr int64_t kDefaultMisclassified = 10;
 
-nlohmann::json reportJson(const EvaluationReport& r) {
+nlohmann::json evaluationJson(const EvaluationReport& r) {
   nlohmann::json out{{"run_dir", r.run_dir},
                      {"test_loss", r.loss},
                      {"test_accuracy", r.figures.accuracy},
@@ -155,7 +155,7 @@ int evalCommand(const std::vector<std::string>& args) {
   try {
     const EvaluationReport report = evaluateRunDetailed(run_dir, options);
     if (json) {
-      std::cout << reportJson(report).dump(2) << std::endl;
+      std::cout << evaluationJson(report).dump(2) << std::endl;
     } else {
       printReport(report, options.model.empty() ? run_dir : run_dir + " " + options.model);
     }

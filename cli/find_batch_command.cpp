@@ -1,12 +1,11 @@
 // workbench-cli find-batch: the batch-size finder (workbench/finders.h) on the experiment's model, data and device.
-#include <atomic>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 
 #include "cli_commands.h"
 #include "experiment_args.h"
+#include "finder_run.h"
 #include "run_session.h"
 #include "workbench/errors.h"
 #include "workbench/finders.h"
@@ -38,10 +37,6 @@ const char* kFindBatchHelp =
     "\n"
     "Exit status: 0 done, 2 bad input, 1 failure.\n";
 
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void onFindBatchInterrupt(int) { g_interrupted = true; }
-
 bool parseWhole(const std::string& text, int64_t& out) {
   try {
     size_t used = 0;
@@ -52,7 +47,7 @@ bool parseWhole(const std::string& text, int64_t& out) {
   }
 }
 
-nlohmann::json toJson(const BatchFinderResult& r) {
+nlohmann::json batchFinderJson(const BatchFinderResult& r) {
   nlohmann::json trials = nlohmann::json::array();
   for (const BatchTrial& t : r.trials) {
     trials.push_back({{"batch_size", t.batch_size},
@@ -124,28 +119,13 @@ int findBatchCommand(const std::vector<std::string>& args) {
   const std::optional<Experiment> experiment = resolveExperiment(exp_args);
   if (!experiment) return kExitBadInput;
 
-  g_interrupted = false;
-  auto previous = std::signal(SIGINT, onFindBatchInterrupt);
   BatchFinderResult r;
-  try {
-    FinderCallbacks callbacks;
-    // The finder's own lines (set-up, one per trial) go to stderr; stdout keeps the table or the JSON object.
-    callbacks.log = [](const std::string& line) { std::cerr << line << "\n"; };
-    callbacks.cancelled = [] { return g_interrupted.load(); };
+  const int status = runFinder("The finder", [&](const FinderCallbacks& callbacks) {
     r = findBatchSize(*experiment, options, callbacks);
-  } catch (const UserError& e) {
-    std::signal(SIGINT, previous);
-    printError(e.what(), e.hint());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::signal(SIGINT, previous);
-    printError(e.what(), "The finder failed while training; `workbench-cli train` with the same experiment reports "
-                         "the same problem with more detail.");
-    return kExitFailure;
-  }
-  std::signal(SIGINT, previous);
+  });
+  if (status != kExitOk) return status;
   if (json) {
-    std::cout << toJson(r).dump(2) << std::endl;
+    std::cout << batchFinderJson(r).dump(2) << std::endl;
     return kExitOk;
   }
   std::printf("Batch-size finder on %s: limit %s (%s), measured as the %s\n", r.device.c_str(),

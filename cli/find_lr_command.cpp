@@ -1,7 +1,5 @@
 // workbench-cli find-lr: the learning-rate range test (workbench/finders.h) on the experiment's model and data.
-#include <atomic>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +7,7 @@
 
 #include "cli_commands.h"
 #include "experiment_args.h"
+#include "finder_run.h"
 #include "run_session.h"
 #include "workbench/errors.h"
 #include "workbench/finders.h"
@@ -40,10 +39,6 @@ const char* kFindLrHelp =
     "\n"
     "Exit status: 0 done (also when no rate could be suggested: the text says why), 2 bad input, 1 failure.\n";
 
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void onInterrupt(int) { g_interrupted = true; }
-
 bool parseDouble(const std::string& text, double& out) {
   try {
     size_t used = 0;
@@ -60,7 +55,7 @@ std::string number(double value) {
   return text;
 }
 
-nlohmann::json toJson(const LrFinderResult& r) {
+nlohmann::json lrFinderJson(const LrFinderResult& r) {
   nlohmann::json points = nlohmann::json::array();
   for (const LrFinderPoint& p : r.points) {
     points.push_back({{"step", p.step}, {"lr", p.lr}, {"loss", p.loss}, {"smoothed_loss", p.smoothed}});
@@ -149,13 +144,8 @@ int findLrCommand(const std::vector<std::string>& args) {
   const std::optional<Experiment> experiment = resolveExperiment(exp_args);
   if (!experiment) return kExitBadInput;
 
-  g_interrupted = false;
-  auto previous = std::signal(SIGINT, onInterrupt);
   LrFinderResult r;
-  try {
-    FinderCallbacks callbacks;
-    callbacks.log = [](const std::string& line) { std::cerr << line << "\n"; };
-    callbacks.cancelled = [] { return g_interrupted.load(); };
+  const int status = runFinder("The range test", [&](const FinderCallbacks& callbacks) {
     int64_t shown = -1;
     auto progress = [&](const LrFinderPoint& p, int64_t planned) {
       // A terminal gets a line every tenth of the sweep on stderr; --json keeps stdout for the object.
@@ -166,17 +156,8 @@ int findLrCommand(const std::vector<std::string>& args) {
                    static_cast<long long>(planned), p.lr, p.loss);
     };
     r = findLearningRate(*experiment, options, callbacks, progress);
-  } catch (const UserError& e) {
-    std::signal(SIGINT, previous);
-    printError(e.what(), e.hint());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::signal(SIGINT, previous);
-    printError(e.what(), "The range test failed while training; `workbench-cli train` with the same experiment "
-                         "reports the same problem with more detail.");
-    return kExitFailure;
-  }
-  std::signal(SIGINT, previous);
+  });
+  if (status != kExitOk) return status;
 
   if (!plot_file.empty()) {
     std::ofstream out(plot_file);
@@ -202,7 +183,7 @@ int findLrCommand(const std::vector<std::string>& args) {
     }
   }
   if (json) {
-    nlohmann::json j = toJson(r);
+    nlohmann::json j = lrFinderJson(r);
     if (!apply_file.empty() && suggested) j["applied_to"] = apply_file;
     std::cout << j.dump(2) << std::endl;
     return kExitOk;

@@ -57,14 +57,6 @@ int freePort() {
   return port;
 }
 
-std::string onlyRunFolder(const std::string& runs) {
-  if (!fs::exists(runs)) return {};
-  for (const auto& entry : fs::directory_iterator(runs)) {
-    if (entry.is_directory()) return entry.path().string();
-  }
-  return {};
-}
-
 TEST(CliDataParallel, TorchrunTwoProcessesTrainTheSameWeightsAsTwoRanksInOneProcess) {
   const std::string dir = tempDir("dp-torchrun");
   const std::string one_process_dir = tempDir("dp-inprocess");
@@ -80,7 +72,7 @@ TEST(CliDataParallel, TorchrunTwoProcessesTrainTheSameWeightsAsTwoRanksInOneProc
                           " train " + exp + " --quiet > torchrun.out 2> torchrun.err";
   const int rc = std::system(cmd.c_str());
   ASSERT_EQ(rc, 0) << readFile(dir + "/torchrun.err");
-  const std::string run_dir = onlyRunFolder(dir + "/runs");
+  const std::string run_dir = wb::test::onlyRunFolder(dir + "/runs");
   ASSERT_FALSE(run_dir.empty());
   // One run folder, written by rank 0; rank 1 logged to its own file in it.
   EXPECT_TRUE(fs::exists(run_dir + "/rank-1.log"));
@@ -110,7 +102,7 @@ TEST(CliDataParallel, KilledTwoRankRunResumesAtItsCheckpointAndEndsWithTheSameWe
   const pid_t pid = startCli("train " + writeExperiment(dir, "\"cpu:2\""), dir + "/run.out");
   bool seen = false;
   for (int i = 0; i < 6000 && !seen; ++i) {
-    const std::string run = onlyRunFolder(dir + "/runs");
+    const std::string run = wb::test::onlyRunFolder(dir + "/runs");
     seen = !run.empty() && readFile(run + "/train.log").find("at step " + std::to_string(checkpoint_step) + ":") !=
                                std::string::npos;
     if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -120,7 +112,7 @@ TEST(CliDataParallel, KilledTwoRankRunResumesAtItsCheckpointAndEndsWithTheSameWe
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed";
-  const std::string run = onlyRunFolder(dir + "/runs");
+  const std::string run = wb::test::onlyRunFolder(dir + "/runs");
 
   const auto resumed = runCli("resume " + run + " --json");
   ASSERT_EQ(resumed.status, 0) << resumed.err;
@@ -148,7 +140,7 @@ TEST(CliDataParallel, ABadLauncherVariableIsAClearErrorNamingIt) {
   EXPECT_EQ(WEXITSTATUS(raw), 2);
   const std::string err = readFile(dir + "/env.err");
   EXPECT_NE(err.find("RANK"), std::string::npos) << err;
-  EXPECT_FALSE(fs::exists(dir + "/runs") && !onlyRunFolder(dir + "/runs").empty());
+  EXPECT_FALSE(fs::exists(dir + "/runs") && !wb::test::onlyRunFolder(dir + "/runs").empty());
   fs::remove_all(dir);
 }
 

@@ -27,18 +27,11 @@ using wb::test::runCliAfter;
 using wb::test::tempDir;
 
 // ~15 steps an epoch (batch 128), a 2.7 MiB checkpoint.
-std::string experimentArgs(const std::string& runs) {
+std::string diskFullArgs(const std::string& runs) {
   return "--set model.preset=mlp --set data.limit=2000 --set train.epochs=2 --set "
          "train.checkpoint_every_minutes=0 "
          "--set output.runs_dir=" +
          runs;
-}
-
-std::string onlyRunFolder(const std::string& runs) {
-  for (const auto& entry : fs::directory_iterator(runs)) {
-    if (entry.is_directory()) return entry.path().string();
-  }
-  return {};
 }
 
 std::vector<std::string> namesIn(const std::string& dir) {
@@ -73,9 +66,9 @@ TEST(CliDiskFull, FileSizeLimitEndsTheRunWithAClearErrorAndResumeCleansUp) {
   // itself, so the write returns EFBIG instead of the process being killed.
   const auto failed =
       runCliAfter("ulimit -f 2048;",
-                  "train " + experimentArgs(runs) + " --set train.checkpoint_every_steps=5 --quiet");
+                  "train " + diskFullArgs(runs) + " --set train.checkpoint_every_steps=5 --quiet");
   EXPECT_EQ(failed.status, 2) << failed.err;
-  const std::string dir = onlyRunFolder(runs);
+  const std::string dir = wb::test::onlyRunFolder(runs);
   ASSERT_FALSE(dir.empty());
   EXPECT_NE(failed.err.find("The checkpoint of step 5 was not saved. Could not write " + dir +
                             "/checkpoints/step-000000000005.wbckpt (2.7 MiB)"),
@@ -110,10 +103,10 @@ TEST(CliDiskFull, FullDiskEndsTheRunAndResumeAfterFreeingSpaceContinuesFromTheLa
     GTEST_SKIP() << "cannot mount a tmpfs here (not root?); the file size limit test covers the checks";
   const std::string runs = disk->dir();
   const auto failed =
-      runCliAfter("", "train " + experimentArgs(runs) +
+      runCliAfter("", "train " + diskFullArgs(runs) +
                           " --set train.checkpoint_every_steps=1 --set train.keep_checkpoints=1000 --quiet");
   EXPECT_EQ(failed.status, 2) << failed.err;
-  const std::string dir = onlyRunFolder(runs);
+  const std::string dir = wb::test::onlyRunFolder(runs);
   ASSERT_FALSE(dir.empty());
   EXPECT_NE(failed.err.find("The disk holding " + dir + "/checkpoints is full: could not write " + dir +
                             "/checkpoints/step-"),

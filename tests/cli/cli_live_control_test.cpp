@@ -26,24 +26,17 @@ using wb::test::tempDir;
 
 // 1,800 training samples of 32: 57 steps an epoch; 100 epochs, so the run is still going when it is controlled
 // (SIGUSR2 ends it long before). A constant learning rate of 0.001, so a halving reads as 0.0005.
-std::string experimentArgs(const std::string& runs) {
+std::string liveControlArgs(const std::string& runs) {
   return "--set data.limit=2000 --set data.val_fraction=0.1 --set model.preset=mlp --set train.epochs=100 "
          "--set train.batch_size=32 --set train.log_every_steps=1 --set train.checkpoint_every_minutes=0 "
          "--set schedule.name=constant --set schedule.warmup_steps=0 --set optimizer.lr=0.001 "
          "--set output.runs_dir=" + runs;
 }
 
-std::string onlyRunFolder(const std::string& runs) {
-  for (const auto& entry : fs::directory_iterator(runs)) {
-    if (entry.is_directory()) return entry.path().string();
-  }
-  return {};
-}
-
 // Waits (up to 60 s) until `file` in the run folder contains `needle`; false if the process ended first.
 bool waitFor(const std::string& runs, const std::string& file, const std::string& needle, pid_t pid) {
   for (int i = 0; i < 6000; ++i) {
-    const std::string dir = onlyRunFolder(runs);
+    const std::string dir = wb::test::onlyRunFolder(runs);
     if (!dir.empty() && readFile(dir + "/" + file).find(needle) != std::string::npos) return true;
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) return false;
@@ -65,9 +58,9 @@ std::vector<nlohmann::json> events(const std::string& metrics_jsonl, const std::
 TEST(CliLiveControl, ControlHalvesTheLearningRateAndSignalsCheckpointAndStopAfterTheEpoch) {
   const std::string runs = tempDir("live-control");
   const std::string out_file = runs + "/../live-control.out";
-  const pid_t pid = startCli("train " + experimentArgs(runs), out_file);
+  const pid_t pid = startCli("train " + liveControlArgs(runs), out_file);
   ASSERT_TRUE(waitFor(runs, "metrics.jsonl", "\"step\":5,", pid)) << readFile(out_file);
-  const std::string dir = onlyRunFolder(runs);
+  const std::string dir = wb::test::onlyRunFolder(runs);
 
   const auto halved = runCli("control " + dir + " --lr-scale 0.5");
   ASSERT_EQ(halved.status, 0) << halved.out << halved.err;

@@ -28,25 +28,17 @@ using wb::test::tempDir;
 
 // 1350 training samples / 50 = 27 steps an epoch, 54 in all; crop + flip on; two threads (the default).
 // The CNN (batch norm buffers, ~2 s of training here) so that a step can be caught in flight.
-std::string experimentArgs(const std::string& runs) {
+std::string resumeArgs(const std::string& runs) {
   return "--set data.limit=1500 --set data.val_fraction=0.1 --set model.preset=cnn --set train.epochs=2 "
          "--set train.batch_size=50 --set train.log_every_steps=1 --set train.checkpoint_every_steps=5 "
          "--set train.checkpoint_every_minutes=0 --set data.augment=true --set output.runs_dir=" + runs;
-}
-
-// The single run folder under `runs` (empty until it exists).
-std::string onlyRunFolder(const std::string& runs) {
-  for (const auto& entry : fs::directory_iterator(runs)) {
-    if (entry.is_directory()) return entry.path().string();
-  }
-  return {};
 }
 
 // Waits until the run under `runs` has reported step `step`.
 bool waitForStep(const std::string& runs, int64_t step, pid_t pid) {
   const std::string needle = "\"step\":" + std::to_string(step) + ",";
   for (int i = 0; i < 6000; ++i) {  // 60 s
-    const std::string dir = onlyRunFolder(runs);
+    const std::string dir = wb::test::onlyRunFolder(runs);
     if (!dir.empty() && readFile(dir + "/metrics.jsonl").find(needle) != std::string::npos) return true;
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) return false;  // it ended first
@@ -59,7 +51,7 @@ bool waitForStep(const std::string& runs, int64_t step, pid_t pid) {
 bool waitForCheckpoint(const std::string& runs, int64_t step, pid_t pid) {
   const std::string needle = " at step " + std::to_string(step) + ":";
   for (int i = 0; i < 6000; ++i) {  // 60 s
-    const std::string dir = onlyRunFolder(runs);
+    const std::string dir = wb::test::onlyRunFolder(runs);
     if (!dir.empty()) {
       const std::string log = readFile(dir + "/train.log");
       for (auto at = log.find("Checkpoint ("); at != std::string::npos;
@@ -82,7 +74,7 @@ nlohmann::json runsJson(const std::string& runs) {
 
 TEST(CliResume, KilledAtARandomStepThenResumedEndsBitIdentical) {
   const std::string ref_runs = tempDir("resume-ref");
-  const auto ref = runCli("train " + experimentArgs(ref_runs) + " --json --quiet");
+  const auto ref = runCli("train " + resumeArgs(ref_runs) + " --json --quiet");
   ASSERT_EQ(ref.status, 0) << ref.err;
   const std::string ref_dir = nlohmann::json::parse(ref.out)["run_dir"];
 
@@ -95,13 +87,13 @@ TEST(CliResume, KilledAtARandomStepThenResumedEndsBitIdentical) {
   SCOPED_TRACE("seed " + std::to_string(seed) + ": killed after the checkpoint of step " +
                std::to_string(checkpoint_step));
   const std::string runs = tempDir("resume-kill");
-  const pid_t pid = startCli("train " + experimentArgs(runs), runs + "/../resume-kill.out");
+  const pid_t pid = startCli("train " + resumeArgs(runs), runs + "/../resume-kill.out");
   ASSERT_TRUE(waitForCheckpoint(runs, checkpoint_step, pid)) << readFile(runs + "/../resume-kill.out");
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed";
-  const std::string dir = onlyRunFolder(runs);
+  const std::string dir = wb::test::onlyRunFolder(runs);
 
   // The index after the crash: the run shows as interrupted, not as running forever.
   const nlohmann::json listed = runsJson(runs);
@@ -135,14 +127,14 @@ TEST(CliResume, KilledAtARandomStepThenResumedEndsBitIdentical) {
 
 TEST(CliResume, SigtermWritesACheckpointAndMarksTheRunInterrupted) {
   const std::string runs = tempDir("resume-term");
-  const pid_t pid = startCli("train " + experimentArgs(runs), runs + "/../resume-term.out");
+  const pid_t pid = startCli("train " + resumeArgs(runs), runs + "/../resume-term.out");
   ASSERT_TRUE(waitForStep(runs, 3, pid));
   ASSERT_EQ(::kill(pid, SIGTERM), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 143);
-  const std::string dir = onlyRunFolder(runs);
+  const std::string dir = wb::test::onlyRunFolder(runs);
   const auto summary = nlohmann::json::parse(readFile(dir + "/summary.json"));
   EXPECT_EQ(summary["status"], "interrupted");
   ASSERT_TRUE(fs::exists(dir + "/checkpoints"));
@@ -157,7 +149,7 @@ TEST(CliResume, SigtermWritesACheckpointAndMarksTheRunInterrupted) {
 
   // Two runs compared: the interrupted one resumed, against a fresh run with another learning rate.
   ASSERT_EQ(runCli("resume " + dir + " --quiet").status, 0);
-  const auto other = runCli("train " + experimentArgs(runs) + " --set optimizer.lr=0.003 --set train.epochs=1 --quiet");
+  const auto other = runCli("train " + resumeArgs(runs) + " --set optimizer.lr=0.003 --set train.epochs=1 --quiet");
   ASSERT_EQ(other.status, 0) << other.err;
   const auto compared = runCli("runs compare 1 2 --runs-dir " + runs);
   ASSERT_EQ(compared.status, 0) << compared.err;

@@ -63,4 +63,12 @@ inline std::string tempDir(const std::string& name) {
   return dir.string();
 }
 
+// The single run folder under `runs` ("" until it exists).
+inline std::string onlyRunFolder(const std::string& runs) {
+  for (const auto& entry : std::filesystem::directory_iterator(runs)) {
+    if (entry.is_directory()) return entry.path().string();
+  }
+  return {};
+}
+
 }  // namespace wb::test

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -30,6 +31,23 @@ inline void expectBitIdentical(const std::string& a, const std::string& b) {
     ASSERT_TRUE(second.count(name)) << name;
     EXPECT_TRUE(torch::equal(tensor, second.at(name))) << name << " differs between " << a << " and " << b;
   }
+}
+
+// The largest absolute difference between two model.pt files' tensors of the same name (a tensor missing in
+// one of them is a test failure).
+inline double maxWeightDifference(const std::string& a, const std::string& b) {
+  const auto first = readWeights(a);
+  const auto second = readWeights(b);
+  EXPECT_EQ(first.size(), second.size());
+  double worst = 0;
+  for (const auto& [name, t] : first) {
+    if (!second.count(name)) {
+      ADD_FAILURE() << name << " missing in " << b;
+      continue;
+    }
+    worst = std::max(worst, (t.to(torch::kFloat64) - second.at(name).to(torch::kFloat64)).abs().max().item<double>());
+  }
+  return worst;
 }
 
 }  // namespace wb::test

@@ -8,7 +8,7 @@
 namespace wb {
 namespace {
 
-constexpr float kEps = std::numeric_limits<float>::epsilon();  // torch.finfo(torch.float32).eps
+constexpr float kMinScale = std::numeric_limits<float>::epsilon();  // torch.finfo(torch.float32).eps
 
 std::pair<float, float> minMaxOf(const torch::Tensor& x) {
   const torch::Tensor flat = x.detach().to(torch::kCPU, torch::kFloat32).reshape({-1});
@@ -24,7 +24,7 @@ QParams affineQParams(double min_val, double max_val, QRange range) {
   const float lo = std::min(static_cast<float>(min_val), 0.0f);
   const float hi = std::max(static_cast<float>(max_val), 0.0f);
   float scale = (hi - lo) / static_cast<float>(range.quant_max - range.quant_min);
-  scale = std::max(scale, kEps);
+  scale = std::max(scale, kMinScale);
   int64_t zero_point = range.quant_min - static_cast<int64_t>(std::nearbyint(lo / scale));
   zero_point = std::clamp(zero_point, range.quant_min, range.quant_max);
   return {scale, zero_point};
@@ -195,7 +195,7 @@ ChannelQuantized quantizeWeightPerChannel(const torch::Tensor& weight) {
   const torch::Tensor hi = std::get<0>(rows.max(1)).clamp_min(0);
   const torch::Tensor bound = torch::max(-lo, hi);
   // (quant_max - quant_min) / 2 for qint8's [-128, 127]
-  const torch::Tensor scales = (bound / 127.5f).clamp_min(kEps);
+  const torch::Tensor scales = (bound / 127.5f).clamp_min(kMinScale);
   const torch::Tensor zero_points = torch::zeros({w.size(0)}, torch::kLong);
   const torch::Tensor q = torch::quantize_per_channel(w, scales, zero_points, 0, torch::kQInt8);
   return {q.int_repr(), scales, zero_points};

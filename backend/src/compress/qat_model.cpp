@@ -15,7 +15,7 @@ namespace wb {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kEps = std::numeric_limits<float>::epsilon();  // torch.finfo(torch.float32).eps
+constexpr float kQatMinScale = std::numeric_limits<float>::epsilon();  // torch.finfo(torch.float32).eps
 
 // One activation point: torch's FakeQuantize around a MovingAverageMinMaxObserver, per-tensor affine quint8.
 // Observing and fake-quantizing are separate calls because the int8 model quantizes a float layer's output
@@ -75,7 +75,7 @@ torch::Tensor fakeQuantWeight(const torch::Tensor& weight) {
     torch::NoGradGuard no_grad;
     const torch::Tensor rows = weight.detach().to(torch::kFloat32).reshape({weight.size(0), -1});
     const auto [lo, hi] = torch::aminmax(rows, 1);  // one pass over the weight: it runs every step
-    scales = (torch::max(-lo.clamp_max(0), hi.clamp_min(0)) / 127.5f).clamp_min(kEps);
+    scales = (torch::max(-lo.clamp_max(0), hi.clamp_min(0)) / 127.5f).clamp_min(kQatMinScale);
   }
   const torch::Tensor zero_points = torch::zeros({weight.size(0)}, scales.options().dtype(torch::kInt));
   return torch::fake_quantize_per_channel_affine(weight.to(torch::kFloat32), scales, zero_points, 0, -128,

@@ -39,7 +39,7 @@ void eraseNamed(NamedTensors& tensors, const std::function<bool(const std::strin
                 tensors.end());
 }
 
-bool startsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+bool hasPrefix(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
 // torch::nn::BatchNorm2d's default, which every batchnorm2d layer uses.
 constexpr double kBatchNormEps = 1e-5;
@@ -85,7 +85,7 @@ void foldList(json& list, const std::string& prefix, ModelArtifact& a, std::vect
     }
     layer["bias"] = true;
     list[i + 1] = json{{"type", "identity"}};
-    auto ofBn = [&](const std::string& n) { return startsWith(n, bn + "."); };
+    auto ofBn = [&](const std::string& n) { return hasPrefix(n, bn + "."); };
     eraseNamed(a.weights, ofBn);
     eraseNamed(a.buffers, ofBn);
     eraseNamed(a.masks, ofBn);

@@ -22,7 +22,7 @@ constexpr int64_t kPixelBytes = 3 * 32 * 32;
 constexpr int64_t kRecordBytes = 1 + kPixelBytes;
 constexpr int64_t kClasses = 10;
 constexpr int64_t kRecordsPerRead = 1024;
-const char* kRedownload = "the file is damaged or incomplete; extract cifar-10-binary.tar.gz again";
+const char* kCifarRedownload = "the file is damaged or incomplete; extract cifar-10-binary.tar.gz again";
 
 }  // namespace
 
@@ -35,14 +35,14 @@ int64_t cifar10RecordCount(const std::string& file) {
   }
   const auto bytes = static_cast<int64_t>(std::filesystem::file_size(file, ec));
   if (ec || bytes == 0) {
-    throw DataError(file + ": is empty; a CIFAR-10 batch holds 3073-byte records", kRedownload);
+    throw DataError(file + ": is empty; a CIFAR-10 batch holds 3073-byte records", kCifarRedownload);
   }
   if (bytes % kRecordBytes != 0) {
     throw DataError(file + ": size " + std::to_string(bytes) +
                         " bytes is not a multiple of the 3073-byte CIFAR-10 " + "record (" +
                         std::to_string(bytes / kRecordBytes) + " records and " +
                         std::to_string(bytes % kRecordBytes) + " bytes left over)",
-                    kRedownload);
+                    kCifarRedownload);
   }
   return bytes / kRecordBytes;
 }
@@ -64,7 +64,7 @@ void readRecords(const std::string& file, int64_t records, uint8_t* labels, uint
     const int64_t count = std::min(kRecordsPerRead, records - done);
     const size_t want = static_cast<size_t>(count * kRecordBytes);
     if (std::fread(chunk.data(), 1, want, handle.get()) != want) {
-      throw DataError(file + ": read error or file changed while reading", kRedownload);
+      throw DataError(file + ": read error or file changed while reading", kCifarRedownload);
     }
     for (int64_t r = 0; r < count; ++r) {
       const uint8_t* record = chunk.data() + r * kRecordBytes;

@@ -55,7 +55,7 @@ const char* idxTypeName(uint8_t type) {
   }
 }
 
-const char* kRedownload = "the file is damaged or not what its name says; fetch it again";
+const char* kIdxRedownload = "the file is damaged or not what its name says; fetch it again";
 
 uint32_t bigEndian32(const unsigned char* bytes) {
   return (uint32_t{bytes[0]} << 24) | (uint32_t{bytes[1]} << 16) | (uint32_t{bytes[2]} << 8) |
@@ -70,7 +70,7 @@ std::vector<int64_t> readHeader(MaybeGzipFile& file, IdxKind kind) {
   if (got < 4) {
     throw DataError(
         path + ": is too short to be an IDX " + kindName(kind) + " file (" + std::to_string(got) + " bytes)",
-        kRedownload);
+        kIdxRedownload);
   }
   const uint32_t magic = bigEndian32(magic_bytes);
   const uint32_t expected = kind == IdxKind::Images ? kImagesMagic : kLabelsMagic;
@@ -86,7 +86,7 @@ std::vector<int64_t> readHeader(MaybeGzipFile& file, IdxKind kind) {
     if (magic_bytes[0] != 0 || magic_bytes[1] != 0) {
       throw DataError(path + ": is not an IDX file (magic " + hex32(magic) + ", expected " + hex32(expected) +
                           " for " + kindName(kind) + ")",
-                      kRedownload);
+                      kIdxRedownload);
     }
     if (magic_bytes[2] != kUnsignedByteType) {
       throw DataError(path + ": holds " + idxTypeName(magic_bytes[2]) + " values (IDX magic " + hex32(magic) +
@@ -96,7 +96,7 @@ std::vector<int64_t> readHeader(MaybeGzipFile& file, IdxKind kind) {
     throw DataError(path + ": has " + std::to_string(magic_bytes[3]) + " dimensions (IDX magic " +
                         hex32(magic) + "), expected " +
                         (kind == IdxKind::Images ? "3 for images" : "1 for labels"),
-                    kRedownload);
+                    kIdxRedownload);
   }
 
   const int dims = magic_bytes[3];
@@ -104,19 +104,19 @@ std::vector<int64_t> readHeader(MaybeGzipFile& file, IdxKind kind) {
   for (int d = 0; d < dims; ++d) {
     unsigned char size_bytes[4];
     if (file.read(size_bytes, 4) < 4) {
-      throw DataError(path + ": truncated: the IDX header ends before its dimensions", kRedownload);
+      throw DataError(path + ": truncated: the IDX header ends before its dimensions", kIdxRedownload);
     }
     sizes[d] = bigEndian32(size_bytes);
   }
   if (sizes[0] == 0) {
-    throw DataError(path + ": holds no " + std::string(kindName(kind)) + " (the header says 0)", kRedownload);
+    throw DataError(path + ": holds no " + std::string(kindName(kind)) + " (the header says 0)", kIdxRedownload);
   }
   if (kind == IdxKind::Images) {
     for (int d = 1; d < 3; ++d) {
       if (sizes[d] == 0 || sizes[d] > kMaxImageSide) {
         throw DataError(path + ": implausible image size " + std::to_string(sizes[1]) + "x" +
                             std::to_string(sizes[2]) + " in the IDX header",
-                        kRedownload);
+                        kIdxRedownload);
       }
     }
   }
@@ -136,19 +136,19 @@ void checkPayloadFits(const MaybeGzipFile& file, IdxKind kind, int64_t payload) 
     if (available < payload) {
       throw DataError(path + ": truncated: expected " + std::to_string(payload) + " bytes of " +
                           payloadName(kind) + ", found " + std::to_string(available),
-                      kRedownload);
+                      kIdxRedownload);
     }
     if (available > payload) {
       throw DataError(path + ": has " + std::to_string(available - payload) + " trailing bytes after the " +
                           std::to_string(payload) + " bytes of " + payloadName(kind) +
                           " its header announces",
-                      kRedownload);
+                      kIdxRedownload);
     }
   } else if (payload > maxGzipExpansion(file.sizeOnDisk())) {
     throw DataError(path + ": its header announces " + std::to_string(payload) + " bytes of " +
                         payloadName(kind) + ", more than a " + std::to_string(file.sizeOnDisk()) +
                         "-byte gzip file can hold",
-                    kRedownload);
+                    kIdxRedownload);
   }
 }
 
@@ -159,13 +159,13 @@ void readPayload(MaybeGzipFile& file, IdxKind kind, void* destination, int64_t p
   if (got < payload) {
     throw DataError(path + ": truncated: expected " + std::to_string(payload) + " bytes of " +
                         payloadName(kind) + ", found " + std::to_string(got),
-                    kRedownload);
+                    kIdxRedownload);
   }
   const int64_t trailing = file.countRemaining();
   if (trailing > 0) {
     throw DataError(path + ": has " + std::to_string(trailing) + " trailing bytes after the " +
                         std::to_string(payload) + " bytes of " + payloadName(kind) + " its header announces",
-                    kRedownload);
+                    kIdxRedownload);
   }
 }
 

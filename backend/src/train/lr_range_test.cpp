@@ -11,7 +11,7 @@
 namespace wb {
 namespace {
 
-std::string number(double value) {
+std::string shortNumber(double value) {
   std::ostringstream out;
   out.precision(3);
   out << value;
@@ -20,12 +20,12 @@ std::string number(double value) {
 
 void checkOptions(const LrFinderOptions& o) {
   if (!(o.start_lr > 0) || !std::isfinite(o.start_lr)) {
-    throw UserError("The start learning rate must be a positive number (got " + number(o.start_lr) + ").",
+    throw UserError("The start learning rate must be a positive number (got " + shortNumber(o.start_lr) + ").",
                     "Use e.g. 1e-7.");
   }
   if (!(o.end_lr > o.start_lr) || !std::isfinite(o.end_lr)) {
-    throw UserError("The end learning rate (" + number(o.end_lr) + ") must be larger than the start (" +
-                        number(o.start_lr) + ").",
+    throw UserError("The end learning rate (" + shortNumber(o.end_lr) + ") must be larger than the start (" +
+                        shortNumber(o.start_lr) + ").",
                     "Use e.g. a start of 1e-7 and an end of 10.");
   }
   if (o.steps < 2) {
@@ -33,10 +33,10 @@ void checkOptions(const LrFinderOptions& o) {
                     "Use e.g. 100 steps.");
   }
   if (!(o.smoothing >= 0 && o.smoothing < 1)) {
-    throw UserError("The loss smoothing must lie in [0, 1) (got " + number(o.smoothing) + ").", "Use 0.98.");
+    throw UserError("The loss smoothing must lie in [0, 1) (got " + shortNumber(o.smoothing) + ").", "Use 0.98.");
   }
   if (!(o.diverge_factor > 1)) {
-    throw UserError("The divergence factor must be larger than 1 (got " + number(o.diverge_factor) + ").",
+    throw UserError("The divergence factor must be larger than 1 (got " + shortNumber(o.diverge_factor) + ").",
                     "Use 4 (fastai) or 5 (pytorch-lr-finder).");
   }
 }
@@ -79,7 +79,7 @@ LrSuggestion suggestLearningRate(const std::vector<LrFinderPoint>& points) {
   const int64_t skip = std::min<int64_t>(10, n / 10);
   if (lowest <= skip) {
     s.explanation = "The smoothed loss never fell below where it started: even the start learning rate (" +
-                    number(points.front().lr) + ") is too high, or the steps too few. Lower the start, or run more steps.";
+                    shortNumber(points.front().lr) + ") is too high, or the steps too few. Lower the start, or run more steps.";
     return s;
   }
   // d(smoothed loss) / d(log lr) by central differences (numpy.gradient's), read only up to the minimum: beyond
@@ -101,9 +101,9 @@ LrSuggestion suggestLearningRate(const std::vector<LrFinderPoint>& points) {
       s.lr = points[steepest].lr;
       s.index = steepest;
       s.rule = LrSuggestionRule::SteepestDescent;
-      s.explanation = "Steepest descent: the smoothed loss falls fastest (against log lr) at " + number(s.lr) +
-                      "; its minimum is at " + number(s.min_loss_lr) + ", a tenth of which is " +
-                      number(s.min_loss_lr / 10) + ".";
+      s.explanation = "Steepest descent: the smoothed loss falls fastest (against log lr) at " + shortNumber(s.lr) +
+                      "; its minimum is at " + shortNumber(s.min_loss_lr) + ", a tenth of which is " +
+                      shortNumber(s.min_loss_lr / 10) + ".";
       return s;
     }
   }
@@ -114,7 +114,7 @@ LrSuggestion suggestLearningRate(const std::vector<LrFinderPoint>& points) {
   for (int64_t i = 1; i <= lowest; ++i) {
     if (std::abs(logLr(i) - std::log(s.lr)) < std::abs(logLr(s.index) - std::log(s.lr))) s.index = i;
   }
-  s.explanation = "A tenth of the minimum: the smoothed loss is lowest at " + number(s.min_loss_lr) +
+  s.explanation = "A tenth of the minimum: the smoothed loss is lowest at " + shortNumber(s.min_loss_lr) +
                   ", too early in the sweep to read the slope before it.";
   return s;
 }
@@ -149,7 +149,7 @@ LrFinderResult findLearningRate(const Experiment& experiment, const LrFinderOpti
     result.steps_run = i + 1;
     if (!std::isfinite(loss)) {
       result.stop = LrFinderStop::NonFinite;
-      result.stop_reason = "the loss became " + number(loss) + " at learning rate " + number(lr);
+      result.stop_reason = "the loss became " + shortNumber(loss) + " at learning rate " + shortNumber(lr);
       break;
     }
     LrFinderPoint point;
@@ -163,14 +163,14 @@ LrFinderResult findLearningRate(const Experiment& experiment, const LrFinderOpti
     if (progress) progress(point, options.steps);
     if (point.smoothed > options.diverge_factor * best) {
       result.stop = LrFinderStop::Diverged;
-      result.stop_reason = "the smoothed loss (" + number(point.smoothed) + ") passed " +
-                           number(options.diverge_factor) + "x its best (" + number(best) +
-                           ") at learning rate " + number(lr);
+      result.stop_reason = "the smoothed loss (" + shortNumber(point.smoothed) + ") passed " +
+                           shortNumber(options.diverge_factor) + "x its best (" + shortNumber(best) +
+                           ") at learning rate " + shortNumber(lr);
       break;
     }
   }
   if (result.stop == LrFinderStop::Completed) {
-    result.stop_reason = "reached the end learning rate (" + number(options.end_lr) + ") after " +
+    result.stop_reason = "reached the end learning rate (" + shortNumber(options.end_lr) + ") after " +
                          std::to_string(result.steps_run) + " steps";
   }
   result.suggestion = suggestLearningRate(result.points);

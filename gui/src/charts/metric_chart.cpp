@@ -16,7 +16,7 @@ namespace wb::gui {
 namespace {
 
 // How close (in pixels) the cursor must be to a point for the hover tooltip.
-constexpr double kHoverRadiusPx = 24;
+constexpr double kChartHoverRadiusPx = 24;
 // Up to this many points a series is drawn from all its data; beyond, from a min/max-per-pixel view (QCustomPlot's
 // own adaptive sampling still walks every point on each replot: ~50 ms per million).
 constexpr int kDirectPoints = 20000;
@@ -583,7 +583,7 @@ void MetricChart::mouseMoveEvent(QMouseEvent* event) {
   }
   const QPointF p = event->position();
   const Series* best = nullptr;
-  double bestDist = kHoverRadiusPx, bestKey = 0, bestValue = 0;
+  double bestDist = kChartHoverRadiusPx, bestKey = 0, bestValue = 0;
   for (const auto& entry : m_series) {
     const Series& s = entry.second;
     if (!s.graph->visible() || s.keys.isEmpty()) continue;

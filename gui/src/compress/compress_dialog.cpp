@@ -21,9 +21,7 @@
 namespace wb::gui {
 namespace {
 
-constexpr int kDebounceMs = 150;
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+constexpr int kPreviewDebounceMs = 150;
 
 nlohmann::json readRunExperiment(const QString& runDir) {
   std::ifstream in(QDir(runDir).filePath(QStringLiteral("experiment.json")).toStdString());
@@ -164,7 +162,7 @@ CompressDialog::CompressDialog(Kind kind, const QString& runDir, QWidget* parent
   connect(m_down, &QPushButton::clicked, this, [this] { movePass(currentPass(), currentPass() + 1); });
 
   m_debounce.setSingleShot(true);
-  m_debounce.setInterval(kDebounceMs);
+  m_debounce.setInterval(kPreviewDebounceMs);
   connect(&m_debounce, &QTimer::timeout, this, &CompressDialog::validateNow);
 
   nlohmann::json passes = nlohmann::json::array();
@@ -338,7 +336,7 @@ void CompressDialog::validateNow() {
     if (index >= 0 && index < passCount()) {
       perPass[static_cast<size_t>(index)].push_back({rest, issue.message});
     } else {
-      general << (issue.path.empty() ? qs(issue.message) : QStringLiteral("%1: %2").arg(qs(issue.path), qs(issue.message)));
+      general << (issue.path.empty() ? QString::fromStdString(issue.message) : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message)));
     }
   }
   for (int i = 0; i < passCount(); ++i) m_forms[i]->setIssues(perPass[static_cast<size_t>(i)]);

@@ -6,13 +6,13 @@
 namespace wb::gui {
 namespace {
 
-constexpr int kDrainIntervalMs = 33;  // as RunController: live enough, one UI update per tick
+constexpr int kCompressionDrainIntervalMs = 33;  // as RunController: live enough, one UI update per tick
 
 }  // namespace
 
 CompressionController::CompressionController(QObject* parent)
     : QObject(parent), m_buffer(std::make_shared<EventBuffer>()) {
-  m_drainTimer.setInterval(kDrainIntervalMs);
+  m_drainTimer.setInterval(kCompressionDrainIntervalMs);
   connect(&m_drainTimer, &QTimer::timeout, this, &CompressionController::drain);
 }
 

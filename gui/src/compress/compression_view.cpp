@@ -26,7 +26,6 @@ double baselineLatency64(const wb::ArtifactFigures& a, const wb::ArtifactFigures
   return a.baseline_latency_ms_batch64 > 0 ? a.baseline_latency_ms_batch64 : original.latency_ms_batch64;
 }
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 const QString kDash = QStringLiteral("—");
 
 double mib(int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
@@ -78,8 +77,8 @@ const ArtifactFigures* originalOf(const std::vector<ArtifactFigures>& all) {
 }
 
 QString hoverText(const ArtifactFigures& a, const ArtifactFigures* original) {
-  QString html = QStringLiteral("<b>%1</b> (%2)").arg(qs(a.name).toHtmlEscaped(), qs(a.pass).toHtmlEscaped());
-  if (!a.description.empty()) html += QStringLiteral("<br><i>%1</i>").arg(qs(a.description).toHtmlEscaped());
+  QString html = QStringLiteral("<b>%1</b> (%2)").arg(QString::fromStdString(a.name).toHtmlEscaped(), QString::fromStdString(a.pass).toHtmlEscaped());
+  if (!a.description.empty()) html += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(a.description).toHtmlEscaped());
   html += QObject::tr("<br>test accuracy %1").arg(formatAccuracy(a.test_accuracy));
   if (original && original != &a) html += QStringLiteral(" (%1)").arg(formatChange(a.test_accuracy, original->test_accuracy));
   html += QObject::tr("<br>size %1").arg(formatMiB(a.size_bytes));
@@ -92,7 +91,7 @@ QString hoverText(const ArtifactFigures& a, const ArtifactFigures* original) {
   }
   html += QObject::tr("<br>%1 of %2 parameters non-zero, %3 FLOPs per sample, %4 weights")
               .arg(formatCount(a.nonzero_parameters), formatCount(a.parameters), formatCount(a.flops_per_sample),
-                   qs(a.weights_dtype).toHtmlEscaped());
+                   QString::fromStdString(a.weights_dtype).toHtmlEscaped());
   return html;
 }
 
@@ -218,8 +217,8 @@ void CompressionView::rebuild() {
     const QString details = hoverText(a, original);
     const bool isOriginal = &a == original;
     const double accuracy = a.test_accuracy >= 0 ? a.test_accuracy * 100 : -1;
-    bySize.push_back({qs(a.name), a.size_bytes > 0 ? mib(a.size_bytes) : -1, accuracy, isOriginal, details});
-    byLatency.push_back({qs(a.name), a.latency_ms_batch64, accuracy, isOriginal, details});
+    bySize.push_back({QString::fromStdString(a.name), a.size_bytes > 0 ? mib(a.size_bytes) : -1, accuracy, isOriginal, details});
+    byLatency.push_back({QString::fromStdString(a.name), a.latency_ms_batch64, accuracy, isOriginal, details});
   }
   m_sizeChart->setPoints(bySize);
   m_latencyChart->setPoints(byLatency);
@@ -230,17 +229,17 @@ void CompressionView::rebuild() {
   for (int row = 0; row < static_cast<int>(m_artifacts.size()); ++row) {
     const ArtifactFigures& a = m_artifacts[static_cast<size_t>(row)];
     const bool isOriginal = &a == original;
-    auto* name = new QTableWidgetItem(qs(a.name));
-    name->setData(Qt::UserRole, qs(a.path));
-    name->setToolTip(QStringLiteral("%1\n%2").arg(qs(a.path), qs(a.description)));
+    auto* name = new QTableWidgetItem(QString::fromStdString(a.name));
+    name->setData(Qt::UserRole, QString::fromStdString(a.path));
+    name->setToolTip(QStringLiteral("%1\n%2").arg(QString::fromStdString(a.path), QString::fromStdString(a.description)));
     if (isOriginal) {
       QFont bold = name->font();
       bold.setBold(true);
       name->setFont(bold);
     }
     m_table->setItem(row, kArtifactColumn, name);
-    auto* pass = new QTableWidgetItem(qs(a.pass));
-    pass->setToolTip(qs(a.description));
+    auto* pass = new QTableWidgetItem(QString::fromStdString(a.pass));
+    pass->setToolTip(QString::fromStdString(a.description));
     m_table->setItem(row, kPassColumn, pass);
     m_table->setItem(row, kAccuracyColumn, new NumberItem(a.test_accuracy, formatAccuracy(a.test_accuracy)));
     const double change = original && a.test_accuracy >= 0 ? a.test_accuracy - original->test_accuracy : 0;
@@ -260,9 +259,9 @@ void CompressionView::rebuild() {
     m_table->setItem(row, kLatency64Column, new NumberItem(a.latency_ms_batch64, formatMs(a.latency_ms_batch64)));
     const double speedup = original && a.latency_ms_batch64 > 0 ? baselineLatency64(a, *original) / a.latency_ms_batch64 : 0;
     m_table->setItem(row, kSpeedupColumn, new NumberItem(speedup, formatTimes(speedup)));
-    m_table->setItem(row, kDtypeColumn, new QTableWidgetItem(qs(a.weights_dtype)));
+    m_table->setItem(row, kDtypeColumn, new QTableWidgetItem(QString::fromStdString(a.weights_dtype)));
     QStringList floats;
-    for (const std::string& layer : a.float_layers) floats << qs(layer);
+    for (const std::string& layer : a.float_layers) floats << QString::fromStdString(layer);
     auto* floatItem = new QTableWidgetItem(floats.isEmpty() ? kDash : floats.join(QStringLiteral("; ")));
     floatItem->setToolTip(floats.join(QLatin1Char('\n')));
     m_table->setItem(row, kFloatLayersColumn, floatItem);
@@ -287,13 +286,13 @@ void CompressionView::beginProgress(const QString& runDir, int passCount) {
 void CompressionView::updateStage(const CompressionStage& stage) {
   m_passCount = static_cast<int>(stage.pass_count);
   m_passIndex = static_cast<int>(stage.pass_index);
-  const QString what = QStringLiteral("%1 (%2)").arg(qs(stage.pass), qs(stage.artifact));
+  const QString what = QStringLiteral("%1 (%2)").arg(QString::fromStdString(stage.pass), QString::fromStdString(stage.artifact));
   QString state;
   if (stage.state == "started") state = tr("running");
   else if (stage.state == "resumed") state = tr("resumed from its checkpoint");
   else if (stage.state == "finished") state = tr("done, measuring");
   else if (stage.state == "reused") state = tr("done before, reused");
-  else state = qs(stage.state);
+  else state = QString::fromStdString(stage.state);
   m_passText = tr("pass %1 of %2: %3, %4").arg(stage.pass_index).arg(stage.pass_count).arg(what, state);
   const bool done = stage.state == "finished" || stage.state == "reused";
   const double fraction = m_passCount > 0 ? (m_passIndex - (done ? 0.0 : 1.0)) / m_passCount : 0;

@@ -9,7 +9,7 @@
 namespace wb::gui {
 namespace {
 
-constexpr double kHoverRadiusPx = 24;
+constexpr double kParetoHoverRadiusPx = 24;
 
 const QColor kArtifactColor(0x1e, 0x88, 0xe5);
 const QColor kOriginalColor(0x6d, 0x4c, 0x41);
@@ -161,7 +161,7 @@ QStringList ParetoChart::labels() const {
 
 int ParetoChart::nearestPoint(const QPointF& pixel) const {
   int best = -1;
-  double bestDist = kHoverRadiusPx;
+  double bestDist = kParetoHoverRadiusPx;
   for (int i = 0; i < static_cast<int>(m_points.size()); ++i) {
     const double x = xAxis->coordToPixel(m_points[i].cost);
     const double y = yAxis->coordToPixel(m_points[i].accuracy);

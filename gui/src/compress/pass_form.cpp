@@ -17,8 +17,6 @@
 namespace wb::gui {
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-
 std::string stringOf(const nlohmann::json& pass, const char* key) {
   auto it = pass.find(key);
   return it != pass.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -49,13 +47,13 @@ QString describePassJson(const nlohmann::json& pass) {
   const std::string type = stringOf(pass, "type");
   QStringList parts;
   if (type == "prune") {
-    parts << qs(stringOf(pass, "method"));
+    parts << QString::fromStdString(stringOf(pass, "method"));
     auto amount = pass.find("amount");
     if (amount != pass.end() && amount->is_number()) parts << QStringLiteral("%1 %").arg(amount->get<double>() * 100, 0, 'g', 3);
   } else if (type == "quantize") {
-    parts << qs(stringOf(pass, "mode"));
+    parts << QString::fromStdString(stringOf(pass, "mode"));
   } else if (type == "distill") {
-    parts << QObject::tr("teacher %1").arg(qs(stringOf(pass, "teacher")));
+    parts << QObject::tr("teacher %1").arg(QString::fromStdString(stringOf(pass, "teacher")));
   }
   const bool trains = type == "finetune" || type == "distill" || type == "prune" ||
                       (type == "quantize" && stringOf(pass, "mode") == "qat");
@@ -64,11 +62,11 @@ QString describePassJson(const nlohmann::json& pass) {
     parts << QObject::tr("%n epoch(s)", nullptr, static_cast<int>(epochs->get<int64_t>()));
   }
   parts.removeAll(QString());
-  return parts.isEmpty() ? qs(type) : QStringLiteral("%1: %2").arg(qs(type), parts.join(QStringLiteral(", ")));
+  return parts.isEmpty() ? QString::fromStdString(type) : QStringLiteral("%1: %2").arg(QString::fromStdString(type), parts.join(QStringLiteral(", ")));
 }
 
 PassForm::PassForm(const nlohmann::json& pass, QWidget* parent) : QWidget(parent) {
-  m_type = qs(stringOf(pass, "type"));
+  m_type = QString::fromStdString(stringOf(pass, "type"));
   m_base = defaultPassJson(m_type.toStdString());
   if (pass.is_object()) m_base.merge_patch(pass);
   setObjectName(QStringLiteral("passForm-%1").arg(m_type));
@@ -161,7 +159,7 @@ PassForm::~PassForm() = default;
 
 FieldBinding* PassForm::add(const QString& label, std::unique_ptr<FieldBinding> binding, const QString& help) {
   FieldBinding* b = binding.get();
-  const QString tip = QStringLiteral("<b>%1</b><br>%2").arg(qs(b->path()), help.toHtmlEscaped());
+  const QString tip = QStringLiteral("<b>%1</b><br>%2").arg(QString::fromStdString(b->path()), help.toHtmlEscaped());
   b->input()->setToolTip(tip);
   b->input()->setProperty("help", tip);
   b->setOnChange([this] {
@@ -259,11 +257,11 @@ void PassForm::setIssues(const std::vector<ValidationIssue>& issues) {
       }
     }
     if (target) {
-      messages[target] << (target->path() == issue.path ? qs(issue.message)
-                                                        : QStringLiteral("%1: %2").arg(qs(issue.path), qs(issue.message)));
+      messages[target] << (target->path() == issue.path ? QString::fromStdString(issue.message)
+                                                        : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message)));
     } else {
-      m_passMessages << (issue.path.empty() ? qs(issue.message)
-                                            : QStringLiteral("%1: %2").arg(qs(issue.path), qs(issue.message)));
+      m_passMessages << (issue.path.empty() ? QString::fromStdString(issue.message)
+                                            : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message)));
     }
   }
   for (const auto& b : m_bindings) {

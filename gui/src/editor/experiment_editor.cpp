@@ -26,9 +26,7 @@
 namespace wb::gui {
 namespace {
 
-constexpr int kDebounceMs = 150;
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+constexpr int kEditorDebounceMs = 150;
 
 // Shorthands such as "augment": true become objects, so every key has exactly one field.
 nlohmann::json expandShorthands(nlohmann::json doc) {
@@ -243,7 +241,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
   });
 
   m_debounce.setSingleShot(true);
-  m_debounce.setInterval(kDebounceMs);
+  m_debounce.setInterval(kEditorDebounceMs);
   connect(&m_debounce, &QTimer::timeout, this, &ExperimentEditor::validateNow);
   connect(&m_checkWatcher, &QFutureWatcher<CheckResult>::finished, this, &ExperimentEditor::onChecksDone);
 
@@ -274,7 +272,7 @@ QFormLayout* ExperimentEditor::addSection(const QString& title, const QString& s
 FieldBinding* ExperimentEditor::add(QFormLayout* form, const QString& label, std::unique_ptr<FieldBinding> binding,
                                     const QString& help) {
   FieldBinding* b = binding.get();
-  const QString tip = QStringLiteral("<b>%1</b><br>%2").arg(qs(b->path()), help.toHtmlEscaped());
+  const QString tip = QStringLiteral("<b>%1</b><br>%2").arg(QString::fromStdString(b->path()), help.toHtmlEscaped());
   b->input()->setToolTip(tip);
   b->input()->setProperty("help", tip);
   b->setOnChange([this] { onEdited(); });
@@ -394,13 +392,13 @@ void ExperimentEditor::addGenericFields() {
     }
     if (covered) continue;
     const std::string section = leaf.substr(0, leaf.find('.'));
-    auto formIt = m_sectionForms.find(qs(section));
+    auto formIt = m_sectionForms.find(QString::fromStdString(section));
     QFormLayout* form = formIt != m_sectionForms.end() ? formIt->second : m_sectionForms.at(QStringLiteral("output"));
-    QString label = qs(leaf.substr(leaf.rfind('.') + 1));
+    QString label = QString::fromStdString(leaf.substr(leaf.rfind('.') + 1));
     label.replace(QLatin1Char('_'), QLatin1Char(' '));
     label[0] = label[0].toUpper();
     const nlohmann::json def = *jsonAt(experimentToJson(Experiment{}), leaf);
-    const QString help = tr("See docs/experiment.md for %1.").arg(qs(leaf));
+    const QString help = tr("See docs/experiment.md for %1.").arg(QString::fromStdString(leaf));
     if (def.is_boolean()) {
       addBool(form, leaf, label, help);
     } else if (def.is_number_integer()) {
@@ -517,11 +515,11 @@ void ExperimentEditor::showKeyFix(const std::optional<UnknownKey>& key) {
   m_keyFix->setVisible(key.has_value());
   if (!key) return;
   m_keyFixText->setText(tr("Unknown key \"%1\"%2: the engine refuses the file until it is renamed or removed.")
-                            .arg(qs(key->path), key->parent.empty() ? QString() : tr(" in %1").arg(qs(key->parent))));
+                            .arg(QString::fromStdString(key->path), key->parent.empty() ? QString() : tr(" in %1").arg(QString::fromStdString(key->parent))));
   m_renameKey->setVisible(!key->suggestion.empty());
-  m_renameKey->setText(tr("Rename to \"%1\"").arg(qs(key->suggestion)));
-  m_renameKey->setToolTip(tr("Its values move to \"%1\" (they win over the form's current ones).").arg(qs(key->suggestion)));
-  m_removeKey->setText(tr("Remove \"%1\"").arg(qs(key->key)));
+  m_renameKey->setText(tr("Rename to \"%1\"").arg(QString::fromStdString(key->suggestion)));
+  m_renameKey->setToolTip(tr("Its values move to \"%1\" (they win over the form's current ones).").arg(QString::fromStdString(key->suggestion)));
+  m_removeKey->setText(tr("Remove \"%1\"").arg(QString::fromStdString(key->key)));
   m_removeKey->setToolTip(tr("Drop the key and everything under it."));
 }
 
@@ -554,7 +552,7 @@ void ExperimentEditor::markSaved() {
 QString ExperimentEditor::runsDir() const {
   const nlohmann::json doc = document();
   const nlohmann::json* dir = jsonAt(doc, "output.runs_dir");
-  return dir && dir->is_string() ? qs(dir->get<std::string>()) : QString();
+  return dir && dir->is_string() ? QString::fromStdString(dir->get<std::string>()) : QString();
 }
 
 std::optional<Experiment> ExperimentEditor::experiment() const {
@@ -726,11 +724,11 @@ void ExperimentEditor::showIssues() {
     const std::vector<FieldBinding*> targets = bindingsFor(issue.path);
     for (FieldBinding* b : targets) {
       messages[b] << (b->path() == issue.path || issue.path.empty()
-                          ? qs(issue.message)
-                          : QStringLiteral("%1: %2").arg(qs(issue.path), qs(issue.message)));
+                          ? QString::fromStdString(issue.message)
+                          : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message)));
     }
     const std::string section = issue.path.substr(0, issue.path.find_first_of(".["));
-    auto tab = m_sectionTabs.find(qs(section));
+    auto tab = m_sectionTabs.find(QString::fromStdString(section));
     if (tab != m_sectionTabs.end()) ++perTab[tab->second];
   }
   for (const auto& b : m_bindings) {
@@ -744,10 +742,10 @@ void ExperimentEditor::showIssues() {
   // Every issue is listed, including those no single field owns (a whole section, an unknown top-level key).
   m_issueList->clear();
   for (const ValidationIssue& issue : m_issues) {
-    auto* item = new QListWidgetItem(issue.path.empty() ? qs(issue.message)
-                                                        : QStringLiteral("%1: %2").arg(qs(issue.path), qs(issue.message)),
+    auto* item = new QListWidgetItem(issue.path.empty() ? QString::fromStdString(issue.message)
+                                                        : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message)),
                                      m_issueList);
-    item->setData(Qt::UserRole, qs(issue.path));
+    item->setData(Qt::UserRole, QString::fromStdString(issue.path));
     item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
   }
   m_issueList->setVisible(!m_issues.empty());

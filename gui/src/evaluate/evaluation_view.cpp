@@ -19,7 +19,7 @@ namespace {
 
 constexpr int kMistakesShown = 48;
 
-QString grouped(long long value) { return QLocale(QLocale::English, QLocale::UnitedStates).toString(value); }
+QString groupedCount(long long value) { return QLocale(QLocale::English, QLocale::UnitedStates).toString(value); }
 QString percent(double fraction) { return QStringLiteral("%1 %").arg(fraction * 100, 0, 'f', 2); }
 
 QTableWidgetItem* numberCell(const QString& text) {
@@ -138,7 +138,7 @@ void EvaluationView::onProgress(qint64 done, qint64 total) {
   if (total <= 0) return;
   m_progress->setRange(0, static_cast<int>(total));
   m_progress->setValue(static_cast<int>(done));
-  m_progress->setFormat(tr("%1 of %2 test samples").arg(grouped(done), grouped(total)));
+  m_progress->setFormat(tr("%1 of %2 test samples").arg(groupedCount(done), groupedCount(total)));
   m_summary->setText(tr("Evaluating on the test split…"));
 }
 
@@ -174,12 +174,12 @@ void EvaluationView::showReport(const EvaluationReport& r) {
   const ClassificationFigures& f = r.figures;
   m_summary->setText(tr("Test accuracy <b>%1</b> (%2 of %3) · test loss %4 · macro precision %5, recall %6, F1 %7 · "
                         "%8 misclassified%9")
-                         .arg(percent(f.accuracy), grouped(f.correct), grouped(f.samples))
+                         .arg(percent(f.accuracy), groupedCount(f.correct), groupedCount(f.samples))
                          .arg(r.loss, 0, 'f', 4)
                          .arg(f.macro_precision, 0, 'f', 4)
                          .arg(f.macro_recall, 0, 'f', 4)
                          .arg(f.macro_f1, 0, 'f', 4)
-                         .arg(grouped(r.misclassified_total))
+                         .arg(groupedCount(r.misclassified_total))
                          .arg(r.dataset.empty() ? QString()
                                                 : tr(" · %1 test split").arg(QString::fromStdString(r.dataset))));
 
@@ -192,7 +192,7 @@ void EvaluationView::showReport(const EvaluationReport& r) {
     m_classes->setItem(row, kEvalPrecisionColumn, numberCell(QString::number(c.precision, 'f', 4)));
     m_classes->setItem(row, kEvalRecallColumn, numberCell(QString::number(c.recall, 'f', 4)));
     m_classes->setItem(row, kEvalF1Column, numberCell(QString::number(c.f1, 'f', 4)));
-    m_classes->setItem(row, kEvalSupportColumn, numberCell(grouped(c.support)));
+    m_classes->setItem(row, kEvalSupportColumn, numberCell(groupedCount(c.support)));
   }
   const int macro = static_cast<int>(f.classes.size());
   auto* macroName = new QTableWidgetItem(tr("Macro average"));
@@ -203,7 +203,7 @@ void EvaluationView::showReport(const EvaluationReport& r) {
   m_classes->setItem(macro, kEvalPrecisionColumn, numberCell(QString::number(f.macro_precision, 'f', 4)));
   m_classes->setItem(macro, kEvalRecallColumn, numberCell(QString::number(f.macro_recall, 'f', 4)));
   m_classes->setItem(macro, kEvalF1Column, numberCell(QString::number(f.macro_f1, 'f', 4)));
-  m_classes->setItem(macro, kEvalSupportColumn, numberCell(grouped(f.samples)));
+  m_classes->setItem(macro, kEvalSupportColumn, numberCell(groupedCount(f.samples)));
   for (int c = kEvalPrecisionColumn; c < kEvalColumns; ++c) m_classes->item(macro, c)->setFont(bold);
   m_classes->resizeColumnsToContents();
 
@@ -215,7 +215,7 @@ void EvaluationView::showReport(const EvaluationReport& r) {
     m_gridTitle->setText(tr("The %1 most confident mistakes (of %2): the predicted class with its probability, and "
                             "the true class. Test images as the dataset holds them.")
                              .arg(r.misclassified.size())
-                             .arg(grouped(r.misclassified_total)));
+                             .arg(groupedCount(r.misclassified_total)));
   }
 }
 

@@ -19,8 +19,8 @@
 namespace wb::gui {
 namespace {
 
-constexpr int kDrainMs = 100;
-enum Column { kBatch, kOutcome, kMemory, kThroughput, kNote, kColumns };
+constexpr int kFinderDrainMs = 100;
+enum FinderColumn { kBatch, kOutcome, kMemory, kThroughput, kNote, kFinderColumns };
 
 QTableWidgetItem* cell(const QString& text, bool number) {
   auto* item = new QTableWidgetItem(text);
@@ -79,7 +79,7 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
   m_progress->setFormat(tr("Not run yet"));
   layout->addWidget(m_progress);
 
-  m_table = new QTableWidget(0, kColumns, this);
+  m_table = new QTableWidget(0, kFinderColumns, this);
   m_table->setObjectName(QStringLiteral("batchTrials"));
   m_table->setHorizontalHeaderLabels({tr("Batch"), tr("Outcome"), tr("Peak memory"), tr("Samples/s"), tr("Note")});
   m_table->verticalHeader()->setVisible(false);
@@ -122,7 +122,7 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
                                    .arg(batch));
     }
   });
-  m_drainTimer.setInterval(kDrainMs);
+  m_drainTimer.setInterval(kFinderDrainMs);
   connect(&m_drainTimer, &QTimer::timeout, this, &BatchSizeFinderDialog::drain);
   connect(&m_watcher, &QFutureWatcher<FinderOutcome<BatchFinderResult>>::finished, this,
           &BatchSizeFinderDialog::onFinished);
@@ -207,7 +207,7 @@ void BatchSizeFinderDialog::addRow(const BatchTrial& t) {
   m_table->setItem(row, kThroughput, cell(t.samples_per_sec > 0 ? QString::number(qRound64(t.samples_per_sec)) : QStringLiteral("–"), true));
   m_table->setItem(row, kNote, cell(QString::fromStdString(t.note), false));
   if (t.outcome != BatchTrialOutcome::Fits) {
-    for (int c = 0; c < kColumns; ++c) m_table->item(row, c)->setForeground(QColor(214, 39, 40));
+    for (int c = 0; c < kFinderColumns; ++c) m_table->item(row, c)->setForeground(QColor(214, 39, 40));
   }
   m_table->resizeColumnsToContents();
   m_table->scrollToBottom();

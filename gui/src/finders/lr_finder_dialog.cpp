@@ -22,7 +22,7 @@
 namespace wb::gui {
 namespace {
 
-constexpr int kDrainMs = 50;  // the curve grows at most 20 times a second, however fast the steps are
+constexpr int kLrFinderDrainMs = 50;  // the curve grows at most 20 times a second, however fast the steps are
 
 QString lrText(double lr) { return QString::number(lr, 'g', 3); }
 
@@ -161,7 +161,7 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
                                    .arg(lrText(m_result->suggestion.lr)));
     }
   });
-  m_drainTimer.setInterval(kDrainMs);
+  m_drainTimer.setInterval(kLrFinderDrainMs);
   connect(&m_drainTimer, &QTimer::timeout, this, &LrFinderDialog::drain);
   connect(&m_watcher, &QFutureWatcher<FinderOutcome<LrFinderResult>>::finished, this, &LrFinderDialog::onFinished);
   resize(720, 640);

@@ -13,10 +13,10 @@
 namespace wb::gui {
 namespace {
 
-constexpr int kDebounceMs = 300;  // after the last keystroke: a spin box held down asks once
+constexpr int kSummaryDebounceMs = 300;  // after the last keystroke: a spin box held down asks once
 
 // Grouped the same on every system locale, like the engine's run log ("1,234,567").
-QString grouped(long long value) { return QLocale(QLocale::English, QLocale::UnitedStates).toString(value); }
+QString groupedDigits(long long value) { return QLocale(QLocale::English, QLocale::UnitedStates).toString(value); }
 
 QString shapeOf(const std::vector<int64_t>& shape) {
   QStringList parts;
@@ -86,7 +86,7 @@ ModelSummaryView::ModelSummaryView(ExperimentEditor* editor, QWidget* parent)
   showMessage(tr("Summarizing the model…"));
 
   m_debounce.setSingleShot(true);
-  m_debounce.setInterval(kDebounceMs);
+  m_debounce.setInterval(kSummaryDebounceMs);
   connect(&m_debounce, &QTimer::timeout, this, &ModelSummaryView::compute);
   connect(&m_watcher, &QFutureWatcher<ModelSummary>::finished, this, &ModelSummaryView::onComputed);
   connect(m_editor, &ExperimentEditor::edited, this, &ModelSummaryView::schedule);
@@ -194,9 +194,9 @@ void ModelSummaryView::show(const ModelSummary& summary) {
     items << name;
     items << new QStandardItem(QString::fromStdString(row.type) + (row.trainable ? QString() : tr(" (frozen)")));
     items << new QStandardItem(shapeOf(row.shape));
-    items << numberItem(grouped(row.parameters), row.parameters,
+    items << numberItem(groupedDigits(row.parameters), row.parameters,
                         row.depth > 0 ? tr("Counted in the residual above it") : QString());
-    items << numberItem(row.flops < 0 ? QStringLiteral("—") : grouped(row.flops), row.flops,
+    items << numberItem(row.flops < 0 ? QStringLiteral("—") : groupedDigits(row.flops), row.flops,
                         row.flops < 0 ? tr("Unknown for TorchScript modules") : flopsOf(row.flops));
     if (row.depth > 0) {
       for (QStandardItem* item : items) item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
@@ -211,8 +211,8 @@ void ModelSummaryView::show(const ModelSummary& summary) {
 QString ModelSummaryView::totalsText() const {
   const ModelSummary& s = m_summary;
   if (!s.ok() || (s.rows.empty() && s.input_shape.empty())) return QString();
-  QString text = tr("<b>%1</b> trainable parameters").arg(grouped(s.total_parameters));
-  if (s.frozen_parameters > 0) text += tr(" (+ %1 frozen)").arg(grouped(s.frozen_parameters));
+  QString text = tr("<b>%1</b> trainable parameters").arg(groupedDigits(s.total_parameters));
+  if (s.frozen_parameters > 0) text += tr(" (+ %1 frozen)").arg(groupedDigits(s.frozen_parameters));
   text += s.total_flops >= 0
               ? tr(" · <b>%1</b> per sample (forward; a multiply-add counts 2)").arg(flopsOf(s.total_flops))
                              : tr(" · FLOPs unknown (TorchScript)");

@@ -8,12 +8,12 @@ namespace wb::gui {
 namespace {
 
 // ~30 Hz: fast enough that the plots look live, slow enough that a UI update per tick costs nothing.
-constexpr int kDrainIntervalMs = 33;
+constexpr int kRunDrainIntervalMs = 33;
 
 }  // namespace
 
 RunController::RunController(QObject* parent) : QObject(parent), m_buffer(std::make_shared<EventBuffer>()) {
-  m_drainTimer.setInterval(kDrainIntervalMs);
+  m_drainTimer.setInterval(kRunDrainIntervalMs);
   connect(&m_drainTimer, &QTimer::timeout, this, &RunController::drain);
 }
 

@@ -23,7 +23,7 @@
 namespace wb::gui {
 namespace {
 
-enum Column { kName, kReached, kCheckpoint, kModel, kFolder, kColumns };
+enum ResumeColumn { kName, kReached, kCheckpoint, kModel, kFolder, kResumeColumns };
 
 // "MLP (preset)", "layer list (6 layers)", "TorchScript model.pt": what the run trains, from its experiment.json.
 QString describeModel(const QString& runDir) {
@@ -54,7 +54,7 @@ InterruptedRunsDialog::InterruptedRunsDialog(const QString& runsDir, QWidget* pa
   m_header->setWordWrap(true);
   m_list = new QTreeWidget(this);
   m_list->setObjectName(QStringLiteral("interruptedRuns"));
-  m_list->setColumnCount(kColumns);
+  m_list->setColumnCount(kResumeColumns);
   m_list->setHeaderLabels({tr("Name"), tr("Reached"), tr("Last checkpoint"), tr("Model"), tr("Folder")});
   m_list->setRootIsDecorated(false);
   m_list->setAllColumnsShowFocus(true);
@@ -117,7 +117,7 @@ void InterruptedRunsDialog::fill() {
                          "stopped.").arg(shown));
     m_list->setCurrentItem(m_list->topLevelItem(0));
   }
-  for (int c = 0; c < kColumns - 1; ++c) m_list->resizeColumnToContents(c);
+  for (int c = 0; c < kResumeColumns - 1; ++c) m_list->resizeColumnToContents(c);
   m_resume->setEnabled(!selectedFolder().isEmpty());
 }
 

@@ -37,12 +37,7 @@ void flatten(const nlohmann::json& node, const std::string& path, std::map<std::
   out[path] = node.is_string() ? node.get<std::string>() : node.dump();
 }
 
-QString metricText(double value, bool percent) {
-  if (value < 0) return QStringLiteral("—");
-  return percent ? QStringLiteral("%1 %").arg(value * 100, 0, 'f', 2) : QString::number(value, 'f', 4);
-}
-
-struct Column {
+struct RunColumn {
   RunRecord record;
   std::map<std::string, std::string> keys;
   std::vector<std::string> defaulted;  // sorted: keys left at their default (shown "(default)")
@@ -50,8 +45,8 @@ struct Column {
   QString problem;  // the experiment could not be read
 };
 
-Column readColumn(const RunRecord& r) {
-  Column c;
+RunColumn readColumn(const RunRecord& r) {
+  RunColumn c;
   c.record = r;
   const ParseResult parsed = loadExperimentFile(r.folder + "/experiment.json");
   if (parsed.ok()) {
@@ -102,12 +97,12 @@ RunCompareView::RunCompareView(QWidget* parent) : QWidget(parent) {
 }
 
 void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
-  std::vector<Column> columns;
+  std::vector<RunColumn> columns;
   for (const RunRecord& r : runs) columns.push_back(readColumn(r));
 
   // Every key any run has, in the documents' (alphabetical) order.
   std::map<std::string, bool> all;
-  for (const Column& c : columns) {
+  for (const RunColumn& c : columns) {
     for (const auto& entry : c.keys) all[entry.first] = true;
   }
   m_keys.clear();
@@ -117,7 +112,7 @@ void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
     m_keys << key;
     std::optional<std::string> first;
     bool differs = false;
-    for (const Column& c : columns) {
+    for (const RunColumn& c : columns) {
       if (!c.problem.isEmpty()) continue;
       auto it = c.keys.find(entry.first);
       const std::string value = it == c.keys.end() ? std::string(1, '\x01') + "absent" : it->second;
@@ -132,25 +127,25 @@ void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
 
   struct Result {
     QString label;
-    std::function<QString(const Column&)> text;
+    std::function<QString(const RunColumn&)> text;
   };
   const std::vector<Result> results = {
-      {tr("Status"), [](const Column& c) { return runStatusWord(c.record.status); }},
+      {tr("Status"), [](const RunColumn& c) { return runStatusWord(c.record.status); }},
       {tr("Model · data"),
-       [](const Column& c) { return QString::fromStdString(c.record.model + " · " + c.record.dataset); }},
+       [](const RunColumn& c) { return QString::fromStdString(c.record.model + " · " + c.record.dataset); }},
       {tr("Steps (epochs)"),
-       [](const Column& c) { return QStringLiteral("%1 (%2)").arg(c.record.steps).arg(c.record.epochs); }},
-      {tr("Best val loss"), [](const Column& c) { return metricText(c.record.best_val_loss, false); }},
-      {tr("Best val accuracy"), [](const Column& c) { return metricText(c.record.best_val_accuracy, true); }},
-      {tr("Test loss"), [](const Column& c) { return metricText(c.record.test_loss, false); }},
-      {tr("Test accuracy"), [](const Column& c) { return metricText(c.record.test_accuracy, true); }},
+       [](const RunColumn& c) { return QStringLiteral("%1 (%2)").arg(c.record.steps).arg(c.record.epochs); }},
+      {tr("Best val loss"), [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.best_val_loss, false); }},
+      {tr("Best val accuracy"), [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.best_val_accuracy, true); }},
+      {tr("Test loss"), [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.test_loss, false); }},
+      {tr("Test accuracy"), [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.test_accuracy, true); }},
       {tr("Samples/s"),
-       [](const Column& c) {
+       [](const RunColumn& c) {
          return c.summary ? QString::number(c.summary->samples_per_sec, 'f', 0) : QStringLiteral("—");
        }},
-      {tr("Duration"), [](const Column& c) { return RunsTableModel::formatDuration(c.record.wall_s); }},
+      {tr("Duration"), [](const RunColumn& c) { return RunsTableModel::formatDuration(c.record.wall_s); }},
       {tr("Tags"),
-       [](const Column& c) {
+       [](const RunColumn& c) {
          QStringList tags;
          for (const std::string& t : c.record.tags) tags << QString::fromStdString(t);
          return tags.join(QStringLiteral(", "));
@@ -162,7 +157,7 @@ void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
   m_table->setRowCount(m_firstKeyRow + m_keys.size());
   m_table->setColumnCount(static_cast<int>(columns.size()));
   QStringList headers;
-  for (const Column& c : columns) headers << QString::fromStdString(c.record.name);
+  for (const RunColumn& c : columns) headers << QString::fromStdString(c.record.name);
   m_table->setHorizontalHeaderLabels(headers);
   for (int col = 0; col < static_cast<int>(columns.size()); ++col) {
     m_table->horizontalHeaderItem(col)->setToolTip(QDir::toNativeSeparators(QString::fromStdString(columns[col].record.folder)));
@@ -195,7 +190,7 @@ void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
     rowLabels << (differs ? QStringLiteral("≠ ") : QStringLiteral("   ")) + m_keys[k];
     for (int col = 0; col < static_cast<int>(columns.size()); ++col) {
       auto it = columns[col].keys.find(m_keys[k].toStdString());
-      const Column& column = columns[col];
+      const RunColumn& column = columns[col];
       auto* item = new QTableWidgetItem(it == column.keys.end() ? tr("(absent)") : QString::fromStdString(it->second));
       if (std::binary_search(column.defaulted.begin(), column.defaulted.end(), it == column.keys.end() ? std::string() : it->first)) {
         item->setText(item->text() + tr("  (default)"));

@@ -18,11 +18,6 @@ namespace {
 // A child row's internal id is its run's row + 1; a run's is 0.
 constexpr quintptr kRunId = 0;
 
-QString metricText(double value, bool percent) {
-  if (value < 0) return QStringLiteral("—");
-  return percent ? QStringLiteral("%1 %").arg(value * 100, 0, 'f', 2) : QString::number(value, 'f', 4);
-}
-
 QColor statusColor(const std::string& status, bool dark) {
   if (status == "running") return dark ? QColor(0x64, 0xb5, 0xf6) : QColor(0x15, 0x65, 0xc0);
   if (status == "finished") return dark ? QColor(0x81, 0xc7, 0x84) : QColor(0x2e, 0x7d, 0x32);
@@ -70,6 +65,11 @@ std::vector<RunRow> loadRunRows(const QString& runsDir) {
 }
 
 RunsTableModel::RunsTableModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+QString RunsTableModel::formatMetric(double value, bool percent) {
+  if (value < 0) return QStringLiteral("—");
+  return percent ? QStringLiteral("%1 %").arg(value * 100, 0, 'f', 2) : QString::number(value, 'f', 4);
+}
 
 QString RunsTableModel::formatDuration(double seconds) {
   if (seconds < 0) return QStringLiteral("—");
@@ -180,9 +180,9 @@ QVariant RunsTableModel::runData(const RunRow& row, int column, int role) const 
         case kAmp: return QString::fromStdString(r.amp);
         case kDevices: return QString::fromStdString(r.devices);
         case kDuration: return formatDuration(durationOf(r));
-        case kValLoss: return metricText(r.best_val_loss, false);
-        case kValAcc: return metricText(r.best_val_accuracy, true);
-        case kTestAcc: return metricText(r.test_accuracy, true);
+        case kValLoss: return RunsTableModel::formatMetric(r.best_val_loss, false);
+        case kValAcc: return RunsTableModel::formatMetric(r.best_val_accuracy, true);
+        case kTestAcc: return RunsTableModel::formatMetric(r.test_accuracy, true);
         case kSteps: return QLocale().toString(static_cast<qlonglong>(r.steps));
         case kStarted: {
           const QDateTime started = QDateTime::fromString(QString::fromStdString(r.started_at), Qt::ISODate);
@@ -224,7 +224,7 @@ QVariant RunsTableModel::artifactData(const RunRow& run, const ArtifactFigures& 
       switch (column) {
         case kName: return QString::fromStdString(a.name);
         case kStatus: return QString::fromStdString(a.pass);
-        case kTestAcc: return metricText(a.test_accuracy, true);
+        case kTestAcc: return RunsTableModel::formatMetric(a.test_accuracy, true);
         case kSize: return formatMiB(a.size_bytes);
         case kFolder: return QString::fromStdString(a.path);
         default: return {};

@@ -65,6 +65,8 @@ class RunsTableModel : public QAbstractItemModel {
   Qt::ItemFlags flags(const QModelIndex& index) const override;
 
   static QString formatDuration(double seconds);
+  // A loss with 4 decimals, an accuracy as a percentage; "—" where the run has none (negative).
+  static QString formatMetric(double value, bool percent);
 
  signals:
   void renameFailed(const QString& message);

@@ -25,7 +25,7 @@ ModelArtifact artifactOf(const ModelConfig& config, const json& layers, const Sh
   return artifactFromModel(*model, layers, "", input, classes);
 }
 
-ModelArtifact presetArtifact(const std::string& preset) {
+ModelArtifact channelPresetArtifact(const std::string& preset) {
   ModelConfig config;
   config.preset = preset;
   return artifactOf(config, presetLayers(preset, kImage, 10), kImage, 10);
@@ -151,14 +151,14 @@ void expectLosslessPrune(const ModelArtifact& original, const std::vector<Silent
 }
 
 TEST(ChannelPruning, SilentChannelsOfMlpAreRemovedWithoutChangingOutputs) {
-  const ModelArtifact a = presetArtifact("mlp");
+  const ModelArtifact a = channelPresetArtifact("mlp");
   for (const std::string norm : {"l1", "l2"}) {
     expectLosslessPrune(a, {{{"layers.1"}, 256}, {{"layers.4"}, 128}}, fashionImages(), norm);
   }
 }
 
 TEST(ChannelPruning, SilentChannelsOfCnnAreRemovedWithoutChangingOutputs) {
-  const ModelArtifact a = presetArtifact("cnn");
+  const ModelArtifact a = channelPresetArtifact("cnn");
   for (const std::string norm : {"l1", "l2"}) {
     expectLosslessPrune(a, {{{"layers.0"}, 32}, {{"layers.3"}, 64}, {{"layers.7"}, 1024}}, fashionImages(), norm);
   }
@@ -167,7 +167,7 @@ TEST(ChannelPruning, SilentChannelsOfCnnAreRemovedWithoutChangingOutputs) {
 // A residual group (the stem with block 1's last conv, each block's last conv with its shortcut conv) is
 // silenced in every member; the inner channels of each block are ordinary groups.
 TEST(ChannelPruning, SilentChannelsOfResnetGroupsAreRemovedWithoutChangingOutputs) {
-  const ModelArtifact a = presetArtifact("resnet");
+  const ModelArtifact a = channelPresetArtifact("resnet");
   expectLosslessPrune(a,
                       {{{"layers.0", "layers.3.layers.3"}, 32},
                        {{"layers.3.layers.0"}, 32},
@@ -201,7 +201,7 @@ TEST(ChannelPruning, LinearsOnTokensAndTheirFlattenAreRewired) {
 
 // Masks of an earlier unstructured pass are sliced with their weights.
 TEST(ChannelPruning, MasksAreSlicedWithTheirWeights) {
-  ModelArtifact a = presetArtifact("cnn");
+  ModelArtifact a = channelPresetArtifact("cnn");
   torch::manual_seed(3);
   const torch::Tensor mask = torch::bernoulli(torch::full({64, 32, 5, 5}, 0.8));
   a.tensor("layers.3.weight").mul_(mask);
@@ -243,7 +243,7 @@ std::vector<int64_t> shapeOf(const ModelArtifact& a, const std::string& name) {
 }
 
 TEST(ChannelPruning, HalfOfCnnGivesTheExpectedShapesAndCosts) {
-  const ModelArtifact a = presetArtifact("cnn");
+  const ModelArtifact a = channelPresetArtifact("cnn");
   CompressPassConfig pass;
   pass.amount = 0.5;
   json record = json::object();
@@ -277,7 +277,7 @@ TEST(ChannelPruning, HalfOfCnnGivesTheExpectedShapesAndCosts) {
 }
 
 TEST(ChannelPruning, HalfOfResnetKeepsEveryResidualGroupConsistent) {
-  ModelArtifact a = presetArtifact("resnet");
+  ModelArtifact a = channelPresetArtifact("resnet");
   randomizeBatchNorms(a);
   CompressPassConfig pass;
   pass.amount = 0.5;
@@ -333,7 +333,7 @@ TEST(ChannelPruning, TorchScriptAndInt8ArtifactsAreRefused) {
     EXPECT_NE(std::string(e.what()).find("TorchScript"), std::string::npos) << e.what();
     EXPECT_NE(e.hint().find("unstructured"), std::string::npos);
   }
-  ModelArtifact int8 = presetArtifact("mlp");
+  ModelArtifact int8 = channelPresetArtifact("mlp");
   int8.quantization = {{"mode", "dynamic"}};
   try {
     pruneChannels(int8, pass, record);
@@ -344,7 +344,7 @@ TEST(ChannelPruning, TorchScriptAndInt8ArtifactsAreRefused) {
 }
 
 TEST(ChannelPruning, SelectionByNameTypeAndOutputLayer) {
-  const ModelArtifact a = presetArtifact("cnn");
+  const ModelArtifact a = channelPresetArtifact("cnn");
   CompressPassConfig pass;
   pass.amount = 0.5;
   pass.layers = {"layers.3"};
@@ -442,7 +442,7 @@ TEST(ChannelPruning, LayersFeedingLayerNormOrTransformersAreSkipped) {
   EXPECT_EQ(outputsOf(p, fashionImages().slice(0, 0, 4)).sizes(), (std::vector<int64_t>{4, 10}));
 
   // The ViT preset has nothing structured pruning may remove: a UserError, not a silent no-op.
-  EXPECT_THROW(pruneChannels(presetArtifact("vit"), pass, record), UserError);
+  EXPECT_THROW(pruneChannels(channelPresetArtifact("vit"), pass, record), UserError);
   pass.layers = {"layers.2"};
   record = json::object();
   try {

@@ -1,5 +1,5 @@
 // Quantization-aware training: the fake-quantized float model against the int8 model convert makes of it (on
-// real Fashion-MNIST test images: what was trained is what runs), training through fake quant (weights move,
+// real Fashion-MNIST test images: what was trainedForQat is what runs), training through fake quant (weights move,
 // observers follow, gradients pass straight through), the converted artifact, observer state as buffers that
 // resume bit-identically, and QAT's int8 accuracy against static post-training quantization's.
 
@@ -41,8 +41,8 @@ void trainSteps(Model& model, const Shape& shape, int steps, double lr, int firs
   model.train(false);
 }
 
-// A layer list trained for `steps` steps from seed 11, as a float artifact.
-ModelArtifact trained(const json& layers, const Shape& shape, int steps) {
+// A layer list trainedForQat for `steps` steps from seed 11, as a float artifact.
+ModelArtifact trainedForQat(const json& layers, const Shape& shape, int steps) {
   torch::manual_seed(11);
   ModelConfig config;
   config.preset = "";
@@ -57,7 +57,7 @@ const Shape kHalf = {1, 14, 14};  // the resnet preset stays small at half size
 
 // The cnn preset after 40 steps, shared by the tests (built once).
 const ModelArtifact& cnn() {
-  static const ModelArtifact a = trained(presetLayers("cnn", kMnist, 10), kMnist, 40);
+  static const ModelArtifact a = trainedForQat(presetLayers("cnn", kMnist, 10), kMnist, 40);
   return a;
 }
 
@@ -77,7 +77,7 @@ double accuracy(const torch::Tensor& logits, int64_t n) {
   return logits.argmax(1).eq(fashion().test_y.slice(0, 0, n)).to(torch::kFloat64).mean().item<double>();
 }
 
-const torch::Tensor* findTensor(const NamedTensors& tensors, const std::string& name) {
+const torch::Tensor* findQatTensor(const NamedTensors& tensors, const std::string& name) {
   for (const auto& [n, t] : tensors) {
     if (n == name) return &t;
   }
@@ -120,7 +120,7 @@ TEST(Qat, FakeQuantForwardMatchesConvertedInt8Cnn) {
 
 TEST(Qat, FakeQuantForwardMatchesConvertedInt8Resnet) {
   // Folded batch norms, int8 adds (add_relu) and a strided 1x1 shortcut.
-  expectConvertedMatches(trained(presetLayers("resnet", kHalf, 10), kHalf, 20), kHalf, 10, 500);
+  expectConvertedMatches(trainedForQat(presetLayers("resnet", kHalf, 10), kHalf, 20), kHalf, 10, 500);
 }
 
 TEST(Qat, TrainingMovesWeightsAndObserversWithStraightThroughGradients) {
@@ -144,7 +144,7 @@ TEST(Qat, TrainingMovesWeightsAndObserversWithStraightThroughGradients) {
   for (const auto& [name, p] : qat->namedParameters()) {
     ASSERT_TRUE(p.grad().defined()) << name;
     const torch::Tensor g = p.grad().reshape({-1});
-    const torch::Tensor gf = findTensor(ref_params, name)->grad().reshape({-1});
+    const torch::Tensor gf = findQatTensor(ref_params, name)->grad().reshape({-1});
     EXPECT_GT(g.abs().sum().item<double>(), 0) << name;
     const double cosine = (g.dot(gf) / (g.norm() * gf.norm())).item<double>();
     EXPECT_GT(cosine, 0.9) << name;
@@ -152,13 +152,13 @@ TEST(Qat, TrainingMovesWeightsAndObserversWithStraightThroughGradients) {
 
   trainSteps(*qat, kMnist, 30, 1e-4, 100);
   for (const auto& [name, p] : qat->namedParameters()) {
-    EXPECT_FALSE(torch::equal(p, *findTensor(before, name))) << name << " did not train";
+    EXPECT_FALSE(torch::equal(p, *findQatTensor(before, name))) << name << " did not train";
   }
   const NamedTensors observers = qat->namedBuffers();
   int changed = 0;
   for (const auto& [name, t] : observers) {
     ASSERT_TRUE(std::isfinite(t.item<float>())) << name;
-    changed += torch::equal(t, *findTensor(observers_before, name)) ? 0 : 1;
+    changed += torch::equal(t, *findQatTensor(observers_before, name)) ? 0 : 1;
   }
   EXPECT_EQ(changed, static_cast<int>(observers.size()));  // every min and max moved
 
@@ -168,7 +168,7 @@ TEST(Qat, TrainingMovesWeightsAndObserversWithStraightThroughGradients) {
     qat->forward(testImages(kMnist, 100));
   }
   for (const auto& [name, t] : qat->namedBuffers())
-    EXPECT_TRUE(torch::equal(t, *findTensor(observers, name))) << name;
+    EXPECT_TRUE(torch::equal(t, *findQatTensor(observers, name))) << name;
 }
 
 TEST(Qat, ConvertGivesAnInt8ArtifactInQatMode) {
@@ -187,17 +187,17 @@ TEST(Qat, ConvertGivesAnInt8ArtifactInQatMode) {
   EXPECT_EQ(q["layers"][1]["kernel"], "fused");
   EXPECT_TRUE(r.float_layers.empty());
   for (const std::string p : {"layers.0", "layers.3", "layers.7", "layers.10"}) {
-    const torch::Tensor* w = findTensor(r.artifact.quantized, p + ".weight");
+    const torch::Tensor* w = findQatTensor(r.artifact.quantized, p + ".weight");
     ASSERT_NE(w, nullptr) << p;
     EXPECT_EQ(w->scalar_type(), torch::kChar) << p;
-    ASSERT_NE(findTensor(r.artifact.quantized, p + ".weight.scale"), nullptr) << p;
-    EXPECT_EQ(findTensor(r.artifact.weights, p + ".weight"), nullptr) << p;
+    ASSERT_NE(findQatTensor(r.artifact.quantized, p + ".weight.scale"), nullptr) << p;
+    EXPECT_EQ(findQatTensor(r.artifact.weights, p + ".weight"), nullptr) << p;
   }
   EXPECT_TRUE(r.artifact.weights.empty());
-  // The int8 weights are the trained ones: dequantized, within half a step of the QAT model's weights.
-  const torch::Tensor trained_w = *findTensor(qat->namedParameters(), "layers.3.weight");
-  const torch::Tensor values = findTensor(r.artifact.quantized, "layers.3.weight")->to(torch::kFloat32);
-  const torch::Tensor scales = *findTensor(r.artifact.quantized, "layers.3.weight.scale");
+  // The int8 weights are the trainedForQat ones: dequantized, within half a step of the QAT model's weights.
+  const torch::Tensor trained_w = *findQatTensor(qat->namedParameters(), "layers.3.weight");
+  const torch::Tensor values = findQatTensor(r.artifact.quantized, "layers.3.weight")->to(torch::kFloat32);
+  const torch::Tensor scales = *findQatTensor(r.artifact.quantized, "layers.3.weight.scale");
   EXPECT_LE((values * scales.view({-1, 1, 1, 1}) - trained_w).abs().max().item<float>(),
             scales.max().item<float>() / 2 + 1e-6);
   ASSERT_FALSE(log.empty());
@@ -223,9 +223,9 @@ TEST(Qat, ObserverBuffersResumeBitIdentically) {
   for (const std::string name :
        {"quant.activation_post_process.min_val", "layers.0.activation_post_process.max_val",
         "layers.10.activation_post_process.min_val"}) {
-    EXPECT_NE(findTensor(buffers, name), nullptr) << name;
+    EXPECT_NE(findQatTensor(buffers, name), nullptr) << name;
   }
-  EXPECT_EQ(findTensor(buffers, "layers.1.activation_post_process.min_val"),
+  EXPECT_EQ(findQatTensor(buffers, "layers.1.activation_post_process.min_val"),
             nullptr);  // the fused relu has none
 
   // A fresh model given a's parameters and buffers by name, as a checkpoint restores them.
@@ -233,8 +233,8 @@ TEST(Qat, ObserverBuffersResumeBitIdentically) {
   b->train(false);  // a new model trains (observes) by default, as torch modules do
   {
     torch::NoGradGuard no_grad;
-    for (auto& [name, t] : b->namedParameters()) t.copy_(*findTensor(a->namedParameters(), name));
-    for (auto& [name, t] : b->namedBuffers()) t.copy_(*findTensor(buffers, name));
+    for (auto& [name, t] : b->namedParameters()) t.copy_(*findQatTensor(a->namedParameters(), name));
+    for (auto& [name, t] : b->namedBuffers()) t.copy_(*findQatTensor(buffers, name));
   }
   const torch::Tensor x = testImages(kMnist, 200);
   {
@@ -248,7 +248,7 @@ TEST(Qat, ObserverBuffersResumeBitIdentically) {
   trainSteps(*b, kMnist, 3, 1e-4, 50);
   const NamedTensors after = a->namedBuffers();
   for (const auto& [name, t] : b->namedBuffers())
-    EXPECT_TRUE(torch::equal(t, *findTensor(after, name))) << name;
+    EXPECT_TRUE(torch::equal(t, *findQatTensor(after, name))) << name;
   {
     torch::NoGradGuard no_grad;
     EXPECT_TRUE(torch::equal(a->forward(x), b->forward(x)));

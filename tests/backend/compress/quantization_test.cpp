@@ -1,5 +1,5 @@
 // int8 quantization: observers against python3-torch's (tests/fixtures/observers.json, made by
-// scripts/make_observer_fixtures.py), batch-norm folding, and int8 models of briefly trained Fashion-MNIST
+// scripts/make_observer_fixtures.py), batch-norm folding, and int8 models of briefly trainedForPtq Fashion-MNIST
 // nets against their float originals (top-1 agreement and logit error on real test images), the int8
 // tensors in the artifact, layers without an int8 kernel, a trip through disk, and batch-64 latency.
 
@@ -99,7 +99,7 @@ TEST(Observer, AffineQParamsIncludeZero) {
 using test::fashion;
 using test::resized;
 
-ModelArtifact trained(const json& layers, const Shape& shape, int steps) {
+ModelArtifact trainedForPtq(const json& layers, const Shape& shape, int steps) {
   return test::trainedArtifact(layers, shape, steps, 11);
 }
 
@@ -168,7 +168,7 @@ double medianMs(const std::function<void()>& f, int runs) {
 
 TEST(Quantization, DynamicMlpMatchesFloat) {
   const Shape shape = {1, 28, 28};
-  const ModelArtifact mlp = trained(presetLayers("mlp", shape, 10), shape, 120);
+  const ModelArtifact mlp = trainedForPtq(presetLayers("mlp", shape, 10), shape, 120);
   CompressPassConfig pass;
   pass.type = "quantize";
   pass.mode = "dynamic";
@@ -193,7 +193,7 @@ json cnnLayers() { return presetLayers("cnn", {1, 28, 28}, 10); }
 
 TEST(Quantization, StaticCnnMatchesFloatAndRunsFaster) {
   const Shape shape = {1, 28, 28};
-  const ModelArtifact cnn = trained(cnnLayers(), shape, 40);
+  const ModelArtifact cnn = trainedForPtq(cnnLayers(), shape, 40);
   CompressPassConfig pass;
   pass.type = "quantize";
   pass.mode = "static";
@@ -229,7 +229,7 @@ TEST(Quantization, StaticCnnMatchesFloatAndRunsFaster) {
 
 TEST(Quantization, StaticResnetFoldsBatchNormsAndAddsInInt8) {
   const Shape shape = {1, 14, 14};  // Fashion-MNIST at half size keeps the preset small
-  const ModelArtifact resnet = trained(presetLayers("resnet", shape, 10), shape, 20);
+  const ModelArtifact resnet = trainedForPtq(presetLayers("resnet", shape, 10), shape, 20);
   CompressPassConfig pass;
   pass.type = "quantize";
   pass.mode = "static";
@@ -259,7 +259,7 @@ TEST(Quantization, StaticResnetFoldsBatchNormsAndAddsInInt8) {
 
 TEST(Quantization, BatchNormFoldingKeepsTheFunction) {
   const Shape shape = {1, 14, 14};
-  const ModelArtifact resnet = trained(presetLayers("resnet", shape, 10), shape, 3);
+  const ModelArtifact resnet = trainedForPtq(presetLayers("resnet", shape, 10), shape, 3);
   std::vector<std::string> pairs;
   const ModelArtifact folded = foldBatchNorms(resnet, &pairs);
   EXPECT_EQ(pairs.size(), 9u);
@@ -279,7 +279,7 @@ TEST(Quantization, LayersWithoutInt8KernelsStayFloatAndAreNamed) {
                                    {{"type", "linear"}, {"out_features", 64}},
                                    {{"type", "relu"}},
                                    {{"type", "linear"}, {"out_features", 10}}});
-  const ModelArtifact net = trained(layers, shape, 60);
+  const ModelArtifact net = trainedForPtq(layers, shape, 60);
   for (const std::string mode : {"static", "dynamic"}) {
     CompressPassConfig pass;
     pass.type = "quantize";
@@ -303,7 +303,7 @@ TEST(Quantization, LayersWithoutInt8KernelsStayFloatAndAreNamed) {
 
 TEST(Quantization, SurvivesTheTripThroughDisk) {
   const Shape shape = {1, 14, 14};
-  const ModelArtifact resnet = trained(presetLayers("resnet", shape, 10), shape, 3);
+  const ModelArtifact resnet = trainedForPtq(presetLayers("resnet", shape, 10), shape, 3);
   CompressPassConfig pass;
   pass.type = "quantize";
   pass.mode = "static";
@@ -340,7 +340,7 @@ TEST(Quantization, EngineSelectionAndErrors) {
   CompressPassConfig pass;
   pass.type = "quantize";
   pass.mode = "dynamic";
-  QuantizeResult r = quantizeArtifact(trained(presetLayers("mlp", shape, 10), shape, 0), pass, {}, {});
+  QuantizeResult r = quantizeArtifact(trainedForPtq(presetLayers("mlp", shape, 10), shape, 0), pass, {}, {});
   r.artifact.quantization["engine"] = "no-such-engine";
   try {
     makeQuantizedModel(r.artifact);
@@ -354,7 +354,7 @@ TEST(Quantization, EngineSelectionAndErrors) {
 
 TEST(Quantization, EveryEngineOfThisBuildRunsTheInt8Cnn) {
   const Shape shape = {1, 28, 28};
-  const ModelArtifact cnn = trained(cnnLayers(), shape, 20);
+  const ModelArtifact cnn = trainedForPtq(cnnLayers(), shape, 20);
   for (const auto& engine : supportedQuantizedEngines()) {
     CompressPassConfig pass;
     pass.type = "quantize";

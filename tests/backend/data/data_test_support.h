@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/test_helpers.h"
 #include "workbench/errors.h"
 
 namespace wb::test {
@@ -38,12 +39,6 @@ class TempDir {
  private:
   std::filesystem::path m_path;
 };
-
-inline std::string readBytes(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("test: cannot read " + file);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 inline void writeBytes(const std::string& file, const std::string& bytes) {
   std::filesystem::create_directories(std::filesystem::path(file).parent_path());
@@ -113,10 +108,6 @@ inline std::string expectDataError(const std::function<void()>& action,
   }
   ADD_FAILURE() << "expected DataError, nothing was thrown";
   return {};
-}
-
-inline bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 }  // namespace wb::test

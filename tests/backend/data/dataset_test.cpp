@@ -10,6 +10,7 @@
 
 #include "data/dataset_readers.h"
 #include "data_test_support.h"
+#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
@@ -23,10 +24,6 @@ DataConfig fashionConfig(int64_t limit) {
   config.limit = limit;
   config.val_fraction = 0.1;
   return config;
-}
-
-std::string fashionFile(const std::string& name) {
-  return std::string(WB_FASHION_MNIST_DIR) + "/" + name;
 }
 
 TEST(FashionMnistDataset, LimitSplitAndNormalize) {
@@ -52,7 +49,7 @@ TEST(FashionMnistDataset, LimitSplitAndNormalize) {
 
   // Train and validation together are exactly the first 1000 training images, each once.
   const RawSplit raw =
-      readIdx(fashionFile("train-images-idx3-ubyte.gz"), fashionFile("train-labels-idx1-ubyte.gz"));
+      readIdx(test::fashionFile("train-images-idx3-ubyte.gz"), test::fashionFile("train-labels-idx1-ubyte.gz"));
   const auto denormalize = [&](const torch::Tensor& x) {
     return (x * dataset.normalization.std[0] + dataset.normalization.mean[0])
         .mul(255)
@@ -74,7 +71,7 @@ TEST(FashionMnistDataset, LimitSplitAndNormalize) {
 
   // The test split is normalized with the training statistics, not its own.
   const RawSplit raw_test =
-      readIdx(fashionFile("t10k-images-idx3-ubyte.gz"), fashionFile("t10k-labels-idx1-ubyte.gz"));
+      readIdx(test::fashionFile("t10k-images-idx3-ubyte.gz"), test::fashionFile("t10k-labels-idx1-ubyte.gz"));
   EXPECT_TRUE(torch::equal(denormalize(dataset.test_x), raw_test.inputs));
   EXPECT_TRUE(torch::equal(dataset.test_y, raw_test.labels));
 }
@@ -85,9 +82,9 @@ class SmallFashionFolder : public ::testing::Test {
   void SetUp() override {
     for (const std::string split : {"train", "t10k"}) {
       test::writeBytes(m_dir.file(split + "-images-idx3-ubyte.gz"),
-                       test::readBytes(fashionFile("t10k-images-idx3-ubyte.gz")));
+                       test::readBytes(test::fashionFile("t10k-images-idx3-ubyte.gz")));
       test::writeBytes(m_dir.file(split + "-labels-idx1-ubyte.gz"),
-                       test::readBytes(fashionFile("t10k-labels-idx1-ubyte.gz")));
+                       test::readBytes(test::fashionFile("t10k-labels-idx1-ubyte.gz")));
     }
   }
   DataConfig config(int64_t limit) const {
@@ -152,9 +149,9 @@ TEST(FashionMnistDataset, ReadsUncompressedFilesUnderPlainNames) {
   TempDir dir;
   for (const std::string split : {"train", "t10k"}) {
     test::writeBytes(dir.file(split + "-images-idx3-ubyte"),
-                     test::gunzipFile(fashionFile("t10k-images-idx3-ubyte.gz")));
+                     test::gunzipFile(test::fashionFile("t10k-images-idx3-ubyte.gz")));
     test::writeBytes(dir.file(split + "-labels-idx1-ubyte"),
-                     test::gunzipFile(fashionFile("t10k-labels-idx1-ubyte.gz")));
+                     test::gunzipFile(test::fashionFile("t10k-labels-idx1-ubyte.gz")));
   }
   DataConfig config = fashionConfig(0);
   config.path = dir.path();
@@ -176,7 +173,7 @@ TEST(DatasetErrors, MissingFilesSayHowToGetThem) {
   config.dataset = "mnist";
   config.path = dir.path();
   test::writeBytes(dir.file("train-images-idx3-ubyte.gz"),
-                   test::readBytes(fashionFile("train-labels-idx1-ubyte.gz")));
+                   test::readBytes(test::fashionFile("train-labels-idx1-ubyte.gz")));
   hint = expectDataError([&] { probeDataShape(config); }, {"MNIST files not found in " + dir.path(),
                                                            "train-labels-idx1-ubyte(.gz)", "t10k-images"});
   EXPECT_TRUE(test::contains(hint, "https://")) << hint;

@@ -6,16 +6,13 @@
 
 #include "data/dataset_readers.h"
 #include "data_test_support.h"
+#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
 
 using test::expectDataError;
 using test::TempDir;
-
-std::string fashionFile(const std::string& name) {
-  return std::string(WB_FASHION_MNIST_DIR) + "/" + name;
-}
 
 // An order-sensitive checksum that the Python reference computes the same way: per-sample sums weighted by
 // the sample's position (mod 1009) plus per-position sums weighted by the position within a sample. A swap of
@@ -53,7 +50,7 @@ TEST(IdxReader, ReadsRealFashionMnistLikeNumpy) {
       << reference;
 
   const RawSplit train =
-      readIdx(fashionFile("train-images-idx3-ubyte.gz"), fashionFile("train-labels-idx1-ubyte.gz"));
+      readIdx(test::fashionFile("train-images-idx3-ubyte.gz"), test::fashionFile("train-labels-idx1-ubyte.gz"));
   EXPECT_EQ(train.inputs.sizes(), torch::IntArrayRef({60000, 1, 28, 28}));
   EXPECT_EQ(train.inputs.scalar_type(), torch::kUInt8);
   EXPECT_EQ(train.labels.sizes(), torch::IntArrayRef({60000}));
@@ -64,7 +61,7 @@ TEST(IdxReader, ReadsRealFashionMnistLikeNumpy) {
   EXPECT_EQ(positionalChecksum(train.labels), expected[0][2]);
 
   const RawSplit test =
-      readIdx(fashionFile("t10k-images-idx3-ubyte.gz"), fashionFile("t10k-labels-idx1-ubyte.gz"));
+      readIdx(test::fashionFile("t10k-images-idx3-ubyte.gz"), test::fashionFile("t10k-labels-idx1-ubyte.gz"));
   EXPECT_EQ(test.inputs.sizes(), torch::IntArrayRef({10000, 1, 28, 28}));
   EXPECT_TRUE(torch::equal(torch::bincount(test.labels), torch::full({10}, 1000, torch::kLong)));
   EXPECT_EQ(test.inputs.sum(torch::kLong).item<int64_t>(), expected[1][0]);
@@ -73,7 +70,7 @@ TEST(IdxReader, ReadsRealFashionMnistLikeNumpy) {
 }
 
 TEST(IdxReader, HeaderOnly) {
-  EXPECT_EQ(readIdxImageHeader(fashionFile("train-images-idx3-ubyte.gz")),
+  EXPECT_EQ(readIdxImageHeader(test::fashionFile("train-images-idx3-ubyte.gz")),
             (std::vector<int64_t>{60000, 28, 28}));
 }
 
@@ -81,11 +78,11 @@ TEST(IdxReader, GzippedAndPlainCopiesReadTheSame) {
   TempDir dir;
   // Uncompressed copies under names that still end in .gz: compression is recognised by content.
   const std::string images = dir.file("images.gz"), labels = dir.file("labels.gz");
-  test::writeBytes(images, test::gunzipFile(fashionFile("t10k-images-idx3-ubyte.gz")));
-  test::writeBytes(labels, test::gunzipFile(fashionFile("t10k-labels-idx1-ubyte.gz")));
+  test::writeBytes(images, test::gunzipFile(test::fashionFile("t10k-images-idx3-ubyte.gz")));
+  test::writeBytes(labels, test::gunzipFile(test::fashionFile("t10k-labels-idx1-ubyte.gz")));
   const RawSplit plain = readIdx(images, labels);
   const RawSplit gzipped =
-      readIdx(fashionFile("t10k-images-idx3-ubyte.gz"), fashionFile("t10k-labels-idx1-ubyte.gz"));
+      readIdx(test::fashionFile("t10k-images-idx3-ubyte.gz"), test::fashionFile("t10k-labels-idx1-ubyte.gz"));
   EXPECT_TRUE(torch::equal(plain.inputs, gzipped.inputs));
   EXPECT_TRUE(torch::equal(plain.labels, gzipped.labels));
 }
@@ -97,8 +94,8 @@ class DamagedIdx : public ::testing::Test {
   static constexpr int kPixels = kImages * 28 * 28;
 
   void SetUp() override {
-    const std::string images = test::gunzipFile(fashionFile("t10k-images-idx3-ubyte.gz"));
-    const std::string labels = test::gunzipFile(fashionFile("t10k-labels-idx1-ubyte.gz"));
+    const std::string images = test::gunzipFile(test::fashionFile("t10k-images-idx3-ubyte.gz"));
+    const std::string labels = test::gunzipFile(test::fashionFile("t10k-labels-idx1-ubyte.gz"));
     m_images = images.substr(0, 16 + kPixels);
     m_images[6] = 0;  // N = 100 (big-endian bytes 4..7)
     m_images[7] = kImages;

@@ -24,6 +24,7 @@
 #include "workbench/errors.h"
 #include "workbench/export.h"
 #include "workbench/training_run.h"
+#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
@@ -32,11 +33,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 using test::sharedExportRun;
-
-std::string readAll(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 std::string fnv1a64(const torch::Tensor& tensor) {
   torch::Tensor t = tensor.detach().to(torch::kCPU);
@@ -58,7 +54,7 @@ json readBack(const std::string& file) {
   const std::string command = std::string(WB_PYTHON) + " " + WB_SOURCE_DIR + "/tests/fixtures/read_safetensors.py " +
                               file + " > " + json_file;
   if (std::system(command.c_str()) != 0) throw std::runtime_error("test: failed: " + command);
-  return json::parse(readAll(json_file));
+  return json::parse(test::readBytes(json_file));
 }
 
 TEST(SafetensorsWriter, LayoutFollowsTheSpecification) {

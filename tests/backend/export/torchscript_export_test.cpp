@@ -24,6 +24,7 @@
 #include "workbench/errors.h"
 #include "workbench/export.h"
 #include "workbench/training_run.h"
+#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
@@ -37,11 +38,6 @@ void writeFloats(const std::string& file, const torch::Tensor& t) {
   const torch::Tensor c = t.to(torch::kFloat32).contiguous();
   std::ofstream(file, std::ios::binary)
       .write(static_cast<const char*>(c.data_ptr()), static_cast<std::streamsize>(c.numel() * 4));
-}
-
-std::string readAll(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 class TorchScriptExport : public ::testing::Test {
@@ -134,7 +130,7 @@ TEST_P(TorchScriptModels, LoadsInPythonAndLibTorchWithTheEnginesOutputs) {
     const std::string command = std::string(WB_PYTHON) + " " + WB_SOURCE_DIR + "/tests/fixtures/check_torchscript_export.py " +
                                 out + " " + x_file + " " + y_file + " 256,1,28,28 > " + json_file;
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
-    const json py = json::parse(readAll(json_file));
+    const json py = json::parse(test::readBytes(json_file));
     EXPECT_EQ(py["output_shape"], json({256, 10}));
     EXPECT_LE(py["max_abs_diff"].get<double>(), tolerance) << py["code"];
     EXPECT_GE(py["argmax_agree"].get<int>(), a.isQuantized() ? 250 : 256);
@@ -186,7 +182,7 @@ TEST_F(TorchScriptExport, RefusalsLeaveAnExistingFileAlone) {
   }
   EXPECT_THROW(exportModel({s_run + "/no-such-run", "", ExportFormat::TorchScript, out}), UserError);
   EXPECT_THROW(exportModel({s_run, "", ExportFormat::TorchScript, s_run + "/export"}), UserError);  // a folder
-  EXPECT_EQ(readAll(out), "keep me");
+  EXPECT_EQ(test::readBytes(out), "keep me");
   for (const auto& entry : fs::directory_iterator(s_run + "/export")) {
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
   }

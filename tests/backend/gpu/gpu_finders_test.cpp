@@ -19,7 +19,7 @@ namespace {
     GTEST_SKIP() << "no CUDA device (this build or machine has none)"; \
   }
 
-Experiment cudaExperiment(const std::string& amp) {
+Experiment cudaFinderExperiment(const std::string& amp) {
   Experiment e = test::smallMlpExperiment(test::freshDir("gpu-finders-" + amp));
   e.data.dataset = "synthetic";
   e.data.path = "";
@@ -47,7 +47,7 @@ const BatchTrial* trialOf(const BatchFinderResult& r, int64_t batch) {
 
 TEST(GpuBatchSizeFinder, ARealCudaOutOfMemoryIsCaughtReleasedAndTheSearchGoesOn) {
   WB_REQUIRE_CUDA();
-  const Experiment e = cudaExperiment("off");
+  const Experiment e = cudaFinderExperiment("off");
   BatchFinderOptions options;
   options.timed_steps = 1;
   // Above 100 samples the step asks the caching allocator for 1 TiB: the allocator's own out-of-memory.
@@ -78,7 +78,7 @@ TEST(GpuBatchSizeFinder, ARealCudaOutOfMemoryIsCaughtReleasedAndTheSearchGoesOn)
 
 TEST(GpuBatchSizeFinder, ACapOnPeakCudaMemoryLimitsTheBatch) {
   WB_REQUIRE_CUDA();
-  const Experiment e = cudaExperiment("off");
+  const Experiment e = cudaFinderExperiment("off");
   BatchFinderOptions options;
   options.timed_steps = 1;
   options.max_batch = 1024;
@@ -98,7 +98,7 @@ TEST(GpuBatchSizeFinder, ACapOnPeakCudaMemoryLimitsTheBatch) {
 
 TEST(GpuLrRangeTest, RunsWithFp16LossScalingAndSuggestsARateInTheFall) {
   WB_REQUIRE_CUDA();
-  const Experiment e = cudaExperiment("fp16");
+  const Experiment e = cudaFinderExperiment("fp16");
   LrFinderOptions options;
   options.steps = 100;
   const LrFinderResult r = findLearningRate(e, options);

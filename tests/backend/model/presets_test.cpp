@@ -10,16 +10,16 @@
 #include "model/model.h"
 #include "python_models.h"
 #include "workbench/errors.h"
+#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
 
 using nlohmann::json;
 
-const std::vector<int64_t> kImage = {1, 28, 28};
 const std::vector<std::string> kPresets = {"mlp", "cnn", "resnet", "vit"};
 
-std::unique_ptr<Model> preset(const std::string& name, const std::vector<int64_t>& input = kImage,
+std::unique_ptr<Model> preset(const std::string& name, const std::vector<int64_t>& input = test::kFashionImage,
                               int64_t classes = 10) {
   ModelConfig config;
   config.preset = name;
@@ -30,7 +30,7 @@ std::unique_ptr<Model> torchscript(const std::string& file) {
   ModelConfig config;
   config.preset.clear();
   config.torchscript = file;
-  return buildModel(config, kImage, 10);
+  return buildModel(config, test::kFashionImage, 10);
 }
 
 int64_t numelSum(const std::vector<std::pair<std::string, torch::Tensor>>& tensors) {
@@ -167,7 +167,7 @@ TEST(Presets, FeatureInputsTakeOnlyTheMlp) {
 
 TEST(Presets, UnknownPresetSuggestsOne) {
   try {
-    presetLayers("cnnn", kImage, 10);
+    presetLayers("cnnn", test::kFashionImage, 10);
     FAIL() << "expected a UserError";
   } catch (const UserError& error) {
     EXPECT_NE(std::string(error.what()).find("Did you mean \"cnn\"?"), std::string::npos) << error.what();

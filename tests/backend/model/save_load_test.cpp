@@ -9,34 +9,25 @@
 #include "model/model.h"
 #include "python_models.h"
 #include "workbench/errors.h"
+#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
 
 using nlohmann::json;
 
-const std::vector<int64_t> kImage = {1, 28, 28};
 
 std::unique_ptr<Model> fromLayers(const json& layers) {
   ModelConfig config;
   config.preset.clear();
   config.layers = layers;
-  return buildModel(config, kImage, 10);
+  return buildModel(config, test::kFashionImage, 10);
 }
 
-std::unique_ptr<Model> preset(const std::string& name) {
+std::unique_ptr<Model> savedPreset(const std::string& name) {
   ModelConfig config;
   config.preset = name;
-  return buildModel(config, kImage, 10);
-}
-
-std::string userErrorOf(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const UserError& error) {
-    return error.what();
-  }
-  return "(no UserError)";
+  return buildModel(config, test::kFashionImage, 10);
 }
 
 bool sameTensors(const std::vector<std::pair<std::string, torch::Tensor>>& a,
@@ -52,14 +43,14 @@ TEST(SaveLoad, RoundTripRestoresParametersAndBuffers) {
   const std::string dir = test::makeTempDir("save_load");
   const std::string file = dir + "/model.pt";
   torch::manual_seed(1);
-  const auto saved = preset("resnet");
+  const auto saved = savedPreset("resnet");
   // running statistics that differ from a fresh model's
   saved->train(true);
   saved->forward(torch::randn({4, 1, 28, 28}));
   saved->save(file);
 
   torch::manual_seed(2);
-  const auto loaded = preset("resnet");
+  const auto loaded = savedPreset("resnet");
   ASSERT_FALSE(sameTensors(saved->namedParameters(), loaded->namedParameters()));
   ASSERT_FALSE(sameTensors(saved->namedBuffers(), loaded->namedBuffers()));
   loaded->load(file);
@@ -73,8 +64,8 @@ TEST(SaveLoad, RoundTripRestoresParametersAndBuffers) {
 
 TEST(SaveLoad, ShapeMismatchNamesTheTensorAndLeavesTheModelUntouched) {
   const std::string file = test::makeTempDir("mismatch") + "/model.pt";
-  preset("cnn")->save(file);
-  json narrower = presetLayers("cnn", kImage, 10);
+  savedPreset("cnn")->save(file);
+  json narrower = presetLayers("cnn", test::kFashionImage, 10);
   narrower[3]["out_channels"] = 48;  // the second conv
   const auto model = fromLayers(narrower);
   const auto before = model->namedParameters();
@@ -82,7 +73,7 @@ TEST(SaveLoad, ShapeMismatchNamesTheTensorAndLeavesTheModelUntouched) {
   for (const auto& [name, tensor] : before) copies.push_back(tensor.clone());
 
   EXPECT_EQ(
-      userErrorOf([&] { model->load(file); }),
+      test::userErrorOf([&] { model->load(file); }),
       file + ": layers.3.weight has shape [64, 32, 5, 5], the experiment's model expects [48, 32, 5, 5]");
   for (size_t i = 0; i < copies.size(); ++i)
     EXPECT_TRUE(torch::equal(copies[i], before[i].second)) << before[i].first;
@@ -90,20 +81,20 @@ TEST(SaveLoad, ShapeMismatchNamesTheTensorAndLeavesTheModelUntouched) {
 
 TEST(SaveLoad, MissingTensorIsNamed) {
   const std::string file = test::makeTempDir("missing") + "/mlp.pt";
-  preset("mlp")->save(file);
-  const std::string message = userErrorOf([&] { preset("cnn")->load(file); });
+  savedPreset("mlp")->save(file);
+  const std::string message = test::userErrorOf([&] { savedPreset("cnn")->load(file); });
   EXPECT_EQ(message.find(file + ": layers.0.weight is missing"), 0u) << message;
 }
 
 TEST(SaveLoad, MissingOrDamagedFileIsAUserError) {
   const std::string dir = test::makeTempDir("damaged");
-  const auto model = preset("mlp");
-  EXPECT_EQ(userErrorOf([&] { model->load(dir + "/absent.pt"); }), dir + "/absent.pt: no such weights file");
+  const auto model = savedPreset("mlp");
+  EXPECT_EQ(test::userErrorOf([&] { model->load(dir + "/absent.pt"); }), dir + "/absent.pt: no such weights file");
   std::ofstream(dir + "/garbage.pt") << "not a zip archive";
-  const std::string message = userErrorOf([&] { model->load(dir + "/garbage.pt"); });
+  const std::string message = test::userErrorOf([&] { model->load(dir + "/garbage.pt"); });
   EXPECT_NE(message.find("not a weights file"), std::string::npos) << message;
   EXPECT_NE(
-      userErrorOf([&] { model->save(dir + "/no/such/folder/model.pt"); }).find("no/such/folder/model.pt"),
+      test::userErrorOf([&] { model->save(dir + "/no/such/folder/model.pt"); }).find("no/such/folder/model.pt"),
       std::string::npos);
 }
 

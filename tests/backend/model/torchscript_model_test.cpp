@@ -5,11 +5,12 @@
 #include "model/model.h"
 #include "python_models.h"
 #include "workbench/errors.h"
+#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
 
-std::unique_ptr<Model> torchscript(const std::string& file, const std::vector<int64_t>& input = {1, 28, 28},
+std::unique_ptr<Model> scriptedModel(const std::string& file, const std::vector<int64_t>& input = {1, 28, 28},
                                    int64_t classes = 10) {
   ModelConfig config;
   config.preset.clear();
@@ -17,27 +18,14 @@ std::unique_ptr<Model> torchscript(const std::string& file, const std::vector<in
   return buildModel(config, input, classes);
 }
 
-std::string userErrorOf(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const UserError& error) {
-    return error.what();
-  }
-  return "(no UserError)";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(TorchScriptModel, TrainsOneStep) {
   const test::PythonModels& python = test::pythonModels();
-  const auto model = torchscript(python.path("tiny_mlp"));
+  const auto model = scriptedModel(python.path("tiny_mlp"));
   const ModelInfo info = model->info();
   EXPECT_EQ(info.parameters, python.parameterCounts.at("tiny_mlp"));
   EXPECT_EQ(info.output_shape, (std::vector<int64_t>{10}));
   EXPECT_EQ(info.flops_per_sample, 0);
-  EXPECT_TRUE(contains(info.summary, "layers.1.weight")) << info.summary;
+  EXPECT_TRUE(test::contains(info.summary, "layers.1.weight")) << info.summary;
 
   torch::manual_seed(5);
   const torch::Tensor input = torch::randn({4, 1, 28, 28});
@@ -60,13 +48,13 @@ TEST(TorchScriptModel, TrainsOneStep) {
 TEST(TorchScriptModel, SaveAndLoadCopyWeightsByName) {
   const test::PythonModels& python = test::pythonModels();
   const std::string file = test::makeTempDir("torchscript_save") + "/trained.pt";
-  const auto trained = torchscript(python.path("tiny_mlp"));
+  const auto trained = scriptedModel(python.path("tiny_mlp"));
   {
     torch::NoGradGuard noGrad;
     for (torch::Tensor& p : trained->parameters()) p.add_(1.0);
   }
   trained->save(file);
-  const auto fresh = torchscript(python.path("tiny_mlp"));
+  const auto fresh = scriptedModel(python.path("tiny_mlp"));
   fresh->load(file);
   const auto expected = trained->namedParameters();
   const auto actual = fresh->namedParameters();
@@ -76,31 +64,31 @@ TEST(TorchScriptModel, SaveAndLoadCopyWeightsByName) {
     EXPECT_TRUE(torch::equal(expected[i].second, actual[i].second)) << expected[i].first;
   }
   // a TorchScript file of another architecture does not fit
-  const std::string message = userErrorOf([&] { fresh->load(python.path("mlp")); });
+  const std::string message = test::userErrorOf([&] { fresh->load(python.path("mlp")); });
   EXPECT_TRUE(
-      contains(message, "layers.1.weight has shape [256, 784], the experiment's model expects [16, 784]"))
+      test::contains(message, "layers.1.weight has shape [256, 784], the experiment's model expects [16, 784]"))
       << message;
 }
 
 TEST(TorchScriptModel, ProblemsAreUserErrors) {
   const test::PythonModels& python = test::pythonModels();
-  EXPECT_EQ(userErrorOf([] { torchscript("/nonexistent/model.pt"); }),
+  EXPECT_EQ(test::userErrorOf([] { scriptedModel("/nonexistent/model.pt"); }),
             "model.torchscript: /nonexistent/model.pt does not exist");
-  EXPECT_TRUE(contains(userErrorOf([&] {
-                         torchscript(python.path("tiny_mlp"), {1, 28, 28}, 5);
+  EXPECT_TRUE(test::contains(test::userErrorOf([&] {
+                         scriptedModel(python.path("tiny_mlp"), {1, 28, 28}, 5);
                        }),
                        "outputs [10] per sample, but the data has 5 classes"));
-  EXPECT_TRUE(contains(userErrorOf([&] {
-                         torchscript(python.path("tiny_mlp"), {3, 32, 32}, 10);
+  EXPECT_TRUE(test::contains(test::userErrorOf([&] {
+                         scriptedModel(python.path("tiny_mlp"), {3, 32, 32}, 10);
                        }),
                        "does not accept inputs of shape [1, 3, 32, 32]"));
   EXPECT_TRUE(
-      contains(userErrorOf([&] { torchscript(python.dir + "/counts.txt"); }), "not a TorchScript file"));
+      test::contains(test::userErrorOf([&] { scriptedModel(python.dir + "/counts.txt"); }), "not a TorchScript file"));
 
   ModelConfig both;
   both.torchscript = python.path("tiny_mlp");
   both.layers = nlohmann::json::array({{{"type", "flatten"}}});
-  EXPECT_TRUE(contains(userErrorOf([&] { buildModel(both, {1, 28, 28}, 10); }), "both model.layers and"));
+  EXPECT_TRUE(test::contains(test::userErrorOf([&] { buildModel(both, {1, 28, 28}, 10); }), "both model.layers and"));
 }
 
 }  // namespace

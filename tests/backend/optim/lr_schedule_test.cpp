@@ -14,22 +14,13 @@
 #include <vector>
 
 #include "workbench/errors.h"
+#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
 
-nlohmann::json loadFixture(const std::string& file) {
-  const std::string path = std::string(WB_SOURCE_DIR) + "/tests/fixtures/" + file;
-  std::ifstream in(path);
-  if (!in) {
-    ADD_FAILURE() << "cannot open " << path;
-    return {};
-  }
-  return nlohmann::json::parse(in);
-}
-
 const nlohmann::json& scheduleFixture() {
-  static const nlohmann::json fixture = loadFixture("schedules.json");
+  static const nlohmann::json fixture = test::loadFixture("schedules.json");
   return fixture;
 }
 

@@ -17,24 +17,15 @@
 
 #include "optim/fused_adam.h"
 #include "workbench/errors.h"
+#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
 
 using NamedParameters = std::vector<std::pair<std::string, torch::Tensor>>;
 
-nlohmann::json loadFixture(const std::string& file) {
-  const std::string path = std::string(WB_SOURCE_DIR) + "/tests/fixtures/" + file;
-  std::ifstream in(path);
-  if (!in) {
-    ADD_FAILURE() << "cannot open " << path;
-    return {};
-  }
-  return nlohmann::json::parse(in);
-}
-
 const nlohmann::json& optimizerFixture() {
-  static const nlohmann::json fixture = loadFixture("optimizers.json");
+  static const nlohmann::json fixture = test::loadFixture("optimizers.json");
   return fixture;
 }
 

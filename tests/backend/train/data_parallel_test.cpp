@@ -81,19 +81,6 @@ Finished train(const Experiment& e) {
   return out;
 }
 
-double maxDifference(const std::string& a, const std::string& b) {
-  const auto first = test::readWeights(a);
-  const auto second = test::readWeights(b);
-  EXPECT_EQ(first.size(), second.size());
-  double worst = 0;
-  for (const auto& [name, t] : first) {
-    EXPECT_TRUE(second.count(name)) << name;
-    if (!second.count(name)) continue;
-    worst = std::max(worst, (t.to(torch::kFloat64) - second.at(name).to(torch::kFloat64)).abs().max().item<double>());
-  }
-  return worst;
-}
-
 class DataParallel : public ::testing::Test {
  protected:
   void SetUp() override { runs = test::freshDir("dp"); }
@@ -109,7 +96,7 @@ TEST_F(DataParallel, TwoRanksOfBatchBTrainLikeOneRankOfBatch2B) {
   EXPECT_EQ(one.summary.steps, 32);
   EXPECT_EQ(two.summary.steps, 32);
   // fp32: only the order of additions differs (two half-batch means averaged vs one mean).
-  EXPECT_LT(maxDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 2e-5);
+  EXPECT_LT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 2e-5);
   EXPECT_NEAR(one.summary.test_accuracy, two.summary.test_accuracy, 0.005);
   // The metrics are the group's: one entry per device, and the global loss equals the single rank's.
   ASSERT_FALSE(two.steps.empty());
@@ -121,7 +108,7 @@ TEST_F(DataParallel, TwoRanksOfBatchBTrainLikeOneRankOfBatch2B) {
   EXPECT_NEAR(one.steps.back().loss, two.steps.back().loss, 1e-4);
   // And not by accident: one rank of batch B (half the data per step) trains other weights.
   const Finished half = train(parallelExperiment(runs, 1, 64));
-  EXPECT_GT(maxDifference(one.summary.run_dir + "/model.pt", half.summary.run_dir + "/model.pt"), 1e-3);
+  EXPECT_GT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", half.summary.run_dir + "/model.pt"), 1e-3);
 }
 
 // Batch norm: with train.sync_batchnorm the two ranks normalize over the global batch, so they train what one
@@ -150,8 +137,8 @@ TEST_F(DataParallel, SyncBatchNormTrainsLikeOneRankOfTheWholeBatch) {
   const Finished local = train(withBatchNorm(2, 64, false));
   ASSERT_EQ(synced.summary.status, RunStatus::Completed) << (synced.errors.empty() ? "" : synced.errors[0].message);
   ASSERT_EQ(local.summary.status, RunStatus::Completed);
-  const double sync_gap = maxDifference(one.summary.run_dir + "/model.pt", synced.summary.run_dir + "/model.pt");
-  const double local_gap = maxDifference(one.summary.run_dir + "/model.pt", local.summary.run_dir + "/model.pt");
+  const double sync_gap = test::maxWeightDifference(one.summary.run_dir + "/model.pt", synced.summary.run_dir + "/model.pt");
+  const double local_gap = test::maxWeightDifference(one.summary.run_dir + "/model.pt", local.summary.run_dir + "/model.pt");
   EXPECT_LT(sync_gap, 2e-5);  // running statistics included (measured 2e-6)
   EXPECT_GT(local_gap, 100 * sync_gap);  // measured 8e-3
 }
@@ -165,7 +152,7 @@ TEST_F(DataParallel, GradientAccumulationAcrossRanksMatchesOneRank) {
   const Finished two = train(both);
   ASSERT_EQ(two.summary.status, RunStatus::Completed) << (two.errors.empty() ? "" : two.errors[0].message);
   EXPECT_EQ(one.summary.steps, two.summary.steps);
-  EXPECT_LT(maxDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 2e-5);
+  EXPECT_LT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 2e-5);
 }
 
 TEST_F(DataParallel, Bf16AutocastAcrossRanksMatchesOneRank) {
@@ -182,8 +169,8 @@ TEST_F(DataParallel, Bf16AutocastAcrossRanksMatchesOneRank) {
   Experiment half_batch = parallelExperiment(runs, 1, 64);
   half_batch.train.amp = "bf16";
   const Finished half = train(half_batch);
-  const double parallel_gap = maxDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt");
-  const double other_data_gap = maxDifference(one.summary.run_dir + "/model.pt", half.summary.run_dir + "/model.pt");
+  const double parallel_gap = test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt");
+  const double other_data_gap = test::maxWeightDifference(one.summary.run_dir + "/model.pt", half.summary.run_dir + "/model.pt");
   EXPECT_LT(parallel_gap, 1.5e-2);
   EXPECT_LT(parallel_gap * 4, other_data_gap);
   EXPECT_NEAR(one.summary.test_accuracy, two.summary.test_accuracy, 0.02);
@@ -376,7 +363,7 @@ TEST_F(DataParallel, StoppedMidEpochResumesExactlyAndOnAnotherRankCountOnlyWhenF
   for (const auto& l : log) continued |= l.find("Continuing at step " + std::to_string(stopped.steps)) == 0;
   EXPECT_TRUE(continued) << "the resumed session must start at the checkpoint's step";
   EXPECT_GT(first_step, stopped.steps);
-  EXPECT_EQ(maxDifference(reference.summary.run_dir + "/model.pt", resumed.run_dir + "/model.pt"), 0.0);
+  EXPECT_EQ(test::maxWeightDifference(reference.summary.run_dir + "/model.pt", resumed.run_dir + "/model.pt"), 0.0);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "test_experiments.h"
 #include "train/device_selection.h"
 #include "workbench/experiment.h"
+#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
@@ -21,21 +22,17 @@ std::string messageAt(const std::vector<ValidationIssue>& issues, const std::str
   return {};
 }
 
-bool mentions(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(DeviceChecks, OneDeviceIsAlwaysASet) {
   EXPECT_TRUE(checkDeviceSet({"cpu"}).empty());
   EXPECT_TRUE(checkDeviceSet({"cuda:0"}).empty());  // whether it exists is checkDevice's business
-  EXPECT_TRUE(mentions(messageAt(checkDeviceSet({}), "train.devices"), "no device"));
+  EXPECT_TRUE(test::contains(messageAt(checkDeviceSet({}), "train.devices"), "no device"));
 }
 
 TEST(DeviceChecks, CpuAndCudaDoNotMix) {
   const std::vector<ValidationIssue> issues = checkDeviceSet({"cpu", "cuda:0"});
   const std::string message = messageAt(issues, "train.devices");
-  EXPECT_TRUE(mentions(message, "mixes CPU and CUDA devices (\"cpu\", \"cuda:0\")")) << message;
-  EXPECT_TRUE(mentions(message, "list only CUDA devices, or only \"cpu\"")) << message;
+  EXPECT_TRUE(test::contains(message, "mixes CPU and CUDA devices (\"cpu\", \"cuda:0\")")) << message;
+  EXPECT_TRUE(test::contains(message, "list only CUDA devices, or only \"cpu\"")) << message;
   EXPECT_EQ(issues.size(), 1u);
 }
 
@@ -52,7 +49,7 @@ TEST(DeviceChecks, SeveralCpuRanksNeedGloo) {
 #ifdef WB_WITH_GLOO
   EXPECT_EQ(message, "");
 #else
-  EXPECT_TRUE(mentions(message, "this LibTorch build has no Gloo")) << message;
+  EXPECT_TRUE(test::contains(message, "this LibTorch build has no Gloo")) << message;
 #endif
 }
 
@@ -61,7 +58,7 @@ TEST(DeviceChecks, SeveralCudaDevicesNeedNccl) {
 #ifdef WB_WITH_NCCL
   EXPECT_EQ(message, "");
 #else
-  EXPECT_TRUE(mentions(message, "this LibTorch build has no NCCL")) << message;
+  EXPECT_TRUE(test::contains(message, "this LibTorch build has no NCCL")) << message;
 #endif
 }
 
@@ -72,7 +69,7 @@ TEST(DeviceChecks, CudaIndex) {
   EXPECT_FALSE(cudaIndex("cuda:1x").has_value());
   EXPECT_FALSE(cudaIndex("cuda:").has_value());
   EXPECT_FALSE(cudaIndex("cpu").has_value());
-  EXPECT_TRUE(mentions(checkDevice("cuda:1x"), "not of the form cuda:N"));
+  EXPECT_TRUE(test::contains(checkDevice("cuda:1x"), "not of the form cuda:N"));
 }
 
 TEST(DeviceChecks, CheckExperimentAcceptsTwoCpuRanks) {
@@ -84,7 +81,7 @@ TEST(DeviceChecks, CheckExperimentAcceptsTwoCpuRanks) {
 #ifdef WB_WITH_GLOO
   EXPECT_TRUE(issues.empty()) << formatIssues(issues);
 #else
-  EXPECT_TRUE(mentions(messageAt(issues, "train.devices"), "no Gloo")) << formatIssues(issues);
+  EXPECT_TRUE(test::contains(messageAt(issues, "train.devices"), "no Gloo")) << formatIssues(issues);
 #endif
 }
 
@@ -93,14 +90,14 @@ TEST(DeviceChecks, CheckExperimentRefusesMixingAndKeepsTheAmpRule) {
   e.train.devices = {"cpu", "cuda:0"};
   e.train.amp = "fp16";
   const std::vector<ValidationIssue> issues = checkExperiment(e);
-  EXPECT_TRUE(mentions(messageAt(issues, "train.devices"), "mixes CPU and CUDA")) << formatIssues(issues);
-  EXPECT_TRUE(mentions(messageAt(issues, "train.amp"), "fp16 mixed precision needs CUDA devices"))
+  EXPECT_TRUE(test::contains(messageAt(issues, "train.devices"), "mixes CPU and CUDA")) << formatIssues(issues);
+  EXPECT_TRUE(test::contains(messageAt(issues, "train.amp"), "fp16 mixed precision needs CUDA devices"))
       << formatIssues(issues);
   for (const auto& issue : issues) {
-    EXPECT_FALSE(mentions(issue.message, "one device at a time")) << issue.message;
+    EXPECT_FALSE(test::contains(issue.message, "one device at a time")) << issue.message;
   }
   if (!torch::cuda::is_available()) {
-    EXPECT_TRUE(mentions(messageAt(issues, "train.devices[1]"), "not available")) << formatIssues(issues);
+    EXPECT_TRUE(test::contains(messageAt(issues, "train.devices[1]"), "not available")) << formatIssues(issues);
   }
 }
 

@@ -38,7 +38,7 @@ Experiment liveExperiment(const std::string& runs) {
   return e;
 }
 
-struct Recorded {
+struct ControlRecording {
   RunSummary summary;
   std::map<int64_t, double> lr;  // metrics step -> the learning rate of that step
   std::vector<ControlApplied> controls;
@@ -47,9 +47,9 @@ struct Recorded {
 
 // Runs `e` (or resumes `resume_dir`); `during(run, step)` is called from the event sink, on the run's own
 // thread, for each step reported, so requests made there are deterministic in what they ask, not in when.
-Recorded record(const Experiment& e, const std::vector<LrChange>& before_start,
+ControlRecording record(const Experiment& e, const std::vector<LrChange>& before_start,
                 const std::function<void(TrainingRun&, int64_t)>& during = {}, const std::string& resume_dir = {}) {
-  Recorded out;
+  ControlRecording out;
   std::mutex mutex;
   TrainingRun* self = nullptr;
   auto sink = [&](EventBatch&& batch) {
@@ -80,22 +80,7 @@ std::string readText(const std::string& path) {
   return text.str();
 }
 
-std::string firstError(const Recorded& r) { return r.errors.empty() ? std::string() : r.errors.front().message; }
-
-double maxDifference(const std::string& a, const std::string& b) {
-  const auto first = test::readWeights(a);
-  const auto second = test::readWeights(b);
-  EXPECT_EQ(first.size(), second.size());
-  double worst = 0;
-  for (const auto& [name, t] : first) {
-    if (!second.count(name)) {
-      ADD_FAILURE() << name << " missing in " << b;
-      continue;
-    }
-    worst = std::max(worst, (t.to(torch::kFloat64) - second.at(name).to(torch::kFloat64)).abs().max().item<double>());
-  }
-  return worst;
-}
+std::string firstError(const ControlRecording& r) { return r.errors.empty() ? std::string() : r.errors.front().message; }
 
 class LiveControl : public ::testing::Test {
  protected:
@@ -105,10 +90,10 @@ class LiveControl : public ::testing::Test {
 };
 
 TEST_F(LiveControl, HalvingTheLearningRateMidRunHalvesTheScheduleFromThatStepOn) {
-  const Recorded reference = record(liveExperiment(runs), {});
+  const ControlRecording reference = record(liveExperiment(runs), {});
   ASSERT_EQ(reference.summary.status, RunStatus::Completed) << firstError(reference);
   bool asked = false;
-  const Recorded changed = record(liveExperiment(runs), {}, [&](TrainingRun& run, int64_t step) {
+  const ControlRecording changed = record(liveExperiment(runs), {}, [&](TrainingRun& run, int64_t step) {
     if (step >= 10 && !asked) {
       asked = true;
       run.setLearningRate(LrChange{LrChange::Kind::Scale, 0.5, -1, "the test"});
@@ -145,19 +130,19 @@ TEST_F(LiveControl, AConstantLearningRateReplacesTheScheduleAndTheOptimizerTrain
   e.schedule.name = "constant";
   Experiment first20 = e;
   first20.train.max_steps = 20;
-  const Recorded cut = record(first20, {});
+  const ControlRecording cut = record(first20, {});
   ASSERT_EQ(cut.summary.steps, 20);
-  const Recorded reference = record(e, {});
+  const ControlRecording reference = record(e, {});
   // From step 20 on, a learning rate so small that the weights must stay where the cut run left them.
-  const Recorded frozen = record(e, {LrChange{LrChange::Kind::Constant, 1e-12, 20, "the test"}});
+  const ControlRecording frozen = record(e, {LrChange{LrChange::Kind::Constant, 1e-12, 20, "the test"}});
   ASSERT_EQ(frozen.summary.status, RunStatus::Completed) << firstError(frozen);
   ASSERT_EQ(frozen.controls.size(), 1u);
   EXPECT_EQ(frozen.controls[0].step, 20);
   EXPECT_EQ(frozen.controls[0].kind, ControlKind::LrConstant);
   EXPECT_EQ(frozen.controls[0].lr, 1e-12);
   for (const auto& [step, lr] : frozen.lr) EXPECT_EQ(lr, step > 20 ? 1e-12 : e.optimizer.lr) << "step " << step;
-  EXPECT_LT(maxDifference(cut.summary.run_dir + "/model.pt", frozen.summary.run_dir + "/model.pt"), 1e-8);
-  EXPECT_GT(maxDifference(cut.summary.run_dir + "/model.pt", reference.summary.run_dir + "/model.pt"), 1e-3);
+  EXPECT_LT(test::maxWeightDifference(cut.summary.run_dir + "/model.pt", frozen.summary.run_dir + "/model.pt"), 1e-8);
+  EXPECT_GT(test::maxWeightDifference(cut.summary.run_dir + "/model.pt", reference.summary.run_dir + "/model.pt"), 1e-3);
 }
 
 TEST_F(LiveControl, BadValuesAreRefusedNamingThem) {
@@ -178,7 +163,7 @@ TEST_F(LiveControl, StopAfterThisEpochEndsAtTheEpochsLastStepWithACheckpointAndR
   Experiment e = liveExperiment(runs);
   e.train.epochs = 3;
   bool asked = false;
-  const Recorded stopped = record(e, {}, [&](TrainingRun& run, int64_t step) {
+  const ControlRecording stopped = record(e, {}, [&](TrainingRun& run, int64_t step) {
     if (step >= 5 && !asked) {
       asked = true;
       run.stopAfterEpoch("the test");
@@ -195,7 +180,7 @@ TEST_F(LiveControl, StopAfterThisEpochEndsAtTheEpochsLastStepWithACheckpointAndR
   const RunHistory history = loadRunHistory(stopped.summary.run_dir);
   ASSERT_EQ(static_cast<int64_t>(history.epochs.size()), epoch);  // it ended as epochs do: metrics, validation
   EXPECT_GE(history.epochs.back().val_loss, 0);
-  const Recorded resumed = record(e, {}, {}, stopped.summary.run_dir);
+  const ControlRecording resumed = record(e, {}, {}, stopped.summary.run_dir);
   ASSERT_EQ(resumed.summary.status, RunStatus::Completed) << firstError(resumed);
   EXPECT_EQ(resumed.summary.steps, 87);
   EXPECT_EQ(test::lastResumedSession(stopped.summary.run_dir + "/metrics.jsonl").continued_at, 29 * epoch);
@@ -203,22 +188,22 @@ TEST_F(LiveControl, StopAfterThisEpochEndsAtTheEpochsLastStepWithACheckpointAndR
 
 TEST_F(LiveControl, ResumedAfterAChangeEndsBitIdenticalToTheRunLeftAloneWithTheSameChange) {
   const LrChange change{LrChange::Kind::Scale, 0.5, 12, "the test"};
-  const Recorded alone = record(liveExperiment(runs), {change});
+  const ControlRecording alone = record(liveExperiment(runs), {change});
   ASSERT_EQ(alone.summary.status, RunStatus::Completed) << firstError(alone);
-  const Recorded stopped = record(liveExperiment(runs), {change}, [](TrainingRun& run, int64_t step) {
+  const ControlRecording stopped = record(liveExperiment(runs), {change}, [](TrainingRun& run, int64_t step) {
     if (step >= 20) run.requestStop();
   });
   ASSERT_EQ(stopped.summary.status, RunStatus::Interrupted) << firstError(stopped);
   ASSERT_GT(stopped.summary.steps, 12);
-  const Recorded resumed = record(liveExperiment(runs), {}, {}, stopped.summary.run_dir);
+  const ControlRecording resumed = record(liveExperiment(runs), {}, {}, stopped.summary.run_dir);
   ASSERT_EQ(resumed.summary.status, RunStatus::Completed) << firstError(resumed);
   EXPECT_EQ(test::lastResumedSession(stopped.summary.run_dir + "/metrics.jsonl").continued_at, stopped.summary.steps);
   // The resumed session reports the halved learning rate without being asked again: the checkpoint kept it.
   for (const auto& [step, lr] : resumed.lr) EXPECT_EQ(lr, alone.lr.at(step)) << "step " << step;
   test::expectBitIdentical(alone.summary.run_dir + "/model.pt", resumed.summary.run_dir + "/model.pt");
   // And the change mattered: without it the weights differ.
-  const Recorded unchanged = record(liveExperiment(runs), {});
-  EXPECT_GT(maxDifference(alone.summary.run_dir + "/model.pt", unchanged.summary.run_dir + "/model.pt"), 1e-4);
+  const ControlRecording unchanged = record(liveExperiment(runs), {});
+  EXPECT_GT(test::maxWeightDifference(alone.summary.run_dir + "/model.pt", unchanged.summary.run_dir + "/model.pt"), 1e-4);
 }
 
 // Two CPU ranks of batch 64 train what one rank of batch 128 trains (data_parallel_test); with a change asked
@@ -247,7 +232,7 @@ TEST_F(LiveControl, TwoDataParallelRanksApplyTheChangeAtTheSameStep) {
     return e;
   };
   bool asked = false;
-  const Recorded two = record(experiment(2, 64), {}, [&](TrainingRun& run, int64_t step) {
+  const ControlRecording two = record(experiment(2, 64), {}, [&](TrainingRun& run, int64_t step) {
     if (step >= 6 && !asked) {
       asked = true;
       run.setLearningRate(LrChange{LrChange::Kind::Scale, 0.25, -1, "the test"});
@@ -256,12 +241,12 @@ TEST_F(LiveControl, TwoDataParallelRanksApplyTheChangeAtTheSameStep) {
   ASSERT_EQ(two.summary.status, RunStatus::Completed) << firstError(two);
   ASSERT_EQ(two.controls.size(), 1u);
   const int64_t at = two.controls[0].step;
-  const Recorded one = record(experiment(1, 128), {LrChange{LrChange::Kind::Scale, 0.25, at, "the test"}});
+  const ControlRecording one = record(experiment(1, 128), {LrChange{LrChange::Kind::Scale, 0.25, at, "the test"}});
   ASSERT_EQ(one.summary.status, RunStatus::Completed) << firstError(one);
-  EXPECT_LT(maxDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 2e-5);
+  EXPECT_LT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 2e-5);
   // Not by accident: one rank changed a step later trains other weights.
-  const Recorded later = record(experiment(1, 128), {LrChange{LrChange::Kind::Scale, 0.25, at + 1, "the test"}});
-  EXPECT_GT(maxDifference(later.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 1e-5);
+  const ControlRecording later = record(experiment(1, 128), {LrChange{LrChange::Kind::Scale, 0.25, at + 1, "the test"}});
+  EXPECT_GT(test::maxWeightDifference(later.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 1e-5);
 }
 
 // The schedule's part: changes compound and are ordered by step; a checkpoint's state keeps them, and a

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "workbench/errors.h"
+#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
@@ -32,10 +33,6 @@ UserError errorFrom(const Variables& variables) {
     return error;
   }
   return UserError("");
-}
-
-bool mentions(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // What torchrun --nproc-per-node=2 gives its second worker (torch 1.13's elastic agent).
@@ -95,10 +92,10 @@ TEST(ProcessLaunch, TorchrunRestartedUsesTheAttemptsPrefix) {
 
   variables.erase("TORCHELASTIC_RESTART_COUNT");
   const UserError missing = errorFrom(variables);
-  EXPECT_TRUE(mentions(missing.what(), "TORCHELASTIC_RESTART_COUNT is not set")) << missing.what();
+  EXPECT_TRUE(test::contains(missing.what(), "TORCHELASTIC_RESTART_COUNT is not set")) << missing.what();
 
   variables["TORCHELASTIC_RESTART_COUNT"] = "x";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "TORCHELASTIC_RESTART_COUNT=\"x\""));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "TORCHELASTIC_RESTART_COUNT=\"x\""));
 }
 
 TEST(ProcessLaunch, TorchrunWithoutTheAgentStore) {
@@ -112,7 +109,7 @@ TEST(ProcessLaunch, TorchrunWithoutTheAgentStore) {
   variables["TORCHELASTIC_USE_AGENT_STORE"] = "False";
   EXPECT_FALSE(launchFrom(variables)->agent_store);
   variables["TORCHELASTIC_USE_AGENT_STORE"] = "yes";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "TORCHELASTIC_USE_AGENT_STORE=\"yes\""));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "TORCHELASTIC_USE_AGENT_STORE=\"yes\""));
 }
 
 TEST(ProcessLaunch, GroupRankAloneMeansTorchrun) {
@@ -135,8 +132,8 @@ TEST(ProcessLaunch, ByHand) {
   EXPECT_EQ(launch->launcher, "env");
   EXPECT_FALSE(launch->agent_store);
   EXPECT_EQ(launch->store_prefix, "");
-  EXPECT_TRUE(mentions(describe(*launch), "rank 2 of 3 (local rank 2)"));
-  EXPECT_TRUE(mentions(describe(*launch), "10.1.2.3:12345"));
+  EXPECT_TRUE(test::contains(describe(*launch), "rank 2 of 3 (local rank 2)"));
+  EXPECT_TRUE(test::contains(describe(*launch), "10.1.2.3:12345"));
 }
 
 TEST(ProcessLaunch, OneProcessWorldIsALaunchOfOne) {
@@ -150,9 +147,9 @@ TEST(ProcessLaunch, OneProcessWorldIsALaunchOfOne) {
 
 TEST(ProcessLaunch, RankAndWorldSizeComeTogether) {
   const UserError noWorld = errorFrom({{"RANK", "0"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}});
-  EXPECT_TRUE(mentions(noWorld.what(), "WORLD_SIZE is not")) << noWorld.what();
+  EXPECT_TRUE(test::contains(noWorld.what(), "WORLD_SIZE is not")) << noWorld.what();
   const UserError noRank = errorFrom({{"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}});
-  EXPECT_TRUE(mentions(noRank.what(), "RANK is not")) << noRank.what();
+  EXPECT_TRUE(test::contains(noRank.what(), "RANK is not")) << noRank.what();
 }
 
 TEST(ProcessLaunch, IntegersAreStrict) {
@@ -162,13 +159,13 @@ TEST(ProcessLaunch, IntegersAreStrict) {
     Variables variables = good;
     variables["WORLD_SIZE"] = bad;
     const UserError error = errorFrom(variables);
-    EXPECT_TRUE(mentions(error.what(), "WORLD_SIZE=\"" + bad + "\"")) << error.what();
+    EXPECT_TRUE(test::contains(error.what(), "WORLD_SIZE=\"" + bad + "\"")) << error.what();
   }
   for (const std::string bad : {"1x", "-0x1", ""}) {
     SCOPED_TRACE(bad);
     Variables variables = good;
     variables["RANK"] = bad;
-    EXPECT_TRUE(mentions(errorFrom(variables).what(), "RANK=\"" + bad + "\""));
+    EXPECT_TRUE(test::contains(errorFrom(variables).what(), "RANK=\"" + bad + "\""));
   }
 }
 
@@ -176,18 +173,18 @@ TEST(ProcessLaunch, RanksMustFitTheWorld) {
   const Variables good = {{"RANK", "0"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "29500"}};
   Variables variables = good;
   variables["WORLD_SIZE"] = "0";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "WORLD_SIZE=\"0\" is not a positive integer"));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "WORLD_SIZE=\"0\" is not a positive integer"));
   variables = good;
   variables["RANK"] = "4";
   const UserError tooHigh = errorFrom(variables);
-  EXPECT_TRUE(mentions(tooHigh.what(), "RANK=\"4\" is not in 0 to 3")) << tooHigh.what();
+  EXPECT_TRUE(test::contains(tooHigh.what(), "RANK=\"4\" is not in 0 to 3")) << tooHigh.what();
   variables["RANK"] = "-1";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "RANK=\"-1\""));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "RANK=\"-1\""));
   variables = good;
   variables["LOCAL_RANK"] = "-1";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "LOCAL_RANK=\"-1\""));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "LOCAL_RANK=\"-1\""));
   variables["LOCAL_RANK"] = "4";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "LOCAL_RANK=\"4\""));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "LOCAL_RANK=\"4\""));
   variables["LOCAL_RANK"] = "3";
   EXPECT_EQ(launchFrom(variables)->local_rank, 3);
 }
@@ -197,20 +194,20 @@ TEST(ProcessLaunch, MasterAddressAndPort) {
   Variables variables = good;
   variables.erase("MASTER_ADDR");
   const UserError noAddr = errorFrom(variables);
-  EXPECT_TRUE(mentions(noAddr.what(), "MASTER_ADDR is not set")) << noAddr.what();
-  EXPECT_TRUE(mentions(noAddr.hint(), "127.0.0.1")) << noAddr.hint();
+  EXPECT_TRUE(test::contains(noAddr.what(), "MASTER_ADDR is not set")) << noAddr.what();
+  EXPECT_TRUE(test::contains(noAddr.hint(), "127.0.0.1")) << noAddr.hint();
   variables["MASTER_ADDR"] = "";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "MASTER_ADDR is empty"));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "MASTER_ADDR is empty"));
 
   variables = good;
   variables.erase("MASTER_PORT");
   const UserError noPort = errorFrom(variables);
-  EXPECT_TRUE(mentions(noPort.what(), "MASTER_PORT is not set")) << noPort.what();
-  EXPECT_TRUE(mentions(noPort.hint(), "29500")) << noPort.hint();
+  EXPECT_TRUE(test::contains(noPort.what(), "MASTER_PORT is not set")) << noPort.what();
+  EXPECT_TRUE(test::contains(noPort.hint(), "29500")) << noPort.hint();
   for (const std::string bad : {"0", "65536", "-1", "80a", ""}) {
     SCOPED_TRACE(bad);
     variables["MASTER_PORT"] = bad;
-    EXPECT_TRUE(mentions(errorFrom(variables).what(), "MASTER_PORT=\"" + bad + "\""));
+    EXPECT_TRUE(test::contains(errorFrom(variables).what(), "MASTER_PORT=\"" + bad + "\""));
   }
   variables["MASTER_PORT"] = "65535";
   EXPECT_EQ(launchFrom(variables)->master_port, 65535);
@@ -239,7 +236,7 @@ TEST(ProcessLaunch, SlurmTakesMasterAddressAndPortFromTheEnvironmentFirst) {
   EXPECT_EQ(launch->master_addr, "10.0.0.9");
   EXPECT_EQ(launch->master_port, 23456);
   variables["MASTER_PORT"] = "port";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "MASTER_PORT=\"port\""));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "MASTER_PORT=\"port\""));
 }
 
 TEST(ProcessLaunch, SlurmFallsBackToTheOlderNodeListName) {
@@ -249,26 +246,26 @@ TEST(ProcessLaunch, SlurmFallsBackToTheOlderNodeListName) {
   EXPECT_EQ(launchFrom(variables)->master_addr, "gpu3");
   variables.erase("SLURM_NODELIST");
   const UserError none = errorFrom(variables);
-  EXPECT_TRUE(mentions(none.what(), "SLURM_JOB_NODELIST")) << none.what();
-  EXPECT_TRUE(mentions(none.what(), "MASTER_ADDR")) << none.what();
+  EXPECT_TRUE(test::contains(none.what(), "SLURM_JOB_NODELIST")) << none.what();
+  EXPECT_TRUE(test::contains(none.what(), "MASTER_ADDR")) << none.what();
   variables["SLURM_JOB_NODELIST"] = "node[01";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "SLURM_JOB_NODELIST=\"node[01\""));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "SLURM_JOB_NODELIST=\"node[01\""));
 }
 
 TEST(ProcessLaunch, SlurmVariablesAreChecked) {
   Variables variables = slurmTask();
   variables["SLURM_PROCID"] = "4";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "SLURM_PROCID=\"4\" is not in 0 to 3"));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "SLURM_PROCID=\"4\" is not in 0 to 3"));
   variables["SLURM_PROCID"] = "x";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "SLURM_PROCID=\"x\""));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "SLURM_PROCID=\"x\""));
   variables = slurmTask();
   variables.erase("SLURM_LOCALID");
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "SLURM_LOCALID is not set"));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "SLURM_LOCALID is not set"));
   variables["SLURM_LOCALID"] = "-2";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "SLURM_LOCALID=\"-2\""));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "SLURM_LOCALID=\"-2\""));
   variables = slurmTask();
   variables["SLURM_NTASKS"] = "4 tasks";
-  EXPECT_TRUE(mentions(errorFrom(variables).what(), "SLURM_NTASKS=\"4 tasks\""));
+  EXPECT_TRUE(test::contains(errorFrom(variables).what(), "SLURM_NTASKS=\"4 tasks\""));
 }
 
 // torchrun inside a Slurm allocation: the launcher's own variables win.
