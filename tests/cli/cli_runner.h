@@ -65,6 +65,7 @@ inline std::string tempDir(const std::string& name) {
 
 // The single run folder under `runs` ("" until it exists).
 inline std::string onlyRunFolder(const std::string& runs) {
+  if (!std::filesystem::exists(runs)) return {};
   for (const auto& entry : std::filesystem::directory_iterator(runs)) {
     if (entry.is_directory()) return entry.path().string();
   }
