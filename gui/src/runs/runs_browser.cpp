@@ -483,7 +483,6 @@ void RunsBrowser::compareSelected() {
     layout->addWidget(m_compareView);
     dialog->resize(420 + 180 * static_cast<int>(std::min<size_t>(runs.size(), 5)), 720);
     m_compareWindow = dialog;
-    connect(dialog, &QObject::destroyed, this, [this] { m_compareView = nullptr; });
   }
   m_compareWindow->setWindowTitle(tr("Compare %n run(s)", nullptr, static_cast<int>(runs.size())));
   m_compareView->setRuns(runs);

@@ -142,7 +142,9 @@ class RunsBrowser : public QWidget {
   QPushButton* m_backToLive;
   QList<QAction*> m_actions;
   QPointer<QWidget> m_compareWindow;
-  RunCompareView* m_compareView = nullptr;
+  // Guarded (nulled when the compare window closes): a lambda on destroyed() ran while this browser was itself
+  // being destroyed (its children go last), touching a member of a half-destroyed object (UBSan).
+  QPointer<RunCompareView> m_compareView;
   Confirm m_confirm;
   ErrorPresenter m_presentError;
 };

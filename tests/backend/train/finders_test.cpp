@@ -197,6 +197,11 @@ const BatchTrial* trialOf(const BatchFinderResult& r, int64_t batch) {
 }
 
 TEST(BatchSizeFinder, ASmallLimitFindsABatchThatFitsUnderItAndABiggerLimitABiggerBatch) {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's allocator keeps freed blocks in quarantine and ignores mallopt: resident peaks say
+  // nothing of a step's own memory there (scripts/sanitize.sh).
+  GTEST_SKIP() << "resident-memory peaks are not comparable under AddressSanitizer";
+#endif
   const std::string runs = test::freshDir("batch-finder");
   const Experiment experiment = memoryHungryExperiment(runs);
   const nlohmann::json before = experimentToJson(experiment);
