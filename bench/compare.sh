@@ -16,6 +16,8 @@
 #   PY_ARGS     extra arguments for python_reference.py, e.g. "--channels-last"
 #   DATA        fashion-mnist | synthetic (random images of the same shape, where the dataset is missing)
 #   PY          the Python with torch (default: /usr/bin/python3)
+#   REFERENCE_KERNELS=1  also times Python bf16 with oneDNN off: LibTorch's reference bf16 loops, the kernels a CPU
+#               without AVX-512 runs, so one machine shows what bf16 costs on that CPU kind (a note per model)
 #   PY_OMP_WAIT OMP_WAIT_POLICY for Python (default PASSIVE, what workbench-cli sets for itself; "" = unset,
 #               libgomp's spinning default, which on a loaded machine is several times slower)
 set -uo pipefail
@@ -111,9 +113,22 @@ for cfg in "${configs[@]}"; do
       row+=$(printf " %16s | %15s |" "$(fmt "$g")" "$(ratio "$e" "$g")")
     fi
     echo "$row"
+    if [[ "${REFERENCE_KERNELS:-0}" == 1 && "$prec" == bf16 && "$device" == cpu ]]; then
+      r_vals=()
+      for ((r = 0; r < rounds; r++)); do
+        if $py bench/python_reference.py --model "$model" --batch "$batch" --steps "$steps" --warmup 10 \
+          --threads "$threads" --device cpu --amp bf16 --mkldnn 0 "${py_args[@]}" >"$tmp/r.json" 2>/dev/null; then
+          r_vals+=("$(json_field "$tmp/r.json" samples_per_sec)")
+        fi
+      done
+      ref=$(best "${r_vals[@]:-}")
+      notes+=("$model/$batch bf16 on LibTorch's reference loops (oneDNN off: what a CPU without AVX-512 runs): python $(fmt "$ref") samples/s, $(ratio "$ref" "${fp32_python[$key]:-}") its fp32")
+    fi
   done
 done
 echo
+# The CPU kind decides bf16's cost (workbench/system_info.h: cpuBf16Cost): a table is a row of its CPU kind.
+"$cli" info 2>/dev/null | grep -E '^(CPU|bf16 on this CPU)' || true
 echo "device=$device, threads=$threads, steps=$steps (+10 warm-up), best of $rounds alternating rounds," \
   "Python OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset} (the engine: PASSIVE unless set), $(date -u +%F)," \
   "torch $($py -c 'import torch; print(torch.__version__)' 2>/dev/null)"

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """One model of a run through every runtime, on all 10,000 Fashion-MNIST test images: the engine
 (`workbench-cli eval`), its TorchScript export in Python's torch.jit, and its ONNX export in ONNX Runtime
-(tests/onnxruntime, `npm ci` there first). Prints each one's test accuracy, the largest logit difference
-between TorchScript and ONNX Runtime, and how often their top-1 classes agree.
+(PyPI's onnxruntime in .venv/, which scripts/setup.sh makes; tests/python/run_onnx.py). Prints each one's test
+accuracy, the largest logit difference between TorchScript and ONNX Runtime, and how often their top-1 classes
+agree.
 
     /usr/bin/python3 bench/cross_check_exports.py RUN_DIR [ARTIFACT] [--cli build/cli/workbench-cli]
 
@@ -39,7 +40,7 @@ mean = np.array(norm["mean"], np.float32).reshape(1,-1,1,1); std = np.array(norm
 x = ((imgs.astype(np.float32)/255.0 - mean)/std).astype(np.float32)
 with torch.no_grad(): ts = m(torch.from_numpy(x)).numpy()
 x.tofile(os.path.join(work, "in.f32"))
-subprocess.run(["node", os.path.join(root, "tests", "onnxruntime", "run_onnx.mjs"), tag + ".onnx", os.path.join(work, "in.f32"), ",".join(map(str,x.shape)), os.path.join(work, "out.f32")], check=True, capture_output=True)
+subprocess.run([os.path.join(root, ".venv", "bin", "python"), os.path.join(root, "tests", "python", "run_onnx.py"), tag + ".onnx", os.path.join(work, "in.f32"), ",".join(map(str,x.shape)), os.path.join(work, "out.f32")], check=True, capture_output=True)
 ort = np.fromfile(os.path.join(work, "out.f32"), np.float32).reshape(ts.shape)
 ev = json.loads(subprocess.run([cli, "eval", run, *model, "--json"], check=True, capture_output=True, text=True).stdout)
 acc = lambda o: float((o.argmax(1) == labels).mean())

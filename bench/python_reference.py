@@ -137,11 +137,15 @@ def main():
     ap.add_argument("--data-on-device", default="auto", choices=["auto", "on", "off"])
     ap.add_argument("--cuda-graphs", action="store_true")
     ap.add_argument("--pinned-memory", type=int, default=1)
+    ap.add_argument("--mkldnn", type=int, default=1,
+                    help="0: oneDNN off, so bf16 matmuls and convolutions run on LibTorch's reference loops, the "
+                         "kernels a CPU without AVX-512 gets (its bf16 cost, measured on any CPU)")
     ap.add_argument("--data", default="fashion-mnist", choices=["fashion-mnist", "synthetic"],
                     help="synthetic: random 1x28x28 images, for machines without the dataset (throughput only)")
     a = ap.parse_args()
 
     torch.set_num_threads(a.threads)
+    torch.backends.mkldnn.enabled = bool(a.mkldnn)
     blas_threads = set_blas_threads(a.blas_threads or a.threads)
     device = torch.device(a.device)
     cuda = device.type == "cuda"

@@ -4,6 +4,7 @@
 
 #include "cli_commands.h"
 #include "experiment_args.h"
+#include "workbench/system_info.h"
 
 namespace wb::cli {
 namespace {
@@ -44,6 +45,13 @@ int checkCommand(const std::vector<std::string>& args) {
                              : exp_args.file.empty()   ? std::string("the default experiment")
                                                        : exp_args.file;
   std::cout << source << ": valid\n";
+  // Valid is not the same as fast: bf16 on a CPU without AVX-512 trains many times slower than fp32.
+  bool on_cpu = false;
+  for (const auto& d : experiment->train.devices) on_cpu = on_cpu || d.rfind("cpu", 0) == 0;
+  if (experiment->train.amp == "bf16" && on_cpu) {
+    const CpuBf16Cost cost = cpuBf16Cost(queryCpuFeatures());
+    std::cout << (cost.slower_than_fp32 ? "warning: " : "note: ") << "train.amp: " << cost.summary << "\n";
+  }
   return kExitOk;
 }
 

@@ -7,8 +7,9 @@ Data come from a seeded numpy generator and are written out as float32 numbers. 
   minmax     torch.ao.quantization.MinMaxObserver(quint8, per_tensor_affine) over several batches
   histogram  HistogramObserver(quint8, per_tensor_affine, 2048 bins, upsample 128): its histogram, min/max
              and qparams after one or more batches
-  weight     PerChannelMinMaxObserver(qint8, per_channel_symmetric, axis 0) and torch.quantize_per_channel
-each with reduce_range False ([0, 255]) and True ([0, 127]).
+  weight     PerChannelMinMaxObserver(qint8, per_channel_symmetric, axis 0, reduce_range: [-64, 63], the
+             workbench's 7-bit weights) and torch.fake_quantize_per_channel_affine onto that range
+activations each with reduce_range False ([0, 255]) and True ([0, 127]).
 PyTorch 1.13's HistogramObserver.forward calls torch.histc(x, bins, min=int(min_val), max=int(max_val)); the
 int() truncates the range (later releases pass the floats). The workbench follows the later releases, so
 single-batch cases use data whose extremes are whole numbers (there int() changes nothing), and multi-batch
@@ -122,12 +123,16 @@ def main():
     for shape in [(6, 5), (4, 3, 3, 3)]:
         w = torch.from_numpy(f32(rng.normal(0, 0.2, shape)))
         w[1] = 0.0  # an all-zero channel: scale falls back to eps
-        obs = PerChannelMinMaxObserver(ch_axis=0, dtype=torch.qint8, qscheme=torch.per_channel_symmetric)
+        obs = PerChannelMinMaxObserver(ch_axis=0, dtype=torch.qint8, qscheme=torch.per_channel_symmetric,
+                                       reduce_range=True)
         obs(w)
         scales, zps = obs.calculate_qparams()
-        q = torch.quantize_per_channel(w, scales, zps, 0, torch.qint8)
+        assert (obs.quant_min, obs.quant_max) == (-64, 63)
+        fq = torch.fake_quantize_per_channel_affine(w, scales.float(), zps.int(), 0, obs.quant_min, obs.quant_max)
+        per_channel = [-1] + [1] * (w.dim() - 1)
+        q = torch.round(fq / scales.float().view(per_channel)).to(torch.int64)
         weights.append({"shape": list(shape), "weight": floats(w.numpy()), "scales": scales.tolist(),
-                        "zero_points": zps.tolist(), "int8": q.int_repr().reshape(-1).tolist()})
+                        "zero_points": zps.tolist(), "int8": q.reshape(-1).tolist()})
     with open(OUTPUT, "w") as f:
         json.dump({"torch_version": torch.__version__, "cases": cases, "weights": weights}, f)
         f.write("\n")

@@ -2,8 +2,10 @@
 # Installs from Debian everything the build, the run and the tests need, including an optimized BLAS
 # (Debian's LibTorch otherwise runs matrix products on the reference BLAS, ~35x slower).
 # WORKBENCH_SETUP=run (scripts/run.sh) installs only what building and running the programs needs, not the
-# tests' own tools (Python's torch for cross-checks, the package test's validators and lintian).
+# tests' own tools (Python's torch for cross-checks, the readers from PyPI in .venv/, qemu-user for the emulated
+# AVX2 tests, the package test's validators and lintian).
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build pkg-config lld  # lld: links in a third of GNU ld's time
@@ -15,7 +17,9 @@ packages=(
 )
 if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
   packages+=(
-    python3-torch python3-numpy python3-protobuf python3-crcmod python3-onnx
+    python3-torch python3-numpy python3-onnx
+    python3-venv  # .venv/: the tests' readers from PyPI (scripts/requirements-test.txt)
+    qemu-user     # test_export_avx2: the int8 tests on an emulated AVX2 CPU
     desktop-file-utils appstream lintian
   )
 fi
@@ -33,6 +37,20 @@ if ((${#missing[@]})); then
   echo "Installing: ${missing[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The tests' independent readers from PyPI (ONNX Runtime, TensorBoard, safetensors), pinned, in .venv/ (ignored
+# by git), made with Debian's Python; reinstalled only when scripts/requirements-test.txt changes.
+if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
+  requirements=scripts/requirements-test.txt
+  stamp=.venv/.requirements-test.sha256
+  wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
+  if [[ ! -x .venv/bin/python || ! -f "$stamp" || "$(cat "$stamp")" != "$wanted" ]]; then
+    echo "Installing the tests' Python tools into .venv/ ($requirements)"
+    [[ -x .venv/bin/python ]] || /usr/bin/python3 -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check --require-virtualenv -r "$requirements"
+    echo "$wanted" >"$stamp"
+  fi
 fi
 
 # Point libblas.so.3 at OpenBLAS when the reference BLAS is selected.

@@ -17,6 +17,7 @@
 #include "charts/metric_chart.h"
 #include "editor/lr_preview.h"
 #include "gui_test_support.h"
+#include "workbench/system_info.h"
 #include "window/main_window.h"
 
 using namespace wb;
@@ -123,6 +124,31 @@ class EditorTest : public QObject {
     MainWindow again(MainWindow::Options{false});
     QVERIFY(again.openFile(out));
     QCOMPARE(again.editor()->document(), readJson(out));
+  }
+
+  // train.amp bf16 on the CPU: the field says what bf16 costs on this machine's CPU (many times slower than fp32
+  // without AVX-512); not for fp32, and not when every device is a GPU.
+  void theAmpFieldSaysWhatBf16CostsOnThisCpu() {
+    QTemporaryDir dir;
+    MainWindow window(MainWindow::Options{false});
+    ExperimentEditor* editor = window.editor();
+    auto* note = editor->findChild<QLabel*>(QStringLiteral("ampNote"));
+    QVERIFY(note != nullptr);
+    nlohmann::json doc = test::tinyExperimentJson(dir.filePath(QStringLiteral("runs")));
+    editor->setDocument(doc);
+    QVERIFY(note->isHidden());
+    auto* amp = qobject_cast<QComboBox*>(editor->binding("train.amp")->input());
+    amp->setCurrentIndex(amp->findData(QStringLiteral("bf16")));
+    QVERIFY(!note->isHidden());
+    const CpuBf16Cost cost = cpuBf16Cost(queryCpuFeatures());
+    QVERIFY2(note->text().contains(QString::fromStdString(cost.summary)), qPrintable(note->text()));
+    QCOMPARE(note->text().startsWith(QStringLiteral("⚠")), cost.slower_than_fp32);
+    amp->setCurrentIndex(amp->findData(QStringLiteral("off")));
+    QVERIFY(note->isHidden());
+    doc["train"]["amp"] = "bf16";
+    doc["train"]["devices"] = {"cuda:0"};
+    editor->setDocument(doc);
+    QVERIFY(note->isHidden());
   }
 
   void invalidInputIsFlaggedAtTheField() {

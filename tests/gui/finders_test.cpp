@@ -1,9 +1,7 @@
 // Tools ▸ Find Learning Rate and Find Batch Size in the window: each dialog runs its finder on a worker thread on
 // the form's experiment, shows what it found (the curve on a log axis with the suggestion marked; the table of
 // sizes tried), and Apply puts the suggestion into the form.
-//
-// WB_SCREENSHOT_LR_FINDER=docs/screenshots/lr-finder.png also renders the LR finder after a run on the Fashion-MNIST
-// MLP of docs/screenshots/fashion-mnist-mlp.json (the README's screenshot).
+// (The README's screenshot of the LR finder: gui/bench/lr_finder_shot.cpp.)
 
 #include <cmath>
 #include <fstream>
@@ -137,25 +135,6 @@ class FindersTest : public QObject {
     dialog.start();
     QVERIFY(!dialog.isRunning());
     QVERIFY(dialog.summaryLabel()->text().contains(QStringLiteral("not a size")));
-  }
-
-  void screenshot() {
-    const QString out = qEnvironmentVariable("WB_SCREENSHOT_LR_FINDER");
-    if (out.isEmpty()) QSKIP("set WB_SCREENSHOT_LR_FINDER=FILE.png to render the README's screenshot");
-    QTemporaryDir runs;
-    std::ifstream in(std::string(WB_SOURCE_DIR) + "/docs/screenshots/fashion-mnist-mlp.json");
-    nlohmann::json doc = nlohmann::json::parse(in);
-    doc["data"]["limit"] = 20000;
-    doc["output"]["runs_dir"] = runs.path().toStdString();
-    const ParseResult parsed = parseExperiment(doc);
-    QVERIFY(parsed.ok());
-    LrFinderDialog dialog(parsed.experiment, [](double) { return true; });
-    dialog.resize(760, 660);
-    dialog.show();
-    dialog.start();
-    QTRY_VERIFY_WITH_TIMEOUT(!dialog.isRunning(), 300000);
-    QVERIFY(dialog.result().has_value());
-    QVERIFY(dialog.grab().save(out));
   }
 };
 

@@ -14,6 +14,34 @@ struct DeviceInfo {
   int64_t cores = 0;  // CPU only
 };
 
+// The x86 extensions that decide which kernels LibTorch, oneDNN, FBGEMM and ONNX Runtime run on this CPU, read
+// once from CPUID (and XGETBV: an extension counts only when the operating system saves its registers). All
+// false on other architectures.
+struct CpuFeatures {
+  std::string model;  // "AMD EPYC 7B13" (the CPUID brand string; empty when there is none)
+  bool avx2 = false, fma = false;
+  bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false;
+  bool avx512_vnni = false, avx_vnni = false;  // int8 dot products without 16-bit intermediates
+  bool avx512_bf16 = false, amx_bf16 = false, amx_int8 = false;
+  bool avx512Core() const { return avx512f && avx512bw && avx512vl && avx512dq; }
+  bool vnni() const { return avx512_vnni || avx_vnni || amx_int8; }
+};
+CpuFeatures queryCpuFeatures();
+// "AVX2, FMA, AVX-512 (F BW VL DQ), AVX512-VNNI, AVX512-BF16", or "none of AVX2, AVX-512, VNNI, BF16, AMX".
+std::string describeCpuFeatures(const CpuFeatures& cpu);
+
+// What train.amp "bf16" costs on this CPU. LibTorch sends bf16 matrix products and convolutions to oneDNN only
+// on CPUs with AVX-512 (F, BW, VL, DQ); elsewhere they run on its portable reference loops, many times slower
+// than fp32 through the BLAS (measured 0.06x fp32's speed on an AVX2 EPYC). With AVX-512 but no bf16
+// instructions oneDNN converts to fp32 and back (about fp32's speed); AVX512-BF16 or AMX compute in bf16.
+enum class CpuBf16 { Native, Emulated, ReferenceKernels };
+struct CpuBf16Cost {
+  CpuBf16 kind = CpuBf16::ReferenceKernels;
+  std::string summary;  // one line for the log, `check`, `info` and the window's AMP field
+  bool slower_than_fp32 = true;  // a user toggling bf16 to go faster should be told
+};
+CpuBf16Cost cpuBf16Cost(const CpuFeatures& cpu);
+
 struct SystemInfo {
   std::string torch_version;
   std::string blas;  // the BLAS library LibTorch's matmuls end up in, e.g. "OpenBLAS 0.3.21 (pthreads)"
@@ -22,6 +50,7 @@ struct SystemInfo {
   int64_t blas_threads = 0;
   bool cuda_available = false;
   std::vector<DeviceInfo> devices;
+  CpuFeatures cpu;
 };
 
 SystemInfo querySystemInfo();

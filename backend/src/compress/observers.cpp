@@ -194,11 +194,16 @@ ChannelQuantized quantizeWeightPerChannel(const torch::Tensor& weight) {
   const torch::Tensor lo = std::get<0>(rows.min(1)).clamp_max(0);
   const torch::Tensor hi = std::get<0>(rows.max(1)).clamp_min(0);
   const torch::Tensor bound = torch::max(-lo, hi);
-  // (quant_max - quant_min) / 2 for qint8's [-128, 127]
-  const torch::Tensor scales = (bound / 127.5f).clamp_min(kMinScale);
+  // (quant_max - quant_min) / 2 of kWeightRange
+  const float half_range = static_cast<float>(kWeightRange.quant_max - kWeightRange.quant_min) / 2.0f;
+  const torch::Tensor scales = (bound / half_range).clamp_min(kMinScale);
   const torch::Tensor zero_points = torch::zeros({w.size(0)}, torch::kLong);
-  const torch::Tensor q = torch::quantize_per_channel(w, scales, zero_points, 0, torch::kQInt8);
-  return {q.int_repr(), scales, zero_points};
+  // quantize_per_channel rounds half to even as every kernel does, onto qint8's [-128, 127]; the channel's
+  // largest weight lands on +-63.5 and rounds to 64, which the 7-bit range clamps to 63.
+  const torch::Tensor q = torch::quantize_per_channel(w, scales, zero_points, 0, torch::kQInt8)
+                              .int_repr()
+                              .clamp(kWeightRange.quant_min, kWeightRange.quant_max);
+  return {q, scales, zero_points};
 }
 
 torch::Tensor perChannelQInt8(const torch::Tensor& values, const torch::Tensor& scales,

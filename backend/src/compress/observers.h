@@ -18,12 +18,26 @@ struct QParams {
   int64_t zero_point = 0;
 };
 
-// The integer range of an activation: quint8 is [0, 255], or [0, 127] with reduce_range (FBGEMM and x86
-// accumulate in 16 bits and would overflow on the full range).
+// An integer range of quantized values.
 struct QRange {
   int64_t quant_min = 0;
   int64_t quant_max = 255;
 };
+
+// The ranges of every int8 artifact (quantization format 2), whatever the engine and the CPU: activations
+// quint8 [0, 255] per tensor, weights qint8 [-64, 63] per channel, i.e. 7 bits.
+// Why 7-bit weights: on x86 CPUs without VNNI (AVX2, and AVX-512 without VNNI) the int8 kernels of oneDNN,
+// FBGEMM and ONNX Runtime's MLAS multiply uint8 activations by int8 weights with vpmaddubsw, which adds each
+// pair of products into a signed 16-bit lane and saturates at 32767: 255 x 128 x 2 = 65280 overflows, and
+// 255 x 64 x 2 = 32640 never does. Measured on such a CPU (emulated AVX2, 8-bit weights): 34 output steps off
+// the model's float simulation in the engine and 35 in ONNX Runtime; with 7-bit weights 1 step in both, as on
+// a VNNI CPU. PyTorch's alternative, 7-bit activations (reduce_range), only holds while every activation stays
+// inside its calibrated range; an input beyond it quantizes up to 255 and saturates again. 7-bit weights hold
+// for every input, on every engine, and in every runtime an exported file reaches.
+constexpr QRange kActivationRange{0, 255};
+constexpr QRange kWeightRange{-64, 63};
+
+// The activation range of format-1 artifacts and of the dynamic kernels' reduce_range flag: [0, 127] with it.
 QRange activationRange(bool reduce_range);
 
 // PyTorch's _calculate_qparams for per-tensor affine quantization: the range is widened to include 0 (so
@@ -84,8 +98,8 @@ class HistogramObserver : public ActivationObserver {
 // "minmax" | "histogram"; std::invalid_argument for another name (the experiment check rejects it first).
 std::unique_ptr<ActivationObserver> makeObserver(const std::string& kind, QRange range);
 
-// Per-channel symmetric int8 along axis 0 (PyTorch's default_per_channel_weight_observer):
-// scale_c = max(|w_c|) / 127.5 (at least float32 eps), zero point 0, values in [-128, 127].
+// Per-channel symmetric int8 along axis 0 in kWeightRange (PyTorch's per-channel symmetric weight observer
+// with reduce_range): scale_c = max(|w_c|) / 63.5 (at least float32 eps), zero point 0, values in [-64, 63].
 struct ChannelQuantized {
   torch::Tensor values;       // int8 (kChar), the shape of the weight
   torch::Tensor scales;       // float32 [C]

@@ -68,18 +68,19 @@ class ActivationFakeQuant {
 };
 
 // Per-channel symmetric qint8 of the current weight, as quantizeWeightPerChannel will quantize it at convert
-// (PyTorch's default per-channel weight fake quant): scale_c = max|w_c| / 127.5, zero point 0, [-128, 127].
+// (PyTorch's per-channel weight fake quant in kWeightRange): scale_c = max|w_c| / 63.5, zero point 0, [-64, 63].
 torch::Tensor fakeQuantWeight(const torch::Tensor& weight) {
   torch::Tensor scales;
   {
     torch::NoGradGuard no_grad;
     const torch::Tensor rows = weight.detach().to(torch::kFloat32).reshape({weight.size(0), -1});
     const auto [lo, hi] = torch::aminmax(rows, 1);  // one pass over the weight: it runs every step
-    scales = (torch::max(-lo.clamp_max(0), hi.clamp_min(0)) / 127.5f).clamp_min(kQatMinScale);
+    const float half_range = static_cast<float>(kWeightRange.quant_max - kWeightRange.quant_min) / 2.0f;
+    scales = (torch::max(-lo.clamp_max(0), hi.clamp_min(0)) / half_range).clamp_min(kQatMinScale);
   }
   const torch::Tensor zero_points = torch::zeros({weight.size(0)}, scales.options().dtype(torch::kInt));
-  return torch::fake_quantize_per_channel_affine(weight.to(torch::kFloat32), scales, zero_points, 0, -128,
-                                                 127);
+  return torch::fake_quantize_per_channel_affine(weight.to(torch::kFloat32), scales, zero_points, 0,
+                                                 kWeightRange.quant_min, kWeightRange.quant_max);
 }
 
 // A node of the static plan bound to the float network's module of that layer.
@@ -193,8 +194,7 @@ class QatModel : public Model {
                       "Train the model as a preset or model.layers.");
     }
     say(selectQuantizedEngine(pass.engine));
-    m_engine = currentQuantizedEngine();
-    m_range = activationRange(engineReducesRange(m_engine));
+    m_range = kActivationRange;
 
     m_folded = foldBatchNorms(float_artifact, &m_foldedPairs);
     if (!m_foldedPairs.empty()) {
@@ -284,11 +284,6 @@ class QatModel : public Model {
   QuantizeResult convert(const CompressPassConfig& pass, const std::function<void(const std::string&)>& log) {
     const std::string selected = selectQuantizedEngine(pass.engine);
     if (log) log(selected);
-    if (activationRange(engineReducesRange(currentQuantizedEngine())).quant_max != m_range.quant_max) {
-      throw UserError("the QAT model trained for the " + m_engine + " engine's activation range, and the " +
-                          currentQuantizedEngine() + " engine wants another",
-                      "Give the quantize pass one engine for training and converting.");
-    }
     ModelArtifact folded =
         artifactFromModel(*m_float, m_folded.layers, "", m_folded.input_shape, m_folded.num_classes);
     folded.name = m_folded.name;
@@ -358,7 +353,6 @@ class QatModel : public Model {
     return n.output->apply(x);
   }
 
-  std::string m_engine;
   QRange m_range;
   ModelArtifact m_folded;  // layers, shape, name and masks of the folded artifact; no tensors
   std::vector<std::string> m_foldedPairs;

@@ -113,7 +113,7 @@ int64_t countKernel(const std::vector<QNode>& nodes, QKernel kernel) {
 // The int8 tensors and quantization record of `plan` (its outputs set in static and qat mode; `input` is null
 // in dynamic mode), the float tensors of the layers that stay float, and the summary in the log.
 void writeInt8(QuantizeResult& result, const ModelArtifact& folded, const std::vector<QNode>& plan,
-               const std::string& mode, bool reduce_range, const QParams* input,
+               const std::string& mode, const QParams* input,
                const std::function<void(const std::string&)>& say) {
   ModelArtifact& out = result.artifact;
   out = folded;
@@ -138,10 +138,13 @@ void writeInt8(QuantizeResult& result, const ModelArtifact& folded, const std::v
     eraseNamed(out.masks, ofLayer);
   }
 
-  out.quantization = {{"format", 1},
+  // format 2: 7-bit weights (kWeightRange), full-range activations, on every engine (observers.h says why).
+  out.quantization = {{"format", kInt8Format},
                       {"mode", mode},
                       {"engine", result.engine},
-                      {"reduce_range", reduce_range},
+                      {"reduce_range", false},
+                      {"weight_range", {kWeightRange.quant_min, kWeightRange.quant_max}},
+                      {"activation_range", {kActivationRange.quant_min, kActivationRange.quant_max}},
                       {"torch_version", TORCH_VERSION},
                       {"layers", planToJson(plan)}};
   if (input != nullptr) out.quantization["input"] = {{"scale", input->scale}, {"zero_point", input->zero_point}};
@@ -171,7 +174,9 @@ std::vector<std::string> supportedQuantizedEngines() {
   return out;
 }
 
-bool engineReducesRange(const std::string& engine) { return engine == "fbgemm" || engine == "x86"; }
+bool hasSevenBitWeights(const ModelArtifact& a) {
+  return a.isQuantized() && a.quantization.value("format", 1) >= kInt8Format;
+}
 
 std::string currentQuantizedEngine() { return lower(c10::toString(at::globalContext().qEngine())); }
 
@@ -240,9 +245,6 @@ QuantizeResult quantizeArtifact(const ModelArtifact& input, const CompressPassCo
   QuantizeResult result;
   say(selectQuantizedEngine(pass.engine));
   result.engine = currentQuantizedEngine();
-  // FBGEMM's (and x86's) kernels accumulate pairs in 16 bits: activations get 7 bits there, as PyTorch's
-  // qconfigs for them do; oneDNN and QNNPACK take the full 8.
-  const bool reduce_range = result.engine == "fbgemm" || result.engine == "x86";
 
   std::vector<std::string> folded_pairs;
   ModelArtifact folded = static_mode ? foldBatchNorms(input, &folded_pairs) : input;
@@ -254,13 +256,13 @@ QuantizeResult quantizeArtifact(const ModelArtifact& input, const CompressPassCo
   QParams input_q;
   int64_t batches = 0;
   if (static_mode) {
-    input_q = calibratePlan(plan, folded, pass.observer, activationRange(reduce_range), calibration,
+    input_q = calibratePlan(plan, folded, pass.observer, kActivationRange, calibration,
                             std::max<int64_t>(1, pass.calibration_batches), batches);
     say("Calibrated activations with the " + pass.observer + " observer over " + std::to_string(batches) +
         " batches");
   }
 
-  writeInt8(result, folded, plan, pass.mode, reduce_range, static_mode ? &input_q : nullptr, say);
+  writeInt8(result, folded, plan, pass.mode, static_mode ? &input_q : nullptr, say);
   if (static_mode) {
     result.artifact.quantization["observer"] = pass.observer;
     result.artifact.quantization["calibration_batches"] = batches;
@@ -276,8 +278,7 @@ QuantizeResult int8FromPlan(const ModelArtifact& folded, const std::vector<QNode
   };
   QuantizeResult result;
   result.engine = currentQuantizedEngine();
-  const bool reduce_range = engineReducesRange(result.engine);
-  writeInt8(result, folded, plan, mode, reduce_range, &input, say);
+  writeInt8(result, folded, plan, mode, &input, say);
   return result;
 }
 

@@ -11,10 +11,14 @@
 //   weights       float parameters of the layers that stay float only; buffers likewise
 //   quantized     per int8 layer "<p>.weight" (kChar, the weight's shape), "<p>.weight.scale" (float32 [out]),
 //                 "<p>.weight.zero_point" (int64 [out], all 0) and "<p>.bias" (float32 [out]) when it has one
-//   quantization  {"format": 1, "mode": "static"|"dynamic", "engine": "onednn"|..., "reduce_range": bool,
+//   quantization  {"format": 2, "mode": "static"|"dynamic"|"qat", "engine": "onednn"|..., "reduce_range": false,
+//                  "weight_range": [-64, 63], "activation_range": [0, 255] (observers.h: why 7-bit weights),
 //                  "observer", "calibration_batches", "input": {"scale", "zero_point"} (static),
 //                  "layers": [per layer: {"name", "type", "kernel", "relu", "output", "reason", "body",
 //                  "shortcut"}] (see quantized_net.h)}
+//                 Format 1 (before 7-bit weights): weights in [-128, 127], and reduce_range (activations in
+//                 [0, 127]) on the fbgemm and x86 engines. Still read and run; its answers may differ on x86
+//                 CPUs without VNNI.
 
 #include <torch/torch.h>
 
@@ -50,7 +54,7 @@ QuantizeResult quantizeArtifact(const ModelArtifact& input, const CompressPassCo
 // `plan` is planQuantization(folded's layers, "static") with every node's `output` set, `input` the input's
 // qparams. quantizeArtifact's static mode ends here after calibration; convertQatModel comes here with its
 // observers' ranges (mode "qat"). Uses the engine selected now. The quantization JSON has format, mode,
-// engine, reduce_range, torch_version, layers and input; the caller adds what it knows (observer, ...).
+// engine, the ranges, torch_version, layers and input; the caller adds what it knows (observer, ...).
 QuantizeResult int8FromPlan(const ModelArtifact& folded, const std::vector<QNode>& plan, const QParams& input,
                             const std::string& mode, const std::function<void(const std::string&)>& log);
 
@@ -63,9 +67,10 @@ std::unique_ptr<InferenceModel> makeQuantizedModel(const ModelArtifact& artifact
 // then qnnpack); returns a log line saying which and why. UserError when the requested one is missing.
 std::string selectQuantizedEngine(const std::string& requested);
 
-// Whether `engine`'s int8 kernels want 7-bit activations ([0, 127]): FBGEMM and x86 accumulate pairs in 16
-// bits (PyTorch's qconfigs for them reduce the range); oneDNN and QNNPACK take the full 8.
-bool engineReducesRange(const std::string& engine);
+// The format quantizeArtifact writes, and whether an int8 artifact's weights are of it (7 bits, so its
+// answers hold on every x86 CPU) rather than format 1's 8 bits.
+constexpr int kInt8Format = 2;
+bool hasSevenBitWeights(const ModelArtifact& int8_artifact);
 
 // The engine selected now, lower case ("onednn"), and those this build supports.
 std::string currentQuantizedEngine();

@@ -74,7 +74,8 @@ void collectFloat(const std::vector<QNode>& nodes, std::vector<std::string>& out
   }
 }
 
-// The layer's float module with its tensors from the artifact, in eval mode.
+}  // namespace
+
 torch::nn::AnyModule floatModule(const QNode& n, const ModelArtifact& artifact) {
   torch::nn::AnyModule m = n.layer->instantiate(n.input_shape);
   torch::NoGradGuard no_grad;
@@ -94,6 +95,8 @@ torch::nn::AnyModule floatModule(const QNode& n, const ModelArtifact& artifact) 
   return m;
 }
 
+namespace {
+
 torch::Tensor toQuint8(const torch::Tensor& x, const QParams& q) {
   if (x.is_quantized()) return x;
   return torch::quantize_per_tensor(x, q.scale, q.zero_point, torch::kQUInt8);
@@ -112,6 +115,8 @@ json qparamsJson(const QParams& q) { return {{"scale", q.scale}, {"zero_point", 
 QParams qparamsFrom(const json& j) {
   return {j.at("scale").get<double>(), j.at("zero_point").get<int64_t>()};
 }
+
+}  // namespace
 
 void readPlanJson(std::vector<QNode>& nodes, const json& list, bool static_mode) {
   if (!list.is_array() || list.size() != nodes.size()) {
@@ -133,6 +138,8 @@ void readPlanJson(std::vector<QNode>& nodes, const json& list, bool static_mode)
     }
   }
 }
+
+namespace {
 
 // Calibration: float all the way, every node's output observed.
 torch::Tensor calibrateList(std::vector<QNode>& nodes, torch::Tensor x) {
@@ -177,6 +184,8 @@ void finishCalibration(std::vector<QNode>& nodes) {
   }
 }
 
+}  // namespace
+
 torch::Tensor quantizedTensor(const ModelArtifact& a, const std::string& name, bool required) {
   for (const auto& [n, t] : a.quantized) {
     if (n == name) return t;
@@ -186,8 +195,6 @@ torch::Tensor quantizedTensor(const ModelArtifact& a, const std::string& name, b
   }
   return {};
 }
-
-}  // namespace
 
 std::string kernelName(QKernel kernel) {
   switch (kernel) {

@@ -63,6 +63,18 @@ QParams calibratePlan(std::vector<QNode>& plan, const ModelArtifact& folded, con
 // "body", "shortcut"}), parallel to the layer list.
 nlohmann::json planToJson(const std::vector<QNode>& plan);
 
+// Reads a quantized artifact's per-layer record into `nodes` (planQuantization's plan of the same layers): each
+// node's output qparams in static mode. std::runtime_error when the record does not fit the plan.
+void readPlanJson(std::vector<QNode>& nodes, const nlohmann::json& list, bool static_mode);
+
+// A layer's float module with its tensors from the artifact, in eval mode (float and passthrough layers; in
+// calibration every layer). UserError when a tensor is missing or misshapen.
+torch::nn::AnyModule floatModule(const QNode& n, const ModelArtifact& artifact);
+
+// A tensor of the artifact's int8 part by name ("layers.0.weight.scale"); undefined when absent and not
+// required, UserError when required.
+torch::Tensor quantizedTensor(const ModelArtifact& a, const std::string& name, bool required);
+
 // A quantized:: operator of this LibTorch build; UserError naming it when the build lacks it.
 const c10::OperatorHandle& quantizedOp(const std::string& name, const std::string& overload = "");
 

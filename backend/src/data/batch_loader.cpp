@@ -10,6 +10,7 @@
 
 #include <ATen/Config.h>
 #include <ATen/Parallel.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
 
 #include <condition_variable>
 #include <deque>
@@ -102,7 +103,10 @@ struct BatchLoader::Impl {
     return batch;
   }
 
-  void runWorker() {
+  void runWorker(const std::shared_ptr<c10::ThreadLocalDebugInfo>& debug_info) {
+    // The creating thread's c10 debug info: allocations here count where the step's do (the batch-size
+    // finder's HostAllocationMeter, torch.profiler's memory profiling).
+    c10::DebugInfoGuard inherited(debug_info);
     useOneIntraOpThreadHere();
     torch::NoGradGuard no_grad;
     std::unique_lock<std::mutex> lock(mutex);
@@ -167,7 +171,7 @@ BatchLoader::BatchLoader(torch::Tensor x, torch::Tensor y, BatchLoaderOptions op
     // See useOneIntraOpThreadHere: take this thread's count now, let the worker set 1, then put the
     // process-wide value back to this thread's so threads started later are not left with one.
     const int caller_threads = at::get_num_threads();
-    impl.worker = std::thread([&impl] { impl.runWorker(); });
+    impl.worker = std::thread([&impl, debug_info = c10::ThreadLocalDebugInfo::current()] { impl.runWorker(debug_info); });
     std::unique_lock<std::mutex> lock(impl.mutex);
     impl.batch_ready.wait(lock, [&] { return impl.worker_configured; });
     lock.unlock();

@@ -1,5 +1,9 @@
 #include "export/export_metadata.h"
 
+#include <torch/version.h>
+
+#include "compress/model_artifact.h"
+
 namespace wb {
 
 std::map<std::string, std::string> ExportMetadata::asStrings() const {
@@ -15,6 +19,20 @@ std::map<std::string, std::string> ExportMetadata::asStrings() const {
   out["artifact"] = artifact;
   out["history"] = history.dump();
   out["producer"] = "torch-workbench";
+  return out;
+}
+
+std::map<std::string, std::string> fileMetadata(const ExportMetadata& metadata, const ModelArtifact& a,
+                                                ExportFormat format) {
+  std::map<std::string, std::string> out = metadata.asStrings();
+  out["num_classes"] = std::to_string(a.num_classes);
+  out["export_format"] = toString(format);
+  out["torch_version"] = TORCH_VERSION;
+  if (a.isQuantized()) {
+    out["quantized_engine"] = a.quantization.value("engine", std::string());
+    out["quantization"] = a.quantization.dump();
+  }
+  if (!a.layers.is_null()) out["layers"] = a.layers.dump();
   return out;
 }
 

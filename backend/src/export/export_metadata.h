@@ -9,7 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "workbench/export.h"
+
 namespace wb {
+
+struct ModelArtifact;
 
 struct ExportMetadata {
   std::vector<int64_t> input_shape;  // one sample, no batch dimension
@@ -25,5 +29,11 @@ struct ExportMetadata {
   // take: "input_shape" -> "[1, 28, 28]", "normalization" -> JSON, "class_names" -> JSON list, ...
   std::map<std::string, std::string> asStrings() const;
 };
+
+// What every format carries: asStrings() plus what the model says of itself: num_classes, export_format,
+// torch_version, layers and, for int8 models, quantized_engine and quantization (the integer ranges its
+// scales assume, and every layer's activation qparams).
+std::map<std::string, std::string> fileMetadata(const ExportMetadata& metadata, const ModelArtifact& artifact,
+                                                ExportFormat format);
 
 }  // namespace wb

@@ -59,21 +59,6 @@ bool uint8Images(const std::string& dataset) {
   return dataset == "fashion-mnist" || dataset == "mnist" || dataset == "cifar10";
 }
 
-// Everything the file carries besides the model, as flat strings.
-std::map<std::string, std::string> fileMetadata(const ExportMetadata& metadata, const ModelArtifact& a,
-                                                ExportFormat format) {
-  std::map<std::string, std::string> out = metadata.asStrings();
-  out["num_classes"] = std::to_string(a.num_classes);
-  out["export_format"] = toString(format);
-  out["torch_version"] = TORCH_VERSION;
-  if (a.isQuantized()) {
-    out["quantized_engine"] = a.quantization.value("engine", std::string());
-    out["quantization"] = a.quantization.dump();
-  }
-  if (!a.layers.is_null()) out["layers"] = a.layers.dump();
-  return out;
-}
-
 // Float tensors by state-dict name; int8 artifacts add the int8 weights, their scales, zero points and biases.
 NamedTensors exportedTensors(const ModelArtifact& a) {
   NamedTensors all = a.weights;

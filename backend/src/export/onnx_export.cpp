@@ -89,7 +89,7 @@ std::string onnxModelBytes(const ModelArtifact& artifact, const ExportMetadata& 
   model.set_doc_string("artifact " + artifact.name + (artifact.isQuantized()
                                                           ? " (int8, " + artifact.quantization.value("mode", std::string()) + ")"
                                                           : std::string(" (float32)")));
-  for (const auto& [key, value] : metadata.asStrings()) {
+  for (const auto& [key, value] : fileMetadata(metadata, artifact, ExportFormat::Onnx)) {
     onnx::StringStringEntryProto* entry = model.add_metadata_props();
     entry->set_key(key);
     entry->set_value(value);

@@ -1,13 +1,17 @@
 // findBatchSize (declared in workbench/finders.h): the largest batch whose training step fits the device's
-// memory, by trial. On CUDA an allocation that fails is the verdict; on the CPU nothing fails short of the
-// kernel's OOM killer, so each trial's peak resident memory is measured against a limit instead, and a trial
-// that extrapolates past what the machine has free is not run at all.
+// memory, by trial. On CUDA an allocation that fails is the verdict, and torch's caching allocator says what
+// each trial held at its peak. On the CPU nothing fails short of the kernel's OOM killer, so each trial is
+// measured against a limit instead: the bytes LibTorch's CPU allocator held at the trial's peak (the step's
+// batches, activations, gradients and optimizer state; HostAllocationMeter), over what the process held
+// before the search. A trial that extrapolates past what the machine has free is not run at all.
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "train/probe_trainer.h"
 #include "util/cuda_memory.h"
+#include "util/host_allocation_meter.h"
 #include "util/host_allocator.h"
 #include "util/memory_probe.h"
 #include "util/process_stats.h"
@@ -53,9 +57,12 @@ class BatchSearch {
     const auto started = Clock::now();
     BatchFinderResult& r = m_result;
     r.device = m_trainer.deviceName();
-    r.memory_measure = m_cuda ? "peak CUDA memory allocated by torch" : "peak resident memory of this process";
+    r.memory_measure = m_cuda ? "peak CUDA memory allocated by torch"
+                              : "peak host memory allocated by torch, over the process's resident memory before the search";
     release();
     m_baseline = m_cuda ? cudaMemoryStats(m_cuda_index).allocated_bytes : currentRssBytes();
+    // Counts from here on: what the trials allocate, and what they keep between them (gradients, optimizer state).
+    if (!m_cuda) m_host.emplace();
     if (m_options.max_memory_bytes > 0) {
       r.limit_bytes = m_options.max_memory_bytes;
       r.limit_source = "the given limit";
@@ -67,9 +74,6 @@ class BatchSearch {
     } else {
       r.limit_bytes = currentRssBytes() + availableHostMemoryBytes();
       r.limit_source = "available host memory";
-    }
-    if (!m_cuda && !resetPeakRss() && m_callbacks.log) {
-      m_callbacks.log("This kernel does not reset the peak resident memory: each trial reports the peak so far.");
     }
 
     const int64_t split = m_trainer.data().train_x.size(0);
@@ -175,7 +179,7 @@ class BatchSearch {
     if (m_cuda) {
       resetCudaPeakMemory(m_cuda_index);
     } else {
-      resetPeakRss();
+      m_host->resetPeak();
     }
     const double lr = m_experiment.optimizer.lr;
     try {
@@ -200,11 +204,15 @@ class BatchSearch {
       outOfMemory(t, "the host's allocator gave up (std::bad_alloc)");
       return false;
     }
-    t.peak_bytes = m_cuda ? cudaMemoryStats(m_cuda_index).peak_allocated_bytes : peakRssBytes();
+    t.peak_bytes = peakBytes();
     const bool within = m_result.limit_bytes <= 0 || t.peak_bytes <= m_result.limit_bytes;
     t.outcome = within ? BatchTrialOutcome::Fits : BatchTrialOutcome::OverLimit;
     if (!within) t.note = "over the limit of " + formatBytes(m_result.limit_bytes);
     return within;
+  }
+
+  int64_t peakBytes() const {
+    return m_cuda ? cudaMemoryStats(m_cuda_index).peak_allocated_bytes : m_baseline + m_host->peakBytes();
   }
 
   void outOfMemory(BatchTrial& t, const std::string& message) {
@@ -212,7 +220,7 @@ class BatchSearch {
     t.note = firstLine(message);
     // The trial's tensors are gone with its scope; the gradients are left (the same size at every batch) and the
     // allocator's cache goes back before the next trial. The peak shows what the step reached before it failed.
-    t.peak_bytes = m_cuda ? cudaMemoryStats(m_cuda_index).peak_allocated_bytes : peakRssBytes();
+    t.peak_bytes = peakBytes();
     release();
   }
 
@@ -248,6 +256,7 @@ class BatchSearch {
   int64_t m_baseline = 0;
   int64_t m_last_fit_batch = 0;
   int64_t m_last_fit_peak = 0;
+  std::optional<HostAllocationMeter> m_host;  // CPU: installed on this thread for the search
   BatchFinderResult m_result;
 };
 

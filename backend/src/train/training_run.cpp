@@ -452,6 +452,10 @@ void TrainingRun::Impl::run() {
     if (experiment.train.amp != "off") {
       events.log(LogLevel::Info, "Mixed precision: " + experiment.train.amp + " autocast on " + device.str() +
                                      (scaler_options.enabled ? ", dynamic loss scaling from 65536" : ""));
+      if (experiment.train.amp == "bf16" && device.is_cpu()) {
+        const CpuBf16Cost cost = cpuBf16Cost(queryCpuFeatures());
+        events.log(cost.slower_than_fp32 ? LogLevel::Warning : LogLevel::Info, cost.summary);
+      }
     }
     if (resume_point) {
       events.log(LogLevel::Info, "Continuing at step " + std::to_string(resume_point->step) + ", epoch " +

@@ -32,19 +32,6 @@ int64_t procKilobytes(const char* file, const char* key) {
 
 }  // namespace
 
-bool resetPeakRss() {
-  // "5" resets the peak RSS to the current RSS (Linux 4.0+); the process may always write its own clear_refs.
-  std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
-  if (!f) return false;
-  const bool ok = std::fputs("5", f) >= 0;
-  return std::fclose(f) == 0 && ok;
-}
-
-int64_t peakRssBytes() {
-  const int64_t bytes = procKilobytes("/proc/self/status", "VmHWM");
-  return bytes < 0 ? 0 : bytes;
-}
-
 int64_t availableHostMemoryBytes() {
   const int64_t bytes = procKilobytes("/proc/meminfo", "MemAvailable");
   return bytes < 0 ? 0 : bytes;

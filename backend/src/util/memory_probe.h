@@ -1,17 +1,12 @@
 #pragma once
-// Memory measurements for trials that must know what one training step needs: the process's peak resident
-// memory since a reset (Linux: /proc/self/clear_refs and VmHWM), the host memory the system reports available,
-// and a CUDA device's free memory and cache (implemented only in CUDA builds; elsewhere they report nothing).
+// Memory measurements for trials that must know what one training step needs: the host memory the system
+// reports available, and a CUDA device's free memory and cache (implemented only in CUDA builds; elsewhere they
+// report nothing). What a step allocates on the host: host_allocation_meter.h.
 
 #include <cstdint>
 
 namespace wb {
 
-// Resets the process's peak resident memory to its current resident memory. False where the kernel does not
-// allow it (then peakRssBytes() keeps the process's lifetime peak).
-bool resetPeakRss();
-// The process's peak resident memory (VmHWM) since start or the last reset; 0 where unavailable.
-int64_t peakRssBytes();
 // MemAvailable from /proc/meminfo: what the system can still give without swapping; 0 where unavailable.
 int64_t availableHostMemoryBytes();
 

@@ -162,6 +162,7 @@ SystemInfo querySystemInfo() {
   }
   info.intra_op_threads = at::get_num_threads();
   info.cuda_available = torch::cuda::is_available();
+  info.cpu = queryCpuFeatures();
 
   DeviceInfo cpu;
   cpu.id = "cpu";
@@ -189,6 +190,8 @@ std::string describe(const SystemInfo& info) {
   if (info.blas_threads > 0) out << ", BLAS " << info.blas_threads;
   out << "; devices:";
   for (const auto& d : info.devices) out << " " << d.id << " [" << d.name << "]";
+  out << "\nCPU: " << (info.cpu.model.empty() ? std::string("unnamed") : info.cpu.model) << " ("
+      << describeCpuFeatures(info.cpu) << ")";
   if (info.blas_is_reference) {
     out << "\nWarning: the reference BLAS is ~35x slower than OpenBLAS for matrix products; install "
            "libopenblas0-pthread (apt-get install libopenblas0-pthread).";

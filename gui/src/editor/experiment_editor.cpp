@@ -22,6 +22,7 @@
 #include "editor/json_path.h"
 #include "editor/lr_preview.h"
 #include "workbench/experiment_defaults.h"
+#include "workbench/system_info.h"
 
 namespace wb::gui {
 namespace {
@@ -165,6 +166,16 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
   addChoice(tr_, "train.amp", tr("Mixed precision"),
             {{"off", tr("off (float32)")}, {"bf16", QStringLiteral("bfloat16")}, {"fp16", tr("float16 + loss scaling")}},
             tr("Forward pass in a 16-bit type where safe; weights stay float32."));
+  // What bf16 costs on this machine's CPU, under the field while bf16 is chosen for a CPU device: on a CPU
+  // without AVX-512 it is many times slower than fp32, which a user toggling it to go faster must be told.
+  m_ampNote = new QLabel(this);
+  m_ampNote->setObjectName(QStringLiteral("ampNote"));
+  m_ampNote->setWordWrap(true);
+  {
+    static const CpuBf16Cost cost = cpuBf16Cost(queryCpuFeatures());
+    m_ampNote->setText((cost.slower_than_fp32 ? QStringLiteral("⚠ ") : QString()) + QString::fromStdString(cost.summary));
+  }
+  tr_->addRow(QString(), m_ampNote);
   {
     auto* picker = new DevicePicker;
     add(tr_, tr("Devices"), std::make_unique<DevicesBinding>("train.devices", picker),
@@ -627,6 +638,15 @@ void ExperimentEditor::updateRelevance() {
   };
   FieldBinding* augment = binding("data.augment.enabled");
   FieldBinding* early = binding("train.early_stopping.enabled");
+  {
+    const nlohmann::json doc = document();
+    const nlohmann::json* devices = jsonAt(doc, "train.devices");
+    bool onCpu = devices == nullptr || !devices->is_array() || devices->empty();  // the default device is the CPU
+    if (devices != nullptr && devices->is_array()) {
+      for (const auto& d : *devices) onCpu = onCpu || (d.is_string() && d.get<std::string>().rfind("cpu", 0) == 0);
+    }
+    m_formOf.at(binding("train.amp"))->setRowVisible(m_ampNote, word("train.amp") == QLatin1String("bf16") && onCpu);
+  }
   const bool augmentOn = static_cast<QCheckBox*>(augment->input())->isChecked();
   const bool earlyOn = static_cast<QCheckBox*>(early->input())->isChecked();
   for (const auto& b : m_bindings) {

@@ -132,6 +132,7 @@ class ExperimentEditor : public QWidget {
   QPushButton* m_removeKey = nullptr;
   std::optional<UnknownKey> m_fixing;
   QLabel* m_lockNote = nullptr;
+  QLabel* m_ampNote = nullptr;  // what bf16 costs on this CPU (train.amp)
   bool m_locked = false;
 
   nlohmann::json m_base;   // the loaded document with defaults filled in; keeps keys the form does not know

@@ -1,12 +1,16 @@
 // ONNX export against two independent judges: python3-onnx's checker (full_check: the checker plus strict
-// shape inference) reads every file, and ONNX Runtime (onnxruntime-node, tests/onnxruntime/run_onnx.mjs)
-// runs it on real Fashion-MNIST test images, standardized like the engine's data, with outputs compared to
-// the engine's own forward (makeInferenceModel). Briefly trained mlp, cnn, resnet and vit presets (float), a
+// shape inference) reads every file, and ONNX Runtime (PyPI's onnxruntime in .venv/, tests/python/
+// run_onnx.py) runs it on real Fashion-MNIST test images, standardized like the engine's data. Float files are
+// compared with the engine's own forward (makeInferenceModel); int8 files, and the engine's int8 forward, each
+// with the model's float simulation (makeInt8ReferenceModel), so that a kernel that is wrong on this CPU cannot
+// hide behind another that is wrong the same way. Briefly trained mlp, cnn, resnet and vit presets (float), a
 // static int8 CNN and ResNet, a dynamic int8 MLP and a structured-pruned CNN; batches of 1, 37 and 500
-// (dynamic batch); int8 files must hold INT8 weights and no float copy of them; refusals name the layer.
+// (dynamic batch); int8 files must hold INT8 weights and no float copy of them; the metadata ONNX Runtime
+// reads (get_modelmeta) is the file's contract; refusals name the layer.
 //
-// ONNX Runtime comes from `scripts/test.sh` ((cd tests/onnxruntime && npm ci)); without tests/onnxruntime/
-// node_modules the runtime comparisons skip and say how to get it.
+// ONNX Runtime comes from scripts/setup.sh (the README's test command); without it these tests fail.
+// The int8 cases also run on an emulated AVX2 CPU (ctest entry test_export_avx2); why they hold on AVX-512
+// without VNNI, which no emulator here offers, is written at kInt8Steps.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,31 +18,27 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <fstream>
 #include <sstream>
 
 #include "support/fashion_subset.h"
+#include "support/pypi_tools.h"
 #include "compress/channel_pruning.h"
+#include "compress/int8_reference.h"
 #include "compress/model_artifact.h"
 #include "compress/quantization.h"
 #include "data/dataset.h"
 #include "export/onnx_export.h"
 #include "workbench/errors.h"
+#include "workbench/system_info.h"
 
 namespace wb {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-const std::string kOrtDir = std::string(WB_SOURCE_DIR) + "/tests/onnxruntime";
-
-bool onnxRuntimeInstalled() { return fs::exists(kOrtDir + "/node_modules/onnxruntime-node"); }
-
-#define SKIP_WITHOUT_ONNX_RUNTIME()                                                                       \
-  if (!onnxRuntimeInstalled())                                                                           \
-  GTEST_SKIP() << "ONNX Runtime is not installed (no tests/onnxruntime/node_modules): run scripts/test.sh, " \
-                  "or (cd tests/onnxruntime && npm ci --no-audit --no-fund)"
 
 // The files of this process, removed at exit.
 class TempDir {
@@ -148,8 +148,13 @@ json.dump({
   return json::parse(readText(out));
 }
 
-// The file run by ONNX Runtime on `x`.
-torch::Tensor runOnnxRuntime(const std::string& onnx_path, const torch::Tensor& x) {
+// What ONNX Runtime made of a file: its first output on `x`, and the metadata it reads (get_modelmeta).
+struct OrtRun {
+  torch::Tensor output;
+  json info;  // {"output", "dims", "inputs", "outputs", "metadata", "onnxruntime"}
+};
+
+OrtRun runOnnxRuntime(const std::string& onnx_path, const torch::Tensor& x) {
   const torch::Tensor input = x.to(torch::kFloat32).contiguous();
   const std::string in_path = onnx_path + ".in.f32";
   const std::string out_path = onnx_path + ".out.f32";
@@ -158,35 +163,43 @@ torch::Tensor runOnnxRuntime(const std::string& onnx_path, const torch::Tensor& 
       .write(static_cast<const char*>(input.data_ptr()), static_cast<std::streamsize>(input.numel() * 4));
   std::string dims;
   for (int64_t d : input.sizes()) dims += (dims.empty() ? "" : ",") + std::to_string(d);
-  const std::string cmd = "node " + kOrtDir + "/run_onnx.mjs " + onnx_path + " " + in_path + " " + dims + " " +
-                          out_path + " > " + log + " 2>&1";
+  const std::string cmd = test::pypiToolCommand("run_onnx.py") + " " + onnx_path + " " + in_path + " " + dims +
+                          " " + out_path + " > " + log + " 2>&1";
   if (std::system(cmd.c_str()) != 0) {
     ADD_FAILURE() << "ONNX Runtime failed on " << onnx_path << ":\n" << readText(log);
     return {};
   }
+  OrtRun run;
+  std::istringstream printed(readText(log));
+  for (std::string line; std::getline(printed, line);) {
+    if (line.rfind("{\"output\"", 0) == 0) run.info = json::parse(line, nullptr, false);
+  }
+  EXPECT_TRUE(run.info.is_object()) << "run_onnx.py printed no summary for " << onnx_path << ":\n" << readText(log);
   const std::string raw = readText(out_path);
   const int64_t n = static_cast<int64_t>(raw.size() / 4);
-  return torch::from_blob(const_cast<char*>(raw.data()), {n}, torch::kFloat32).clone().view({input.size(0), -1});
+  run.output = torch::from_blob(const_cast<char*>(raw.data()), {n}, torch::kFloat32).clone().view({input.size(0), -1});
+  return run;
 }
 
 struct Comparison {
-  double max_diff = 0;  // largest |ONNX Runtime - engine| over all logits
+  double max_diff = 0;  // largest |got - expected| over all logits
   double top1 = 0;      // share of images where both pick the same class
   double logit_range = 0;
 };
 
-// Runs batches of 1, 37 and 500 test images through ONNX Runtime and the engine; the three together make the
-// figures (every batch size must come back [B, 10]).
-Comparison compareWithEngine(const ModelArtifact& a, const std::string& onnx_path, const std::string& label) {
-  auto engine = makeInferenceModel(a);
+using Forward = std::function<torch::Tensor(const torch::Tensor&)>;
+
+// Runs batches of 1, 37 and 500 test images through both; the three together make the figures (every batch
+// size must come back [B, 10]).
+Comparison compareOnTestImages(const Shape& shape, const Forward& got_of, const Forward& expected_of,
+                               const std::string& label) {
   Comparison c;
-  c.top1 = 1;
   int64_t images = 0;
   double agree = 0;
   for (const auto& [from, count] : std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {1, 37}, {38, 500}}) {
-    const torch::Tensor x = testImages(from, count, a.input_shape);
-    const torch::Tensor expected = engine->forward(x);
-    const torch::Tensor got = runOnnxRuntime(onnx_path, x);
+    const torch::Tensor x = testImages(from, count, shape);
+    const torch::Tensor expected = expected_of(x);
+    const torch::Tensor got = got_of(x);
     if (!got.defined()) return c;
     EXPECT_EQ(got.sizes(), expected.sizes()) << label << " batch " << count;
     if (!got.sizes().equals(expected.sizes())) return c;
@@ -196,9 +209,27 @@ Comparison compareWithEngine(const ModelArtifact& a, const std::string& onnx_pat
     c.logit_range = std::max(c.logit_range, (expected.max() - expected.min()).item<double>());
   }
   c.top1 = agree / static_cast<double>(images);
-  std::printf("    [%s] vs engine on %lld images: max |diff| %.3g, top-1 agreement %.4f (logits span %.1f)\n",
-              label.c_str(), static_cast<long long>(images), c.max_diff, c.top1, c.logit_range);
+  std::printf("    [%s] on %lld images: max |diff| %.3g, top-1 agreement %.4f (logits span %.1f)\n", label.c_str(),
+              static_cast<long long>(images), c.max_diff, c.top1, c.logit_range);
   return c;
+}
+
+// ONNX Runtime on the file, as a forward; the metadata it read is kept in `info` (the last batch's).
+Forward onnxRuntimeForward(const std::string& onnx_path, json* info = nullptr) {
+  return [onnx_path, info](const torch::Tensor& x) {
+    OrtRun run = runOnnxRuntime(onnx_path, x);
+    if (info != nullptr) *info = run.info;
+    return run.output;
+  };
+}
+
+Forward forwardOf(std::shared_ptr<InferenceModel> model) {
+  return [model](const torch::Tensor& x) { return model->forward(x); };
+}
+
+Comparison compareWithEngine(const ModelArtifact& a, const std::string& onnx_path, const std::string& label) {
+  return compareOnTestImages(a.input_shape, onnxRuntimeForward(onnx_path), forwardOf(makeInferenceModel(a)),
+                             label + ": ONNX Runtime vs engine");
 }
 
 // The file's contract: opset 17, IR 8, input "input" [batch, ...], output "logits" [batch, 10], metadata.
@@ -214,6 +245,28 @@ void expectContract(const json& summary, const ModelArtifact& a) {
   EXPECT_NE(summary["metadata"].value("class_names", "").find("T-shirt"), std::string::npos)
       << summary["metadata"].dump();
   EXPECT_NE(summary["metadata"].value("normalization", "").find("0.353"), std::string::npos);
+  // What docs/export.md promises in every format: the model's own facts beside the data's.
+  EXPECT_EQ(summary["metadata"].value("num_classes", ""), "10");
+  EXPECT_EQ(summary["metadata"].value("export_format", ""), "onnx");
+  EXPECT_FALSE(summary["metadata"].value("torch_version", "").empty());
+  EXPECT_EQ(json::parse(summary["metadata"].value("layers", "null")), a.layers);
+  if (a.isQuantized()) {
+    EXPECT_EQ(summary["metadata"].value("quantized_engine", ""), a.quantization.value("engine", std::string()));
+    const json q = json::parse(summary["metadata"].value("quantization", "{}"));
+    // The integer ranges a runtime must know to read the scales (README, "int8 on every x86 CPU").
+    EXPECT_EQ(q.value("weight_range", json()), json::array({-64, 63}));
+    EXPECT_EQ(q.value("activation_range", json()), json::array({0, 255}));
+  } else {
+    EXPECT_FALSE(summary["metadata"].contains("quantization"));
+  }
+}
+
+// ONNX Runtime reads the same metadata (get_modelmeta's custom_metadata_map) as ONNX's own reader.
+void expectRuntimeReadsMetadata(const json& ort_info, const json& summary) {
+  ASSERT_TRUE(ort_info.is_object());
+  EXPECT_EQ(ort_info["metadata"], summary["metadata"]);
+  EXPECT_EQ(ort_info["inputs"], json::array({"input"}));
+  EXPECT_EQ(ort_info["outputs"], json::array({"logits"}));
 }
 
 // Every int8 layer's weight is an INT8 initializer with float per-channel scales, and the float weight exists
@@ -255,11 +308,14 @@ void expectInt8Weights(const json& summary, const std::vector<std::string>& laye
 constexpr double kFloatTolerance = 1e-4;
 
 void expectFloatExportMatches(const ModelArtifact& a, const std::string& label) {
+  ASSERT_PYPI_TOOLS();
   const std::string path = exportFile(a, label);
   const json summary = pythonCheck(path);
   expectContract(summary, a);
-  SKIP_WITHOUT_ONNX_RUNTIME();
-  const Comparison c = compareWithEngine(a, path, label);
+  json ort_info;
+  const Comparison c = compareOnTestImages(a.input_shape, onnxRuntimeForward(path, &ort_info),
+                                           forwardOf(makeInferenceModel(a)), label + ": ONNX Runtime vs engine");
+  expectRuntimeReadsMetadata(ort_info, summary);
   EXPECT_LE(c.max_diff, kFloatTolerance) << label;
   EXPECT_EQ(c.top1, 1.0) << label;
 }
@@ -315,28 +371,9 @@ TEST(OnnxExport, EveryOtherLayerTypeMatchesTheEngine) {
   expectFloatExportMatches(trained(tokens, shape, 20), "tokens-mean");
 }
 
-// Static int8 with layers that stay float between int8 ones (tanh, batchnorm1d, sigmoid, gelu, layernorm) and
-// an average pool on the int8 grid: the file quantizes where LibTorch does, with the same qparams.
-TEST(OnnxExport, StaticInt8WithFloatLayersBetweenMatchesTheEngine) {
-  const Shape shape = {1, 28, 28};
-  const QuantizeResult q = quantized(trained(everyOtherLayer(), shape, 30), "static");
-  ASSERT_FALSE(q.float_layers.empty());
-  const std::string path = exportFile(q.artifact, "other-layers-int8-static");
-  const json summary = pythonCheck(path);
-  expectContract(summary, q.artifact);
-  EXPECT_EQ(summary["initializers"]["layers.0.weight"][0], "INT8");
-  EXPECT_EQ(summary["initializers"]["layers.5.weight"][0], "INT8");
-  EXPECT_EQ(summary["initializers"]["layers.12.weight"][0], "INT8");
-  SKIP_WITHOUT_ONNX_RUNTIME();
-  const Comparison c = compareWithEngine(q.artifact, path, "other layers int8 static");
-  const double out_scale = q.artifact.quantization["layers"][12]["output"]["scale"].get<double>();
-  std::printf("    output quantization step %.4g: max diff = %.2f steps\n", out_scale, c.max_diff / out_scale);
-  EXPECT_GE(c.top1, 0.99);
-  EXPECT_LE(c.max_diff, 4 * out_scale);
-}
-
 // Structured pruning leaves a smaller dense net: the file has the smaller shapes and still matches.
 TEST(OnnxExport, StructuredPrunedCnnMatchesTheEngine) {
+  ASSERT_PYPI_TOOLS();
   const Shape shape = {1, 28, 28};
   const ModelArtifact cnn = trained(presetLayers("cnn", shape, 10), shape, 30);
   CompressPassConfig pass;
@@ -350,7 +387,6 @@ TEST(OnnxExport, StructuredPrunedCnnMatchesTheEngine) {
   expectContract(summary, pruned);
   EXPECT_EQ(summary["initializers"]["layers.0.weight"][1], json::array({16, 1, 5, 5}));
   EXPECT_EQ(summary["initializers"]["layers.3.weight"][1], json::array({32, 16, 5, 5}));
-  SKIP_WITHOUT_ONNX_RUNTIME();
   const Comparison c = compareWithEngine(pruned, path, "cnn structured-pruned");
   EXPECT_LE(c.max_diff, kFloatTolerance);
 }
@@ -358,9 +394,74 @@ TEST(OnnxExport, StructuredPrunedCnnMatchesTheEngine) {
 // int8
 // -----------------------------------------------------------------------------------------------------
 
-// ONNX Runtime and LibTorch round activations differently (ties, the order of the int32 accumulation and of
-// the bias), so a value may land one quantization step away, and that step travels on through later layers.
-TEST(OnnxExport, StaticInt8CnnStaysInt8AndMatchesTheEngine) {
+// How far a correct int8 kernel may be from the model's float simulation, in steps of the output's grid.
+// Integer products and sums are exact on every kernel; what differs is the requantization after each int8
+// layer: LibTorch's oneDNN and ONNX Runtime multiply the int32 sum by a float32 rescale and round (ties and
+// the order of the bias differ), so a value lands one step away at some layer, and the next layers carry that
+// step on, shrunk by their weights and scales. Measured: 0 or 1 step for the engine and ONNX Runtime on
+// AVX512-VNNI and on emulated AVX2, for every model here.
+// What the bar catches: a kernel that saturates. x86 without VNNI (AVX2, and AVX-512 without VNNI, e.g.
+// Skylake-SP) has no int8 dot product that sums in 32 bits: oneDNN, FBGEMM and ONNX Runtime's MLAS multiply
+// uint8 x int8 with vpmaddubsw, which adds each pair of products in a signed 16-bit lane, saturating at 32767.
+// With 8-bit weights (255 x 128 x 2 = 65280) that cost 10 to 35 output steps on emulated AVX2 (3 on the CNN);
+// the workbench's 7-bit weights bound every pair by 255 x 64 x 2 = 32640, on AVX2 and AVX-512 alike (the same
+// instruction in wider registers), so the emulated AVX2 run (test_export_avx2) stands for both.
+constexpr double kInt8Steps = 2;
+
+// The quantized model's last output grid (its logits are on it).
+double outputStep(const ModelArtifact& q, size_t last_layer) {
+  return q.quantization["layers"][last_layer]["output"]["scale"].get<double>();
+}
+
+// The engine's int8 forward and ONNX Runtime on the exported file, each against the float simulation of the
+// same int8 model: within kInt8Steps output steps and the same class for at least 99 % of the images.
+void expectInt8MatchesItsSimulation(const ModelArtifact& q, const std::string& path, double step,
+                                    const std::string& label) {
+  std::shared_ptr<InferenceModel> simulation = makeInt8ReferenceModel(q);
+  const Comparison engine = compareOnTestImages(q.input_shape, forwardOf(makeInferenceModel(q)),
+                                                forwardOf(simulation), label + ": engine vs simulation");
+  const Comparison runtime = compareOnTestImages(q.input_shape, onnxRuntimeForward(path), forwardOf(simulation),
+                                                 label + ": ONNX Runtime vs simulation");
+  std::printf("    output step %.4g: engine %.2f steps, ONNX Runtime %.2f steps from the simulation\n", step,
+              engine.max_diff / step, runtime.max_diff / step);
+  EXPECT_LE(engine.max_diff, kInt8Steps * step) << label << ": the engine's int8 kernels";
+  EXPECT_LE(runtime.max_diff, kInt8Steps * step) << label << ": ONNX Runtime's int8 kernels";
+  EXPECT_GE(engine.top1, 0.99) << label;
+  EXPECT_GE(runtime.top1, 0.99) << label;
+}
+
+// On the emulated CPU (test_export_avx2) the int8 cases must really run without AVX-512 and VNNI: else they
+// would test the fast path twice.
+void expectTheCpuTheEntryPromises() {
+  const char* expected = std::getenv("WB_TEST_EXPECT_CPU");
+  if (expected == nullptr || std::string(expected) != "avx2") return;
+  const CpuFeatures cpu = queryCpuFeatures();
+  EXPECT_TRUE(cpu.avx2) << describeCpuFeatures(cpu);
+  EXPECT_FALSE(cpu.avx512f) << describeCpuFeatures(cpu);
+  EXPECT_FALSE(cpu.vnni()) << describeCpuFeatures(cpu);
+}
+
+// Static int8 with layers that stay float between int8 ones (tanh, batchnorm1d, sigmoid, gelu, layernorm) and
+// an average pool on the int8 grid: the file quantizes where LibTorch does, with the same qparams. (The case
+// that failed on an AVX2 EPYC with 8-bit weights: 34 output steps in the engine.)
+TEST(OnnxExport, StaticInt8WithFloatLayersBetweenMatchesItsSimulation) {
+  ASSERT_PYPI_TOOLS();
+  expectTheCpuTheEntryPromises();
+  const Shape shape = {1, 28, 28};
+  const QuantizeResult q = quantized(trained(everyOtherLayer(), shape, 30), "static");
+  ASSERT_FALSE(q.float_layers.empty());
+  const std::string path = exportFile(q.artifact, "other-layers-int8-static");
+  const json summary = pythonCheck(path);
+  expectContract(summary, q.artifact);
+  EXPECT_EQ(summary["initializers"]["layers.0.weight"][0], "INT8");
+  EXPECT_EQ(summary["initializers"]["layers.5.weight"][0], "INT8");
+  EXPECT_EQ(summary["initializers"]["layers.12.weight"][0], "INT8");
+  expectInt8MatchesItsSimulation(q.artifact, path, outputStep(q.artifact, 12), "other layers int8 static");
+}
+
+TEST(OnnxExport, StaticInt8CnnStaysInt8AndMatchesItsSimulation) {
+  ASSERT_PYPI_TOOLS();
+  expectTheCpuTheEntryPromises();
   const Shape shape = {1, 28, 28};
   const QuantizeResult q = quantized(trained(presetLayers("cnn", shape, 10), shape, 40), "static");
   const std::string path = exportFile(q.artifact, "cnn-int8-static");
@@ -368,15 +469,12 @@ TEST(OnnxExport, StaticInt8CnnStaysInt8AndMatchesTheEngine) {
   expectContract(summary, q.artifact);
   expectInt8Weights(summary, {"layers.0", "layers.3", "layers.7", "layers.10"});
   EXPECT_GE(summary["ops"].value("QuantizeLinear", 0), 5);
-  SKIP_WITHOUT_ONNX_RUNTIME();
-  const Comparison c = compareWithEngine(q.artifact, path, "cnn int8 static");
-  const double out_scale = q.artifact.quantization["layers"][10]["output"]["scale"].get<double>();
-  std::printf("    output quantization step %.4g: max diff = %.2f steps\n", out_scale, c.max_diff / out_scale);
-  EXPECT_GE(c.top1, 0.99);
-  EXPECT_LE(c.max_diff, 4 * out_scale);
+  expectInt8MatchesItsSimulation(q.artifact, path, outputStep(q.artifact, 10), "cnn int8 static");
 }
 
 TEST(OnnxExport, StaticInt8ResnetAddsOnTheEnginesGrids) {
+  ASSERT_PYPI_TOOLS();
+  expectTheCpuTheEntryPromises();
   const Shape shape = {1, 14, 14};
   const QuantizeResult q = quantized(trained(presetLayers("resnet", shape, 10), shape, 15), "static");
   const std::string path = exportFile(q.artifact, "resnet-int8-static");
@@ -384,15 +482,12 @@ TEST(OnnxExport, StaticInt8ResnetAddsOnTheEnginesGrids) {
   expectContract(summary, q.artifact);
   expectInt8Weights(summary, {"layers.0", "layers.3.layers.0", "layers.3.layers.3", "layers.5.shortcut.0",
                               "layers.11"});
-  SKIP_WITHOUT_ONNX_RUNTIME();
-  const Comparison c = compareWithEngine(q.artifact, path, "resnet int8 static");
-  const double out_scale = q.artifact.quantization["layers"][11]["output"]["scale"].get<double>();
-  std::printf("    output quantization step %.4g: max diff = %.2f steps\n", out_scale, c.max_diff / out_scale);
-  EXPECT_GE(c.top1, 0.99);
-  EXPECT_LE(c.max_diff, 6 * out_scale);
+  expectInt8MatchesItsSimulation(q.artifact, path, outputStep(q.artifact, 11), "resnet int8 static");
 }
 
-TEST(OnnxExport, DynamicInt8MlpStaysInt8AndMatchesTheEngine) {
+TEST(OnnxExport, DynamicInt8MlpStaysInt8AndMatchesItsSimulation) {
+  ASSERT_PYPI_TOOLS();
+  expectTheCpuTheEntryPromises();
   const Shape shape = {1, 28, 28};
   const QuantizeResult q = quantized(trained(presetLayers("mlp", shape, 10), shape, 60), "dynamic");
   const std::string path = exportFile(q.artifact, "mlp-int8-dynamic");
@@ -401,11 +496,18 @@ TEST(OnnxExport, DynamicInt8MlpStaysInt8AndMatchesTheEngine) {
   expectInt8Weights(summary, {"layers.1", "layers.4", "layers.6"});
   EXPECT_EQ(summary["ops"].value("MatMulInteger", 0), 3);
   EXPECT_EQ(summary["ops"].value("DynamicQuantizeLinear", 0), 3);
-  SKIP_WITHOUT_ONNX_RUNTIME();
-  const Comparison c = compareWithEngine(q.artifact, path, "mlp int8 dynamic");
-  // No output grid here: the activations' scales come from each batch, so bound the error by the logits.
-  EXPECT_GE(c.top1, 0.99);
-  EXPECT_LE(c.max_diff, 0.02 * c.logit_range);
+  // No output grid here: each batch quantizes its activations with scales from its own range, and each runtime
+  // computes that range and its rounding in its own float arithmetic, so a value near a rounding tie can land a
+  // step away; bound the difference by the logits' span (measured: below 0.1 % of it).
+  std::shared_ptr<InferenceModel> simulation = makeInt8ReferenceModel(q.artifact);
+  const Comparison engine = compareOnTestImages(shape, forwardOf(makeInferenceModel(q.artifact)),
+                                                forwardOf(simulation), "mlp int8 dynamic: engine vs simulation");
+  const Comparison runtime = compareOnTestImages(shape, onnxRuntimeForward(path), forwardOf(simulation),
+                                                 "mlp int8 dynamic: ONNX Runtime vs simulation");
+  EXPECT_LE(engine.max_diff, 0.005 * engine.logit_range);
+  EXPECT_LE(runtime.max_diff, 0.005 * runtime.logit_range);
+  EXPECT_GE(engine.top1, 0.99);
+  EXPECT_GE(runtime.top1, 0.99);
 }
 
 // Refusals
@@ -450,7 +552,7 @@ TEST(OnnxExport, AdaptivePoolWithUnevenWindowsIsRefusedNamingTheLayer) {
   const std::string path = exportFile(b, "adaptive-even");
   const json summary = pythonCheck(path);
   EXPECT_EQ(summary["ops"].value("AveragePool", 0), 1);
-  SKIP_WITHOUT_ONNX_RUNTIME();
+  ASSERT_PYPI_TOOLS();
   EXPECT_LE(compareWithEngine(b, path, "adaptive 12->4").max_diff, kFloatTolerance);
 }
 

@@ -1,8 +1,9 @@
-// safetensors export read back by an independent reader that follows the specification
-// (tests/fixtures/read_safetensors.py, not the safetensors library): header length, space padding to a multiple
-// of 8, offsets contiguous from 0, string-only __metadata__; every tensor's name, dtype, shape and bytes equal
-// the artifact's, for the trained CNN, a 50% structured-pruned one and a static int8 one (I8 weights, F32
-// scales, I64 zero points, F32 biases).
+// safetensors export read back twice: by a reader that follows the specification alone
+// (tests/fixtures/read_safetensors.py: header length, space padding to a multiple of 8, offsets contiguous from
+// 0, string-only __metadata__) and by the safetensors library's own safe_open (PyPI's safetensors in .venv/,
+// tests/python/load_safetensors.py), which users load the files with; every tensor's name, dtype, shape and
+// bytes equal the artifact's, for the trained CNN, a 50% structured-pruned one and a static int8 one (I8
+// weights, F32 scales, I64 zero points, F32 biases).
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "workbench/errors.h"
 #include "workbench/export.h"
 #include "workbench/training_run.h"
+#include "support/pypi_tools.h"
 #include "support/test_helpers.h"
 
 namespace wb {
@@ -57,6 +59,29 @@ json readBack(const std::string& file) {
   return json::parse(test::readBytes(json_file));
 }
 
+// The safetensors library's own loader: {"metadata", "tensors": {name: {"dtype", "shape", "fnv1a64"}}}.
+json loadWithSafetensors(const std::string& file) {
+  const std::string json_file = file + ".safe_open.json";
+  const std::string command = test::pypiToolCommand("load_safetensors.py") + " " + file + " > " + json_file;
+  if (std::system(command.c_str()) != 0) throw std::runtime_error("test: safe_open failed: " + command);
+  return json::parse(test::readBytes(json_file));
+}
+
+// numpy's name for a tensor's dtype, as safe_open(framework="numpy") returns it.
+std::string numpyDtype(const torch::Tensor& t) {
+  switch (t.scalar_type()) {
+    case torch::kFloat: return "float32";
+    case torch::kDouble: return "float64";
+    case torch::kHalf: return "float16";
+    case torch::kLong: return "int64";
+    case torch::kInt: return "int32";
+    case torch::kChar: return "int8";
+    case torch::kByte: return "uint8";
+    case torch::kBool: return "bool";
+    default: return "?";
+  }
+}
+
 TEST(SafetensorsWriter, LayoutFollowsTheSpecification) {
   const std::string bytes = safetensorsBytes(
       {{"b", torch::tensor({1.5f, -2.0f})}, {"a", torch::tensor({int64_t{7}})}, {"c", torch::tensor({int8_t{-3}}, torch::kChar)}},
@@ -88,6 +113,7 @@ class SafetensorsExport : public ::testing::Test {
 std::string SafetensorsExport::s_run;
 
 TEST_F(SafetensorsExport, ReadsBackByTheSpecificationWithTheArtifactsTensors) {
+  ASSERT_PYPI_TOOLS();
   for (const std::string artifact : {"", "compressed/01-prune", "compressed/02-quantize"}) {
     SCOPED_TRACE(artifact.empty() ? "the trained model" : artifact);
     const std::string out = s_run + "/export/" + (artifact.empty() ? "model" : fs::path(artifact).filename().string()) + ".safetensors";
@@ -108,6 +134,17 @@ TEST_F(SafetensorsExport, ReadsBackByTheSpecificationWithTheArtifactsTensors) {
       ASSERT_TRUE(by_name.count(name)) << name;
       const json& g = by_name[name];
       EXPECT_EQ(g["dtype"], safetensorsDtype(t)) << name;
+      EXPECT_EQ(g["shape"], json(t.sizes().vec())) << name;
+      EXPECT_EQ(g["fnv1a64"], fnv1a64(t)) << name;
+    }
+    // safe_open loads the same tensors: names, dtypes, shapes and bytes, and the same metadata.
+    const json lib = loadWithSafetensors(out);
+    EXPECT_EQ(lib["metadata"], got["metadata"]);
+    ASSERT_EQ(lib["tensors"].size(), want.size());
+    for (const auto& [name, t] : want) {
+      ASSERT_TRUE(lib["tensors"].contains(name)) << name;
+      const json& g = lib["tensors"][name];
+      EXPECT_EQ(g["dtype"], numpyDtype(t)) << name;
       EXPECT_EQ(g["shape"], json(t.sizes().vec())) << name;
       EXPECT_EQ(g["fnv1a64"], fnv1a64(t)) << name;
     }

@@ -1,8 +1,8 @@
 // The dropout layer with a rank's step generator (model/step_generator.h): the same seed draws the same mask,
 // on any thread and however the threads interleave; the mask is torch's dropout drawn from that generator;
-// without a generator (one device), on CUDA and in eval mode it is torch's dropout itself, and the global
-// generator is left alone when a step generator is set. Exact comparisons throughout: the draws are meant to
-// be bit for bit the same.
+// without a generator (one device) and in eval mode it is torch's dropout itself, and the global generator is
+// left alone when a step generator is set. Exact comparisons throughout: the draws are meant to be bit for bit
+// the same. (On CUDA: test_gpu's gpu_step_dropout_test.cpp.)
 
 #include "model/step_dropout.h"
 
@@ -168,17 +168,6 @@ TEST_F(StepDropoutTest, TheDropoutLayerBuildsItWithNoTensors) {
   int64_t count = 0;
   for (const auto& [name, tensor] : model->namedParameters()) count += tensor.numel();
   EXPECT_EQ(count, model->info().parameters);
-}
-
-TEST_F(StepDropoutTest, OnCudaTheDevicesGeneratorIsSeeded) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
-  const torch::Tensor onGpu = x.to(torch::Device("cuda:0"));
-  StepDropout dropout(0.5);
-  seedStepGenerator(torch::Device("cuda:0"), 21);
-  EXPECT_EQ(stepGenerator(), nullptr);  // CUDA tensors draw from the device's generator
-  const torch::Tensor first = trainForward(dropout, onGpu).cpu();
-  seedStepGenerator(torch::Device("cuda:0"), 21);
-  EXPECT_TRUE(torch::equal(trainForward(dropout, onGpu).cpu(), first));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -162,16 +163,31 @@ TEST_F(DataParallel, Bf16AutocastAcrossRanksMatchesOneRank) {
   both.train.amp = "bf16";
   const Finished one = train(single);
   const Finished two = train(both);
+  ASSERT_EQ(one.summary.status, RunStatus::Completed) << (one.errors.empty() ? "" : one.errors[0].message);
   ASSERT_EQ(two.summary.status, RunStatus::Completed) << (two.errors.empty() ? "" : two.errors[0].message);
-  // bf16 keeps 8 bits of mantissa: the rounding of half-batch sums differs from the full batch's, and 32 SGD
-  // steps carry it on (measured: 7e-3 on weights of O(0.1)). The bound is stated against what a real
-  // difference looks like: one rank with half the batch, the same bf16.
+  // In fp32 the two layouts differ only in the order of additions (2e-5 above). Under bf16 autocast each rank
+  // rounds its half-batch gradient sums to bf16's 8-bit significand (unit roundoff 2^-8) where one rank rounds
+  // the whole batch's, and 32 SGD steps with momentum carry those roundings on. How far that can take the
+  // weights depends on the CPU's bf16 kernels (oneDNN with AVX-512 accumulates in fp32; without AVX-512
+  // LibTorch's reference loops round more often), so the bar is not a number tuned on one CPU: it is bf16's own
+  // effect on the same 32 steps on this CPU, one rank in bf16 against one rank in fp32. Splitting the batch
+  // changes where some of those roundings fall (the gradient sums'), not the others (every activation's), so it
+  // stays below that. Measured (deterministic for a CPU): AVX512-BF16 0.0072 against 0.0146; emulated AVX2
+  // (qemu EPYC-Rome, LibTorch's reference bf16 loops) 0.0151 against 0.0217 -- the AVX2 EPYC's 0.0151 that a
+  // fixed bar of 0.015 failed. And it is not a real difference: one rank with half the batch (other data per
+  // step, the same bf16) moves the weights 20 to 40 times further.
+  Experiment fp32 = parallelExperiment(runs, 1, 128);
+  const Finished reference = train(fp32);
   Experiment half_batch = parallelExperiment(runs, 1, 64);
   half_batch.train.amp = "bf16";
   const Finished half = train(half_batch);
-  const double parallel_gap = test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt");
-  const double other_data_gap = test::maxWeightDifference(one.summary.run_dir + "/model.pt", half.summary.run_dir + "/model.pt");
-  EXPECT_LT(parallel_gap, 1.5e-2);
+  const std::string model_one = one.summary.run_dir + "/model.pt";
+  const double parallel_gap = test::maxWeightDifference(model_one, two.summary.run_dir + "/model.pt");
+  const double bf16_gap = test::maxWeightDifference(model_one, reference.summary.run_dir + "/model.pt");
+  const double other_data_gap = test::maxWeightDifference(model_one, half.summary.run_dir + "/model.pt");
+  std::printf("    bf16, 32 steps: 2 ranks vs 1 rank %.3g; bf16 vs fp32 (1 rank) %.3g; half the batch %.3g\n",
+              parallel_gap, bf16_gap, other_data_gap);
+  EXPECT_LT(parallel_gap, bf16_gap);
   EXPECT_LT(parallel_gap * 4, other_data_gap);
   EXPECT_NEAR(one.summary.test_accuracy, two.summary.test_accuracy, 0.02);
 }
