@@ -1,12 +1,18 @@
 # One INTERFACE target carries the standard, the warnings and the sanitizer flags; every target links it.
 add_library(wb_common INTERFACE)
-target_compile_features(wb_common INTERFACE cxx_std_17)
+target_compile_features(wb_common INTERFACE cxx_std_20)
 target_compile_options(wb_common INTERFACE -Wall -Wextra)
 
 if(WORKBENCH_SANITIZE)
   target_compile_options(wb_common INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer)
   target_link_options(wb_common INTERFACE -fsanitize=address,undefined)
 endif()
+
+# libstdc++ first among each program's libraries. pip's LibTorch is built with a newer GCC and exports some of
+# libstdc++'s functions it linked in statically (std::filesystem among them): found before the system's
+# libstdc++, they are what our calls bind to, and std::filesystem::remove_all crashed there (a null call inside
+# it). Listed first, the system's libstdc++ answers every standard symbol it has; LibTorch keeps the newer ones.
+target_link_options(wb_common INTERFACE "LINKER:--push-state,--no-as-needed" "-lstdc++" "LINKER:--pop-state")
 
 if(NOT CMAKE_GENERATOR MATCHES "Ninja")
   message(STATUS "Tip: configure with -G Ninja for faster incremental builds")

@@ -4,13 +4,30 @@
 #   scripts/build.sh workbench workbench-cli  # only the window and the CLI (scripts/run.sh)
 # Configure options come from the environment: WORKBENCH_GUI (ON), and WORKBENCH_CMAKE_ARGS for anything else,
 # e.g. WORKBENCH_CMAKE_ARGS="-DWORKBENCH_PCH=OFF" scripts/build.sh.
+# WORKBENCH_LIBTORCH=pip builds against pip torch's LibTorch 2.x with CUDA (scripts/setup.sh installs it into
+# .venv/) into build-pip/: the engine, the CLI, the window and the engine's tests, with the CUDA and NCCL code
+# compiled and linked (the window's tests run in the Debian build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 gui=${WORKBENCH_GUI:-ON}
 read -r -a extra <<<"${WORKBENCH_CMAKE_ARGS:-}"
-cmake -S . -B build -G Ninja -DWORKBENCH_GUI="$gui" "${extra[@]}" >/dev/null
+dir=build
+if [[ "${WORKBENCH_LIBTORCH:-debian}" == pip ]]; then
+  dir=build-pip
+  if [[ ! -x .venv/bin/python ]] || ! prefix=$(.venv/bin/python -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null); then
+    echo "error: no pip torch in .venv/: run WORKBENCH_LIBTORCH=pip scripts/setup.sh first" >&2
+    exit 2
+  fi
+  extra+=(-DCMAKE_PREFIX_PATH="$prefix" -DWORKBENCH_REQUIRE_CUDA=ON -DWORKBENCH_GUI_TESTS=OFF)
+fi
+if ! cmake -S . -B "$dir" -G Ninja -DWORKBENCH_GUI="$gui" "${extra[@]}" >"$dir.configure.log" 2>&1; then
+  # The configure-time checks (cmake/TorchWithCuda.cmake) say what is missing in one message.
+  grep -A12 -m1 "CMake Error" "$dir.configure.log" >&2 || tail -20 "$dir.configure.log" >&2
+  exit 1
+fi
+grep -E "^-- (LibTorch|Data parallel|ONNX export)" "$dir.configure.log" || true
 if (($#)); then
-  cmake --build build --target "$@"
+  cmake --build "$dir" --target "$@"
 else
-  cmake --build build
+  cmake --build "$dir"
 fi

@@ -25,7 +25,9 @@ import warnings
 
 import torch
 
-OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "schedules.json")
+# WB_FIXTURES_OUT: another folder (scripts/compare_fixtures.sh regenerates them with torch 2.x there).
+OUTPUT = os.path.join(os.environ.get("WB_FIXTURES_OUT") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures"),
+                      "schedules.json")
 
 # Mirrors wb::ScheduleConfig's defaults; a case overrides some of them.
 DEFAULTS = {

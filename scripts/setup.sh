@@ -4,6 +4,9 @@
 # WORKBENCH_SETUP=run (scripts/run.sh) installs only what building and running the programs needs, not the
 # tests' own tools (Python's torch for cross-checks, the readers from PyPI in .venv/, qemu-user for the emulated
 # AVX2 tests, the package test's validators and lintian).
+# WORKBENCH_LIBTORCH=pip also installs the LibTorch a GPU user builds against: PyPI's torch with CUDA, pinned in
+# scripts/requirements-libtorch.txt, into .venv/ (scripts/build.sh then builds into build-pip/). It needs the
+# CUDA toolkit's nvcc of the same major version (here: /usr/local/cuda).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,6 +54,22 @@ if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
     .venv/bin/pip install --quiet --disable-pip-version-check --require-virtualenv -r "$requirements"
     echo "$wanted" >"$stamp"
   fi
+fi
+
+# LibTorch 2.x with CUDA from PyPI (several GB; pip keeps the wheels in its cache).
+if [[ "${WORKBENCH_LIBTORCH:-debian}" == pip ]]; then
+  requirements=scripts/requirements-libtorch.txt
+  stamp=.venv/.requirements-libtorch.sha256
+  wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
+  if [[ ! -x .venv/bin/python || ! -f "$stamp" || "$(cat "$stamp")" != "$wanted" ]]; then
+    echo "Installing LibTorch 2.x with CUDA (pip torch, $requirements) into .venv/"
+    [[ -x .venv/bin/python ]] || /usr/bin/python3 -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check --require-virtualenv -r "$requirements"
+    echo "$wanted" >"$stamp"
+  fi
+elif [[ "${WORKBENCH_LIBTORCH:-debian}" != debian ]]; then
+  echo "WORKBENCH_LIBTORCH must be debian (LibTorch 1.13, the default) or pip (2.x with CUDA), not '$WORKBENCH_LIBTORCH'" >&2
+  exit 2
 fi
 
 # Point libblas.so.3 at OpenBLAS when the reference BLAS is selected.

@@ -30,6 +30,10 @@ using CollectiveBackend = c10d::ProcessGroup;
 
 inline const char* torchVersion() { return TORCH_VERSION; }
 
+// What torch::autograd::impl::grad_accumulator returns: std::shared_ptr<Node> up to 2.12,
+// c10::intrusive_ptr<Node> from 2.13. Both hold the node alive and compare by address.
+using GradAccumulatorPtr = decltype(torch::autograd::impl::grad_accumulator(std::declval<const at::Tensor&>()));
+
 // Device names and memory come from the CUDA runtime, whose headers only exist in CUDA builds of LibTorch;
 // the definitions live in util/cuda_memory.cpp behind WB_WITH_CUDA.
 std::string cudaDeviceName(int64_t index);

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
+#include "support/test_helpers.h"
 #include "support/model_weights.h"
 
 namespace {
@@ -58,6 +59,9 @@ int freePort() {
 }
 
 TEST(CliDataParallel, TorchrunTwoProcessesTrainTheSameWeightsAsTwoRanksInOneProcess) {
+#ifndef WB_WITH_GLOO
+  GTEST_SKIP() << WB_NO_GLOO_REASON;
+#endif
   const std::string dir = tempDir("dp-torchrun");
   const std::string one_process_dir = tempDir("dp-inprocess");
   const auto threads = runCli("train " + writeExperiment(one_process_dir, "\"cpu:2\"") + " --json --quiet");
@@ -89,6 +93,9 @@ TEST(CliDataParallel, TorchrunTwoProcessesTrainTheSameWeightsAsTwoRanksInOneProc
 }
 
 TEST(CliDataParallel, KilledTwoRankRunResumesAtItsCheckpointAndEndsWithTheSameWeights) {
+#ifndef WB_WITH_GLOO
+  GTEST_SKIP() << WB_NO_GLOO_REASON;
+#endif
   const std::string ref_dir = tempDir("dp-ref");
   const auto ref = runCli("train " + writeExperiment(ref_dir, "\"cpu:2\"") + " --json --quiet");
   ASSERT_EQ(ref.status, 0) << ref.err;

@@ -59,7 +59,7 @@ GradientAllreduce::GradientAllreduce(const std::vector<torch::Tensor>& parameter
     b.done_ns = std::make_shared<std::atomic<int64_t>>(0);
   }
   for (size_t k = 0; k < m_parameters.size(); ++k) {
-    std::shared_ptr<torch::autograd::Node> accumulator = torch::autograd::impl::grad_accumulator(m_parameters[k]);
+    compat::GradAccumulatorPtr accumulator = torch::autograd::impl::grad_accumulator(m_parameters[k]);
     const uintptr_t key =
         accumulator->add_post_hook(std::make_unique<GradientReadyHook>([this, k] { onGradientReady(k); }));
     // Holding the accumulator keeps it the one backward uses (the parameter only holds it weakly).

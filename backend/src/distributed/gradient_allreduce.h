@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "distributed/rank_group.h"
+#include "torch_compat.h"
 
 namespace wb {
 
@@ -68,7 +69,7 @@ class GradientAllreduce {
   size_t m_next_launch = 0;
   bool m_active = false;  // inside a backward that completes the gradients
   RankGroup& m_group;
-  std::vector<std::pair<std::shared_ptr<torch::autograd::Node>, uintptr_t>> m_hooks;
+  std::vector<std::pair<compat::GradAccumulatorPtr, uintptr_t>> m_hooks;
   Times m_times;
 };
 

@@ -155,7 +155,8 @@ bool exportFormatFromString(const std::string& name, ExportFormat& format) {
 std::string exportUnavailable(ExportFormat format) {
 #ifndef WB_WITH_ONNX
   if (format == ExportFormat::Onnx) {
-    return "this build has no ONNX export: it was built without ONNX's C++ library (Debian: libonnx-dev)";
+    return "this build has no ONNX export: it was built without ONNX's C++ library (Debian: libonnx-dev), or "
+           "against a LibTorch that brings its own protobuf (pip's), which that library cannot share a process with";
   }
 #endif
   (void)format;

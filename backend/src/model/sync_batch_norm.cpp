@@ -4,10 +4,13 @@
 #include <vector>
 
 #include "distributed/rank_group.h"
+#include "torch_compat.h"
 
-// LibTorch declares BatchNormImplBase::pretty_print in its header but exports no instance of it (its own
+// LibTorch 1.13 declares BatchNormImplBase::pretty_print in its header but exports no instance of it (its own
 // BatchNorm1d/2d use it internally), and a class derived from BatchNorm1dImpl/BatchNorm2dImpl needs one for
-// its construction vtables: the same text as LibTorch's (torch/csrc/api/src/nn/modules/batchnorm.cpp).
+// its construction vtables: the same text as LibTorch's (torch/csrc/api/src/nn/modules/batchnorm.cpp). 2.x
+// defines it in the header (checked: 2.11).
+#if !WB_TORCH_AT_LEAST(2, 0)
 namespace torch::nn {
 
 template <size_t D, typename Derived>
@@ -24,6 +27,7 @@ void BatchNormImplBase<D, Derived>::pretty_print(std::ostream& stream) const {
 }
 
 }  // namespace torch::nn
+#endif
 
 namespace wb {
 namespace {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "optim/optimizer_state_io.h"
 #include "util/rng_state.h"
 #include "workbench/errors.h"
 
@@ -90,7 +91,7 @@ ExtraTensors restoreTrainingState(const std::string& payload, const std::string&
   }
   torch::serialize::InputArchive optimizer_state;
   archive.read("optimizer", optimizer_state);
-  optimizer.load(optimizer_state);
+  loadOptimizerState(optimizer, optimizer_state);  // whichever LibTorch wrote it
   torch::serialize::InputArchive rng;
   archive.read("rng", rng);
   std::vector<std::pair<std::string, torch::Tensor>> states;

@@ -7,7 +7,8 @@
 #include <atomic>
 
 namespace wb {
-namespace {
+// Named, not anonymous: HostAllocationMeter::Impl holds one (GCC warns of a field whose type has internal linkage).
+namespace host_allocation_meter_detail {
 
 // reportMemoryUsage's totals are int64_t in LibTorch 1.13 and size_t in 2.x: take the types from the base.
 template <typename F>
@@ -36,9 +37,10 @@ class Counter : public c10::MemoryReportingInfoBase {
   std::atomic<int64_t> peak{0};
 };
 
-}  // namespace
+}  // namespace host_allocation_meter_detail
 
 struct HostAllocationMeter::Impl {
+  using Counter = host_allocation_meter_detail::Counter;
   std::shared_ptr<Counter> counter = std::make_shared<Counter>();
   c10::DebugInfoGuard guard{c10::DebugInfoKind::PROFILER_STATE, counter};
 };

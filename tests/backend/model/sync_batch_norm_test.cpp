@@ -10,6 +10,7 @@
 // statistics as float32 from the same values, the outputs within one bf16 rounding (2^-8 relative).
 
 #include "model/sync_batch_norm.h"
+#include "torch_compat_autocast.h"
 
 #include <ATen/autocast_mode.h>
 #include <gtest/gtest.h>
@@ -241,8 +242,9 @@ TEST(SyncBatchNorm, Bf16InputsUnderAutocastKeepFloat32Statistics) {
   ThreadRankHub hub(2);
   std::vector<Trace> traces(2);
   runRanks(2, [&](int rank) {
-    at::autocast::set_cpu_enabled(true);
-    at::autocast::set_autocast_cpu_dtype(torch::kBFloat16);
+    // Through the compat header: 2.4 renamed autocast's setters (the old ones are deprecated wrappers).
+    compat::setAutocastEnabled(c10::DeviceType::CPU, true);
+    compat::setAutocastDtype(c10::DeviceType::CPU, torch::kBFloat16);
     ThreadRankGroup group(hub, rank);
     torch::nn::AnyModule module;
     {
@@ -251,7 +253,7 @@ TEST(SyncBatchNorm, Bf16InputsUnderAutocastKeepFloat32Statistics) {
     }
     setAffine(module, mixed);
     traces[static_cast<size_t>(rank)] = trainShare(module, mixed, 4 * rank, 4);
-    at::autocast::set_cpu_enabled(false);
+    compat::setAutocastEnabled(c10::DeviceType::CPU, false);
   });
   for (size_t i = 0; i < expected.steps.size(); ++i) {
     const torch::Tensor out = torch::cat({traces[0].steps[i].output, traces[1].steps[i].output});

@@ -17,6 +17,7 @@
 #include "distributed/collective_error.h"
 #include "distributed/process_group_ranks.h"
 #include "support/model_weights.h"
+#include "support/test_helpers.h"
 #include "backend/train/test_experiments.h"
 #include "data/dataset.h"
 #include "model/model.h"
@@ -84,7 +85,12 @@ Finished train(const Experiment& e) {
 
 class DataParallel : public ::testing::Test {
  protected:
-  void SetUp() override { runs = test::freshDir("dp"); }
+  void SetUp() override {
+#ifndef WB_WITH_GLOO
+    GTEST_SKIP() << WB_NO_GLOO_REASON;
+#endif
+    runs = test::freshDir("dp");
+  }
   void TearDown() override { fs::remove_all(runs); }
   std::string runs;
 };

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "backend/train/test_experiments.h"
+#include "support/test_helpers.h"
 #include "optim/lr_schedule.h"
 #include "support/model_weights.h"
 #include "support/resumed_session.h"
@@ -209,6 +210,9 @@ TEST_F(LiveControl, ResumedAfterAChangeEndsBitIdenticalToTheRunLeftAloneWithTheS
 // Two CPU ranks of batch 64 train what one rank of batch 128 trains (data_parallel_test); with a change asked
 // mid-run, only if both ranks apply it at the same step as the one rank does.
 TEST_F(LiveControl, TwoDataParallelRanksApplyTheChangeAtTheSameStep) {
+#ifndef WB_WITH_GLOO
+  GTEST_SKIP() << WB_NO_GLOO_REASON;
+#endif
   auto experiment = [&](int ranks, int64_t batch) {
     Experiment e = test::smallMlpExperiment(runs);
     e.name = "live-dp";
