@@ -4,9 +4,9 @@
 # exists (it finishes the step in flight and writes one more), resume it with the other build's CLI, and compare
 # with the same run left uninterrupted on each build. The resumed run must continue at its checkpoint's step,
 # with the optimizer's state (Adam's moments: a 1.13 checkpoint's state keys used to read as 0 on 2.x), and end
-# at the same step count; its test accuracy and final loss are printed beside the uninterrupted runs'. The two
-# builds' arithmetic differs (OpenBLAS against pip torch's MKL and kernels), so the runs are not bit-identical
-# across builds; within one build a resumed run is (tests/cli/cli_resume_test.cpp).
+# at the same step count with the test loss of an uninterrupted run. The two builds' arithmetic differs
+# (OpenBLAS against pip torch's MKL and kernels), so the runs are not bit-identical across builds (their test
+# losses differ in the 8th digit); within one build a resumed run is (tests/cli/cli_resume_test.cpp).
 # usage: scripts/resume_across_builds.sh   (after scripts/test.sh and WORKBENCH_LIBTORCH=pip scripts/test.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,19 +49,22 @@ for direction in "debian:pip" "pip:debian"; do
     "$cli" train "${sets[@]}" --set output.runs_dir="$work/alone-$build" >"$work/alone-$build.json" 2>/dev/null
   done
   steps=$(field "$work/resumed.json" steps)
-  printf "%-6s -> %-6s stopped at %s, continued at %s, %s steps: test accuracy %s (uninterrupted: 1.13 %s, 2.x %s)\n" \
+  printf "%-6s -> %-6s stopped at %s, continued at %s, %s steps: test accuracy %s, loss %s (uninterrupted: 1.13 %s, %s; 2.x %s, %s)\n" \
     "$first" "$second" "$stopped" "${continued:-?}" "$steps" "$(field "$work/resumed.json" test_accuracy)" \
-    "$(field "$work/alone-debian.json" test_accuracy)" "$(field "$work/alone-pip.json" test_accuracy)"
+    "$(field "$work/resumed.json" test_loss)" "$(field "$work/alone-debian.json" test_accuracy)" \
+    "$(field "$work/alone-debian.json" test_loss)" "$(field "$work/alone-pip.json" test_accuracy)" \
+    "$(field "$work/alone-pip.json" test_loss)"
   if [[ -z "$continued" || "$continued" -lt 15 || "$steps" != "$(field "$work/alone-debian.json" steps)" ]]; then
     echo "FAIL: $first -> $second did not continue at its checkpoint or ended at another step"; status=1
   fi
-  # The same data and the same Adam from the same state: the accuracy stays with the uninterrupted runs'.
+  # The same data and the same Adam from the same state: the test loss stays within 1e-5 of the uninterrupted
+  # runs' (the builds' arithmetic moved it by 2e-8 here). Resumed without its optimizer's state (checked once by
+  # clearing it in the loader) the loss moved by 4e-4 and the accuracy by 0.1 point.
   python3 - "$work/resumed.json" "$work/alone-debian.json" "$work/alone-pip.json" <<'PY' || status=1
 import json, sys
-resumed, *alone = [json.load(open(p))["test_accuracy"] for p in sys.argv[1:]]
-low, high = min(alone) - 0.01, max(alone) + 0.01
-if not low <= resumed <= high:
-    print("FAIL: resumed test accuracy %.4f outside [%.4f, %.4f]" % (resumed, low, high))
+resumed, *alone = [json.load(open(p))["test_loss"] for p in sys.argv[1:]]
+if min(abs(resumed - a) for a in alone) > 1e-5 * abs(resumed):
+    print("FAIL: resumed test loss %.9f is not that of an uninterrupted run (%s)" % (resumed, alone))
     sys.exit(1)
 PY
   rm -rf "$work/alone-debian" "$work/alone-pip"
