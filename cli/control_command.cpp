@@ -51,7 +51,7 @@ const char* kHelp =
     "after this epoch (kill -USR2 PID).\n"
     "\n"
     "Examples:\n"
-    "  workbench-cli control runs/20261202-141500-fashion-mnist-cnn --lr-scale 0.5\n"
+    "  workbench-cli control runs/20261202-141500-cnn-fashion-mnist --lr-scale 0.5\n"
     "  workbench-cli control RUN_DIR --lr-scale 0.1 --at-step 5000\n"
     "  workbench-cli control RUN_DIR --stop-after-epoch\n";
 

@@ -103,18 +103,20 @@ void printReport(const EvaluationReport& r, const std::string& what) {
 
 int evalCommand(const std::vector<std::string>& args) {
   const char* help =
-      "usage: workbench-cli eval RUN_DIR [--model ARTIFACT] [--misclassified N] [--json]\n"
+      "usage: workbench-cli eval RUN_DIR [--model ARTIFACT] [--misclassified N] [--allow-unfinished] [--json]\n"
       "\n"
       "Evaluates the run's model.pt on the test split of its experiment: loss and accuracy, precision, recall\n"
       "and F1 per class, the confusion matrix (rows: true class), and the most confident mistakes.\n"
       "  --model ARTIFACT   a compressed model of the run instead, e.g. compressed/02-quantize\n"
       "  --misclassified N  how many of the most confident mistakes to list (default 10; 0 for none)\n"
+      "  --allow-unfinished evaluate the model of a run that did not finish (interrupted: its part-trained model\n"
+      "                     of the step it stopped at); refused without it\n"
       "  --json             one JSON object: test_loss, test_accuracy, samples, class_names, classes,\n"
       "                     macro_avg, confusion_matrix, misclassified_total, misclassified\n"
       "\n"
       "Examples:\n"
-      "  workbench-cli eval runs/20261202-141500-fashion-mnist-cnn\n"
-      "  workbench-cli eval runs/20261202-141500-fashion-mnist-cnn --model compressed/02-quantize --json\n";
+      "  workbench-cli eval runs/20261202-141500-cnn-fashion-mnist\n"
+      "  workbench-cli eval runs/20261202-141500-cnn-fashion-mnist --model compressed/02-quantize --json\n";
   std::string run_dir;
   bool json = false;
   EvaluationOptions options;
@@ -141,6 +143,8 @@ int evalCommand(const std::vector<std::string>& args) {
       return kExitOk;
     } else if (a == "--json") {
       json = true;
+    } else if (a == "--allow-unfinished") {
+      options.allow_unfinished = true;
     } else if (!a.empty() && a[0] != '-' && run_dir.empty()) {
       run_dir = a;
     } else {
@@ -154,8 +158,11 @@ int evalCommand(const std::vector<std::string>& args) {
   }
   try {
     const EvaluationReport report = evaluateRunDetailed(run_dir, options);
+    if (!report.note.empty()) std::cerr << "warning: " << report.note << "\n";
     if (json) {
-      std::cout << evaluationJson(report).dump(2) << std::endl;
+      nlohmann::json j = evaluationJson(report);
+      if (!report.note.empty()) j["note"] = report.note;
+      std::cout << j.dump(2) << std::endl;
     } else {
       printReport(report, options.model.empty() ? run_dir : run_dir + " " + options.model);
     }

@@ -10,7 +10,7 @@ namespace wb::cli {
 int exportCommand(const std::vector<std::string>& args) {
   const char* help =
       "usage: workbench-cli export RUN_DIR [--model ARTIFACT] --format torchscript|onnx|safetensors --out FILE\n"
-      "                            [--json]\n"
+      "                            [--allow-unfinished] [--json]\n"
       "\n"
       "Writes the run's trained model (or one of its compressed artifacts) into a file other tools load:\n"
       "  torchscript  a .pt module for torch.jit.load (Python) and torch::jit::load (LibTorch); int8 models keep\n"
@@ -20,6 +20,8 @@ int exportCommand(const std::vector<std::string>& args) {
       "Every file carries the input shape, the normalization, the class names, the experiment's name and the\n"
       "artifact's history. FILE is replaced atomically; a refused export leaves it as it was. docs/export.md.\n"
       "  --model ARTIFACT  a compressed model of the run instead, e.g. compressed/02-quantize\n"
+      "  --allow-unfinished  export the model of a run that did not finish (interrupted: its part-trained model of\n"
+      "                    the step it stopped at); refused without it\n"
       "  --json            print the result (file, bytes, seconds, loading snippets) as one JSON object\n"
       "\n"
       "Examples:\n"
@@ -29,6 +31,7 @@ int exportCommand(const std::vector<std::string>& args) {
       "Exit status: 0 done, 2 bad input, 1 failure.\n";
   std::string run_dir, artifact, format_name, out;
   bool json = false;
+  bool allow_unfinished = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* what) -> const std::string* {
@@ -52,6 +55,8 @@ int exportCommand(const std::vector<std::string>& args) {
       out = *v;
     } else if (a == "--json") {
       json = true;
+    } else if (a == "--allow-unfinished") {
+      allow_unfinished = true;
     } else if (a == "--help" || a == "-h") {
       std::cout << help;
       return kExitOk;
@@ -72,9 +77,12 @@ int exportCommand(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   try {
-    const ExportResult r = exportModel({run_dir, artifact, format, out});
+    ExportRequest request{run_dir, artifact, format, out};
+    request.allow_unfinished = allow_unfinished;
+    const ExportResult r = exportModel(request);
+    if (!r.note.empty()) std::cerr << "warning: " << r.note << "\n";
     if (json) {
-      const nlohmann::json j{{"run_dir", run_dir},
+      nlohmann::json j{{"run_dir", run_dir},
                              {"model", artifact.empty() ? "model" : artifact},
                              {"format", toString(format)},
                              {"file", r.file},
@@ -82,6 +90,7 @@ int exportCommand(const std::vector<std::string>& args) {
                              {"seconds", r.seconds},
                              {"python", r.python_snippet},
                              {"cpp", r.cpp_snippet}};
+      if (!r.note.empty()) j["note"] = r.note;
       std::cout << j.dump(2) << std::endl;
     } else {
       std::printf("%s: wrote %s (%s, %.2f MiB) in %.2f s\n\nPython:\n%s\nC++:\n%s", run_dir.c_str(), r.file.c_str(),

@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli_commands.h"
+#include "workbench/run_state.h"
 #include "run_session.h"
 #include "workbench/training_run.h"
 
@@ -20,8 +21,8 @@ int resumeCommand(const std::vector<std::string>& args) {
       "  --force   resume even though the run's experiment.json was changed since the checkpoint\n"
       "\n"
       "Examples:\n"
-      "  workbench-cli resume runs/20261202-141500-fashion-mnist-cnn\n"
-      "  workbench-cli resume runs/20261202-141500-fashion-mnist-cnn --force   # after editing experiment.json\n"
+      "  workbench-cli resume runs/20261202-141500-cnn-fashion-mnist\n"
+      "  workbench-cli resume runs/20261202-141500-cnn-fashion-mnist --force   # after editing experiment.json\n"
       "\n"
       "Exit status: 0 done, 2 bad input (not a run folder, already finished, changed experiment), 1 failure,\n"
       "130 / 143 interrupted again (resume it again).\n";
@@ -47,6 +48,29 @@ int resumeCommand(const std::vector<std::string>& args) {
   if (request.run_dir.empty()) {
     std::cerr << "error: resume needs a run folder (`workbench-cli runs` lists them)\n\n" << help;
     return kExitBadInput;
+  }
+  // Refused here, before a session starts: a finished run, or a folder that is no run (the engine would refuse
+  // too, but its session would then report a run that "failed after 0 steps", which this run did not). Said
+  // once on stderr, and with --json as the object's "error" on stdout, as a refusal by the engine is.
+  const auto refuse = [&](const std::string& message, const std::string& hint) {
+    printError(message, hint);
+    if (options.json) {
+      const nlohmann::json out = {{"run_dir", request.run_dir},
+                                  {"error", {{"kind", toString(ErrorKind::BadInput)}, {"message", message}, {"hint", hint}}}};
+      std::cout << out.dump(2) << std::endl;
+    }
+    return kExitBadInput;
+  };
+  const RunState state = readRunState(request.run_dir);
+  if (!state.folder || !state.experiment) {
+    return refuse(request.run_dir + (state.folder ? " is not a run folder: it has no readable experiment.json"
+                                                  : " is not a run folder: it does not exist"),
+                  "Give the folder of an interrupted run (`workbench-cli runs` lists them with their status).");
+  }
+  if (state.finished()) {
+    return refuse("The run in " + request.run_dir + " is " + state.describe() + ": there is nothing to resume.",
+                  "Train it further as a new run: `workbench-cli train " + request.run_dir +
+                      "/experiment.json --set train.epochs=N`.");
   }
   std::optional<ProcessLaunch> launch;
   if (!readProcessLaunch(launch)) return kExitBadInput;

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "cli_commands.h"
@@ -223,6 +224,7 @@ int compareCommand(const std::string& runs_dir, const std::string& a_id, const s
 
 int runsCommand(const std::vector<std::string>& args) {
   std::string runs_dir = "runs";
+  bool given = false;  // --runs-dir, as opposed to the default
   bool json = false;
   std::vector<std::string> words;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -234,14 +236,34 @@ int runsCommand(const std::vector<std::string>& args) {
       json = true;
     } else if (a == "--runs-dir" && i + 1 < args.size()) {
       runs_dir = args[++i];
+      given = true;
     } else if (a.rfind("--runs-dir=", 0) == 0) {
       runs_dir = a.substr(11);
+      given = true;
     } else if (!a.empty() && a[0] != '-') {
       words.push_back(a);
     } else {
       std::cerr << "error: unknown argument '" << a << "' for runs\n\n" << kRunsHelp;
       return kExitBadInput;
     }
+  }
+  // A folder that does not exist is not an empty runs folder: a mistyped --runs-dir says so. (The default one
+  // does not exist before the first run, and then there are simply no runs yet.)
+  std::error_code ec;
+  if (!std::filesystem::is_directory(runs_dir, ec)) {
+    if (given || !words.empty()) {
+      printError("The runs folder " + runs_dir + " does not exist" +
+                     (std::filesystem::exists(runs_dir, ec) ? " as a folder (it is a file)" : "") + ".",
+                 "Give the folder that holds the runs (output.runs_dir of the experiments; default: runs).");
+      return kExitBadInput;
+    }
+    if (json) {
+      std::cout << "[]" << std::endl;
+    } else {
+      std::printf("No runs yet: there is no %s folder (`workbench-cli train` starts the first run there).\n",
+                  runs_dir.c_str());
+    }
+    return kExitOk;
   }
   try {
     if (words.empty()) return listCommand(runs_dir, json);

@@ -42,31 +42,26 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The tests' independent readers from PyPI (ONNX Runtime, TensorBoard, safetensors), pinned, in .venv/ (ignored
-# by git), made with Debian's Python; reinstalled only when scripts/requirements-test.txt changes.
-if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
-  requirements=scripts/requirements-test.txt
-  stamp=.venv/.requirements-test.sha256
+# pip requirements into .venv/ (ignored by git, made with Debian's Python), reinstalled only when the file changes.
+install_requirements() {  # FILE WHAT
+  local requirements=$1 stamp=.venv/.$(basename "$1" .txt).sha256 wanted
   wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
   if [[ ! -x .venv/bin/python || ! -f "$stamp" || "$(cat "$stamp")" != "$wanted" ]]; then
-    echo "Installing the tests' Python tools into .venv/ ($requirements)"
+    echo "Installing $2 into .venv/ ($requirements)"
     [[ -x .venv/bin/python ]] || /usr/bin/python3 -m venv .venv
     .venv/bin/pip install --quiet --disable-pip-version-check --require-virtualenv -r "$requirements"
     echo "$wanted" >"$stamp"
   fi
+}
+
+# The tests' independent readers from PyPI (ONNX Runtime, TensorBoard, safetensors), pinned.
+if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
+  install_requirements scripts/requirements-test.txt "the tests' Python tools"
 fi
 
 # LibTorch 2.x with CUDA from PyPI (several GB; pip keeps the wheels in its cache).
 if [[ "${WORKBENCH_LIBTORCH:-debian}" == pip ]]; then
-  requirements=scripts/requirements-libtorch.txt
-  stamp=.venv/.requirements-libtorch.sha256
-  wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
-  if [[ ! -x .venv/bin/python || ! -f "$stamp" || "$(cat "$stamp")" != "$wanted" ]]; then
-    echo "Installing LibTorch 2.x with CUDA (pip torch, $requirements) into .venv/"
-    [[ -x .venv/bin/python ]] || /usr/bin/python3 -m venv .venv
-    .venv/bin/pip install --quiet --disable-pip-version-check --require-virtualenv -r "$requirements"
-    echo "$wanted" >"$stamp"
-  fi
+  install_requirements scripts/requirements-libtorch.txt "LibTorch 2.x with CUDA (pip torch)"
 elif [[ "${WORKBENCH_LIBTORCH:-debian}" != debian ]]; then
   echo "WORKBENCH_LIBTORCH must be debian (LibTorch 1.13, the default) or pip (2.x with CUDA), not '$WORKBENCH_LIBTORCH'" >&2
   exit 2

@@ -29,7 +29,9 @@ TEST(CliCpuCosts, InfoNamesTheCpusExtensionsAndWhatBf16AndInt8CostOnIt) {
 TEST(CliCpuCosts, CheckAndTheRunLogSayWhatBf16CostsOnThisCpu) {
   const wb::CpuBf16Cost cost = wb::cpuBf16Cost(wb::queryCpuFeatures());
   const std::string runs = tempDir("cpu-costs");
-  const std::string sets = " --example mlp --set data.limit=256 --set output.runs_dir=" + runs;
+  // 256 samples make 20 steps: fewer warmup steps than that (check refuses a schedule longer than the run).
+  const std::string sets =
+      " --example mlp --set data.limit=256 --set schedule.warmup_steps=5 --set output.runs_dir=" + runs;
   const auto bf16 = runCli("check" + sets + " --set train.amp=bf16");
   ASSERT_EQ(bf16.status, 0) << bf16.err;
   EXPECT_TRUE(has(bf16.out, std::string(cost.slower_than_fp32 ? "warning: " : "note: ") + "train.amp: " +

@@ -19,9 +19,11 @@
 #include <QtTest>
 
 #include "editor/experiment_editor.h"
+#include "export/export_menu.h"
 #include "gui_test_support.h"
 #include "run/run_controller.h"
 #include "runs/interrupted_runs_dialog.h"
+#include "runs/runs_browser.h"
 #include "window/log_panel.h"
 #include "window/main_window.h"
 #include "window/run_progress.h"
@@ -254,6 +256,16 @@ class DeadEndsTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     const auto stopped = ended.front().front().value<RunSummary>();
     QCOMPARE(stopped.status, RunStatus::Interrupted);
+
+    // Its part-trained model is not exported as if trained (the CLI's --allow-unfinished): the items say why.
+    QTRY_COMPARE(window.runsBrowser()->rowCount(), 1);
+    window.runsBrowser()->selectFolders({QString::fromStdString(stopped.run_dir)});
+    window.exporter()->update();
+    QAction* exportModel = window.exporter()->action(ExportMenu::Item::TorchScript);
+    QVERIFY(!exportModel->isEnabled());
+    QVERIFY2(exportModel->toolTip().contains(QStringLiteral("interrupted at step %1").arg(stopped.steps)) &&
+                 exportModel->toolTip().contains(QStringLiteral("Resume")),
+             qPrintable(exportModel->toolTip()));
 
     QAction* resume = actionNamed(&window, QStringLiteral("&Resume an Interrupted Run…"));
     QVERIFY(resume && resume->isEnabled());

@@ -61,6 +61,7 @@ struct MisclassifiedSample {
 struct EvaluationReport {
   std::string run_dir;
   std::string model;  // "" for the run's model.pt; else the artifact ("compressed/02-quantize")
+  std::string note;   // "" for a trained model; else which step a part-trained one is from (allow_unfinished)
   std::string dataset;  // "Fashion-MNIST"
   double loss = 0;      // mean cross-entropy over the test split
   ClassificationFigures figures;  // figures.accuracy is the test accuracy
@@ -74,6 +75,8 @@ struct EvaluationReport {
 struct EvaluationOptions {
   std::string model;  // "" for model.pt, or an artifact of the run ("compressed/02-quantize")
   int64_t max_misclassified = 48;
+  // The run's own model of a run that did not finish: refused unless set (then EvaluationReport::note says so).
+  bool allow_unfinished = false;
   // Called on the evaluating thread after each batch with samples done and the total; keep it short.
   std::function<void(int64_t done, int64_t total)> progress;
   // Checked between batches: when it turns true the evaluation stops and throws EvaluationCancelled.

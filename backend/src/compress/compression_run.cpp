@@ -20,6 +20,7 @@
 #include "util/host_allocator.h"
 #include "workbench/compression.h"
 #include "workbench/errors.h"
+#include "workbench/run_state.h"
 #include "workbench/event_json.h"
 #include "workbench/system_info.h"
 
@@ -41,23 +42,11 @@ std::string twoDigits(int64_t n) {
 
 // The run folder's experiment, checked to be a finished run.
 Experiment finishedRunExperiment(const std::string& run_dir) {
-  if (!fs::is_directory(run_dir)) {
-    throw UserError("Run folder not found: " + run_dir, "Give the folder of a finished run (`workbench-cli runs` lists them).");
-  }
+  checkRunModel(run_dir, "compress", /*allow_unfinished=*/false);
   const ParseResult parsed = loadExperimentFile(run_dir + "/experiment.json");
   if (!parsed.ok()) {
     throw UserError(run_dir + " is not a usable run folder: " + formatIssues(parsed.issues),
                     "Give the folder of a finished run (`workbench-cli runs` lists them).");
-  }
-  std::ifstream in(run_dir + "/summary.json");
-  const json summary = json::parse(in, nullptr, false);
-  const RunStatus status =
-      summary.is_object() ? summaryFromJson(summary).status : RunStatus::Interrupted;
-  if (status != RunStatus::Completed && status != RunStatus::EarlyStopped) {
-    throw UserError("The run in " + run_dir + " has not finished (" + (summary.is_object() ? toString(status) : "no summary.json") +
-                        "): compression starts from a trained model.",
-                    status == RunStatus::Interrupted ? "Resume it first: workbench-cli resume " + run_dir
-                                                     : "Train the experiment to the end first.");
   }
   return parsed.experiment;
 }

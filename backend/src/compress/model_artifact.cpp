@@ -127,7 +127,7 @@ ModelArtifact loadRunModel(const std::string& run_dir, const Shape& input_shape,
   }
   if (!fs::exists(model_file)) {
     throw UserError("The run in " + run_dir + " has no model.pt (it did not finish, or failed).",
-                    "Compress a run whose training completed.");
+                    "Use a run whose training completed (`workbench-cli runs` lists them with their status).");
   }
   const ModelConfig& config = parsed.experiment.model;
   auto model = buildModel(config, input_shape, num_classes);

@@ -11,6 +11,7 @@
 #include "train/split_predictions.h"
 #include "workbench/compression.h"
 #include "workbench/errors.h"
+#include "workbench/run_state.h"
 #include "workbench/evaluation_report.h"
 #include "workbench/system_info.h"
 
@@ -79,12 +80,14 @@ SplitPredictions predictWithArtifact(const std::string& folder, const Dataset& d
 }  // namespace
 
 EvaluationReport evaluateRunDetailed(const std::string& run_dir, const EvaluationOptions& options) {
+  // Checked before the data load (seconds): a missing, failed or unfinished run, or a missing artifact, is
+  // answered at once.
+  const std::string note = checkRunModel(run_dir, "evaluate", !options.model.empty() || options.allow_unfinished);
   const Experiment e = runExperiment(run_dir);
-  // Checked before the data load (seconds): a missing model or artifact is answered at once.
   const std::string folder = options.model.empty() ? std::string() : artifactFolder(run_dir, options.model);
   if (options.model.empty() && !fs::exists(run_dir + "/model.pt")) {
-    throw UserError("The run in " + run_dir + " has no model.pt (it did not finish, or failed).",
-                    "Evaluate a run whose summary.json says completed, stopped or early_stopped.");
+    throw UserError("The run in " + run_dir + " has no model.pt yet (" + readRunState(run_dir).describe() + ").",
+                    "Wait for its first checkpoint, or resume it if it was stopped.");
   }
   configureThreads(e.train.threads);
   const Dataset data = loadDataset(e.data, e.seed);
@@ -93,6 +96,7 @@ EvaluationReport evaluateRunDetailed(const std::string& run_dir, const Evaluatio
   EvaluationReport report = evaluationReport(predictions, data, options);
   report.run_dir = run_dir;
   report.model = options.model;
+  report.note = options.model.empty() ? note : std::string();
   report.dataset = datasetInfo(e.data.dataset).display_name;
   return report;
 }

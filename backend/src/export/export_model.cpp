@@ -14,6 +14,7 @@
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 #include "workbench/experiment.h"
+#include "workbench/run_state.h"
 #include "workbench/system_info.h"
 
 #ifdef WB_WITH_ONNX
@@ -179,10 +180,10 @@ ExportResult exportModel(const ExportRequest& request, const std::function<void(
     throw UserError("export: " + request.out + " is a folder", "Give a file name inside it, e.g. " +
                                                                    (fs::path(request.out) / "model.pt").string());
   }
-  if (!fs::is_regular_file(fs::path(request.run_dir) / "experiment.json", ec)) {
-    throw UserError(request.run_dir + " is not a run folder (no experiment.json)",
-                    "Give the folder of a finished run (`workbench-cli runs` lists them).");
-  }
+  // The run's own model: a trained one, or a part-trained one on purpose. (An artifact comes from a finished run.)
+  const std::string note = request.artifact.empty()
+                               ? checkRunModel(request.run_dir, "export", request.allow_unfinished)
+                               : (checkRunModel(request.run_dir, "export", true), std::string());
   const ParseResult parsed = loadExperimentFile(request.run_dir + "/experiment.json");
   if (!parsed.ok()) {
     throw UserError(request.run_dir + " is not a usable run folder: " + formatIssues(parsed.issues),
@@ -246,6 +247,7 @@ ExportResult exportModel(const ExportRequest& request, const std::function<void(
   report(1.0);
 
   ExportResult result;
+  result.note = note;
   result.file = request.out;
   result.bytes = static_cast<int64_t>(fs::file_size(request.out));
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -1,10 +1,13 @@
 // checkExperiment (declared in workbench/experiment.h): the checks that need the engine, run before training.
+#include <algorithm>
 #include <filesystem>
 
 #include "data/dataset.h"
 #include "model/model.h"
+#include "optim/lr_schedule.h"
 #include "train/device_selection.h"
 #include "train/run_folder.h"
+#include "train/training_plan.h"
 #include "workbench/errors.h"
 #include "workbench/experiment.h"
 
@@ -46,6 +49,26 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
     if (shape.train_samples - val < 1) {
       issues.push_back({"data.val_fraction", "leaves no training samples out of " +
                                                  std::to_string(shape.train_samples)});
+    } else {
+      // The schedule against the run's real length: the steps come from the data (as the run counts them, each
+      // rank's shard with several devices), so `check` refuses what `train` would, before any run folder exists.
+      const int64_t ranks = std::max<int64_t>(1, static_cast<int64_t>(e.train.devices.size()));
+      const TrainingPlan plan = planTraining(e.train, (shape.train_samples - val + ranks - 1) / ranks);
+      try {
+        const LrSchedule schedule(e.schedule, e.optimizer.lr, plan.total_steps);
+        (void)schedule;
+      } catch (const UserError& err) {
+        std::string what = err.what();
+        if (e.schedule.warmup_steps > 0 && e.schedule.warmup_steps >= plan.total_steps) {
+          what += ": this run has " + std::to_string(plan.total_steps) + " steps (" +
+                  std::to_string(plan.epochs) + " epoch(s) of " + std::to_string(plan.steps_per_epoch) + ") and " +
+                  std::to_string(e.schedule.warmup_steps) + " warmup steps; lower schedule.warmup_steps below " +
+                  std::to_string(plan.total_steps) + " or train longer (train.epochs, data.limit)";
+          issues.push_back({"schedule.warmup_steps", what});
+        } else {
+          issues.push_back({"schedule", what + " (the run has " + std::to_string(plan.total_steps) + " steps)"});
+        }
+      }
     }
   }
 

@@ -269,7 +269,10 @@ RankOutcome trainRank(const RankSetup& s) {
         d.cuda_peak_bytes = static_cast<int64_t>(r[k][7]);
         m.devices.push_back(std::move(d));
       }
-      if (busy > 0) {
+      // Measured from c10d's completion callbacks: Gloo calls them when the sum is done, NCCL when the collective
+      // is enqueued on the stream (LibTorch 2.x), which would time the launch, not the allreduce: on CUDA devices
+      // they stay unmeasured (-1) until CUDA events time them.
+      if (busy > 0 && !s.device.is_cuda()) {
         m.allreduce_hidden_fraction = hidden / busy;
         m.allreduce_ms = busy / ranks.size(0) / window.steps;
       }

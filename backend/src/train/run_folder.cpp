@@ -99,19 +99,36 @@ void writeTensorBoard(TensorBoardWriter& tb, const Event& event) {
 
 }  // namespace
 
-std::string checkRunsDirWritable(const std::string& runs_dir) {
+std::string checkRunsDirWritable(const std::string& runs_dir, bool create) {
   std::error_code ec;
-  fs::create_directories(runs_dir, ec);
-  if (ec) return "cannot create runs folder " + runs_dir + ": " + ec.message();
-  const std::string probe = runs_dir + "/.write-test-" + std::to_string(::getpid());
-  std::FILE* f = std::fopen(probe.c_str(), "w");
-  if (!f) return "runs folder " + runs_dir + " is not writable: " + std::strerror(errno);
-  const bool wrote = std::fputs("ok", f) >= 0 && std::fflush(f) == 0;
-  std::fclose(f);
-  std::remove(probe.c_str());
-  if (!wrote) return "cannot write into runs folder " + runs_dir + ": " + std::strerror(errno);
+  // Without create (a check, a finder, a benchmark: nothing will be written) the folder is not made: the
+  // nearest folder that exists on its path must let it be made.
+  fs::path existing = fs::absolute(runs_dir, ec);
+  if (!create) {
+    while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path()) {
+      existing = existing.parent_path();
+    }
+    if (!fs::is_directory(existing, ec)) {
+      return "runs folder " + runs_dir + " cannot be made: " + existing.string() + " is not a folder";
+    }
+    if (::access(existing.c_str(), W_OK | X_OK) != 0) {
+      const std::string why = std::strerror(errno);
+      if (existing == fs::absolute(runs_dir, ec)) return "runs folder " + runs_dir + " is not writable: " + why;
+      return "runs folder " + runs_dir + " cannot be made: " + existing.string() + " is not writable: " + why;
+    }
+  } else {
+    fs::create_directories(runs_dir, ec);
+    if (ec) return "cannot create runs folder " + runs_dir + ": " + ec.message();
+    const std::string probe = runs_dir + "/.write-test-" + std::to_string(::getpid());
+    std::FILE* f = std::fopen(probe.c_str(), "w");
+    if (!f) return "runs folder " + runs_dir + " is not writable: " + std::strerror(errno);
+    const bool wrote = std::fputs("ok", f) >= 0 && std::fflush(f) == 0;
+    std::fclose(f);
+    std::remove(probe.c_str());
+    if (!wrote) return "cannot write into runs folder " + runs_dir + ": " + std::strerror(errno);
+  }
   struct statvfs vfs {};
-  if (::statvfs(runs_dir.c_str(), &vfs) == 0) {
+  if (::statvfs(existing.c_str(), &vfs) == 0) {
     const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
     if (free_bytes < kMinFreeBytes) {
       return "the disk holding " + runs_dir + " has only " + std::to_string(free_bytes >> 20) +
@@ -122,7 +139,7 @@ std::string checkRunsDirWritable(const std::string& runs_dir) {
 }
 
 RunFolder RunFolder::create(const std::string& runs_dir, const std::string& name) {
-  const std::string problem = checkRunsDirWritable(runs_dir);
+  const std::string problem = checkRunsDirWritable(runs_dir, /*create=*/true);
   if (!problem.empty()) {
     throw UserError("Cannot start the run: " + problem + ".",
                     "Choose another output.runs_dir (--set output.runs_dir=PATH) or free some space.");

@@ -58,7 +58,8 @@ class RunFolder {
 };
 
 // Checks that `runs_dir` exists or can be created and that a file can be written there (and is not on a full
-// disk). Returns an empty string when fine, else what is wrong.
-std::string checkRunsDirWritable(const std::string& runs_dir);
+// disk). Returns an empty string when fine, else what is wrong. With `create` the folder is made (a run is about
+// to be written there); without, nothing is made: the nearest existing folder on its path must be writable.
+std::string checkRunsDirWritable(const std::string& runs_dir, bool create = false);
 
 }  // namespace wb
