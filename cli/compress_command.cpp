@@ -204,7 +204,8 @@ int compressCommand(const std::vector<std::string>& args) {
         [&](TrainingRun::EventSink sink) {
           training = std::make_unique<TrainingRun>(*experiment, std::move(sink));
           training->start();
-          return SessionJob{[&] { training->requestStop(); }, [&] { training->wait(); }};
+          return SessionJob{[&] { training->requestStop(); }, [&] { training->wait(); }, /*request_checkpoint=*/{},
+                            /*stop_after_epoch=*/{}};
         },
         SessionOptions{false, quiet || json, options.epochs}, [](const RunSummary& s) { return summaryToJson(s); });
     if (status != kExitOk) return status;
@@ -218,7 +219,8 @@ int compressCommand(const std::vector<std::string>& args) {
       [&](TrainingRun::EventSink sink) {
         run = std::make_unique<CompressionRun>(CompressRequest{run_dir, config, measure}, std::move(sink));
         run->start();
-        return SessionJob{[&] { run->requestStop(); }, [&] { run->wait(); }};
+        return SessionJob{[&] { run->requestStop(); }, [&] { run->wait(); }, /*request_checkpoint=*/{},
+                          /*stop_after_epoch=*/{}};
       },
       options, [&](const RunSummary& s) { return compressionJson(run_dir, readCompressionReport(run_dir), s.status); });
   if (!json && !quiet && status == kExitOk) printTable(readCompressionReport(run_dir));

@@ -149,7 +149,7 @@ int controlCommand(const std::vector<std::string>& args) {
     const std::string problem = checkLrChange(LrChange{request->kind == ControlRequest::Kind::LrScale
                                                            ? LrChange::Kind::Scale
                                                            : LrChange::Kind::Constant,
-                                                       request->value});
+                                                       request->value, /*from_step=*/-1, /*source=*/{}});
     if (!problem.empty()) {
       printError("Cannot change the learning rate: " + problem + ".", "Give a positive number, e.g. --lr-scale 0.5.");
       return kExitBadInput;

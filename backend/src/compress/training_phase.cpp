@@ -113,7 +113,8 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
                                          ": " + fs::path(path).filename().string());
   };
   RankSetup setup{experiment, phase.data, model, *optimizer, schedule, plan, phase.device, phase.events,
-                  phase.control, scaler, resume_point ? &*resume_point : nullptr, writeCheckpoint, phase.hooks};
+                  phase.control, scaler, resume_point ? &*resume_point : nullptr, writeCheckpoint, phase.hooks,
+                  /*group=*/nullptr, /*rank_devices=*/{}};
   return trainRank(setup);
 }
 

@@ -77,7 +77,8 @@ std::optional<ControlRequest> controlRequestFromJson(const nlohmann::json& j, st
     }
     r.value = j["value"].get<double>();
     const std::string bad = checkLrChange(
-        LrChange{r.kind == ControlRequest::Kind::LrScale ? LrChange::Kind::Scale : LrChange::Kind::Constant, r.value});
+        LrChange{r.kind == ControlRequest::Kind::LrScale ? LrChange::Kind::Scale : LrChange::Kind::Constant, r.value,
+                 /*from_step=*/-1, /*source=*/{}});
     if (!bad.empty()) {
       problem = bad;
       return std::nullopt;

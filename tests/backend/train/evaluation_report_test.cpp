@@ -163,7 +163,9 @@ TEST_F(TrainedRunEvaluation, MatrixAgreesWithThePlainEvaluationAndTheMistakesAre
   const RawSplit raw = readIdx(files.test_images, files.test_labels);
   for (size_t k = 0; k < r.misclassified.size(); ++k) {
     const MisclassifiedSample& m = r.misclassified[k];
-    if (k > 0) EXPECT_GE(r.misclassified[k - 1].confidence, m.confidence);
+    if (k > 0) {
+      EXPECT_GE(r.misclassified[k - 1].confidence, m.confidence);
+    }
     EXPECT_NE(m.predicted, m.truth);
     EXPECT_EQ(m.truth, raw.labels[m.index].item<int64_t>());
     EXPECT_GT(m.confidence, m.truth_probability);

@@ -149,13 +149,13 @@ TEST_F(LiveControl, AConstantLearningRateReplacesTheScheduleAndTheOptimizerTrain
 TEST_F(LiveControl, BadValuesAreRefusedNamingThem) {
   TrainingRun run(liveExperiment(runs), [](EventBatch&&) {});
   try {
-    run.setLearningRate(LrChange{LrChange::Kind::Scale, -2});
+    run.setLearningRate(LrChange{LrChange::Kind::Scale, -2, -1, {}});
     FAIL() << "a negative factor was accepted";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("factor must be a number greater than 0; got -2"), std::string::npos)
         << e.what();
   }
-  EXPECT_THROW(run.setLearningRate(LrChange{LrChange::Kind::Constant, std::nan("")}), UserError);
+  EXPECT_THROW(run.setLearningRate(LrChange{LrChange::Kind::Constant, std::nan(""), -1, {}}), UserError);
 }
 
 TEST_F(LiveControl, StopAfterThisEpochEndsAtTheEpochsLastStepWithACheckpointAndResumes) {
