@@ -31,3 +31,10 @@ if (($#)); then
 else
   cmake --build "$dir"
 fi
+# The GPU user's build says what it compiled and linked of CUDA (nothing runs on a GPU here).
+cli="$dir/cli/workbench-cli"
+if [[ "$dir" == build-pip && -x "$cli" ]]; then
+  needed=$(readelf -d "$cli" | sed -n 's/.*Shared library: \[\(lib\(torch_cuda\|c10_cuda\|cudart\)[^]]*\)\].*/\1/p' | paste -sd ' ')
+  nccl=$(find "$dir/backend" -name 'nccl_backend.cpp.o' | head -1)
+  echo "-- CUDA: $cli links ${needed:-no CUDA library}; NCCL: ${nccl:-no} compiled (c10d's ProcessGroupNCCL, in libtorch_cuda, which links libnccl)"
+fi
