@@ -8,9 +8,14 @@
 # packages the build needs (nlohmann-json, GoogleTest, SQLite3 and zlib headers). Fetch them here first with
 # scripts/fetch-gpu-deps.sh, which puts Debian's .deb files in .deps/ (ignored by git; carry ".deps").
 #
-# usage: scripts/gpu-check.sh [all|build|test|bench]      (default all)
+# Or, faster: scripts/gpu-pack.sh here puts the pip build's stripped workbench-cli and test_gpu, libsqlite3 and
+# Fashion-MNIST into .gpu/; carry ".gpu" and run `BIN=.gpu scripts/gpu-check.sh`: no build there, the binaries
+# load the machine's own torch libraries (the same 2.11.0+cu130 wheel they were linked against).
+#
+# usage: scripts/gpu-check.sh [all|build|test|e2e|bench]      (default all)
 # environment: OUT (default ./gpu-out), JOBS (default nproc), STEPS (default 40), ROUNDS (default 1),
-#              MODELS (default "mlp 64,cnn 256,resnet 256,vit 256"), SWITCHES=0 to skip the switch table
+#              MODELS (default "mlp 64,cnn 256,resnet 256,vit 256"), SWITCHES=0 to skip the switch table,
+#              BIN (a folder made by scripts/gpu-pack.sh), BUDGET (seconds; later stages are cut short past it)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 stage=${1:-all}
@@ -33,6 +38,23 @@ torch_info=$($py -c 'import torch; print(torch.__version__, "cuda", torch.versio
 torch.backends.cudnn.version(), "gpu", torch.cuda.is_available())' 2>&1)
 say "python torch: $torch_info"
 torch_prefix=$($py -c 'import torch; print(torch.utils.cmake_prefix_path)')
+budget=${BUDGET:-100000}
+over_budget() { (($(date +%s) - started > budget)); }
+cli=build-gpu/cli/workbench-cli
+test_gpu=build-gpu/tests/test_gpu
+if [[ -n "${BIN:-}" ]]; then
+  # Carried binaries: the machine's torch libraries (and CUDA runtime from its nvidia wheels) on the search path.
+  cli=$BIN/workbench-cli
+  test_gpu=$BIN/test_gpu
+  torch_lib=$($py -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
+  cudart=$(find "$(dirname "$(dirname "$torch_lib")")/nvidia" /usr/local/cuda/lib64 -name 'libcudart.so.13*' 2>/dev/null | head -1)
+  export LD_LIBRARY_PATH=$torch_lib:${cudart:+$(dirname "$cudart"):}$BIN/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  say "carried binaries from $BIN (commit $(cat "$BIN/commit" 2>/dev/null)); torch libraries: $torch_lib; cudart: ${cudart:-none found}"
+  if [[ -d "$BIN/fashion-mnist" && ! -d /usr/share/datasets/fashion-mnist ]]; then
+    mkdir -p /usr/share/datasets && cp -r "$BIN/fashion-mnist" /usr/share/datasets/
+  fi
+  [[ "$stage" == all ]] && stage=run
+fi
 
 # Debian packages carried in .deps/ (headers, static GoogleTest): unpacked into a private prefix.
 deps_prefix=/tmp/wb-deps
@@ -76,16 +98,76 @@ if [[ "$stage" == all || "$stage" == build ]]; then
   say "built workbench-cli and test_gpu in $(elapsed); warnings: $(grep -c 'warning:' "$OUT/build.log")"
 fi
 
-if [[ "$stage" == all || "$stage" == test ]]; then
-  section "ctest -L gpu"
-  ctest --test-dir build-gpu -L gpu --output-on-failure >"$OUT/ctest-gpu.log" 2>&1
-  say "ctest exit $? ($(elapsed))"
-  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|tests passed|Failure|Expected|Which is|actual" "$OUT/ctest-gpu.log" |
+if [[ "$stage" == all || "$stage" == run || "$stage" == test ]]; then
+  section "test_gpu (ctest -L gpu's binary)"
+  timeout 300 "$test_gpu" >"$OUT/test-gpu.log" 2>&1
+  say "test_gpu exit $? ($(elapsed))"
+  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST|Failure|Expected|Which is|actual|Skipped|skip" "$OUT/test-gpu.log" |
     head -60 | tee -a "$results"
 fi
 
-if [[ "$stage" == all || "$stage" == bench ]]; then
-  cli=build-gpu/cli/workbench-cli
+if [[ "$stage" == all || "$stage" == run || "$stage" == e2e ]]; then
+  section "the CLI end to end on CUDA: train, interrupt + resume, eval, export; against the CPU and Python"
+  runs=$OUT/runs
+  exp=resources/examples/cnn.json
+  cuda=(--set 'train.devices=["cuda:0"]' --set output.runs_dir="$runs")
+  field() { $py -c "import json,sys; d=json.load(open(sys.argv[1])); print(d.get(sys.argv[2]))" "$1" "$2"; }
+  timeout 240 "$cli" info >"$OUT/info.txt" 2>&1; grep -iE "cuda|nccl|device|libtorch" "$OUT/info.txt" | head -8 | tee -a "$results"
+  timeout 240 "$cli" train $exp --set train.epochs=2 "${cuda[@]}" --json --quiet >"$OUT/cuda2.json" 2>"$OUT/cuda2.err"
+  say "cnn 2 epochs on cuda:0: exit $?, $(tr -d '\n ' <"$OUT/cuda2.json" | head -c 400)"
+  tail -3 "$OUT/cuda2.err" | tee -a "$results"
+  timeout 240 "$cli" train $exp --set train.epochs=1 --set 'train.devices=["cuda:0"]' --set output.runs_dir="$runs" \
+    --json --quiet >"$OUT/cuda1.json" 2>/dev/null
+  timeout 300 "$cli" train $exp --set train.epochs=1 --set 'train.devices=["cpu"]' --set output.runs_dir="$runs" \
+    --json --quiet >"$OUT/cpu1.json" 2>/dev/null
+  say "cnn 1 epoch: cuda test acc $(field "$OUT/cuda1.json" test_accuracy) ($(field "$OUT/cuda1.json" samples_per_sec) samples/s)," \
+    "cpu test acc $(field "$OUT/cpu1.json" test_accuracy) ($(field "$OUT/cpu1.json" samples_per_sec) samples/s)"
+  # Interrupted on CUDA (SIGINT once the first epoch is under way), resumed on CUDA: the same steps as the
+  # uninterrupted 2-epoch run, and its test accuracy beside that run's.
+  cut_runs=$OUT/cut-runs
+  "$cli" train $exp --set train.epochs=2 --set 'train.devices=["cuda:0"]' --set output.runs_dir="$cut_runs" \
+    --json --quiet >"$OUT/cut.json" 2>"$OUT/cut.err" &
+  pid=$!
+  for _ in $(seq 600); do  # until 40 metrics lines (some 200 steps) are logged, at most a minute
+    m=$(ls "$cut_runs"/*/metrics.jsonl 2>/dev/null | head -1)
+    [[ -n "$m" && $(wc -l <"$m") -ge 40 ]] && break
+    sleep 0.1
+  done
+  kill -INT $pid; wait $pid; cut_rc=$?
+  cut_dir=$(ls -d "$cut_runs"/*/ | head -1)
+  cut_steps=$(field "$cut_dir/summary.json" steps)
+  timeout 240 "$cli" resume "$cut_dir" --json --quiet >"$OUT/resumed.json" 2>"$OUT/resumed.err"
+  say "interrupted: exit $cut_rc at step $cut_steps; resumed: exit $?, status $(field "$OUT/resumed.json" status)," \
+    "steps $(field "$OUT/resumed.json" steps) (uninterrupted $(field "$OUT/cuda2.json" steps)), test acc" \
+    "$(field "$OUT/resumed.json" test_accuracy) (uninterrupted $(field "$OUT/cuda2.json" test_accuracy))"
+  run2=$(field "$OUT/cuda2.json" run_dir)
+  timeout 120 "$cli" eval "$run2" --json >"$OUT/eval.json" 2>"$OUT/eval.err"
+  say "eval: exit $?, test acc $(field "$OUT/eval.json" test_accuracy)"
+  for f in torchscript safetensors; do
+    timeout 120 "$cli" export "$run2" --format $f --out "$OUT/cnn.$f" >/dev/null 2>"$OUT/export-$f.err"
+    say "export $f: exit $?, $(stat -c %s "$OUT/cnn.$f" 2>/dev/null) bytes"
+  done
+  # The TorchScript export in Python's torch.jit on the GPU, normalized with the numbers its metadata carries.
+  timeout 120 $py - "$OUT/cnn.torchscript" <<'PY' 2>&1 | tee -a "$results"
+import gzip, json, sys
+import numpy as np, torch
+extra = {"metadata.json": ""}
+m = torch.jit.load(sys.argv[1], _extra_files=extra, map_location="cuda")
+meta = json.loads(extra["metadata.json"])
+norm = json.loads(meta["normalization"]) if isinstance(meta.get("normalization"), str) else meta["normalization"]
+d = "/usr/share/datasets/fashion-mnist/"
+x = np.frombuffer(gzip.open(d + "t10k-images-idx3-ubyte.gz").read()[16:], np.uint8).reshape(-1, 1, 28, 28)
+y = np.frombuffer(gzip.open(d + "t10k-labels-idx1-ubyte.gz").read()[8:], np.uint8)
+t = torch.from_numpy(x.astype(np.float32) / 255.0)
+t = ((t - torch.tensor(norm["mean"]).view(1, -1, 1, 1)) / torch.tensor(norm["std"]).view(1, -1, 1, 1)).cuda()
+with torch.no_grad():
+    out = torch.cat([m(b) for b in t.split(1000)])
+print(f"torch.jit (Python, cuda) test acc {(out.argmax(1).cpu().numpy() == y).mean():.4f}")
+PY
+  say "e2e done ($(elapsed))"
+fi
+
+if [[ "$stage" == all || "$stage" == run || "$stage" == bench ]] && ! over_budget; then
   data=fashion-mnist
   [[ -d /usr/share/datasets/fashion-mnist ]] || data=synthetic
   section "engine vs Python on CUDA: fp32 / bf16 / fp16; Python also with the whole step in a CUDA graph"
@@ -96,11 +178,12 @@ if [[ "$stage" == all || "$stage" == bench ]]; then
     MODELS=${MODELS:-"mlp 64,cnn 256,resnet 256,vit 256"} \
     bench/compare.sh "$cli" "${ROUNDS:-1}" 2>&1 | tee -a "$results"
 
-  if [[ "${SWITCHES:-1}" == 1 ]]; then
+  if [[ "${SWITCHES:-1}" == 1 ]] && ! over_budget; then
     section "each fast-path switch against its default (engine, cnn and resnet at batch 256)"
     for sw in "train.channels_last=true|--channels-last" "train.tf32=false|--tf32 0" \
       "train.cudnn_benchmark=false|--cudnn-benchmark 0" "train.data_on_device=off|--data-on-device off" \
       "train.data_on_device=off train.pinned_memory=false|--data-on-device off --pinned-memory 0"; do
+      over_budget && { say "(budget spent: the remaining switches are not timed)"; break; }
       say "switch: ${sw%%|*}"
       DEVICE=cuda DATA=$data PRECISIONS="fp32 bf16" THREADS=$jobs STEPS=${STEPS:-40} PY=$py \
         MODELS="cnn 256,resnet 256" ENGINE_SET="${sw%%|*}" PY_ARGS="${sw##*|}" \

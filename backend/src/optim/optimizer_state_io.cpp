@@ -28,6 +28,29 @@ std::vector<std::vector<std::string>> savedKeys(torch::serialize::InputArchive& 
   return keys;
 }
 
+// A checkpoint is read onto the CPU; each parameter's state goes to that parameter's device, as PyTorch's
+// Optimizer.load_state_dict casts it (a run resumed on CUDA failed its first step with CPU moments otherwise).
+void moveToDevice(torch::Tensor& t, const torch::Device& device) {
+  if (t.defined() && t.device() != device) t = t.to(device);
+}
+void moveStateTo(torch::optim::AdamParamState& s, const torch::Device& d) {
+  moveToDevice(s.exp_avg(), d);
+  moveToDevice(s.exp_avg_sq(), d);
+  moveToDevice(s.max_exp_avg_sq(), d);
+}
+void moveStateTo(torch::optim::AdamWParamState& s, const torch::Device& d) {
+  moveToDevice(s.exp_avg(), d);
+  moveToDevice(s.exp_avg_sq(), d);
+  moveToDevice(s.max_exp_avg_sq(), d);
+}
+void moveStateTo(torch::optim::SGDParamState& s, const torch::Device& d) { moveToDevice(s.momentum_buffer(), d); }
+void moveStateTo(torch::optim::RMSpropParamState& s, const torch::Device& d) {
+  moveToDevice(s.square_avg(), d);
+  moveToDevice(s.momentum_buffer(), d);
+  moveToDevice(s.grad_avg(), d);
+}
+void moveStateTo(torch::optim::AdagradParamState& s, const torch::Device& d) { moveToDevice(s.sum(), d); }
+
 template <typename ParamState>
 void reattach(torch::optim::Optimizer& optimizer, torch::serialize::InputArchive& saved) {
   torch::serialize::InputArchive states;
@@ -54,6 +77,7 @@ void reattach(torch::optim::Optimizer& optimizer, torch::serialize::InputArchive
       if (!states.try_read(keys[g][i], one)) continue;  // no state yet (no step has touched it)
       auto param_state = std::make_unique<ParamState>();
       param_state->serialize(one);
+      moveStateTo(*param_state, params[i].device());
       state[compat::optimizerStateKey<StateMap>(params[i])] = std::move(param_state);
     }
   }

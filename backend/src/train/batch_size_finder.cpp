@@ -186,6 +186,11 @@ class BatchSearch {
       EndlessBatches batches(m_trainer.data().train_x, m_trainer.data().train_y, m_trainer.loaderOptions(batch));
       // The first step creates the optimizer's state and warms the kernels: measured for memory, not timed.
       m_trainer.step(batches, 1, lr, m_options.inside_step).item<double>();
+      // On CUDA the peak is the steady step's: the first step of a new batch shape also holds cuDNN's benchmark
+      // try-outs (each algorithm's workspace, gone once one is picked), which made a batch that had been
+      // benchmarked in an earlier search look smaller than the same batch seen first (H200). The optimizer's
+      // state and the gradients the first step created stay allocated, so the peak still counts them.
+      if (m_cuda) resetCudaPeakMemory(m_cuda_index);
       const auto start = Clock::now();
       torch::Tensor loss;
       for (int64_t i = 0; i < m_options.timed_steps; ++i) loss = m_trainer.step(batches, 1, lr, m_options.inside_step);
