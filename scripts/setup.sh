@@ -28,6 +28,8 @@ if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
 fi
 if [[ "${WORKBENCH_GUI:-ON}" == "ON" ]]; then
   packages+=(qt6-base-dev qt6-svg-dev libqcustomplot-dev)
+  # The window's screen tests: a real X server per screen size with a window manager (tests/gui/on_screen.sh).
+  if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then packages+=(xvfb openbox x11-utils); fi
 fi
 
 missing=()

@@ -53,7 +53,7 @@ class ExamplesTest : public QObject {
     QCOMPARE(menu->actions().size(), static_cast<int>(examples.size()));
     for (size_t i = 0; i < examples.size(); ++i) {
       QAction* action = menu->actions()[static_cast<int>(i)];
-      QCOMPARE(action->text(), QString::fromStdString(examples[i].title));
+      QCOMPARE(action->text(), QStringLiteral("&%1 ").arg(i + 1) + QString::fromStdString(examples[i].title));
       QCOMPARE(action->toolTip(), QString::fromStdString(examples[i].description));
       QVERIFY(!action->toolTip().isEmpty());
     }

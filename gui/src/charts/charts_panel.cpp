@@ -1,5 +1,8 @@
 #include "charts/charts_panel.h"
 
+#include "charts/chart_grid.h"
+#include "widgets/eliding_label.h"
+
 #include <QDir>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -121,28 +124,23 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
   m_smoothingValue->setMinimumWidth(QFontMetrics(font()).horizontalAdvance(QStringLiteral("0.00")) + 4);
   auto* autoscaleButton = new QPushButton(tr("Autoscale all"), this);
   autoscaleButton->setToolTip(tr("Fit every chart to its data and follow new data (double-click a chart for one)"));
-  auto* hint = new QLabel(tr("Wheel: zoom · drag: pan · right-click: log scale, save PNG/PDF/CSV"), this);
+  auto* hint = new ElidingLabel(tr("Wheel: zoom · drag: pan · right-click: log scale, save PNG/PDF/CSV"), this);
   hint->setEnabled(false);
   toolbar->addWidget(smoothingLabel);
   toolbar->addWidget(m_smoothing);
   toolbar->addWidget(m_smoothingValue);
   toolbar->addSpacing(12);
   toolbar->addWidget(autoscaleButton);
-  toolbar->addStretch(1);
-  toolbar->addWidget(hint);
+  toolbar->addSpacing(12);
+  toolbar->addWidget(hint, 1);
+  hint->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
 
-  auto* grid = new QGridLayout;
-  grid->setContentsMargins(2, 2, 2, 2);
-  grid->setSpacing(4);
-  for (int i = 0; i < m_charts.size(); ++i) {
-    m_charts[i]->setMinimumSize(260, 190);
-    grid->addWidget(m_charts[i], i / 3, i % 3);
-  }
+  m_grid = new ChartGrid(QList<QWidget*>(m_charts.begin(), m_charts.end()), QSize(260, 190), this);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
   layout->addLayout(toolbar);
-  layout->addLayout(grid, 1);
+  layout->addWidget(m_grid, 1);
 
   connect(m_smoothing, &QSlider::valueChanged, this, [this](int value) {
     m_smoothingValue->setText(QString::number(value / 100.0, 'f', 2));

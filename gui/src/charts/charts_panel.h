@@ -20,6 +20,8 @@ class QSlider;
 
 namespace wb::gui {
 
+class ChartGrid;
+
 enum class ChartId { Loss, Accuracy, Throughput, LearningRate, Memory, Gradients };
 
 class ChartsPanel : public QWidget {
@@ -89,6 +91,7 @@ class ChartsPanel : public QWidget {
   void recomputeEma(Trace& trace);
 
   QList<MetricChart*> m_charts;
+  ChartGrid* m_grid = nullptr;
   std::map<QString, Trace> m_traces;
   struct ControlMark {
     MetricChart* chart = nullptr;

@@ -1,5 +1,7 @@
 #include "compress/compress_dialog.h"
 
+#include "widgets/screen_fit.h"
+
 #include <fstream>
 
 #include <QDialogButtonBox>
@@ -188,7 +190,7 @@ CompressDialog::CompressDialog(Kind kind, const QString& runDir, QWidget* parent
     }
   }
   setPasses(passes);
-  resize(kind == Kind::Pipeline ? 900 : 620, 560);
+  fitDialogToScreen(this, QSize(kind == Kind::Pipeline ? 900 : 620, 560));
 }
 
 CompressDialog::~CompressDialog() = default;

@@ -1,5 +1,7 @@
 #include "compress/compression_view.h"
 
+#include "widgets/eliding_label.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -109,9 +111,9 @@ QString formatAccuracy(double accuracy) {
 
 CompressionView::CompressionView(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("compressionView"));
-  m_title = new QLabel(this);
+  m_title = new ElidingLabel(this);
   m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_stage = new QLabel(this);
+  m_stage = new ElidingLabel(this);
   m_stage->setObjectName(QStringLiteral("compressionStage"));
   m_progress = new QProgressBar(this);
   m_progress->setRange(0, 1000);

@@ -1,5 +1,7 @@
 #include "export/export_menu.h"
 
+#include "widgets/screen_fit.h"
+
 #include <fstream>
 
 #include <QAction>
@@ -316,7 +318,7 @@ bool ExportMenu::exportModelTo(const Target& target, ExportFormat format, const 
   auto* layout = new QVBoxLayout(dialog);
   layout->addWidget(label);
   layout->addWidget(m_progressBar);
-  dialog->resize(460, dialog->sizeHint().height());
+  fitDialogToScreen(dialog, QSize(460, dialog->sizeHint().height()));
   m_progress = dialog;
   QTimer::singleShot(kProgressDelayMs, dialog, [this, dialog] {
     if (m_exporter->isActive()) dialog->open();  // window-modal, no nested event loop

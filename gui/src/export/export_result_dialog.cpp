@@ -1,5 +1,7 @@
 #include "export/export_result_dialog.h"
 
+#include "widgets/screen_fit.h"
+
 #include <algorithm>
 
 #include <QClipboard>
@@ -103,7 +105,7 @@ ExportResultDialog::ExportResultDialog(const ExportResult& result, const QString
   layout->addWidget(cpp);
   layout->addWidget(buttons);
   layout->addStretch(1);
-  resize(900, sizeHint().height());
+  fitDialogToScreen(this, QSize(900, sizeHint().height()));
 }
 
 }  // namespace wb::gui

@@ -1,5 +1,7 @@
 #include "finders/batch_size_finder_dialog.h"
 
+#include "widgets/screen_fit.h"
+
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -126,7 +128,7 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
   connect(&m_drainTimer, &QTimer::timeout, this, &BatchSizeFinderDialog::drain);
   connect(&m_watcher, &QFutureWatcher<FinderOutcome<BatchFinderResult>>::finished, this,
           &BatchSizeFinderDialog::onFinished);
-  resize(680, 520);
+  fitDialogToScreen(this, QSize(680, 520));
 }
 
 BatchSizeFinderDialog::~BatchSizeFinderDialog() {

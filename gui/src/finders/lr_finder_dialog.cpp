@@ -1,5 +1,7 @@
 #include "finders/lr_finder_dialog.h"
 
+#include "widgets/screen_fit.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -164,7 +166,7 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
   m_drainTimer.setInterval(kLrFinderDrainMs);
   connect(&m_drainTimer, &QTimer::timeout, this, &LrFinderDialog::drain);
   connect(&m_watcher, &QFutureWatcher<FinderOutcome<LrFinderResult>>::finished, this, &LrFinderDialog::onFinished);
-  resize(720, 640);
+  fitDialogToScreen(this, QSize(720, 640));
 }
 
 LrFinderDialog::~LrFinderDialog() {

@@ -1,5 +1,7 @@
 #include "runs/interrupted_runs_dialog.h"
 
+#include "widgets/screen_fit.h"
+
 #include <fstream>
 
 #include <QDateTime>
@@ -80,7 +82,7 @@ InterruptedRunsDialog::InterruptedRunsDialog(const QString& runsDir, QWidget* pa
   connect(m_list, &QTreeWidget::itemSelectionChanged, this,
           [this] { m_resume->setEnabled(!selectedFolder().isEmpty()); });
   connect(m_list, &QTreeWidget::itemDoubleClicked, this, [this] { accept(); });
-  resize(820, 360);
+  fitDialogToScreen(this, QSize(820, 360));
   fill();
 }
 

@@ -1,5 +1,7 @@
 #include "runs/run_notes_dialog.h"
 
+#include "widgets/screen_fit.h"
+
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -40,7 +42,7 @@ RunNotesDialog::RunNotesDialog(const QString& runName, const std::vector<std::st
   layout->addWidget(buttons);
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-  resize(460, 300);
+  fitDialogToScreen(this, QSize(460, 300));
 }
 
 std::vector<std::string> RunNotesDialog::tags() const { return parseTags(m_tags->text().toStdString()); }

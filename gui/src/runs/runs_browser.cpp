@@ -1,5 +1,8 @@
 #include "runs/runs_browser.h"
 
+#include "widgets/eliding_label.h"
+#include "widgets/screen_fit.h"
+
 #include <algorithm>
 
 #include <QAction>
@@ -60,14 +63,14 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
   m_proxy = new RunsFilterProxy(this);
   m_proxy->setSourceModel(m_model);
 
-  m_header = new QLabel(this);
+  m_header = new ElidingLabel(this);
   m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_search = new QLineEdit(this);
   m_search->setObjectName(QStringLiteral("runsSearch"));
   m_search->setPlaceholderText(tr("Search name, model, data, tags, notes…"));
   m_search->setToolTip(tr("Every word must match (case-insensitive); \"tag:baseline\" looks in the tags only"));
   m_search->setClearButtonEnabled(true);
-  m_search->setMinimumWidth(240);
+  m_search->setMinimumWidth(160);
   m_status = new QComboBox(this);
   m_status->setObjectName(QStringLiteral("runsStatusFilter"));
   m_status->addItem(tr("All statuses"), QString());
@@ -481,7 +484,7 @@ void RunsBrowser::compareSelected() {
     auto* layout = new QVBoxLayout(dialog);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_compareView);
-    dialog->resize(420 + 180 * static_cast<int>(std::min<size_t>(runs.size(), 5)), 720);
+    fitDialogToScreen(dialog, QSize(420 + 180 * static_cast<int>(std::min<size_t>(runs.size(), 5)), 720));
     m_compareWindow = dialog;
   }
   m_compareWindow->setWindowTitle(tr("Compare %n run(s)", nullptr, static_cast<int>(runs.size())));

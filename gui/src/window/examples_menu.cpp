@@ -18,9 +18,13 @@ ExamplesMenu::ExamplesMenu(QWidget* parent) : QMenu(tr("New from &Example"), par
 void ExamplesMenu::reload() {
   clear();
   try {
+    int number = 0;
     for (const ExampleInfo& example : listExamples()) {
       const QString id = QString::fromStdString(example.id);
-      QAction* action = addAction(QString::fromStdString(example.title));
+      // Numbered for the keyboard (Alt+F, then the example's digit), as Open Recent is.
+      const QString title = QString::fromStdString(example.title).replace(QLatin1Char('&'), QStringLiteral("&&"));
+      ++number;
+      QAction* action = addAction(number <= 9 ? QStringLiteral("&%1 %2").arg(number).arg(title) : title);
       action->setObjectName(QStringLiteral("example-") + id);
       action->setData(id);
       action->setToolTip(QString::fromStdString(example.description));

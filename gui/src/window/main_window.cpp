@@ -1,5 +1,7 @@
 #include "window/main_window.h"
 
+#include "widgets/screen_fit.h"
+
 #include <fstream>
 #include <utility>
 #include <variant>
@@ -222,7 +224,9 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     m_log->appendNote(tr("Stopping the compression after the step in flight; a checkpoint is written"));
   });
 
-  resize(1560, 980);
+  // 1560×980 where the screen has room; on a laptop screen (down to 1280×720) its available area, centred.
+  fitToScreen(this, QSize(1560, 980), false);
+  keepInsideScreen(this);
   m_defaultState = saveState();
   if (m_options.useSettings) restoreSettings();
   m_runs->setRunsDir(m_editor->runsDir());
@@ -290,7 +294,7 @@ void MainWindow::buildActions() {
   m_pipelineAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
   m_pipelineAction->setToolTip(tr("Several passes in order: prune, fine-tune, distill, quantize"));
   connect(m_pipelineAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Pipeline); });
-  m_evaluateAction = new QAction(tr("&Evaluate Run…"), this);
+  m_evaluateAction = new QAction(tr("E&valuate Run…"), this);
   m_evaluateAction->setObjectName(QStringLiteral("evaluateRun"));
   m_evaluateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   m_evaluateAction->setToolTip(tr("The selected run's model on its test split: accuracy, per-class figures, confusion "
@@ -393,7 +397,7 @@ void MainWindow::buildDocks() {
   m_editorDock->setWidget(m_editor);
   m_editorDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
                             QDockWidget::DockWidgetClosable);
-  m_editor->setMinimumWidth(400);
+  m_editor->setMinimumWidth(300);
   addDockWidget(Qt::LeftDockWidgetArea, m_editorDock);
 
   m_runsDock = new QDockWidget(tr("Runs"), this);
@@ -447,7 +451,8 @@ void MainWindow::buildDocks() {
 
 void MainWindow::restoreSettings() {
   QSettings settings;
-  restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  // A layout saved on a bigger screen (or another monitor) is brought inside this one.
+  if (restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) fitToScreen(this, size(), true);
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   if (settings.contains(QStringLiteral("charts/smoothing"))) {
     m_charts->setSmoothing(settings.value(QStringLiteral("charts/smoothing")).toDouble());

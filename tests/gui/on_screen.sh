@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs a command on a screen of its own: a fresh Xvfb of the given size with the openbox window manager, a fresh
+# home (so a fresh configuration), Qt on xcb, QT_SCALE_FACTOR as given. WB_SCREEN names the screen for the command
+# ("1366x768", "3840x2160-at-2x").
+# usage: tests/gui/on_screen.sh WIDTHxHEIGHT SCALE COMMAND [ARGS...]
+set -uo pipefail
+size=$1 scale=$2
+shift 2
+for tool in Xvfb openbox xwininfo xprop; do
+  command -v "$tool" >/dev/null || { echo "on_screen.sh: $tool is missing (scripts/setup.sh installs xvfb, openbox, x11-utils)" >&2; exit 1; }
+done
+home=$(mktemp -d)
+cleanup() { kill "${wm:-}" "${xvfb:-}" 2>/dev/null; wait 2>/dev/null; rm -rf "$home"; }
+trap cleanup EXIT
+# -displayfd: the server picks a free display number and writes it when it is ready.
+Xvfb -displayfd 3 -screen 0 "${size}x24" -nolisten tcp 3>"$home/display" 2>"$home/xvfb.log" &
+xvfb=$!
+for _ in $(seq 100); do [[ -s "$home/display" ]] && break; sleep 0.1; done
+[[ -s "$home/display" ]] || { echo "on_screen.sh: Xvfb did not start:" >&2; cat "$home/xvfb.log" >&2; exit 1; }
+export DISPLAY=:$(head -1 "$home/display")
+HOME=$home openbox >"$home/openbox.log" 2>&1 &
+wm=$!
+# Ready when it has announced itself on the root window (EWMH).
+for _ in $(seq 100); do xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break; sleep 0.1; done
+xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" ||
+  { echo "on_screen.sh: openbox did not start:" >&2; cat "$home/openbox.log" >&2; exit 1; }
+mkdir -p "$home/config" "$home/runtime"
+chmod 700 "$home/runtime"
+# Nothing of the desktop session this may run in: its D-Bus, its settings.
+unset DBUS_SESSION_BUS_ADDRESS
+HOME=$home XDG_CONFIG_HOME=$home/config XDG_RUNTIME_DIR=$home/runtime QT_QPA_PLATFORM=xcb QT_SCALE_FACTOR=$scale \
+  WB_SCREEN=$size$([[ "$scale" == 1 ]] || echo "-at-${scale}x") "$@"
