@@ -1,6 +1,7 @@
 // Everything the window does is reachable from the keyboard: each menu of the menu bar opens with Alt and a
 // letter of its own, and each item of each menu (submenus too) has a letter of its own in that menu or a
-// shortcut; Tab walks the experiment editor's fields in reading order (top to bottom, left to right).
+// shortcut; Tab walks the experiment editor's fields and each dialog's in reading order (top to bottom, left to
+// right, column by column).
 
 #include <QAction>
 #include <QApplication>
@@ -9,10 +10,19 @@
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QSet>
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include "compress/compress_dialog.h"
+#include "finders/batch_size_finder_dialog.h"
+#include "finders/lr_finder_dialog.h"
+#include "gui_test_support.h"
+#include "run/lr_change_dialog.h"
+#include "runs/interrupted_runs_dialog.h"
+#include "runs/run_notes_dialog.h"
 #include "window/main_window.h"
 
+using namespace wb;
 using namespace wb::gui;
 
 namespace {
@@ -62,6 +72,55 @@ QPoint readingPosition(QWidget* w, QWidget* editor) {
 
 QString nameOf(QWidget* w) { return QStringLiteral("%1 '%2'").arg(w->metaObject()->className(), w->objectName()); }
 
+struct TabWalk {
+  int reached = 0;
+  QStringList problems;
+};
+
+// Tab pressed as a user does, from the first field of `area` (inside `top`), until the focus leaves the area or
+// comes back to where it started. Reading order: the next field is lower, or on the same line (within a few
+// pixels) and further right, or at the top of a new column to the right of the one before.
+TabWalk walkWithTab(QWidget* top, QWidget* area) {
+  TabWalk walk;
+  QWidget* first = nullptr;
+  for (QWidget* w = top->nextInFocusChain(); w != top; w = w->nextInFocusChain()) {
+    if (area->isAncestorOf(w) && w->isVisible() && w->isEnabled() && (w->focusPolicy() & Qt::TabFocus) &&
+        !w->focusProxy()) {
+      first = w;
+      break;
+    }
+  }
+  if (!first) return walk;
+  first->setFocus(Qt::MouseFocusReason);  // as a click on it would
+  if (QApplication::focusWidget() != first) {
+    walk.problems << QStringLiteral("the first field took no focus");
+    return walk;
+  }
+  QPoint last = readingPosition(first, area);
+  QWidget* previous = first;
+  walk.reached = 1;
+  for (int i = 0; i < 200; ++i) {
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+    QWidget* w = QApplication::focusWidget();
+    if (!w || w == first || !area->isAncestorOf(w)) break;
+    if (w == previous) {
+      walk.problems << QStringLiteral("Tab does not leave %1").arg(nameOf(w));
+      break;
+    }
+    ++walk.reached;
+    const QPoint at = readingPosition(w, area);
+    const bool sameLine = std::abs(at.y() - last.y()) <= 6;
+    const bool newColumn = at.x() > last.x() + previous->width() - 1;
+    if (!(at.y() > last.y() + 6 || (sameLine && at.x() > last.x()) || newColumn)) {
+      walk.problems << QStringLiteral("%1 at (%2,%3) comes after %4 at (%5,%6)")
+                           .arg(nameOf(w)).arg(at.x()).arg(at.y()).arg(nameOf(previous)).arg(last.x()).arg(last.y());
+    }
+    last = at;
+    previous = w;
+  }
+  return walk;
+}
+
 }  // namespace
 
 class KeyboardTest : public QObject {
@@ -98,40 +157,49 @@ class KeyboardTest : public QObject {
     QVERIFY(QTest::qWaitForWindowActive(&window));
     QWidget* editor = window.findChild<QWidget*>(QStringLiteral("experimentDock"));
     QVERIFY(editor);
-    // The editor's first field, as a click on it would focus it.
-    QWidget* first = nullptr;
-    for (QWidget* w = window.nextInFocusChain(); w != &window; w = w->nextInFocusChain()) {
-      if (editor->isAncestorOf(w) && w->isVisible() && w->isEnabled() && (w->focusPolicy() & Qt::TabFocus) &&
-          !w->focusProxy()) {
-        first = w;
-        break;
-      }
+    const TabWalk walk = walkWithTab(&window, editor);
+    QVERIFY2(walk.reached >= 6, qPrintable(QString::number(walk.reached)));
+    QVERIFY2(walk.problems.isEmpty(), qPrintable(walk.problems.join(QLatin1Char('\n'))));
+  }
+
+  void tabWalksEachDialogInReadingOrder() {
+    QTemporaryDir dir;
+    MainWindow window(MainWindow::Options{false});
+    window.show();
+    const Experiment experiment = test::tinyExperiment(dir.path());
+    auto check = [](QDialog& dialog, int atLeast) {
+      dialog.show();
+      dialog.activateWindow();
+      QVERIFY(QTest::qWaitForWindowActive(&dialog));
+      const TabWalk walk = walkWithTab(&dialog, &dialog);
+      QVERIFY2(walk.reached >= atLeast, qPrintable(dialog.windowTitle() + QStringLiteral(": ") + QString::number(walk.reached)));
+      QVERIFY2(walk.problems.isEmpty(), qPrintable(dialog.windowTitle() + QStringLiteral(": ") + walk.problems.join(QLatin1Char('\n'))));
+      dialog.close();
+    };
+    {
+      LrFinderDialog d(experiment, [](double) { return true; }, &window);
+      check(d, 3);
     }
-    QVERIFY(first);
-    first->setFocus(Qt::MouseFocusReason);
-    QTRY_COMPARE(QApplication::focusWidget(), first);
-    // Then Tab, as a user presses it, until the focus leaves the editor or comes back to the first field.
-    QStringList problems;
-    QPoint last = readingPosition(first, editor);
-    QString lastName = nameOf(first);
-    int reached = 1;
-    for (int i = 0; i < 200; ++i) {
-      QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
-      QWidget* w = QApplication::focusWidget();
-      if (!w || w == first || !editor->isAncestorOf(w)) break;
-      ++reached;
-      const QPoint at = readingPosition(w, editor);
-      // Reading order: a later field is lower, or on the same line (within a few pixels) and further right.
-      const bool sameLine = std::abs(at.y() - last.y()) <= 6;
-      if (!(at.y() > last.y() + 6 || (sameLine && at.x() > last.x()))) {
-        problems << QStringLiteral("%1 at (%2,%3) comes after %4 at (%5,%6)")
-                        .arg(nameOf(w)).arg(at.x()).arg(at.y()).arg(lastName).arg(last.x()).arg(last.y());
-      }
-      last = at;
-      lastName = nameOf(w);
+    {
+      BatchSizeFinderDialog d(experiment, [](int64_t) { return true; }, &window);
+      check(d, 3);
     }
-    QVERIFY2(reached >= 6, qPrintable(QString::number(reached)));
-    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    {
+      LrChangeDialog d(0.003, 12, &window);
+      check(d, 3);
+    }
+    {
+      RunNotesDialog d(QStringLiteral("tiny"), {"baseline"}, QStringLiteral("notes"), &window);
+      check(d, 3);
+    }
+    {
+      InterruptedRunsDialog d(dir.path(), &window);
+      check(d, 1);
+    }
+    {
+      CompressDialog d(CompressDialog::Kind::Pipeline, dir.path(), &window);
+      check(d, 6);
+    }
   }
 };
 

@@ -206,6 +206,15 @@ void CompressDialog::addForm(int at, const nlohmann::json& pass) {
   connect(form, &PassForm::edited, this, &CompressDialog::onEdited);
   m_forms.insert(m_forms.begin() + at, form);
   m_stack->addWidget(form);
+  // A form made after the dialog's buttons would come after them in Tab's order: its fields go first, then the
+  // buttons, as the dialog reads.
+  QWidget* last = form;
+  for (QWidget* w = form->nextInFocusChain(); w != form && form->isAncestorOf(w); w = w->nextInFocusChain()) last = w;
+  QWidget* previous = last;
+  for (QAbstractButton* button : m_buttons->buttons()) {
+    QWidget::setTabOrder(previous, button);
+    previous = button;
+  }
 }
 
 void CompressDialog::setPasses(const nlohmann::json& passes) {

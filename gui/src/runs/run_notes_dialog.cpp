@@ -27,6 +27,7 @@ RunNotesDialog::RunNotesDialog(const QString& runName, const std::vector<std::st
   m_notes = new QPlainTextEdit(notes, this);
   m_notes->setObjectName(QStringLiteral("runNotes"));
   m_notes->setPlaceholderText(tr("What this run tried, what came of it"));
+  m_notes->setTabChangesFocus(true);  // Tab goes on to the buttons, as in every other field of the window
   auto* where = new QLabel(tr("Kept in the run folder's run.json and in the run index (`workbench-cli runs` shows "
                               "them)."),
                            this);
