@@ -289,15 +289,18 @@ class DeadEndsTest : public QObject {
   void resumingAFinishedRunSpeaksTheWindowsTerms() {
     QTemporaryDir dir;
     MainWindow window(MainWindow::Options{false});
-    QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 1)));
-    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
-    const auto finished = ended.front().front().value<RunSummary>();
-    QCOMPARE(finished.status, RunStatus::Completed);
     QStringList shown;
     window.setErrorPresenter([&shown](const QString& title, const QString& message, const QString& hint) {
       shown << title + QLatin1Char('\n') + message + QLatin1Char('\n') + hint;
     });
+    QSignalSpy ended(&window, &MainWindow::runEnded);
+    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 1)));
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
+    const auto finished = ended.front().front().value<RunSummary>();
+    // Once in CI this run failed: whatever the window said, and its log, go with the failure.
+    QVERIFY2(finished.status == RunStatus::Completed,
+             qPrintable(shown.join(QLatin1Char('\n')) + QLatin1Char('\n') + window.logPanel()->toPlainText().right(2000)));
+    shown.clear();
     window.resumeRun(QString::fromStdString(finished.run_dir));
     QTRY_COMPARE_WITH_TIMEOUT(shown.size(), 1, kRunTimeoutMs);
     QVERIFY2(shown.front().contains(QStringLiteral("already finished")), qPrintable(shown.front()));

@@ -18,12 +18,25 @@ xvfb=$!
 for _ in $(seq 100); do [[ -s "$home/display" ]] && break; sleep 0.1; done
 [[ -s "$home/display" ]] || { echo "on_screen.sh: Xvfb did not start:" >&2; cat "$home/xvfb.log" >&2; exit 1; }
 export DISPLAY=:$(head -1 "$home/display")
-HOME=$home openbox >"$home/openbox.log" 2>&1 &
-wm=$!
-# Ready when it has announced itself on the root window (EWMH).
-for _ in $(seq 100); do xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break; sleep 0.1; done
-xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" ||
-  { echo "on_screen.sh: openbox did not start:" >&2; cat "$home/openbox.log" >&2; exit 1; }
+# Accepting connections (once, in CI, openbox started at once could not open the display).
+for _ in $(seq 100); do xprop -root >/dev/null 2>&1 && break; sleep 0.1; done
+xprop -root >/dev/null 2>&1 || { echo "on_screen.sh: the X server on $DISPLAY does not answer:" >&2; cat "$home/xvfb.log" >&2; exit 1; }
+# The window manager, ready when it has announced itself on the root window (EWMH); started again if it gave up.
+wm_ready() { xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id"; }
+for attempt in 1 2 3; do
+  HOME=$home openbox >"$home/openbox.log" 2>&1 &
+  wm=$!
+  for _ in $(seq 100); do
+    wm_ready && break
+    kill -0 "$wm" 2>/dev/null || break
+    sleep 0.1
+  done
+  wm_ready && break
+  kill "$wm" 2>/dev/null
+  echo "on_screen.sh: openbox did not start (attempt $attempt):" >&2
+  cat "$home/openbox.log" >&2
+done
+wm_ready || exit 1
 mkdir -p "$home/config" "$home/runtime"
 chmod 700 "$home/runtime"
 # Nothing of the desktop session this may run in: its D-Bus, its settings.
