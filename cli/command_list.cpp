@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cli_commands.h"
-#include "experiment/did_you_mean.h"
+#include "workbench/did_you_mean.h"
 #include "workbench/system_info.h"
 
 namespace wb::cli {

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli_commands.h"
-#include "experiment/did_you_mean.h"
+#include "workbench/did_you_mean.h"
 #include "run_session.h"
 #include "workbench/errors.h"
 #include "workbench/examples.h"

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "experiment/did_you_mean.h"
+#include "workbench/did_you_mean.h"
 #include "run_session.h"
 #include "workbench/errors.h"
 #include "workbench/examples.h"

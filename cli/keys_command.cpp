@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli_commands.h"
-#include "experiment/experiment_schema.h"
+#include "workbench/experiment_keys.h"
 
 namespace wb::cli {
 namespace {
@@ -21,18 +21,6 @@ const char* kKeysHelp =
     "  workbench-cli keys | grep schedule\n"
     "  workbench-cli train --set schedule.warmup_steps=200\n";
 
-void collect(const SchemaKey& section, const std::string& path, const Experiment& defaults,
-             std::vector<std::pair<std::string, std::string>>& out) {
-  for (const SchemaKey& key : section.children) {
-    const std::string key_path = joinPath(path, key.name);
-    if (key.kind == KeyKind::Section) {
-      collect(key, key_path, defaults, out);
-    } else {
-      out.emplace_back(key_path, key.write ? key.write(defaults).dump() : std::string());
-    }
-  }
-}
-
 }  // namespace
 
 int keysCommand(const std::vector<std::string>& args) {
@@ -48,13 +36,11 @@ int keysCommand(const std::vector<std::string>& args) {
       return kExitBadInput;
     }
   }
-  std::vector<std::pair<std::string, std::string>> keys;
-  collect(experimentSchema(), "", Experiment{}, keys);
-  for (const auto& [path, value] : keys) {
+  for (const ExperimentKey& key : experimentKeys()) {
     if (names) {
-      std::printf("%s\n", path.c_str());
+      std::printf("%s\n", key.path.c_str());
     } else {
-      std::printf("%-36s %s\n", path.c_str(), value.c_str());
+      std::printf("%-36s %s\n", key.path.c_str(), key.default_value.c_str());
     }
   }
   return kExitOk;

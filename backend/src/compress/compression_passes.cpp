@@ -1,5 +1,5 @@
 // runPass: one compression pass, from one artifact to the next. Training passes share the training phase;
-// what differs (masks, a teacher's loss) enters it as step hooks.
+// what differs (masks, gradual pruning, a teacher's loss) enters it as parts of its step.
 
 #include <iomanip>
 #include <sstream>
@@ -7,7 +7,10 @@
 #include "compress/channel_pruning.h"
 #include "compress/compression_pipeline.h"
 #include "compress/distillation.h"
+#include "compress/distillation_loss_part.h"
+#include "compress/gradual_pruning_part.h"
 #include "compress/magnitude_pruning.h"
+#include "compress/pruning_mask_part.h"
 #include "compress/qat_model.h"
 #include "compress/quantization.h"
 #include "compress/training_phase.h"
@@ -38,25 +41,19 @@ std::vector<torch::Tensor> paramsFor(Model& model, const std::vector<PruneTarget
 }
 
 // Masks carried in from earlier passes, on the model's parameters, as the step parts of any training pass.
-std::unique_ptr<PruningMasks> carriedMasks(Model& model, const NamedTensors& masks) {
+std::shared_ptr<PruningMasks> carriedMasks(Model& model, const NamedTensors& masks) {
   if (masks.empty()) return nullptr;
   std::vector<PruneTarget> targets;
   for (const auto& item : masks) targets.push_back({item.first, ""});
-  return std::make_unique<PruningMasks>(targets, paramsFor(model, targets), masks);
+  return std::make_shared<PruningMasks>(targets, paramsFor(model, targets), masks);
 }
 
-void addMaskHooks(TrainingPhase& phase, PruningMasks* masks) {
-  if (!masks) return;
-  phase.hooks.gradients_ready = [masks] { masks->zeroPrunedGradients(); };
-  phase.hooks.after_step = [masks](int64_t) { masks->applyToWeights(); };
-  phase.extra_state = [masks] { return masks->masks(); };
-  // The masks at the checkpoint: gradual pruning may have raised them since the pass began.
-  phase.restore_extra = [masks](const ExtraTensors& extra) { masks->restore(NamedTensors(extra.begin(), extra.end())); };
+void addMaskPart(TrainingPhase& phase, const std::shared_ptr<PruningMasks>& masks) {
+  if (masks) phase.parts.add(std::make_shared<PruningMaskPart>(masks));
 }
 
 TrainingPhase makePhase(const CompressPassConfig& pass, PassContext& c) {
-  return TrainingPhase{c.experiment, pass,   c.data,      c.device, c.folder, c.events, c.pipeline_recorder,
-                       c.control,    {},     {},          {}};
+  return TrainingPhase{c.experiment, pass, c.data, c.device, c.folder, c.events, c.pipeline_recorder, c.control, {}};
 }
 
 // Trains `model` in the pass's phase; false when a stop request ended it early.
@@ -83,7 +80,7 @@ ModelArtifact fineTuned(const CompressPassConfig& pass, const ModelArtifact& inp
   auto model = buildFloatModel(input);
   auto masks = carriedMasks(*model, input.masks);
   TrainingPhase phase = makePhase(pass, c);
-  addMaskHooks(phase, masks.get());
+  addMaskPart(phase, masks);
   stopped = !train(phase, *model, record);
   ModelArtifact out = withWeights(input, *model);
   if (masks) out.masks = masks->masks();
@@ -111,19 +108,17 @@ ModelArtifact prune(const CompressPassConfig& pass, const ModelArtifact& input, 
   if (!gradual) masks->pruneShareOfLive(pass.amount, global);
   if (pass.epochs > 0 || pass.max_steps > 0) {
     TrainingPhase phase = makePhase(pass, c);
-    addMaskHooks(phase, masks.get());
     if (gradual) {
       const Experiment e = phaseExperiment(c.experiment, pass);
       const int64_t total = planTraining(e.train, c.data.train_x.size(0)).total_steps;
       // Zhu & Gupta prune every Δt steps; twenty raises over the phase keep each jump small.
       const int64_t every = std::max<int64_t>(1, total / 20);
-      auto* m = masks.get();
-      phase.hooks.after_step = [m, every, total, initial, target, global](int64_t step) {
-        if (step % every == 0 || step == total) m->pruneTo(cubicSparsity(initial, target, step, total), global);
-        m->applyToWeights();
-      };
+      // Before the masks' part: it raises them, the masks' part applies them to the weights.
+      phase.parts.add(std::make_shared<GradualPruningPart>(
+          masks, GradualPruningSchedule{initial, target, total, every, global}));
       record["schedule"] = {{"kind", "cubic"}, {"steps", total}, {"every", every}, {"initial", initial}};
     }
+    addMaskPart(phase, masks);
     stopped = !train(phase, *model, record);
     if (stopped) return input;
     if (gradual) masks->pruneTo(target, global);  // a run cut short by max_steps still reaches the target
@@ -159,12 +154,10 @@ ModelArtifact distill(const CompressPassConfig& pass, const ModelArtifact& input
   }
   auto masks = carriedMasks(*student, student_shape.masks);
   TrainingPhase phase = makePhase(pass, c);
-  addMaskHooks(phase, masks.get());
   const double t = pass.temperature;
   const double alpha = pass.alpha;
-  phase.hooks.loss = [teacher, t, alpha](const torch::Tensor& logits, const Batch& batch) {
-    return distillationLoss(logits, teacher->forward(batch.x), batch.y, t, alpha);
-  };
+  phase.parts.add(std::make_shared<DistillationLossPart>(teacher, t, alpha));
+  addMaskPart(phase, masks);
   record["teacher"] = teacher->description();
   record["temperature"] = t;
   record["alpha"] = alpha;
@@ -184,7 +177,7 @@ ModelArtifact quantizeAware(const CompressPassConfig& pass, const ModelArtifact&
   // a batch norm scales a filter, so its zeros stay zeros).
   auto masks = carriedMasks(*model, input.masks);
   TrainingPhase phase = makePhase(pass, c);
-  addMaskHooks(phase, masks.get());
+  addMaskPart(phase, masks);
   stopped = !train(phase, *model, record);
   if (stopped) return input;
   QuantizeResult result = convertQatModel(*model, pass, log);

@@ -77,7 +77,7 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
   std::optional<RankProgress> resume_point;
   if (loaded) {
     const ExtraTensors extra = restoreTrainingState(loaded->contents.payload, loaded->path, model, *optimizer);
-    if (phase.restore_extra) phase.restore_extra(extra);
+    phase.parts.loadState(extra);
     schedule.loadState(loaded->contents.meta.value("schedule", nlohmann::json::object()));
     if (scaler.enabled() && loaded->contents.meta.contains("scaler")) {
       scaler.loadState(GradScalerState::fromJson(loaded->contents.meta["scaler"]));
@@ -107,13 +107,13 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
                            {"scaler", scaler.state().toJson()},
                            {"log_lengths", folder.logLengths()},
                            {"torch_version", compat::torchVersion()}};
-    serializeTrainingState(model, *optimizer, payload, phase.extra_state ? phase.extra_state() : ExtraTensors{});
+    serializeTrainingState(model, *optimizer, payload, phase.parts.saveState());
     const std::string path = store.save(progress.step, std::move(meta), payload);
     phase.events.log(LogLevel::Info, "Checkpoint (" + progress.reason + ") at step " + std::to_string(progress.step) +
                                          ": " + fs::path(path).filename().string());
   };
   RankSetup setup{experiment, phase.data, model, *optimizer, schedule, plan, phase.device, phase.events,
-                  phase.control, scaler, resume_point ? &*resume_point : nullptr, writeCheckpoint, phase.hooks,
+                  phase.control, scaler, resume_point ? &*resume_point : nullptr, writeCheckpoint, phase.parts,
                   /*group=*/nullptr, /*rank_devices=*/{}};
   return trainRank(setup);
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The fine-tuning inside a compression pass: a normal training phase of the trainer (same data, optimizer,
-// AMP and checkpoints as the run), with the pass's step parts (masks, a distillation loss) as hooks. Its logs
+// AMP and checkpoints as the run), with the pass's step parts (masks, gradual pruning, a distillation loss). Its logs
 // and checkpoints live in the pass's folder, so a killed pass continues from its last checkpoint.
 
 #include <functional>
@@ -26,10 +26,8 @@ struct TrainingPhase {
   EventStream& events;
   RunFolder* outer_recorder;  // where the stream records before and after the phase (the pipeline's folder)
   TrainingControl& control;
-  StepHooks hooks;
-  // What the hooks carry that a checkpoint must keep (masks), and restoring it on resume.
-  std::function<ExtraTensors()> extra_state;
-  std::function<void(const ExtraTensors&)> restore_extra;
+  // The pass's parts of the step, in order; what they carry (masks) goes into the phase's checkpoints.
+  StepParts parts;
 };
 
 // The experiment a pass trains with: the run's, with the pass's epochs/max_steps and learning rate (a tenth of

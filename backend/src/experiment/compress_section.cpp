@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "experiment/did_you_mean.h"
+#include "workbench/did_you_mean.h"
 #include "experiment/experiment_schema.h"
 #include "experiment/value_checks.h"
 

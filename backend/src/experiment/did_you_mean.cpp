@@ -1,4 +1,4 @@
-#include "experiment/did_you_mean.h"
+#include "workbench/did_you_mean.h"
 
 #include <algorithm>
 #include <cctype>

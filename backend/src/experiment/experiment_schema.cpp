@@ -9,7 +9,7 @@
 #include <set>
 #include <utility>
 
-#include "experiment/did_you_mean.h"
+#include "workbench/did_you_mean.h"
 #include "experiment/value_checks.h"
 
 namespace wb {

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <utility>
 
-#include "experiment/did_you_mean.h"
+#include "workbench/did_you_mean.h"
 
 namespace wb {
 namespace {
@@ -90,10 +90,6 @@ std::string NumberRule::expected() const {
   if (!boundedBelow) return std::string("a number ") + (highInclusive ? "≤ " : "< ") + formatNumber(high);
   return std::string("a number in ") + (lowInclusive ? "[" : "(") + formatNumber(low) + ", " +
          formatNumber(high) + (highInclusive ? "]" : ")");
-}
-
-NumberRule anyNumber() {
-  return NumberRule{};
 }
 
 NumberRule positiveNumber() {

@@ -39,7 +39,6 @@ struct NumberRule {
   std::string expected() const;  // "a number > 0", "a number in [0, 1)"
 };
 
-NumberRule anyNumber();
 NumberRule positiveNumber();     // > 0
 NumberRule nonNegativeNumber();  // ≥ 0
 NumberRule numberIn(double low, bool lowInclusive, double high, bool highInclusive);

@@ -1,6 +1,6 @@
 #include "model/name_suggestions.h"
 
-#include "experiment/did_you_mean.h"
+#include "workbench/did_you_mean.h"
 
 namespace wb {
 

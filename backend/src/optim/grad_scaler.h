@@ -66,8 +66,6 @@ class GradScaler {
   // The current scale (reads the device: for metrics at logging time, not every step). options.init_scale
   // before the first scale(); 1.0 when disabled (torch returns 1.0 too).
   double currentScale() const;
-  // The scale as a device tensor (undefined before the first scale()), for accumulating without a read.
-  const torch::Tensor& scaleTensor() const { return m_scale; }
 
   int64_t skippedSteps() const { return m_skipped_steps; }
   // Whether the last step() skipped the optimizer step (false before the first step()).

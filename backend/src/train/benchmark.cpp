@@ -1,4 +1,5 @@
 // benchmarkTraining (declared in workbench/training_run.h): steady-state training steps, timed, no run folder.
+// The steps are the run's (its step body, with train.grad_accum's batches and train.clip_grad_norm's clipping).
 #include <chrono>
 #include <optional>
 
@@ -9,6 +10,8 @@
 #include "optim/fused_adam.h"
 #include "optim/grad_scaler.h"
 #include "optim/optimizer_factory.h"
+#include "step/clip_grad_norm_part.h"
+#include "step/training_step.h"
 #include "train/device_selection.h"
 #include "util/fast_paths.h"
 #include "util/host_allocator.h"
@@ -52,6 +55,12 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
   GradScalerOptions scaler_options;
   scaler_options.enabled = e.train.amp == "fp16";
   GradScaler scaler(scaler_options);
+  StepParts parts;
+  if (e.train.clip_grad_norm > 0) {
+    parts.add(std::make_shared<ClipGradNormPart>(model->parameters(), e.train.clip_grad_norm, scaler, *optimizer));
+  }
+  TrainingStep step(*model, *optimizer, scaler, parts, device, amp_dtype);
+  const int64_t accum = std::max<int64_t>(1, e.train.grad_accum);
   if (log) {
     const std::string precision = amp_dtype ? e.train.amp + " autocast" : std::string("float32");
     log(data.description + "\nModel: " + std::to_string(model->info().parameters) + " parameters; batch " +
@@ -87,32 +96,27 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
       start = Clock::now();
       data_time = compute_time = optimizer_time = {};
     }
-    const auto t0 = Clock::now();
-    auto batch = loader.next();
-    if (!batch) {
-      loader.startEpoch(++epoch);
-      batch = loader.next();
+    step.begin(i, e.optimizer.lr);
+    for (int64_t m = 0; m < accum; ++m) {
+      const auto t0 = Clock::now();
+      auto batch = loader.next();
+      if (!batch) {
+        loader.startEpoch(++epoch);
+        batch = loader.next();
+      }
+      const auto t1 = Clock::now();
+      step.forwardBackward(*batch, accum, m + 1 == accum);
+      data_time += t1 - t0;
+      compute_time += Clock::now() - t1;
     }
-    const auto t1 = Clock::now();
-    optimizer->zero_grad();
-    torch::Tensor loss;
-    {
-      AutocastGuard autocast(device.type(), amp_dtype.value_or(torch::kBFloat16), amp_dtype.has_value());
-      loss = torch::nn::functional::cross_entropy(model->forward(batch->x), batch->y);
-    }
-    scaler.scale(loss).backward();
     const auto t2 = Clock::now();
-    scaler.step(*optimizer);
-    scaler.update();
-    const auto t3 = Clock::now();
-    data_time += t1 - t0;
-    compute_time += t2 - t1;
-    optimizer_time += t3 - t2;
+    step.finish(i + 1);
+    optimizer_time += Clock::now() - t2;
   }
   if (device.is_cuda()) torch::cuda::synchronize();
   const double total = secs(Clock::now() - start);
   result.steps = steps;
-  result.samples_per_sec = total > 0 ? static_cast<double>(steps * e.train.batch_size) / total : 0;
+  result.samples_per_sec = total > 0 ? static_cast<double>(steps * accum * e.train.batch_size) / total : 0;
   result.step_ms = 1000.0 * total / std::max<int64_t>(1, steps);
   result.data_ms = 1000.0 * secs(data_time) / std::max<int64_t>(1, steps);
   result.compute_ms = 1000.0 * secs(compute_time) / std::max<int64_t>(1, steps);

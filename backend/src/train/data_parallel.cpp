@@ -118,19 +118,13 @@ void DataParallelStep::beforeStep(int64_t step) {
   seedStepGenerator(m_group.device(), stream);
 }
 
-StepHooks DataParallelStep::hooks() {
-  StepHooks h;
-  h.before_step = [this](int64_t step) { beforeStep(step); };
-  h.before_evaluation = [this] {
-    if (m_broadcast_buffers && !m_buffers.empty()) m_group.broadcast(m_buffers, 0);
-  };
-  h.before_backward = [this](bool completes) { m_allreduce.beginBackward(completes); };
-  h.gradients_ready = [this] { m_allreduce.finish(); };
-  h.communication_ms = [this] {
-    const GradientAllreduce::Times t = m_allreduce.takeTimes();
-    return std::pair<double, double>{t.busy_ms, t.hidden_ms};
-  };
-  return h;
+void DataParallelStep::beforeEvaluation() {
+  if (m_broadcast_buffers && !m_buffers.empty()) m_group.broadcast(m_buffers, 0);
+}
+
+CommunicationTimes DataParallelStep::takeCommunicationTimes() {
+  const GradientAllreduce::Times t = m_allreduce.takeTimes();
+  return {t.busy_ms, t.hidden_ms};
 }
 
 std::optional<RankFailure> runRankThreads(const std::vector<RankPlacement>& ranks,

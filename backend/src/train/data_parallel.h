@@ -19,7 +19,7 @@
 #include "distributed/gradient_allreduce.h"
 #include "distributed/rank_group.h"
 #include "model/model.h"
-#include "train/step_hooks.h"
+#include "step/step_part.h"
 #include "workbench/experiment.h"
 #include "workbench/process_launch.h"
 
@@ -74,19 +74,26 @@ class DeferredRankGroup final : public RankGroup {
   std::unique_ptr<RankGroup> m_group;
 };
 
-// What data parallelism adds to one rank's step: the gradient allreduce (before_backward/gradients_ready),
-// rank 0's buffers broadcast at each step (DDP's broadcast_buffers; not needed with sync_batchnorm), and
-// random streams (dropout) seeded from (seed, rank, step) so runs repeat and resume exactly.
-class DataParallelStep {
+// What data parallelism adds to one rank's step, as a part of it: the gradient allreduce (started before the
+// last backward, finished when the gradients are ready), rank 0's buffers broadcast at each step and before
+// validation (DDP's broadcast_buffers; not needed with sync_batchnorm), and random streams (dropout) seeded from
+// (seed, rank, step) so runs repeat and resume exactly. First in a step's list: the other parts see the group's
+// gradients.
+class DataParallelStep final : public StepPart {
  public:
   DataParallelStep(Model& model, RankGroup& group, const TrainConfig& train, uint64_t seed);
   // Rank 0's parameters and buffers to every rank, before the first step.
   void broadcastInitialState();
-  StepHooks hooks();
   size_t bucketCount() const { return m_allreduce.bucketCount(); }
 
+  std::string name() const override { return "allreduce"; }
+  void beforeStep(int64_t step) override;
+  void beforeBackward(bool completes) override { m_allreduce.beginBackward(completes); }
+  void gradientsReady() override { m_allreduce.finish(); }
+  void beforeEvaluation() override;
+  CommunicationTimes takeCommunicationTimes() override;
+
  private:
-  void beforeStep(int64_t step);
   Model& m_model;
   RankGroup& m_group;
   GradientAllreduce m_allreduce;

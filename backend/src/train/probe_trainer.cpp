@@ -1,6 +1,7 @@
 #include "train/probe_trainer.h"
 
 #include "optim/autocast_guard.h"
+#include "step/clip_grad_norm_part.h"
 #include "optim/fused_adam.h"
 #include "optim/optimizer_factory.h"
 #include "train/data_parallel.h"
@@ -66,11 +67,15 @@ ProbeTrainer::ProbeTrainer(const Experiment& e, const std::function<void(const s
     convertToChannelsLast(tensors);
   }
   m_optimizer = makeOptimizer(e.optimizer, m_model->namedParameters());
-  m_params = m_model->parameters();
   m_amp_dtype = autocastDtype(e.train.amp);
   GradScalerOptions scaler_options;
   scaler_options.enabled = e.train.amp == "fp16";
   m_scaler = std::make_unique<GradScaler>(scaler_options);
+  if (e.train.clip_grad_norm > 0) {
+    m_parts.add(std::make_shared<ClipGradNormPart>(m_model->parameters(), e.train.clip_grad_norm, *m_scaler,
+                                                   *m_optimizer));
+  }
+  m_step = std::make_unique<TrainingStep>(*m_model, *m_optimizer, *m_scaler, m_parts, m_device, m_amp_dtype);
   say("Model: " + std::to_string(m_model->info().parameters) + " parameters on " + deviceName() + "; optimizer " +
       e.optimizer.name + (takesFusedStep(*m_optimizer) ? " (fused CPU step)" : "") + "; precision " +
       (m_amp_dtype ? e.train.amp + " autocast" : std::string("float32")) +
@@ -99,27 +104,15 @@ BatchLoaderOptions ProbeTrainer::loaderOptions(int64_t batch_size) const {
 torch::Tensor ProbeTrainer::step(EndlessBatches& batches, int64_t micro_batches, double lr,
                                  const std::function<void(int64_t)>& after_backward) {
   micro_batches = std::max<int64_t>(1, micro_batches);
-  m_optimizer->zero_grad();
-  setLearningRate(*m_optimizer, lr);
+  m_step->begin(m_steps, lr);
   torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(m_device));
   for (int64_t i = 0; i < micro_batches; ++i) {
     const Batch batch = batches.next();
-    torch::Tensor loss;
-    {
-      AutocastGuard autocast(m_device.type(), m_amp_dtype.value_or(torch::kBFloat16), m_amp_dtype.has_value());
-      loss = torch::nn::functional::cross_entropy(m_model->forward(batch.x), batch.y);
-    }
-    m_scaler->scale(micro_batches > 1 ? loss / static_cast<double>(micro_batches) : loss).backward();
+    const TrainingStep::MicroBatch result = m_step->forwardBackward(batch, micro_batches, i + 1 == micro_batches);
     if (after_backward) after_backward(batch.x.size(0));
-    loss_sum += loss.detach().to(torch::kFloat64);
+    loss_sum += result.loss.to(torch::kFloat64);
   }
-  const double clip = m_experiment.train.clip_grad_norm;
-  if (clip > 0) {
-    if (m_scaler->enabled()) m_scaler->unscale(*m_optimizer);
-    torch::nn::utils::clip_grad_norm_(m_params, clip);
-  }
-  m_scaler->step(*m_optimizer);
-  m_scaler->update();
+  if (m_step->finish(m_steps + 1)) ++m_steps;
   return loss_sum / static_cast<double>(micro_batches);
 }
 

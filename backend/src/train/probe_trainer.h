@@ -2,8 +2,8 @@
 // A model, its optimizer and a training step built as a run builds them (the same seed before the model, the
 // same device, data placement, channels_last, AMP and loss scaling), without a run folder, events, metrics or
 // checkpoints: what the learning-rate range test and the batch-size finder train. The run's own parts do the
-// work (loadDataset, buildModel, makeOptimizer, BatchLoader, AutocastGuard, GradScaler); only the loop around
-// them is the finders' own.
+// work (loadDataset, buildModel, makeOptimizer, BatchLoader, the run's step body with its clipping); only the
+// loop around them is the finders' own.
 
 #include <torch/torch.h>
 
@@ -16,6 +16,8 @@
 #include "data/dataset.h"
 #include "model/model.h"
 #include "optim/grad_scaler.h"
+#include "step/step_parts.h"
+#include "step/training_step.h"
 #include "workbench/experiment.h"
 
 namespace wb {
@@ -61,9 +63,11 @@ class ProbeTrainer {
   std::unique_ptr<torch::optim::Optimizer> m_optimizer;
   std::unique_ptr<GradScaler> m_scaler;
   std::optional<c10::ScalarType> m_amp_dtype;
+  StepParts m_parts;
+  std::unique_ptr<TrainingStep> m_step;
+  int64_t m_steps = 0;
   bool m_channels_last = false;
   int64_t m_micro_batches = 1;
-  std::vector<torch::Tensor> m_params;
 };
 
 }  // namespace wb

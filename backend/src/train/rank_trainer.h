@@ -1,8 +1,7 @@
 #pragma once
-// One rank's training loop: its device, its batches, forward/backward/step, metrics read back every
+// One rank's training loop: its device, its batches, the step's body and parts, metrics read back every
 // train.log_every_steps, validation, early stopping. The run around it (folder, model file, summary, the
-// event stream's subscriber) belongs to TrainingRun; with data parallelism there will be one of these per
-// device and one run.
+// event stream's subscriber) belongs to TrainingRun; with data parallelism there is one of these per rank.
 
 #include <torch/torch.h>
 
@@ -20,21 +19,12 @@
 #include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
 #include "train/event_stream.h"
-#include "train/step_hooks.h"
+#include "train/non_finite_loss_error.h"
+#include "step/step_parts.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
 
 namespace wb {
-
-// The loss became NaN or infinite: the weights are no longer usable.
-class NonFiniteLossError : public std::runtime_error {
- public:
-  NonFiniteLossError(const std::string& what, int64_t step) : std::runtime_error(what), m_step(step) {}
-  int64_t step() const { return m_step; }
-
- private:
-  int64_t m_step;
-};
 
 struct RankOutcome {
   RunStatus status = RunStatus::Completed;
@@ -83,7 +73,9 @@ struct RankSetup {
   const RankProgress* resume_from = nullptr;  // continue from here instead of step 0
   // Writes a checkpoint of this point; empty = no checkpoints (benchmarks).
   std::function<void(const RankProgress&)> checkpoint;
-  StepHooks hooks = {};  // loss, gradients-ready and after-step parts (compression passes, data parallel)
+  // The step's parts in their order (data parallel's allreduce first, then a compression pass's); trainRank adds
+  // train.clip_grad_norm's clipping last.
+  StepParts parts = {};
   // Data parallel: this rank and its collectives (null = one device). Every rank runs trainRank with the
   // same plan; they agree on stops, pauses and checkpoints at each step, and metrics are global. Only rank 0
   // is given a `checkpoint` that writes; the others must be given one that does nothing (progress is still

@@ -139,7 +139,7 @@ struct RankState {
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<LrSchedule> schedule;
   std::unique_ptr<GradScaler> scaler;
-  std::unique_ptr<DataParallelStep> parallel;
+  std::shared_ptr<DataParallelStep> parallel;  // the first of the rank's step parts
   std::unique_ptr<EventStream> events;  // ranks other than 0: their own log file in the run folder
   std::unique_ptr<std::ofstream> log_file;
   std::mutex log_mutex;
@@ -426,7 +426,7 @@ void TrainingRun::Impl::run() {
         resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"));
       }
       if (parallel) {
-        state->parallel = std::make_unique<DataParallelStep>(*state->model, *state->group, experiment.train,
+        state->parallel = std::make_shared<DataParallelStep>(*state->model, *state->group, experiment.train,
                                                              experiment.seed);
       }
       if (placement.rank != 0) {
@@ -546,7 +546,7 @@ void TrainingRun::Impl::run() {
                       resume_point ? &*resume_point : nullptr,
                       is_lead ? std::function<void(const RankProgress&)>(writeCheckpoint)
                               : [](const RankProgress&) {},
-                      state.parallel ? state.parallel->hooks() : StepHooks{},
+                      state.parallel ? StepParts().add(state.parallel) : StepParts(),
                       parallel ? state.group.get() : nullptr,
                       layout.devices};
       try {

@@ -223,8 +223,6 @@ void ChartsPanel::removeTrace(const QString& id) {
   restyle();
 }
 
-void ChartsPanel::clearTraces() { clearTracesExcept(QString()); }
-
 void ChartsPanel::clearTracesExcept(const QString& keep) {
   for (const QString& id : traceIds()) {
     if (id != keep) removeTrace(id);

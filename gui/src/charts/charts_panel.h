@@ -33,7 +33,6 @@ class ChartsPanel : public QWidget {
   // A trace id is the run folder (or "live" for the run in progress). Adding an existing id replaces it.
   void addTrace(const QString& id, const QString& label);
   void removeTrace(const QString& id);
-  void clearTraces();
   // Removes every trace except `keep` (may be empty).
   void clearTracesExcept(const QString& keep);
   bool hasTrace(const QString& id) const { return m_traces.count(id) > 0; }

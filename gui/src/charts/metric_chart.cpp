@@ -230,8 +230,6 @@ const MetricChart::Series* MetricChart::find(int series) const {
   return nullptr;
 }
 
-bool MetricChart::hasSeries(int series) const { return find(series) != nullptr; }
-
 void MetricChart::setSeriesName(int series, const QString& name) {
   if (Series* s = find(series)) {
     s->name = name;
@@ -360,13 +358,6 @@ void MetricChart::removeGroup(const QString& group) {
   }
   hideHover();
   if (totalPointCount() == 0) followData();  // a zoom into the run that left means nothing for the next one
-}
-
-void MetricChart::clearSeries() {
-  for (auto& entry : m_series) removeGraph(entry.second.graph);
-  m_series.clear();
-  hideHover();
-  followData();
 }
 
 int MetricChart::seriesCount() const { return static_cast<int>(m_series.size()); }

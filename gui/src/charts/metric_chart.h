@@ -59,14 +59,12 @@ class MetricChart : public QCustomPlot {
   void replacePoints(int series, const QVector<double>& keys, const QVector<double>& values);
   void removeSeries(int series);
   void removeGroup(const QString& group);
-  void clearSeries();
 
   int seriesCount() const;
   // The series' names in order of addition; with `inLegend`, only those the legend lists (visible ones).
   QStringList seriesNames(bool inLegend = false) const;
   int pointCount(int series) const;
   int totalPointCount() const;
-  bool hasSeries(int series) const;
 
   bool isDirty() const { return m_dirty; }
   void markDirty() { m_dirty = true; }

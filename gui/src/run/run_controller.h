@@ -43,7 +43,6 @@ class RunController : public QObject {
   bool isActive() const { return m_state != State::Idle; }
   // The experiment of the active (or last) run; for a resumed run, read from its folder.
   const std::optional<Experiment>& experiment() const { return m_experiment; }
-  int drainIntervalMs() const { return m_drainTimer.interval(); }
 
  signals:
   void eventsArrived(const wb::EventBatch& batch);

@@ -571,7 +571,7 @@ void MainWindow::beginLiveTrace(const QString& label) {
 }
 
 bool MainWindow::startRun() {
-  if (m_controller->isActive() || m_checkingStart) return false;
+  if (m_lifecycle.busy()) return false;
   m_editor->validateNow();
   const std::optional<Experiment> experiment = m_editor->experiment();
   if (!experiment) {
@@ -584,7 +584,7 @@ bool MainWindow::startRun() {
   }
   // The parse above needs neither data nor Torch; what the engine would refuse at start (a device this machine
   // lacks, fp16 on the CPU, a missing dataset) needs checkExperiment, which reads data headers: not on this thread.
-  m_checkingStart = true;
+  m_lifecycle.beginCheck();
   m_stateLabel->setText(tr("Checking the experiment…"));
   m_progress->reset(tr("Checking the experiment…"), experiment->train.epochs);
   updateActions();
@@ -605,7 +605,7 @@ bool MainWindow::startRun() {
 }
 
 void MainWindow::onStartChecked(const Experiment& experiment, const std::vector<ValidationIssue>& issues) {
-  m_checkingStart = false;
+  m_lifecycle.checkDone(issues.empty());
   m_stateLabel->setText(tr("Idle"));
   if (issues.empty()) {
     startExperiment(experiment);
@@ -645,11 +645,12 @@ bool MainWindow::startExperiment(const Experiment& experiment) {
 }
 
 bool MainWindow::resumeRun(const QString& runDir, bool force) {
-  if (m_controller->isActive() || m_checkingStart) {
-    showError(m_checkingStart ? tr("A run is about to start") : tr("A run is in progress"),
+  if (m_lifecycle.busy()) {
+    const bool checking = m_lifecycle.phase() == RunLifecycle::Phase::Checking;
+    showError(checking ? tr("A run is about to start") : tr("A run is in progress"),
               tr("Only one run trains at a time."),
-              m_checkingStart ? tr("Wait for the experiment's checks, then stop that run (Run ▸ Stop).")
-                              : tr("Stop the current run first (Run ▸ Stop)."));
+              checking ? tr("Wait for the experiment's checks, then stop that run (Run ▸ Stop).")
+                       : tr("Stop the current run first (Run ▸ Stop)."));
     return false;
   }
   if (const ResumeRefusal refusal = checkResumable(runDir); refusal.refused()) {
@@ -657,8 +658,8 @@ bool MainWindow::resumeRun(const QString& runDir, bool force) {
     return false;
   }
   // The run's curves so far come first, then the resumed run appends to them; loaded off the UI thread.
-  m_resumeAction->setEnabled(false);
-  m_startAction->setEnabled(false);
+  m_lifecycle.beginResume(runDir);
+  updateActions();
   auto* watcher = new QFutureWatcher<LoadedHistory>(this);
   connect(watcher, &QFutureWatcher<LoadedHistory>::finished, this, [this, watcher, runDir, force] {
     watcher->deleteLater();
@@ -675,7 +676,6 @@ bool MainWindow::resumeRun(const QString& runDir, bool force) {
     }
     m_lastStep = 0;
     m_log->appendNote(tr("Resuming %1").arg(QDir::toNativeSeparators(runDir)));
-    m_resumingDir = runDir;
     m_controller->resumeInterrupted(ResumeRequest{runDir.toStdString(), force});
     m_editor->setLocked(tr("A resumed run is training %1 with its own experiment.json: the form is locked while it "
                            "goes on, and edits apply to the next run.").arg(QDir(runDir).dirName()));
@@ -749,7 +749,7 @@ void MainWindow::openRuns(const QStringList& folders, bool replace) {
       m_charts->addTrace(loaded.folder, label);
       m_charts->appendSteps(loaded.folder, loaded.history->steps);
       // While a run trains, the header keeps its devices; else it shows those of the run just opened.
-      if (!m_controller->isActive() && !m_checkingStart) {
+      if (!m_lifecycle.busy()) {
         m_progress->setDevices(loaded.history->experiment.train.devices,
                                tr("The devices of %1 (its experiment.json)").arg(QDir(loaded.folder).dirName()));
       }
@@ -820,15 +820,10 @@ void MainWindow::onEvents(const EventBatch& batch) {
       m_charts->addControlMarks(kLiveTrace, {*control});
     } else if (const auto* error = std::get_if<RunError>(&e)) {
       m_log->append(LogLevel::Error, QString::fromStdString(error->message));
-      if (error->kind == ErrorKind::ExperimentChanged && !m_resumingDir.isEmpty() && m_askForceResume) {
-        m_resumeRefusedAsChanged = true;
-        m_askForceResume(QString::fromStdString(error->message), [this, dir = m_resumingDir] {
-          // The refused attempt may still be winding down on its thread: resume once it has.
-          if (m_controller->isActive()) {
-            m_forceResumeWhenIdle = dir;
-          } else {
-            resumeRun(dir, /*force=*/true);
-          }
+      if (error->kind == ErrorKind::ExperimentChanged && m_askForceResume && m_lifecycle.resumeRefusedAsChanged()) {
+        m_askForceResume(QString::fromStdString(error->message), [this, dir = m_lifecycle.resumingDir()] {
+          // The refused attempt may still be winding down on its thread: then it resumes once that has ended.
+          if (m_lifecycle.resumeAnywayChosen(dir)) resumeRun(dir, /*force=*/true);
         });
       } else {
         showError(errorTitle(error->kind), QString::fromStdString(error->message),
@@ -849,6 +844,7 @@ void MainWindow::onEvents(const EventBatch& batch) {
 }
 
 void MainWindow::onStateChanged(RunController::State state) {
+  m_lifecycle.controllerStateChanged(state);
   m_stateLabel->setText(runStateWord(state));
   if (state == RunController::State::Paused) m_log->appendNote(tr("Paused after the step in flight"));
   m_progress->setPaused(state == RunController::State::Paused);
@@ -856,6 +852,7 @@ void MainWindow::onStateChanged(RunController::State state) {
 }
 
 void MainWindow::onRunFinished(const RunSummary& summary) {
+  const RunLifecycle::AfterFinish after = m_lifecycle.finished(m_compressor->isActive());
   QString text = runStatusWord(summary.status);
   switch (summary.status) {
     case RunStatus::Completed:
@@ -868,11 +865,10 @@ void MainWindow::onRunFinished(const RunSummary& summary) {
       break;
     case RunStatus::Failed:
       // A resume refused because the experiment changed did not fail anything: the question about it is open.
-      text = m_resumeRefusedAsChanged ? tr("Not resumed: the run's experiment changed since its checkpoint")
+      text = after.refused_as_changed ? tr("Not resumed: the run's experiment changed since its checkpoint")
                                       : text + tr(": see the log");
       break;
   }
-  m_resumeRefusedAsChanged = false;
   text += tr(" · %1 steps · %2").arg(summary.steps).arg(formatDuration(summary.wall_s));
   m_progress->setText(text);
   m_editor->setLocked(QString());
@@ -880,16 +876,12 @@ void MainWindow::onRunFinished(const RunSummary& summary) {
                                                     : tr(" · %1").arg(QString::fromStdString(summary.run_dir))));
   m_runs->refresh();
   updateActions();
-  m_resumingDir.clear();
   emit runEnded(summary);
-  withdrawQuitQuestion();
-  if (m_closeWhenStopped) {
-    close();
-  } else if (!m_forceResumeWhenIdle.isEmpty()) {
+  if (after.close) {
+    onJobEnded(true);
+  } else if (!after.resume_anyway.isEmpty()) {
     // After this slot returns, so the controller has let the refused attempt go.
-    QTimer::singleShot(0, this, [this, dir = std::exchange(m_forceResumeWhenIdle, QString())] {
-      resumeRun(dir, /*force=*/true);
-    });
+    QTimer::singleShot(0, this, [this, dir = after.resume_anyway] { resumeRun(dir, /*force=*/true); });
   }
 }
 
@@ -1043,8 +1035,7 @@ void MainWindow::onCompressionFinished(const RunSummary& summary) {
   m_runs->refresh();
   updateActions();
   emit compressionEnded(summary);
-  withdrawQuitQuestion();
-  if (m_closeWhenStopped) close();  // closes once the training run has ended too
+  onJobEnded(m_lifecycle.jobEnded(m_controller->isActive()));  // closes once the training run has ended too
 }
 
 void MainWindow::updateActions() {
@@ -1056,47 +1047,45 @@ void MainWindow::updateActions() {
   }
   m_evaluateAction->setEnabled(selected && selected->status == "finished");
   m_export->update();
-  const RunController::State state = m_controller->state();
-  const bool active = state != RunController::State::Idle;
-  const bool live = state == RunController::State::Running || state == RunController::State::Paused;
-  m_startAction->setEnabled(!active && !m_checkingStart);
+  const RunLifecycle::Actions run = m_lifecycle.actions();
+  m_startAction->setEnabled(run.start);
   // The form shows the experiment being trained while a run goes on (ExperimentEditor::setLocked).
-  for (QAction* a : {m_newAction, m_openAction, m_recentMenu->menuAction()}) a->setEnabled(!active);
-  m_resumeAction->setEnabled(!active && !m_checkingStart);
-  m_pauseAction->setEnabled(live);
-  m_stopAction->setEnabled(live);
-  m_checkpointAction->setEnabled(live);
-  const bool paused = state == RunController::State::Paused;
-  m_pauseAction->setText(paused ? tr("Resume") : tr("&Pause"));
-  m_pauseAction->setIcon(actionIcon(paused ? QStringLiteral("resume") : QStringLiteral("pause")));
-  m_runs->setLiveRunActive(active);
+  for (QAction* a : {m_newAction, m_openAction, m_recentMenu->menuAction()}) a->setEnabled(run.change_experiment);
+  m_resumeAction->setEnabled(run.resume);
+  m_pauseAction->setEnabled(run.pause);
+  m_stopAction->setEnabled(run.stop);
+  m_checkpointAction->setEnabled(run.checkpoint);
+  m_pauseAction->setText(run.paused ? tr("Resume") : tr("&Pause"));
+  m_pauseAction->setIcon(actionIcon(run.paused ? QStringLiteral("resume") : QStringLiteral("pause")));
+  m_runs->setLiveRunActive(m_controller->isActive());
   m_runs->setPastRunsShown(m_charts->traceCount() > (m_charts->hasTrace(kLiveTrace) ? 1 : 0));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  const bool busy = m_controller->isActive() || m_compressor->isActive();
-  if (m_closeWhenStopped) {
-    // Already stopping on the user's word: close once the run and the compression have ended.
-    if (busy) {
+  const bool jobs = m_controller->isActive() || m_compressor->isActive();
+  switch (m_lifecycle.closeRequested(jobs)) {
+    case RunLifecycle::CloseAnswer::Wait:  // stopping on the user's word: closes once the jobs have ended
       event->ignore();
       return;
-    }
-    saveSettings();
-    event->accept();
-    // The user asked to quit: a dialog still open elsewhere must not keep the process alive.
-    QTimer::singleShot(0, qApp, &QCoreApplication::quit);
-    return;
-  }
-  if (m_quitQuestion) {  // asked already; the answer decides
-    m_quitQuestion->raise();
-    event->ignore();
-    return;
+    case RunLifecycle::CloseAnswer::Quit:
+      saveSettings();
+      event->accept();
+      // The user asked to quit: a dialog still open elsewhere must not keep the process alive.
+      QTimer::singleShot(0, qApp, &QCoreApplication::quit);
+      return;
+    case RunLifecycle::CloseAnswer::RaiseQuestion:  // asked already; the answer decides
+      if (m_quitQuestion) m_quitQuestion->raise();
+      event->ignore();
+      return;
+    case RunLifecycle::CloseAnswer::AskToStop:
+    case RunLifecycle::CloseAnswer::Close:
+      break;
   }
   if (!confirmDiscard()) {
     event->ignore();
     return;
   }
-  if (busy) {
+  if (jobs) {
     askToStopAndQuit();
     event->ignore();
     return;
@@ -1124,27 +1113,35 @@ void MainWindow::askToStopAndQuit() {
   connect(box, &QMessageBox::buttonClicked, this, [this, yes](QAbstractButton* clicked) {
     if (clicked != yes) return;
     // The window stays up, saying what it waits for; onRunFinished closes it and the process quits.
-    m_closeWhenStopped = true;
+    const bool close_now = m_lifecycle.quitConfirmed(m_controller->isActive() || m_compressor->isActive());
     saveSettings();
     m_controller->stop();
     m_compressor->stop();
     m_stateLabel->setText(tr("Stopping to quit…"));
     m_progress->setText(tr("Quitting once the checkpoint is written…"));
     m_log->appendNote(tr("Stopping after the step in flight to quit; a checkpoint is written"));
-    if (!m_controller->isActive() && !m_compressor->isActive()) close();  // it ended as the answer came
+    if (close_now) close();  // it ended as the answer came
   });
+  // Cancel, Escape or the box's own close button: not quitting.
+  connect(box, &QDialog::finished, this, [this] { m_lifecycle.quitCancelled(); });
   m_quitQuestion = box;
+  m_lifecycle.quitAsked();
   box->open();
 }
 
 void MainWindow::withdrawQuitQuestion() {
-  // The run ended on its own while "Stop the run and quit?" was open: nothing is left to stop, so the close the
-  // user asked for goes ahead instead of a question that no longer means anything.
-  if (!m_quitQuestion || m_controller->isActive() || m_compressor->isActive()) return;
+  // The jobs ended on their own while "Stop the run and quit?" was open: nothing is left to stop, so the close
+  // the user asked for goes ahead instead of a question that no longer means anything.
+  if (!m_quitQuestion) return;
   m_quitQuestion->disconnect(this);
   m_quitQuestion->close();
   m_quitQuestion = nullptr;
-  m_closeWhenStopped = true;  // the caller closes the window then
+}
+
+void MainWindow::onJobEnded(bool close_now) {
+  if (!close_now) return;
+  withdrawQuitQuestion();
+  close();
 }
 
 }  // namespace wb::gui

@@ -16,6 +16,7 @@
 
 #include "compress/compress_dialog.h"
 #include "run/run_controller.h"
+#include "run/run_lifecycle.h"
 #include "workbench/events.h"
 
 class QAction;
@@ -66,7 +67,8 @@ class MainWindow : public QMainWindow {
   // when they find problems no run starts, the form marks them and startRefused is emitted. True while those
   // checks are under way; false at once when the form has issues or a run (or another Start's check) is active.
   bool startRun();
-  bool isCheckingStart() const { return m_checkingStart; }
+  bool isCheckingStart() const { return m_lifecycle.phase() == RunLifecycle::Phase::Checking; }
+  const RunLifecycle& lifecycle() const { return m_lifecycle; }
   // Starts a given experiment as-is (the editor's checks are skipped: the engine still checks it).
   bool startExperiment(const Experiment& experiment);
   // Continues an interrupted run in its folder; `force` resumes even though its experiment file changed.
@@ -146,6 +148,7 @@ class MainWindow : public QMainWindow {
   void checkpointNow();
   void askToStopAndQuit();
   void withdrawQuitQuestion();
+  void onJobEnded(bool close);
 
   void onEvents(const EventBatch& batch);
   void onStateChanged(RunController::State state);
@@ -202,14 +205,10 @@ class MainWindow : public QMainWindow {
   QString m_file;
   ErrorPresenter m_presentError;
   ForceResumeAsker m_askForceResume;
-  QString m_resumingDir;         // the run folder being resumed, while it is
-  QString m_forceResumeWhenIdle;  // "Resume Anyway" chosen before the refused attempt had wound down
   int64_t m_lastStep = 0;
   int m_pendingLoads = 0;
-  bool m_closeWhenStopped = false;
-  bool m_resumeRefusedAsChanged = false;  // the engine refused a resume: its experiment changed (asking now)
   QPointer<QMessageBox> m_quitQuestion;  // "Stop the run and quit?" while it is open
-  bool m_checkingStart = false;  // Start's engine checks are running; the run starts when they pass
+  RunLifecycle m_lifecycle;  // checking, starting, resuming, running, paused, stopping; Resume Anyway; quitting
 };
 
 }  // namespace wb::gui

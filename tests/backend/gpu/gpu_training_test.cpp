@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "backend/train/test_experiments.h"
+#include "support/function_part.h"
+#include "support/one_rank.h"
 #include "data/batch_loader.h"
 #include "data/dataset.h"
 #include "model/model.h"
@@ -98,41 +100,10 @@ TrainedRun train(const Experiment& e) {
   return run;
 }
 
-// One rank's loop (trainRank) on the experiment's device with the given hooks, built as TrainingRun builds
-// it: for tests that look inside a step. The scaler is on for train.amp fp16.
-struct RankRun {
-  RankOutcome outcome;
-  std::vector<StepMetrics> steps;
-  std::vector<std::pair<std::string, torch::Tensor>> parameters;
-  double loss_scale = 0;
-  int64_t skipped_steps = 0;
-};
-
-RankRun trainOneRank(const Experiment& e, const std::function<StepHooks(const RankRun&)>& make_hooks) {
-  RankRun run;
-  const torch::Device device(e.train.devices.front());
-  Dataset data = loadDataset(e.data, e.seed);
-  const TrainingPlan plan = planTraining(e.train, data.train_x.size(0));
-  torch::manual_seed(e.seed);
-  auto model = buildModel(e.model, data.sample_shape, data.num_classes);
-  model->to(device);
-  run.parameters = model->namedParameters();
-  auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
-  LrSchedule schedule(e.schedule, e.optimizer.lr, plan.total_steps);
-  GradScalerOptions scaler_options;
-  scaler_options.enabled = e.train.amp == "fp16";
-  GradScaler scaler(scaler_options);
-  Recorded rec;
-  EventStream events([&rec](EventBatch&& b) { rec.add(std::move(b)); });
-  TrainingControl control;
-  RankSetup setup{e, data, *model, *optimizer, schedule, plan, device, events, control, scaler, nullptr,
-                  [](const RankProgress&) {}, make_hooks(run), nullptr, {}};
-  run.outcome = trainRank(setup);
-  events.flush();
-  run.steps = rec.steps;
-  run.loss_scale = scaler.currentScale();
-  run.skipped_steps = scaler.skippedSteps();
-  return run;
+// trainOneRank with one part made by `make_part`.
+template <typename MakePart>
+test::RankRun trainOneRank(const Experiment& e, MakePart&& make_part) {
+  return test::trainOneRank(e, [&](const test::RankRun& run) { return StepParts().add(make_part(run)); });
 }
 
 TEST(GpuGradScaler, CudaKernelsMatchTheCpuPath) {
@@ -223,13 +194,13 @@ TEST(GpuTraining, Bf16FollowsFloat32) {
   Experiment e = syntheticExperiment("cuda:0", "bf16");
   e.train.max_steps = 3;
   std::vector<torch::ScalarType> logits_types;
-  const RankRun run = trainOneRank(e, [&logits_types](const RankRun&) {
-    StepHooks hooks;
-    hooks.loss = [&logits_types](const torch::Tensor& logits, const Batch& batch) {
+  const test::RankRun run = trainOneRank(e, [&logits_types](const test::RankRun&) {
+    auto part = std::make_shared<test::FunctionPart>();
+    part->loss_fn = [&logits_types](const torch::Tensor& logits, const Batch& batch) {
       logits_types.push_back(logits.scalar_type());
       return torch::nn::functional::cross_entropy(logits, batch.y);
     };
-    return hooks;
+    return part;
   });
   EXPECT_EQ(run.outcome.status, RunStatus::Completed);
   ASSERT_EQ(logits_types.size(), 3u);
@@ -251,13 +222,13 @@ TEST(GpuTraining, Fp16SkipsAStepWithAnInfGradientAndTrainsOn) {
   bool injected = false;
   torch::Tensor weight_at_injection;
   bool weight_unchanged_at_retry = false;
-  const RankRun run = trainOneRank(e, [&](const RankRun& r) {
-    StepHooks hooks;
-    hooks.before_step = [&](int64_t step) {
+  const test::RankRun run = trainOneRank(e, [&](const test::RankRun& r) {
+    auto part = std::make_shared<test::FunctionPart>();
+    part->before_step = [&](int64_t step) {
       current = step;
       before.push_back(step);
     };
-    hooks.gradients_ready = [&, params = &r.parameters]() {
+    part->gradients_ready = [&, params = &r.parameters]() {
       const torch::Tensor& w = params->front().second;
       if (current == k && !injected) {
         injected = true;
@@ -268,8 +239,8 @@ TEST(GpuTraining, Fp16SkipsAStepWithAnInfGradientAndTrainsOn) {
         weight_unchanged_at_retry = torch::equal(w.detach(), weight_at_injection);
       }
     };
-    hooks.after_step = [&](int64_t step) { after.push_back(step); };
-    return hooks;
+    part->after_step = [&](int64_t step) { after.push_back(step); };
+    return part;
   });
   ASSERT_EQ(run.outcome.status, RunStatus::Completed);
   EXPECT_TRUE(injected);

@@ -16,6 +16,7 @@
 
 #include "distributed/collective_error.h"
 #include "distributed/process_group_ranks.h"
+#include "support/function_part.h"
 #include "support/model_weights.h"
 #include "support/test_helpers.h"
 #include "backend/train/test_experiments.h"
@@ -221,16 +222,19 @@ TEST_F(DataParallel, ARankThatThrowsStopsTheOtherWithinTheTimeoutNamingIt) {
     RankGroupOptions options;
     options.timeout = std::chrono::seconds(10);
     auto group = joinRankGroup(store, static_cast<int>(i), 2, torch::kCPU, options);
-    DataParallelStep parallel(*model, *group, e.train, e.seed);
-    parallel.broadcastInitialState();
-    StepHooks hooks = parallel.hooks();
+    auto parallel = std::make_shared<DataParallelStep>(*model, *group, e.train, e.seed);
+    parallel->broadcastInitialState();
+    StepParts parts;
+    parts.add(parallel);
     if (i == 1) {
-      hooks.after_step = [](int64_t step) {
+      auto failing = std::make_shared<test::FunctionPart>();
+      failing->after_step = [](int64_t step) {
         if (step == 3) throw std::runtime_error("injected failure at step 3");
       };
+      parts.add(failing);
     }
     RankSetup setup{e, data, *model, *optimizer, schedule, plan, torch::kCPU, events, control, scaler, nullptr,
-                    [](const RankProgress&) {}, hooks, group.get(), layout.devices};
+                    [](const RankProgress&) {}, parts, group.get(), layout.devices};
     try {
       trainRank(setup);
     } catch (const std::exception& err) {

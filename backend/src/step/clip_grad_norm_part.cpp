@@ -1,0 +1,39 @@
+#include "step/clip_grad_norm_part.h"
+
+namespace wb {
+
+torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_norm) {
+  std::vector<torch::Tensor> norms;
+  norms.reserve(params.size());
+  for (const auto& p : params) {
+    if (p.grad().defined()) norms.push_back(p.grad().detach().norm(2.0).to(torch::kFloat32));
+  }
+  if (norms.empty()) return torch::zeros({});
+  auto total = torch::stack(norms).norm(2.0);
+  auto scale = (max_norm / (total + 1e-6)).clamp_max(1.0);
+  for (const auto& p : params) {
+    if (p.grad().defined()) p.grad().detach().mul_(scale.to(p.grad().dtype()));
+  }
+  return total;
+}
+
+ClipGradNormPart::ClipGradNormPart(std::vector<torch::Tensor> params, double max_norm, GradScaler& scaler,
+                                   torch::optim::Optimizer& optimizer)
+    : m_params(std::move(params)), m_max_norm(max_norm), m_scaler(scaler), m_optimizer(optimizer) {}
+
+void ClipGradNormPart::gradientsReady() {
+  if (m_scaler.enabled()) m_scaler.unscale(m_optimizer);  // clip the true gradients
+  torch::Tensor norm = clipGradNorm(m_params, m_max_norm).to(torch::kFloat64);
+  m_norm_sum = m_norm_sum.defined() ? m_norm_sum + norm : norm;
+  ++m_count;
+}
+
+std::optional<double> ClipGradNormPart::takeGradNorm() {
+  if (m_count == 0) return std::nullopt;
+  const double mean = m_norm_sum.item<double>() / static_cast<double>(m_count);
+  m_norm_sum = torch::Tensor();
+  m_count = 0;
+  return mean;
+}
+
+}  // namespace wb

@@ -1,0 +1,34 @@
+#pragma once
+// train.clip_grad_norm as a step part: Python's clip_grad_norm_ without its .item(). The total norm stays on
+// the device and the scale is applied as a tensor, so clipping costs no host synchronization per step; the
+// norms are read back only when a window of steps is reported. With fp16 loss scaling the gradients are
+// unscaled first, so the true gradients are clipped.
+
+#include <vector>
+
+#include "optim/grad_scaler.h"
+#include "step/step_part.h"
+
+namespace wb {
+
+// The total 2-norm of the gradients, and every gradient scaled so that it is at most `max_norm`.
+torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_norm);
+
+class ClipGradNormPart final : public StepPart {
+ public:
+  ClipGradNormPart(std::vector<torch::Tensor> params, double max_norm, GradScaler& scaler,
+                   torch::optim::Optimizer& optimizer);
+  std::string name() const override { return "clip_grad_norm"; }
+  void gradientsReady() override;
+  std::optional<double> takeGradNorm() override;
+
+ private:
+  std::vector<torch::Tensor> m_params;
+  double m_max_norm;
+  GradScaler& m_scaler;
+  torch::optim::Optimizer& m_optimizer;
+  torch::Tensor m_norm_sum;  // on the device, since the last takeGradNorm
+  int64_t m_count = 0;
+};
+
+}  // namespace wb

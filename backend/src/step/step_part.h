@@ -1,0 +1,62 @@
+#pragma once
+// A part of the training step: what one feature (data parallel's allreduce, pruning masks, gradual pruning, a
+// distillation loss, gradient clipping) does at the points of a step it cares about. The step calls every part
+// at each point in the order of its list, so parts compose instead of replacing each other, and a new feature is
+// a new part in a list, not a branch in the loop. Every point has a default that does nothing.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "data/batch_loader.h"
+
+namespace wb {
+
+// Tensors a part keeps in a checkpoint (pruning masks), by name; restored before the resumed step.
+using PartState = std::vector<std::pair<std::string, torch::Tensor>>;
+
+// Collective time since the last report, in milliseconds: busy (the collectives' own time) and hidden (the part
+// of it that overlapped backward). -1 = not measured.
+struct CommunicationTimes {
+  double busy_ms = -1;
+  double hidden_ms = -1;
+};
+
+class StepPart {
+ public:
+  virtual ~StepPart() = default;
+  // For logs and the tests that pin the order: "allreduce", "masks", ...
+  virtual std::string name() const = 0;
+
+  // An optimizer step begins, before its first micro-batch; `step` counts the steps done so far.
+  virtual void beforeStep(int64_t /*step*/) {}
+  // The loss of a micro-batch from the model's logits, under the step's autocast. A part that defines the loss
+  // returns it; the first part in the list that does wins, and without one the loss is cross-entropy.
+  virtual std::optional<torch::Tensor> loss(const torch::Tensor& /*logits*/, const Batch& /*batch*/) {
+    return std::nullopt;
+  }
+  // Before each backward; `completes` on the last micro-batch of the step (data parallel communicates then).
+  virtual void beforeBackward(bool /*completes*/) {}
+  // The step's gradients are complete (after the last backward), before the optimizer step. With fp16 loss
+  // scaling they are still scaled unless a part before this one unscaled them.
+  virtual void gradientsReady() {}
+  // An optimizer step was taken (not called for a step fp16 loss scaling skipped); `step` counts steps done.
+  virtual void afterStep(int64_t /*step*/) {}
+  // Before validation.
+  virtual void beforeEvaluation() {}
+
+  // Metrics, read when a window of steps is reported (never per step: reading may synchronize the device).
+  virtual CommunicationTimes takeCommunicationTimes() { return {}; }
+  // The mean gradient norm of the steps since the last call (clipping measures it), or nullopt.
+  virtual std::optional<double> takeGradNorm() { return std::nullopt; }
+
+  // What the part carries across a checkpoint, and restoring it.
+  virtual void saveState(PartState& /*into*/) const {}
+  virtual void loadState(const PartState& /*from*/) {}
+};
+
+}  // namespace wb

@@ -1,0 +1,75 @@
+#include "step/step_parts.h"
+
+#include <stdexcept>
+
+namespace wb {
+
+StepParts& StepParts::add(std::shared_ptr<StepPart> part) {
+  if (!part) throw std::logic_error("StepParts::add: no part");
+  m_parts.push_back(std::move(part));
+  return *this;
+}
+
+std::vector<std::string> StepParts::names() const {
+  std::vector<std::string> out;
+  for (const auto& p : m_parts) out.push_back(p->name());
+  return out;
+}
+
+void StepParts::beforeStep(int64_t step) {
+  for (const auto& p : m_parts) p->beforeStep(step);
+}
+
+torch::Tensor StepParts::loss(const torch::Tensor& logits, const Batch& batch) {
+  for (const auto& p : m_parts) {
+    if (std::optional<torch::Tensor> l = p->loss(logits, batch)) return *l;
+  }
+  return torch::nn::functional::cross_entropy(logits, batch.y);
+}
+
+void StepParts::beforeBackward(bool completes) {
+  for (const auto& p : m_parts) p->beforeBackward(completes);
+}
+
+void StepParts::gradientsReady() {
+  for (const auto& p : m_parts) p->gradientsReady();
+}
+
+void StepParts::afterStep(int64_t step) {
+  for (const auto& p : m_parts) p->afterStep(step);
+}
+
+void StepParts::beforeEvaluation() {
+  for (const auto& p : m_parts) p->beforeEvaluation();
+}
+
+CommunicationTimes StepParts::takeCommunicationTimes() {
+  CommunicationTimes sum;
+  for (const auto& p : m_parts) {
+    const CommunicationTimes t = p->takeCommunicationTimes();
+    if (t.busy_ms < 0) continue;
+    sum.busy_ms = (sum.busy_ms < 0 ? 0 : sum.busy_ms) + t.busy_ms;
+    sum.hidden_ms = (sum.hidden_ms < 0 ? 0 : sum.hidden_ms) + std::max(0.0, t.hidden_ms);
+  }
+  return sum;
+}
+
+std::optional<double> StepParts::takeGradNorm() {
+  std::optional<double> norm;
+  for (const auto& p : m_parts) {
+    if (std::optional<double> n = p->takeGradNorm()) norm = n;
+  }
+  return norm;
+}
+
+PartState StepParts::saveState() const {
+  PartState state;
+  for (const auto& p : m_parts) p->saveState(state);
+  return state;
+}
+
+void StepParts::loadState(const PartState& state) {
+  for (const auto& p : m_parts) p->loadState(state);
+}
+
+}  // namespace wb

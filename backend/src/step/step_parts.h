@@ -1,0 +1,41 @@
+#pragma once
+// The ordered list of a step's parts. Each point of the step is passed to every part in list order, so the
+// order is the contract: data parallel's allreduce first (the gradients are the group's before anything reads
+// them), then the parts that change gradients or weights (masks after gradual pruning has chosen them), then
+// clipping (it measures what the optimizer will see).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "step/step_part.h"
+
+namespace wb {
+
+class StepParts {
+ public:
+  StepParts() = default;
+  StepParts& add(std::shared_ptr<StepPart> part);
+  bool empty() const { return m_parts.empty(); }
+  std::vector<std::string> names() const;
+
+  void beforeStep(int64_t step);
+  // The first part's loss that defines one; cross-entropy with the labels otherwise.
+  torch::Tensor loss(const torch::Tensor& logits, const Batch& batch);
+  void beforeBackward(bool completes);
+  void gradientsReady();
+  void afterStep(int64_t step);
+  void beforeEvaluation();
+
+  // Summed over the parts that measure (-1 when none does).
+  CommunicationTimes takeCommunicationTimes();
+  std::optional<double> takeGradNorm();
+
+  PartState saveState() const;
+  void loadState(const PartState& state);
+
+ private:
+  std::vector<std::shared_ptr<StepPart>> m_parts;
+};
+
+}  // namespace wb

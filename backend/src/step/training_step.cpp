@@ -1,0 +1,46 @@
+#include "step/training_step.h"
+
+#include "optim/autocast_guard.h"
+#include "optim/optimizer_factory.h"
+
+namespace wb {
+
+TrainingStep::TrainingStep(Model& model, torch::optim::Optimizer& optimizer, GradScaler& scaler, StepParts& parts,
+                           torch::Device device, std::optional<c10::ScalarType> amp_dtype)
+    : m_model(model),
+      m_optimizer(optimizer),
+      m_scaler(scaler),
+      m_parts(parts),
+      m_device(device),
+      m_amp_dtype(amp_dtype) {}
+
+void TrainingStep::begin(int64_t step, double lr) {
+  m_optimizer.zero_grad();
+  setLearningRate(m_optimizer, lr);
+  m_parts.beforeStep(step);
+}
+
+TrainingStep::MicroBatch TrainingStep::forwardBackward(const Batch& batch, int64_t micro_batches, bool completes) {
+  torch::Tensor logits, loss;
+  {
+    // Autocast is per thread: entered on the training thread for each forward.
+    AutocastGuard autocast(m_device.type(), m_amp_dtype.value_or(torch::kBFloat16), m_amp_dtype.has_value());
+    logits = m_model.forward(batch.x);
+    loss = m_parts.loss(logits, batch);
+  }
+  m_parts.beforeBackward(completes);
+  m_scaler.scale(micro_batches > 1 ? loss / static_cast<double>(micro_batches) : loss).backward();
+  return {logits.detach(), loss.detach()};
+}
+
+bool TrainingStep::finish(int64_t steps_done) {
+  m_parts.gradientsReady();
+  // fp16: a step with inf/NaN gradients is skipped (neither the optimizer nor the schedule moves) and the scale
+  // backs off.
+  const bool stepped = m_scaler.step(m_optimizer);
+  m_scaler.update();
+  if (stepped) m_parts.afterStep(steps_done);
+  return stepped;
+}
+
+}  // namespace wb

@@ -1,0 +1,53 @@
+#pragma once
+// The one body of an optimizer step, shared by the run (and a compression pass's fine-tuning), the finders and
+// the benchmark: zero the gradients and set the learning rate, then per micro-batch the forward under autocast,
+// the loss, the (fp16-scaled) backward, and last the optimizer step through the loss scaler. What features add
+// to it is in its parts (step_parts.h); what a caller does around it (loading batches, metrics, checkpoints,
+// live control) is the caller's.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "data/batch_loader.h"
+#include "model/model.h"
+#include "optim/grad_scaler.h"
+#include "step/step_parts.h"
+
+namespace wb {
+
+class TrainingStep {
+ public:
+  // `amp_dtype`: autocast's dtype (train.amp), none for float32. The references must outlive the step.
+  TrainingStep(Model& model, torch::optim::Optimizer& optimizer, GradScaler& scaler, StepParts& parts,
+               torch::Device device, std::optional<c10::ScalarType> amp_dtype);
+
+  // Opens an optimizer step; `step` counts the steps done so far.
+  void begin(int64_t step, double lr);
+
+  struct MicroBatch {
+    torch::Tensor logits;  // detached
+    torch::Tensor loss;    // detached, the batch's mean loss before any division or scaling
+  };
+  // Forward, loss and backward of one of the step's `micro_batches` batches (its loss is divided by that count
+  // for backward, so accumulated gradients are the mean's); `completes` on the last one of the step.
+  MicroBatch forwardBackward(const Batch& batch, int64_t micro_batches, bool completes);
+
+  // The parts' gradients-ready point, then the optimizer step through the loss scaler. False when fp16 loss
+  // scaling skipped it (inf/NaN gradients): nothing moved. Otherwise the parts' after-step point with
+  // `steps_done` (the count including this step).
+  bool finish(int64_t steps_done);
+
+  StepParts& parts() { return m_parts; }
+
+ private:
+  Model& m_model;
+  torch::optim::Optimizer& m_optimizer;
+  GradScaler& m_scaler;
+  StepParts& m_parts;
+  torch::Device m_device;
+  std::optional<c10::ScalarType> m_amp_dtype;
+};
+
+}  // namespace wb

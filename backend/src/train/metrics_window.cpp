@@ -1,0 +1,146 @@
+#include "train/metrics_window.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "train/non_finite_loss_error.h"
+#include "util/cuda_memory.h"
+#include "util/process_stats.h"
+
+namespace wb {
+namespace {
+
+double seconds(TrainClock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+void MetricsWindow::reset(const torch::Device& device) {
+  auto options = torch::TensorOptions().dtype(torch::kFloat64).device(device);
+  loss_sum = torch::zeros({}, options);
+  loss_samples = torch::zeros({}, options);
+  samples = 0;
+  steps = 0;
+  skipped = 0;
+  start = TrainClock::now();
+  data = compute = optimizer = TrainClock::duration{};
+}
+
+EpochTotals::EpochTotals(const torch::Device& device, double loss_sum_, double loss_samples_, int64_t correct_,
+                         int64_t samples_)
+    : samples(samples_) {
+  auto options = torch::TensorOptions().dtype(torch::kFloat64).device(device);
+  loss_sum = torch::scalar_tensor(loss_sum_, options);
+  loss_samples = torch::scalar_tensor(loss_samples_, options);
+  correct = torch::scalar_tensor(correct_, torch::TensorOptions().dtype(torch::kInt64).device(device));
+}
+
+void countBatch(MetricsWindow& window, EpochTotals& epoch, const torch::Tensor& loss, const torch::Tensor& logits,
+                const torch::Tensor& labels, bool loss_scaling) {
+  const int64_t n = labels.size(0);
+  torch::NoGradGuard no_grad;
+  auto weighted = loss.to(torch::kFloat64) * static_cast<double>(n);
+  if (loss_scaling) {
+    auto finite = torch::isfinite(weighted);
+    weighted = torch::where(finite, weighted, torch::zeros_like(weighted));
+    auto counted = finite.to(torch::kFloat64) * static_cast<double>(n);
+    window.loss_samples += counted;
+    epoch.loss_samples += counted;
+  }
+  window.loss_sum += weighted;
+  epoch.loss_sum += weighted;
+  epoch.correct += logits.argmax(1).eq(labels).sum();
+  window.samples += n;
+  epoch.samples += n;
+}
+
+void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, double epoch_fraction,
+                            TrainClock::duration& train_time) const {
+  if (window.steps == 0) return;
+  const double window_s = seconds(TrainClock::now() - window.start);
+  const CommunicationTimes comm = parts.takeCommunicationTimes();
+  CudaMemoryStats mem;
+  if (device.is_cuda()) mem = cudaMemoryStats(device.index() < 0 ? 0 : device.index());
+  // One row per rank, gathered in one collective (one device: read back here).
+  const int64_t rss = currentRssBytes();
+  const auto options = window.loss_sum.options();
+  auto value = [&options](double v) { return torch::scalar_tensor(v, options); };
+  const torch::Tensor row = torch::stack(
+      {window.loss_sum, scaler.enabled() ? window.loss_samples : value(static_cast<double>(window.samples)),
+       value(static_cast<double>(window.samples)), value(window_s), value(static_cast<double>(rss)),
+       value(mem.valid ? static_cast<double>(mem.allocated_bytes) : -1.0),
+       value(mem.valid ? static_cast<double>(mem.reserved_bytes) : -1.0),
+       value(mem.valid ? static_cast<double>(mem.peak_allocated_bytes) : -1.0), value(comm.busy_ms),
+       value(comm.hidden_ms)});
+  const torch::Tensor ranks = group.allgather(row);
+  const auto r = ranks.accessor<double, 2>();
+  double loss_sum = 0, counted = 0, global_rate = 0, busy = 0, hidden = 0;
+  for (int64_t k = 0; k < ranks.size(0); ++k) {
+    loss_sum += r[k][0];
+    counted += r[k][1];
+    global_rate += r[k][3] > 0 ? r[k][2] / r[k][3] : 0;
+    busy += r[k][8];
+    hidden += r[k][9];
+  }
+  const double loss = loss_sum / counted;
+  if (!std::isfinite(loss)) {
+    std::ostringstream msg;
+    msg << "The training loss became " << loss << " between steps " << (step - window.steps + 1) << " and " << step
+        << " (epoch " << epoch << ", learning rate " << schedule.lrAt(step - 1) << ").";
+    throw NonFiniteLossError(msg.str(), step);
+  }
+  StepMetrics m;
+  m.step = step;
+  m.epoch = epoch;
+  m.epoch_fraction = epoch_fraction;
+  m.total_steps = total_steps;
+  m.loss = loss;
+  m.lr = schedule.lrAt(step - 1);
+  m.samples_per_sec = global_rate;
+  const double per_step = 1000.0 / window.steps;
+  m.data_ms = seconds(window.data) * per_step;
+  m.compute_ms = seconds(window.compute) * per_step;
+  m.optimizer_ms = seconds(window.optimizer) * per_step;
+  m.data_wait_fraction = window_s > 0 ? seconds(window.data) / window_s : 0;
+  if (const std::optional<double> norm = parts.takeGradNorm()) m.grad_norm = *norm;
+  if (scaler.enabled()) {
+    m.loss_scale = scaler.currentScale();
+    m.skipped_steps = scaler.skippedSteps();
+    m.nonfinite_steps_in_window = window.skipped;
+  }
+  m.cpu_rss_bytes = rss;
+  if (mem.valid) {
+    m.cuda_allocated_bytes = mem.allocated_bytes;
+    m.cuda_reserved_bytes = mem.reserved_bytes;
+    m.cuda_peak_bytes = mem.peak_allocated_bytes;
+  }
+  if (group.size() > 1) {
+    for (int64_t k = 0; k < ranks.size(0); ++k) {
+      DeviceMetrics d;
+      d.rank = k;
+      d.device = k < static_cast<int64_t>(rank_devices.size()) ? rank_devices[k] : std::string();
+      d.samples_per_sec = r[k][3] > 0 ? r[k][2] / r[k][3] : 0;
+      d.cpu_rss_bytes = static_cast<int64_t>(r[k][4]);
+      d.cuda_allocated_bytes = static_cast<int64_t>(r[k][5]);
+      d.cuda_reserved_bytes = static_cast<int64_t>(r[k][6]);
+      d.cuda_peak_bytes = static_cast<int64_t>(r[k][7]);
+      m.devices.push_back(std::move(d));
+    }
+    // Measured from c10d's completion callbacks: Gloo calls them when the sum is done, NCCL when the collective
+    // is enqueued on the stream (LibTorch 2.x), which would time the launch, not the allreduce: on CUDA devices
+    // they stay unmeasured (-1) until CUDA events time them.
+    if (busy > 0 && !device.is_cuda()) {
+      m.allreduce_hidden_fraction = hidden / busy;
+      m.allreduce_ms = busy / ranks.size(0) / window.steps;
+    }
+  }
+  m.elapsed_s = seconds(train_time + (TrainClock::now() - window.start));
+  const int64_t steps_this_session = step - first_step;
+  m.eta_s = steps_this_session > 0 && total_steps > step
+                ? seconds(TrainClock::now() - window.start) / window.steps * static_cast<double>(total_steps - step)
+                : (step >= total_steps ? 0 : -1);
+  events.post(m);
+  train_time += TrainClock::now() - window.start;
+  window.reset(device);
+}
+
+}  // namespace wb

@@ -1,0 +1,68 @@
+#pragma once
+// One rank's loop (trainRank) on the experiment's first device with the given step parts, built as TrainingRun
+// builds it (seed, data, model, optimizer, schedule, loss scaler for train.amp fp16), without a run folder: for
+// tests that look inside a step.
+
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "data/dataset.h"
+#include "model/model.h"
+#include "optim/grad_scaler.h"
+#include "optim/lr_schedule.h"
+#include "optim/optimizer_factory.h"
+#include "step/step_parts.h"
+#include "train/event_stream.h"
+#include "train/rank_trainer.h"
+#include "train/training_control.h"
+#include "train/training_plan.h"
+
+namespace wb::test {
+
+struct RankRun {
+  RankOutcome outcome;
+  std::vector<StepMetrics> steps;
+  std::vector<EpochMetrics> epochs;
+  std::vector<std::pair<std::string, torch::Tensor>> parameters;  // the model's, after training
+  double loss_scale = 0;
+  int64_t skipped_steps = 0;
+};
+
+// `make_parts` is given the run before it trains (its `parameters` are the model's, already on the device).
+template <typename MakeParts>
+RankRun trainOneRank(const Experiment& e, MakeParts&& make_parts) {
+  RankRun run;
+  const torch::Device device(e.train.devices.front());
+  Dataset data = loadDataset(e.data, e.seed);
+  const TrainingPlan plan = planTraining(e.train, data.train_x.size(0));
+  torch::manual_seed(e.seed);
+  auto model = buildModel(e.model, data.sample_shape, data.num_classes);
+  model->to(device);
+  run.parameters = model->namedParameters();
+  auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
+  LrSchedule schedule(e.schedule, e.optimizer.lr, plan.total_steps);
+  GradScalerOptions scaler_options;
+  scaler_options.enabled = e.train.amp == "fp16";
+  GradScaler scaler(scaler_options);
+  std::mutex mutex;
+  EventStream events([&](EventBatch&& batch) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto& ev : batch) {
+      if (const auto* s = std::get_if<StepMetrics>(&ev)) run.steps.push_back(*s);
+      if (const auto* m = std::get_if<EpochMetrics>(&ev)) run.epochs.push_back(*m);
+    }
+  });
+  TrainingControl control;
+  const StepParts parts = make_parts(run);
+  RankSetup setup{e, data, *model, *optimizer, schedule, plan, device, events, control, scaler, nullptr,
+                  [](const RankProgress&) {}, parts, nullptr, {}};
+  run.outcome = trainRank(setup);
+  events.flush();
+  run.loss_scale = scaler.currentScale();
+  run.skipped_steps = scaler.skippedSteps();
+  return run;
+}
+
+}  // namespace wb::test
