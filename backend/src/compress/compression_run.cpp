@@ -15,7 +15,7 @@
 #include "compress/distillation.h"
 #include "data/dataset.h"
 #include "train/device_selection.h"
-#include "train/rank_trainer.h"
+#include "train/run_error_edge.h"
 #include "util/atomic_file.h"
 #include "util/host_allocator.h"
 #include "workbench/compression.h"
@@ -99,24 +99,179 @@ json passesJson(const CompressConfig& config) {
 }
 
 RunError classify(std::exception_ptr error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const c10::OutOfMemoryError& e) {
-    return {ErrorKind::OutOfMemory, std::string("Out of device memory: ") + e.what_without_backtrace(),
-            "Lower train.batch_size for the fine-tuning passes, or use a smaller student."};
-  } catch (const NonFiniteLossError& e) {
-    return {ErrorKind::NonFinite, e.what(),
-            "Lower the pass's lr (compress.passes[i].lr); the artifacts finished so far are kept."};
-  } catch (const UserError& e) {
-    return {ErrorKind::BadInput, e.what(), e.hint()};
-  } catch (const c10::Error& e) {
-    return {ErrorKind::Internal, std::string("LibTorch error: ") + e.what_without_backtrace(),
-            "This is likely a bug in the workbench; compressed/compress.log keeps what happened before."};
-  } catch (const std::bad_alloc&) {
-    return {ErrorKind::OutOfMemory, "Out of host memory.", "Close other programs, or lower train.batch_size."};
-  } catch (const std::exception& e) {
-    return {ErrorKind::Internal, e.what(), "compressed/compress.log keeps what happened before."};
+  return classifyRunError(error, {"Lower train.batch_size for the fine-tuning passes, or use a smaller student.",
+                                  "Close other programs, or lower train.batch_size.",
+                                  "Lower the pass's lr (compress.passes[i].lr); the artifacts finished so far are kept.",
+                                  "compressed/compress.log keeps what happened before."});
+}
+
+// Measures an artifact and records its figures (compress.json, an event, a log line). Latencies are timed in
+// rounds interleaved with the original's (whose model stays loaded): a speedup compares two timings taken under
+// the same conditions.
+struct FigureRecorder {
+  const std::string& run_dir;
+  const Dataset& data;
+  MeasureOptions measure;
+  torch::Tensor timing_input;
+  EventStream& events;
+
+  std::vector<Latency> latencies(const std::vector<InferenceModel*>& models) const {
+    return interleavedLatencies(models, timing_input, measure);
   }
+  ArtifactFigures of(const ModelArtifact& a, InferenceModel& model, const std::string& artifact_folder,
+                     const std::string& pass, const std::string& description, const Latency& latency,
+                     const Latency& baseline) const {
+    ArtifactFigures f = measureArtifact(a, model, artifact_folder, data);
+    f.latency_ms_batch1 = latency.batch1_ms;
+    f.latency_ms_batch64 = latency.batch64_ms;
+    f.baseline_latency_ms_batch1 = baseline.batch1_ms;
+    f.baseline_latency_ms_batch64 = baseline.batch64_ms;
+    f.path = std::string(kFolder) + "/" + a.name;
+    f.pass = pass;
+    f.description = description;
+    if (a.isQuantized() && !a.history.empty()) {
+      f.float_layers = a.history.back().value("float_layers", std::vector<std::string>{});
+    }
+    return f;
+  }
+  void publish(const ArtifactFigures& f) const {
+    recordFigures(run_dir, f);
+    events.post(f);
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(4) << f.name << ": test accuracy " << f.test_accuracy << ", "
+         << f.nonzero_parameters << "/" << f.parameters << " parameters non-zero, " << std::setprecision(2)
+         << f.size_bytes / 1048576.0 << " MiB, latency " << f.latency_ms_batch1 << " ms (batch 1), "
+         << f.latency_ms_batch64 << " ms (batch 64)";
+    events.log(LogLevel::Info, line.str());
+  }
+};
+
+// What the pipeline's two ways (measure only, run the passes) share once the original is measured.
+struct PipelineContext {
+  const std::string& run_dir;
+  const std::string& folder;  // compressed/
+  const Experiment& experiment;
+  const CompressConfig& config;
+  const Dataset& data;
+  torch::Device device;
+  const ModelArtifact& original;
+  InferenceModel& original_model;
+  const std::string& original_folder;
+  EventStream& events;
+  RunFolder* recorder;
+  TrainingControl& control;
+  const FigureRecorder& figures;
+};
+
+// The original and every finished artifact, all timed in the same interleaved rounds.
+RunStatus measureAll(const PipelineContext& c) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(c.folder)) {
+    const std::string name = entry.path().filename().string();
+    if (name != kOriginal && isCompleteArtifact(entry.path().string())) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<ModelArtifact> artifacts;
+  std::vector<std::unique_ptr<InferenceModel>> models;
+  std::vector<InferenceModel*> timed = {&c.original_model};
+  for (const std::string& name : names) {
+    artifacts.push_back(loadArtifact(c.folder + "/" + name));
+    models.push_back(makeInferenceModel(artifacts.back()));
+    timed.push_back(models.back().get());
+  }
+  c.events.log(LogLevel::Info, "Timing " + std::to_string(timed.size()) + " models in interleaved rounds");
+  const std::vector<Latency> latencies = c.figures.latencies(timed);
+  c.figures.publish(c.figures.of(c.original, c.original_model, c.original_folder, "original", "the trained model",
+                                latencies[0], latencies[0]));
+  const std::vector<ArtifactFigures> known = readReport(c.run_dir);
+  for (size_t i = 0; i < artifacts.size(); ++i) {
+    if (c.control.stopRequested()) return RunStatus::Interrupted;
+    const ModelArtifact& a = artifacts[i];
+    auto it = std::find_if(known.begin(), known.end(), [&](const ArtifactFigures& f) { return f.name == a.name; });
+    const json last = a.history.empty() ? json::object() : a.history.back();
+    const std::string pass = it != known.end() ? it->pass : last.value("pass", json::object()).value("type", "");
+    const std::string description = it != known.end() ? it->description : last.value("description", "");
+    c.figures.publish(c.figures.of(a, *models[i], c.folder + "/" + names[i], pass, description, latencies[i + 1],
+                                  latencies[0]));
+  }
+  return RunStatus::Completed;
+}
+
+// The passes, continuing the pipeline left unfinished with the same passes, or a new one after the artifacts so far.
+RunStatus runPasses(const PipelineContext& c) {
+  const std::string state_file = c.folder + "/pipeline.json";
+  json state;
+  {
+    std::ifstream in(state_file);
+    state = json::parse(in, nullptr, false);
+  }
+  const json passes = passesJson(c.config);
+  const bool continuing = state.is_object() && state.value("status", "") != "completed" && state.value("passes", json()) == passes;
+  const int64_t first = continuing ? state.value("first", int64_t{1}) : nextArtifactNumber(c.folder);
+  if (!continuing) {
+    state = {{"passes", passes}, {"first", first}, {"status", "running"}};
+  } else {
+    c.events.log(LogLevel::Info, "Continuing the unfinished pipeline in " + c.folder);
+    state["status"] = "running";
+  }
+  writeFileAtomically(state_file, state.dump(2) + "\n");
+
+  ModelArtifact current = c.original;
+  const int64_t count = static_cast<int64_t>(c.config.passes.size());
+  for (int64_t i = 0; i < count; ++i) {
+    const CompressPassConfig& pass = c.config.passes[static_cast<size_t>(i)];
+    const std::string name = twoDigits(first + i) + "-" + pass.type;
+    const std::string pass_folder = c.folder + "/" + name;
+    CompressionStage stage{i + 1, count, pass.type, "started", name};
+    if (isCompleteArtifact(pass_folder)) {
+      current = loadArtifact(pass_folder);
+      stage.state = "reused";
+      c.events.post(stage);
+      c.events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" + name +
+                                     ") finished before: reusing it");
+      continue;
+    }
+    stage.state = fs::exists(pass_folder + "/checkpoints") ? "resumed" : "started";
+    c.events.post(stage);
+    c.events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" + name + "): " +
+                                   describePass(pass));
+    PassContext context{c.experiment, c.run_dir, c.data, c.original, c.device, pass_folder, c.events, c.recorder,
+                        c.control};
+    json record = json::object();
+    bool stopped = false;
+    ModelArtifact next = runPass(pass, current, context, record, stopped);
+    if (stopped) {
+      c.events.log(LogLevel::Info, "Stopped during " + name + " with a checkpoint; run `workbench-cli compress " +
+                                     c.run_dir + "` again to continue.");
+      state["status"] = "interrupted";
+      writeFileAtomically(state_file, state.dump(2) + "\n");
+      return RunStatus::Interrupted;
+    }
+    next.name = name;
+    next.source = current.name;
+    next.history = current.history;
+    next.history.push_back(record);
+    saveArtifact(next, pass_folder);
+    std::error_code ec;
+    fs::remove_all(pass_folder + "/checkpoints", ec);  // the artifact supersedes the pass's checkpoints
+    {
+      const std::unique_ptr<InferenceModel> model = makeInferenceModel(next);
+      const std::vector<Latency> latencies = c.figures.latencies({&c.original_model, model.get()});
+      c.figures.publish(c.figures.of(next, *model, pass_folder, pass.type, describePass(pass), latencies[1],
+                                     latencies[0]));
+    }
+    stage.state = "finished";
+    c.events.post(stage);
+    current = std::move(next);
+    if (c.control.stopRequested() && i + 1 < count) {
+      state["status"] = "interrupted";
+      writeFileAtomically(state_file, state.dump(2) + "\n");
+      return RunStatus::Interrupted;
+    }
+  }
+  state["status"] = "completed";
+  writeFileAtomically(state_file, state.dump(2) + "\n");
+  return RunStatus::Completed;
 }
 
 }  // namespace
@@ -162,36 +317,8 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
   const Dataset data = loadDataset(experiment.data, experiment.seed);
   events.log(LogLevel::Info, data.description);
 
-  const MeasureOptions measure{config.latency_runs, config.latency_threads};
-  // Each artifact's figures, with its latency timed in rounds interleaved with the original's (whose model
-  // stays loaded): the speedup compares two timings taken under the same conditions.
-  auto figuresOf = [&](const ModelArtifact& a, InferenceModel& model, const std::string& artifact_folder,
-                       const std::string& pass, const std::string& description, const Latency& latency,
-                       const Latency& baseline) {
-    ArtifactFigures f = measureArtifact(a, model, artifact_folder, data);
-    f.latency_ms_batch1 = latency.batch1_ms;
-    f.latency_ms_batch64 = latency.batch64_ms;
-    f.baseline_latency_ms_batch1 = baseline.batch1_ms;
-    f.baseline_latency_ms_batch64 = baseline.batch64_ms;
-    f.path = std::string(kFolder) + "/" + a.name;
-    f.pass = pass;
-    f.description = description;
-    if (a.isQuantized() && !a.history.empty()) {
-      f.float_layers = a.history.back().value("float_layers", std::vector<std::string>{});
-    }
-    return f;
-  };
-  auto publish = [&](const ArtifactFigures& f) {
-    recordFigures(run_dir, f);
-    events.post(f);
-    std::ostringstream line;
-    line << std::fixed << std::setprecision(4) << f.name << ": test accuracy " << f.test_accuracy << ", "
-         << f.nonzero_parameters << "/" << f.parameters << " parameters non-zero, " << std::setprecision(2)
-         << f.size_bytes / 1048576.0 << " MiB, latency " << f.latency_ms_batch1 << " ms (batch 1), "
-         << f.latency_ms_batch64 << " ms (batch 64)";
-    events.log(LogLevel::Info, line.str());
-  };
-  const torch::Tensor timing_input = data.test_x.size(0) > 0 ? data.test_x : data.train_x;
+  const FigureRecorder figures{run_dir, data, {config.latency_runs, config.latency_threads},
+                               data.test_x.size(0) > 0 ? data.test_x : data.train_x, events};
 
   // The original, saved as an artifact once so that it is measured (and exported) exactly like the others.
   const std::string original_folder = folder + "/" + kOriginal;
@@ -207,116 +334,16 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
   events.log(LogLevel::Info, "Measuring the original model (" + std::to_string(config.latency_runs) +
                                  " timed runs per batch size)");
 
-  if (request.measure_only) {
-    // The original and every finished artifact, all timed in the same interleaved rounds.
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(folder)) {
-      const std::string name = entry.path().filename().string();
-      if (name != kOriginal && isCompleteArtifact(entry.path().string())) names.push_back(name);
-    }
-    std::sort(names.begin(), names.end());
-    std::vector<ModelArtifact> artifacts;
-    std::vector<std::unique_ptr<InferenceModel>> models;
-    std::vector<InferenceModel*> timed = {original_model.get()};
-    for (const std::string& name : names) {
-      artifacts.push_back(loadArtifact(folder + "/" + name));
-      models.push_back(makeInferenceModel(artifacts.back()));
-      timed.push_back(models.back().get());
-    }
-    events.log(LogLevel::Info, "Timing " + std::to_string(timed.size()) + " models in interleaved rounds");
-    const std::vector<Latency> latencies = interleavedLatencies(timed, timing_input, measure);
-    publish(figuresOf(original, *original_model, original_folder, "original", "the trained model", latencies[0],
-                      latencies[0]));
-    const std::vector<ArtifactFigures> known = readReport(run_dir);
-    for (size_t i = 0; i < artifacts.size(); ++i) {
-      if (control.stopRequested()) return RunStatus::Interrupted;
-      const ModelArtifact& a = artifacts[i];
-      auto it = std::find_if(known.begin(), known.end(), [&](const ArtifactFigures& f) { return f.name == a.name; });
-      const json last = a.history.empty() ? json::object() : a.history.back();
-      const std::string pass = it != known.end() ? it->pass : last.value("pass", json::object()).value("type", "");
-      const std::string description = it != known.end() ? it->description : last.value("description", "");
-      publish(figuresOf(a, *models[i], folder + "/" + names[i], pass, description, latencies[i + 1], latencies[0]));
-    }
-    return RunStatus::Completed;
-  }
+  const PipelineContext context{run_dir,  folder, experiment, config,  data,   device,
+                                original, *original_model, original_folder, events, recorder.get(), control,
+                                figures};
+  if (request.measure_only) return measureAll(context);
   {
-    const Latency alone = interleavedLatencies({original_model.get()}, timing_input, measure)[0];
-    publish(figuresOf(original, *original_model, original_folder, "original", "the trained model", alone, alone));
+    const Latency alone = figures.latencies({original_model.get()})[0];
+    figures.publish(
+        figures.of(original, *original_model, original_folder, "original", "the trained model", alone, alone));
   }
-
-  // Continue the pipeline left unfinished with the same passes, or start a new one after the artifacts so far.
-  const std::string state_file = folder + "/pipeline.json";
-  json state;
-  {
-    std::ifstream in(state_file);
-    state = json::parse(in, nullptr, false);
-  }
-  const json passes = passesJson(config);
-  const bool continuing = state.is_object() && state.value("status", "") != "completed" && state.value("passes", json()) == passes;
-  const int64_t first = continuing ? state.value("first", int64_t{1}) : nextArtifactNumber(folder);
-  if (!continuing) {
-    state = {{"passes", passes}, {"first", first}, {"status", "running"}};
-  } else {
-    events.log(LogLevel::Info, "Continuing the unfinished pipeline in " + folder);
-    state["status"] = "running";
-  }
-  writeFileAtomically(state_file, state.dump(2) + "\n");
-
-  ModelArtifact current = original;
-  const int64_t count = static_cast<int64_t>(config.passes.size());
-  for (int64_t i = 0; i < count; ++i) {
-    const CompressPassConfig& pass = config.passes[static_cast<size_t>(i)];
-    const std::string name = twoDigits(first + i) + "-" + pass.type;
-    const std::string pass_folder = folder + "/" + name;
-    CompressionStage stage{i + 1, count, pass.type, "started", name};
-    if (isCompleteArtifact(pass_folder)) {
-      current = loadArtifact(pass_folder);
-      stage.state = "reused";
-      events.post(stage);
-      events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" + name +
-                                     ") finished before: reusing it");
-      continue;
-    }
-    stage.state = fs::exists(pass_folder + "/checkpoints") ? "resumed" : "started";
-    events.post(stage);
-    events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" + name + "): " +
-                                   describePass(pass));
-    PassContext context{experiment, run_dir, data, original, device, pass_folder, events, recorder.get(), control};
-    json record = json::object();
-    bool stopped = false;
-    ModelArtifact next = runPass(pass, current, context, record, stopped);
-    if (stopped) {
-      events.log(LogLevel::Info, "Stopped during " + name + " with a checkpoint; run `workbench-cli compress " +
-                                     run_dir + "` again to continue.");
-      state["status"] = "interrupted";
-      writeFileAtomically(state_file, state.dump(2) + "\n");
-      return RunStatus::Interrupted;
-    }
-    next.name = name;
-    next.source = current.name;
-    next.history = current.history;
-    next.history.push_back(record);
-    saveArtifact(next, pass_folder);
-    std::error_code ec;
-    fs::remove_all(pass_folder + "/checkpoints", ec);  // the artifact supersedes the pass's checkpoints
-    {
-      const std::unique_ptr<InferenceModel> model = makeInferenceModel(next);
-      const std::vector<Latency> latencies =
-          interleavedLatencies({original_model.get(), model.get()}, timing_input, measure);
-      publish(figuresOf(next, *model, pass_folder, pass.type, describePass(pass), latencies[1], latencies[0]));
-    }
-    stage.state = "finished";
-    events.post(stage);
-    current = std::move(next);
-    if (control.stopRequested() && i + 1 < count) {
-      state["status"] = "interrupted";
-      writeFileAtomically(state_file, state.dump(2) + "\n");
-      return RunStatus::Interrupted;
-    }
-  }
-  state["status"] = "completed";
-  writeFileAtomically(state_file, state.dump(2) + "\n");
-  return RunStatus::Completed;
+  return runPasses(context);
 }
 
 void CompressionRun::Impl::run() {

@@ -11,6 +11,7 @@
 #include "optim/optimizer_factory.h"
 #include "torch_compat.h"
 #include "train/checkpoint_store.h"
+#include "train/checkpoint_writer.h"
 #include "train/run_folder.h"
 #include "train/training_plan.h"
 #include "workbench/errors.h"
@@ -96,21 +97,9 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
   if (resume_point) line << "; continuing at step " << resume_point->step << " from " << loaded->path;
   phase.events.log(LogLevel::Info, line.str());
 
-  const nlohmann::json experiment_json = experimentToJson(experiment);
-  std::string payload;
+  CheckpointWriter checkpoint_writer(store, phase.events, folder, experimentToJson(experiment));
   auto writeCheckpoint = [&](const RankProgress& progress) {
-    phase.events.flush();
-    nlohmann::json meta = {{"format", 1},
-                           {"experiment", experiment_json},
-                           {"progress", progress.toJson()},
-                           {"schedule", schedule.state()},
-                           {"scaler", scaler.state().toJson()},
-                           {"log_lengths", folder.logLengths()},
-                           {"torch_version", compat::torchVersion()}};
-    serializeTrainingState(model, *optimizer, payload, phase.parts.saveState());
-    const std::string path = store.save(progress.step, std::move(meta), payload);
-    phase.events.log(LogLevel::Info, "Checkpoint (" + progress.reason + ") at step " + std::to_string(progress.step) +
-                                         ": " + fs::path(path).filename().string());
+    checkpoint_writer.write(progress, model, *optimizer, schedule, scaler, {}, phase.parts.saveState());
   };
   RankSetup setup{experiment, phase.data, model, *optimizer, schedule, plan, phase.device, phase.events,
                   phase.control, scaler, resume_point ? &*resume_point : nullptr, writeCheckpoint, phase.parts,

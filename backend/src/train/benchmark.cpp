@@ -13,6 +13,7 @@
 #include "step/clip_grad_norm_part.h"
 #include "step/training_step.h"
 #include "train/device_selection.h"
+#include "train/training_model.h"
 #include "util/fast_paths.h"
 #include "util/host_allocator.h"
 #include "workbench/errors.h"
@@ -39,17 +40,11 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
     data.train_y = data.train_y.to(device);
   }
   if (device.is_cuda() && log) log(placement.reason);
-  auto model = buildModel(e.model, data.sample_shape, data.num_classes);
-  model->to(device);
+  TrainingModel built = buildTrainingModel(e, data, device);
+  std::unique_ptr<Model>& model = built.model;
+  std::unique_ptr<torch::optim::Optimizer>& optimizer = built.optimizer;
   model->train(true);
   const bool channels_last = useChannelsLast(e.train, data.sample_shape);
-  if (channels_last) {
-    std::vector<torch::Tensor> tensors;
-    for (const auto& p : model->namedParameters()) tensors.push_back(p.second);
-    for (const auto& b : model->namedBuffers()) tensors.push_back(b.second);
-    convertToChannelsLast(tensors);
-  }
-  auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
   // train.amp: autocast around forward and loss; fp16 adds torch's dynamic loss scaling.
   const std::optional<c10::ScalarType> amp_dtype = autocastDtype(e.train.amp);
   GradScalerOptions scaler_options;

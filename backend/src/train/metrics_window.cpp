@@ -8,11 +8,6 @@
 #include "util/process_stats.h"
 
 namespace wb {
-namespace {
-
-double seconds(TrainClock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-}  // namespace
 
 void MetricsWindow::reset(const torch::Device& device) {
   auto options = torch::TensorOptions().dtype(torch::kFloat64).device(device);
@@ -56,7 +51,7 @@ void countBatch(MetricsWindow& window, EpochTotals& epoch, const torch::Tensor& 
 void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, double epoch_fraction,
                             TrainClock::duration& train_time) const {
   if (window.steps == 0) return;
-  const double window_s = seconds(TrainClock::now() - window.start);
+  const double window_s = toSeconds(TrainClock::now() - window.start);
   const CommunicationTimes comm = parts.takeCommunicationTimes();
   CudaMemoryStats mem;
   if (device.is_cuda()) mem = cudaMemoryStats(device.index() < 0 ? 0 : device.index());
@@ -97,10 +92,10 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
   m.lr = schedule.lrAt(step - 1);
   m.samples_per_sec = global_rate;
   const double per_step = 1000.0 / window.steps;
-  m.data_ms = seconds(window.data) * per_step;
-  m.compute_ms = seconds(window.compute) * per_step;
-  m.optimizer_ms = seconds(window.optimizer) * per_step;
-  m.data_wait_fraction = window_s > 0 ? seconds(window.data) / window_s : 0;
+  m.data_ms = toSeconds(window.data) * per_step;
+  m.compute_ms = toSeconds(window.compute) * per_step;
+  m.optimizer_ms = toSeconds(window.optimizer) * per_step;
+  m.data_wait_fraction = window_s > 0 ? toSeconds(window.data) / window_s : 0;
   if (const std::optional<double> norm = parts.takeGradNorm()) m.grad_norm = *norm;
   if (scaler.enabled()) {
     m.loss_scale = scaler.currentScale();
@@ -133,10 +128,10 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
       m.allreduce_ms = busy / ranks.size(0) / window.steps;
     }
   }
-  m.elapsed_s = seconds(train_time + (TrainClock::now() - window.start));
+  m.elapsed_s = toSeconds(train_time + (TrainClock::now() - window.start));
   const int64_t steps_this_session = step - first_step;
   m.eta_s = steps_this_session > 0 && total_steps > step
-                ? seconds(TrainClock::now() - window.start) / window.steps * static_cast<double>(total_steps - step)
+                ? toSeconds(TrainClock::now() - window.start) / window.steps * static_cast<double>(total_steps - step)
                 : (step >= total_steps ? 0 : -1);
   events.post(m);
   train_time += TrainClock::now() - window.start;

@@ -20,6 +20,8 @@ namespace wb {
 
 using TrainClock = std::chrono::steady_clock;
 
+inline double toSeconds(TrainClock::duration d) { return std::chrono::duration<double>(d).count(); }
+
 struct MetricsWindow {
   torch::Tensor loss_sum;      // sum over samples of the per-sample loss
   torch::Tensor loss_samples;  // samples in loss_sum; with fp16 loss scaling, only those whose loss was finite

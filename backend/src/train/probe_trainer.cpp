@@ -5,6 +5,7 @@
 #include "optim/fused_adam.h"
 #include "optim/optimizer_factory.h"
 #include "train/data_parallel.h"
+#include "train/training_model.h"
 #include "util/fast_paths.h"
 #include "util/host_allocator.h"
 #include "workbench/errors.h"
@@ -55,18 +56,11 @@ ProbeTrainer::ProbeTrainer(const Experiment& e, const std::function<void(const s
       m_data.train_y = m_data.train_y.to(m_device);
     }
   }
-  torch::manual_seed(e.seed);
-  m_model = buildModel(e.model, m_data.sample_shape, m_data.num_classes);
-  m_model->to(m_device);
+  TrainingModel built = buildTrainingModel(e, m_data, m_device);
+  m_model = std::move(built.model);
+  m_optimizer = std::move(built.optimizer);
   m_model->train(true);
   m_channels_last = useChannelsLast(e.train, m_data.sample_shape);
-  if (m_channels_last) {
-    std::vector<torch::Tensor> tensors;
-    for (const auto& p : m_model->namedParameters()) tensors.push_back(p.second);
-    for (const auto& b : m_model->namedBuffers()) tensors.push_back(b.second);
-    convertToChannelsLast(tensors);
-  }
-  m_optimizer = makeOptimizer(e.optimizer, m_model->namedParameters());
   m_amp_dtype = autocastDtype(e.train.amp);
   GradScalerOptions scaler_options;
   scaler_options.enabled = e.train.amp == "fp16";

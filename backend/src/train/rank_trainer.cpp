@@ -22,8 +22,6 @@ namespace {
 
 using Clock = TrainClock;
 
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
 std::string formatNumber(double value) {
   std::ostringstream out;
   out << value;
@@ -142,7 +140,7 @@ RankOutcome RankTrainer::run() {
     if (!endEpoch(epoch)) break;
   }
   m_outcome.steps = m_step;
-  m_outcome.train_seconds = seconds(m_train_time);
+  m_outcome.train_seconds = toSeconds(m_train_time);
   // The group's (shards are of equal length).
   m_outcome.samples = m_outcome.samples * m_group.size() + m_carried_done;
   return m_outcome;
@@ -243,7 +241,7 @@ bool RankTrainer::endEpoch(int64_t epoch) {
   std::optional<double> val_metric;
   // The group's sums, on every rank alike (one rank may carry samples of a resumed epoch the others lack).
   const EpochTotals& totals = *m_epoch;
-  const double epoch_s = seconds(Clock::now() - m_epoch_start);
+  const double epoch_s = toSeconds(Clock::now() - m_epoch_start);
   const auto sums = sumAcrossRanks(
       m_group, {totals.loss_sum.item<double>(),
                 s.scaler.enabled() ? totals.loss_samples.item<double>() : static_cast<double>(totals.samples),
@@ -386,7 +384,7 @@ RankProgress RankTrainer::progressAt(int64_t next_epoch, int64_t next_batch, con
   p.best_val_loss = m_outcome.best_val_loss;
   p.best_val_accuracy = m_outcome.best_val_accuracy;
   p.early_stopping = m_early_stopping.state();
-  p.train_seconds = seconds(m_train_time + (Clock::now() - m_window.start));
+  p.train_seconds = toSeconds(m_train_time + (Clock::now() - m_window.start));
   const int64_t partial = next_batch > 0 ? totals.samples - m_carried : 0;
   p.samples = (m_outcome.samples + partial) * m_group.size() + m_carried_done + (next_batch > 0 ? m_carried : 0);
   p.reason = reason;

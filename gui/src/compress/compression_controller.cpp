@@ -26,7 +26,7 @@ CompressionController::~CompressionController() {
 bool CompressionController::start(const CompressRequest& request) {
   if (isActive()) return false;
   m_buffer->take();  // nothing of an earlier pipeline may leak into this one
-  m_finishedSeen = false;
+  m_drain.restart();
   m_runDir = QString::fromStdString(request.run_dir);
   std::shared_ptr<EventBuffer> buffer = m_buffer;
   m_run = std::make_unique<CompressionRun>(request, [buffer](EventBatch&& batch) { buffer->push(std::move(batch)); });
@@ -43,18 +43,12 @@ void CompressionController::stop() {
 }
 
 void CompressionController::drain() {
-  EventBatch batch = m_buffer->take();
-  std::optional<RunSummary> ended;
-  for (const Event& e : batch) {
-    if (const auto* f = std::get_if<RunFinished>(&e)) ended = f->summary;
-  }
-  if (!batch.empty()) emit eventsArrived(batch);
-  if (ended) m_finishedSeen = true;
-  // RunFinished is the worker's last event; once its thread says it is no longer running, joining is immediate.
-  if (m_finishedSeen && m_run && !m_run->isRunning()) {
+  const JobDrain::Tick tick = m_drain.take(*m_buffer, m_run && m_run->isRunning());
+  if (!tick.batch.empty()) emit eventsArrived(tick.batch);
+  if (tick.ended && m_run) {
     RunSummary summary;
-    if (ended) {
-      summary = *ended;
+    if (tick.summary) {
+      summary = *tick.summary;
     } else {
       const CompressionReport report = m_run->report();
       summary.status = report.status;

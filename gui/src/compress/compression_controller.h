@@ -11,6 +11,7 @@
 #include <QTimer>
 
 #include "run/event_buffer.h"
+#include "run/job_drain.h"
 #include "workbench/compression.h"
 #include "workbench/events.h"
 
@@ -49,7 +50,7 @@ class CompressionController : public QObject {
   QString m_runDir;
   QTimer m_drainTimer;
   State m_state = State::Idle;
-  bool m_finishedSeen = false;
+  JobDrain m_drain;
 };
 
 }  // namespace wb::gui

@@ -74,7 +74,36 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
   m_tabs->setDocumentMode(true);
   outer->addWidget(m_tabs, 1);
 
-  // --- data
+  buildDataSection();
+  // --- model
+  QFormLayout* model = addSection(tr("Model"), QStringLiteral("model"));
+  buildModelSource(model);
+
+  buildOptimizerSection();
+  buildScheduleSection();
+  buildTrainingSection();
+  // --- output
+  QFormLayout* out = addSection(tr("Output"), QStringLiteral("output"));
+  addPath(out, "output.runs_dir", tr("Runs folder"),
+          tr("Each run gets a folder here; the Runs panel lists the runs of this folder."), true);
+
+  // Keys the engine has that the form above has no dedicated widget for yet still get a field.
+  addGenericFields();
+
+  m_lrPreview = new LrPreview(this);
+  outer->addWidget(m_lrPreview);
+
+  buildIssueArea(outer);
+
+  m_debounce.setSingleShot(true);
+  m_debounce.setInterval(kEditorDebounceMs);
+  connect(&m_debounce, &QTimer::timeout, this, &ExperimentEditor::validateNow);
+  connect(&m_checkWatcher, &QFutureWatcher<CheckResult>::finished, this, &ExperimentEditor::onChecksDone);
+
+  setDocument(experimentToJson(Experiment{}));
+}
+
+void ExperimentEditor::buildDataSection() {
   QFormLayout* data = addSection(tr("Data"), QStringLiteral("data"));
   addChoice(data, "data.dataset", tr("Dataset"),
             {{"fashion-mnist", tr("Fashion-MNIST")}, {"mnist", tr("MNIST")}, {"cifar10", tr("CIFAR-10")},
@@ -99,12 +128,9 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
   addInteger(data, "data.synthetic.classes", tr("Classes"), tr("Synthetic: number of classes."));
   addList(data, "data.synthetic.shape", tr("Sample shape"),
           tr("Synthetic: [channels, height, width] for images or [features] for vectors, e.g. 1, 28, 28."));
+}
 
-  // --- model
-  QFormLayout* model = addSection(tr("Model"), QStringLiteral("model"));
-  buildModelSource(model);
-
-  // --- optimizer
+void ExperimentEditor::buildOptimizerSection() {
   QFormLayout* opt = addSection(tr("Optimizer"), QStringLiteral("optimizer"));
   addChoice(opt, "optimizer.name", tr("Optimizer"),
             {{"sgd", QStringLiteral("SGD")}, {"adam", QStringLiteral("Adam")}, {"adamw", QStringLiteral("AdamW")},
@@ -124,8 +150,9 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
   addBool(opt, "optimizer.fused", tr("Fused step"),
           tr("Adam/AdamW on the CPU: update each parameter in one pass instead of nine tensor ops "
              "(same results, faster for small models). Off: LibTorch's own step."));
+}
 
-  // --- schedule
+void ExperimentEditor::buildScheduleSection() {
   QFormLayout* sch = addSection(tr("Schedule"), QStringLiteral("schedule"));
   addChoice(sch, "schedule.name", tr("Schedule"),
             {{"constant", tr("Constant")}, {"step", tr("Step")}, {"multistep", tr("Multi-step")},
@@ -154,8 +181,9 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
             tr("Plateau: threshold relative to the best value, or absolute."));
   addInteger(sch, "schedule.cooldown", tr("Cooldown"), tr("Plateau: validations to wait after lowering."));
   addNumber(sch, "schedule.min_lr", tr("Min lr"), tr("Plateau: never below this."));
+}
 
-  // --- train
+void ExperimentEditor::buildTrainingSection() {
   QFormLayout* tr_ = addSection(tr("Training"), QStringLiteral("train"));
   addInteger(tr_, "train.epochs", tr("Epochs"), tr("Passes over the training split; 0 = max steps decides."));
   addInteger(tr_, "train.max_steps", tr("Max steps"), tr("Optimizer steps to stop after; 0 = epochs decide."));
@@ -203,18 +231,10 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
             tr("Early stopping: the metric watched."));
   addInteger(tr_, "train.early_stopping.patience", tr("Patience"), tr("Validations without improvement."));
   addNumber(tr_, "train.early_stopping.min_delta", tr("Min delta"), tr("Least change that counts."));
+}
 
-  // --- output
-  QFormLayout* out = addSection(tr("Output"), QStringLiteral("output"));
-  addPath(out, "output.runs_dir", tr("Runs folder"),
-          tr("Each run gets a folder here; the Runs panel lists the runs of this folder."), true);
-
-  // Keys the engine has that the form above has no dedicated widget for yet still get a field.
-  addGenericFields();
-
-  m_lrPreview = new LrPreview(this);
-  outer->addWidget(m_lrPreview);
-
+// The problems under the form: the status line, the list that leads to each, and the unknown key's fix bar.
+void ExperimentEditor::buildIssueArea(QVBoxLayout* outer) {
   m_status = new QLabel(this);
   m_status->setWordWrap(true);
   outer->addWidget(m_status);
@@ -250,13 +270,6 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
   connect(m_removeKey, &QPushButton::clicked, this, [this] {
     if (m_fixing) removeUnknownKey(m_fixing->path);
   });
-
-  m_debounce.setSingleShot(true);
-  m_debounce.setInterval(kEditorDebounceMs);
-  connect(&m_debounce, &QTimer::timeout, this, &ExperimentEditor::validateNow);
-  connect(&m_checkWatcher, &QFutureWatcher<CheckResult>::finished, this, &ExperimentEditor::onChecksDone);
-
-  setDocument(experimentToJson(Experiment{}));
 }
 
 ExperimentEditor::~ExperimentEditor() {

@@ -22,6 +22,7 @@
 
 class QComboBox;
 class QFormLayout;
+class QVBoxLayout;
 class QLabel;
 class QListWidget;
 class QPushButton;
@@ -106,6 +107,11 @@ class ExperimentEditor : public QWidget {
   FieldBinding* addList(QFormLayout* form, const std::string& path, const QString& label, const QString& help);
   void addGenericFields();
   void buildModelSource(QFormLayout* form);
+  void buildDataSection();
+  void buildOptimizerSection();
+  void buildScheduleSection();
+  void buildTrainingSection();
+  void buildIssueArea(QVBoxLayout* outer);
 
   void onEdited();
   void loadDocument(const nlohmann::json& doc, bool asSaved);

@@ -48,7 +48,7 @@ bool RunController::resumeInterrupted(const ResumeRequest& request) {
 
 void RunController::launch(std::unique_ptr<TrainingRun> run) {
   m_buffer->take();  // nothing of an earlier run may leak into this one
-  m_finishedSeen = false;
+  m_drain.restart();
   m_stopAfterEpoch = false;
   m_run = std::move(run);
   m_run->start();
@@ -91,16 +91,10 @@ void RunController::stopAfterEpoch() {
 }
 
 void RunController::drain() {
-  EventBatch batch = m_buffer->take();
-  std::optional<RunSummary> finished;
-  for (const Event& e : batch) {
-    if (const auto* f = std::get_if<RunFinished>(&e)) finished = f->summary;
-  }
-  if (!batch.empty()) emit eventsArrived(batch);
-  if (finished) m_finishedSeen = true;
-  // RunFinished is the worker's last event; once its thread says it is no longer running, joining is immediate.
-  if (m_finishedSeen && m_run && !m_run->isRunning()) {
-    const RunSummary summary = finished ? *finished : m_run->summary();
+  const JobDrain::Tick tick = m_drain.take(*m_buffer, m_run && m_run->isRunning());
+  if (!tick.batch.empty()) emit eventsArrived(tick.batch);
+  if (tick.ended && m_run) {
+    const RunSummary summary = tick.summary ? *tick.summary : m_run->summary();
     m_run.reset();
     m_drainTimer.stop();
     setState(State::Idle);

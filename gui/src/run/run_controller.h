@@ -10,6 +10,7 @@
 #include <QTimer>
 
 #include "run/event_buffer.h"
+#include "run/job_drain.h"
 #include "workbench/events.h"
 #include "workbench/experiment.h"
 #include "workbench/training_run.h"
@@ -60,7 +61,7 @@ class RunController : public QObject {
   std::optional<Experiment> m_experiment;
   QTimer m_drainTimer;
   State m_state = State::Idle;
-  bool m_finishedSeen = false;
+  JobDrain m_drain;
   bool m_stopAfterEpoch = false;  // asked during the active run (cannot be taken back)
 };
 

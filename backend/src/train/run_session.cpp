@@ -1,0 +1,570 @@
+// RunSession: one training run on its thread, from its folder to its summary (see run_session.h).
+#include "train/run_session.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "distributed/collective_error.h"
+#include "distributed/process_group_ranks.h"
+#include "model/model_build_context.h"
+#include "model/step_generator.h"
+#include "optim/fused_adam.h"
+#include "optim/optimizer_factory.h"
+#include "torch_compat.h"
+#include "train/checkpoint_file.h"
+#include "train/device_selection.h"
+#include "train/evaluation.h"
+#include "train/rank_trainer.h"
+#include "train/checkpoint_writer.h"
+#include "train/run_error_edge.h"
+#include "train/training_model.h"
+#include "train/training_state.h"
+#include "util/cuda_memory.h"
+#include "util/fast_paths.h"
+#include "util/host_allocator.h"
+#include "workbench/errors.h"
+#include "workbench/event_json.h"
+#include "workbench/experiment_defaults.h"
+#include "workbench/run_index.h"
+#include "workbench/run_info.h"
+#include "workbench/system_info.h"
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string describeOptimizer(const Experiment& e, const TrainingPlan& plan, bool fused) {
+  std::ostringstream out;
+  out << "Optimizer " << e.optimizer.name << " (lr " << e.optimizer.lr << ", weight decay "
+      << e.optimizer.weight_decay << (fused ? ", fused CPU step" : "") << "), schedule " << e.schedule.name;
+  if (e.schedule.warmup_steps > 0) out << " after " << e.schedule.warmup_steps << " warmup steps";
+  out << "; " << plan.epochs << " epoch(s) of " << plan.steps_per_epoch << " steps, " << plan.total_steps
+      << " steps in all, batch " << e.train.batch_size;
+  if (e.train.grad_accum > 1) out << " x " << e.train.grad_accum << " accumulated";
+  return out.str();
+}
+
+RunError classify(std::exception_ptr error) {
+  return classifyRunError(
+      error, {"Lower train.batch_size (or use train.grad_accum to keep the effective batch), or a smaller model.",
+              "Lower train.batch_size or data.limit, or close other programs.",
+              "Lower optimizer.lr, set train.clip_grad_norm (e.g. 1.0), or add warmup (schedule.warmup_steps); "
+              "check the data for NaN or infinite values. The metrics up to this point are kept in the run folder.",
+              "The run folder keeps the log of what happened before."});
+}
+
+// The form the run index keys folders by: absolute, normalized, no trailing separator.
+std::string absoluteFolder(const std::string& path) {
+  fs::path p = fs::absolute(path).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.string();
+}
+
+// Log lines of ranks other than 0 go to rank-N.log in the run folder; their metrics are the group's and
+// rank 0 reports them.
+EventStream::Sink rankLogSink(RankState& state) {
+  return [&state](EventBatch&& batch) {
+    std::lock_guard<std::mutex> lock(state.log_mutex);
+    if (!state.log_file) return;
+    for (const Event& e : batch) {
+      if (const auto* line = std::get_if<LogLine>(&e)) *state.log_file << toString(line->level) << ": " << line->text << "\n";
+    }
+    state.log_file->flush();
+  };
+}
+
+std::string rankList(const RankLayout& layout) {
+  std::string out;
+  for (size_t r = 0; r < layout.devices.size(); ++r) out += (r ? ", " : "") + layout.devices[r];
+  return out;
+}
+
+}  // namespace
+
+RunSession::RunSession(Experiment& experiment_, const std::optional<ResumeRequest>& resume_,
+                       const std::optional<ProcessLaunch>& launch_, TrainingControl& control_, EventStream::Sink sink)
+    : experiment(experiment_),
+      resume(resume_),
+      launch(launch_),
+      control(control_),
+      events(std::move(sink)),
+      lead_process(!launch_ || launch_->rank == 0) {}
+
+RunSession::~RunSession() = default;
+
+RunSummary RunSession::run() {
+  try {
+    if (launch) {
+      events.log(LogLevel::Info, describe(*launch));
+      const auto timeout = std::chrono::milliseconds(
+          static_cast<int64_t>(experiment.train.collective_timeout * 1000.0));
+      store = makeRankStore(launch, timeout);
+    }
+    if (!lead_process) {
+      followRankZero();
+    } else if (resume) {
+      reopenForResume();
+    } else {
+      createFolder();
+    }
+    announceFolder();
+    setUpDevicesAndData();
+    buildRanks();
+    trainRanks();
+    saveModel();
+  } catch (...) {
+    error = classify(std::current_exception());
+    if (!failed_rank.empty()) error->message = failed_rank + error->message;
+    result.status = RunStatus::Failed;
+    if (store && launch) {
+      try {
+        std::rethrow_exception(std::current_exception());
+      } catch (const CollectiveError&) {
+      } catch (...) {
+        announceRankFailure(store, launch->rank, error->message);
+      }
+    }
+  }
+  return finish();
+}
+
+// Rank 0 creates or reopens the folder and says which checkpoint continues; this rank follows it.
+void RunSession::followRankZero() {
+  try {
+    // Rank 0 may refuse to start (a bad or changed experiment): it says so in the store; stop waiting then.
+    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(
+                                              experiment.train.collective_timeout * 1000.0));
+    for (;;) {
+      try {
+        store->wait({"wb/run_dir"}, std::chrono::seconds(1));
+        break;
+      } catch (const c10::Error&) {
+        const std::string refused = describeRankFailures(store, launch->world_size, launch->rank);
+        if (!refused.empty()) throw CollectiveError("Rank " + std::to_string(launch->rank) + ": not started, " + refused);
+        if (Clock::now() > deadline) throw;
+      }
+    }
+    const auto dir = store->get("wb/run_dir");
+    run_dir.assign(dir.begin(), dir.end());
+    const auto ckpt = store->get("wb/checkpoint");
+    const std::string path(ckpt.begin(), ckpt.end());
+    if (!path.empty()) checkpoint = LoadedCheckpoint{path, readCheckpointFile(path)};
+  } catch (const c10::Error& e) {
+    throw CollectiveError("Rank " + std::to_string(launch->rank) +
+                          ": rank 0 did not announce the run folder within train.collective_timeout (" +
+                          e.what_without_backtrace() + "); see rank 0's output.");
+  }
+  result.run_dir = run_dir;
+  if (resume) {
+    const ParseResult parsed = loadExperimentFile(run_dir + "/experiment.json");
+    if (parsed.ok()) experiment = parsed.experiment;
+  }
+}
+
+void RunSession::reopenForResume() {
+  folder = std::make_unique<RunFolder>(RunFolder::open(resume->run_dir));
+  result.run_dir = folder->path();
+  runs_dir = fs::path(absoluteFolder(folder->path())).parent_path().string();
+  const ParseResult parsed = loadExperimentFile(folder->file("experiment.json"));
+  if (!parsed.ok()) {
+    throw UserError("The run's experiment.json cannot be used:\n" + formatIssues(parsed.issues),
+                    "Fix the file in " + folder->path() + " or start a new run.");
+  }
+  experiment = parsed.experiment;
+  if (fs::exists(folder->file("summary.json"))) {
+    std::ifstream in(folder->file("summary.json"));
+    const nlohmann::json previous = nlohmann::json::parse(in, nullptr, false);
+    if (previous.is_object()) {
+      const RunSummary before = summaryFromJson(previous);
+      if (before.status == RunStatus::Completed || before.status == RunStatus::EarlyStopped) {
+        throw UserError("Run " + folder->path() + " already finished (" + toString(before.status) + ").",
+                        "Start a new run with `workbench-cli train`.");
+      }
+      wall_before = before.wall_s;
+    }
+  }
+  if (const auto record = findRun(runs_dir, absoluteFolder(folder->path()))) {
+    if (record->status == "running") {
+      throw UserError("Run " + folder->path() + " is still running (process " + std::to_string(record->pid) +
+                          (record->host.empty() ? "" : " on " + record->host) + ").",
+                      "Stop it first (Ctrl-C or kill -TERM " + std::to_string(record->pid) +
+                          "); it writes a checkpoint, then resume it.");
+    }
+  }
+  const CheckpointStore store_of_run(folder->path(), experiment.train.keep_checkpoints,
+                                     experiment.train.early_stopping.metric != "val_accuracy");
+  checkpoint =
+      store_of_run.loadLatestGood([&](const std::string& warning) { events.log(LogLevel::Warning, warning); });
+  if (checkpoint) {
+    // The compress section does not change training: editing it (the window's Compress dialogs do)
+    // must not block resuming the training.
+    auto changes = diffExperiments(checkpoint->contents.meta.value("experiment", nlohmann::json::object()),
+                                   experimentToJson(experiment));
+    changes.erase(std::remove_if(changes.begin(), changes.end(),
+                                 [](const ExperimentChange& c) { return c.path.rfind("compress", 0) == 0; }),
+                  changes.end());
+    // Data parallel: the number of ranks is part of the data order (each rank's shard).
+    const int64_t saved_world = checkpoint->contents.meta.value("world_size", int64_t{1});
+    const int64_t world_now = launch ? launch->world_size : static_cast<int64_t>(experiment.train.devices.size());
+    std::string world_change;
+    if (saved_world != world_now) {
+      world_change = "the checkpoint was written by " + std::to_string(saved_world) + " rank(s), this resume has " +
+                     std::to_string(world_now);
+    }
+    if ((!changes.empty() || !world_change.empty()) && !resume->force) {
+      std::string what;
+      if (!changes.empty()) what = "The run's experiment.json changed since its checkpoint was written: " + describeChanges(changes);
+      if (!world_change.empty()) what += (what.empty() ? "The number of ranks differs: " : "; and ") + world_change;
+      throw ExperimentChangedError(
+          what + ".",
+          "Undo the change, or resume anyway (workbench-cli resume --force; in the window, Resume Anyway): "
+          "training continues from the checkpoint's step with the new values" +
+              std::string(world_change.empty() ? "" : " and the data sharded for the new number of ranks") +
+              ".");
+    }
+    if (!changes.empty()) events.log(LogLevel::Warning, "Resuming with a changed experiment (forced): " +
+                                                            describeChanges(changes));
+    if (!world_change.empty()) {
+      events.log(LogLevel::Warning, "Resuming on another number of ranks (forced): " + world_change +
+                                        ". Training continues at the checkpoint's step; the rest of the epoch "
+                                        "is sharded anew, so the samples seen differ from an uninterrupted run.");
+    }
+    folder->truncateLogs(checkpoint->contents.meta.value("log_lengths", nlohmann::json::object()));
+    wall_before = checkpoint->contents.meta.value("wall_s", 0.0);
+  } else {
+    // Killed before its first checkpoint: nothing to continue from, so it starts over in its folder.
+    folder->truncateLogs(nlohmann::json::object());
+    wall_before = 0;
+  }
+  std::error_code ec;
+  fs::remove(folder->file("summary.json"), ec);
+  folder_owned = true;
+  events.setRecorder(folder.get());
+  events.log(LogLevel::Info, checkpoint ? "Resuming " + folder->path() + " from " + checkpoint->path
+                                        : "Resuming " + folder->path() +
+                                              ": it has no usable checkpoint, so training starts over");
+}
+
+void RunSession::createFolder() {
+  // The folder after the experiment's name, or its model and data when it has none ("<date>-cnn-fashion-mnist").
+  folder = std::make_unique<RunFolder>(
+      RunFolder::create(experiment.output.runs_dir, experimentRunName(experiment)));
+  folder->writeExperiment(experimentToJson(experiment));
+  folder_owned = true;
+  events.setRecorder(folder.get());
+  result.run_dir = folder->path();
+  runs_dir = experiment.output.runs_dir;
+  events.log(LogLevel::Info, "Run folder: " + folder->path());
+}
+
+// The run's folder as the others see it: the recipe line, the control requests, the ranks' store, the index.
+void RunSession::announceFolder() {
+  // Before anything is loaded: the three settings that decide most of what a short run reaches.
+  events.log(LogLevel::Info, describeTrainingRecipe(experiment));
+  if (lead_process) run_dir = folder->path();
+  if (lead_process) {
+    // Other shells control the run through its folder (workbench-cli control).
+    watcher = std::make_unique<ControlRequestWatcher>(run_dir, control);
+    if (watcher->staleRequests() > 0) {
+      events.log(LogLevel::Warning, "Removed " + std::to_string(watcher->staleRequests()) +
+                                        " control request(s) left in control/ from before this session started");
+    }
+  }
+  if (store && lead_process) {
+    // The checkpoint first: the others read it once they see the folder.
+    const std::string dir = absoluteFolder(folder->path());
+    const std::string continue_from = checkpoint ? fs::absolute(checkpoint->path).string() : std::string();
+    store->set("wb/checkpoint", std::vector<uint8_t>(continue_from.begin(), continue_from.end()));
+    store->set("wb/run_dir", std::vector<uint8_t>(dir.begin(), dir.end()));
+  }
+  hash = experimentHash(experimentToJson(experiment).dump());
+  if (lead_process) {
+    index = std::make_unique<RunIndexDb>(runs_dir);
+    const std::string absolute_folder = absoluteFolder(folder->path());
+    // run.json holds the display name, tags and notes the user gave (kept on resume); a new run of an unnamed
+    // experiment is numbered in its runs folder: "cnn-fashion-mnist-0007".
+    std::optional<RunInfo> info = resume ? readRunInfo(folder->path()) : std::nullopt;
+    const std::string name = info && !info->name.empty() ? info->name : experimentRunName(experiment);
+    index_id = resume ? index->reopenRun(name, hash, absolute_folder)
+                      : index->registerRun(name, hash, absolute_folder);
+    if (!info) info = RunInfo{numberedRunName(experiment, index_id), {}, {}};
+    if (info->name.empty()) info->name = numberedRunName(experiment, index_id);
+    writeRunInfo(folder->path(), *info);
+    index->describeRun(index_id, experiment);
+    index->setInfo(index_id, *info);
+  }
+}
+
+void RunSession::setUpDevicesAndData() {
+  layout = layoutRanks(experiment, launch);
+  parallel = layout.world_size > 1;
+  cores_per_rank = std::max<int64_t>(
+      1, (experiment.train.threads > 0 ? experiment.train.threads : coresAvailable()) / layout.ranks_on_this_machine);
+  const std::string threads = configureThreads(parallel ? cores_per_rank : experiment.train.threads,
+                                               parallel ? std::max<int64_t>(1, experiment.train.blas_threads > 0
+                                                                                   ? experiment.train.blas_threads
+                                                                                   : cores_per_rank)
+                                                        : experiment.train.blas_threads);
+  torch::manual_seed(experiment.seed);
+  device = layout.local.front().device;
+  events.log(LogLevel::Info, describe(querySystemInfo()));
+  events.log(LogLevel::Info, parallel ? threads + " per rank" : threads);
+  events.log(LogLevel::Info, keepFreedHostMemoryForReuse());
+  if (device.is_cuda()) events.log(LogLevel::Info, applyCudaBackendSwitches(experiment.train));
+  if (parallel) {
+    std::ostringstream line;
+    line << "Data parallel: " << layout.world_size << " ranks (" << rankList(layout) << "), "
+         << (device.is_cuda() ? "NCCL" : "Gloo") << ", gradients averaged in buckets of "
+         << experiment.train.bucket_mb << " MB, batch " << experiment.train.batch_size << " per rank = global batch "
+         << experiment.train.batch_size * layout.world_size * std::max<int64_t>(1, experiment.train.grad_accum)
+         << (experiment.train.sync_batchnorm ? ", batch norm synchronized" : "") << ", collectives time out after "
+         << experiment.train.collective_timeout << " s";
+    events.log(LogLevel::Info, line.str());
+  }
+
+  data = loadDataset(experiment.data, experiment.seed);
+  events.log(LogLevel::Info, data.description);
+  if (device.is_cuda() && !parallel) {
+    const DataPlacement placement = chooseDataPlacement(
+        experiment.train, device, static_cast<int64_t>(data.train_x.nbytes() + data.train_y.nbytes()));
+    if (placement.on_device) {
+      data.train_x = data.train_x.to(device);
+      data.train_y = data.train_y.to(device);
+    }
+    events.log(LogLevel::Info, placement.reason);
+  }
+
+  shard = (data.train_x.size(0) + layout.world_size - 1) / layout.world_size;
+  plan = planTraining(experiment.train, shard);
+  scaler_options.enabled = experiment.train.amp == "fp16";
+}
+
+// Every local rank's model, optimizer, schedule and scaler, built from the same seed, one after another.
+void RunSession::buildRanks() {
+  for (const RankPlacement& placement : layout.local) {
+    auto state = std::make_unique<RankState>();
+    state->placement = placement;
+    state->group = std::make_unique<DeferredRankGroup>(placement.rank, layout.world_size, placement.device);
+    TrainingModel built = buildTrainingModel(experiment, data, placement.device,
+                                             parallel && experiment.train.sync_batchnorm ? state->group.get() : nullptr);
+    state->model = std::move(built.model);
+    state->optimizer = std::move(built.optimizer);
+    state->schedule = std::make_unique<LrSchedule>(experiment.schedule, experiment.optimizer.lr, plan.total_steps);
+    state->scaler = std::make_unique<GradScaler>(scaler_options);
+    if (checkpoint) {
+      restoreTrainingState(checkpoint->contents.payload, checkpoint->path, *state->model, *state->optimizer);
+      state->schedule->loadState(checkpoint->contents.meta.value("schedule", nlohmann::json::object()));
+      if (state->scaler->enabled() && checkpoint->contents.meta.contains("scaler")) {
+        state->scaler->loadState(GradScalerState::fromJson(checkpoint->contents.meta["scaler"]));
+      }
+      resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"));
+    }
+    if (parallel) {
+      state->parallel = std::make_shared<DataParallelStep>(*state->model, *state->group, experiment.train,
+                                                           experiment.seed);
+    }
+    if (placement.rank != 0) {
+      state->log_file = std::make_unique<std::ofstream>(
+          run_dir + "/rank-" + std::to_string(placement.rank) + ".log", std::ios::app);
+      state->events = std::make_unique<EventStream>(rankLogSink(*state));
+    }
+    ranks.push_back(std::move(state));
+  }
+  Model& model = *ranks.front()->model;
+  torch::optim::Optimizer& optimizer = *ranks.front()->optimizer;
+  const ModelInfo info = model.info();
+  result.parameters = info.parameters;
+  result.flops_per_sample = info.flops_per_sample;
+  events.log(LogLevel::Info, "Model: " + std::to_string(info.parameters) + " parameters, " +
+                                 std::to_string(info.flops_per_sample) + " FLOPs per sample\n" + info.summary);
+  events.log(LogLevel::Info, describeOptimizer(experiment, plan, takesFusedStep(optimizer)) +
+                                 (parallel ? " per rank" : ""));
+  if (parallel) {
+    events.log(LogLevel::Info, std::to_string(ranks.front()->parallel->bucketCount()) + " gradient bucket(s)");
+  }
+  if (device.is_cuda()) resetCudaPeakMemory(device.index() < 0 ? 0 : device.index());
+  if (experiment.train.amp != "off") {
+    events.log(LogLevel::Info, "Mixed precision: " + experiment.train.amp + " autocast on " + device.str() +
+                                   (scaler_options.enabled ? ", dynamic loss scaling from 65536" : ""));
+    if (experiment.train.amp == "bf16" && device.is_cpu()) {
+      const CpuBf16Cost cost = cpuBf16Cost(queryCpuFeatures());
+      events.log(cost.slower_than_fp32 ? LogLevel::Warning : LogLevel::Info, cost.summary);
+    }
+  }
+  if (resume_point) {
+    events.log(LogLevel::Info, "Continuing at step " + std::to_string(resume_point->step) + ", epoch " +
+                                   std::to_string(resume_point->epoch) + ", batch " +
+                                   std::to_string(resume_point->next_batch));
+  }
+  if (resume_point) {
+    // Forced onto another number of ranks, the epoch's batches are counted anew: a position beyond the new
+    // shard's end starts the next epoch.
+    const int64_t batches = (shard + experiment.train.batch_size - 1) / experiment.train.batch_size;
+    if (resume_point->next_batch > batches) {
+      resume_point->epoch += 1;
+      resume_point->next_batch = 0;
+      resume_point->epoch_loss_sum = 0;
+      resume_point->epoch_loss_samples = 0;
+      resume_point->epoch_correct = 0;
+      resume_point->epoch_samples = 0;
+    }
+  }
+
+  checkpoints = std::make_unique<CheckpointStore>(run_dir, experiment.train.keep_checkpoints,
+                                                 experiment.train.early_stopping.metric != "val_accuracy");
+  if (lead_process) {
+    checkpoint_writer =
+        std::make_unique<CheckpointWriter>(*checkpoints, events, *folder, experimentToJson(experiment));
+  }
+}
+
+void RunSession::writeCheckpoint(const RankProgress& progress) {
+  RankState& lead = *ranks.front();
+  nlohmann::json meta = {{"experiment_hash", hash},
+                         {"wall_s", wall_before + std::chrono::duration<double>(Clock::now() - started).count()},
+                         {"world_size", layout.world_size},
+                         {"devices", layout.devices}};
+  // The store keeps the best checkpoint by it besides the newest.
+  if (progress.val_metric) meta["val_metric"] = *progress.val_metric;
+  checkpoint_writer->write(progress, *lead.model, *lead.optimizer, *lead.schedule, *lead.scaler, meta);
+  try {
+    index->updateProgress(index_id, progress.step, progress.epoch - (progress.next_batch == 0 ? 1 : 0),
+                          progress.best_val_loss, progress.best_val_accuracy);
+  } catch (const std::exception& e) {
+    events.log(LogLevel::Warning, std::string("The run index was not updated: ") + e.what());
+  }
+}
+
+void RunSession::trainRanks() {
+  if (parallel && !store) {
+    store = makeRankStore(std::nullopt, std::chrono::milliseconds(
+                                            static_cast<int64_t>(experiment.train.collective_timeout * 1000.0)));
+  }
+  RankGroupOptions group_options;
+  group_options.timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(experiment.train.collective_timeout * 1000.0));
+  group_options.gloo_address = glooAddressFor(launch);
+  const auto failure = runRankThreads(layout.local, store, layout.world_size, [&](size_t i) {
+    RankState& state = *ranks[i];
+    const bool is_lead = state.placement.rank == 0;
+    StepGeneratorScope random_streams;  // seeded per step by the data-parallel step; cleared at the end
+    if (parallel) {
+      // Per thread: OpenMP's team size and the CUDA device are the rank's own.
+      at::set_num_threads(static_cast<int>(cores_per_rank));
+      if (state.placement.device.is_cuda()) setCurrentCudaDevice(state.placement.device.index());
+      state.group->attach(joinRankGroup(store, state.placement.rank, layout.world_size, state.placement.device,
+                                        group_options));
+      state.parallel->broadcastInitialState();
+    }
+    EventStream& rank_events = is_lead ? events : *state.events;
+    RankSetup setup{experiment,
+                    data,
+                    *state.model,
+                    *state.optimizer,
+                    *state.schedule,
+                    plan,
+                    state.placement.device,
+                    rank_events,
+                    control,
+                    *state.scaler,
+                    resume_point ? &*resume_point : nullptr,
+                    is_lead ? std::function<void(const RankProgress&)>([this](const RankProgress& p) { writeCheckpoint(p); })
+                            : [](const RankProgress&) {},
+                    state.parallel ? StepParts().add(state.parallel) : StepParts(),
+                    parallel ? state.group.get() : nullptr,
+                    layout.devices};
+    try {
+      state.outcome = trainRank(setup);
+    } catch (...) {
+      // Leave the group at once: the others then fail in their next collective instead of waiting out
+      // train.collective_timeout.
+      if (state.events) state.events->flush();
+      state.group->detach();
+      throw;
+    }
+    if (state.events) state.events->flush();
+  });
+  if (failure) {
+    bool collective = false;
+    try {
+      std::rethrow_exception(failure->error);
+    } catch (const CollectiveError&) {
+      collective = true;  // its message names the ranks itself
+    } catch (...) {
+    }
+    if (parallel && !collective) {
+      failed_rank = "Rank " + std::to_string(failure->rank) + " of " + std::to_string(layout.world_size) + " (" +
+                    layout.devices[failure->rank] + "): ";
+    }
+    std::rethrow_exception(failure->error);
+  }
+}
+
+void RunSession::saveModel() {
+  const RankOutcome& outcome = ranks.front()->outcome;
+  Model& model = *ranks.front()->model;
+  result.status = outcome.status;
+  result.steps = outcome.steps;
+  result.epochs = outcome.epochs;
+  result.best_val_loss = outcome.best_val_loss;
+  result.best_val_accuracy = outcome.best_val_accuracy;
+  result.samples_per_sec = outcome.train_seconds > 0 ? outcome.samples / outcome.train_seconds : 0;
+
+  if (!lead_process) {
+    // Rank 0's process saves the model and measures it; this one is done.
+  } else if (outcome.status == RunStatus::Interrupted) {
+    model.save(folder->modelPath());  // the weights so far, for `eval`; the checkpoint is what resumes
+    events.log(LogLevel::Info, "Stopped at step " + std::to_string(outcome.steps) +
+                                   " with a checkpoint; continue with: workbench-cli resume " + folder->path());
+  } else {
+    const int64_t eval_batch = std::max<int64_t>(256, experiment.train.batch_size * 2);
+    const EvalResult test = evaluateModel(model, data.test_x, data.test_y, eval_batch, device);
+    result.test_loss = test.loss;
+    result.test_accuracy = test.accuracy;
+    model.save(folder->modelPath());
+    std::ostringstream done;
+    done << "Test accuracy " << test.accuracy << ", test loss " << test.loss << " on " << test.samples
+         << " samples; model saved to " << folder->modelPath();
+    events.log(LogLevel::Info, done.str());
+  }
+}
+
+RunSummary RunSession::finish() {
+  watcher.reset();  // no requests are taken once training is over
+  // The run's tensors (models, optimizer states, data, the checkpoint read), then the memory they held.
+  ranks.clear();
+  data = Dataset{};
+  checkpoint.reset();
+  releaseFreedHostMemory();
+  result.wall_s = wall_before + std::chrono::duration<double>(Clock::now() - started).count();
+  // Past this point the run's end must reach the subscriber whatever the disk does: a failure to record it
+  // (EventStream::flush) has already reached the subscriber as an error line.
+  const auto tell = [this](Event event) {
+    try {
+      events.post(std::move(event));
+    } catch (const FileWriteError&) {
+    }
+  };
+  if (error) tell(*error);
+  if (folder && folder_owned) {
+    try {
+      folder->writeSummary(result, error ? &*error : nullptr);
+    } catch (const std::exception& e) {
+      tell(RunError{ErrorKind::BadInput, std::string("Could not write summary.json: ") + e.what(),
+                    "Check the disk holding output.runs_dir."});
+    }
+  }
+  if (index && index_id > 0) {
+    try {
+      index->finishRun(index_id, result);
+    } catch (const std::exception& e) {
+      tell(LogLine{LogLevel::Warning, std::string("The run index was not updated: ") + e.what()});
+    }
+  }
+  return result;
+}
+
+}  // namespace wb

@@ -1,0 +1,117 @@
+#pragma once
+// One training run on its thread (TrainingRun's worker), step by step: its folder (created, reopened for a
+// resume, or followed from rank 0 under a launcher), the index and the control requests, the devices and the
+// data, every local rank built from the same seed, the ranks trained, the model saved and tested, and the end
+// written (summary.json, the index) whatever happened. Each step is a member function; what they share is the
+// session's state below. Errors are caught at this thread's edge (run) and become the run's RunError.
+
+#include <c10/util/intrusive_ptr.h>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/dataset.h"
+#include "model/model.h"
+#include "optim/grad_scaler.h"
+#include "optim/lr_schedule.h"
+#include "runs/run_index_db.h"
+#include "train/checkpoint_store.h"
+#include "train/checkpoint_writer.h"
+#include "train/control_request_watcher.h"
+#include "train/data_parallel.h"
+#include "train/event_stream.h"
+#include "train/rank_trainer.h"
+#include "train/run_folder.h"
+#include "train/training_control.h"
+#include "train/training_plan.h"
+#include "workbench/experiment.h"
+#include "workbench/process_launch.h"
+#include "workbench/training_run.h"
+
+namespace wb {
+
+// What one rank trains: built on the run's thread, one rank after another from the same seed (ranks that are
+// threads would otherwise race for torch's one CPU generator while initializing their weights).
+struct RankState {
+  RankPlacement placement;
+  std::unique_ptr<DeferredRankGroup> group;  // joined on the rank's own thread
+  std::unique_ptr<Model> model;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<LrSchedule> schedule;
+  std::unique_ptr<GradScaler> scaler;
+  std::shared_ptr<DataParallelStep> parallel;  // the first of the rank's step parts
+  std::unique_ptr<EventStream> events;  // ranks other than 0: their own log file in the run folder
+  std::unique_ptr<std::ofstream> log_file;
+  std::mutex log_mutex;
+  RankOutcome outcome;
+};
+
+class RunSession {
+ public:
+  // `experiment` is the run's; a resume replaces it with the one in the run's folder.
+  RunSession(Experiment& experiment, const std::optional<ResumeRequest>& resume,
+             const std::optional<ProcessLaunch>& launch, TrainingControl& control, EventStream::Sink sink);
+  ~RunSession();
+  // The whole run; its summary (the end's events are posted, RunFinished excepted: the caller's).
+  RunSummary run();
+  EventStream& events_stream() { return events; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void followRankZero();
+  void reopenForResume();
+  void createFolder();
+  void announceFolder();
+  void setUpDevicesAndData();
+  void buildRanks();
+  void writeCheckpoint(const RankProgress& progress);
+  void trainRanks();
+  void saveModel();
+  RunSummary finish();
+
+  Experiment& experiment;
+  const std::optional<ResumeRequest>& resume;
+  const std::optional<ProcessLaunch>& launch;  // one rank of a job started by torchrun / Slurm
+  TrainingControl& control;
+  EventStream events;
+  const Clock::time_point started = Clock::now();
+  // Under a launcher, only rank 0's process owns the folder, the index and the checkpoints.
+  const bool lead_process;
+
+  RunSummary result;
+  std::optional<RunError> error;
+  std::unique_ptr<RunFolder> folder;
+  // A resume refused before it takes the folder over (changed experiment, finished run) leaves it untouched.
+  bool folder_owned = false;
+  std::string runs_dir;
+  std::string run_dir;
+  double wall_before = 0;  // earlier sessions of a resumed run
+  std::unique_ptr<ControlRequestWatcher> watcher;
+  std::unique_ptr<RunIndexDb> index;
+  int64_t index_id = 0;
+  std::string hash;  // the experiment's
+  c10::intrusive_ptr<c10d::Store> store;
+  std::string failed_rank;  // "Rank 1 (cpu): " when a rank of several failed
+  std::optional<LoadedCheckpoint> checkpoint;
+
+  RankLayout layout;
+  bool parallel = false;
+  int64_t cores_per_rank = 1;
+  torch::Device device = torch::kCPU;
+  Dataset data;
+  int64_t shard = 0;  // training samples per rank
+  TrainingPlan plan;
+  GradScalerOptions scaler_options;
+  std::vector<std::unique_ptr<RankState>> ranks;
+  std::optional<RankProgress> resume_point;
+  std::unique_ptr<CheckpointStore> checkpoints;
+  std::unique_ptr<CheckpointWriter> checkpoint_writer;  // rank 0's process only
+};
+
+}  // namespace wb

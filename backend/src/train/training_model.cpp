@@ -1,0 +1,30 @@
+#include "train/training_model.h"
+
+#include <vector>
+
+#include "model/model_build_context.h"
+#include "optim/optimizer_factory.h"
+#include "util/fast_paths.h"
+
+namespace wb {
+
+TrainingModel buildTrainingModel(const Experiment& e, const Dataset& data, torch::Device device,
+                                 RankGroup* sync_batchnorm_group) {
+  TrainingModel built;
+  torch::manual_seed(e.seed);
+  {
+    SyncBatchNormScope sync_bn(sync_batchnorm_group);
+    built.model = buildModel(e.model, data.sample_shape, data.num_classes);
+  }
+  built.model->to(device);
+  if (useChannelsLast(e.train, data.sample_shape)) {
+    std::vector<torch::Tensor> tensors;
+    for (const auto& p : built.model->namedParameters()) tensors.push_back(p.second);
+    for (const auto& b : built.model->namedBuffers()) tensors.push_back(b.second);
+    convertToChannelsLast(tensors);
+  }
+  built.optimizer = makeOptimizer(e.optimizer, built.model->namedParameters());
+  return built;
+}
+
+}  // namespace wb
