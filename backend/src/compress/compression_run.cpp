@@ -99,10 +99,11 @@ json passesJson(const CompressConfig& config) {
 }
 
 RunError classify(std::exception_ptr error) {
-  return classifyRunError(error, {"Lower train.batch_size for the fine-tuning passes, or use a smaller student.",
-                                  "Close other programs, or lower train.batch_size.",
-                                  "Lower the pass's lr (compress.passes[i].lr); the artifacts finished so far are kept.",
-                                  "compressed/compress.log keeps what happened before."});
+  return classifyRunError(
+      error, {"Lower train.batch_size for the fine-tuning passes, or use a smaller student.",
+              "Close other programs, or lower train.batch_size.",
+              "Lower the pass's lr (compress.passes[i].lr); the artifacts finished so far are kept.",
+              "compressed/compress.log keeps what happened before."});
 }
 
 // Measures an artifact and records its figures (compress.json, an event, a log line). Latencies are timed in

@@ -23,15 +23,16 @@ ClipGradNormPart::ClipGradNormPart(std::vector<torch::Tensor> params, double max
 
 void ClipGradNormPart::gradientsReady() {
   if (m_scaler.enabled()) m_scaler.unscale(m_optimizer);  // clip the true gradients
-  torch::Tensor norm = clipGradNorm(m_params, m_max_norm).to(torch::kFloat64);
-  m_norm_sum = m_norm_sum.defined() ? m_norm_sum + norm : norm;
+  const torch::Tensor norm = clipGradNorm(m_params, m_max_norm);
+  if (!m_norm_sum.defined()) m_norm_sum = torch::zeros({}, norm.options().dtype(torch::kFloat64));
+  m_norm_sum.add_(norm);  // in place, on the device: no allocation and no read per step
   ++m_count;
 }
 
 std::optional<double> ClipGradNormPart::takeGradNorm() {
   if (m_count == 0) return std::nullopt;
   const double mean = m_norm_sum.item<double>() / static_cast<double>(m_count);
-  m_norm_sum = torch::Tensor();
+  m_norm_sum.zero_();
   m_count = 0;
   return mean;
 }

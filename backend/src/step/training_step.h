@@ -39,8 +39,6 @@ class TrainingStep {
   // `steps_done` (the count including this step).
   bool finish(int64_t steps_done);
 
-  StepParts& parts() { return m_parts; }
-
  private:
   Model& m_model;
   torch::optim::Optimizer& m_optimizer;

@@ -72,7 +72,9 @@ class RankTrainer {
   void announceStopAfterEpoch(int64_t epoch);
   RankProgress progressAt(int64_t next_epoch, int64_t next_batch, const char* reason);
   void writeCheckpoint(const RankProgress& p);
-  void report(int64_t epoch, double epoch_fraction) { m_reporter.report(m_window, m_step, epoch, epoch_fraction, m_train_time); }
+  void report(int64_t epoch, double epoch_fraction) {
+    m_reporter.report(m_window, m_step, epoch, epoch_fraction, m_train_time);
+  }
 
   const RankSetup& s;
   const TrainConfig& m_train;
@@ -309,8 +311,8 @@ EvalResult RankTrainer::validate() {
   EvalResult part;
   if (end > begin) {
     const int64_t eval_batch = std::max<int64_t>(256, m_train.batch_size * 2);
-    part = evaluateModel(s.model, s.data.val_x.narrow(0, begin, end - begin), s.data.val_y.narrow(0, begin, end - begin),
-                         eval_batch, s.device);
+    part = evaluateModel(s.model, s.data.val_x.narrow(0, begin, end - begin),
+                         s.data.val_y.narrow(0, begin, end - begin), eval_batch, s.device);
   }
   const auto sums = sumAcrossRanks(m_group, {part.loss * part.samples, part.accuracy * part.samples,
                                              static_cast<double>(part.samples)});

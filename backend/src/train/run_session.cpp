@@ -348,8 +348,8 @@ void RunSession::buildRanks() {
     auto state = std::make_unique<RankState>();
     state->placement = placement;
     state->group = std::make_unique<DeferredRankGroup>(placement.rank, layout.world_size, placement.device);
-    TrainingModel built = buildTrainingModel(experiment, data, placement.device,
-                                             parallel && experiment.train.sync_batchnorm ? state->group.get() : nullptr);
+    RankGroup* sync_batchnorm = parallel && experiment.train.sync_batchnorm ? state->group.get() : nullptr;
+    TrainingModel built = buildTrainingModel(experiment, data, placement.device, sync_batchnorm);
     state->model = std::move(built.model);
     state->optimizer = std::move(built.optimizer);
     state->schedule = std::make_unique<LrSchedule>(experiment.schedule, experiment.optimizer.lr, plan.total_steps);
@@ -471,7 +471,8 @@ void RunSession::trainRanks() {
                     control,
                     *state.scaler,
                     resume_point ? &*resume_point : nullptr,
-                    is_lead ? std::function<void(const RankProgress&)>([this](const RankProgress& p) { writeCheckpoint(p); })
+                    is_lead ? std::function<void(const RankProgress&)>(
+                                  [this](const RankProgress& p) { writeCheckpoint(p); })
                             : [](const RankProgress&) {},
                     state.parallel ? StepParts().add(state.parallel) : StepParts(),
                     parallel ? state.group.get() : nullptr,

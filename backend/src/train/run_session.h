@@ -60,7 +60,7 @@ class RunSession {
   ~RunSession();
   // The whole run; its summary (the end's events are posted, RunFinished excepted: the caller's).
   RunSummary run();
-  EventStream& events_stream() { return events; }
+  EventStream& eventStream() { return events; }
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -39,7 +39,7 @@ void TrainingRun::Impl::run() {
   running = false;
   // The end must reach the subscriber whatever the disk does: a failure to record it (EventStream::flush) has
   // already reached the subscriber as an error line.
-  EventStream& events = session.events_stream();
+  EventStream& events = session.eventStream();
   try {
     events.post(RunFinished{result});
   } catch (const FileWriteError&) {
