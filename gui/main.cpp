@@ -11,8 +11,8 @@
 #include "app/command_line.h"
 #include "app/screenshot_driver.h"
 #include "evaluate/evaluation_view.h"
-#include "model/model_summary_view.h"
-#include "export/export_menu.h"
+#include "export_dialogs/export_menu.h"
+#include "model_view/model_summary_view.h"
 #include "window/main_window.h"
 #include "workbench/system_info.h"
 

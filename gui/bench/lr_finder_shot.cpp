@@ -10,7 +10,7 @@
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 
-#include "finders/lr_finder_dialog.h"
+#include "finder_dialogs/lr_finder_dialog.h"
 #include "workbench/experiment.h"
 
 using namespace wb;

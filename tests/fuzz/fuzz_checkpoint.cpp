@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_support.h"
-#include "train/checkpoint_file.h"
+#include "run_folder/checkpoint_file.h"
 #include "workbench/errors.h"
 
 namespace {

@@ -19,11 +19,11 @@
 #include <QtTest>
 
 #include "editor/experiment_editor.h"
-#include "export/export_menu.h"
+#include "export_dialogs/export_menu.h"
 #include "gui_test_support.h"
 #include "run/run_controller.h"
-#include "runs/interrupted_runs_dialog.h"
-#include "runs/runs_browser.h"
+#include "runs_browser/interrupted_runs_dialog.h"
+#include "runs_browser/runs_browser.h"
 #include "window/log_panel.h"
 #include "window/main_window.h"
 #include "window/run_progress.h"

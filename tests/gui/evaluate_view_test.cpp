@@ -23,7 +23,7 @@
 #include "evaluate/confusion_matrix_widget.h"
 #include "evaluate/evaluation_view.h"
 #include "evaluate/misclassified_grid.h"
-#include "model/model_summary_view.h"
+#include "model_view/model_summary_view.h"
 #include "window/main_window.h"
 #include "workbench/model_summary.h"
 #include "workbench/training_run.h"

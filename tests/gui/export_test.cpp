@@ -17,10 +17,10 @@
 
 #include "charts/charts_panel.h"
 #include "editor/experiment_editor.h"
-#include "export/export_menu.h"
-#include "export/export_result_dialog.h"
+#include "export_dialogs/export_menu.h"
+#include "export_dialogs/export_result_dialog.h"
 #include "gui_test_support.h"
-#include "runs/runs_browser.h"
+#include "runs_browser/runs_browser.h"
 #include "window/main_window.h"
 #include "workbench/compression.h"
 #include "workbench/training_run.h"

@@ -16,9 +16,9 @@
 #include <qcustomplot.h>
 
 #include "editor/experiment_editor.h"
-#include "finders/batch_size_finder_dialog.h"
-#include "finders/finders_menu.h"
-#include "finders/lr_finder_dialog.h"
+#include "finder_dialogs/batch_size_finder_dialog.h"
+#include "finder_dialogs/finders_menu.h"
+#include "finder_dialogs/lr_finder_dialog.h"
 #include "gui_test_support.h"
 #include "window/main_window.h"
 

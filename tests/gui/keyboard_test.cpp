@@ -13,13 +13,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "compress/compress_dialog.h"
-#include "finders/batch_size_finder_dialog.h"
-#include "finders/lr_finder_dialog.h"
+#include "compression_view/compress_dialog.h"
+#include "finder_dialogs/batch_size_finder_dialog.h"
+#include "finder_dialogs/lr_finder_dialog.h"
 #include "gui_test_support.h"
 #include "run/lr_change_dialog.h"
-#include "runs/interrupted_runs_dialog.h"
-#include "runs/run_notes_dialog.h"
+#include "runs_browser/interrupted_runs_dialog.h"
+#include "runs_browser/run_notes_dialog.h"
 #include "window/main_window.h"
 
 using namespace wb;

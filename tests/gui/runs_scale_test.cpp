@@ -19,12 +19,12 @@
 #include <QTreeView>
 #include <QtTest>
 
-#include "charts/charts_panel.h"
-#include "runs/run_compare_view.h"
-#include "runs/runs_browser.h"
-#include "runs/runs_filter_proxy.h"
-#include "runs/runs_table_model.h"
 #include "../support/synthetic_runs.h"
+#include "charts/charts_panel.h"
+#include "runs_browser/run_compare_view.h"
+#include "runs_browser/runs_browser.h"
+#include "runs_browser/runs_filter_proxy.h"
+#include "runs_browser/runs_table_model.h"
 #include "workbench/run_index.h"
 #include "workbench/run_info.h"
 

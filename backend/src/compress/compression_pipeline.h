@@ -8,8 +8,8 @@
 
 #include "compress/model_artifact.h"
 #include "data/dataset.h"
-#include "train/event_stream.h"
-#include "train/run_folder.h"
+#include "run_folder/event_stream.h"
+#include "run_folder/run_folder.h"
 #include "train/training_control.h"
 #include "workbench/compression.h"
 

@@ -14,14 +14,14 @@
 #include "compress/compression_pipeline.h"
 #include "compress/distillation.h"
 #include "data/dataset.h"
-#include "train/device_selection.h"
 #include "train/run_error_edge.h"
 #include "util/atomic_file.h"
+#include "util/device_selection.h"
 #include "util/host_allocator.h"
 #include "workbench/compression.h"
 #include "workbench/errors.h"
-#include "workbench/run_state.h"
 #include "workbench/event_json.h"
+#include "workbench/run_state.h"
 #include "workbench/system_info.h"
 
 namespace wb {

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "model/torchscript_model.h"
-#include "train/checkpoint_file.h"
+#include "run_folder/checkpoint_file.h"
 #include "workbench/errors.h"
 
 namespace wb {

@@ -6,13 +6,13 @@
 #include "compress/model_artifact.h"
 #include "data/dataset.h"
 #include "data/dataset_catalog.h"
+#include "evaluation/split_predictions.h"
 #include "model/model.h"
-#include "train/device_selection.h"
-#include "train/split_predictions.h"
+#include "util/device_selection.h"
 #include "workbench/compression.h"
 #include "workbench/errors.h"
-#include "workbench/run_state.h"
 #include "workbench/evaluation_report.h"
+#include "workbench/run_state.h"
 #include "workbench/system_info.h"
 
 namespace wb {

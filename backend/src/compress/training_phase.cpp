@@ -9,10 +9,10 @@
 #include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
+#include "run_folder/checkpoint_store.h"
+#include "run_folder/run_folder.h"
 #include "torch_compat.h"
-#include "train/checkpoint_store.h"
 #include "train/checkpoint_writer.h"
-#include "train/run_folder.h"
 #include "train/training_plan.h"
 #include "workbench/errors.h"
 

@@ -8,11 +8,11 @@
 
 #include "data/dataset.h"
 #include "model/model.h"
-#include "train/event_stream.h"
+#include "run_folder/event_stream.h"
+#include "run_folder/run_folder.h"
+#include "run_folder/training_state.h"
 #include "train/rank_trainer.h"
-#include "train/run_folder.h"
 #include "train/training_control.h"
-#include "train/training_state.h"
 #include "workbench/experiment.h"
 
 namespace wb {

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "run_folder/training_state.h"
 #include "torch_compat.h"
-#include "train/training_state.h"
 
 namespace wb {
 

@@ -12,11 +12,11 @@
 #include "model/model.h"
 #include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
+#include "run_folder/checkpoint_store.h"
+#include "run_folder/event_stream.h"
+#include "run_folder/run_folder.h"
 #include "step/step_part.h"
-#include "train/checkpoint_store.h"
-#include "train/event_stream.h"
 #include "train/rank_trainer.h"
-#include "train/run_folder.h"
 
 namespace wb {
 

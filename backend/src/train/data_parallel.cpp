@@ -14,7 +14,7 @@
 #include "distributed/collective_error.h"
 #include "distributed/process_group_ranks.h"
 #include "model/step_generator.h"
-#include "train/device_selection.h"
+#include "util/device_selection.h"
 #include "workbench/errors.h"
 
 namespace wb {

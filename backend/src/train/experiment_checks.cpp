@@ -5,9 +5,9 @@
 #include "data/dataset.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
-#include "train/device_selection.h"
-#include "train/run_folder.h"
+#include "run_folder/run_folder.h"
 #include "train/training_plan.h"
+#include "util/device_selection.h"
 #include "workbench/errors.h"
 #include "workbench/experiment.h"
 

@@ -13,8 +13,8 @@
 #include "distributed/rank_group.h"
 #include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
+#include "run_folder/event_stream.h"
 #include "step/step_parts.h"
-#include "train/event_stream.h"
 
 namespace wb {
 

@@ -8,11 +8,11 @@
 #include <sstream>
 
 #include "data/batch_loader.h"
+#include "evaluation/evaluation.h"
 #include "optim/autocast_guard.h"
 #include "step/clip_grad_norm_part.h"
 #include "step/training_step.h"
 #include "train/early_stopping.h"
-#include "train/evaluation.h"
 #include "train/metrics_window.h"
 #include "train/rank_agreement.h"
 #include "util/fast_paths.h"

@@ -18,9 +18,9 @@
 #include "model/model.h"
 #include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
-#include "train/event_stream.h"
-#include "train/non_finite_loss_error.h"
+#include "run_folder/event_stream.h"
 #include "step/step_parts.h"
+#include "train/non_finite_loss_error.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
 

@@ -5,13 +5,13 @@
 #include <optional>
 #include <thread>
 
-#include "train/event_stream.h"
+#include "run_folder/event_stream.h"
 #include "train/run_session.h"
 #include "train/training_control.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
-#include "workbench/run_control.h"
 #include "workbench/process_launch.h"
+#include "workbench/run_control.h"
 
 namespace wb {
 

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compress/compress_dialog.h"
+#include "compression_view/compress_dialog.h"
 #include "run/run_controller.h"
 #include "run/run_lifecycle.h"
 #include "workbench/events.h"

@@ -21,8 +21,6 @@
 #include <vector>
 
 #include "backend/train/test_experiments.h"
-#include "support/function_part.h"
-#include "support/one_rank.h"
 #include "data/batch_loader.h"
 #include "data/dataset.h"
 #include "model/model.h"
@@ -30,7 +28,9 @@
 #include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
-#include "train/event_stream.h"
+#include "run_folder/event_stream.h"
+#include "support/function_part.h"
+#include "support/one_rank.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "test_experiments.h"
-#include "train/device_selection.h"
+#include "util/device_selection.h"
 #include "workbench/experiment.h"
 
 namespace wb {

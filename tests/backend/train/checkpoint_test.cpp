@@ -12,9 +12,9 @@
 #include <sstream>
 
 #include "backend/train/test_experiments.h"
-#include "train/checkpoint_file.h"
-#include "train/checkpoint_store.h"
-#include "train/metrics_csv.h"
+#include "run_folder/checkpoint_file.h"
+#include "run_folder/checkpoint_store.h"
+#include "run_folder/metrics_csv.h"
 
 namespace wb {
 namespace {

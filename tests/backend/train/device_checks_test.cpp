@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "test_experiments.h"
-#include "train/device_selection.h"
-#include "workbench/experiment.h"
 #include "support/test_helpers.h"
+#include "test_experiments.h"
+#include "util/device_selection.h"
+#include "workbench/experiment.h"
 
 namespace wb {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "backend/train/test_experiments.h"
 #include "backend/util/small_disk.h"
-#include "train/checkpoint_store.h"
-#include "train/run_folder.h"
+#include "run_folder/checkpoint_store.h"
+#include "run_folder/run_folder.h"
 #include "workbench/errors.h"
 
 namespace wb {

@@ -10,8 +10,8 @@
 
 #include "backend/train/test_experiments.h"
 #include "backend/util/small_disk.h"
-#include "train/event_stream.h"
-#include "train/run_folder.h"
+#include "run_folder/event_stream.h"
+#include "run_folder/run_folder.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 

@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "backend/train/test_experiments.h"
+#include "run_folder/checkpoint_store.h"
 #include "support/model_weights.h"
 #include "support/resumed_session.h"
-#include "train/checkpoint_store.h"
 #include "workbench/event_json.h"
 #include "workbench/run_history.h"
 #include "workbench/run_index.h"

@@ -1,0 +1,235 @@
+#include "model_view/model_summary_view.h"
+
+#include <QHeaderView>
+#include <QLocale>
+#include <QLabel>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrent>
+
+#include "editor/experiment_editor.h"
+
+namespace wb::gui {
+namespace {
+
+constexpr int kSummaryDebounceMs = 300;  // after the last keystroke: a spin box held down asks once
+
+// Grouped the same on every system locale, like the engine's run log ("1,234,567").
+QString groupedDigits(long long value) { return QLocale(QLocale::English, QLocale::UnitedStates).toString(value); }
+
+QString shapeOf(const std::vector<int64_t>& shape) {
+  QStringList parts;
+  for (const int64_t d : shape) parts << QString::number(d);
+  return QStringLiteral("[%1]").arg(parts.join(QStringLiteral(", ")));
+}
+
+QString flopsOf(long long flops) {
+  if (flops < 0) return QStringLiteral("—");
+  if (flops >= 1'000'000'000) return QStringLiteral("%1 GFLOPs").arg(static_cast<double>(flops) / 1e9, 0, 'f', 2);
+  if (flops >= 1'000'000) return QStringLiteral("%1 MFLOPs").arg(static_cast<double>(flops) / 1e6, 0, 'f', 2);
+  if (flops >= 1'000) return QStringLiteral("%1 kFLOPs").arg(static_cast<double>(flops) / 1e3, 0, 'f', 1);
+  return QString::number(flops);
+}
+
+// The sections a model summary depends on: other edits (the learning rate, the epochs) leave it as it is.
+std::string summaryKey(const Experiment& e) {
+  const nlohmann::json doc = experimentToJson(e);
+  return doc.value("data", nlohmann::json()).dump() + doc.value("model", nlohmann::json()).dump();
+}
+
+QStandardItem* numberItem(const QString& text, long long sortValue, const QString& tip = QString()) {
+  auto* item = new QStandardItem(text);
+  item->setData(static_cast<qlonglong>(sortValue), Qt::UserRole);
+  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  if (!tip.isEmpty()) item->setToolTip(tip);
+  return item;
+}
+
+}  // namespace
+
+ModelSummaryView::ModelSummaryView(ExperimentEditor* editor, QWidget* parent)
+    : QWidget(parent), m_editor(editor) {
+  setObjectName(QStringLiteral("modelSummaryView"));
+  m_totals = new QLabel(this);
+  m_totals->setObjectName(QStringLiteral("modelTotals"));
+  m_totals->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_totals->setWordWrap(true);
+  m_message = new QLabel(this);
+  m_message->setObjectName(QStringLiteral("modelMessage"));
+  m_message->setWordWrap(true);
+  m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_message->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  m_message->setContentsMargins(8, 8, 8, 8);
+
+  m_model = new QStandardItemModel(0, kModelColumns, this);
+  m_model->setHorizontalHeaderLabels({tr("Layer"), tr("Type"), tr("Output shape"), tr("Parameters"),
+                                      tr("FLOPs / sample")});
+  m_table = new QTableView(this);
+  m_table->setObjectName(QStringLiteral("modelTable"));
+  m_table->setModel(m_model);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setAlternatingRowColors(true);
+  m_table->setWordWrap(false);
+  m_table->verticalHeader()->setVisible(false);
+  m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+  // Numbers stay next to their headers instead of drifting to the far edge of a wide tab.
+  m_table->horizontalHeader()->setStretchLastSection(false);
+  m_table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(8, 8, 8, 8);
+  layout->addWidget(m_totals);
+  layout->addWidget(m_message);
+  layout->addWidget(m_table, 1);
+  showMessage(tr("Summarizing the model…"));
+
+  m_debounce.setSingleShot(true);
+  m_debounce.setInterval(kSummaryDebounceMs);
+  connect(&m_debounce, &QTimer::timeout, this, &ModelSummaryView::compute);
+  connect(&m_watcher, &QFutureWatcher<ModelSummary>::finished, this, &ModelSummaryView::onComputed);
+  connect(m_editor, &ExperimentEditor::edited, this, &ModelSummaryView::schedule);
+  connect(m_editor, &ExperimentEditor::validated, this, &ModelSummaryView::schedule);
+  schedule();
+}
+
+void ModelSummaryView::schedule() { m_debounce.start(); }
+
+void ModelSummaryView::refreshNow() {
+  m_debounce.stop();
+  m_shownKey.clear();
+  compute();
+}
+
+void ModelSummaryView::compute() {
+  const std::optional<Experiment> experiment = m_editor->experiment();
+  if (!experiment) {
+    m_queued.reset();
+    m_summary = ModelSummary{};
+    const std::vector<ValidationIssue>& issues = m_editor->issues();
+    QStringList lines;
+    for (const ValidationIssue& issue : issues) {
+      lines << QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message));
+    }
+    showMessage(tr("The experiment has %n problem(s), marked at the fields of the Experiment form; the layer table "
+                   "follows once they are fixed.", nullptr, static_cast<int>(issues.size())) +
+                (lines.isEmpty() ? QString() : QStringLiteral("\n") + lines.join(QLatin1Char('\n'))));
+    emit summaryShown();
+    return;
+  }
+  std::string key = summaryKey(*experiment);
+  if (key == m_shownKey && !m_running) {
+    emit summaryShown();
+    return;
+  }
+  if (m_running) {
+    if (key != m_runningKey) {
+      m_queued.emplace(*experiment, std::move(key));
+    } else {
+      m_queued.reset();  // the one in flight answers this edit
+    }
+    return;
+  }
+  start(*experiment, std::move(key));
+}
+
+void ModelSummaryView::start(const Experiment& experiment, std::string key) {
+  m_running = true;
+  m_runningKey = std::move(key);
+  m_totals->setText(tr("Summarizing the model…"));
+  m_watcher.setFuture(QtConcurrent::run([experiment] {
+    try {
+      return summarizeModel(experiment);
+    } catch (const std::exception& error) {  // summarizeModel reports problems itself; this is a last resort
+      ModelSummary failed;
+      failed.issues.push_back({"model", error.what()});
+      return failed;
+    }
+  }));
+}
+
+void ModelSummaryView::onComputed() {
+  m_running = false;
+  const ModelSummary summary = m_watcher.result();
+  if (m_queued) {
+    // An edit came while this one computed: its answer is already stale.
+    auto [experiment, key] = std::move(*m_queued);
+    m_queued.reset();
+    start(experiment, std::move(key));
+    return;
+  }
+  // The form may have become invalid meanwhile: compute() then shows the message instead.
+  if (!m_editor->experiment()) {
+    compute();
+    return;
+  }
+  show(summary);
+  m_shownKey = summary.ok() ? m_runningKey : std::string();
+  emit summaryShown();
+}
+
+void ModelSummaryView::show(const ModelSummary& summary) {
+  m_summary = summary;
+  if (!summary.ok()) {
+    QStringList lines;
+    for (const ValidationIssue& issue : summary.issues) {
+      lines << QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message));
+    }
+    showMessage(tr("The model cannot be built for this data:\n%1\nFix it in the Experiment form (Model and Data "
+                   "sections).").arg(lines.join(QLatin1Char('\n'))));
+    return;
+  }
+  m_showingMessage = false;
+  m_message->hide();
+  m_table->show();
+  m_model->removeRows(0, m_model->rowCount());
+  m_model->setHorizontalHeaderItem(kModelShapeColumn,
+                                   new QStandardItem(summary.torchscript ? tr("Shape") : tr("Output shape")));
+  for (const ModelSummaryRow& row : summary.rows) {
+    QList<QStandardItem*> items;
+    // Branch layers of a residual are indented under it, named by their state-dict prefix.
+    auto* name = new QStandardItem(QString(row.depth * 4, QLatin1Char(' ')) + QString::fromStdString(row.name));
+    name->setToolTip(tr("State-dict prefix: %1").arg(QString::fromStdString(row.name)));
+    items << name;
+    items << new QStandardItem(QString::fromStdString(row.type) + (row.trainable ? QString() : tr(" (frozen)")));
+    items << new QStandardItem(shapeOf(row.shape));
+    items << numberItem(groupedDigits(row.parameters), row.parameters,
+                        row.depth > 0 ? tr("Counted in the residual above it") : QString());
+    items << numberItem(row.flops < 0 ? QStringLiteral("—") : groupedDigits(row.flops), row.flops,
+                        row.flops < 0 ? tr("Unknown for TorchScript modules") : flopsOf(row.flops));
+    if (row.depth > 0) {
+      for (QStandardItem* item : items) item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
+    }
+    m_model->appendRow(items);
+  }
+  m_table->resizeColumnsToContents();
+  for (int c = 0; c < kModelColumns; ++c) m_table->setColumnWidth(c, m_table->columnWidth(c) + 24);
+  m_totals->setText(totalsText());
+}
+
+QString ModelSummaryView::totalsText() const {
+  const ModelSummary& s = m_summary;
+  if (!s.ok() || (s.rows.empty() && s.input_shape.empty())) return QString();
+  QString text = tr("<b>%1</b> trainable parameters").arg(groupedDigits(s.total_parameters));
+  if (s.frozen_parameters > 0) text += tr(" (+ %1 frozen)").arg(groupedDigits(s.frozen_parameters));
+  text += s.total_flops >= 0
+              ? tr(" · <b>%1</b> per sample (forward; a multiply-add counts 2)").arg(flopsOf(s.total_flops))
+                             : tr(" · FLOPs unknown (TorchScript)");
+  text += tr(" · input %1 → output %2").arg(shapeOf(s.input_shape), shapeOf(s.output_shape));
+  if (s.torchscript) text += tr(" · TorchScript: one row per parameter tensor");
+  return text;
+}
+
+QString ModelSummaryView::messageText() const { return m_showingMessage ? m_message->text() : QString(); }
+
+void ModelSummaryView::showMessage(const QString& text) {
+  m_showingMessage = true;
+  m_message->setText(text);
+  m_message->show();
+  m_table->hide();
+  m_totals->clear();
+  m_shownKey.clear();
+}
+
+}  // namespace wb::gui
