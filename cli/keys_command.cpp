@@ -1,5 +1,7 @@
-// workbench-cli keys: every key of the experiment file with its default, read from the schema the parser uses
-// (so the list cannot drift from what the file accepts). `--names` is what shell completion reads.
+// workbench-cli keys: every key of the experiment file with its default, the words it takes and when it matters,
+// read from the schema the parser uses (so the list cannot drift from what the file accepts). `--names` is what
+// shell completion reads.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -12,7 +14,8 @@ namespace {
 const char* kKeysHelp =
     "usage: workbench-cli keys [--names]\n"
     "\n"
-    "Lists every key of the experiment file, as `--set` and the file spell it, with its default value.\n"
+    "Lists every key of the experiment file, as `--set` and the file spell it, with its default value, the\n"
+    "words it takes when it takes one of a set, and when it matters (e.g. optimizer.betas: only for Adam).\n"
     "docs/experiment.md says what each one does.\n"
     "\n"
     "  --names  the key paths only, one a line (for scripts and shell completion)\n"
@@ -40,7 +43,22 @@ int keysCommand(const std::vector<std::string>& args) {
     if (names) {
       std::printf("%s\n", key.path.c_str());
     } else {
-      std::printf("%-36s %s\n", key.path.c_str(), key.default_value.c_str());
+      std::string about;
+      if (!key.choices.empty()) {
+        about = "one of:";
+        for (const std::string& choice : key.choices) about += " " + choice;
+      }
+      if (!key.applies_when.path.empty()) {
+        about += (about.empty() ? "" : "; ") + ("when " + key.applies_when.describe());
+      }
+      std::string line = key.path;
+      line.resize(std::max<size_t>(line.size() + 1, 37), ' ');
+      line += key.default_value;
+      if (!about.empty()) {
+        line.resize(std::max<size_t>(line.size() + 2, 52), ' ');
+        line += about;
+      }
+      std::printf("%s\n", line.c_str());
     }
   }
   return kExitOk;

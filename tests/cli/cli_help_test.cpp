@@ -90,7 +90,13 @@ TEST(CliHelp, KeysListsTheSchemaWithDefaults) {
   const auto r = runCli("keys");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\ntrain\\.epochs +[0-9]+\n"))) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\noptimizer\\.name +\"[a-z]+\"\n"))) << r.out;
+  // The words a key takes and when it matters, from the schema the parser checks against.
+  for (const char* line : {"\noptimizer\\.name +\"[a-z]+\" +one of: sgd adam adamw rmsprop adagrad\n",
+                           "\noptimizer\\.betas +\\[[0-9.,]+\\] +when optimizer\\.name is adam or adamw\n",
+                           "\ndata\\.augment\\.horizontal_flip +(true|false) +when data\\.dataset is not csv\n",
+                           "\nschedule\\.anneal_strategy +\"cos\" +one of: cos linear; when schedule\\.name is onecycle\n"}) {
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(line))) << line << "\n" << r.out;
+  }
   const auto names = runCli("keys --names");
   ASSERT_EQ(names.status, 0);
   for (const std::string& key : lines(names.out)) {

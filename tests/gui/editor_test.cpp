@@ -17,6 +17,7 @@
 #include "charts/metric_chart.h"
 #include "editor/lr_preview.h"
 #include "gui_test_support.h"
+#include "workbench/experiment_keys.h"
 #include "workbench/system_info.h"
 #include "window/main_window.h"
 
@@ -124,6 +125,58 @@ class EditorTest : public QObject {
     MainWindow again(MainWindow::Options{false});
     QVERIFY(again.openFile(out));
     QCOMPARE(again.editor()->document(), readJson(out));
+  }
+
+  // The choosers list the schema's words in its order, and a field shows exactly while the schema says it
+  // matters (experiment_keys.h): the file, `keys` and the form read one table.
+  void choosersAndShownFieldsFollowTheSchema() {
+    MainWindow window(MainWindow::Options{false});
+    ExperimentEditor* editor = window.editor();
+    int choosers = 0;
+    int conditioned = 0;
+    for (const ExperimentKey& key : experimentKeys()) {
+      FieldBinding* field = editor->binding(key.path);
+      if (field == nullptr) field = editor->binding(key.path + "[0]");  // optimizer.betas: one field an item
+      if (field == nullptr) continue;  // edited elsewhere (compress.*) or as JSON
+      if (!key.choices.empty()) {
+        auto* combo = qobject_cast<QComboBox*>(field->input());
+        QVERIFY2(combo != nullptr, key.path.c_str());
+        QStringList shown, wanted;
+        for (int i = 0; i < combo->count(); ++i) shown << combo->itemData(i).toString();
+        for (const std::string& choice : key.choices) wanted << QString::fromStdString(choice);
+        QCOMPARE(shown, wanted);
+        ++choosers;
+      }
+      if (key.applies_when.path.empty()) continue;
+      auto* decider = qobject_cast<QComboBox*>(editor->binding(key.applies_when.path)->input());
+      QVERIFY2(decider != nullptr, key.applies_when.path.c_str());
+      for (int i = 0; i < decider->count(); ++i) {
+        decider->setCurrentIndex(i);
+        const std::string value = decider->itemData(i).toString().toStdString();
+        QVERIFY2(field->row()->isHidden() != key.applies_when.heldBy(value),
+                 (key.path + " while " + key.applies_when.path + " is " + value).c_str());
+      }
+      ++conditioned;
+    }
+    QVERIFY2(choosers >= 10, std::to_string(choosers).c_str());
+    QVERIFY2(conditioned >= 30, std::to_string(conditioned).c_str());
+
+    // What that means for a user, as torch.optim and torch.optim.lr_scheduler take their arguments.
+    auto choose = [&](const std::string& path, const char* value) {
+      auto* combo = qobject_cast<QComboBox*>(editor->binding(path)->input());
+      combo->setCurrentIndex(combo->findData(QString::fromLatin1(value)));
+    };
+    auto shown = [&](const std::string& path) { return !editor->binding(path)->row()->isHidden(); };
+    choose("optimizer.name", "sgd");
+    QVERIFY(shown("optimizer.momentum") && shown("optimizer.nesterov"));
+    QVERIFY(!shown("optimizer.betas[0]") && !shown("optimizer.eps") && !shown("optimizer.alpha"));
+    choose("optimizer.name", "adamw");
+    QVERIFY(shown("optimizer.betas[0]") && shown("optimizer.betas[1]") && shown("optimizer.eps"));
+    QVERIFY(!shown("optimizer.momentum") && !shown("optimizer.nesterov"));
+    choose("schedule.name", "cosine");
+    QVERIFY(shown("schedule.t_max") && shown("schedule.eta_min") && !shown("schedule.gamma"));
+    choose("data.dataset", "synthetic");
+    QVERIFY(!shown("data.path") && shown("data.synthetic.shape") && !shown("data.label_column"));
   }
 
   // train.amp bf16 on the CPU: the field says what bf16 costs on this machine's CPU (many times slower than fp32

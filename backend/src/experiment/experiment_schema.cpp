@@ -45,6 +45,16 @@ SchemaKey sectionKey(const char* name, std::vector<SchemaKey> children, bool swi
   return key;
 }
 
+// The key matters only while `path` holds one of `values` (when), or none of them (unless).
+SchemaKey when(const char* path, std::vector<std::string> values, SchemaKey key) {
+  key.appliesWhen = KeyCondition{path, std::move(values), false};
+  return key;
+}
+SchemaKey unless(const char* path, std::vector<std::string> values, SchemaKey key) {
+  key.appliesWhen = KeyCondition{path, std::move(values), true};
+  return key;
+}
+
 template <typename Access>
 SchemaKey booleanKey(const char* name, Access field) {
   return leafKey(
@@ -84,6 +94,7 @@ SchemaKey stringKey(const char* name, StringRule rule, Access field) {
       },
       [field](const Experiment& e) { return json(field(e)); });
   key.holdsText = true;
+  key.choices = rule.choices;
   return key;
 }
 
@@ -344,6 +355,10 @@ SchemaKey layersKey() {
 // Number ranges used by several keys.
 const NumberRule kFraction = numberIn(0.0, true, 1.0, false);       // [0, 1)
 const NumberRule kOpenFraction = numberIn(0.0, false, 1.0, false);  // (0, 1)
+// The keys that decide which others matter.
+const char* const kDataset = "data.dataset";
+const char* const kOptimizer = "optimizer.name";
+const char* const kSchedule = "schedule.name";
 
 SchemaKey dataSection() {
   IntegerListRule shape;
@@ -354,23 +369,23 @@ SchemaKey dataSection() {
 
   return sectionKey("data", {
     stringKey("dataset", oneOf({"fashion-mnist", "mnist", "cifar10", "csv", "synthetic"}), WB_FIELD(data.dataset)),
-    stringKey("path", StringRule{}, WB_FIELD(data.path)),
+    unless(kDataset, {"synthetic"}, stringKey("path", StringRule{}, WB_FIELD(data.path))),
     integerKey("limit", atLeast(0), WB_FIELD(data.limit)),
     numberKey("val_fraction", kFraction, WB_FIELD(data.val_fraction)),
-    sectionKey("augment", {
+    unless(kDataset, {"csv"}, sectionKey("augment", {
       booleanKey("enabled", WB_FIELD(data.augment_enabled)),
       booleanKey("random_crop", WB_FIELD(data.augment.random_crop)),
       integerKey("crop_padding", atLeast(0), WB_FIELD(data.augment.crop_padding)),
       booleanKey("horizontal_flip", WB_FIELD(data.augment.horizontal_flip)),
-    }, /*switchable=*/true),
-    stringKey("label_column", nonEmptyString(), WB_FIELD(data.label_column)),
-    stringKey("test_path", StringRule{}, WB_FIELD(data.test_path)),
-    numberKey("test_fraction", kFraction, WB_FIELD(data.test_fraction)),
-    sectionKey("synthetic", {
+    }, /*switchable=*/true)),
+    when(kDataset, {"csv"}, stringKey("label_column", nonEmptyString(), WB_FIELD(data.label_column))),
+    when(kDataset, {"csv"}, stringKey("test_path", StringRule{}, WB_FIELD(data.test_path))),
+    when(kDataset, {"csv"}, numberKey("test_fraction", kFraction, WB_FIELD(data.test_fraction))),
+    when(kDataset, {"synthetic"}, sectionKey("synthetic", {
       integerKey("samples", atLeast(1), WB_FIELD(data.synthetic_samples)),
       integerKey("classes", atLeast(2), WB_FIELD(data.synthetic_classes)),
       integerListKey("shape", shape, WB_FIELD(data.synthetic_shape)),
-    }),
+    })),
   });
 }
 
@@ -390,11 +405,12 @@ SchemaKey optimizerSection() {
     stringKey("name", oneOf({"sgd", "adam", "adamw", "rmsprop", "adagrad"}), WB_FIELD(optimizer.name)),
     numberKey("lr", positiveNumber(), WB_FIELD(optimizer.lr)),
     numberKey("weight_decay", nonNegativeNumber(), WB_FIELD(optimizer.weight_decay)),
-    numberKey("momentum", nonNegativeNumber(), WB_FIELD(optimizer.momentum)),
-    booleanKey("nesterov", WB_FIELD(optimizer.nesterov)),
-    betasKey(),
-    numberKey("eps", positiveNumber(), WB_FIELD(optimizer.eps)),
-    numberKey("alpha", kFraction, WB_FIELD(optimizer.alpha)),
+    when(kOptimizer, {"sgd", "rmsprop"},
+         numberKey("momentum", nonNegativeNumber(), WB_FIELD(optimizer.momentum))),
+    when(kOptimizer, {"sgd"}, booleanKey("nesterov", WB_FIELD(optimizer.nesterov))),
+    when(kOptimizer, {"adam", "adamw"}, betasKey()),
+    unless(kOptimizer, {"sgd"}, numberKey("eps", positiveNumber(), WB_FIELD(optimizer.eps))),
+    when(kOptimizer, {"rmsprop"}, numberKey("alpha", kFraction, WB_FIELD(optimizer.alpha))),
     booleanKey("decay_bias_and_norm", WB_FIELD(optimizer.decay_bias_and_norm)),
     booleanKey("fused", WB_FIELD(optimizer.fused)),
   });
@@ -411,23 +427,27 @@ SchemaKey scheduleSection() {
               WB_FIELD(schedule.name)),
     integerKey("warmup_steps", atLeast(0), WB_FIELD(schedule.warmup_steps)),
     numberKey("warmup_start_factor", numberIn(0.0, false, 1.0, true), WB_FIELD(schedule.warmup_start_factor)),
-    integerKey("step_size", atLeast(1), WB_FIELD(schedule.step_size)),
-    integerListKey("milestones", milestones, WB_FIELD(schedule.milestones)),
-    numberKey("gamma", positiveNumber(), WB_FIELD(schedule.gamma)),
-    integerKey("t_max", atLeast(0), WB_FIELD(schedule.t_max)),
-    numberKey("eta_min", nonNegativeNumber(), WB_FIELD(schedule.eta_min)),
-    numberKey("pct_start", kOpenFraction, WB_FIELD(schedule.pct_start)),
-    stringKey("anneal_strategy", oneOf({"cos", "linear"}), WB_FIELD(schedule.anneal_strategy)),
-    numberKey("div_factor", positiveNumber(), WB_FIELD(schedule.div_factor)),
-    numberKey("final_div_factor", positiveNumber(), WB_FIELD(schedule.final_div_factor)),
-    booleanKey("three_phase", WB_FIELD(schedule.three_phase)),
-    stringKey("mode", oneOf({"min", "max"}), WB_FIELD(schedule.plateau_mode)),
-    numberKey("factor", kOpenFraction, WB_FIELD(schedule.factor)),
-    integerKey("patience", atLeast(0), WB_FIELD(schedule.patience)),
-    numberKey("threshold", nonNegativeNumber(), WB_FIELD(schedule.threshold)),
-    stringKey("threshold_mode", oneOf({"rel", "abs"}), WB_FIELD(schedule.threshold_mode)),
-    integerKey("cooldown", atLeast(0), WB_FIELD(schedule.cooldown)),
-    numberKey("min_lr", nonNegativeNumber(), WB_FIELD(schedule.min_lr)),
+    when(kSchedule, {"step"}, integerKey("step_size", atLeast(1), WB_FIELD(schedule.step_size))),
+    when(kSchedule, {"multistep"}, integerListKey("milestones", milestones, WB_FIELD(schedule.milestones))),
+    when(kSchedule, {"step", "multistep", "exponential"},
+         numberKey("gamma", positiveNumber(), WB_FIELD(schedule.gamma))),
+    when(kSchedule, {"cosine"}, integerKey("t_max", atLeast(0), WB_FIELD(schedule.t_max))),
+    when(kSchedule, {"cosine"}, numberKey("eta_min", nonNegativeNumber(), WB_FIELD(schedule.eta_min))),
+    when(kSchedule, {"onecycle"}, numberKey("pct_start", kOpenFraction, WB_FIELD(schedule.pct_start))),
+    when(kSchedule, {"onecycle"},
+         stringKey("anneal_strategy", oneOf({"cos", "linear"}), WB_FIELD(schedule.anneal_strategy))),
+    when(kSchedule, {"onecycle"}, numberKey("div_factor", positiveNumber(), WB_FIELD(schedule.div_factor))),
+    when(kSchedule, {"onecycle"},
+         numberKey("final_div_factor", positiveNumber(), WB_FIELD(schedule.final_div_factor))),
+    when(kSchedule, {"onecycle"}, booleanKey("three_phase", WB_FIELD(schedule.three_phase))),
+    when(kSchedule, {"plateau"}, stringKey("mode", oneOf({"min", "max"}), WB_FIELD(schedule.plateau_mode))),
+    when(kSchedule, {"plateau"}, numberKey("factor", kOpenFraction, WB_FIELD(schedule.factor))),
+    when(kSchedule, {"plateau"}, integerKey("patience", atLeast(0), WB_FIELD(schedule.patience))),
+    when(kSchedule, {"plateau"}, numberKey("threshold", nonNegativeNumber(), WB_FIELD(schedule.threshold))),
+    when(kSchedule, {"plateau"},
+         stringKey("threshold_mode", oneOf({"rel", "abs"}), WB_FIELD(schedule.threshold_mode))),
+    when(kSchedule, {"plateau"}, integerKey("cooldown", atLeast(0), WB_FIELD(schedule.cooldown))),
+    when(kSchedule, {"plateau"}, numberKey("min_lr", nonNegativeNumber(), WB_FIELD(schedule.min_lr))),
   });
 }
 

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,19 @@ enum class KeyKind {
   Layers,  // model.layers: kept as JSON here, checked by the model module
 };
 
+// When a key matters: while the string key at `path` holds one of `values` (or, `negated`, none of them). The
+// file accepts the key either way; the editor shows it only when it matters, and `keys` says when that is.
+struct KeyCondition {
+  std::string path;
+  std::vector<std::string> values;
+  bool negated = false;
+};
+
 struct SchemaKey {
   std::string name;
   KeyKind kind = KeyKind::Section;
+  // When the key (a section: every key in it) matters; none = always.
+  std::optional<KeyCondition> appliesWhen;
 
   // Section only.
   std::vector<SchemaKey> children;
@@ -40,6 +51,8 @@ struct SchemaKey {
   std::function<nlohmann::json(const Experiment& e)> write;
   // String leaves and lists of strings: an override such as `name=2024` stays the text "2024".
   bool holdsText = false;
+  // String leaves that take one of a fixed set of words, in the order a chooser lists them.
+  std::vector<std::string> choices;
 
   const SchemaKey* child(const std::string& childName) const;
   std::vector<std::string> childNames() const;

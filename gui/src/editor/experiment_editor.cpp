@@ -22,6 +22,7 @@
 #include "editor/json_path.h"
 #include "editor/lr_preview.h"
 #include "workbench/experiment_defaults.h"
+#include "workbench/experiment_keys.h"
 #include "workbench/system_info.h"
 
 namespace wb::gui {
@@ -359,10 +360,16 @@ FieldBinding* ExperimentEditor::addBool(QFormLayout* form, const std::string& pa
 }
 
 FieldBinding* ExperimentEditor::addChoice(QFormLayout* form, const std::string& path, const QString& label,
-                                          const std::vector<std::pair<QString, QString>>& choices,
+                                          const std::vector<std::pair<QString, QString>>& names,
                                           const QString& help) {
   auto* combo = new QComboBox;
-  for (const auto& [value, text] : choices) {
+  const ExperimentKey* key = findExperimentKey(path);
+  Q_ASSERT(key && !key->choices.empty());
+  for (const std::string& choice : key ? key->choices : std::vector<std::string>{}) {
+    const QString value = QString::fromStdString(choice);
+    QString text = value;
+    for (const auto& [named, name] : names)
+      if (named == value) text = name;
     combo->addItem(text == value ? value : QStringLiteral("%1  (%2)").arg(text, value), value);
   }
   return add(form, label, std::make_unique<ChoiceBinding>(path, combo), help);
@@ -408,8 +415,10 @@ void ExperimentEditor::buildModelSource(QFormLayout* form) {
   script->setInactiveValue([this] { return m_modelSource->currentIndex() == 2; }, "");
 }
 
+// The keys without a field of their own get one from the schema: its kind, its words for a chooser.
 void ExperimentEditor::addGenericFields() {
-  for (const std::string& leaf : leafPaths(experimentToJson(Experiment{}))) {
+  for (const ExperimentKey& key : experimentKeys()) {
+    const std::string& leaf = key.path;
     bool covered = false;
     for (const auto& b : m_bindings) {
       if (pathIsUnder(b->path(), leaf) || pathIsUnder(leaf, b->path())) covered = true;
@@ -421,18 +430,22 @@ void ExperimentEditor::addGenericFields() {
     QString label = QString::fromStdString(leaf.substr(leaf.rfind('.') + 1));
     label.replace(QLatin1Char('_'), QLatin1Char(' '));
     label[0] = label[0].toUpper();
-    const nlohmann::json def = *jsonAt(experimentToJson(Experiment{}), leaf);
     const QString help = tr("See docs/experiment.md for %1.").arg(QString::fromStdString(leaf));
-    if (def.is_boolean()) {
-      addBool(form, leaf, label, help);
-    } else if (def.is_number_integer()) {
-      addInteger(form, leaf, label, help);
-    } else if (def.is_number()) {
-      addNumber(form, leaf, label, help);
-    } else if (def.is_string()) {
-      addText(form, leaf, label, help);
-    } else {
-      add(form, label, std::make_unique<JsonBinding>(leaf, new QLineEdit), help);
+    switch (key.kind) {
+      case ExperimentKeyKind::Boolean: addBool(form, leaf, label, help); break;
+      case ExperimentKeyKind::Integer: addInteger(form, leaf, label, help); break;
+      case ExperimentKeyKind::Number: addNumber(form, leaf, label, help); break;
+      case ExperimentKeyKind::String:
+        if (key.choices.empty()) {
+          addText(form, leaf, label, help);
+        } else {
+          addChoice(form, leaf, label, {}, help);
+        }
+        break;
+      case ExperimentKeyKind::List:
+      case ExperimentKeyKind::Layers:
+        add(form, label, std::make_unique<JsonBinding>(leaf, new QLineEdit), help);
+        break;
     }
   }
 }
@@ -600,54 +613,19 @@ void ExperimentEditor::onEdited() {
 }
 
 void ExperimentEditor::updateRelevance() {
-  const QString dataset = word("data.dataset");
-  const QString optimizer = word("optimizer.name");
-  const QString schedule = word("schedule.name");
+  // Where the model comes from is the form's own choice (the file has one of three keys); the rest matter as
+  // the schema says (experiment_keys.h: optimizer.betas while optimizer.name is adam or adamw, ...).
   const int source = m_modelSource->currentIndex();
-  const bool images = dataset != QLatin1String("csv");
-  auto in = [](const QString& value, std::initializer_list<const char*> words) {
-    for (const char* w : words)
-      if (value == QLatin1String(w)) return true;
-    return false;
-  };
-  const std::map<std::string, bool> relevant = {
-      {"data.path", dataset != QLatin1String("synthetic")},
-      {"data.augment.enabled", images},
-      {"data.augment.random_crop", images},
-      {"data.augment.crop_padding", images},
-      {"data.augment.horizontal_flip", images},
-      {"data.label_column", dataset == QLatin1String("csv")},
-      {"data.test_path", dataset == QLatin1String("csv")},
-      {"data.test_fraction", dataset == QLatin1String("csv")},
-      {"data.synthetic.samples", dataset == QLatin1String("synthetic")},
-      {"data.synthetic.classes", dataset == QLatin1String("synthetic")},
-      {"data.synthetic.shape", dataset == QLatin1String("synthetic")},
+  const std::map<std::string, bool> modelFrom = {
       {"model.preset", source == 0},
       {"model.layers", source == 1},
       {"model.torchscript", source == 2},
-      {"optimizer.momentum", in(optimizer, {"sgd", "rmsprop"})},
-      {"optimizer.nesterov", optimizer == QLatin1String("sgd")},
-      {"optimizer.betas[0]", in(optimizer, {"adam", "adamw"})},
-      {"optimizer.betas[1]", in(optimizer, {"adam", "adamw"})},
-      {"optimizer.eps", optimizer != QLatin1String("sgd")},
-      {"optimizer.alpha", optimizer == QLatin1String("rmsprop")},
-      {"schedule.step_size", schedule == QLatin1String("step")},
-      {"schedule.milestones", schedule == QLatin1String("multistep")},
-      {"schedule.gamma", in(schedule, {"step", "multistep", "exponential"})},
-      {"schedule.t_max", schedule == QLatin1String("cosine")},
-      {"schedule.eta_min", schedule == QLatin1String("cosine")},
-      {"schedule.pct_start", schedule == QLatin1String("onecycle")},
-      {"schedule.anneal_strategy", schedule == QLatin1String("onecycle")},
-      {"schedule.div_factor", schedule == QLatin1String("onecycle")},
-      {"schedule.final_div_factor", schedule == QLatin1String("onecycle")},
-      {"schedule.three_phase", schedule == QLatin1String("onecycle")},
-      {"schedule.mode", schedule == QLatin1String("plateau")},
-      {"schedule.factor", schedule == QLatin1String("plateau")},
-      {"schedule.patience", schedule == QLatin1String("plateau")},
-      {"schedule.threshold", schedule == QLatin1String("plateau")},
-      {"schedule.threshold_mode", schedule == QLatin1String("plateau")},
-      {"schedule.cooldown", schedule == QLatin1String("plateau")},
-      {"schedule.min_lr", schedule == QLatin1String("plateau")},
+  };
+  auto matters = [&](const std::string& path) {
+    if (auto it = modelFrom.find(path); it != modelFrom.end()) return it->second;
+    const ExperimentKey* key = findExperimentKey(path);
+    if (key == nullptr || key->applies_when.path.empty()) return true;
+    return key->applies_when.heldBy(word(key->applies_when.path).toStdString());
   };
   FieldBinding* augment = binding("data.augment.enabled");
   FieldBinding* early = binding("train.early_stopping.enabled");
@@ -663,8 +641,7 @@ void ExperimentEditor::updateRelevance() {
   const bool augmentOn = static_cast<QCheckBox*>(augment->input())->isChecked();
   const bool earlyOn = static_cast<QCheckBox*>(early->input())->isChecked();
   for (const auto& b : m_bindings) {
-    auto it = relevant.find(b->path());
-    const bool show = it == relevant.end() || it->second || !b->messages().isEmpty();
+    const bool show = matters(b->path()) || !b->messages().isEmpty();
     m_formOf.at(b.get())->setRowVisible(b->row(), show);
     if (pathIsUnder(b->path(), "data.augment") && b.get() != augment) b->input()->setEnabled(augmentOn);
     if (pathIsUnder(b->path(), "train.early_stopping") && b.get() != early) b->input()->setEnabled(earlyOn);

@@ -102,8 +102,10 @@ class ExperimentEditor : public QWidget {
   FieldBinding* addInteger(QFormLayout* form, const std::string& path, const QString& label, const QString& help,
                            const QString& suffix = QString());
   FieldBinding* addBool(QFormLayout* form, const std::string& path, const QString& label, const QString& help);
+  // A chooser of the words the schema gives the key, in its order; `names` are how the form shows some of
+  // them ("adamw" → "AdamW"), the rest show as they are spelt.
   FieldBinding* addChoice(QFormLayout* form, const std::string& path, const QString& label,
-                          const std::vector<std::pair<QString, QString>>& choices, const QString& help);
+                          const std::vector<std::pair<QString, QString>>& names, const QString& help);
   FieldBinding* addList(QFormLayout* form, const std::string& path, const QString& label, const QString& help);
   void addGenericFields();
   void buildModelSource(QFormLayout* form);

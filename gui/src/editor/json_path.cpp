@@ -34,16 +34,6 @@ std::vector<Token> tokenize(const std::string& path) {
   return tokens;
 }
 
-void collectLeaves(const nlohmann::json& value, const std::string& path, std::vector<std::string>& out) {
-  if (value.is_object() && !value.empty()) {
-    for (auto it = value.begin(); it != value.end(); ++it) {
-      collectLeaves(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
-    }
-  } else if (!path.empty()) {
-    out.push_back(path);
-  }
-}
-
 }  // namespace
 
 const nlohmann::json* jsonAt(const nlohmann::json& doc, const std::string& path) {
@@ -75,12 +65,6 @@ void setJsonAt(nlohmann::json& doc, const std::string& path, nlohmann::json valu
     }
   }
   *node = std::move(value);
-}
-
-std::vector<std::string> leafPaths(const nlohmann::json& doc) {
-  std::vector<std::string> out;
-  collectLeaves(doc, "", out);
-  return out;
 }
 
 bool pathIsUnder(const std::string& path, const std::string& prefix) {

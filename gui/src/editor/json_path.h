@@ -13,8 +13,6 @@ namespace wb::gui {
 const nlohmann::json* jsonAt(const nlohmann::json& doc, const std::string& path);
 // Creates objects and array items on the way; a non-object in the way (such as `"augment": true`) is replaced.
 void setJsonAt(nlohmann::json& doc, const std::string& path, nlohmann::json value);
-// Every leaf (non-object value) of a document with its path; arrays count as leaves.
-std::vector<std::string> leafPaths(const nlohmann::json& doc);
 // True when `path` equals `prefix` or lies below it ("a.b" is under "a", "a[0]" is under "a", "ab" is not).
 bool pathIsUnder(const std::string& path, const std::string& prefix);
 
