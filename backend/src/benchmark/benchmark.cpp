@@ -5,15 +5,15 @@
 
 #include "data/batch_loader.h"
 #include "data/dataset.h"
+#include "distributed/device_selection.h"
 #include "model/model.h"
 #include "optim/autocast_guard.h"
 #include "optim/fused_adam.h"
 #include "optim/grad_scaler.h"
 #include "optim/optimizer_factory.h"
-#include "step/clip_grad_norm_part.h"
+#include "step/configured_parts.h"
 #include "step/training_step.h"
 #include "train/training_model.h"
-#include "util/device_selection.h"
 #include "util/fast_paths.h"
 #include "util/host_allocator.h"
 #include "workbench/errors.h"
@@ -51,10 +51,8 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
   scaler_options.enabled = e.train.amp == "fp16";
   GradScaler scaler(scaler_options);
   StepParts parts;
-  if (e.train.clip_grad_norm > 0) {
-    parts.add(std::make_shared<ClipGradNormPart>(model->parameters(), e.train.clip_grad_norm, scaler, *optimizer));
-  }
-  TrainingStep step(*model, *optimizer, scaler, parts, device, amp_dtype);
+  addConfiguredParts(parts, e.train, *model, *optimizer, scaler);
+  TrainingStep step(*model, *optimizer, parts, device, amp_dtype);
   const int64_t accum = std::max<int64_t>(1, e.train.grad_accum);
   if (log) {
     const std::string precision = amp_dtype ? e.train.amp + " autocast" : std::string("float32");

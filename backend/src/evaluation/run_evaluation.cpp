@@ -2,9 +2,9 @@
 #include <filesystem>
 
 #include "data/dataset.h"
+#include "distributed/device_selection.h"
 #include "evaluation/evaluation.h"
 #include "model/model.h"
-#include "util/device_selection.h"
 #include "workbench/errors.h"
 #include "workbench/system_info.h"
 #include "workbench/training_run.h"

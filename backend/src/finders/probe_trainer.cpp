@@ -3,7 +3,7 @@
 #include "optim/autocast_guard.h"
 #include "optim/fused_adam.h"
 #include "optim/optimizer_factory.h"
-#include "step/clip_grad_norm_part.h"
+#include "step/configured_parts.h"
 #include "train/data_parallel.h"
 #include "train/training_model.h"
 #include "util/fast_paths.h"
@@ -65,11 +65,8 @@ ProbeTrainer::ProbeTrainer(const Experiment& e, const std::function<void(const s
   GradScalerOptions scaler_options;
   scaler_options.enabled = e.train.amp == "fp16";
   m_scaler = std::make_unique<GradScaler>(scaler_options);
-  if (e.train.clip_grad_norm > 0) {
-    m_parts.add(std::make_shared<ClipGradNormPart>(m_model->parameters(), e.train.clip_grad_norm, *m_scaler,
-                                                   *m_optimizer));
-  }
-  m_step = std::make_unique<TrainingStep>(*m_model, *m_optimizer, *m_scaler, m_parts, m_device, m_amp_dtype);
+  addConfiguredParts(m_parts, e.train, *m_model, *m_optimizer, *m_scaler);
+  m_step = std::make_unique<TrainingStep>(*m_model, *m_optimizer, m_parts, m_device, m_amp_dtype);
   say("Model: " + std::to_string(m_model->info().parameters) + " parameters on " + deviceName() + "; optimizer " +
       e.optimizer.name + (takesFusedStep(*m_optimizer) ? " (fused CPU step)" : "") + "; precision " +
       (m_amp_dtype ? e.train.amp + " autocast" : std::string("float32")) +

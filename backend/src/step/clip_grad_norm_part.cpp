@@ -17,12 +17,10 @@ torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_
   return total;
 }
 
-ClipGradNormPart::ClipGradNormPart(std::vector<torch::Tensor> params, double max_norm, GradScaler& scaler,
-                                   torch::optim::Optimizer& optimizer)
-    : m_params(std::move(params)), m_max_norm(max_norm), m_scaler(scaler), m_optimizer(optimizer) {}
+ClipGradNormPart::ClipGradNormPart(std::vector<torch::Tensor> params, double max_norm)
+    : m_params(std::move(params)), m_max_norm(max_norm) {}
 
 void ClipGradNormPart::gradientsReady() {
-  if (m_scaler.enabled()) m_scaler.unscale(m_optimizer);  // clip the true gradients
   const torch::Tensor norm = clipGradNorm(m_params, m_max_norm);
   if (!m_norm_sum.defined()) m_norm_sum = torch::zeros({}, norm.options().dtype(torch::kFloat64));
   m_norm_sum.add_(norm);  // in place, on the device: no allocation and no read per step

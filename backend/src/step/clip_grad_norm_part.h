@@ -1,12 +1,11 @@
 #pragma once
 // train.clip_grad_norm as a step part: Python's clip_grad_norm_ without its .item(). The total norm stays on
 // the device and the scale is applied as a tensor, so clipping costs no host synchronization per step; the
-// norms are read back only when a window of steps is reported. With fp16 loss scaling the gradients are
-// unscaled first, so the true gradients are clipped.
+// norms are read back only when a window of steps is reported. With fp16 loss scaling it comes after the loss
+// scaling part, which unscaled the gradients: the true gradients are clipped.
 
 #include <vector>
 
-#include "optim/grad_scaler.h"
 #include "step/step_part.h"
 
 namespace wb {
@@ -16,8 +15,7 @@ torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_
 
 class ClipGradNormPart final : public StepPart {
  public:
-  ClipGradNormPart(std::vector<torch::Tensor> params, double max_norm, GradScaler& scaler,
-                   torch::optim::Optimizer& optimizer);
+  ClipGradNormPart(std::vector<torch::Tensor> params, double max_norm);
   std::string name() const override { return "clip_grad_norm"; }
   void gradientsReady() override;
   std::optional<double> takeGradNorm() override;
@@ -25,8 +23,6 @@ class ClipGradNormPart final : public StepPart {
  private:
   std::vector<torch::Tensor> m_params;
   double m_max_norm;
-  GradScaler& m_scaler;
-  torch::optim::Optimizer& m_optimizer;
   torch::Tensor m_norm_sum;  // on the device, since the last takeGradNorm
   int64_t m_count = 0;
 };

@@ -1,6 +1,6 @@
 #pragma once
 // A part of the training step: what one feature (data parallel's allreduce, pruning masks, gradual pruning, a
-// distillation loss, gradient clipping) does at the points of a step it cares about. The step calls every part
+// distillation loss, fp16 loss scaling, gradient clipping) does at the points of a step it cares about. The step calls every part
 // at each point in the order of its list, so parts compose instead of replacing each other, and a new feature is
 // a new part in a list, not a branch in the loop. Every point has a default that does nothing.
 
@@ -39,11 +39,16 @@ class StepPart {
   virtual std::optional<torch::Tensor> loss(const torch::Tensor& /*logits*/, const Batch& /*batch*/) {
     return std::nullopt;
   }
+  // The loss backward starts from: each part in turn may change it (fp16 loss scaling multiplies it).
+  virtual torch::Tensor lossForBackward(torch::Tensor loss) { return loss; }
   // Before each backward; `completes` on the last micro-batch of the step (data parallel communicates then).
   virtual void beforeBackward(bool /*completes*/) {}
   // The step's gradients are complete (after the last backward), before the optimizer step. With fp16 loss
-  // scaling they are still scaled unless a part before this one unscaled them.
+  // scaling they are scaled for the parts before the scaling part, true gradients for those after it.
   virtual void gradientsReady() {}
+  // A part that takes the optimizer step itself returns whether it stepped (fp16 loss scaling skips a step
+  // with inf/NaN gradients); the first that does wins. Without one the optimizer steps.
+  virtual std::optional<bool> optimizerStep(torch::optim::Optimizer& /*optimizer*/) { return std::nullopt; }
   // An optimizer step was taken (not called for a step fp16 loss scaling skipped); `step` counts steps done.
   virtual void afterStep(int64_t /*step*/) {}
   // Before validation.

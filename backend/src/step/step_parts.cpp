@@ -27,12 +27,25 @@ torch::Tensor StepParts::loss(const torch::Tensor& logits, const Batch& batch) {
   return torch::nn::functional::cross_entropy(logits, batch.y);
 }
 
+torch::Tensor StepParts::lossForBackward(torch::Tensor loss) {
+  for (const auto& p : m_parts) loss = p->lossForBackward(std::move(loss));
+  return loss;
+}
+
 void StepParts::beforeBackward(bool completes) {
   for (const auto& p : m_parts) p->beforeBackward(completes);
 }
 
 void StepParts::gradientsReady() {
   for (const auto& p : m_parts) p->gradientsReady();
+}
+
+bool StepParts::optimizerStep(torch::optim::Optimizer& optimizer) {
+  for (const auto& p : m_parts) {
+    if (std::optional<bool> stepped = p->optimizerStep(optimizer)) return *stepped;
+  }
+  optimizer.step();
+  return true;
 }
 
 void StepParts::afterStep(int64_t step) {

@@ -2,7 +2,8 @@
 // The ordered list of a step's parts. Each point of the step is passed to every part in list order, so the
 // order is the contract: data parallel's allreduce first (the gradients are the group's before anything reads
 // them), then the parts that change gradients or weights (masks after gradual pruning has chosen them), then
-// clipping (it measures what the optimizer will see).
+// fp16 loss scaling (it unscales the gradients), then clipping (it measures what the optimizer will see).
+// addConfiguredParts (configured_parts.h) appends the last two as train.* asks.
 
 #include <memory>
 #include <string>
@@ -22,8 +23,11 @@ class StepParts {
   void beforeStep(int64_t step);
   // The first part's loss that defines one; cross-entropy with the labels otherwise.
   torch::Tensor loss(const torch::Tensor& logits, const Batch& batch);
+  torch::Tensor lossForBackward(torch::Tensor loss);
   void beforeBackward(bool completes);
   void gradientsReady();
+  // The first part's optimizer step that takes one; else optimizer.step(). Whether the optimizer stepped.
+  bool optimizerStep(torch::optim::Optimizer& optimizer);
   void afterStep(int64_t step);
   void beforeEvaluation();
 

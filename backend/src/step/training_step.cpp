@@ -5,11 +5,10 @@
 
 namespace wb {
 
-TrainingStep::TrainingStep(Model& model, torch::optim::Optimizer& optimizer, GradScaler& scaler, StepParts& parts,
-                           torch::Device device, std::optional<c10::ScalarType> amp_dtype)
+TrainingStep::TrainingStep(Model& model, torch::optim::Optimizer& optimizer, StepParts& parts, torch::Device device,
+                           std::optional<c10::ScalarType> amp_dtype)
     : m_model(model),
       m_optimizer(optimizer),
-      m_scaler(scaler),
       m_parts(parts),
       m_device(device),
       m_amp_dtype(amp_dtype) {}
@@ -29,16 +28,14 @@ TrainingStep::MicroBatch TrainingStep::forwardBackward(const Batch& batch, int64
     loss = m_parts.loss(logits, batch);
   }
   m_parts.beforeBackward(completes);
-  m_scaler.scale(micro_batches > 1 ? loss / static_cast<double>(micro_batches) : loss).backward();
+  m_parts.lossForBackward(micro_batches > 1 ? loss / static_cast<double>(micro_batches) : loss).backward();
   return {logits.detach(), loss.detach()};
 }
 
 bool TrainingStep::finish(int64_t steps_done) {
   m_parts.gradientsReady();
-  // fp16: a step with inf/NaN gradients is skipped (neither the optimizer nor the schedule moves) and the scale
-  // backs off.
-  const bool stepped = m_scaler.step(m_optimizer);
-  m_scaler.update();
+  // fp16: a step with inf/NaN gradients is skipped (neither the optimizer nor the schedule moves).
+  const bool stepped = m_parts.optimizerStep(m_optimizer);
   if (stepped) m_parts.afterStep(steps_done);
   return stepped;
 }

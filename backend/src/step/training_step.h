@@ -1,9 +1,9 @@
 #pragma once
 // The one body of an optimizer step, shared by the run (and a compression pass's fine-tuning), the finders and
 // the benchmark: zero the gradients and set the learning rate, then per micro-batch the forward under autocast,
-// the loss, the (fp16-scaled) backward, and last the optimizer step through the loss scaler. What features add
-// to it is in its parts (step_parts.h); what a caller does around it (loading batches, metrics, checkpoints,
-// live control) is the caller's.
+// the loss and the backward of its share of the step's mean, and last the optimizer step. What features add to
+// it (fp16 loss scaling, clipping, allreduce, masks, a distillation loss) is in its parts (step_parts.h); what
+// a caller does around it (loading batches, metrics, checkpoints, live control) is the caller's.
 
 #include <torch/torch.h>
 
@@ -12,7 +12,6 @@
 
 #include "data/batch_loader.h"
 #include "model/model.h"
-#include "optim/grad_scaler.h"
 #include "step/step_parts.h"
 
 namespace wb {
@@ -20,8 +19,8 @@ namespace wb {
 class TrainingStep {
  public:
   // `amp_dtype`: autocast's dtype (train.amp), none for float32. The references must outlive the step.
-  TrainingStep(Model& model, torch::optim::Optimizer& optimizer, GradScaler& scaler, StepParts& parts,
-               torch::Device device, std::optional<c10::ScalarType> amp_dtype);
+  TrainingStep(Model& model, torch::optim::Optimizer& optimizer, StepParts& parts, torch::Device device,
+               std::optional<c10::ScalarType> amp_dtype);
 
   // Opens an optimizer step; `step` counts the steps done so far.
   void begin(int64_t step, double lr);
@@ -34,15 +33,14 @@ class TrainingStep {
   // for backward, so accumulated gradients are the mean's); `completes` on the last one of the step.
   MicroBatch forwardBackward(const Batch& batch, int64_t micro_batches, bool completes);
 
-  // The parts' gradients-ready point, then the optimizer step through the loss scaler. False when fp16 loss
-  // scaling skipped it (inf/NaN gradients): nothing moved. Otherwise the parts' after-step point with
-  // `steps_done` (the count including this step).
+  // The parts' gradients-ready point, then the optimizer step (a part's, as fp16 loss scaling takes it). False
+  // when it was skipped (inf/NaN gradients under fp16): nothing moved. Otherwise the parts' after-step point
+  // with `steps_done` (the count including this step).
   bool finish(int64_t steps_done);
 
  private:
   Model& m_model;
   torch::optim::Optimizer& m_optimizer;
-  GradScaler& m_scaler;
   StepParts& m_parts;
   torch::Device m_device;
   std::optional<c10::ScalarType> m_amp_dtype;

@@ -12,9 +12,9 @@
 
 #include "data/seed_mixing.h"
 #include "distributed/collective_error.h"
+#include "distributed/device_selection.h"
 #include "distributed/process_group_ranks.h"
 #include "model/step_generator.h"
-#include "util/device_selection.h"
 #include "workbench/errors.h"
 
 namespace wb {

@@ -3,11 +3,11 @@
 #include <filesystem>
 
 #include "data/dataset.h"
+#include "distributed/device_selection.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
 #include "run_folder/run_folder.h"
 #include "train/training_plan.h"
-#include "util/device_selection.h"
 #include "workbench/errors.h"
 #include "workbench/experiment.h"
 

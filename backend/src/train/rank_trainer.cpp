@@ -10,7 +10,7 @@
 #include "data/batch_loader.h"
 #include "evaluation/evaluation.h"
 #include "optim/autocast_guard.h"
-#include "step/clip_grad_norm_part.h"
+#include "step/configured_parts.h"
 #include "step/training_step.h"
 #include "train/early_stopping.h"
 #include "train/metrics_window.h"
@@ -43,11 +43,10 @@ BatchLoaderOptions loaderOptions(const RankSetup& s, const RankGroup& group) {
   return options;
 }
 
-// The run's parts, then train.clip_grad_norm's clipping: it measures what the optimizer will see.
+// The run's parts, then what train.* asks of every step: fp16 loss scaling, clipping.
 StepParts stepParts(const RankSetup& s) {
   StepParts parts = s.parts;
-  const double clip = s.experiment.train.clip_grad_norm;
-  if (clip > 0) parts.add(std::make_shared<ClipGradNormPart>(s.model.parameters(), clip, s.scaler, s.optimizer));
+  addConfiguredParts(parts, s.experiment.train, s.model, s.optimizer, s.scaler);
   return parts;
 }
 
@@ -113,7 +112,7 @@ RankTrainer::RankTrainer(const RankSetup& setup)
       m_accum(std::max<int64_t>(1, m_train.grad_accum)),
       m_checkpoints(static_cast<bool>(setup.checkpoint)),
       m_parts(stepParts(setup)),
-      m_body(setup.model, setup.optimizer, setup.scaler, m_parts, setup.device, autocastDtype(m_train.amp)),
+      m_body(setup.model, setup.optimizer, m_parts, setup.device, autocastDtype(m_train.amp)),
       m_early_stopping(m_train.early_stopping),
       m_reporter{m_group,     m_parts,       setup.scaler,       setup.schedule,
                  setup.plan.total_steps, setup.events, setup.device, setup.rank_devices,

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "distributed/collective_error.h"
+#include "distributed/device_selection.h"
 #include "distributed/process_group_ranks.h"
 #include "evaluation/evaluation.h"
 #include "model/model_build_context.h"
@@ -21,7 +22,6 @@
 #include "train/run_error_edge.h"
 #include "train/training_model.h"
 #include "util/cuda_memory.h"
-#include "util/device_selection.h"
 #include "util/fast_paths.h"
 #include "util/host_allocator.h"
 #include "workbench/errors.h"

@@ -1,15 +1,21 @@
 // The training step's parts: every point of a step reaches every part in the order of the list, the first part
-// that defines the loss is the one trained on, clipping comes after the caller's parts, and what parts carry goes
-// into checkpoints and comes back. The step is the trainer's own (trainRank on a small synthetic set).
+// that defines the loss is the one trained on, loss scaling and clipping come after the caller's parts, and what
+// parts carry goes into checkpoints and comes back. The step is the trainer's own (trainRank on a small synthetic set).
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "backend/train/test_experiments.h"
+#include "data/dataset.h"
+#include "model/model.h"
+#include "optim/optimizer_factory.h"
 #include "step/clip_grad_norm_part.h"
+#include "step/configured_parts.h"
+#include "step/loss_scaling_part.h"
 #include "step/step_parts.h"
 #include "step/training_step.h"
 #include "support/function_part.h"
@@ -137,6 +143,82 @@ TEST(StepOrder, ClippingComesAfterTheCallersPartsAndReportsTheNorm) {
     EXPECT_GT(seen_norms[i], 0.5);
     EXPECT_NEAR(run.steps[i].grad_norm, seen_norms[i], 1e-4 * seen_norms[i]);  // clipping measured the boosted ones
   }
+}
+
+// fp16 loss scaling is a part: the parts before it see the scaled gradients, the parts after it (clipping) the
+// true ones, and the optimizer steps through the scaler: a step with an inf gradient is skipped (the weights stay,
+// no after-step point) and the scale backs off, as torch.cuda.amp.GradScaler does.
+TEST(StepOrder, LossScalingUnscalesForThePartsAfterItAndSkipsAStepWithInfGradients) {
+  const Experiment e = tinyExperiment();
+  const Dataset data = loadDataset(e.data, e.seed);
+  torch::manual_seed(0);
+  auto model = buildModel(e.model, data.sample_shape, data.num_classes);
+  auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
+  GradScalerOptions options;
+  options.init_scale = 1024;
+  GradScaler scaler(options);
+  const torch::Tensor weight = model->namedParameters().front().second;
+  std::vector<double> scaled_norms, true_norms;
+  bool poison = false;
+  int after_steps = 0;
+  auto before = std::make_shared<test::FunctionPart>();
+  before->gradients_ready = [&] {
+    scaled_norms.push_back(weight.grad().norm().item<double>());
+    if (poison) weight.grad().view(-1)[0].fill_(std::numeric_limits<float>::infinity());
+  };
+  auto after = std::make_shared<test::FunctionPart>();
+  after->gradients_ready = [&] { true_norms.push_back(weight.grad().norm().item<double>()); };
+  after->after_step = [&](int64_t) { ++after_steps; };
+  StepParts parts;
+  parts.add(before).add(std::make_shared<LossScalingPart>(scaler, *optimizer)).add(after);
+  TrainingStep step(*model, *optimizer, parts, torch::kCPU, std::nullopt);
+  const Batch batch{data.train_x.slice(0, 0, 36), data.train_y.slice(0, 0, 36)};
+
+  const torch::Tensor initial = weight.detach().clone();
+  step.begin(0, 0.1);
+  step.forwardBackward(batch, 1, true);
+  EXPECT_TRUE(step.finish(1));
+  ASSERT_EQ(scaled_norms.size(), 1u);
+  ASSERT_EQ(true_norms.size(), 1u);
+  EXPECT_GT(true_norms[0], 0.0);
+  EXPECT_NEAR(scaled_norms[0], 1024.0 * true_norms[0], 1e-3 * scaled_norms[0]);
+  EXPECT_FALSE(torch::equal(weight, initial));
+  EXPECT_EQ(after_steps, 1);
+
+  poison = true;
+  const torch::Tensor kept = weight.detach().clone();
+  step.begin(1, 0.1);
+  step.forwardBackward(batch, 1, true);
+  EXPECT_FALSE(step.finish(2));
+  EXPECT_TRUE(torch::equal(weight, kept));
+  EXPECT_EQ(after_steps, 1);
+  EXPECT_EQ(scaler.skippedSteps(), 1);
+  EXPECT_EQ(scaler.currentScale(), 512.0);
+}
+
+// What train.* asks of every step comes after the caller's parts: loss scaling (unscales), then clipping.
+TEST(StepOrder, TheConfiguredPartsComeAfterTheCallersLossScalingBeforeClipping) {
+  Experiment e = tinyExperiment();
+  e.train.clip_grad_norm = 1.0;
+  const Dataset data = loadDataset(e.data, e.seed);
+  auto model = buildModel(e.model, data.sample_shape, data.num_classes);
+  auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
+  GradScalerOptions fp16;
+  GradScaler scaler(fp16);
+  StepParts parts;
+  auto callers = std::make_shared<test::FunctionPart>();
+  callers->label = "masks";
+  parts.add(callers);
+  addConfiguredParts(parts, e.train, *model, *optimizer, scaler);
+  EXPECT_EQ(parts.names(), (std::vector<std::string>{"masks", "loss_scaling", "clip_grad_norm"}));
+
+  GradScalerOptions off;
+  off.enabled = false;  // train.amp "off" or "bf16": no loss scaling
+  GradScaler no_scaling(off);
+  e.train.clip_grad_norm = 0;
+  StepParts plain;
+  addConfiguredParts(plain, e.train, *model, *optimizer, no_scaling);
+  EXPECT_TRUE(plain.empty());
 }
 
 // The clipping itself: the total norm measured, and brought down to max_norm.

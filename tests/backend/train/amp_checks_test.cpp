@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "distributed/device_selection.h"
 #include "test_experiments.h"
-#include "util/device_selection.h"
 #include "workbench/experiment.h"
 
 namespace wb {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "distributed/device_selection.h"
 #include "support/test_helpers.h"
 #include "test_experiments.h"
-#include "util/device_selection.h"
 #include "workbench/experiment.h"
 
 namespace wb {

@@ -1,4 +1,4 @@
-#include "util/device_selection.h"
+#include "distributed/device_selection.h"
 
 #include <algorithm>
 #include <set>
