@@ -1,5 +1,6 @@
 #include "finder_dialogs/batch_size_finder_dialog.h"
 
+#include "finder_dialogs/finder_footer.h"
 #include "widgets/screen_fit.h"
 
 #include <QDialogButtonBox>
@@ -35,7 +36,13 @@ QTableWidgetItem* cell(const QString& text, bool number) {
 
 BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::function<bool(int64_t)> apply,
                                              QWidget* parent)
-    : QDialog(parent), m_experiment(experiment), m_applyBatch(std::move(apply)) {
+    : QDialog(parent),
+      m_experiment(experiment),
+      m_applyBatch(std::move(apply)),
+      m_job(this, kFinderDrainMs,
+            {[this](auto trials, auto log) { onStaged(trials, log); },
+             [this](auto outcome) { onFinished(std::move(outcome)); },
+             [this](bool running) { onRunningChanged(running); }}) {
   setObjectName(QStringLiteral("batchSizeFinderDialog"));
   setWindowTitle(tr("Find Batch Size — %1").arg(QString::fromStdString(experimentRunName(experiment))));
   auto* layout = new QVBoxLayout(this);
@@ -91,27 +98,14 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
   m_table->setMinimumHeight(220);
   layout->addWidget(m_table, 1);
 
-  m_summary = new QLabel(tr("Run the search to see which batch sizes fit."), this);
-  m_summary->setObjectName(QStringLiteral("batchSummary"));
-  m_summary->setWordWrap(true);
-  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  layout->addWidget(m_summary);
-  m_log = new QPlainTextEdit(this);
-  m_log->setReadOnly(true);
-  m_log->setMaximumBlockCount(200);
-  m_log->setFixedHeight(60);
-  layout->addWidget(m_log);
-
-  auto* box = new QDialogButtonBox(this);
-  m_apply = box->addButton(tr("&Apply to Experiment"), QDialogButtonBox::AcceptRole);
-  m_apply->setObjectName(QStringLiteral("batchApply"));
-  m_apply->setEnabled(false);
-  QPushButton* close = box->addButton(QDialogButtonBox::Close);
-  layout->addWidget(box);
+  const FinderFooter footer =
+      addFinderFooter(this, layout, QStringLiteral("batch"), tr("Run the search to see which batch sizes fit."));
+  m_summary = footer.summary;
+  m_log = footer.log;
+  m_apply = footer.apply;
 
   connect(m_run, &QPushButton::clicked, this, &BatchSizeFinderDialog::start);
   connect(m_cancel, &QPushButton::clicked, this, &BatchSizeFinderDialog::cancel);
-  connect(close, &QPushButton::clicked, this, &QDialog::reject);
   connect(m_table, &QTableWidget::itemSelectionChanged, this, &BatchSizeFinderDialog::updateApply);
   connect(m_apply, &QPushButton::clicked, this, [this] {
     const int64_t batch = batchToApply();
@@ -124,19 +118,13 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
                                    .arg(batch));
     }
   });
-  m_drainTimer.setInterval(kFinderDrainMs);
-  connect(&m_drainTimer, &QTimer::timeout, this, &BatchSizeFinderDialog::drain);
-  connect(&m_watcher, &QFutureWatcher<FinderOutcome<BatchFinderResult>>::finished, this,
-          &BatchSizeFinderDialog::onFinished);
   fitDialogToScreen(this, QSize(680, 520));
 }
 
-BatchSizeFinderDialog::~BatchSizeFinderDialog() {
-  if (m_staging) m_staging->cancel();
-}
+BatchSizeFinderDialog::~BatchSizeFinderDialog() = default;
 
 void BatchSizeFinderDialog::start() {
-  if (m_running) return;
+  if (m_job.isRunning()) return;
   BatchFinderOptions options;
   const QString limit = m_maxMemory->text().trimmed();
   if (!limit.isEmpty()) {
@@ -155,42 +143,28 @@ void BatchSizeFinderDialog::start() {
   m_progress->setRange(0, 0);  // busy: the number of trials is not known in advance
   m_progress->setFormat(tr("Loading the data and building the model…"));
   m_summary->setText(tr("Running…"));
-  m_staging = std::make_shared<Staging>();
-  const std::shared_ptr<Staging> staging = m_staging;
-  const Experiment experiment = m_experiment;
-  const FinderCallbacks callbacks = Staging::callbacksOf(staging);
-  m_watcher.setFuture(runFinder<BatchFinderResult>([experiment, options, callbacks, staging] {
-    return findBatchSize(experiment, options, callbacks, [staging](const BatchTrial& t) { staging->add(t); });
-  }));
-  setRunning(true);
+  m_job.start([experiment = m_experiment, options](const FinderCallbacks& callbacks, const auto& report) {
+    return findBatchSize(experiment, options, callbacks, report);
+  });
 }
 
 void BatchSizeFinderDialog::cancel() {
-  if (!m_running || !m_staging) return;
-  m_staging->cancel();
+  if (!m_job.cancel()) return;
   m_cancel->setEnabled(false);
   m_summary->setText(tr("Cancelling after the step in flight…"));
 }
 
-void BatchSizeFinderDialog::setRunning(bool running) {
-  m_running = running;
+void BatchSizeFinderDialog::onRunningChanged(bool running) {
   m_run->setEnabled(!running);
   m_cancel->setEnabled(running);
   m_maxMemory->setEnabled(!running);
   m_maxBatch->setEnabled(!running);
-  if (running) {
-    m_drainTimer.start();
-  } else {
-    m_drainTimer.stop();
-  }
 }
 
-void BatchSizeFinderDialog::drain() {
-  if (!m_staging) return;
-  auto [trials, lines] = m_staging->take();
-  for (const std::string& line : lines) m_log->appendPlainText(QString::fromStdString(line));
+void BatchSizeFinderDialog::onStaged(const std::vector<BatchTrial>& trials, const std::vector<std::string>& log) {
+  for (const std::string& line : log) m_log->appendPlainText(QString::fromStdString(line));
   for (const BatchTrial& t : trials) addRow(t);
-  if (!trials.empty() && m_running) {
+  if (!trials.empty() && m_job.isRunning()) {
     m_progress->setFormat(tr("%1 sizes tried; last: %2 (%3)")
                               .arg(m_table->rowCount())
                               .arg(trials.back().batch_size)
@@ -215,12 +189,9 @@ void BatchSizeFinderDialog::addRow(const BatchTrial& t) {
   m_table->scrollToBottom();
 }
 
-void BatchSizeFinderDialog::onFinished() {
-  drain();
-  setRunning(false);
+void BatchSizeFinderDialog::onFinished(FinderOutcome<BatchFinderResult> outcome) {
   m_progress->setRange(0, 1);
   m_progress->setValue(1);
-  FinderOutcome<BatchFinderResult> outcome = m_watcher.result();
   if (!outcome.result) {
     m_progress->setFormat(tr("Failed"));
     m_summary->setText(outcome.hint.isEmpty() ? outcome.error : tr("%1\nWhat to do: %2").arg(outcome.error, outcome.hint));
@@ -254,7 +225,7 @@ void BatchSizeFinderDialog::onFinished() {
 }
 
 int64_t BatchSizeFinderDialog::batchToApply() const {
-  if (!m_result || m_running) return 0;
+  if (!m_result || m_job.isRunning()) return 0;
   const QList<QTableWidgetItem*> selected = m_table->selectedItems();
   for (const QTableWidgetItem* item : selected) {
     if (item->column() != kBatch) continue;

@@ -9,8 +9,6 @@
 #include <optional>
 
 #include <QDialog>
-#include <QFutureWatcher>
-#include <QTimer>
 
 #include "finder_dialogs/finder_job.h"
 #include "workbench/experiment.h"
@@ -36,7 +34,7 @@ class BatchSizeFinderDialog : public QDialog {
 
   void start();
   void cancel();
-  bool isRunning() const { return m_running; }
+  bool isRunning() const { return m_job.isRunning(); }
   const std::optional<BatchFinderResult>& result() const { return m_result; }
   // The size Apply sets: the selected row's when it fits, else the suggestion (0: none).
   int64_t batchToApply() const;
@@ -51,13 +49,11 @@ class BatchSizeFinderDialog : public QDialog {
   void finderFinished();
 
  private:
-  using Staging = FinderStaging<BatchTrial>;
-
-  void drain();
-  void onFinished();
+  void onStaged(const std::vector<BatchTrial>& trials, const std::vector<std::string>& log);
+  void onFinished(FinderOutcome<BatchFinderResult> outcome);
+  void onRunningChanged(bool running);
   void addRow(const BatchTrial& trial);
   void updateApply();
-  void setRunning(bool running);
 
   Experiment m_experiment;
   std::function<bool(int64_t)> m_applyBatch;
@@ -71,10 +67,7 @@ class BatchSizeFinderDialog : public QDialog {
   QLabel* m_summary = nullptr;
   QPlainTextEdit* m_log = nullptr;
 
-  std::shared_ptr<Staging> m_staging;
-  QFutureWatcher<FinderOutcome<BatchFinderResult>> m_watcher;
-  QTimer m_drainTimer;
-  bool m_running = false;
+  FinderJob<BatchTrial, BatchFinderResult> m_job;
   std::optional<BatchFinderResult> m_result;
 };
 

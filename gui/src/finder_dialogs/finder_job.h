@@ -1,8 +1,8 @@
 #pragma once
 // A finder (workbench/finders.h) on a worker thread for a dialog. The worker stages what it reports (points,
-// trials, log lines) under a mutex and the dialog takes it all on its own timer: no signal per step, and the UI
+// trials, log lines) under a mutex and the dialog takes it all on a timer: no signal per step, and the UI
 // thread never waits on the finder. Cancel is a flag the finder polls between steps. Exceptions stop at the
-// worker's edge and come back as text.
+// worker's edge and come back as text. FinderJob puts the pieces together for a dialog.
 
 #include <atomic>
 #include <functional>
@@ -13,7 +13,10 @@
 #include <vector>
 
 #include <QFuture>
+#include <QFutureWatcher>
+#include <QObject>
 #include <QString>
+#include <QTimer>
 #include <QtConcurrent/QtConcurrent>
 
 #include "workbench/errors.h"
@@ -90,5 +93,81 @@ QFuture<FinderOutcome<Result>> runFinder(std::function<Result()> find) {
     return out;
   });
 }
+
+// One finder run for a dialog: started on a worker, what it staged handed to the dialog on a timer, cancelled by
+// a flag it polls, its outcome handed back once after the last staged items. The dialogs keep only what they
+// show; this is the run/cancel/drain skeleton they share.
+template <typename Item, typename Result>
+class FinderJob {
+ public:
+  // The finder's work on the worker: it reports through `callbacks` and hands each item to `report`.
+  using Find = std::function<Result(const FinderCallbacks& callbacks, const std::function<void(const Item&)>& report)>;
+  struct Handlers {
+    std::function<void(std::vector<Item> items, std::vector<std::string> log)> staged;  // something was staged
+    std::function<void(FinderOutcome<Result> outcome)> finished;
+    std::function<void(bool running)> runningChanged;
+  };
+
+  // The handlers run on `owner`'s thread while it lives.
+  FinderJob(QObject* owner, int drain_ms, Handlers handlers) : m_handlers(std::move(handlers)) {
+    m_timer.setInterval(drain_ms);
+    QObject::connect(&m_timer, &QTimer::timeout, owner, [this] { drain(); });
+    QObject::connect(&m_watcher, &QFutureWatcherBase::finished, owner, [this] { finish(); });
+  }
+  // A finder in flight is cancelled, not waited for: the worker holds its own share of the staging area.
+  ~FinderJob() {
+    if (m_staging) m_staging->cancel();
+  }
+  FinderJob(const FinderJob&) = delete;
+  FinderJob& operator=(const FinderJob&) = delete;
+
+  void start(Find find) {
+    if (m_running) return;
+    m_staging = std::make_shared<Staging>();
+    const std::shared_ptr<Staging> staging = m_staging;
+    const FinderCallbacks callbacks = Staging::callbacksOf(staging);
+    m_watcher.setFuture(runFinder<Result>([find = std::move(find), callbacks, staging] {
+      return find(callbacks, [staging](const Item& item) { staging->add(item); });
+    }));
+    setRunning(true);
+  }
+  // False when nothing runs; the finder stops after the step in flight.
+  bool cancel() {
+    if (!m_running || !m_staging) return false;
+    m_staging->cancel();
+    return true;
+  }
+  bool isRunning() const { return m_running; }
+  bool cancelled() const { return m_staging && m_staging->cancelled(); }
+
+ private:
+  using Staging = FinderStaging<Item>;
+
+  void drain() {
+    if (!m_staging) return;
+    auto [items, log] = m_staging->take();
+    if ((!items.empty() || !log.empty()) && m_handlers.staged) m_handlers.staged(std::move(items), std::move(log));
+  }
+  void finish() {
+    drain();
+    setRunning(false);
+    if (m_handlers.finished) m_handlers.finished(m_watcher.result());
+  }
+  void setRunning(bool running) {
+    m_running = running;
+    if (running) {
+      m_timer.start();
+    } else {
+      m_timer.stop();
+    }
+    if (m_handlers.runningChanged) m_handlers.runningChanged(running);
+  }
+
+  Handlers m_handlers;
+  std::shared_ptr<Staging> m_staging;
+  QFutureWatcher<FinderOutcome<Result>> m_watcher;
+  QTimer m_timer;
+  bool m_running = false;
+};
 
 }  // namespace wb::gui

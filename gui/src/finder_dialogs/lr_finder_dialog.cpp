@@ -1,5 +1,6 @@
 #include "finder_dialogs/lr_finder_dialog.h"
 
+#include "finder_dialogs/finder_footer.h"
 #include "widgets/screen_fit.h"
 
 #include <algorithm>
@@ -31,7 +32,13 @@ QString lrText(double lr) { return QString::number(lr, 'g', 3); }
 }  // namespace
 
 LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(double)> apply, QWidget* parent)
-    : QDialog(parent), m_experiment(experiment), m_applyLr(std::move(apply)) {
+    : QDialog(parent),
+      m_experiment(experiment),
+      m_applyLr(std::move(apply)),
+      m_job(this, kLrFinderDrainMs,
+            {[this](auto points, auto log) { onStaged(points, log); },
+             [this](auto outcome) { onFinished(std::move(outcome)); },
+             [this](bool running) { onRunningChanged(running); }}) {
   setObjectName(QStringLiteral("lrFinderDialog"));
   setWindowTitle(tr("Find Learning Rate — %1").arg(QString::fromStdString(experimentRunName(experiment))));
   auto* layout = new QVBoxLayout(this);
@@ -129,29 +136,15 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   layout->addWidget(m_plot, 1);
 
-  m_summary = new QLabel(tr("Run the test to see the loss against the learning rate."), this);
-  m_summary->setObjectName(QStringLiteral("lrSummary"));
-  m_summary->setWordWrap(true);
-  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  layout->addWidget(m_summary);
-
-  m_log = new QPlainTextEdit(this);
-  m_log->setReadOnly(true);
-  m_log->setMaximumBlockCount(200);
-  m_log->setFixedHeight(60);
-  layout->addWidget(m_log);
-
-  auto* box = new QDialogButtonBox(this);
-  m_apply = box->addButton(tr("&Apply to Experiment"), QDialogButtonBox::AcceptRole);
-  m_apply->setObjectName(QStringLiteral("lrApply"));
-  m_apply->setEnabled(false);
+  const FinderFooter footer = addFinderFooter(this, layout, QStringLiteral("lr"),
+                                              tr("Run the test to see the loss against the learning rate."));
+  m_summary = footer.summary;
+  m_log = footer.log;
+  m_apply = footer.apply;
   m_apply->setToolTip(tr("Sets optimizer.lr in the form to the suggested learning rate."));
-  QPushButton* close = box->addButton(QDialogButtonBox::Close);
-  layout->addWidget(box);
 
   connect(m_run, &QPushButton::clicked, this, &LrFinderDialog::start);
   connect(m_cancel, &QPushButton::clicked, this, &LrFinderDialog::cancel);
-  connect(close, &QPushButton::clicked, this, &QDialog::reject);
   connect(m_apply, &QPushButton::clicked, this, [this] {
     if (!m_result || m_result->suggestion.rule == LrSuggestionRule::None) return;
     if (m_applyLr && m_applyLr(m_result->suggestion.lr)) {
@@ -163,19 +156,15 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
                                    .arg(lrText(m_result->suggestion.lr)));
     }
   });
-  m_drainTimer.setInterval(kLrFinderDrainMs);
-  connect(&m_drainTimer, &QTimer::timeout, this, &LrFinderDialog::drain);
-  connect(&m_watcher, &QFutureWatcher<FinderOutcome<LrFinderResult>>::finished, this, &LrFinderDialog::onFinished);
   fitDialogToScreen(this, QSize(720, 640));
 }
 
-LrFinderDialog::~LrFinderDialog() {
-  // The worker holds its own share of the staging area and a copy of the experiment: it ends after its step.
-  if (m_staging) m_staging->cancel();
-}
+// The worker holds its own share of the staging area and a copy of the experiment: the job cancels it, and it
+// ends after its step.
+LrFinderDialog::~LrFinderDialog() = default;
 
 void LrFinderDialog::start() {
-  if (m_running) return;
+  if (m_job.isRunning()) return;
   LrFinderOptions options;
   options.steps = m_steps->value();
   bool startOk = false, endOk = false;
@@ -202,46 +191,32 @@ void LrFinderDialog::start() {
   m_progress->setFormat(tr("Loading the data and building the model…"));
   m_summary->setText(tr("Running…"));
 
-  m_staging = std::make_shared<Staging>();
-  const std::shared_ptr<Staging> staging = m_staging;
-  const Experiment experiment = m_experiment;
-  const FinderCallbacks callbacks = Staging::callbacksOf(staging);
-  m_watcher.setFuture(runFinder<LrFinderResult>([experiment, options, callbacks, staging] {
+  m_job.start([experiment = m_experiment, options](const FinderCallbacks& callbacks, const auto& report) {
     return findLearningRate(experiment, options, callbacks,
-                            [staging](const LrFinderPoint& point, int64_t) { staging->add(point); });
-  }));
-  setRunning(true);
+                            [&report](const LrFinderPoint& point, int64_t) { report(point); });
+  });
 }
 
 void LrFinderDialog::cancel() {
-  if (!m_running || !m_staging) return;
-  m_staging->cancel();
+  if (!m_job.cancel()) return;
   m_cancel->setEnabled(false);
   m_progress->setFormat(tr("Cancelling after the step in flight…"));
 }
 
-void LrFinderDialog::setRunning(bool running) {
-  m_running = running;
+void LrFinderDialog::onRunningChanged(bool running) {
   m_run->setEnabled(!running);
   m_cancel->setEnabled(running);
   m_steps->setEnabled(!running);
   m_start->setEnabled(!running);
   m_end->setEnabled(!running);
-  if (running) {
-    m_drainTimer.start();
-  } else {
-    m_drainTimer.stop();
-  }
 }
 
-void LrFinderDialog::drain() {
-  if (!m_staging) return;
-  auto [points, lines] = m_staging->take();
-  for (const std::string& line : lines) m_log->appendPlainText(QString::fromStdString(line));
+void LrFinderDialog::onStaged(const std::vector<LrFinderPoint>& points, const std::vector<std::string>& log) {
+  for (const std::string& line : log) m_log->appendPlainText(QString::fromStdString(line));
   if (points.empty()) return;
   addPoints(points);
   const LrFinderPoint& last = m_points.back();
-  if (!m_staging->cancelled()) {
+  if (!m_job.cancelled()) {
     m_progress->setValue(static_cast<int>(last.step + 1));
     m_progress->setFormat(tr("Step %1 of %2: learning rate %3, loss %4")
                               .arg(last.step + 1)
@@ -274,10 +249,7 @@ void LrFinderDialog::rescale() {
   m_plot->yAxis->setRange(std::max(0.0, low - pad), high + pad);
 }
 
-void LrFinderDialog::onFinished() {
-  drain();
-  setRunning(false);
-  FinderOutcome<LrFinderResult> outcome = m_watcher.result();
+void LrFinderDialog::onFinished(FinderOutcome<LrFinderResult> outcome) {
   if (!outcome.result) {
     m_progress->setFormat(tr("Failed"));
     m_summary->setText(outcome.hint.isEmpty() ? outcome.error : tr("%1\nWhat to do: %2").arg(outcome.error, outcome.hint));

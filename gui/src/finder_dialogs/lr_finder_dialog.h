@@ -9,8 +9,6 @@
 #include <optional>
 
 #include <QDialog>
-#include <QFutureWatcher>
-#include <QTimer>
 
 #include "finder_dialogs/finder_job.h"
 #include "workbench/experiment.h"
@@ -39,7 +37,7 @@ class LrFinderDialog : public QDialog {
 
   void start();
   void cancel();
-  bool isRunning() const { return m_running; }
+  bool isRunning() const { return m_job.isRunning(); }
   const std::optional<LrFinderResult>& result() const { return m_result; }
 
   QCustomPlot* plot() const { return m_plot; }
@@ -52,14 +50,12 @@ class LrFinderDialog : public QDialog {
   void finderFinished();
 
  private:
-  using Staging = FinderStaging<LrFinderPoint>;
-
-  void drain();
-  void onFinished();
+  void onStaged(const std::vector<LrFinderPoint>& points, const std::vector<std::string>& log);
+  void onFinished(FinderOutcome<LrFinderResult> outcome);
+  void onRunningChanged(bool running);
   void addPoints(const std::vector<LrFinderPoint>& points);
   void showSuggestion();
   void rescale();
-  void setRunning(bool running);
 
   Experiment m_experiment;
   std::function<bool(double)> m_applyLr;
@@ -79,10 +75,7 @@ class LrFinderDialog : public QDialog {
   QCPItemStraightLine* m_markerLine = nullptr;
   QCPItemText* m_markerText = nullptr;
 
-  std::shared_ptr<Staging> m_staging;
-  QFutureWatcher<FinderOutcome<LrFinderResult>> m_watcher;
-  QTimer m_drainTimer;
-  bool m_running = false;
+  FinderJob<LrFinderPoint, LrFinderResult> m_job;
   int64_t m_planned = 0;
   std::vector<LrFinderPoint> m_points;
   std::optional<LrFinderResult> m_result;
