@@ -342,7 +342,7 @@ void ExportMenu::onModelExported(const ExportOutcome& outcome) {
     dialog->open();
     emit statusMessage(tr("Exported %1: %2 (%3)")
                            .arg(m_exportLabel, QDir::toNativeSeparators(QString::fromStdString(outcome.result.file)),
-                                formatBytes(outcome.result.bytes)));
+                                formatFileSize(outcome.result.bytes)));
   } else {
     m_presentError(tr("Could not export %1").arg(m_exportLabel), outcome.error,
                    !outcome.hint.isEmpty() ? outcome.hint

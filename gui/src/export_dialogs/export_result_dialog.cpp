@@ -43,7 +43,7 @@ QPlainTextEdit* snippetView(const std::string& text, const QString& objectName, 
 
 }  // namespace
 
-QString formatBytes(qint64 bytes) {
+QString formatFileSize(qint64 bytes) {
   if (bytes < 1024) return QObject::tr("%1 B").arg(bytes);
   if (bytes < 1024 * 1024) return QObject::tr("%1 KiB").arg(bytes / 1024.0, 0, 'f', 1);
   return QObject::tr("%1 MiB").arg(bytes / (1024.0 * 1024.0), 0, 'f', 2);
@@ -60,7 +60,7 @@ ExportResultDialog::ExportResultDialog(const ExportResult& result, const QString
   file->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
   file->setWordWrap(true);
   m_summary = new QLabel(tr("%1 (%2 bytes) in %3 s")
-                             .arg(formatBytes(result.bytes), QLocale().toString(static_cast<qlonglong>(result.bytes)))
+                             .arg(formatFileSize(result.bytes), QLocale().toString(static_cast<qlonglong>(result.bytes)))
                              .arg(result.seconds, 0, 'f', result.seconds < 10 ? 2 : 1),
                          this);
   m_summary->setObjectName(QStringLiteral("exportSummary"));

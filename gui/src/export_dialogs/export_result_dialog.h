@@ -36,6 +36,6 @@ class ExportResultDialog : public QDialog {
 };
 
 // "812 B", "41.3 KiB", "3.07 MiB".
-QString formatBytes(qint64 bytes);
+QString formatFileSize(qint64 bytes);
 
 }  // namespace wb::gui

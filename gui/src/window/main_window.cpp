@@ -29,6 +29,7 @@
 #include <QtConcurrent/QtConcurrent>
 
 #include "app/action_icons.h"
+#include "app/action_table.h"
 #include "charts/charts_panel.h"
 #include "compression_view/compression_controller.h"
 #include "compression_view/compression_view.h"
@@ -237,69 +238,43 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 MainWindow::~MainWindow() = default;
 
 void MainWindow::buildActions() {
-  m_newAction = new QAction(actionIcon(QStringLiteral("new")), tr("&New"), this);
-  m_newAction->setShortcut(QKeySequence::New);
-  m_newAction->setStatusTip(tr("Start from the default experiment"));
-  connect(m_newAction, &QAction::triggered, this, &MainWindow::newExperiment);
-  m_openAction = new QAction(actionIcon(QStringLiteral("open")), tr("&Open…"), this);
-  m_openAction->setShortcut(QKeySequence::Open);
-  connect(m_openAction, &QAction::triggered, this, &MainWindow::openDialog);
-  m_saveAction = new QAction(actionIcon(QStringLiteral("save")), tr("&Save"), this);
-  m_saveAction->setShortcut(QKeySequence::Save);
-  connect(m_saveAction, &QAction::triggered, this, &MainWindow::save);
-  m_saveAsAction = new QAction(actionIcon(QStringLiteral("save-as")), tr("Save &As…"), this);
-  m_saveAsAction->setShortcut(QKeySequence::SaveAs);
-  connect(m_saveAsAction, &QAction::triggered, this, &MainWindow::saveAs);
-  m_quitAction = new QAction(actionIcon(QStringLiteral("quit")), tr("&Quit"), this);
-  m_quitAction->setShortcut(QKeySequence::Quit);
-  m_quitAction->setMenuRole(QAction::QuitRole);
-  connect(m_quitAction, &QAction::triggered, this, &MainWindow::close);
+  using K = QKeySequence;
+  auto compress = [this](CompressDialog::Kind kind) { return [this, kind] { openCompressDialog(kind); }; };
+  makeActions(this, {
+      {&m_newAction, "new", tr("&New"), {K::New}, tr("Start from the default experiment"), [this] { newExperiment(); }},
+      {&m_openAction, "open", tr("&Open…"), {K::Open}, {}, [this] { openDialog(); }},
+      {&m_saveAction, "save", tr("&Save"), {K::Save}, {}, [this] { save(); }},
+      {&m_saveAsAction, "save-as", tr("Save &As…"), {K::SaveAs}, {}, [this] { saveAs(); }},
+      {&m_quitAction, "quit", tr("&Quit"), {K::Quit}, {}, [this] { close(); }, {}, QAction::QuitRole},
 
-  m_startAction = new QAction(actionIcon(QStringLiteral("start")), tr("&Start"), this);
-  m_startAction->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_Return)});
-  m_startAction->setToolTip(tr("Train the experiment in the editor (F5)"));
-  connect(m_startAction, &QAction::triggered, this, [this] { startRun(); });
-  m_pauseAction = new QAction(actionIcon(QStringLiteral("pause")), tr("&Pause"), this);
-  m_pauseAction->setShortcut(QKeySequence(Qt::Key_F6));
-  m_pauseAction->setToolTip(tr("Pause after the step in flight, or resume (F6)"));
-  connect(m_pauseAction, &QAction::triggered, this, &MainWindow::togglePause);
-  m_stopAction = new QAction(actionIcon(QStringLiteral("stop")), tr("S&top"), this);
-  m_stopAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
-  m_stopAction->setToolTip(tr("Stop after the step in flight; a checkpoint is written so the run can be resumed "
-                              "(Shift+F5)"));
-  connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopRun);
-  m_checkpointAction = new QAction(actionIcon(QStringLiteral("checkpoint")), tr("&Checkpoint now"), this);
-  m_checkpointAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
-  m_checkpointAction->setToolTip(tr("Write a checkpoint after the step in flight (Ctrl+K)"));
-  connect(m_checkpointAction, &QAction::triggered, this, &MainWindow::checkpointNow);
-  m_resumeAction = new QAction(actionIcon(QStringLiteral("resume-run")), tr("&Resume an Interrupted Run…"), this);
-  m_resumeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
-  m_resumeAction->setToolTip(tr("Continue a stopped run from its latest checkpoint"));
-  connect(m_resumeAction, &QAction::triggered, this, &MainWindow::resumeDialog);
+      {&m_startAction, "start", tr("&Start"), {K(Qt::Key_F5), K(Qt::CTRL | Qt::Key_Return)},
+       tr("Train the experiment in the editor (F5)"), [this] { startRun(); }},
+      {&m_pauseAction, "pause", tr("&Pause"), {K(Qt::Key_F6)}, tr("Pause after the step in flight, or resume (F6)"),
+       [this] { togglePause(); }},
+      {&m_stopAction, "stop", tr("S&top"), {K(Qt::SHIFT | Qt::Key_F5)},
+       tr("Stop after the step in flight; a checkpoint is written so the run can be resumed (Shift+F5)"),
+       [this] { stopRun(); }},
+      {&m_checkpointAction, "checkpoint", tr("&Checkpoint now"), {K(Qt::CTRL | Qt::Key_K)},
+       tr("Write a checkpoint after the step in flight (Ctrl+K)"), [this] { checkpointNow(); }},
+      {&m_resumeAction, "resume-run", tr("&Resume an Interrupted Run…"), {K(Qt::CTRL | Qt::SHIFT | Qt::Key_R)},
+       tr("Continue a stopped run from its latest checkpoint"), [this] { resumeDialog(); }},
 
-  m_pruneAction = new QAction(actionIcon(QStringLiteral("prune")), tr("&Prune…"), this);
-  m_pruneAction->setObjectName(QStringLiteral("compressPrune"));
-  m_pruneAction->setToolTip(tr("Remove the smallest weights or whole channels of the selected run's model"));
-  connect(m_pruneAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Prune); });
-  m_quantizeAction = new QAction(actionIcon(QStringLiteral("quantize")), tr("&Quantize to int8…"), this);
-  m_quantizeAction->setObjectName(QStringLiteral("compressQuantize"));
-  m_quantizeAction->setToolTip(tr("Store the selected run's weights as 8-bit integers"));
-  connect(m_quantizeAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Quantize); });
-  m_distillAction = new QAction(actionIcon(QStringLiteral("distill")), tr("&Distill…"), this);
-  m_distillAction->setObjectName(QStringLiteral("compressDistill"));
-  m_distillAction->setToolTip(tr("Train a model to copy the outputs of a teacher (by default the run's own model)"));
-  connect(m_distillAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Distill); });
-  m_pipelineAction = new QAction(actionIcon(QStringLiteral("compress")), tr("Pipe&line…"), this);
-  m_pipelineAction->setObjectName(QStringLiteral("compressPipeline"));
-  m_pipelineAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
-  m_pipelineAction->setToolTip(tr("Several passes in order: prune, fine-tune, distill, quantize"));
-  connect(m_pipelineAction, &QAction::triggered, this, [this] { openCompressDialog(CompressDialog::Kind::Pipeline); });
-  m_evaluateAction = new QAction(tr("E&valuate Run…"), this);
-  m_evaluateAction->setObjectName(QStringLiteral("evaluateRun"));
-  m_evaluateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-  m_evaluateAction->setToolTip(tr("The selected run's model on its test split: accuracy, per-class figures, confusion "
-                                  "matrix and mistakes (Ctrl+E)"));
-  connect(m_evaluateAction, &QAction::triggered, this, [this] { evaluateRun(); });
+      {&m_pruneAction, "prune", tr("&Prune…"), {},
+       tr("Remove the smallest weights or whole channels of the selected run's model"),
+       compress(CompressDialog::Kind::Prune), QStringLiteral("compressPrune")},
+      {&m_quantizeAction, "quantize", tr("&Quantize to int8…"), {}, tr("Store the selected run's weights as 8-bit integers"),
+       compress(CompressDialog::Kind::Quantize), QStringLiteral("compressQuantize")},
+      {&m_distillAction, "distill", tr("&Distill…"), {},
+       tr("Train a model to copy the outputs of a teacher (by default the run's own model)"),
+       compress(CompressDialog::Kind::Distill), QStringLiteral("compressDistill")},
+      {&m_pipelineAction, "compress", tr("Pipe&line…"), {K(Qt::CTRL | Qt::SHIFT | Qt::Key_P)},
+       tr("Several passes in order: prune, fine-tune, distill, quantize"), compress(CompressDialog::Kind::Pipeline),
+       QStringLiteral("compressPipeline")},
+      {&m_evaluateAction, {}, tr("E&valuate Run…"), {K(Qt::CTRL | Qt::Key_E)},
+       tr("The selected run's model on its test split: accuracy, per-class figures, confusion matrix and mistakes "
+          "(Ctrl+E)"),
+       [this] { evaluateRun(); }, QStringLiteral("evaluateRun")},
+  });
 }
 
 void MainWindow::buildMenus() {
