@@ -11,7 +11,6 @@
 #include <QDialog>
 #include <QDir>
 #include <QFontMetrics>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -24,8 +23,8 @@
 #include <QTreeView>
 #include <QUrl>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
+#include "app/off_thread.h"
 #include "run/run_status_words.h"
 #include "runs_browser/run_compare_view.h"
 #include "runs_browser/run_notes_dialog.h"
@@ -248,13 +247,9 @@ void RunsBrowser::refresh() {
   }
   m_loading = true;
   const int generation = ++m_generation;
-  auto* watcher = new QFutureWatcher<LoadedRows>(this);
-  connect(watcher, &QFutureWatcher<LoadedRows>::finished, this, [this, watcher, generation] {
-    watcher->deleteLater();
-    LoadedRows loaded = watcher->result();
+  runOffThread(this, [dir = m_dir] { return loadRows(dir); }, [this, generation](LoadedRows loaded) {
     onRowsLoaded(std::move(loaded.rows), loaded.problem, generation);
   });
-  watcher->setFuture(QtConcurrent::run(loadRows, m_dir));
 }
 
 void RunsBrowser::onRowsLoaded(std::vector<RunRow> rows, const QString& problem, int generation) {

@@ -14,7 +14,6 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -26,10 +25,10 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
-#include <QtConcurrent/QtConcurrent>
 
 #include "app/action_icons.h"
 #include "app/action_table.h"
+#include "app/off_thread.h"
 #include "charts/charts_panel.h"
 #include "compression_view/compression_controller.h"
 #include "compression_view/compression_view.h"
@@ -563,19 +562,16 @@ bool MainWindow::startRun() {
   m_stateLabel->setText(tr("Checking the experiment…"));
   m_progress->reset(tr("Checking the experiment…"), experiment->train.epochs);
   updateActions();
-  auto* watcher = new QFutureWatcher<std::vector<ValidationIssue>>(this);
-  connect(watcher, &QFutureWatcher<std::vector<ValidationIssue>>::finished, this,
-          [this, watcher, checked = *experiment] {
-            watcher->deleteLater();
-            onStartChecked(checked, watcher->result());
-          });
-  watcher->setFuture(QtConcurrent::run([e = *experiment] {
-    try {
-      return checkExperiment(e);
-    } catch (const std::exception& error) {
-      return std::vector<ValidationIssue>{{"", error.what()}};
-    }
-  }));
+  runOffThread(
+      this,
+      [e = *experiment] {
+        try {
+          return checkExperiment(e);
+        } catch (const std::exception& error) {
+          return std::vector<ValidationIssue>{{"", error.what()}};
+        }
+      },
+      [this, checked = *experiment](const std::vector<ValidationIssue>& issues) { onStartChecked(checked, issues); });
   return true;
 }
 
@@ -635,10 +631,7 @@ bool MainWindow::resumeRun(const QString& runDir, bool force) {
   // The run's curves so far come first, then the resumed run appends to them; loaded off the UI thread.
   m_lifecycle.beginResume(runDir);
   updateActions();
-  auto* watcher = new QFutureWatcher<LoadedHistory>(this);
-  connect(watcher, &QFutureWatcher<LoadedHistory>::finished, this, [this, watcher, runDir, force] {
-    watcher->deleteLater();
-    const LoadedHistory loaded = watcher->result();
+  runOffThread(this, [runDir] { return loadHistory(runDir); }, [this, runDir, force](const LoadedHistory& loaded) {
     const std::optional<RunRecord> listed = m_runs->run(QDir(runDir).absolutePath());
     const QString label = listed ? QString::fromStdString(listed->name)
                           : loaded.history ? QString::fromStdString(experimentRunName(loaded.history->experiment))
@@ -661,7 +654,6 @@ bool MainWindow::resumeRun(const QString& runDir, bool force) {
     }
     updateActions();
   });
-  watcher->setFuture(QtConcurrent::run(loadHistory, runDir));
   return true;
 }
 
@@ -703,11 +695,8 @@ void MainWindow::openRuns(const QStringList& folders, bool replace) {
   if (replace) m_charts->clearTracesExcept(kLiveTrace);
   for (const QString& folder : folders) {
     ++m_pendingLoads;
-    auto* watcher = new QFutureWatcher<LoadedHistory>(this);
-    connect(watcher, &QFutureWatcher<LoadedHistory>::finished, this, [this, watcher] {
-      watcher->deleteLater();
+    runOffThread(this, [folder] { return loadHistory(folder); }, [this](const LoadedHistory& loaded) {
       --m_pendingLoads;
-      const LoadedHistory loaded = watcher->result();
       if (!loaded.history) {
         showError(tr("Could not open the run %1").arg(QDir(loaded.folder).dirName()), loaded.error,
                   loaded.hint.isEmpty() ? tr("Check that the folder is a run folder (it has experiment.json).")
@@ -733,7 +722,6 @@ void MainWindow::openRuns(const QStringList& folders, bool replace) {
       updateActions();  // "Back to Live Run" while a run trains
       statusBar()->showMessage(tr("Opened run %1").arg(QDir(loaded.folder).dirName()), 4000);
     });
-    watcher->setFuture(QtConcurrent::run(loadHistory, folder));
   }
 }
 
