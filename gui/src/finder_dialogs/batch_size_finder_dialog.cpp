@@ -1,6 +1,6 @@
 #include "finder_dialogs/batch_size_finder_dialog.h"
 
-#include "finder_dialogs/finder_footer.h"
+#include "finder_dialogs/finder_frame.h"
 #include "widgets/screen_fit.h"
 
 #include <QDialogButtonBox>
@@ -57,7 +57,6 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
   intro->setWordWrap(true);
   layout->addWidget(intro);
 
-  auto* controls = new QHBoxLayout;
   auto* form = new QFormLayout;
   m_maxMemory = new QLineEdit(this);
   m_maxMemory->setObjectName(QStringLiteral("batchMaxMemory"));
@@ -70,23 +69,10 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
   m_maxBatch->setSpecialValueText(tr("the training split's size"));
   m_maxBatch->setValue(0);
   form->addRow(tr("Largest size tried"), m_maxBatch);
-  controls->addLayout(form, 1);
-  auto* buttons = new QVBoxLayout;
-  m_run = new QPushButton(tr("&Run"), this);
-  m_run->setObjectName(QStringLiteral("batchRun"));
-  m_cancel = new QPushButton(tr("&Cancel Search"), this);
-  m_cancel->setEnabled(false);
-  buttons->addWidget(m_run);
-  buttons->addWidget(m_cancel);
-  buttons->addStretch(1);
-  controls->addLayout(buttons);
-  layout->addLayout(controls);
-
-  m_progress = new QProgressBar(this);
-  m_progress->setRange(0, 1);
-  m_progress->setValue(0);
-  m_progress->setFormat(tr("Not run yet"));
-  layout->addWidget(m_progress);
+  const FinderControls controls = addFinderControls(this, layout, form, QStringLiteral("batch"), tr("&Cancel Search"));
+  m_run = controls.run;
+  m_cancel = controls.cancel;
+  m_progress = controls.progress;
 
   m_table = new QTableWidget(0, kFinderColumns, this);
   m_table->setObjectName(QStringLiteral("batchTrials"));

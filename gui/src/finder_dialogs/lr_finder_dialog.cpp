@@ -1,6 +1,6 @@
 #include "finder_dialogs/lr_finder_dialog.h"
 
-#include "finder_dialogs/finder_footer.h"
+#include "finder_dialogs/finder_frame.h"
 #include "widgets/screen_fit.h"
 
 #include <algorithm>
@@ -54,7 +54,6 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
   intro->setWordWrap(true);
   layout->addWidget(intro);
 
-  auto* controls = new QHBoxLayout;
   auto* form = new QFormLayout;
   form->setFormAlignment(Qt::AlignLeft);
   auto* range = new QHBoxLayout;
@@ -79,23 +78,10 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
   m_steps->setValue(100);
   m_steps->setSuffix(tr(" steps"));
   form->addRow(tr("Sweep over"), m_steps);
-  controls->addLayout(form, 1);
-  auto* buttons = new QVBoxLayout;
-  m_run = new QPushButton(tr("&Run"), this);
-  m_run->setObjectName(QStringLiteral("lrRun"));
-  m_cancel = new QPushButton(tr("&Cancel Test"), this);
-  m_cancel->setEnabled(false);
-  buttons->addWidget(m_run);
-  buttons->addWidget(m_cancel);
-  buttons->addStretch(1);
-  controls->addLayout(buttons);
-  layout->addLayout(controls);
-
-  m_progress = new QProgressBar(this);
-  m_progress->setTextVisible(true);
-  m_progress->setFormat(tr("Not run yet"));
-  m_progress->setValue(0);
-  layout->addWidget(m_progress);
+  const FinderControls controls = addFinderControls(this, layout, form, QStringLiteral("lr"), tr("&Cancel Test"));
+  m_run = controls.run;
+  m_cancel = controls.cancel;
+  m_progress = controls.progress;
 
   m_plot = new QCustomPlot(this);
   m_plot->setObjectName(QStringLiteral("lrFinderPlot"));
