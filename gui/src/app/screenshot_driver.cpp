@@ -43,7 +43,9 @@ ScreenshotDriver::ScreenshotDriver(MainWindow* window, QString file, long long a
       });
       return;
     }
-    finish(m_exitCode);
+    // A run that ends while its capture waits to settle (a short one) is closed by the capture.
+    m_failed = m_failed || summary.status == RunStatus::Failed;
+    if (m_saved) finish(m_exitCode);
   });
   m_timeout.setSingleShot(true);
   m_timeout.setInterval(kTimeoutMs);
@@ -85,6 +87,7 @@ void ScreenshotDriver::capture() {
                 static_cast<long long>(m_window->lastStep()));
     m_exitCode = m_failed ? 1 : 0;
   }
+  m_saved = true;
   if (m_window->controller()->isActive()) {
     m_window->controller()->stop();  // runEnded then finishes; the run folder keeps a resumable checkpoint
   } else {

@@ -34,7 +34,8 @@ class ScreenshotDriver : public QObject {
   QPointer<QWidget> m_target;
   QString m_file;
   long long m_afterSteps;
-  bool m_captured = false;
+  bool m_captured = false;  // a capture is taken or on its way
+  bool m_saved = false;     // ... and done: the window may close when the run ends
   bool m_failed = false;
   int m_exitCode = 0;
   QTimer m_timeout;
