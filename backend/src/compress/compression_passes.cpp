@@ -48,12 +48,27 @@ std::shared_ptr<PruningMasks> carriedMasks(Model& model, const NamedTensors& mas
   return std::make_shared<PruningMasks>(targets, paramsFor(model, targets), masks);
 }
 
-void addMaskPart(TrainingPhase& phase, const std::shared_ptr<PruningMasks>& masks) {
-  if (masks) phase.parts.add(std::make_shared<PruningMaskPart>(masks));
+// The masks one rank trains with: rank 0 the pass's own (they become the artifact's), each other rank a copy on
+// its replica (the same weights stay pruned everywhere, and gradual pruning raises them alike: the ranks' weights
+// are equal after every step).
+std::shared_ptr<PruningMasks> masksOfRank(int rank, const std::shared_ptr<PruningMasks>& lead, Model& model) {
+  if (!lead || rank == 0) return lead;
+  return std::make_shared<PruningMasks>(lead->targets(), paramsFor(model, lead->targets()), lead->masks());
 }
 
-TrainingPhase makePhase(const CompressPassConfig& pass, PassContext& c) {
-  return TrainingPhase{c.experiment, pass, c.data, c.device, c.folder, c.events, c.pipeline_recorder, c.control, {}};
+StepParts maskParts(const std::shared_ptr<PruningMasks>& masks) {
+  StepParts parts;
+  if (masks) parts.add(std::make_shared<PruningMaskPart>(masks));
+  return parts;
+}
+
+// A phase whose ranks other than 0 train replicas that `make_replica` builds, with the masks carried in.
+TrainingPhase makePhase(const CompressPassConfig& pass, PassContext& c, std::function<std::unique_ptr<Model>()> make_replica,
+                        const std::shared_ptr<PruningMasks>& masks) {
+  TrainingPhase phase{c.experiment, pass, c.data, c.device, c.folder, c.events, c.pipeline_recorder, c.control, {}, {}};
+  phase.parts_for = [masks](int rank, Model& model, torch::Device) { return maskParts(masksOfRank(rank, masks, model)); };
+  phase.make_replica = std::move(make_replica);
+  return phase;
 }
 
 // Trains `model` in the pass's phase; false when a stop request ended it early.
@@ -79,8 +94,7 @@ ModelArtifact fineTuned(const CompressPassConfig& pass, const ModelArtifact& inp
                         nlohmann::json& record, bool& stopped) {
   auto model = buildFloatModel(input);
   auto masks = carriedMasks(*model, input.masks);
-  TrainingPhase phase = makePhase(pass, c);
-  addMaskPart(phase, masks);
+  TrainingPhase phase = makePhase(pass, c, [&input] { return buildFloatModel(input); }, masks);
   stopped = !train(phase, *model, record);
   ModelArtifact out = withWeights(input, *model);
   if (masks) out.masks = masks->masks();
@@ -107,18 +121,18 @@ ModelArtifact prune(const CompressPassConfig& pass, const ModelArtifact& input, 
   const double target = initial + pass.amount * (1.0 - initial);
   if (!gradual) masks->pruneShareOfLive(pass.amount, global);
   if (pass.epochs > 0 || pass.max_steps > 0) {
-    TrainingPhase phase = makePhase(pass, c);
+    TrainingPhase phase = makePhase(pass, c, [&input] { return buildFloatModel(input); }, masks);
     if (gradual) {
-      const Experiment e = phaseExperiment(c.experiment, pass);
-      const int64_t total = planTraining(e.train, c.data.train_x.size(0)).total_steps;
+      const int64_t total = phaseTotalSteps(c.experiment, pass, c.data.train_x.size(0));
       // Zhu & Gupta prune every Δt steps; twenty raises over the phase keep each jump small.
-      const int64_t every = std::max<int64_t>(1, total / 20);
-      // Before the masks' part: it raises them, the masks' part applies them to the weights.
-      phase.parts.add(std::make_shared<GradualPruningPart>(
-          masks, GradualPruningSchedule{initial, target, total, every, global}));
-      record["schedule"] = {{"kind", "cubic"}, {"steps", total}, {"every", every}, {"initial", initial}};
+      const GradualPruningSchedule schedule{initial, target, total, std::max<int64_t>(1, total / 20), global};
+      phase.parts_for = [masks, schedule](int rank, Model& model, torch::Device) {
+        const auto mine = masksOfRank(rank, masks, model);
+        // Before the masks' part: it raises them, the masks' part applies them to the weights.
+        return StepParts().add(std::make_shared<GradualPruningPart>(mine, schedule)).add(maskParts(mine));
+      };
+      record["schedule"] = {{"kind", "cubic"}, {"steps", total}, {"every", schedule.every}, {"initial", initial}};
     }
-    addMaskPart(phase, masks);
     stopped = !train(phase, *model, record);
     if (stopped) return input;
     if (gradual) masks->pruneTo(target, global);  // a run cut short by max_steps still reaches the target
@@ -134,16 +148,14 @@ ModelArtifact distill(const CompressPassConfig& pass, const ModelArtifact& input
   std::shared_ptr<Teacher> teacher = loadTeacher(pass.teacher, c.run_dir, c.original);
   teacher->to(c.device);
   ModelArtifact student_shape = input;
-  std::unique_ptr<Model> student;
-  if (pass.student.is_null()) {
-    student = buildFloatModel(input);
-  } else {
+  std::function<std::unique_ptr<Model>()> make_student = [&input] { return buildFloatModel(input); };
+  if (!pass.student.is_null()) {
     // A new model from the pass's model section, initialized from the run's seed like a run would be.
     const ParseResult parsed = parseExperiment(nlohmann::json{{"model", pass.student}});
     if (!parsed.ok()) throw UserError("compress: the distill pass's student: " + formatIssues(parsed.issues));
-    const ModelConfig& config = parsed.experiment.model;
+    const ModelConfig config = parsed.experiment.model;
+    make_student = [config, &input] { return buildModel(config, input.input_shape, input.num_classes); };
     torch::manual_seed(c.experiment.seed);
-    student = buildModel(config, input.input_shape, input.num_classes);
     student_shape.layers = config.torchscript.empty()
                                ? (config.layers.is_null() ? presetLayers(config.preset, input.input_shape, input.num_classes)
                                                           : config.layers)
@@ -152,12 +164,22 @@ ModelArtifact distill(const CompressPassConfig& pass, const ModelArtifact& input
     student_shape.masks.clear();
     record["student"] = pass.student;
   }
+  std::unique_ptr<Model> student = make_student();
   auto masks = carriedMasks(*student, student_shape.masks);
-  TrainingPhase phase = makePhase(pass, c);
   const double t = pass.temperature;
   const double alpha = pass.alpha;
-  phase.parts.add(std::make_shared<DistillationLossPart>(teacher, t, alpha));
-  addMaskPart(phase, masks);
+  // Every other rank trains a student of the same architecture (its weights become rank 0's).
+  TrainingPhase phase = makePhase(pass, c, make_student, masks);
+  phase.parts_for = [&, teacher](int rank, Model& model, torch::Device device) {
+    std::shared_ptr<Teacher> mine = teacher;
+    if (rank != 0) {  // a teacher of its own on the rank's device
+      mine = loadTeacher(pass.teacher, c.run_dir, c.original);
+      mine->to(device);
+    }
+    return StepParts()
+        .add(std::make_shared<DistillationLossPart>(mine, t, alpha))
+        .add(maskParts(masksOfRank(rank, masks, model)));
+  };
   record["teacher"] = teacher->description();
   record["temperature"] = t;
   record["alpha"] = alpha;
@@ -176,8 +198,7 @@ ModelArtifact quantizeAware(const CompressPassConfig& pass, const ModelArtifact&
   // Weights pruned by an earlier pass stay pruned while quantization-aware training moves the others (folding
   // a batch norm scales a filter, so its zeros stay zeros).
   auto masks = carriedMasks(*model, input.masks);
-  TrainingPhase phase = makePhase(pass, c);
-  addMaskPart(phase, masks);
+  TrainingPhase phase = makePhase(pass, c, [&] { return makeQatModel(input, pass, [](const std::string&) {}); }, masks);
   stopped = !train(phase, *model, record);
   if (stopped) return input;
   QuantizeResult result = convertQatModel(*model, pass, log);

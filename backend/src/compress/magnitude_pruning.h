@@ -49,6 +49,7 @@ class PruningMasks {
   void applyToWeights() const;       // after the optimizer step: weight decay and momentum cannot revive them
 
   NamedTensors masks() const;  // name -> mask on the CPU
+  const std::vector<PruneTarget>& targets() const { return m_targets; }
   // Per target: name, size, pruned count; and the whole selection's sparsity.
   nlohmann::json describe() const;
   double sparsity() const;

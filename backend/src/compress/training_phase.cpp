@@ -1,5 +1,6 @@
 #include "compress/training_phase.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -13,8 +14,11 @@
 #include "run_folder/run_folder.h"
 #include "torch_compat.h"
 #include "train/checkpoint_writer.h"
+#include "train/data_parallel.h"
+#include "train/rank_log.h"
 #include "train/training_plan.h"
 #include "workbench/errors.h"
+#include "workbench/system_info.h"
 
 namespace wb {
 namespace {
@@ -39,6 +43,55 @@ class RecorderScope {
   RunFolder* m_previous;
 };
 
+// What one rank of the phase trains: rank 0 the pass's model, the others a replica of it.
+struct PhaseRank {
+  RankPlacement placement;
+  std::unique_ptr<Model> replica;
+  Model* model = nullptr;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<LrSchedule> schedule;
+  std::unique_ptr<GradScaler> scaler;
+  std::unique_ptr<DeferredRankGroup> group;
+  std::shared_ptr<DataParallelStep> parallel;
+  StepParts parts;  // data parallel's allreduce first, then the pass's
+  std::unique_ptr<RankLog> log;  // ranks other than 0
+  RankOutcome outcome;
+
+  void restore(const LoadedCheckpoint& loaded) {
+    parts.loadState(restoreTrainingState(loaded.contents.payload, loaded.path, *model, *optimizer));
+    schedule->loadState(loaded.contents.meta.value("schedule", nlohmann::json::object()));
+    if (scaler->enabled() && loaded.contents.meta.contains("scaler")) {
+      scaler->loadState(GradScalerState::fromJson(loaded.contents.meta["scaler"]));
+    }
+  }
+};
+
+std::unique_ptr<PhaseRank> makePhaseRank(TrainingPhase& phase, const Experiment& experiment,
+                                         const TrainingPlan& plan, const RankPlacement& placement, int world_size,
+                                         Model& lead_model) {
+  auto r = std::make_unique<PhaseRank>();
+  r->placement = placement;
+  if (placement.rank == 0) {
+    r->model = &lead_model;
+  } else {
+    r->replica = phase.make_replica();
+    r->replica->to(placement.device);
+    r->model = r->replica.get();
+  }
+  r->optimizer = makeOptimizer(experiment.optimizer, r->model->namedParameters());
+  r->schedule = std::make_unique<LrSchedule>(experiment.schedule, experiment.optimizer.lr, plan.total_steps);
+  GradScalerOptions scaler_options;
+  scaler_options.enabled = experiment.train.amp == "fp16";
+  r->scaler = std::make_unique<GradScaler>(scaler_options);
+  r->group = std::make_unique<DeferredRankGroup>(placement.rank, world_size, placement.device);
+  if (world_size > 1) {
+    r->parallel = std::make_shared<DataParallelStep>(*r->model, *r->group, experiment.train, experiment.seed);
+    r->parts.add(r->parallel);
+  }
+  if (phase.parts_for) r->parts.add(phase.parts_for(placement.rank, *r->model, placement.device));
+  return r;
+}
+
 }  // namespace
 
 Experiment phaseExperiment(const Experiment& run, const CompressPassConfig& pass) {
@@ -50,9 +103,18 @@ Experiment phaseExperiment(const Experiment& run, const CompressPassConfig& pass
   e.schedule.warmup_steps = 0;
   e.schedule.t_max = 0;
   e.train.early_stopping.enabled = false;
+  // A pass's models are built from its artifact, without synchronized batch norm: with several ranks, rank 0's
+  // running statistics are broadcast at each step instead (DDP's broadcast_buffers).
+  e.train.sync_batchnorm = false;
   e.train.keep_checkpoints = 2;
   e.compress = CompressConfig{};
   return e;
+}
+
+int64_t phaseTotalSteps(const Experiment& run, const CompressPassConfig& pass, int64_t samples) {
+  const Experiment e = phaseExperiment(run, pass);
+  const int64_t ranks = std::max<int64_t>(1, static_cast<int64_t>(e.train.devices.size()));
+  return planTraining(e.train, (samples + ranks - 1) / ranks).total_steps;
 }
 
 RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
@@ -67,26 +129,23 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
   RunFolder folder = RunFolder::open(phase.folder);
   CheckpointStore store(folder.path(), experiment.train.keep_checkpoints, true);
   const auto loaded = store.loadLatestGood([&](const std::string& w) { phase.events.log(LogLevel::Warning, w); });
+  if (!loaded && !fresh) folder.truncateLogs(nlohmann::json::object());  // killed before its first checkpoint
 
-  auto optimizer = makeOptimizer(experiment.optimizer, model.namedParameters());
-  const TrainingPlan plan = planTraining(experiment.train, phase.data.train_x.size(0));
-  LrSchedule schedule(experiment.schedule, experiment.optimizer.lr, plan.total_steps);
-  GradScalerOptions scaler_options;
-  scaler_options.enabled = experiment.train.amp == "fp16";
-  GradScaler scaler(scaler_options);
-
+  const RankLayout layout = layoutRanks(experiment, std::nullopt);
+  const bool parallel = layout.world_size > 1;
+  const int64_t shard = (phase.data.train_x.size(0) + layout.world_size - 1) / layout.world_size;
+  const TrainingPlan plan = planTraining(experiment.train, shard);
   std::optional<RankProgress> resume_point;
   if (loaded) {
-    const ExtraTensors extra = restoreTrainingState(loaded->contents.payload, loaded->path, model, *optimizer);
-    phase.parts.loadState(extra);
-    schedule.loadState(loaded->contents.meta.value("schedule", nlohmann::json::object()));
-    if (scaler.enabled() && loaded->contents.meta.contains("scaler")) {
-      scaler.loadState(GradScalerState::fromJson(loaded->contents.meta["scaler"]));
-    }
     resume_point = RankProgress::fromJson(loaded->contents.meta.at("progress"));
+    resume_point->restartEpochIfPast((shard + experiment.train.batch_size - 1) / experiment.train.batch_size);
     folder.truncateLogs(loaded->contents.meta.value("log_lengths", nlohmann::json::object()));
-  } else if (!fresh) {
-    folder.truncateLogs(nlohmann::json::object());  // killed before its first checkpoint: starts over
+  }
+  std::vector<std::unique_ptr<PhaseRank>> ranks;
+  for (const RankPlacement& placement : layout.local) {
+    ranks.push_back(makePhaseRank(phase, experiment, plan, placement, layout.world_size, model));
+    if (loaded) ranks.back()->restore(*loaded);
+    if (placement.rank != 0) ranks.back()->log = std::make_unique<RankLog>(folder.path(), placement.rank);
   }
 
   RecorderScope recording(phase.events, &folder, phase.outer_recorder);
@@ -94,17 +153,49 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
   line << "Fine-tuning: " << plan.total_steps << " steps (" << plan.epochs << " epoch(s) of " << plan.steps_per_epoch
        << "), optimizer " << experiment.optimizer.name << " lr " << experiment.optimizer.lr << ", schedule "
        << experiment.schedule.name;
+  if (parallel) line << ", data parallel on " << layout.world_size << " ranks, batch " << experiment.train.batch_size << " per rank";
   if (resume_point) line << "; continuing at step " << resume_point->step << " from " << loaded->path;
   phase.events.log(LogLevel::Info, line.str());
 
   CheckpointWriter checkpoint_writer(store, phase.events, folder, experimentToJson(experiment));
-  auto writeCheckpoint = [&](const RankProgress& progress) {
-    checkpoint_writer.write(progress, model, *optimizer, schedule, scaler, {}, phase.parts.saveState());
+  PhaseRank& lead = *ranks.front();
+  const nlohmann::json meta = {{"world_size", layout.world_size}, {"devices", layout.devices}};
+  const auto writeCheckpoint = [&](const RankProgress& progress) {
+    checkpoint_writer.write(progress, *lead.model, *lead.optimizer, *lead.schedule, *lead.scaler, meta,
+                            lead.parts.saveState());
   };
-  RankSetup setup{experiment, phase.data, model, *optimizer, schedule, plan, phase.device, phase.events,
-                  phase.control, scaler, resume_point ? &*resume_point : nullptr, writeCheckpoint, phase.parts,
-                  /*group=*/nullptr, /*rank_devices=*/{}};
-  return trainRank(setup);
+  RankThreadSettings threads;
+  threads.world_size = layout.world_size;
+  threads.cores_per_rank = std::max<int64_t>(
+      1, (experiment.train.threads > 0 ? experiment.train.threads : coresAvailable()) / layout.world_size);
+  threads.group_options = rankGroupOptions(experiment.train, std::nullopt);
+  std::vector<LocalRank> local;
+  for (const auto& r : ranks) local.push_back({r->placement, r->group.get(), r->parallel.get()});
+  const auto failure = trainLocalRanks(local, threads, [&](size_t i) {
+    PhaseRank& r = *ranks[i];
+    const bool is_lead = r.placement.rank == 0;
+    RankSetup setup{experiment, phase.data, *r.model, *r.optimizer, *r.schedule, plan, r.placement.device,
+                    is_lead ? phase.events : r.log->events(), phase.control, *r.scaler,
+                    resume_point ? &*resume_point : nullptr,
+                    is_lead ? std::function<void(const RankProgress&)>(writeCheckpoint) : [](const RankProgress&) {},
+                    r.parts, parallel ? r.group.get() : nullptr, layout.devices};
+    try {
+      r.outcome = trainRank(setup);
+    } catch (...) {
+      if (r.log) r.log->events().flush();
+      throw;
+    }
+    if (r.log) r.log->events().flush();
+  });
+  if (failure) {
+    if (parallel) {
+      phase.events.log(LogLevel::Error, "Fine-tuning: rank " + std::to_string(failure->rank) + " of " +
+                                            std::to_string(layout.world_size) + " (" +
+                                            layout.devices[failure->rank] + ") failed");
+    }
+    std::rethrow_exception(failure->error);
+  }
+  return lead.outcome;
 }
 
 }  // namespace wb

@@ -10,6 +10,11 @@ StepParts& StepParts::add(std::shared_ptr<StepPart> part) {
   return *this;
 }
 
+StepParts& StepParts::add(const StepParts& parts) {
+  for (const auto& p : parts.m_parts) add(p);
+  return *this;
+}
+
 std::vector<std::string> StepParts::names() const {
   std::vector<std::string> out;
   for (const auto& p : m_parts) out.push_back(p->name());

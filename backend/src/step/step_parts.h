@@ -17,6 +17,7 @@ class StepParts {
  public:
   StepParts() = default;
   StepParts& add(std::shared_ptr<StepPart> part);
+  StepParts& add(const StepParts& parts);  // each of them, in their order
   bool empty() const { return m_parts.empty(); }
   std::vector<std::string> names() const;
 

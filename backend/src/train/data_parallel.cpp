@@ -15,6 +15,7 @@
 #include "distributed/device_selection.h"
 #include "distributed/process_group_ranks.h"
 #include "model/step_generator.h"
+#include "util/cuda_memory.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -176,6 +177,39 @@ std::optional<RankFailure> runRankThreads(const std::vector<RankPlacement>& rank
     if (better) first = &f;
   }
   return first->failure;
+}
+
+RankGroupOptions rankGroupOptions(const TrainConfig& train, const std::optional<ProcessLaunch>& launch) {
+  RankGroupOptions options;
+  options.timeout = std::chrono::milliseconds(static_cast<int64_t>(train.collective_timeout * 1000.0));
+  options.gloo_address = glooAddressFor(launch);
+  return options;
+}
+
+std::optional<RankFailure> trainLocalRanks(const std::vector<LocalRank>& ranks, RankThreadSettings& settings,
+                                           const std::function<void(size_t index)>& body) {
+  const bool parallel = settings.world_size > 1;
+  if (parallel && !settings.store) settings.store = makeRankStore(std::nullopt, settings.group_options.timeout);
+  std::vector<RankPlacement> placements;
+  for (const LocalRank& r : ranks) placements.push_back(r.placement);
+  return runRankThreads(placements, settings.store, settings.world_size, [&](size_t i) {
+    const LocalRank& rank = ranks[i];
+    StepGeneratorScope random_streams;  // seeded per step by the data-parallel step; cleared at the end
+    if (parallel) {
+      // Per thread: OpenMP's team size and the CUDA device are the rank's own.
+      at::set_num_threads(static_cast<int>(settings.cores_per_rank));
+      if (rank.placement.device.is_cuda()) setCurrentCudaDevice(rank.placement.device.index());
+      rank.group->attach(joinRankGroup(settings.store, rank.placement.rank, settings.world_size,
+                                       rank.placement.device, settings.group_options));
+      rank.parallel->broadcastInitialState();
+    }
+    try {
+      body(i);
+    } catch (...) {
+      if (rank.group) rank.group->detach();
+      throw;
+    }
+  });
 }
 
 }  // namespace wb

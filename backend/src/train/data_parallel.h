@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "distributed/gradient_allreduce.h"
+#include "distributed/process_group_ranks.h"
 #include "distributed/rank_group.h"
 #include "model/model.h"
 #include "step/step_part.h"
@@ -112,5 +113,26 @@ struct RankFailure {
 std::optional<RankFailure> runRankThreads(const std::vector<RankPlacement>& ranks,
                                           const c10::intrusive_ptr<c10d::Store>& store, int world_size,
                                           const std::function<void(size_t index)>& body);
+
+// The rank threads of one process, as a run and a compression pass's fine-tuning both start them: one rank per
+// local device, each on its own thread with its share of the cores and its CUDA device current, joining the group
+// there and taking rank 0's weights before its first step.
+struct LocalRank {
+  RankPlacement placement;
+  DeferredRankGroup* group = nullptr;       // joined on the rank's thread (data parallel)
+  DataParallelStep* parallel = nullptr;     // null with one rank
+};
+struct RankThreadSettings {
+  c10::intrusive_ptr<c10d::Store> store;    // made here when null and there are several ranks
+  int world_size = 1;
+  int64_t cores_per_rank = 1;
+  RankGroupOptions group_options;
+};
+// `train`'s collective timeout, and the Gloo address for this launch.
+RankGroupOptions rankGroupOptions(const TrainConfig& train, const std::optional<ProcessLaunch>& launch);
+// A rank that fails leaves its group at once, so that the others fail in their next collective instead of
+// waiting out train.collective_timeout. Returns the failure to report, as runRankThreads does.
+std::optional<RankFailure> trainLocalRanks(const std::vector<LocalRank>& ranks, RankThreadSettings& settings,
+                                           const std::function<void(size_t index)>& body);
 
 }  // namespace wb

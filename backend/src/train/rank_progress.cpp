@@ -3,6 +3,16 @@
 
 namespace wb {
 
+void RankProgress::restartEpochIfPast(int64_t batches_per_epoch) {
+  if (next_batch <= batches_per_epoch) return;
+  epoch += 1;
+  next_batch = 0;
+  epoch_loss_sum = 0;
+  epoch_loss_samples = 0;
+  epoch_correct = 0;
+  epoch_samples = 0;
+}
+
 nlohmann::json RankProgress::toJson() const {
   nlohmann::json j = {{"step", step},
                       {"epoch", epoch},

@@ -55,6 +55,10 @@ struct RankProgress {
   std::optional<double> val_metric;  // the validation just done (epoch end), for keeping the best checkpoint
   std::string reason;                // "epoch", "steps", "minutes", "requested", "stop"
 
+  // Resumed on another number of ranks, the epoch's batches are counted anew: a position beyond the new
+  // shard's `batches_per_epoch` starts the next epoch.
+  void restartEpochIfPast(int64_t batches_per_epoch);
+
   nlohmann::json toJson() const;
   static RankProgress fromJson(const nlohmann::json& j);
 };

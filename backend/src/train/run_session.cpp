@@ -63,19 +63,6 @@ std::string absoluteFolder(const std::string& path) {
   return p.string();
 }
 
-// Log lines of ranks other than 0 go to rank-N.log in the run folder; their metrics are the group's and
-// rank 0 reports them.
-EventStream::Sink rankLogSink(RankState& state) {
-  return [&state](EventBatch&& batch) {
-    std::lock_guard<std::mutex> lock(state.log_mutex);
-    if (!state.log_file) return;
-    for (const Event& e : batch) {
-      if (const auto* line = std::get_if<LogLine>(&e)) *state.log_file << toString(line->level) << ": " << line->text << "\n";
-    }
-    state.log_file->flush();
-  };
-}
-
 std::string rankList(const RankLayout& layout) {
   std::string out;
   for (size_t r = 0; r < layout.devices.size(); ++r) out += (r ? ", " : "") + layout.devices[r];
@@ -301,8 +288,11 @@ void RunSession::announceFolder() {
 void RunSession::setUpDevicesAndData() {
   layout = layoutRanks(experiment, launch);
   parallel = layout.world_size > 1;
-  cores_per_rank = std::max<int64_t>(
+  const int64_t cores_per_rank = std::max<int64_t>(
       1, (experiment.train.threads > 0 ? experiment.train.threads : coresAvailable()) / layout.ranks_on_this_machine);
+  rank_threads.world_size = layout.world_size;
+  rank_threads.cores_per_rank = cores_per_rank;
+  rank_threads.group_options = rankGroupOptions(experiment.train, launch);
   const std::string threads = configureThreads(parallel ? cores_per_rank : experiment.train.threads,
                                                parallel ? std::max<int64_t>(1, experiment.train.blas_threads > 0
                                                                                    ? experiment.train.blas_threads
@@ -366,11 +356,7 @@ void RunSession::buildRanks() {
       state->parallel = std::make_shared<DataParallelStep>(*state->model, *state->group, experiment.train,
                                                            experiment.seed);
     }
-    if (placement.rank != 0) {
-      state->log_file = std::make_unique<std::ofstream>(
-          run_dir + "/rank-" + std::to_string(placement.rank) + ".log", std::ios::app);
-      state->events = std::make_unique<EventStream>(rankLogSink(*state));
-    }
+    if (placement.rank != 0) state->log = std::make_unique<RankLog>(run_dir, placement.rank);
     ranks.push_back(std::move(state));
   }
   Model& model = *ranks.front()->model;
@@ -399,19 +385,7 @@ void RunSession::buildRanks() {
                                    std::to_string(resume_point->epoch) + ", batch " +
                                    std::to_string(resume_point->next_batch));
   }
-  if (resume_point) {
-    // Forced onto another number of ranks, the epoch's batches are counted anew: a position beyond the new
-    // shard's end starts the next epoch.
-    const int64_t batches = (shard + experiment.train.batch_size - 1) / experiment.train.batch_size;
-    if (resume_point->next_batch > batches) {
-      resume_point->epoch += 1;
-      resume_point->next_batch = 0;
-      resume_point->epoch_loss_sum = 0;
-      resume_point->epoch_loss_samples = 0;
-      resume_point->epoch_correct = 0;
-      resume_point->epoch_samples = 0;
-    }
-  }
+  if (resume_point) resume_point->restartEpochIfPast((shard + experiment.train.batch_size - 1) / experiment.train.batch_size);
 
   checkpoints = std::make_unique<CheckpointStore>(run_dir, experiment.train.keep_checkpoints,
                                                  experiment.train.early_stopping.metric != "val_accuracy");
@@ -439,27 +413,13 @@ void RunSession::writeCheckpoint(const RankProgress& progress) {
 }
 
 void RunSession::trainRanks() {
-  if (parallel && !store) {
-    store = makeRankStore(std::nullopt, std::chrono::milliseconds(
-                                            static_cast<int64_t>(experiment.train.collective_timeout * 1000.0)));
-  }
-  RankGroupOptions group_options;
-  group_options.timeout =
-      std::chrono::milliseconds(static_cast<int64_t>(experiment.train.collective_timeout * 1000.0));
-  group_options.gloo_address = glooAddressFor(launch);
-  const auto failure = runRankThreads(layout.local, store, layout.world_size, [&](size_t i) {
+  rank_threads.store = store;
+  std::vector<LocalRank> local;
+  for (const auto& state : ranks) local.push_back({state->placement, state->group.get(), state->parallel.get()});
+  const auto failure = trainLocalRanks(local, rank_threads, [&](size_t i) {
     RankState& state = *ranks[i];
     const bool is_lead = state.placement.rank == 0;
-    StepGeneratorScope random_streams;  // seeded per step by the data-parallel step; cleared at the end
-    if (parallel) {
-      // Per thread: OpenMP's team size and the CUDA device are the rank's own.
-      at::set_num_threads(static_cast<int>(cores_per_rank));
-      if (state.placement.device.is_cuda()) setCurrentCudaDevice(state.placement.device.index());
-      state.group->attach(joinRankGroup(store, state.placement.rank, layout.world_size, state.placement.device,
-                                        group_options));
-      state.parallel->broadcastInitialState();
-    }
-    EventStream& rank_events = is_lead ? events : *state.events;
+    EventStream& rank_events = is_lead ? events : state.log->events();
     RankSetup setup{experiment,
                     data,
                     *state.model,
@@ -480,14 +440,12 @@ void RunSession::trainRanks() {
     try {
       state.outcome = trainRank(setup);
     } catch (...) {
-      // Leave the group at once: the others then fail in their next collective instead of waiting out
-      // train.collective_timeout.
-      if (state.events) state.events->flush();
-      state.group->detach();
+      if (state.log) state.log->events().flush();
       throw;
     }
-    if (state.events) state.events->flush();
+    if (state.log) state.log->events().flush();
   });
+  store = rank_threads.store;
   if (failure) {
     bool collective = false;
     try {

@@ -9,9 +9,7 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include <chrono>
-#include <fstream>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +25,7 @@
 #include "train/checkpoint_writer.h"
 #include "train/control_request_watcher.h"
 #include "train/data_parallel.h"
+#include "train/rank_log.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
@@ -46,9 +45,7 @@ struct RankState {
   std::unique_ptr<LrSchedule> schedule;
   std::unique_ptr<GradScaler> scaler;
   std::shared_ptr<DataParallelStep> parallel;  // the first of the rank's step parts
-  std::unique_ptr<EventStream> events;  // ranks other than 0: their own log file in the run folder
-  std::unique_ptr<std::ofstream> log_file;
-  std::mutex log_mutex;
+  std::unique_ptr<RankLog> log;  // ranks other than 0: their own log file in the run folder
   RankOutcome outcome;
 };
 
@@ -102,7 +99,7 @@ class RunSession {
 
   RankLayout layout;
   bool parallel = false;
-  int64_t cores_per_rank = 1;
+  RankThreadSettings rank_threads;
   torch::Device device = torch::kCPU;
   Dataset data;
   int64_t shard = 0;  // training samples per rank

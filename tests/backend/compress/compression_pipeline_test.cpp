@@ -1,6 +1,7 @@
 // The compression pipeline end to end on a small real run: artifacts written, reloaded and measured against
 // the original; masks kept through fine-tuning; a pipeline stopped mid fine-tune continues from its
-// checkpoint (not from the start) and ends bit-identical to one left alone.
+// checkpoint (not from the start) and ends bit-identical to one left alone; a pass's fine-tuning trains data
+// parallel on the run's devices as the run did.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <fstream>
 
 #include "backend/train/test_experiments.h"
+#include "support/test_helpers.h"
 #include "compress/model_artifact.h"
 #include "workbench/compression.h"
 #include "workbench/errors.h"
@@ -258,6 +260,77 @@ TEST_F(CompressionPipeline, StoppedFineTuneContinuesFromItsCheckpoint) {
   for (size_t i = 0; i < left_alone.weights.size(); ++i) {
     EXPECT_TRUE(torch::equal(left_alone.weights[i].second, continued.weights[i].second)) << left_alone.weights[i].first;
   }
+}
+
+// The run's experiment with other devices and batch (and SGD, whose steps DDP's promise is exact for).
+void trainOn(const std::string& run, int ranks, int64_t batch) {
+  ParseResult parsed = loadExperimentFile(run + "/experiment.json");
+  ASSERT_TRUE(parsed.ok()) << formatIssues(parsed.issues);
+  Experiment& e = parsed.experiment;
+  e.train.devices = std::vector<std::string>(ranks, "cpu");
+  e.train.batch_size = batch;
+  e.train.collective_timeout = 30;
+  e.optimizer.name = "sgd";
+  e.optimizer.lr = 0.05;
+  e.optimizer.momentum = 0.9;
+  e.optimizer.weight_decay = 0;
+  std::ofstream(run + "/experiment.json") << experimentToJson(e).dump(2) << "\n";
+}
+
+double maxArtifactDifference(const ModelArtifact& a, const ModelArtifact& b) {
+  EXPECT_EQ(a.weights.size(), b.weights.size());
+  double most = 0;
+  for (size_t i = 0; i < std::min(a.weights.size(), b.weights.size()); ++i) {
+    most = std::max(most, (a.weights[i].second - b.weights[i].second).abs().max().item<double>());
+  }
+  return most;
+}
+
+// A pruning pass's fine-tuning on the run's two CPU ranks of batch 16 trains the weights one rank of batch 32
+// trains (the shards, the averaged gradients), the masks hold on every rank, and rank 1 logs to its own file.
+TEST_F(CompressionPipeline, FineTuningTrainsDataParallelOnTheRunsDevices) {
+#ifndef WB_WITH_GLOO
+  GTEST_SKIP() << WB_NO_GLOO_REASON;
+#endif
+  // A run of a model without dropout (each rank draws its own dropout masks, one rank of the whole batch others).
+  Experiment e = test::smallMlpExperiment(s_runs + "/dp-runs");
+  e.model.preset = "";
+  e.model.layers = nlohmann::json::array({{{"type", "flatten"}},
+                                          {{"type", "linear"}, {"out_features", 64}},
+                                          {{"type", "relu"}},
+                                          {{"type", "linear"}, {"out_features", 10}}});
+  e.train.epochs = 1;
+  const RunSummary trained = trainBlocking(e, [](EventBatch&&) {});
+  ASSERT_EQ(trained.status, RunStatus::Completed);
+  const CompressConfig c = config({pass(R"({"type": "prune", "amount": 0.5, "max_steps": 12})")});
+  auto compressOn = [&](const std::string& name, int ranks, int64_t batch, Collected& got) {
+    const std::string run = s_runs + "/" + name;
+    fs::remove_all(run);
+    fs::copy(trained.run_dir, run, fs::copy_options::recursive);
+    trainOn(run, ranks, batch);
+    const CompressionReport report = compress(run, c, got);
+    EXPECT_EQ(report.status, RunStatus::Completed) << (got.errors.empty() ? "" : got.errors[0].message);
+    return run;
+  };
+  Collected one_got, two_got, half_got;
+  const std::string one = compressOn("dp-one", 1, 32, one_got);
+  const std::string two = compressOn("dp-two", 2, 16, two_got);
+  const ModelArtifact a = loadArtifact(one + "/compressed/01-prune");
+  const ModelArtifact b = loadArtifact(two + "/compressed/01-prune");
+  EXPECT_EQ(b.history.at(0)["fine_tuning"]["steps"], 12);
+  // fp32: only the order of additions differs (two half-batch means averaged vs one mean).
+  EXPECT_LT(maxArtifactDifference(a, b), 2e-5);
+  ASSERT_EQ(b.masks.size(), 1u);  // the hidden layer's (the output layer is not pruned)
+  for (const auto& [name, mask] : b.masks) {
+    EXPECT_EQ(b.tensor(name).masked_select(mask == 0).abs().max().item<double>(), 0.0) << name;
+  }
+  bool said = false;
+  for (const std::string& line : two_got.logs) said = said || line.find("data parallel on 2 ranks") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_TRUE(fs::exists(two + "/compressed/01-prune/rank-1.log"));
+  // And not by accident: one rank of batch 16 (half the data per step) trains other weights.
+  const std::string half = compressOn("dp-half", 1, 16, half_got);
+  EXPECT_GT(maxArtifactDifference(a, loadArtifact(half + "/compressed/01-prune")), 1e-3);
 }
 
 TEST_F(CompressionPipeline, RefusesWhatCannotRun) {
