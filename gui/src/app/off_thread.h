@@ -2,7 +2,8 @@
 // A one-shot job off the UI thread: `work` runs on Qt's global thread pool and its result goes to `done` on
 // `context`'s thread, or nowhere if `context` is gone by then. The UI thread never waits; the watcher deletes
 // itself. For the window's short jobs (checking an experiment, reading a run's history, listing the runs);
-// runs, compressions, finders and exports have controllers of their own, which report while they work.
+// runs and compressions report through JobDrain, and the finders, exports and evaluations through PoolJob
+// (pool_job.h), which show progress while they work.
 
 #include <type_traits>
 #include <utility>

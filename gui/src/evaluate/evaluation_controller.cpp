@@ -1,7 +1,5 @@
 #include "evaluate/evaluation_controller.h"
 
-#include <QtConcurrent/QtConcurrent>
-
 #include "workbench/errors.h"
 
 namespace wb::gui {
@@ -11,37 +9,30 @@ constexpr int kPollMs = 100;
 
 }  // namespace
 
-EvaluationController::EvaluationController(QObject* parent) : QObject(parent) {
-  m_poll.setInterval(kPollMs);
-  connect(&m_poll, &QTimer::timeout, this, &EvaluationController::poll);
-  connect(&m_watcher, &QFutureWatcher<EvaluationOutcome>::finished, this, &EvaluationController::onFinished);
-}
+EvaluationController::EvaluationController(QObject* parent)
+    : QObject(parent),
+      m_job(this, kPollMs,
+            {[this](const Progress& progress) { poll(progress); },
+             [this](EvaluationOutcome outcome) { emit finished(outcome); }, {}}) {}
 
-EvaluationController::~EvaluationController() {
-  if (m_active) {
-    m_progress->cancel = true;
-    m_watcher.waitForFinished();
-  }
-}
+EvaluationController::~EvaluationController() = default;
 
 bool EvaluationController::start(const QString& runDir, const QString& model, int maxMisclassified) {
-  if (m_active) return false;
-  m_active = true;
+  if (m_job.isRunning()) return false;
   m_runDir = runDir;
   m_lastDone = -1;
-  m_progress = std::make_shared<Progress>();
-  std::shared_ptr<Progress> shared = m_progress;
-  m_watcher.setFuture(QtConcurrent::run([shared, runDir, model, maxMisclassified] {
+  emit progress(0, 0);
+  return m_job.start([runDir, model, maxMisclassified](Progress& shared) {
     EvaluationOutcome outcome;
     outcome.runDir = runDir;
     outcome.model = model;
     EvaluationOptions options;
     options.model = model.toStdString();
     options.max_misclassified = maxMisclassified;
-    options.cancel = &shared->cancel;
-    options.progress = [shared](int64_t done, int64_t total) {
-      shared->total = total;
-      shared->done = done;
+    options.cancel = &shared.cancel_requested;
+    options.progress = [&shared](int64_t done, int64_t total) {
+      shared.total = total;
+      shared.done = done;
     };
     // Caught here, at the thread's edge: the UI thread gets words, never an exception.
     try {
@@ -53,31 +44,20 @@ bool EvaluationController::start(const QString& runDir, const QString& model, in
       outcome.hint = QString::fromStdString(e.hint());
     } catch (const std::exception& e) {
       outcome.error = QString::fromUtf8(e.what());
+    } catch (...) {
+      outcome.error = tr("An unknown error stopped the evaluation.");
     }
     return outcome;
-  }));
-  m_poll.start();
-  emit progress(0, 0);
-  return true;
+  });
 }
 
-void EvaluationController::cancel() {
-  if (m_active) m_progress->cancel = true;
-}
+void EvaluationController::cancel() { m_job.cancel(); }
 
-void EvaluationController::poll() {
-  if (!m_progress) return;
-  const int64_t done = m_progress->done;
+void EvaluationController::poll(const Progress& progress) {
+  const int64_t done = progress.done;
   if (done == m_lastDone) return;
   m_lastDone = done;
-  emit progress(done, m_progress->total);
-}
-
-void EvaluationController::onFinished() {
-  m_poll.stop();
-  poll();
-  m_active = false;
-  emit finished(m_watcher.result());
+  emit this->progress(done, progress.total);
 }
 
 }  // namespace wb::gui

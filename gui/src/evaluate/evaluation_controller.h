@@ -1,17 +1,15 @@
 #pragma once
-// Runs the engine's evaluateRunDetailed for the window on a worker thread: one evaluation at a time, its
-// progress read by a timer (the worker only stores two numbers; no signal per batch), Cancel honoured between
-// batches, and the report or the error handed back on the UI thread.
+// Runs the engine's evaluateRunDetailed for the window on a worker thread (a PoolJob): one evaluation at a time,
+// its progress read by a timer (the worker only stores two numbers; no signal per batch), Cancel honoured
+// between batches, and the report or the error handed back on the UI thread.
 
 #include <atomic>
-#include <memory>
 #include <optional>
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
-#include <QTimer>
 
+#include "app/pool_job.h"
 #include "workbench/evaluation_report.h"
 
 namespace wb::gui {
@@ -30,13 +28,13 @@ class EvaluationController : public QObject {
 
  public:
   explicit EvaluationController(QObject* parent = nullptr);
-  // Waits for a running evaluation to notice the cancel (at most one batch, or the data load in flight).
+  // An evaluation in flight is cancelled, not waited for: it stops at its next batch on its own.
   ~EvaluationController() override;
 
   // False while another evaluation runs.
   bool start(const QString& runDir, const QString& model = QString(), int maxMisclassified = 48);
   void cancel();
-  bool isActive() const { return m_active; }
+  bool isActive() const { return m_job.isRunning(); }
   QString runDir() const { return m_runDir; }
 
  signals:
@@ -44,19 +42,14 @@ class EvaluationController : public QObject {
   void finished(const wb::gui::EvaluationOutcome& outcome);
 
  private:
-  struct Progress {
-    std::atomic<bool> cancel{false};
+  struct Progress : JobState {
     std::atomic<int64_t> done{0};
     std::atomic<int64_t> total{0};
   };
-  void poll();
-  void onFinished();
+  void poll(const Progress& progress);
 
-  std::shared_ptr<Progress> m_progress;
-  QFutureWatcher<EvaluationOutcome> m_watcher;
-  QTimer m_poll;
+  PoolJob<Progress, EvaluationOutcome> m_job;
   QString m_runDir;
-  bool m_active = false;
   int64_t m_lastDone = -1;
 };
 

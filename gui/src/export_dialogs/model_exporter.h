@@ -1,16 +1,15 @@
 #pragma once
-// Runs one wb::exportModel on a pool thread for the window. The engine's progress callback only stores a number
-// (per mille) that a UI-thread timer reads, so the worker never touches a QObject; the outcome comes back through
-// a QFutureWatcher on the UI thread. Nothing here waits on the worker.
+// Runs one wb::exportModel on a pool thread for the window (a PoolJob). The engine's progress callback only
+// stores a number (per mille) that a UI-thread timer reads, so the worker never touches a QObject; the outcome
+// comes back on the UI thread. Nothing here waits on the worker.
 
 #include <atomic>
-#include <memory>
+#include <functional>
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
-#include <QTimer>
 
+#include "app/pool_job.h"
 #include "workbench/export.h"
 
 namespace wb::gui {
@@ -33,7 +32,7 @@ class ModelExporter : public QObject {
 
   // False (and nothing starts) while an export is in flight.
   bool start(const ExportRequest& request);
-  bool isActive() const { return m_active; }
+  bool isActive() const { return m_job.isRunning(); }
   double progress() const;  // 0..1, of the export in flight
 
  signals:
@@ -41,14 +40,13 @@ class ModelExporter : public QObject {
   void finished(const wb::gui::ExportOutcome& outcome);
 
  private:
-  void poll();
+  struct Progress : JobState {
+    std::atomic<int> permille{0};
+  };
+  void poll(const Progress& progress);
 
-  QFutureWatcher<ExportOutcome>* m_watcher = nullptr;
-  // Shared with the worker: it outlives this object when the window closes mid-export.
-  std::shared_ptr<std::atomic<int>> m_permille;
+  PoolJob<Progress, ExportOutcome> m_job;
   int m_shownPermille = -1;
-  QTimer m_poll;
-  bool m_active = false;
 };
 
 // Runs the export on the calling thread, turning every exception into an outcome (used by the worker).

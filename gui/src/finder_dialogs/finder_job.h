@@ -2,9 +2,8 @@
 // A finder (workbench/finders.h) on a worker thread for a dialog. The worker stages what it reports (points,
 // trials, log lines) under a mutex and the dialog takes it all on a timer: no signal per step, and the UI
 // thread never waits on the finder. Cancel is a flag the finder polls between steps. Exceptions stop at the
-// worker's edge and come back as text. FinderJob puts the pieces together for a dialog.
+// worker's edge and come back as text. FinderJob puts the pieces together for a dialog, on the shared PoolJob.
 
-#include <atomic>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -12,20 +11,17 @@
 #include <utility>
 #include <vector>
 
-#include <QFuture>
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
-#include <QTimer>
-#include <QtConcurrent/QtConcurrent>
 
+#include "app/pool_job.h"
 #include "workbench/errors.h"
 #include "workbench/finders.h"
 
 namespace wb::gui {
 
 template <typename Item>
-class FinderStaging {
+class FinderStaging : public JobState {
  public:
   void add(const Item& item) {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -40,14 +36,12 @@ class FinderStaging {
     std::lock_guard<std::mutex> lock(m_mutex);
     return {std::exchange(m_items, {}), std::exchange(m_log, {})};
   }
-  void cancel() { m_cancel = true; }
-  bool cancelled() const { return m_cancel; }
 
-  // The callbacks a finder reports through, into this staging area. It must outlive the finder: share it.
-  static FinderCallbacks callbacksOf(const std::shared_ptr<FinderStaging>& staging) {
+  // The callbacks a finder reports through, into this staging area (which outlives the finder: the job holds it).
+  FinderCallbacks callbacks() {
     FinderCallbacks callbacks;
-    callbacks.log = [staging](const std::string& line) { staging->log(line); };
-    callbacks.cancelled = [staging] { return staging->cancelled(); };
+    callbacks.log = [this](const std::string& line) { log(line); };
+    callbacks.cancelled = [this] { return cancelled(); };
     return callbacks;
   }
 
@@ -55,7 +49,6 @@ class FinderStaging {
   std::mutex m_mutex;
   std::vector<Item> m_items;
   std::vector<std::string> m_log;
-  std::atomic<bool> m_cancel{false};
 };
 
 template <typename Result>
@@ -66,11 +59,11 @@ struct FinderOutcome {
   bool badInput = false;  // the experiment or the options: the user can fix it
 };
 
-// Runs `find` on Qt's global thread pool; its result or its error comes back in the future.
+// Runs `find` on the calling thread (the job's worker), its result or its error as the outcome: the thread's edge.
 template <typename Result>
-QFuture<FinderOutcome<Result>> runFinder(std::function<Result()> find) {
-  return QtConcurrent::run([find = std::move(find)] {
-    FinderOutcome<Result> out;
+FinderOutcome<Result> runFinder(const std::function<Result()>& find) {
+  FinderOutcome<Result> out;
+  {
     try {
       out.result = find();
     } catch (const UserError& e) {
@@ -90,13 +83,13 @@ QFuture<FinderOutcome<Result>> runFinder(std::function<Result()> find) {
     } catch (...) {
       out.error = QStringLiteral("Unknown error");
     }
-    return out;
-  });
+  }
+  return out;
 }
 
 // One finder run for a dialog: started on a worker, what it staged handed to the dialog on a timer, cancelled by
-// a flag it polls, its outcome handed back once after the last staged items. The dialogs keep only what they
-// show; this is the run/cancel/drain skeleton they share.
+// a flag it polls, its outcome handed back once after the last staged items (a PoolJob). The dialogs keep only
+// what they show; this is the run/cancel/drain skeleton they share.
 template <typename Item, typename Result>
 class FinderJob {
  public:
@@ -109,65 +102,26 @@ class FinderJob {
   };
 
   // The handlers run on `owner`'s thread while it lives.
-  FinderJob(QObject* owner, int drain_ms, Handlers handlers) : m_handlers(std::move(handlers)) {
-    m_timer.setInterval(drain_ms);
-    QObject::connect(&m_timer, &QTimer::timeout, owner, [this] { drain(); });
-    QObject::connect(&m_watcher, &QFutureWatcherBase::finished, owner, [this] { finish(); });
-  }
-  // A finder in flight is cancelled, not waited for: the worker holds its own share of the staging area.
-  ~FinderJob() {
-    if (m_staging) m_staging->cancel();
-  }
-  FinderJob(const FinderJob&) = delete;
-  FinderJob& operator=(const FinderJob&) = delete;
+  FinderJob(QObject* owner, int drain_ms, Handlers handlers)
+      : m_job(owner, drain_ms, {[staged = handlers.staged](Staging& staging) {
+                                  auto [items, log] = staging.take();
+                                  if ((!items.empty() || !log.empty()) && staged) staged(std::move(items), std::move(log));
+                                },
+                                std::move(handlers.finished), std::move(handlers.runningChanged)}) {}
 
   void start(Find find) {
-    if (m_running) return;
-    m_staging = std::make_shared<Staging>();
-    const std::shared_ptr<Staging> staging = m_staging;
-    const FinderCallbacks callbacks = Staging::callbacksOf(staging);
-    m_watcher.setFuture(runFinder<Result>([find = std::move(find), callbacks, staging] {
-      return find(callbacks, [staging](const Item& item) { staging->add(item); });
-    }));
-    setRunning(true);
+    m_job.start([find = std::move(find)](Staging& staging) {
+      return runFinder<Result>([&] { return find(staging.callbacks(), [&staging](const Item& item) { staging.add(item); }); });
+    });
   }
   // False when nothing runs; the finder stops after the step in flight.
-  bool cancel() {
-    if (!m_running || !m_staging) return false;
-    m_staging->cancel();
-    return true;
-  }
-  bool isRunning() const { return m_running; }
-  bool cancelled() const { return m_staging && m_staging->cancelled(); }
+  bool cancel() { return m_job.cancel(); }
+  bool isRunning() const { return m_job.isRunning(); }
+  bool cancelled() const { return m_job.cancelled(); }
 
  private:
   using Staging = FinderStaging<Item>;
-
-  void drain() {
-    if (!m_staging) return;
-    auto [items, log] = m_staging->take();
-    if ((!items.empty() || !log.empty()) && m_handlers.staged) m_handlers.staged(std::move(items), std::move(log));
-  }
-  void finish() {
-    drain();
-    setRunning(false);
-    if (m_handlers.finished) m_handlers.finished(m_watcher.result());
-  }
-  void setRunning(bool running) {
-    m_running = running;
-    if (running) {
-      m_timer.start();
-    } else {
-      m_timer.stop();
-    }
-    if (m_handlers.runningChanged) m_handlers.runningChanged(running);
-  }
-
-  Handlers m_handlers;
-  std::shared_ptr<Staging> m_staging;
-  QFutureWatcher<FinderOutcome<Result>> m_watcher;
-  QTimer m_timer;
-  bool m_running = false;
+  PoolJob<Staging, FinderOutcome<Result>> m_job;
 };
 
 }  // namespace wb::gui
