@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "workbench/events.h"
 
