@@ -7,16 +7,14 @@
 #include <optional>
 #include <sstream>
 
-#include "optim/grad_scaler.h"
-#include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/run_folder.h"
 #include "torch_compat.h"
 #include "train/checkpoint_writer.h"
 #include "train/data_parallel.h"
-#include "train/rank_log.h"
 #include "train/training_plan.h"
+#include "train/training_rank.h"
 #include "workbench/errors.h"
 #include "workbench/system_info.h"
 
@@ -43,53 +41,21 @@ class RecorderScope {
   RunFolder* m_previous;
 };
 
-// What one rank of the phase trains: rank 0 the pass's model, the others a replica of it.
-struct PhaseRank {
-  RankPlacement placement;
-  std::unique_ptr<Model> replica;
-  Model* model = nullptr;
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::unique_ptr<LrSchedule> schedule;
-  std::unique_ptr<GradScaler> scaler;
-  std::unique_ptr<DeferredRankGroup> group;
-  std::shared_ptr<DataParallelStep> parallel;
-  StepParts parts;  // data parallel's allreduce first, then the pass's
-  std::unique_ptr<RankLog> log;  // ranks other than 0
-  RankOutcome outcome;
-
-  void restore(const LoadedCheckpoint& loaded) {
-    parts.loadState(restoreTrainingState(loaded.contents.payload, loaded.path, *model, *optimizer));
-    schedule->loadState(loaded.contents.meta.value("schedule", nlohmann::json::object()));
-    if (scaler->enabled() && loaded.contents.meta.contains("scaler")) {
-      scaler->loadState(GradScalerState::fromJson(loaded.contents.meta["scaler"]));
-    }
+// One rank of the phase: rank 0 trains the pass's model, the others a replica; then the pass's parts after
+// data parallel's.
+std::unique_ptr<TrainingRank> makePhaseRank(TrainingPhase& phase, const Experiment& experiment,
+                                            const TrainingPlan& plan, const RankPlacement& placement,
+                                            int world_size, Model& lead_model, const std::string& folder) {
+  auto rank = std::make_unique<TrainingRank>(placement, world_size);
+  Model* model = &lead_model;
+  if (placement.rank != 0) {
+    rank->owned_model = phase.make_replica();
+    rank->owned_model->to(placement.device);
+    model = rank->owned_model.get();
   }
-};
-
-std::unique_ptr<PhaseRank> makePhaseRank(TrainingPhase& phase, const Experiment& experiment,
-                                         const TrainingPlan& plan, const RankPlacement& placement, int world_size,
-                                         Model& lead_model) {
-  auto r = std::make_unique<PhaseRank>();
-  r->placement = placement;
-  if (placement.rank == 0) {
-    r->model = &lead_model;
-  } else {
-    r->replica = phase.make_replica();
-    r->replica->to(placement.device);
-    r->model = r->replica.get();
-  }
-  r->optimizer = makeOptimizer(experiment.optimizer, r->model->namedParameters());
-  r->schedule = std::make_unique<LrSchedule>(experiment.schedule, experiment.optimizer.lr, plan.total_steps);
-  GradScalerOptions scaler_options;
-  scaler_options.enabled = experiment.train.amp == "fp16";
-  r->scaler = std::make_unique<GradScaler>(scaler_options);
-  r->group = std::make_unique<DeferredRankGroup>(placement.rank, world_size, placement.device);
-  if (world_size > 1) {
-    r->parallel = std::make_shared<DataParallelStep>(*r->model, *r->group, experiment.train, experiment.seed);
-    r->parts.add(r->parallel);
-  }
-  if (phase.parts_for) r->parts.add(phase.parts_for(placement.rank, *r->model, placement.device));
-  return r;
+  rank->setUp(experiment, plan, *model, makeOptimizer(experiment.optimizer, model->namedParameters()), folder);
+  if (phase.parts_for) rank->parts.add(phase.parts_for(placement.rank, *model, placement.device));
+  return rank;
 }
 
 }  // namespace
@@ -141,11 +107,10 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
     resume_point->restartEpochIfPast((shard + experiment.train.batch_size - 1) / experiment.train.batch_size);
     folder.truncateLogs(loaded->contents.meta.value("log_lengths", nlohmann::json::object()));
   }
-  std::vector<std::unique_ptr<PhaseRank>> ranks;
+  std::vector<std::unique_ptr<TrainingRank>> ranks;
   for (const RankPlacement& placement : layout.local) {
-    ranks.push_back(makePhaseRank(phase, experiment, plan, placement, layout.world_size, model));
+    ranks.push_back(makePhaseRank(phase, experiment, plan, placement, layout.world_size, model, folder.path()));
     if (loaded) ranks.back()->restore(*loaded);
-    if (placement.rank != 0) ranks.back()->log = std::make_unique<RankLog>(folder.path(), placement.rank);
   }
 
   RecorderScope recording(phase.events, &folder, phase.outer_recorder);
@@ -158,7 +123,7 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
   phase.events.log(LogLevel::Info, line.str());
 
   CheckpointWriter checkpoint_writer(store, phase.events, folder, experimentToJson(experiment));
-  PhaseRank& lead = *ranks.front();
+  TrainingRank& lead = *ranks.front();
   const nlohmann::json meta = {{"world_size", layout.world_size}, {"devices", layout.devices}};
   const auto writeCheckpoint = [&](const RankProgress& progress) {
     checkpoint_writer.write(progress, *lead.model, *lead.optimizer, *lead.schedule, *lead.scaler, meta,
@@ -170,22 +135,13 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
       1, (experiment.train.threads > 0 ? experiment.train.threads : coresAvailable()) / layout.world_size);
   threads.group_options = rankGroupOptions(experiment.train, std::nullopt);
   std::vector<LocalRank> local;
-  for (const auto& r : ranks) local.push_back({r->placement, r->group.get(), r->parallel.get()});
+  for (const auto& r : ranks) local.push_back(r->local());
   const auto failure = trainLocalRanks(local, threads, [&](size_t i) {
-    PhaseRank& r = *ranks[i];
-    const bool is_lead = r.placement.rank == 0;
-    RankSetup setup{experiment, phase.data, *r.model, *r.optimizer, *r.schedule, plan, r.placement.device,
-                    is_lead ? phase.events : r.log->events(), phase.control, *r.scaler,
-                    resume_point ? &*resume_point : nullptr,
-                    is_lead ? std::function<void(const RankProgress&)>(writeCheckpoint) : [](const RankProgress&) {},
-                    r.parts, parallel ? r.group.get() : nullptr, layout.devices};
-    try {
-      r.outcome = trainRank(setup);
-    } catch (...) {
-      if (r.log) r.log->events().flush();
-      throw;
-    }
-    if (r.log) r.log->events().flush();
+    TrainingRank& r = *ranks[i];
+    r.train({experiment, phase.data, *r.model, *r.optimizer, *r.schedule, plan, r.placement.device,
+             r.events(phase.events), phase.control, *r.scaler, resume_point ? &*resume_point : nullptr,
+             r.isLead() ? std::function<void(const RankProgress&)>(writeCheckpoint) : [](const RankProgress&) {},
+             r.parts, parallel ? r.group.get() : nullptr, layout.devices});
   });
   if (failure) {
     if (parallel) {

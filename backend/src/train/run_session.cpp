@@ -335,29 +335,16 @@ void RunSession::setUpDevicesAndData() {
 // Every local rank's model, optimizer, schedule and scaler, built from the same seed, one after another.
 void RunSession::buildRanks() {
   for (const RankPlacement& placement : layout.local) {
-    auto state = std::make_unique<RankState>();
-    state->placement = placement;
-    state->group = std::make_unique<DeferredRankGroup>(placement.rank, layout.world_size, placement.device);
-    RankGroup* sync_batchnorm = parallel && experiment.train.sync_batchnorm ? state->group.get() : nullptr;
+    auto rank = std::make_unique<TrainingRank>(placement, layout.world_size);
+    RankGroup* sync_batchnorm = parallel && experiment.train.sync_batchnorm ? rank->group.get() : nullptr;
     TrainingModel built = buildTrainingModel(experiment, data, placement.device, sync_batchnorm);
-    state->model = std::move(built.model);
-    state->optimizer = std::move(built.optimizer);
-    state->schedule = std::make_unique<LrSchedule>(experiment.schedule, experiment.optimizer.lr, plan.total_steps);
-    state->scaler = std::make_unique<GradScaler>(scaler_options);
+    rank->owned_model = std::move(built.model);
+    rank->setUp(experiment, plan, *rank->owned_model, std::move(built.optimizer), run_dir);
     if (checkpoint) {
-      restoreTrainingState(checkpoint->contents.payload, checkpoint->path, *state->model, *state->optimizer);
-      state->schedule->loadState(checkpoint->contents.meta.value("schedule", nlohmann::json::object()));
-      if (state->scaler->enabled() && checkpoint->contents.meta.contains("scaler")) {
-        state->scaler->loadState(GradScalerState::fromJson(checkpoint->contents.meta["scaler"]));
-      }
+      rank->restore(*checkpoint);
       resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"));
     }
-    if (parallel) {
-      state->parallel = std::make_shared<DataParallelStep>(*state->model, *state->group, experiment.train,
-                                                           experiment.seed);
-    }
-    if (placement.rank != 0) state->log = std::make_unique<RankLog>(run_dir, placement.rank);
-    ranks.push_back(std::move(state));
+    ranks.push_back(std::move(rank));
   }
   Model& model = *ranks.front()->model;
   torch::optim::Optimizer& optimizer = *ranks.front()->optimizer;
@@ -396,7 +383,7 @@ void RunSession::buildRanks() {
 }
 
 void RunSession::writeCheckpoint(const RankProgress& progress) {
-  RankState& lead = *ranks.front();
+  TrainingRank& lead = *ranks.front();
   nlohmann::json meta = {{"experiment_hash", hash},
                          {"wall_s", wall_before + std::chrono::duration<double>(Clock::now() - started).count()},
                          {"world_size", layout.world_size},
@@ -415,35 +402,26 @@ void RunSession::writeCheckpoint(const RankProgress& progress) {
 void RunSession::trainRanks() {
   rank_threads.store = store;
   std::vector<LocalRank> local;
-  for (const auto& state : ranks) local.push_back({state->placement, state->group.get(), state->parallel.get()});
+  for (const auto& rank : ranks) local.push_back(rank->local());
   const auto failure = trainLocalRanks(local, rank_threads, [&](size_t i) {
-    RankState& state = *ranks[i];
-    const bool is_lead = state.placement.rank == 0;
-    EventStream& rank_events = is_lead ? events : state.log->events();
-    RankSetup setup{experiment,
-                    data,
-                    *state.model,
-                    *state.optimizer,
-                    *state.schedule,
-                    plan,
-                    state.placement.device,
-                    rank_events,
-                    control,
-                    *state.scaler,
-                    resume_point ? &*resume_point : nullptr,
-                    is_lead ? std::function<void(const RankProgress&)>(
-                                  [this](const RankProgress& p) { writeCheckpoint(p); })
-                            : [](const RankProgress&) {},
-                    state.parallel ? StepParts().add(state.parallel) : StepParts(),
-                    parallel ? state.group.get() : nullptr,
-                    layout.devices};
-    try {
-      state.outcome = trainRank(setup);
-    } catch (...) {
-      if (state.log) state.log->events().flush();
-      throw;
-    }
-    if (state.log) state.log->events().flush();
+    TrainingRank& rank = *ranks[i];
+    rank.train({experiment,
+                data,
+                *rank.model,
+                *rank.optimizer,
+                *rank.schedule,
+                plan,
+                rank.placement.device,
+                rank.events(events),
+                control,
+                *rank.scaler,
+                resume_point ? &*resume_point : nullptr,
+                rank.isLead() ? std::function<void(const RankProgress&)>(
+                                    [this](const RankProgress& p) { writeCheckpoint(p); })
+                              : [](const RankProgress&) {},
+                rank.parts,
+                parallel ? rank.group.get() : nullptr,
+                layout.devices});
   });
   store = rank_threads.store;
   if (failure) {

@@ -25,29 +25,15 @@
 #include "train/checkpoint_writer.h"
 #include "train/control_request_watcher.h"
 #include "train/data_parallel.h"
-#include "train/rank_log.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
+#include "train/training_rank.h"
 #include "workbench/experiment.h"
 #include "workbench/process_launch.h"
 #include "workbench/training_run.h"
 
 namespace wb {
-
-// What one rank trains: built on the run's thread, one rank after another from the same seed (ranks that are
-// threads would otherwise race for torch's one CPU generator while initializing their weights).
-struct RankState {
-  RankPlacement placement;
-  std::unique_ptr<DeferredRankGroup> group;  // joined on the rank's own thread
-  std::unique_ptr<Model> model;
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::unique_ptr<LrSchedule> schedule;
-  std::unique_ptr<GradScaler> scaler;
-  std::shared_ptr<DataParallelStep> parallel;  // the first of the rank's step parts
-  std::unique_ptr<RankLog> log;  // ranks other than 0: their own log file in the run folder
-  RankOutcome outcome;
-};
 
 class RunSession {
  public:
@@ -105,7 +91,7 @@ class RunSession {
   int64_t shard = 0;  // training samples per rank
   TrainingPlan plan;
   GradScalerOptions scaler_options;
-  std::vector<std::unique_ptr<RankState>> ranks;
+  std::vector<std::unique_ptr<TrainingRank>> ranks;
   std::optional<RankProgress> resume_point;
   std::unique_ptr<CheckpointStore> checkpoints;
   std::unique_ptr<CheckpointWriter> checkpoint_writer;  // rank 0's process only
