@@ -2,6 +2,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_commands.h"
 #include "experiment_args.h"
 #include "run_session.h"

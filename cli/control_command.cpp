@@ -13,6 +13,8 @@
 #include <thread>
 #include <variant>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_commands.h"
 #include "run_session.h"
 #include "workbench/errors.h"

@@ -2,6 +2,8 @@
 // or the source tree's resources/examples), listed or printed for a copy to edit.
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_commands.h"
 #include "workbench/did_you_mean.h"
 #include "run_session.h"

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "workbench/did_you_mean.h"
 #include "run_session.h"
 #include "workbench/errors.h"

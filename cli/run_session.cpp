@@ -1,5 +1,7 @@
 #include "run_session.h"
 
+#include <nlohmann/json.hpp>
+
 #include "workbench/errors.h"
 
 #include <unistd.h>

@@ -19,6 +19,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "charts/charts_panel.h"
 
 #include "compression_view/compress_dialog.h"

@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include "charts/charts_panel.h"
 #include "editor/device_picker.h"
 #include "editor/experiment_editor.h"

@@ -11,6 +11,8 @@
 #include <QToolButton>
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include "app/action_icons.h"
 #include "editor/experiment_editor.h"
 #include "window/examples_menu.h"

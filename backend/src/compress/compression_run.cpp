@@ -10,6 +10,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "compress/artifact_figures.h"
 #include "compress/compression_pipeline.h"
 #include "compress/distillation.h"

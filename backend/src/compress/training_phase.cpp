@@ -41,6 +41,22 @@ class RecorderScope {
   RunFolder* m_previous;
 };
 
+// Several ranks share the cores: while the phase trains, each takes its share of the intra-op and OpenBLAS
+// threads (as a run's ranks do); the pipeline's own setting comes back after it, for its latency measurements.
+class RankThreadShare {
+ public:
+  RankThreadShare(const TrainConfig& train, int64_t cores_per_rank, EventStream& events) : m_train(train) {
+    const int64_t blas = train.blas_threads > 0 ? train.blas_threads : cores_per_rank;
+    events.log(LogLevel::Info, configureThreads(cores_per_rank, std::max<int64_t>(1, blas)) + " per rank");
+  }
+  ~RankThreadShare() { configureThreads(m_train.threads, m_train.blas_threads); }
+  RankThreadShare(const RankThreadShare&) = delete;
+  RankThreadShare& operator=(const RankThreadShare&) = delete;
+
+ private:
+  const TrainConfig& m_train;
+};
+
 // One rank of the phase: rank 0 trains the pass's model, the others a replica; then the pass's parts after
 // data parallel's.
 std::unique_ptr<TrainingRank> makePhaseRank(TrainingPhase& phase, const Experiment& experiment,
@@ -134,6 +150,8 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
   threads.cores_per_rank = std::max<int64_t>(
       1, (experiment.train.threads > 0 ? experiment.train.threads : coresAvailable()) / layout.world_size);
   threads.group_options = rankGroupOptions(experiment.train, std::nullopt);
+  std::optional<RankThreadShare> thread_share;
+  if (parallel) thread_share.emplace(experiment.train, threads.cores_per_rank, phase.events);
   std::vector<LocalRank> local;
   for (const auto& r : ranks) local.push_back(r->local());
   const auto failure = trainLocalRanks(local, threads, [&](size_t i) {

@@ -10,6 +10,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "run_folder/metrics_csv.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "runs/run_index_db.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"

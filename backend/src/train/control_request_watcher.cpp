@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "util/atomic_file.h"
 #include "workbench/run_control.h"
 

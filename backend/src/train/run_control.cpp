@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 

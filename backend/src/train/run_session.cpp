@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "distributed/collective_error.h"
 #include "distributed/device_selection.h"
 #include "distributed/process_group_ranks.h"

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "workbench/errors.h"
 #include "workbench/install_paths.h"
 

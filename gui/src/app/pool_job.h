@@ -3,8 +3,9 @@
 // finders, an export, an evaluation). The worker and the controller share a state object (counters, staged
 // items, the cancel flag the worker polls); a timer on the owner's thread reads it, so the worker never signals
 // per step and never touches a QObject. The outcome comes back once on the owner's thread, after a last read.
-// The UI thread never waits: a job still in flight when its owner goes is cancelled and finishes on its own,
-// holding its own share of the state. One-shot jobs with nothing to show meanwhile use runOffThread.
+// The UI thread does not wait: a job still in flight when its owner goes is cancelled and finishes on its own,
+// holding its own share of the state (or, for an owner whose job reads what may be deleted next, is waited for
+// from its destructor: cancelAndWait). One-shot jobs with nothing to show meanwhile use runOffThread.
 
 #include <atomic>
 #include <functional>
@@ -61,6 +62,14 @@ class PoolJob {
     if (!m_running || !m_state) return false;
     m_state->cancel_requested = true;
     return true;
+  }
+  // For an owner that must not outlive the job's reads (an evaluation of a folder that may be deleted next): cancels
+  // it and waits until the work returns. Only from a destructor: the UI thread waits for as long as the work takes
+  // to notice the flag.
+  void cancelAndWait() {
+    if (!m_running || !m_state) return;
+    m_state->cancel_requested = true;
+    m_watcher.waitForFinished();
   }
   bool isRunning() const { return m_running; }
   bool cancelled() const { return m_state && m_state->cancelled(); }

@@ -18,6 +18,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 
+#include <nlohmann/json.hpp>
+
 #include "editor/device_picker.h"
 #include "editor/json_path.h"
 #include "editor/lr_preview.h"

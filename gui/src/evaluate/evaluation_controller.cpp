@@ -15,13 +15,12 @@ EvaluationController::EvaluationController(QObject* parent)
             {[this](const Progress& progress) { poll(progress); },
              [this](EvaluationOutcome outcome) { emit finished(outcome); }, {}}) {}
 
-EvaluationController::~EvaluationController() = default;
+EvaluationController::~EvaluationController() { m_job.cancelAndWait(); }
 
 bool EvaluationController::start(const QString& runDir, const QString& model, int maxMisclassified) {
   if (m_job.isRunning()) return false;
   m_runDir = runDir;
-  m_lastDone = -1;
-  emit progress(0, 0);
+  m_lastDone = -1;  // the job's first poll says 0 of 0 (the data loading)
   return m_job.start([runDir, model, maxMisclassified](Progress& shared) {
     EvaluationOutcome outcome;
     outcome.runDir = runDir;

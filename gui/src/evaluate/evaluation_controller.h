@@ -28,7 +28,8 @@ class EvaluationController : public QObject {
 
  public:
   explicit EvaluationController(QObject* parent = nullptr);
-  // An evaluation in flight is cancelled, not waited for: it stops at its next batch on its own.
+  // Cancels an evaluation in flight and waits for it to notice (at most one batch, or the data load in flight):
+  // it reads the run folder and holds the model's memory until then.
   ~EvaluationController() override;
 
   // False while another evaluation runs.

@@ -38,6 +38,7 @@ ModelExporter::ModelExporter(QObject* parent)
 ModelExporter::~ModelExporter() = default;
 
 bool ModelExporter::start(const ExportRequest& request) {
+  if (m_job.isRunning()) return false;
   m_shownPermille = -1;
   return m_job.start([request](Progress& progress) {
     return runExport(request, [&progress](double fraction) {

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "backend/train/test_experiments.h"
 #include "support/test_helpers.h"
 #include "compress/model_artifact.h"
@@ -331,6 +333,34 @@ TEST_F(CompressionPipeline, FineTuningTrainsDataParallelOnTheRunsDevices) {
   // And not by accident: one rank of batch 16 (half the data per step) trains other weights.
   const std::string half = compressOn("dp-half", 1, 16, half_got);
   EXPECT_GT(maxArtifactDifference(a, loadArtifact(half + "/compressed/01-prune")), 1e-3);
+}
+
+// Every kind of training pass on two ranks: gradual pruning (each rank raises its own copy of the masks, alike:
+// the weights are the same on every rank), distillation (a teacher per rank) and quantization-aware training
+// (rank 0's observer ranges broadcast with the buffers).
+TEST_F(CompressionPipeline, EveryTrainingPassRunsOnTwoRanks) {
+#ifndef WB_WITH_GLOO
+  GTEST_SKIP() << WB_NO_GLOO_REASON;
+#endif
+  const std::string run = freshRun("dp-passes");
+  trainOn(run, 2, 32);
+  Collected got;
+  const CompressionReport report = compress(
+      run,
+      config({pass(R"({"type": "prune", "amount": 0.5, "schedule": "gradual", "scope": "layer", "max_steps": 8})"),
+              pass(R"({"type": "distill", "max_steps": 4})"),
+              pass(R"({"type": "quantize", "mode": "qat", "max_steps": 4, "lr": 0.0001})")}),
+      got);
+  ASSERT_EQ(report.status, RunStatus::Completed) << (got.errors.empty() ? "" : got.errors[0].message);
+  ASSERT_EQ(report.artifacts.size(), 4u);
+  const ModelArtifact pruned = loadArtifact(run + "/compressed/01-prune");
+  EXPECT_EQ(pruned.history.at(0)["fine_tuning"]["steps"], 8);
+  for (const auto& [name, mask] : pruned.masks) EXPECT_NEAR(1.0 - mask.mean().item<double>(), 0.5, 1e-3) << name;
+  EXPECT_EQ(report.artifacts[3].weights_dtype, "int8");
+  EXPECT_GT(report.artifacts[3].test_accuracy, 0.5);
+  for (const char* folder : {"01-prune", "02-distill", "03-quantize"}) {
+    EXPECT_TRUE(fs::exists(run + "/compressed/" + folder + "/rank-1.log")) << folder;
+  }
 }
 
 TEST_F(CompressionPipeline, RefusesWhatCannotRun) {

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "runs/run_index_db.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"

@@ -14,6 +14,8 @@
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "backend/train/test_experiments.h"
 #include "data/dataset.h"
 #include "distributed/collective_error.h"

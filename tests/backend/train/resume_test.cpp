@@ -11,6 +11,8 @@
 #include <set>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "backend/train/test_experiments.h"
 #include "run_folder/checkpoint_store.h"
 #include "support/model_weights.h"

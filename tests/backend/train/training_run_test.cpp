@@ -5,6 +5,8 @@
 #include <fstream>
 #include <mutex>
 
+#include <nlohmann/json.hpp>
+
 #include "backend/train/test_experiments.h"
 #include "workbench/event_json.h"
 #include "workbench/training_run.h"
