@@ -16,11 +16,13 @@ packages=(
   nlohmann-json3-dev zlib1g-dev libgtest-dev libsqlite3-dev
   dataset-fashion-mnist
   libonnx-dev
+  libturbojpeg0-dev libpng-dev  # image folders: JPEG and PNG decoded as torchvision's loader sees them
   file  # CPack picks the executables for dpkg-shlibdeps with it (scripts/package.sh)
 )
 if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
   packages+=(
     python3-torch python3-numpy python3-onnx
+    python3-pil   # test_images: the pixels Pillow (torchvision's loader) decodes, to compare with
     python3-venv  # .venv/: the tests' readers from PyPI (scripts/requirements-test.txt)
     qemu-user     # test_export_avx2: the int8 tests on an emulated AVX2 CPU
     desktop-file-utils appstream lintian

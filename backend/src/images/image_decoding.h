@@ -1,0 +1,34 @@
+#pragma once
+// One image file's pixels as torchvision's ImageFolder sees them through Pillow (`Image.open(f).convert("RGB")`,
+// or "L" for one channel), bit for bit, decoded by the libraries made for each format: libjpeg-turbo's TurboJPEG
+// API for JPEG (grey, YCbCr, RGB, CMYK and YCCK, baseline and progressive) and libpng for PNG (grey, grey+alpha,
+// RGB, RGBA and palette, 1 to 16 bits, interlaced or not). The format is told by the file's signature, not its
+// name. No Torch here: the loader's workers call this for every sample.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+struct DecodedImage {
+  int64_t height = 0;
+  int64_t width = 0;
+  int channels = 0;             // 1 (grey) or 3 (RGB)
+  std::vector<uint8_t> pixels;  // height x width x channels, row after row (HWC)
+};
+
+enum class ImageFormat { Jpeg, Png, Unknown };
+
+ImageFormat sniffImageFormat(const uint8_t* bytes, size_t size);
+
+// `channels`: 3 for RGB, 1 for grey. Throws wb::DataError naming `name` (the file) and what to do: not a JPEG or
+// PNG, truncated, corrupt, a JPEG colour space or PNG layout it cannot read.
+DecodedImage decodeImage(const uint8_t* bytes, size_t size, const std::string& name, int channels);
+DecodedImage readImageFile(const std::string& path, int channels);
+
+// Pillow's RGB -> L: (19595 R + 38470 G + 7471 B + 0x8000) >> 16, in place (the image keeps one channel).
+void convertRgbToGrey(DecodedImage& image);
+
+}  // namespace wb
