@@ -22,7 +22,7 @@ packages=(
 if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
   packages+=(
     python3-torch python3-numpy python3-onnx
-    python3-pil   # test_images: the pixels Pillow (torchvision's loader) decodes, to compare with
+    python3-torchvision python3-pil  # test_images: what torchvision's ImageFolder and loader (Pillow) make of a folder
     python3-venv  # .venv/: the tests' readers from PyPI (scripts/requirements-test.txt)
     qemu-user     # test_export_avx2: the int8 tests on an emulated AVX2 CPU
     desktop-file-utils appstream lintian

@@ -29,7 +29,7 @@ class ImageDecoding : public ::testing::Test {
   static void SetUpTestSuite() {
     s_dir = (fs::temp_directory_path() / ("wb-test-images-" + std::to_string(::getpid()))).string();
     fs::remove_all(s_dir);
-    const std::string command = std::string(WB_PIL_PYTHON) + " " + WB_SOURCE_DIR +
+    const std::string command = std::string(WB_TORCHVISION_PYTHON) + " " + WB_SOURCE_DIR +
                                 "/tests/backend/images/make_test_images.py " + s_dir;
     ASSERT_EQ(std::system(command.c_str()), 0) << command << " (needs python3-pil and python3-numpy: scripts/setup.sh)";
   }
