@@ -1,6 +1,7 @@
-// Resize(int) and CenterCrop give the bytes torchvision gives on its loader's PIL images (Debian's
-// python3-torchvision makes them): shrinking (Pillow's filter widens: antialiased), shrinking a lot, enlarging,
-// a side already right, a crop whose offsets are halves (rounded to even), a crop larger than the image (padded).
+// Resize(int), CenterCrop, F.resized_crop and F.hflip give the bytes torchvision gives on its loader's PIL images
+// (Debian's python3-torchvision makes them): shrinking (Pillow's filter widens: antialiased), shrinking a lot,
+// enlarging, a side already right, a crop whose offsets are halves (rounded to even), a crop larger than the
+// image (padded); RandomResizedCrop's boxes lie in the image and follow the seed, and its fallback is torchvision's.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,7 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
+#include <tuple>
 
+#include "images/image_augment.h"
 #include "images/image_resize.h"
 
 namespace wb {
@@ -72,6 +76,52 @@ TEST_F(ImageResize, CenterCropAsTorchvision) {
     expectTorchvision(centerCrop(in, 30, 44), std::string(image) + "-crop_odd");
     expectTorchvision(centerCrop(in, 41, 60), std::string(image) + "-crop_pad");
   }
+}
+
+TEST_F(ImageResize, ResizedCropAndFlipAsTorchvision) {
+  const std::vector<std::tuple<std::string, CropBox, int64_t, int64_t>> crops = {
+      {"rcrop_a", {3, 5, 20, 30}, 16, 16}, {"rcrop_b", {0, 0, 29, 17}, 40, 24}, {"rcrop_c", {10, 2, 7, 9}, 32, 32}};
+  for (const char* image : {"rgb", "grey"}) {
+    const DecodedImage in = source(image);
+    for (const auto& [name, box, height, width] : crops) {
+      expectTorchvision(resizedCrop(in, box, height, width), std::string(image) + "-" + name);
+    }
+    DecodedImage flipped = in;
+    flipHorizontally(flipped);
+    expectTorchvision(flipped, std::string(image) + "-hflip");
+  }
+}
+
+TEST_F(ImageResize, RandomResizedCropBoxes) {
+  // Inside the image, within the area share and ratio range (give or take the rounding), the same for a seed.
+  std::mt19937_64 a(42), b(42);
+  const ResizedCropRange range;
+  for (int i = 0; i < 500; ++i) {
+    const CropBox box = randomResizedCropBox(37, 53, range, a);
+    const CropBox again = randomResizedCropBox(37, 53, range, b);
+    EXPECT_EQ(box.top, again.top);
+    EXPECT_EQ(box.width, again.width);
+    ASSERT_GT(box.height, 0);
+    ASSERT_GT(box.width, 0);
+    EXPECT_LE(box.top + box.height, 37);
+    EXPECT_LE(box.left + box.width, 53);
+    const double share = static_cast<double>(box.height * box.width) / (37.0 * 53.0);
+    EXPECT_GE(share, 0.08 * 0.5);
+    EXPECT_LE(share, 1.0);
+  }
+  // No try can fit (a share of 2 to 3 times the area): torchvision's central fallback, box for box.
+  std::ifstream boxes(fs::path(s_dir) / "fallback_boxes.txt");
+  int64_t height, width, top, left, h, w;
+  int checked = 0;
+  while (boxes >> height >> width >> top >> left >> h >> w) {
+    const CropBox box = randomResizedCropBox(height, width, {2.0, 3.0, 0.75, 4.0 / 3.0}, a);
+    EXPECT_EQ(box.top, top) << height << "x" << width;
+    EXPECT_EQ(box.left, left) << height << "x" << width;
+    EXPECT_EQ(box.height, h) << height << "x" << width;
+    EXPECT_EQ(box.width, w) << height << "x" << width;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5);
 }
 
 }  // namespace
