@@ -1,0 +1,23 @@
+#pragma once
+// Decoded images into the tensors a step takes, as torchvision's ToTensor and Normalize make them: collated into
+// one uint8 batch [N, C, H, W] (the form that travels, pinned, to the device: a quarter of float's bytes), then
+// converted to float, divided by 255 and normalized with the training split's per-channel mean and std — on the
+// worker or on the training device (data.augment_on), with the same operations in the same order, so that the
+// numbers are torchvision's.
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "images/image_decoding.h"
+
+namespace wb {
+
+// All images of one size and channel count (the transforms make them so); throws std::invalid_argument otherwise.
+torch::Tensor collateImages(const std::vector<DecodedImage>& images, bool pinned = false);
+
+// ToTensor then Normalize(mean, std): (x / 255 - mean) / std per channel, float32, on x's device.
+torch::Tensor normalizeImageBatch(const torch::Tensor& uint8_batch, const std::vector<double>& mean,
+                                  const std::vector<double>& std);
+
+}  // namespace wb

@@ -1,0 +1,82 @@
+// Decoded images become the batch a step takes with torchvision's numbers: collated to uint8 [N, C, H, W], then
+// ToTensor and Normalize — compared bit for bit with Debian's torchvision on the same pixels, RGB and grey.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "data/image_batch.h"
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+
+DecodedImage pattern(int64_t height, int64_t width, int channels, int seed) {
+  DecodedImage image{height, width, channels, std::vector<uint8_t>(static_cast<size_t>(height * width * channels))};
+  for (size_t i = 0; i < image.pixels.size(); ++i) image.pixels[i] = static_cast<uint8_t>((i * 37 + seed * 101) % 256);
+  return image;
+}
+
+std::string commaList(const std::vector<double>& values) {
+  std::string out;
+  for (double x : values) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+TEST(ImageBatch, CollatedAndNormalizedAsTorchvision) {
+  const std::string dir = (fs::temp_directory_path() / ("wb-test-batch-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  struct Case {
+    int channels;
+    std::vector<double> mean, std;
+    std::vector<DecodedImage> images;
+    torch::Tensor batch, normalized;
+  };
+  std::vector<Case> cases = {{3, {0.485, 0.456, 0.406}, {0.229, 0.224, 0.225}, {}, {}, {}},
+                             {1, {0.2860}, {0.3530}, {}, {}, {}}};
+  for (Case& c : cases) {
+    c.images = {pattern(5, 7, c.channels, 1), pattern(5, 7, c.channels, 2)};
+    c.batch = collateImages(c.images);
+    ASSERT_EQ(c.batch.sizes(), (std::vector<int64_t>{2, c.channels, 5, 7}));
+    c.normalized = normalizeImageBatch(c.batch, c.mean, c.std);
+    for (size_t i = 0; i < c.images.size(); ++i) {
+      const std::string name = dir + "/c" + std::to_string(c.channels) + "_" + std::to_string(i);
+      std::ofstream(name + ".raw", std::ios::binary)
+          .write(reinterpret_cast<const char*>(c.images[i].pixels.data()),
+                 static_cast<std::streamsize>(c.images[i].pixels.size()));
+      std::ofstream(name + ".size") << 7 << " " << 5 << " " << c.channels << "\n";
+      std::ofstream(name + ".norm") << commaList(c.mean) << ";" << commaList(c.std);
+    }
+  }
+  const std::string command = std::string(WB_TORCHVISION_PYTHON) + " " + WB_SOURCE_DIR +
+                              "/tests/backend/data/to_tensor_like_torchvision.py " + dir;
+  ASSERT_EQ(std::system(command.c_str()), 0) << command << " (needs python3-torchvision: scripts/setup.sh)";
+  for (const Case& c : cases) {
+    for (size_t i = 0; i < c.images.size(); ++i) {
+      const auto index = static_cast<int64_t>(i);
+      std::ifstream in(dir + "/c" + std::to_string(c.channels) + "_" + std::to_string(i) + ".float", std::ios::binary);
+      const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      ASSERT_EQ(bytes.size(), static_cast<size_t>(c.channels * 5 * 7 * 4));
+      const torch::Tensor theirs =
+          torch::from_blob(const_cast<char*>(bytes.data()), {c.channels, 5, 7}, torch::kFloat32).clone();
+      EXPECT_TRUE(torch::equal(c.normalized[index], theirs))
+          << "largest difference " << (c.normalized[index] - theirs).abs().max().item<float>();
+      // The collated batch holds the pixels channel-first.
+      EXPECT_EQ(c.batch[index][c.channels - 1][4][6].item<int>(),
+                c.images[i].pixels[static_cast<size_t>((4 * 7 + 6) * c.channels + c.channels - 1)]);
+    }
+  }
+  fs::remove_all(dir);
+  EXPECT_THROW(collateImages({pattern(5, 7, 3, 1), pattern(5, 6, 3, 1)}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wb
