@@ -338,7 +338,7 @@ TEST_F(CompressionPipeline, FineTuningTrainsDataParallelOnTheRunsDevices) {
 // Every kind of training pass on two ranks: gradual pruning (each rank raises its own copy of the masks, alike:
 // the weights are the same on every rank), distillation (a teacher per rank) and quantization-aware training
 // (rank 0's observer ranges broadcast with the buffers).
-TEST_F(CompressionPipeline, EveryTrainingPassRunsOnTwoRanks) {
+TEST_F(CompressionPipeline, EveryTrainingPassRunsDataParallelOnTwoRanks) {
 #ifndef WB_WITH_GLOO
   GTEST_SKIP() << WB_NO_GLOO_REASON;
 #endif
