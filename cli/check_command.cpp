@@ -4,6 +4,8 @@
 
 #include "cli_commands.h"
 #include "experiment_args.h"
+#include "workbench/data_preview.h"
+#include "workbench/errors.h"
 #include "workbench/system_info.h"
 
 namespace wb::cli {
@@ -14,7 +16,9 @@ const char* kCheckHelp =
     "\n"
     "Checks an experiment as `train` does before it starts, and trains nothing: unknown keys, types, ranges and\n"
     "combinations (each problem with its JSON path and a \"did you mean\"), then that the data files are there,\n"
-    "that the model fits the data's shape and that the devices exist. Prints every problem at once.\n"
+    "that the model fits the data's shape and that the devices exist. Prints every problem at once. A valid\n"
+    "experiment's data are summarized: the classes and their counts (an image folder's files per class), the\n"
+    "model's input, the preprocessing and the loader's workers.\n"
     "\n"
     "  --set key.path=value  override one key first, as train does\n"
     "  --example NAME        an installed example (workbench-cli examples) instead of a file\n"
@@ -24,6 +28,27 @@ const char* kCheckHelp =
     "  workbench-cli check --example vit --set train.devices=cuda:0\n"
     "\n"
     "Exit status: 0 valid, 2 not valid.\n";
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string text;
+  for (const int64_t size : shape) text += (text.empty() ? "" : "x") + std::to_string(size);
+  return text;
+}
+
+void printDataSummary(const DataPreview& p) {
+  std::cout << "data: " << p.dataset << (p.source.empty() ? "" : " from " + p.source) << ", " << p.train_samples
+            << " training samples (before data.limit and the validation share), model input " << shapeText(p.sample_shape)
+            << ", " << p.class_names.size() << " classes\n";
+  if (!p.class_counts.empty()) {
+    std::cout << "  classes:";
+    for (size_t c = 0; c < p.class_names.size(); ++c) {
+      std::cout << (c ? ", " : " ") << p.class_names[c] << " " << p.class_counts[c];
+    }
+    std::cout << "\n";
+  }
+  if (!p.preprocessing.empty()) std::cout << "  preprocessing: " << p.preprocessing << "\n";
+  std::cout << "  loader: " << p.loader << "\n";
+}
 
 }  // namespace
 
@@ -45,6 +70,12 @@ int checkCommand(const std::vector<std::string>& args) {
                              : exp_args.file.empty()   ? std::string("the default experiment")
                                                        : exp_args.file;
   std::cout << source << ": valid\n";
+  try {
+    printDataSummary(previewData(*experiment, 0));
+  } catch (const UserError& error) {
+    std::cerr << "error: " << error.what() << "\n";
+    return kExitBadInput;
+  }
   // Valid is not the same as fast: bf16 on a CPU without AVX-512 trains many times slower than fp32.
   bool on_cpu = false;
   for (const auto& d : experiment->train.devices) on_cpu = on_cpu || d.rfind("cpu", 0) == 0;

@@ -47,6 +47,7 @@ nlohmann::json evaluationJson(const EvaluationReport& r) {
                      {"predicted", m.predicted},
                      {"confidence", m.confidence},
                      {"true_probability", m.truth_probability}});
+    if (!m.file.empty()) wrong.back()["file"] = m.file;
   }
   out["misclassified"] = wrong;
   return out;
@@ -96,6 +97,7 @@ void printReport(const EvaluationReport& r, const std::string& what) {
     };
     std::printf("  test #%-6lld predicted %-14s (%5.1f %%)  true %s (%.1f %%)\n", static_cast<long long>(m.index),
                 name(m.predicted).c_str(), m.confidence * 100, name(m.truth).c_str(), m.truth_probability * 100);
+    if (!m.file.empty()) std::printf("           %s\n", m.file.c_str());
   }
 }
 

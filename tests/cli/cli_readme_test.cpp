@@ -2,7 +2,7 @@
 // order, in a scratch folder (its default runs/ there), with the placeholders a reader fills in filled in:
 // RUN_DIR (a finished CNN run, which the README's `compress` line then compresses), the example run folder
 // (an interrupted run for `resume`, a finished one for `eval`), my.json and my-experiment.json (copies of the
-// examples, as the README says to make them). Long runs are shortened by `--set` only (a subset of the data, one
+// examples, as the README says to make them), ~/photos (an image folder). Long runs are shortened by `--set` only (a subset of the data, one
 // epoch), never by changing the line. Lines that need what no test machine has (GPUs, a launcher, a run
 // training now) or what this build lacks (Gloo, ONNX export: pip's LibTorch) are listed with the reason, and
 // there must be no others.
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cli/cli_runner.h"
+#include "support/image_folder.h"
 #include "support/test_helpers.h"
 #include "workbench/export.h"
 
@@ -134,6 +135,8 @@ TEST(CliReadme, EveryCommandLineRunsAsWritten) {
   ASSERT_EQ(sh.run(cli + " examples mlp > my.json"), 0);
   ASSERT_EQ(sh.run(cli + " examples cnn-prune-quantize > my-experiment.json"), 0);
   ASSERT_EQ(sh.run(cli + " examples mlp > exp.json"), 0);
+  // ~/photos: the reader's own image folder (10 classes of garment pictures).
+  wb::test::makeGarmentFolder(sh.dir + "/photos", 12);
   // RUN_DIR: a finished CNN (the README's compress line prunes its channels, then quantizes it).
   ASSERT_EQ(sh.run(cli + " train --quiet --set model.preset=cnn" + small), 0);
   const std::string run_dir = newestRun(sh.dir + "/runs");
@@ -174,6 +177,7 @@ TEST(CliReadme, EveryCommandLineRunsAsWritten) {
     std::string command = std::regex_replace(l.text, example_run, "$1" + (subcommand == "resume" ? interrupted : run_dir));
     command = replaceAll(command, "build/cli/workbench-cli", cli);
     command = replaceAll(command, "RUN_DIR", run_dir);
+    command = replaceAll(command, "~/photos", sh.dir + "/photos");
     // Shortened by --set only: the default experiment (15 epochs of the CNN on all the data) and the examples. A
     // finished run is compressed on its own (already short) data: it takes compress.* keys only.
     const bool of_run = command.find(run_dir) != std::string::npos;

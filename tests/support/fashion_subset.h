@@ -45,10 +45,10 @@ inline ModelArtifact trainedArtifact(const nlohmann::json& layers, const Shape& 
   model->train(true);
   const Dataset& d = fashion();
   for (int s = 0; s < steps; ++s) {
-    const int64_t from = (s * 32) % (d.train_x.size(0) - 32);
+    const int64_t from = (s * 32) % (d.train.x.size(0) - 32);
     opt.zero_grad();
-    torch::nn::functional::cross_entropy(model->forward(resized(d.train_x.slice(0, from, from + 32), shape)),
-                                         d.train_y.slice(0, from, from + 32))
+    torch::nn::functional::cross_entropy(model->forward(resized(d.train.x.slice(0, from, from + 32), shape)),
+                                         d.train.y.slice(0, from, from + 32))
         .backward();
     opt.step();
   }

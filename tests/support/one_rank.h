@@ -36,7 +36,7 @@ RankRun trainOneRank(const Experiment& e, MakeParts&& make_parts) {
   RankRun run;
   const torch::Device device(e.train.devices.front());
   Dataset data = loadDataset(e.data, e.seed);
-  const TrainingPlan plan = planTraining(e.train, data.train_x.size(0));
+  const TrainingPlan plan = planTraining(e.train, data.train.x.size(0));
   torch::manual_seed(e.seed);
   auto model = buildModel(e.model, data.sample_shape, data.num_classes);
   model->to(device);

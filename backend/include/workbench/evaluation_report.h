@@ -50,6 +50,7 @@ struct MisclassifiedSample {
   int64_t predicted = 0;
   double confidence = 0;   // softmax probability of the predicted class
   double truth_probability = 0;  // softmax probability the model gave the true class
+  std::string file;  // the image file it was read from (image folders); empty for datasets held in memory
   // Interleaved 8-bit pixels, row by row: height x width x channels (1 gray, 3 RGB). Empty when the samples
   // are not images (csv features).
   int height = 0;

@@ -15,19 +15,39 @@ struct AugmentConfig {
   bool random_crop = true;  // pad, then crop back to the original size at a random offset
   int64_t crop_padding = 2;
   bool horizontal_flip = true;
+  // image_folder: torchvision's RandomResizedCrop(images.crop) in place of the padded random crop
+  bool random_resized_crop = true;
+};
+
+// How an image folder's files become the model's input, as torchvision's transforms would make them.
+struct ImageConfig {
+  int64_t resize = 0;    // Resize(int): the shorter side becomes this (bilinear, antialiased); 0 = as stored
+  int64_t crop = 0;      // CenterCrop for evaluation, RandomResizedCrop's size for training; 0 = none
+  int64_t channels = 3;  // 3: convert("RGB"); 1: convert("L")
+  std::string bad_files = "error";  // error | skip (a file that cannot be read is left out, counted and listed)
+  // JPEGs decoded at 1/2, 1/4 or 1/8 scale when that still covers max(resize, crop), as Pillow's Image.draft:
+  // several times less decoding, other pixels than torchvision's loader gives (so off unless asked for)
+  bool jpeg_draft = false;
 };
 
 struct DataConfig {
-  std::string dataset = "fashion-mnist";  // fashion-mnist | mnist | cifar10 | csv | synthetic
-  std::string path;                       // folder (idx, cifar10) or file (csv); empty = the dataset's default
+  std::string dataset = "fashion-mnist";  // fashion-mnist | mnist | cifar10 | csv | image_folder | synthetic
+  std::string path;  // folder (idx, cifar10, image_folder) or file (csv); empty = the dataset's default
   int64_t limit = 0;                      // use only the first N training samples; 0 = all
   double val_fraction = 0.1;              // share of the training split held out for validation
   bool augment_enabled = false;  // off unless asked for, as in PyTorch (no transform unless one is written)
   AugmentConfig augment;
+  int64_t prefetch = 2;  // batches prepared ahead of the step (the loader's bounded queue)
+  // image_folder
+  ImageConfig images;
+  int64_t workers = 2;  // threads that read, decode and augment batches (num_workers); 0 = the training thread
+  // workers: every transform on the workers; device: the workers stop at uint8 pixels, the random crop, flip and
+  // normalization run on the training device after the copy (a quarter of the bytes travel)
+  std::string augment_on = "workers";
   // csv
   std::string label_column = "label";
-  std::string test_path;      // csv: optional separate test file; else test_fraction of path
-  double test_fraction = 0.2;  // csv only
+  std::string test_path;       // csv, image_folder: a separate test file or folder; else test_fraction of path
+  double test_fraction = 0.2;  // csv, image_folder
   // synthetic
   int64_t synthetic_samples = 2048;
   int64_t synthetic_classes = 10;

@@ -86,4 +86,19 @@ struct BenchResult {
 BenchResult benchmarkTraining(const Experiment& experiment, int64_t steps, int64_t warmup_steps,
                               const std::function<void(const std::string&)>& log);
 
+struct LoaderBenchResult {
+  int64_t batches = 0;
+  int64_t samples = 0;
+  int64_t batch_size = 0;
+  int64_t workers = 0;
+  double seconds = 0;
+  double samples_per_sec = 0;
+  double peak_rss_mib = 0;  // the process's peak resident memory, dataset and queue included
+};
+
+// Takes `batches` training batches (0: one epoch) from the loader a run would build — its workers, prefetch,
+// transforms and augmentation — without a model: the loader's throughput alone.
+LoaderBenchResult benchmarkLoader(const Experiment& experiment, int64_t batches,
+                                  const std::function<void(const std::string&)>& log);
+
 }  // namespace wb

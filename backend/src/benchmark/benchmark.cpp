@@ -33,11 +33,12 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
   const torch::Device device = resolveDevice(e.train.devices.at(0));
   if (device.is_cuda() && log) log(applyCudaBackendSwitches(e.train));
   Dataset data = loadDataset(e.data, e.seed);
-  const auto data_bytes = static_cast<int64_t>(data.train_x.nbytes() + data.train_y.nbytes());
+  const auto data_bytes =
+      data.train.inMemory() ? static_cast<int64_t>(data.train.x.nbytes() + data.train.y.nbytes()) : int64_t{0};
   const DataPlacement placement = chooseDataPlacement(e.train, device, data_bytes);
-  if (placement.on_device) {
-    data.train_x = data.train_x.to(device);
-    data.train_y = data.train_y.to(device);
+  if (placement.on_device && data.train.inMemory()) {
+    data.train.x = data.train.x.to(device);
+    data.train.y = data.train.y.to(device);
   }
   if (device.is_cuda() && log) log(placement.reason);
   TrainingModel built = buildTrainingModel(e, data, device);
@@ -70,9 +71,10 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
   options.channels_last = channels_last;
   options.drop_last = true;  // a short last batch would skew per-step timings
   if (e.data.augment_enabled && data.sample_shape.size() == 3) options.augment = e.data.augment;
-  BatchLoader loader(data.train_x, data.train_y, options);
+  options.prefetch = e.data.prefetch;
+  BatchLoader loader(data.train, options);
   if (loader.batchesPerEpoch() == 0) {
-    throw UserError("The training split has " + std::to_string(data.train_x.size(0)) +
+    throw UserError("The training split has " + std::to_string(data.train.size()) +
                         " samples, fewer than one batch of " + std::to_string(e.train.batch_size) + ".",
                     "Lower train.batch_size or raise data.limit.");
   }

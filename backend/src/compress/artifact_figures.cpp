@@ -18,16 +18,15 @@ struct TestScore {
 
 // Batched over views of the test split; the sums stay tensors until the end.
 TestScore scoreOnTest(InferenceModel& model, const Dataset& data) {
-  const int64_t n = data.test_x.size(0);
+  const int64_t n = data.test.size();
   if (n == 0) return {-1, -1};
   torch::NoGradGuard no_grad;
   double loss_sum = 0;
   int64_t correct = 0;
-  const int64_t batch = 500;
-  for (int64_t start = 0; start < n; start += batch) {
-    const int64_t end = std::min(n, start + batch);
-    const torch::Tensor x = data.test_x.slice(0, start, end);
-    const torch::Tensor y = data.test_y.slice(0, start, end);
+  SplitBatches batches(data.test, 500);
+  while (std::optional<Batch> batch = batches.next()) {
+    const torch::Tensor& x = batch->x;
+    const torch::Tensor& y = batch->y;
     const torch::Tensor logits = model.forward(x).to(torch::kFloat32);
     loss_sum += torch::nn::functional::cross_entropy(
                     logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))

@@ -123,7 +123,7 @@ ModelArtifact prune(const CompressPassConfig& pass, const ModelArtifact& input, 
   if (pass.epochs > 0 || pass.max_steps > 0) {
     TrainingPhase phase = makePhase(pass, c, [&input] { return buildFloatModel(input); }, masks);
     if (gradual) {
-      const int64_t total = phaseTotalSteps(c.experiment, pass, c.data.train_x.size(0));
+      const int64_t total = phaseTotalSteps(c.experiment, pass, c.data.train.size());
       // Zhu & Gupta prune every Δt steps; twenty raises over the phase keep each jump small.
       const GradualPruningSchedule schedule{initial, target, total, std::max<int64_t>(1, total / 20), global};
       phase.parts_for = [masks, schedule](int rank, Model& model, torch::Device) {
@@ -218,7 +218,7 @@ ModelArtifact quantize(const CompressPassConfig& pass, const ModelArtifact& inpu
   options.shuffle = true;
   options.seed = c.experiment.seed;
   options.prefetch = 0;
-  BatchLoader loader(c.data.train_x, c.data.train_y, options);
+  BatchLoader loader(c.data.train, options);
   loader.startEpoch(1, 0);
   auto calibration = [&loader]() -> std::optional<torch::Tensor> {
     std::optional<Batch> batch = loader.next();

@@ -277,6 +277,12 @@ RunStatus runPasses(const PipelineContext& c) {
   return RunStatus::Completed;
 }
 
+// The samples latency is timed on (its batches of 1 and 64): the test split's first, else the training split's.
+torch::Tensor latencySamples(const Dataset& data) {
+  const DataSplit& split = data.test.size() > 0 ? data.test : data.train;
+  return split.inputs(0, std::min<int64_t>(64, split.size()));
+}
+
 }  // namespace
 
 struct CompressionRun::Impl {
@@ -321,7 +327,7 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
   events.log(LogLevel::Info, data.description);
 
   const FigureRecorder figures{run_dir, data, {config.latency_runs, config.latency_threads},
-                               data.test_x.size(0) > 0 ? data.test_x : data.train_x, events};
+                               latencySamples(data), events};
 
   // The original, saved as an artifact once so that it is measured (and exported) exactly like the others.
   const std::string original_folder = folder + "/" + kOriginal;

@@ -59,7 +59,7 @@ SplitPredictions predictWithRunModel(const std::string& run_dir, const Experimen
   model->to(device);
   model->train(false);
   // The batch evaluateRunDir uses, so both read the same sums.
-  return predictSplit([&model](const torch::Tensor& x) { return model->forward(x); }, data.test_x, data.test_y,
+  return predictSplit([&model](const torch::Tensor& x) { return model->forward(x); }, data.test,
                       std::max<int64_t>(256, e.train.batch_size * 2), device, options);
 }
 
@@ -73,7 +73,7 @@ SplitPredictions predictWithArtifact(const std::string& folder, const Dataset& d
                     "The artifact belongs to another run.");
   }
   auto model = makeInferenceModel(a);
-  return predictSplit([&model](const torch::Tensor& x) { return model->forward(x); }, data.test_x, data.test_y,
+  return predictSplit([&model](const torch::Tensor& x) { return model->forward(x); }, data.test,
                       kArtifactBatch, torch::kCPU, options);
 }
 

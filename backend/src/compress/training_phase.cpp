@@ -115,7 +115,7 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
 
   const RankLayout layout = layoutRanks(experiment, std::nullopt);
   const bool parallel = layout.world_size > 1;
-  const int64_t shard = (phase.data.train_x.size(0) + layout.world_size - 1) / layout.world_size;
+  const int64_t shard = (phase.data.train.size() + layout.world_size - 1) / layout.world_size;
   const TrainingPlan plan = planTraining(experiment.train, shard);
   std::optional<RankProgress> resume_point;
   if (loaded) {

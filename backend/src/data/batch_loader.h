@@ -9,15 +9,10 @@
 #include <memory>
 #include <optional>
 
+#include "data/data_split.h"
 #include "workbench/experiment.h"
 
 namespace wb {
-
-struct Batch {
-  torch::Tensor x;
-  torch::Tensor y;
-  int64_t index = 0;  // batch index within the epoch
-};
 
 struct BatchLoaderOptions {
   int64_t batch_size = 128;
@@ -29,6 +24,9 @@ struct BatchLoaderOptions {
   bool pin_memory = true;                 // CUDA: async copies from page-locked memory (train.pinned_memory)
   bool channels_last = false;             // images [B, C, H, W] handed out in channels_last (NHWC) layout
   int64_t prefetch = 2;                   // batches prepared ahead; 0 = synchronous
+  // Threads that make batches (data.workers, PyTorch's num_workers): tensors in memory need one, a SampleSource
+  // decodes with as many as it asks for (0 = in next(), on the caller's thread). 0 when prefetch is 0.
+  int64_t workers = 1;
   // Data parallel (torch's DistributedSampler): each epoch's permutation is padded by repeating its start to
   // a multiple of world_size, and this rank takes every world_size-th index starting at `rank`.
   int64_t rank = 0;
@@ -37,8 +35,9 @@ struct BatchLoaderOptions {
 
 class BatchLoader {
  public:
+  BatchLoader(DataSplit split, BatchLoaderOptions options);
   BatchLoader(torch::Tensor x, torch::Tensor y, BatchLoaderOptions options);
-  ~BatchLoader();  // stops and joins the prefetch thread
+  ~BatchLoader();  // stops and joins the workers
   BatchLoader(const BatchLoader&) = delete;
   BatchLoader& operator=(const BatchLoader&) = delete;
 

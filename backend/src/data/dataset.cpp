@@ -6,12 +6,15 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <stdexcept>
 
 #include "data/cifar10_records.h"
 #include "data/dataset_catalog.h"
 #include "data/dataset_readers.h"
 #include "data/idx_labels.h"
+#include "data/image_folder_dataset.h"
 #include "data/normalization.h"
+#include "data/split_rows.h"
 #include "data/seed_mixing.h"
 #include "workbench/errors.h"
 
@@ -31,34 +34,6 @@ struct RawDataset {
 
 int64_t labelCount(const torch::Tensor& labels) {
   return labels.numel() == 0 ? 0 : labels.max().item<int64_t>() + 1;
-}
-
-// Rows [0, n) split by a seeded permutation: the last `held_out` go to the second set. Each set is sorted
-// so it keeps the file's order (the batch loader does the shuffling).
-std::pair<torch::Tensor, torch::Tensor> seededSplit(int64_t n, int64_t held_out, uint64_t seed) {
-  torch::Generator generator = makeCpuGenerator(seed);
-  const torch::Tensor order = torch::randperm(n, generator, torch::kLong);
-  return {std::get<0>(order.narrow(0, 0, n - held_out).sort()),
-          std::get<0>(order.narrow(0, n - held_out, held_out).sort())};
-}
-
-// round(fraction * n), checked to leave at least one sample on the kept side.
-int64_t heldOutCount(int64_t n, double fraction, const std::string& key) {
-  if (!(fraction >= 0.0 && fraction < 1.0)) {
-    throw UserError(key + " must be at least 0 and below 1, got " + std::to_string(fraction));
-  }
-  const auto held_out = static_cast<int64_t>(std::llround(fraction * static_cast<double>(n)));
-  if (held_out >= n) {
-    throw UserError(key + " = " + std::to_string(fraction) + " of " + std::to_string(n) +
-                        " samples leaves none for training",
-                    "lower " + key + " or use more samples (data.limit)");
-  }
-  return held_out;
-}
-
-int64_t limitedCount(int64_t n, int64_t limit) {
-  if (limit < 0) throw UserError("data.limit must be 0 (all) or positive, got " + std::to_string(limit));
-  return limit > 0 ? std::min(limit, n) : n;
 }
 
 std::string csvPath(const DataConfig& config) {
@@ -128,6 +103,8 @@ RawDataset readRawDataset(const DataConfig& config, uint64_t seed) {
     case DatasetKind::Csv:
       raw = readCsvDataset(config, seed);
       break;
+    case DatasetKind::ImageFolder:
+      throw std::logic_error("image folders are read by loadImageFolder");
     case DatasetKind::Synthetic: {
       // One draw for both splits so the test samples share the training samples' class patterns.
       const int64_t samples = config.synthetic_samples;
@@ -166,6 +143,8 @@ std::string defaultDataPath(const std::string& dataset) {
 }
 
 Dataset loadDataset(const DataConfig& config, uint64_t seed) {
+  // Read by the loader's workers from the files, not into memory.
+  if (datasetInfo(config.dataset).kind == DatasetKind::ImageFolder) return loadImageFolder(config, seed);
   RawDataset raw = readRawDataset(config, seed);
 
   const int64_t samples = limitedCount(raw.train.labels.size(0), config.limit);
@@ -176,19 +155,19 @@ Dataset loadDataset(const DataConfig& config, uint64_t seed) {
 
   Dataset dataset;
   dataset.normalization = computeNormalization(raw.train.inputs, train_rows);
-  dataset.train_x = normalizeRows(raw.train.inputs, train_rows, dataset.normalization);
-  dataset.train_y = raw.train.labels.index_select(0, train_rows);
-  dataset.val_x = normalizeRows(raw.train.inputs, val_rows, dataset.normalization);
-  dataset.val_y = raw.train.labels.index_select(0, val_rows);
-  dataset.test_x = normalizeRows(raw.test.inputs, test_rows, dataset.normalization);
-  dataset.test_y = raw.test.labels.index_select(0, test_rows);
+  dataset.train.x = normalizeRows(raw.train.inputs, train_rows, dataset.normalization);
+  dataset.train.y = raw.train.labels.index_select(0, train_rows);
+  dataset.val.x = normalizeRows(raw.train.inputs, val_rows, dataset.normalization);
+  dataset.val.y = raw.train.labels.index_select(0, val_rows);
+  dataset.test.x = normalizeRows(raw.test.inputs, test_rows, dataset.normalization);
+  dataset.test.y = raw.test.labels.index_select(0, test_rows);
 
   dataset.sample_shape = raw.train.inputs.sizes().slice(1).vec();
   dataset.num_classes = raw.num_classes;
   dataset.class_names = raw.class_names;
-  dataset.description = raw.name + ": " + std::to_string(dataset.train_y.size(0)) + " train, " +
-                        std::to_string(dataset.val_y.size(0)) + " val, " +
-                        std::to_string(dataset.test_y.size(0)) + " test, " + shapeText(dataset.sample_shape) +
+  dataset.description = raw.name + ": " + std::to_string(dataset.train.y.size(0)) + " train, " +
+                        std::to_string(dataset.val.y.size(0)) + " val, " +
+                        std::to_string(dataset.test.y.size(0)) + " test, " + shapeText(dataset.sample_shape) +
                         ", " + std::to_string(dataset.num_classes) + " classes";
   return dataset;
 }
@@ -197,6 +176,7 @@ Dataset loadDataset(const DataConfig& config, uint64_t seed) {
 // before data.limit and the validation hold-out: experiment checks apply those themselves.
 DataShape probeDataShape(const DataConfig& config) {
   const DatasetInfo info = datasetInfo(config.dataset);
+  if (info.kind == DatasetKind::ImageFolder) return probeImageFolder(config);
   DataShape shape;
   int64_t samples = 0;
   switch (info.kind) {
@@ -239,6 +219,8 @@ DataShape probeDataShape(const DataConfig& config) {
           std::max({raw.num_classes, labelCount(raw.train.labels), labelCount(raw.test.labels)});
       break;
     }
+    case DatasetKind::ImageFolder:
+      throw std::logic_error("image folders are probed by probeImageFolder");
     case DatasetKind::Synthetic:
       if (config.synthetic_samples < 1 || config.synthetic_classes < 1 || config.synthetic_shape.empty() ||
           std::any_of(config.synthetic_shape.begin(), config.synthetic_shape.end(),

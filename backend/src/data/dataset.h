@@ -1,6 +1,7 @@
 #pragma once
-// The dataset in memory: three splits of tensors, normalized once at load with the training split's
-// statistics. Batches are gathered from these tensors by BatchLoader; nothing is copied per sample.
+// The dataset: three splits, normalized with the training split's statistics. The built-in datasets are tensors
+// in memory, normalized once at load, from which BatchLoader gathers batches without copying per sample; an image
+// folder's splits are read from their files by the loader's workers (data/image_folder_dataset.h).
 
 #include <torch/torch.h>
 
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "data/data_split.h"
 #include "workbench/experiment.h"
 
 namespace wb {
@@ -18,9 +20,9 @@ struct Normalization {
 };
 
 struct Dataset {
-  torch::Tensor train_x, train_y;  // x: float32 [N, C, H, W] or [N, F]; y: int64 [N]
-  torch::Tensor val_x, val_y;      // may be empty (0 rows) when val_fraction is 0
-  torch::Tensor test_x, test_y;
+  DataSplit train;
+  DataSplit val;  // may be empty (0 rows) when val_fraction is 0
+  DataSplit test;
   std::vector<int64_t> sample_shape;  // without the batch dimension: {C, H, W} or {F}
   int64_t num_classes = 0;
   std::vector<std::string> class_names;

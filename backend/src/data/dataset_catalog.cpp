@@ -60,9 +60,10 @@ DatasetInfo datasetInfo(const std::string& dataset) {
             10};
   }
   if (dataset == "csv") return {DatasetKind::Csv, "CSV", {}, 0};
+  if (dataset == "image_folder") return {DatasetKind::ImageFolder, "Image folder", {}, 0};
   if (dataset == "synthetic") return {DatasetKind::Synthetic, "Synthetic", {}, 0};
   throw UserError("data.dataset '" + dataset + "' is not a dataset the workbench knows",
-                  "use one of fashion-mnist, mnist, cifar10, csv, synthetic");
+                  "use one of fashion-mnist, mnist, cifar10, csv, image_folder, synthetic");
 }
 
 std::string dataFolder(const DataConfig& config) {

@@ -10,7 +10,7 @@
 
 namespace wb {
 
-enum class DatasetKind { Idx, Cifar10, Csv, Synthetic };
+enum class DatasetKind { Idx, Cifar10, Csv, ImageFolder, Synthetic };
 
 struct DatasetInfo {
   DatasetKind kind = DatasetKind::Synthetic;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace wb {
 
@@ -27,17 +28,36 @@ torch::Tensor collateImages(const std::vector<DecodedImage>& images, bool pinned
   return chw;
 }
 
-torch::Tensor normalizeImageBatch(const torch::Tensor& uint8_batch, const std::vector<double>& mean,
-                                  const std::vector<double>& std) {
-  const int64_t channels = uint8_batch.size(1);
+namespace {
+
+// Mean and std as [1, C, 1, 1] float32 on `device`.
+std::pair<torch::Tensor, torch::Tensor> channelStatistics(const std::vector<double>& mean, const std::vector<double>& std,
+                                                          int64_t channels, const torch::Device& device) {
   if (static_cast<int64_t>(mean.size()) != channels || static_cast<int64_t>(std.size()) != channels) {
     throw std::invalid_argument("normalizeImageBatch: one mean and one std per channel");
   }
+  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  return {torch::tensor(std::vector<float>(mean.begin(), mean.end()), options).view({1, channels, 1, 1}),
+          torch::tensor(std::vector<float>(std.begin(), std.end()), options).view({1, channels, 1, 1})};
+}
+
+}  // namespace
+
+torch::Tensor normalizeScaledBatch(torch::Tensor pixels, const std::vector<double>& mean,
+                                   const std::vector<double>& std) {
+  const auto [m, s] = channelStatistics(mean, std, pixels.size(1), pixels.device());
+  return pixels.div_(255).sub_(m).div_(s);
+}
+
+torch::Tensor normalizeImageBatch(const torch::Tensor& uint8_batch, const std::vector<double>& mean,
+                                  const std::vector<double>& std, bool pinned) {
+  const auto [m, s] = channelStatistics(mean, std, uint8_batch.size(1), uint8_batch.device());
   const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(uint8_batch.device());
-  const torch::Tensor m = torch::tensor(std::vector<float>(mean.begin(), mean.end()), options).view({1, channels, 1, 1});
-  const torch::Tensor s = torch::tensor(std::vector<float>(std.begin(), std.end()), options).view({1, channels, 1, 1});
   // torchvision: ToTensor's img.float().div(255), then Normalize's tensor.sub(mean).div(std).
-  return uint8_batch.to(torch::kFloat32).div(255).sub(m).div(s);
+  // The same operations in place on a float copy (page-locked when asked, the form the copy to a GPU wants).
+  torch::Tensor x = torch::empty(uint8_batch.sizes(), options.pinned_memory(pinned && uint8_batch.is_cpu()));
+  x.copy_(uint8_batch);
+  return x.div_(255).sub_(m).div_(s);
 }
 
 }  // namespace wb

@@ -17,7 +17,11 @@ namespace wb {
 torch::Tensor collateImages(const std::vector<DecodedImage>& images, bool pinned = false);
 
 // ToTensor then Normalize(mean, std): (x / 255 - mean) / std per channel, float32, on x's device.
+// Normalize of a float batch still in pixel units [0, 255] (resampled on the device): /255, - mean, / std in place.
+torch::Tensor normalizeScaledBatch(torch::Tensor pixels, const std::vector<double>& mean, const std::vector<double>& std);
+
+// `pinned`: the result in page-locked memory (a CPU batch about to be copied to a GPU).
 torch::Tensor normalizeImageBatch(const torch::Tensor& uint8_batch, const std::vector<double>& mean,
-                                  const std::vector<double>& std);
+                                  const std::vector<double>& std, bool pinned = false);
 
 }  // namespace wb

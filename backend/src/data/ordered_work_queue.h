@@ -24,10 +24,24 @@ class OrderedWorkQueue {
  public:
   using Job = std::function<Result()>;
   // `next_job` gives the jobs in order (called under the queue's lock, from one thread at a time); nullopt when
-  // there are no more.
-  OrderedWorkQueue(int workers, int depth, std::function<std::optional<Job>()> next_job)
+  // there are no more. `on_worker_start` runs first in each worker thread (its per-thread settings); the
+  // constructor returns once every worker has run it.
+  OrderedWorkQueue(int workers, int depth, std::function<std::optional<Job>()> next_job,
+                   const std::function<void()>& on_worker_start = {})
       : m_depth(depth < 1 ? 1 : depth), m_next_job(std::move(next_job)) {
-    for (int i = 0; i < workers; ++i) m_threads.emplace_back([this] { work(); });
+    for (int i = 0; i < workers; ++i) {
+      m_threads.emplace_back([this, on_worker_start] {
+        if (on_worker_start) on_worker_start();
+        {
+          std::lock_guard<std::mutex> lock(m_mutex);
+          ++m_started;
+        }
+        m_changed.notify_all();
+        work();
+      });
+    }
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_changed.wait(lock, [&] { return m_started == static_cast<int>(m_threads.size()); });
   }
   // Stops the workers: jobs running finish, results not taken are dropped.
   ~OrderedWorkQueue() {
@@ -59,6 +73,19 @@ class OrderedWorkQueue {
     m_changed.notify_all();  // a place in the queue is free
     if (slot.error) std::rethrow_exception(slot.error);
     return std::move(slot.result);
+  }
+
+  // Drops every result not taken and takes jobs from `next_job` from now on (the loader's new epoch). Jobs
+  // running finish and their results are thrown away.
+  void restart(std::function<std::optional<Job>()> next_job) {
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_next_job = std::move(next_job);
+      m_done.clear();
+      m_next_take = m_issued;
+      m_exhausted = false;
+    }
+    m_changed.notify_all();
   }
 
   // Results finished or being made, not yet taken (for tests and the loader's figures).
@@ -103,7 +130,7 @@ class OrderedWorkQueue {
         slot.error = std::current_exception();
       }
       lock.lock();
-      m_done[ticket] = std::move(slot);
+      if (ticket >= m_next_take) m_done[ticket] = std::move(slot);  // else restart() dropped it
       lock.unlock();
       m_changed.notify_all();
     }
@@ -118,6 +145,7 @@ class OrderedWorkQueue {
   int64_t m_next_take = 0;
   bool m_exhausted = false;
   bool m_stopping = false;
+  int m_started = 0;
   std::vector<std::thread> m_threads;  // last: started once everything above is set
 };
 

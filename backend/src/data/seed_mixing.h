@@ -21,6 +21,8 @@ enum class SeedStream : uint64_t {
   EpochOrder = 3,
   Augmentation = 4,
   SyntheticData = 5,
+  ImageFolderTestSplit = 6,
+  ImageFolderLimit = 7,
 };
 
 inline uint64_t splitMix64(uint64_t value) {

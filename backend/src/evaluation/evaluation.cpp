@@ -4,18 +4,22 @@ namespace wb {
 
 EvalResult evaluateModel(Model& model, const torch::Tensor& x, const torch::Tensor& y, int64_t batch_size,
                          const torch::Device& device) {
+  return evaluateModel(model, DataSplit{x, y, nullptr}, batch_size, device);
+}
+
+EvalResult evaluateModel(Model& model, const DataSplit& split, int64_t batch_size, const torch::Device& device) {
   EvalResult result;
-  const int64_t n = x.size(0);
+  const int64_t n = split.size();
   result.samples = n;
   if (n == 0) return result;
   torch::NoGradGuard no_grad;
   model.train(false);
   auto loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device));
   auto correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device));
-  for (int64_t start = 0; start < n; start += batch_size) {
-    const int64_t len = std::min(batch_size, n - start);
-    auto xb = x.narrow(0, start, len).to(device, /*non_blocking=*/true);
-    auto yb = y.narrow(0, start, len).to(device, /*non_blocking=*/true);
+  SplitBatches batches(split, batch_size);
+  while (std::optional<Batch> batch = batches.next()) {
+    auto xb = batch->x.to(device, /*non_blocking=*/true);
+    auto yb = batch->y.to(device, /*non_blocking=*/true);
     auto logits = model.forward(xb).to(torch::kFloat32);
     loss_sum += torch::nn::functional::cross_entropy(
                     logits, yb, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))

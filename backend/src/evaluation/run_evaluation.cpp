@@ -35,7 +35,7 @@ EvalResult evaluateRunDir(const std::string& run_dir) {
   auto model = buildModel(e.model, data.sample_shape, data.num_classes);
   model->load(model_file);
   model->to(device);
-  return evaluateModel(*model, data.test_x, data.test_y, std::max<int64_t>(256, e.train.batch_size * 2), device);
+  return evaluateModel(*model, data.test, std::max<int64_t>(256, e.train.batch_size * 2), device);
 }
 
 }  // namespace wb

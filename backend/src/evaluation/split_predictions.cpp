@@ -34,17 +34,21 @@ std::vector<int64_t> toVector(const torch::Tensor& t) {
 
 }  // namespace
 
-SplitPredictions predictSplit(const ForwardFn& forward, const torch::Tensor& x, const torch::Tensor& y,
-                              int64_t batch_size, const torch::Device& device, const EvaluationOptions& options) {
+SplitPredictions predictSplit(const ForwardFn& forward, const DataSplit& split, int64_t batch_size,
+                              const torch::Device& device, const EvaluationOptions& options) {
   torch::NoGradGuard no_grad;
-  const int64_t n = x.size(0);
+  const int64_t n = split.size();
   std::vector<torch::Tensor> predicted, confidence, truth_probability;
   auto loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device));
-  for (int64_t start = 0; start < n; start += batch_size) {
+  SplitBatches batches(split, batch_size);
+  while (true) {
     if (options.cancel && options.cancel->load()) throw EvaluationCancelled();
-    const int64_t len = std::min(batch_size, n - start);
-    const torch::Tensor xb = x.narrow(0, start, len).to(device, /*non_blocking=*/true);
-    const torch::Tensor yb = y.narrow(0, start, len).to(device, /*non_blocking=*/true);
+    const std::optional<Batch> batch = batches.next();
+    if (!batch) break;
+    const int64_t len = batch->y.size(0);
+    const int64_t start = batches.begin();
+    const torch::Tensor xb = batch->x.to(device, /*non_blocking=*/true);
+    const torch::Tensor yb = batch->y.to(device, /*non_blocking=*/true);
     const torch::Tensor logits = forward(xb).to(torch::kFloat32);
     loss_sum += torch::nn::functional::cross_entropy(
                     logits, yb, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
@@ -69,7 +73,7 @@ EvaluationReport evaluationReport(const SplitPredictions& predictions, const Dat
   EvaluationReport report;
   report.loss = predictions.loss;
   report.class_names = data.class_names;
-  const std::vector<int64_t> truth = toVector(data.test_y);
+  const std::vector<int64_t> truth = toVector(data.test.y);
   const std::vector<int64_t> predicted = toVector(predictions.predicted);
   report.figures = classificationFigures(truth, predicted, report.class_names);
   report.misclassified_total = report.figures.samples - report.figures.correct;
@@ -94,7 +98,8 @@ EvaluationReport evaluationReport(const SplitPredictions& predictions, const Dat
     sample.predicted = predicted[static_cast<size_t>(i)];
     sample.confidence = conf[i];
     sample.truth_probability = truth_probability.data_ptr<float>()[i];
-    fillPixels(sample, data.test_x[i], data.normalization);
+    fillPixels(sample, data.test.inputs(i, 1)[0], data.normalization);
+    if (data.test.source) sample.file = data.test.source->sampleName(i);
     report.misclassified.push_back(std::move(sample));
   }
   return report;

@@ -22,7 +22,7 @@ using ForwardFn = std::function<torch::Tensor(const torch::Tensor& x)>;
 
 // Runs `forward` (eval mode, no gradients: the caller sets the mode) over x in batches on `device`, reporting
 // progress and honouring cancel from `options` between batches (throws EvaluationCancelled).
-SplitPredictions predictSplit(const ForwardFn& forward, const torch::Tensor& x, const torch::Tensor& y,
+SplitPredictions predictSplit(const ForwardFn& forward, const DataSplit& split,
                               int64_t batch_size, const torch::Device& device, const EvaluationOptions& options);
 
 // The report of those predictions on the dataset's test split: figures, class names, and the

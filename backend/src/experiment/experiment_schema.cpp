@@ -368,19 +368,31 @@ SchemaKey dataSection() {
   shape.expected = "1 to 3 positive integers ([channels, height, width] or [features])";
 
   return sectionKey("data", {
-    stringKey("dataset", oneOf({"fashion-mnist", "mnist", "cifar10", "csv", "synthetic"}), WB_FIELD(data.dataset)),
+    stringKey("dataset", oneOf({"fashion-mnist", "mnist", "cifar10", "csv", "image_folder", "synthetic"}),
+              WB_FIELD(data.dataset)),
     unless(kDataset, {"synthetic"}, stringKey("path", StringRule{}, WB_FIELD(data.path))),
     integerKey("limit", atLeast(0), WB_FIELD(data.limit)),
     numberKey("val_fraction", kFraction, WB_FIELD(data.val_fraction)),
     unless(kDataset, {"csv"}, sectionKey("augment", {
       booleanKey("enabled", WB_FIELD(data.augment_enabled)),
-      booleanKey("random_crop", WB_FIELD(data.augment.random_crop)),
-      integerKey("crop_padding", atLeast(0), WB_FIELD(data.augment.crop_padding)),
+      unless(kDataset, {"image_folder"}, booleanKey("random_crop", WB_FIELD(data.augment.random_crop))),
+      unless(kDataset, {"image_folder"}, integerKey("crop_padding", atLeast(0), WB_FIELD(data.augment.crop_padding))),
+      when(kDataset, {"image_folder"}, booleanKey("random_resized_crop", WB_FIELD(data.augment.random_resized_crop))),
       booleanKey("horizontal_flip", WB_FIELD(data.augment.horizontal_flip)),
     }, /*switchable=*/true)),
+    integerKey("prefetch", atLeast(1), WB_FIELD(data.prefetch)),
+    when(kDataset, {"image_folder"}, integerKey("workers", atLeast(0), WB_FIELD(data.workers))),
+    when(kDataset, {"image_folder"}, stringKey("augment_on", oneOf({"workers", "device"}), WB_FIELD(data.augment_on))),
+    when(kDataset, {"image_folder"}, sectionKey("images", {
+      integerKey("resize", atLeast(0), WB_FIELD(data.images.resize)),
+      integerKey("crop", atLeast(0), WB_FIELD(data.images.crop)),
+      integerKey("channels", IntegerRule{1, 3}, WB_FIELD(data.images.channels)),
+      stringKey("bad_files", oneOf({"error", "skip"}), WB_FIELD(data.images.bad_files)),
+      booleanKey("jpeg_draft", WB_FIELD(data.images.jpeg_draft)),
+    })),
     when(kDataset, {"csv"}, stringKey("label_column", nonEmptyString(), WB_FIELD(data.label_column))),
-    when(kDataset, {"csv"}, stringKey("test_path", StringRule{}, WB_FIELD(data.test_path))),
-    when(kDataset, {"csv"}, numberKey("test_fraction", kFraction, WB_FIELD(data.test_fraction))),
+    when(kDataset, {"csv", "image_folder"}, stringKey("test_path", StringRule{}, WB_FIELD(data.test_path))),
+    when(kDataset, {"csv", "image_folder"}, numberKey("test_fraction", kFraction, WB_FIELD(data.test_fraction))),
     when(kDataset, {"synthetic"}, sectionKey("synthetic", {
       integerKey("samples", atLeast(1), WB_FIELD(data.synthetic_samples)),
       integerKey("classes", atLeast(2), WB_FIELD(data.synthetic_classes)),

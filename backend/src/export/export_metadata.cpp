@@ -15,6 +15,7 @@ std::map<std::string, std::string> ExportMetadata::asStrings() const {
   out["input_shape"] = json(input_shape).dump();
   out["normalization"] = normalization.dump();
   out["class_names"] = json(class_names).dump();
+  if (!preprocessing.is_null()) out["preprocessing"] = preprocessing.dump();
   out["experiment_name"] = experiment_name;
   out["artifact"] = artifact;
   out["history"] = history.dump();

@@ -57,7 +57,21 @@ ModelArtifact loadRequestedArtifact(const std::string& run_dir, const std::strin
 }
 
 bool uint8Images(const std::string& dataset) {
-  return dataset == "fashion-mnist" || dataset == "mnist" || dataset == "cifar10";
+  return dataset == "fashion-mnist" || dataset == "mnist" || dataset == "cifar10" || dataset == "image_folder";
+}
+
+// What torchvision's evaluation transforms do to an image folder's file before ToTensor and Normalize, so that
+// the exported model is fed elsewhere what it was evaluated on here.
+nlohmann::json imagePreprocessing(const DataConfig& d) {
+  if (d.dataset != "image_folder") return nullptr;
+  nlohmann::json p = {{"convert", d.images.channels == 1 ? "L" : "RGB"},
+                      {"resize", d.images.resize},
+                      {"center_crop", d.images.crop},
+                      {"interpolation", "bilinear"},
+                      {"antialias", true},
+                      {"steps", "Image.open(f).convert(mode); Resize(resize) if resize > 0 (the shorter side, "
+                                "PIL bilinear); CenterCrop(center_crop) if > 0; ToTensor; Normalize(mean, std)"}};
+  return p;
 }
 
 // Float tensors by state-dict name; int8 artifacts add the int8 weights, their scales, zero points and biases.
@@ -201,6 +215,7 @@ ExportResult exportModel(const ExportRequest& request, const std::function<void(
   metadata.std = data.normalization.std;
   metadata.pixels_in_0_255 = uint8Images(parsed.experiment.data.dataset);
   metadata.class_names = data.class_names;
+  metadata.preprocessing = imagePreprocessing(parsed.experiment.data);
   metadata.experiment_name = parsed.experiment.name;
   metadata.artifact = request.artifact.empty() ? "model" : request.artifact;
   metadata.history = artifact.history;

@@ -76,7 +76,7 @@ class BatchSearch {
       r.limit_source = "available host memory";
     }
 
-    const int64_t split = m_trainer.data().train_x.size(0);
+    const int64_t split = m_trainer.data().train.size();
     const int64_t upper = m_options.max_batch > 0 ? std::min(m_options.max_batch, split) : split;
     if (m_callbacks.log) {
       m_callbacks.log("Limit " + (r.limit_bytes > 0 ? formatBytes(r.limit_bytes) : std::string("none")) + " (" +
@@ -183,7 +183,7 @@ class BatchSearch {
     }
     const double lr = m_experiment.optimizer.lr;
     try {
-      EndlessBatches batches(m_trainer.data().train_x, m_trainer.data().train_y, m_trainer.loaderOptions(batch));
+      EndlessBatches batches(m_trainer.data().train, m_trainer.loaderOptions(batch));
       // The first step creates the optimizer's state and warms the kernels: measured for memory, not timed.
       m_trainer.step(batches, 1, lr, m_options.inside_step).item<double>();
       // On CUDA the peak is the steady step's: the first step of a new batch shape also holds cuDNN's benchmark

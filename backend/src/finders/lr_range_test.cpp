@@ -128,8 +128,7 @@ LrFinderResult findLearningRate(const Experiment& experiment, const LrFinderOpti
   }
   const auto started = std::chrono::steady_clock::now();
   ProbeTrainer trainer(experiment, callbacks.log);
-  EndlessBatches batches(trainer.data().train_x, trainer.data().train_y,
-                         trainer.loaderOptions(experiment.train.batch_size));
+  EndlessBatches batches(trainer.data().train, trainer.loaderOptions(experiment.train.batch_size));
 
   LrFinderResult result;
   result.device = trainer.deviceName();

@@ -13,10 +13,10 @@
 
 namespace wb {
 
-EndlessBatches::EndlessBatches(const torch::Tensor& x, const torch::Tensor& y, const BatchLoaderOptions& options)
-    : m_loader(x, y, options) {
+EndlessBatches::EndlessBatches(const DataSplit& split, const BatchLoaderOptions& options)
+    : m_loader(split, options) {
   if (m_loader.batchesPerEpoch() == 0) {
-    throw UserError("The training split has " + std::to_string(x.size(0)) + " samples, fewer than one batch of " +
+    throw UserError("The training split has " + std::to_string(split.size()) + " samples, fewer than one batch of " +
                         std::to_string(options.batch_size) + ".",
                     "Lower train.batch_size or raise data.limit.");
   }
@@ -48,12 +48,12 @@ ProbeTrainer::ProbeTrainer(const Experiment& e, const std::function<void(const s
   torch::manual_seed(e.seed);
   m_data = loadDataset(e.data, e.seed);
   say(m_data.description);
-  if (m_device.is_cuda()) {
+  if (m_device.is_cuda() && m_data.train.inMemory()) {
     const DataPlacement placement = chooseDataPlacement(
-        e.train, m_device, static_cast<int64_t>(m_data.train_x.nbytes() + m_data.train_y.nbytes()));
+        e.train, m_device, static_cast<int64_t>(m_data.train.x.nbytes() + m_data.train.y.nbytes()));
     if (placement.on_device) {
-      m_data.train_x = m_data.train_x.to(m_device);
-      m_data.train_y = m_data.train_y.to(m_device);
+      m_data.train.x = m_data.train.x.to(m_device);
+      m_data.train.y = m_data.train.y.to(m_device);
     }
   }
   TrainingModel built = buildTrainingModel(e, m_data, m_device);

@@ -25,7 +25,7 @@ namespace wb {
 // Epoch after epoch of one loader: a finder needs a given number of steps, not epochs.
 class EndlessBatches {
  public:
-  EndlessBatches(const torch::Tensor& x, const torch::Tensor& y, const BatchLoaderOptions& options);
+  EndlessBatches(const DataSplit& split, const BatchLoaderOptions& options);
   Batch next();
   int64_t batchesPerEpoch() const { return m_loader.batchesPerEpoch(); }
 

@@ -25,8 +25,12 @@ ImageFormat sniffImageFormat(const uint8_t* bytes, size_t size);
 
 // `channels`: 3 for RGB, 1 for grey. Throws wb::DataError naming `name` (the file) and what to do: not a JPEG or
 // PNG, truncated, corrupt, a JPEG colour space or PNG layout it cannot read.
-DecodedImage decodeImage(const uint8_t* bytes, size_t size, const std::string& name, int channels);
-DecodedImage readImageFile(const std::string& path, int channels);
+// `draft_shorter_side` > 0: a JPEG is decoded at 1/2, 1/4 or 1/8 of its size (libjpeg's DCT scaling, far less
+// work) when its shorter side stays at least that long — what Pillow's Image.draft("RGB", (n, n)) does, pixel for
+// pixel; not what torchvision's loader does, so off (0) unless asked for. PNG files are always decoded whole.
+DecodedImage decodeImage(const uint8_t* bytes, size_t size, const std::string& name, int channels,
+                         int64_t draft_shorter_side = 0);
+DecodedImage readImageFile(const std::string& path, int channels, int64_t draft_shorter_side = 0);
 
 // Pillow's RGB -> L: (19595 R + 38470 G + 7471 B + 0x8000) >> 16, in place (the image keeps one channel).
 void convertRgbToGrey(DecodedImage& image);

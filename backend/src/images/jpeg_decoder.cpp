@@ -1,7 +1,9 @@
 // Why each rule (from libjpeg-turbo 2.1's turbojpeg.c and jdcolor.c, Pillow's JpegImagePlugin.py, Unpack.c and
 // Convert.c):
 // - Pillow decodes with libjpeg's defaults (accurate integer IDCT, fancy upsampling), as tjDecompress2 does, so
-//   with the same libjpeg-turbo the RGB is the same; scaling (DCT scaling) is not used: it changes the pixels.
+//   with the same libjpeg-turbo the RGB is the same. DCT scaling changes the pixels, so it is used only when asked
+//   (data.images.jpeg_draft), choosing the scale as Pillow's JpegImageFile.draft does: the largest of 1/8, 1/4,
+//   1/2 that keeps both sides at least the size asked for (min(w // size, h // size) ≥ the denominator).
 // - Grey JPEGs are mode "L" in Pillow: one channel as stored; as RGB the value in all three.
 // - Colour JPEGs as grey: Pillow converts its RGB with the L formula (not the file's Y channel).
 // - CMYK and YCCK: libjpeg returns the stored values and Pillow takes them as Adobe's inverted CMYK ("CMYK;I"),
@@ -15,6 +17,7 @@
 
 #include <turbojpeg.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "workbench/errors.h"
@@ -46,11 +49,8 @@ void checkDecoded(int status, void* handle, const std::string& name) {
   refuse(name, "the JPEG cannot be decoded (" + message + ")");
 }
 
-}  // namespace
-
-DecodedImage decodeJpeg(const uint8_t* bytes, size_t size, const std::string& name, int channels) {
-  TjHandle handle(tjInitDecompress());
-  if (!handle) throw std::runtime_error(std::string("TurboJPEG: ") + tjGetErrorStr2(nullptr));
+DecodedImage decodeWith(const TjHandle& handle, const uint8_t* bytes, size_t size, const std::string& name,
+                        int channels, int64_t draft_shorter_side) {
   int width = 0, height = 0, subsampling = 0, colorspace = -1;
   // TurboJPEG 2.1 fails the header call for unusual sampling factors after it has read the size and colour space;
   // decoding does not need the sampling, so only a missing size is fatal.
@@ -58,6 +58,13 @@ DecodedImage decodeJpeg(const uint8_t* bytes, size_t size, const std::string& na
                                          &subsampling, &colorspace);
   if (width <= 0 || height <= 0 || colorspace < 0) {
     refuse(name, std::string("the JPEG's header cannot be read (") + (header != 0 ? tjGetErrorStr2(handle.get()) : "no size") + ")");
+  }
+  if (draft_shorter_side > 0) {
+    const int64_t scale = std::min<int64_t>(width / draft_shorter_side, height / draft_shorter_side);
+    const int denominator = scale >= 8 ? 8 : scale >= 4 ? 4 : scale >= 2 ? 2 : 1;
+    // libjpeg's scaled size: the side divided, rounded up (TJSCALED).
+    width = (width + denominator - 1) / denominator;
+    height = (height + denominator - 1) / denominator;
   }
   DecodedImage image;
   image.width = width;
@@ -86,6 +93,23 @@ DecodedImage decodeJpeg(const uint8_t* bytes, size_t size, const std::string& na
                handle.get(), name);
   if (channels == 1 && !grey_file) convertRgbToGrey(image);
   return image;
+}
+
+}  // namespace
+
+DecodedImage decodeJpeg(const uint8_t* bytes, size_t size, const std::string& name, int channels,
+                        int64_t draft_shorter_side) {
+  // One decompressor per thread, kept: the loader's workers decode thousands of files each. A file it refused can
+  // leave it unable to read the next header (libjpeg-turbo 2.1), so it is made anew after any failure.
+  thread_local TjHandle handle;
+  if (!handle) handle.reset(tjInitDecompress());
+  if (!handle) throw std::runtime_error(std::string("TurboJPEG: ") + tjGetErrorStr2(nullptr));
+  try {
+    return decodeWith(handle, bytes, size, name, channels, draft_shorter_side);
+  } catch (...) {
+    handle.reset();
+    throw;
+  }
 }
 
 }  // namespace wb

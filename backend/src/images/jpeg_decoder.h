@@ -9,6 +9,8 @@
 
 namespace wb {
 
-DecodedImage decodeJpeg(const uint8_t* bytes, size_t size, const std::string& name, int channels);
+// `draft_shorter_side`: see decodeImage.
+DecodedImage decodeJpeg(const uint8_t* bytes, size_t size, const std::string& name, int channels,
+                        int64_t draft_shorter_side = 0);
 
 }  // namespace wb

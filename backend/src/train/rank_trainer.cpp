@@ -36,6 +36,7 @@ BatchLoaderOptions loaderOptions(const RankSetup& s, const RankGroup& group) {
   options.seed = exp.seed;
   options.device = s.device;
   options.pin_memory = exp.train.pinned_memory;
+  options.prefetch = exp.data.prefetch;
   options.channels_last = useChannelsLast(exp.train, s.data.sample_shape);
   if (exp.data.augment_enabled && s.data.sample_shape.size() == 3) options.augment = exp.data.augment;
   options.rank = group.rank();
@@ -108,7 +109,7 @@ RankTrainer::RankTrainer(const RankSetup& setup)
       m_single(setup.device),
       m_group(setup.group ? *setup.group : m_single),
       m_lead(m_group.rank() == 0),
-      m_loader(setup.data.train_x, setup.data.train_y, loaderOptions(setup, m_group)),
+      m_loader(setup.data.train, loaderOptions(setup, m_group)),
       m_accum(std::max<int64_t>(1, m_train.grad_accum)),
       m_checkpoints(static_cast<bool>(setup.checkpoint)),
       m_parts(stepParts(setup)),
@@ -262,7 +263,7 @@ bool RankTrainer::endEpoch(int64_t epoch) {
           "The training loss became " + formatNumber(em.train_loss) + " in epoch " + std::to_string(epoch) + ".",
           m_step);
     }
-    const bool has_val = s.data.val_x.defined() && s.data.val_x.size(0) > 0;
+    const bool has_val = s.data.val.size() > 0;
     const bool last = m_step >= s.plan.total_steps;
     if (has_val && (epoch % std::max<int64_t>(1, m_train.eval_every_epochs) == 0 || last)) {
       const EvalResult val = validate();
@@ -304,14 +305,13 @@ bool RankTrainer::endEpoch(int64_t epoch) {
 // Validation on this rank's contiguous share of the split; the sums are added up across ranks.
 EvalResult RankTrainer::validate() {
   m_parts.beforeEvaluation();
-  const int64_t n = s.data.val_x.size(0);
+  const int64_t n = s.data.val.size();
   const int64_t begin = n * m_group.rank() / m_group.size();
   const int64_t end = n * (m_group.rank() + 1) / m_group.size();
   EvalResult part;
   if (end > begin) {
     const int64_t eval_batch = std::max<int64_t>(256, m_train.batch_size * 2);
-    part = evaluateModel(s.model, s.data.val_x.narrow(0, begin, end - begin),
-                         s.data.val_y.narrow(0, begin, end - begin), eval_batch, s.device);
+    part = evaluateModel(s.model, s.data.val.slice(begin, end - begin), eval_batch, s.device);
   }
   const auto sums = sumAcrossRanks(m_group, {part.loss * part.samples, part.accuracy * part.samples,
                                              static_cast<double>(part.samples)});

@@ -319,17 +319,17 @@ void RunSession::setUpDevicesAndData() {
 
   data = loadDataset(experiment.data, experiment.seed);
   events.log(LogLevel::Info, data.description);
-  if (device.is_cuda() && !parallel) {
+  if (device.is_cuda() && !parallel && data.train.inMemory()) {
     const DataPlacement placement = chooseDataPlacement(
-        experiment.train, device, static_cast<int64_t>(data.train_x.nbytes() + data.train_y.nbytes()));
+        experiment.train, device, static_cast<int64_t>(data.train.x.nbytes() + data.train.y.nbytes()));
     if (placement.on_device) {
-      data.train_x = data.train_x.to(device);
-      data.train_y = data.train_y.to(device);
+      data.train.x = data.train.x.to(device);
+      data.train.y = data.train.y.to(device);
     }
     events.log(LogLevel::Info, placement.reason);
   }
 
-  shard = (data.train_x.size(0) + layout.world_size - 1) / layout.world_size;
+  shard = (data.train.size() + layout.world_size - 1) / layout.world_size;
   plan = planTraining(experiment.train, shard);
   scaler_options.enabled = experiment.train.amp == "fp16";
 }
@@ -460,7 +460,7 @@ void RunSession::saveModel() {
                                    " with a checkpoint; continue with: workbench-cli resume " + folder->path());
   } else {
     const int64_t eval_batch = std::max<int64_t>(256, experiment.train.batch_size * 2);
-    const EvalResult test = evaluateModel(model, data.test_x, data.test_y, eval_batch, device);
+    const EvalResult test = evaluateModel(model, data.test, eval_batch, device);
     result.test_loss = test.loss;
     result.test_accuracy = test.accuracy;
     model.save(folder->modelPath());

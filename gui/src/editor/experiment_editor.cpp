@@ -110,10 +110,12 @@ void ExperimentEditor::buildDataSection() {
   QFormLayout* data = addSection(tr("Data"), QStringLiteral("data"));
   addChoice(data, "data.dataset", tr("Dataset"),
             {{"fashion-mnist", tr("Fashion-MNIST")}, {"mnist", tr("MNIST")}, {"cifar10", tr("CIFAR-10")},
-             {"csv", tr("CSV table")}, {"synthetic", tr("Synthetic (no download)")}},
+             {"csv", tr("CSV table")}, {"image_folder", tr("Image folder (your JPEG/PNG images)")},
+             {"synthetic", tr("Synthetic (no download)")}},
             tr("Which data to train on."));
   FieldBinding* dataPath = addPath(data, "data.path", tr("Path"),
-          tr("Folder of the IDX/CIFAR files, or the CSV file. Empty: /usr/share/datasets/<dataset>."), true);
+          tr("Folder of the IDX/CIFAR files, the image folder (one subfolder of images per class), or the CSV "
+             "file. Empty: /usr/share/datasets/<dataset>."), true);
   qobject_cast<QLineEdit*>(dataPath->input())->setPlaceholderText(tr("default: /usr/share/datasets/<dataset>"));
   addInteger(data, "data.limit", tr("Limit"), tr("Use only the first N training samples; 0 = all."), tr(" samples"));
   addNumber(data, "data.val_fraction", tr("Validation fraction"),
@@ -121,12 +123,38 @@ void ExperimentEditor::buildDataSection() {
   addBool(data, "data.augment.enabled", tr("Augmentation"), tr("Random crops and flips of training images each epoch."));
   addBool(data, "data.augment.random_crop", tr("Random crop"), tr("Pad, then crop back at a random offset."));
   addInteger(data, "data.augment.crop_padding", tr("Crop padding"), tr("Padding of the random crop."), tr(" px"));
+  addBool(data, "data.augment.random_resized_crop", tr("Random resized crop"),
+          tr("Image folder: torchvision's RandomResizedCrop to the crop size (8–100 % of the area, ratio 3/4–4/3)."));
   addBool(data, "data.augment.horizontal_flip", tr("Horizontal flip"),
           tr("Mirror half of the images. Good for clothes and objects, harmful for digits."));
+  addInteger(data, "data.prefetch", tr("Prefetch"), tr("Batches prepared ahead of the training step."), tr(" batches"));
+  addInteger(data, "data.workers", tr("Loader workers"),
+             tr("Image folder: threads that read, decode and augment batches (PyTorch's num_workers); 0 = the "
+                "training thread."));
+  addChoice(data, "data.augment_on", tr("Augment on"),
+            {{"workers", tr("Loader workers")}, {"device", tr("Training device")}},
+            tr("Image folder: where the random crop, flip and normalization run. Device: the workers stop at "
+               "8-bit pixels, a quarter of the bytes travel, the GPU crops (bilinear, not antialiased)."));
+  addInteger(data, "data.images.resize", tr("Resize"),
+             tr("Image folder: the shorter side becomes this (torchvision's Resize, antialiased bilinear); 0 = as "
+                "stored."), tr(" px"));
+  addInteger(data, "data.images.crop", tr("Crop"),
+             tr("Image folder: the square the model sees: center crop for evaluation, random resized crop for "
+                "training; 0 = none."), tr(" px"));
+  addInteger(data, "data.images.channels", tr("Channels"),
+             tr("Image folder: 3 = RGB (convert(\"RGB\")), 1 = grey (convert(\"L\"))."));
+  addChoice(data, "data.images.bad_files", tr("Unreadable files"),
+            {{"error", tr("Stop and name them")}, {"skip", tr("Skip and list them")}},
+            tr("Image folder: what to do with a file that cannot be decoded."));
+  addBool(data, "data.images.jpeg_draft", tr("JPEG draft decoding"),
+          tr("Image folder: decode JPEGs at 1/2, 1/4 or 1/8 scale when that still covers the resize and crop "
+             "(Pillow's Image.draft): much faster, but other pixels than torchvision's loader gives."));
   addText(data, "data.label_column", tr("Label column"), tr("CSV: the column holding the class (0, 1, 2, …)."));
-  addPath(data, "data.test_path", tr("Test file"), tr("CSV: a separate test file; empty = test fraction of the file."),
-          false, tr("CSV files (*.csv);;All files (*)"));
-  addNumber(data, "data.test_fraction", tr("Test fraction"), tr("CSV without a test file: share kept for the test."));
+  addPath(data, "data.test_path", tr("Test file or folder"),
+          tr("CSV: a separate test file; image folder: a folder with the same classes. Empty = test fraction."),
+          true, tr("CSV files (*.csv);;All files (*)"));
+  addNumber(data, "data.test_fraction", tr("Test fraction"),
+            tr("CSV or image folder without a test path: share kept for the test."));
   addInteger(data, "data.synthetic.samples", tr("Samples"), tr("Synthetic: training samples to generate."));
   addInteger(data, "data.synthetic.classes", tr("Classes"), tr("Synthetic: number of classes."));
   addList(data, "data.synthetic.shape", tr("Sample shape"),
@@ -328,7 +356,8 @@ FieldBinding* ExperimentEditor::addPath(QFormLayout* form, const std::string& pa
   connect(browse, &QPushButton::clicked, this, [this, edit, directory, filter, label, path] {
     QString chosen;
     // The CSV dataset is a file even though the field usually names a folder.
-    const bool wantsFile = !directory || (path == "data.path" && word("data.dataset") == QLatin1String("csv"));
+    const bool wantsFile = !directory || ((path == "data.path" || path == "data.test_path") &&
+                                          word("data.dataset") == QLatin1String("csv"));
     if (wantsFile) {
       chosen = QFileDialog::getOpenFileName(this, label, edit->text(),
                                             filter.isEmpty() ? tr("CSV files (*.csv);;All files (*)") : filter);

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include <QPainter>
+#include "widgets/pixel_image.h"
 
 namespace wb::gui {
 namespace {
@@ -33,11 +33,7 @@ MisclassifiedGrid::MisclassifiedGrid(QWidget* parent) : QListWidget(parent) {
 }
 
 QImage MisclassifiedGrid::sampleImage(const MisclassifiedSample& s) {
-  if (s.pixels.empty() || s.width <= 0 || s.height <= 0) return {};
-  const QImage::Format format = s.channels == 3 ? QImage::Format_RGB888 : QImage::Format_Grayscale8;
-  const int bytesPerLine = s.width * std::max(1, s.channels);
-  // Wraps the report's bytes, then copies: the image outlives nothing it points into.
-  return QImage(s.pixels.data(), s.width, s.height, bytesPerLine, format).copy();
+  return imageFromPixels(s.pixels, s.width, s.height, s.channels);
 }
 
 void MisclassifiedGrid::setSamples(const std::vector<MisclassifiedSample>& samples, const QStringList& classNames) {
@@ -47,24 +43,16 @@ void MisclassifiedGrid::setSamples(const std::vector<MisclassifiedSample>& sampl
     const QString truth = className(classNames, s.truth);
     auto* item = new QListWidgetItem(this);
     const QImage image = sampleImage(s);
-    if (!image.isNull()) {
-      // Nearest-neighbour: the pixels stay sharp squares, as the model saw them. Centred on a transparent
-      // pixmap as wide as the cell: the label gets no wider than the icon's pixmap.
-      const QImage thumb = image.scaled(kThumb, kThumb, Qt::KeepAspectRatio, Qt::FastTransformation);
-      QPixmap padded(iconSize());
-      padded.fill(Qt::transparent);
-      QPainter painter(&padded);
-      painter.drawImage((padded.width() - thumb.width()) / 2, (padded.height() - thumb.height()) / 2, thumb);
-      painter.end();
-      item->setIcon(QIcon(padded));
-    }
+    if (!image.isNull()) item->setIcon(QIcon(thumbnailPixmap(image, kThumb, iconSize())));
     item->setText(tr("%1 %2 %\ntrue: %3").arg(predicted).arg(s.confidence * 100, 0, 'f', 1).arg(truth));
-    item->setToolTip(tr("Test sample #%1\nPredicted %2 with probability %3 %\nTrue class %4 (probability %5 %)")
-                         .arg(s.index)
-                         .arg(predicted)
-                         .arg(s.confidence * 100, 0, 'f', 1)
-                         .arg(truth)
-                         .arg(s.truth_probability * 100, 0, 'f', 1));
+    QString tip = tr("Test sample #%1\nPredicted %2 with probability %3 %\nTrue class %4 (probability %5 %)")
+                      .arg(s.index)
+                      .arg(predicted)
+                      .arg(s.confidence * 100, 0, 'f', 1)
+                      .arg(truth)
+                      .arg(s.truth_probability * 100, 0, 'f', 1);
+    if (!s.file.empty()) tip += QLatin1Char('\n') + QString::fromStdString(s.file);
+    item->setToolTip(tip);
     item->setData(Qt::UserRole, static_cast<qlonglong>(s.index));
     item->setTextAlignment(Qt::AlignHCenter | Qt::AlignTop);
   }

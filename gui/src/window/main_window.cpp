@@ -36,6 +36,7 @@
 #include "evaluate/evaluation_view.h"
 #include "export_dialogs/export_menu.h"
 #include "finder_dialogs/finders_menu.h"
+#include "data_view/data_preview_view.h"
 #include "model_view/model_summary_view.h"
 #include "run/live_control_actions.h"
 #include "run/lr_change_dialog.h"  // LiveControlActions::openDialog converts its QPointer: needs the whole type
@@ -149,6 +150,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   m_editor = new ExperimentEditor;
   m_modelView = new ModelSummaryView(m_editor);
   m_evaluationView = new EvaluationView;
+  m_dataView = new DataPreviewView(m_editor);
+  m_centralTabs->addTab(m_dataView, tr("Data"));
   m_centralTabs->addTab(m_modelView, tr("Model"));
   m_centralTabs->addTab(m_evaluationView, tr("Evaluation"));
   m_runs = new RunsBrowser;

@@ -33,6 +33,7 @@ class ChartsPanel;
 class CompressionController;
 class CompressionView;
 class EvaluationView;
+class DataPreviewView;
 class ModelSummaryView;
 class ExperimentEditor;
 class ExportMenu;
@@ -101,6 +102,7 @@ class MainWindow : public QMainWindow {
   CompressionView* compressionView() const { return m_compressionView; }
   // The Model tab (the editor's experiment, layer by layer) and the Evaluation tab (a finished run's test figures).
   ModelSummaryView* modelView() const { return m_modelView; }
+  DataPreviewView* dataView() const { return m_dataView; }
   EvaluationView* evaluationView() const { return m_evaluationView; }
   // Run ▸ Evaluate Run…: a finished run (the one selected in the runs browser when `runDir` is empty) on its
   // test split, in the Evaluation tab; false (after telling the user) when there is no finished run to evaluate.
@@ -197,6 +199,7 @@ class MainWindow : public QMainWindow {
   QAction* m_pipelineAction = nullptr;
   QAction* m_evaluateAction = nullptr;
   ModelSummaryView* m_modelView = nullptr;
+  DataPreviewView* m_dataView = nullptr;
   EvaluationView* m_evaluationView = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_compressMenu = nullptr;

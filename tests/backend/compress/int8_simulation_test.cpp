@@ -34,7 +34,7 @@ std::function<std::optional<torch::Tensor>()> calibration(const Shape& shape) {
   auto next = std::make_shared<int>(0);
   return [next, shape]() -> std::optional<torch::Tensor> {
     const int64_t from = 2048 + 64 * (*next)++;
-    return resized(fashion().train_x.slice(0, from, from + 64), shape);
+    return resized(fashion().train.x.slice(0, from, from + 64), shape);
   };
 }
 
@@ -64,7 +64,7 @@ struct Gap {
 };
 
 Gap engineAgainstSimulation(const ModelArtifact& q, const std::string& label) {
-  const torch::Tensor x = resized(fashion().test_x.slice(0, 0, 500), q.input_shape);
+  const torch::Tensor x = resized(fashion().test.x.slice(0, 0, 500), q.input_shape);
   const torch::Tensor engine = makeInferenceModel(q)->forward(x);
   const torch::Tensor simulation = makeInt8ReferenceModel(q)->forward(x);
   Gap g;
@@ -160,7 +160,7 @@ TEST(Int8Simulation, IsTheQuantizedArithmeticNotTheFloatModel) {
   const Shape shape = {1, 28, 28};
   const ModelArtifact a = test::trainedArtifact(withFloatLayersBetween(), shape, 30, 5);
   const QuantizeResult q = quantized(a, "static", "auto");
-  const torch::Tensor x = resized(fashion().test_x.slice(0, 0, 500), shape);
+  const torch::Tensor x = resized(fashion().test.x.slice(0, 0, 500), shape);
   const torch::Tensor simulation = makeInt8ReferenceModel(q.artifact)->forward(x);
   const torch::Tensor floats = makeInferenceModel(a)->forward(x);
   const double gap = (simulation - floats).abs().max().item<double>();

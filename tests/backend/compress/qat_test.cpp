@@ -31,9 +31,9 @@ void trainSteps(Model& model, const Shape& shape, int steps, double lr, int firs
   model.train(true);
   const Dataset& d = fashion();
   for (int s = first; s < first + steps; ++s) {
-    const int64_t from = (s * 32) % (d.train_x.size(0) - 32);
-    const torch::Tensor x = resized(d.train_x.slice(0, from, from + 32), shape);
-    const torch::Tensor y = d.train_y.slice(0, from, from + 32);
+    const int64_t from = (s * 32) % (d.train.x.size(0) - 32);
+    const torch::Tensor x = resized(d.train.x.slice(0, from, from + 32), shape);
+    const torch::Tensor y = d.train.y.slice(0, from, from + 32);
     opt.zero_grad();
     torch::nn::functional::cross_entropy(model.forward(x), y).backward();
     opt.step();
@@ -70,11 +70,11 @@ CompressPassConfig qatPass() {
 }
 
 torch::Tensor testImages(const Shape& shape, int64_t n) {
-  return resized(fashion().test_x.slice(0, 0, n), shape);
+  return resized(fashion().test.x.slice(0, 0, n), shape);
 }
 
 double accuracy(const torch::Tensor& logits, int64_t n) {
-  return logits.argmax(1).eq(fashion().test_y.slice(0, 0, n)).to(torch::kFloat64).mean().item<double>();
+  return logits.argmax(1).eq(fashion().test.y.slice(0, 0, n)).to(torch::kFloat64).mean().item<double>();
 }
 
 const torch::Tensor* findQatTensor(const NamedTensors& tensors, const std::string& name) {
@@ -131,8 +131,8 @@ TEST(Qat, TrainingMovesWeightsAndObserversWithStraightThroughGradients) {
   // One backward through every fake quant: each parameter gets a gradient (STE), close in direction to the
   // float model's gradient at the same weights.
   qat->train(true);
-  const torch::Tensor x = fashion().train_x.slice(0, 0, 64);
-  const torch::Tensor y = fashion().train_y.slice(0, 0, 64);
+  const torch::Tensor x = fashion().train.x.slice(0, 0, 64);
+  const torch::Tensor y = fashion().train.y.slice(0, 0, 64);
   torch::nn::functional::cross_entropy(qat->forward(x), y).backward();
   auto reference = buildFloatModel(foldBatchNorms(cnn()));
   reference->train(false);
@@ -281,7 +281,7 @@ TEST(Qat, Int8AccuracyAtLeastStaticPtq) {
   auto calibration = [next]() -> std::optional<torch::Tensor> {
     if (*next >= 4) return std::nullopt;
     const int64_t from = 2048 + 64 * (*next)++;
-    return fashion().train_x.slice(0, from, from + 64);
+    return fashion().train.x.slice(0, from, from + 64);
   };
   const QuantizeResult static_r = quantizeArtifact(cnn(), ptq, calibration, {});
   const double ptq_acc = accuracy(makeQuantizedModel(static_r.artifact)->forward(x), n);

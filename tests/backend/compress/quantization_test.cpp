@@ -109,7 +109,7 @@ std::function<std::optional<torch::Tensor>()> calibrationBatches(const Shape& sh
   return [next, shape, count]() -> std::optional<torch::Tensor> {
     if (*next >= count) return std::nullopt;
     const int64_t from = 2048 + 64 * (*next)++;
-    return resized(fashion().train_x.slice(0, from, from + 64), shape);
+    return resized(fashion().train.x.slice(0, from, from + 64), shape);
   };
 }
 
@@ -121,7 +121,7 @@ struct Agreement {
 
 Agreement compare(const ModelArtifact& float_artifact, InferenceModel& int8, const Shape& shape, int64_t n = 1000) {
   auto reference = makeInferenceModel(float_artifact);
-  const torch::Tensor x = resized(fashion().test_x.slice(0, 0, n), shape);
+  const torch::Tensor x = resized(fashion().test.x.slice(0, 0, n), shape);
   const torch::Tensor a = reference->forward(x);
   const torch::Tensor b = int8.forward(x);
   Agreement g;
@@ -247,7 +247,7 @@ TEST(Quantization, BatchNormFoldingKeepsTheFunction) {
   const ModelArtifact folded = foldBatchNorms(resnet, &pairs);
   EXPECT_EQ(pairs.size(), 9u);
   EXPECT_EQ(pairs.front(), "layers.0+layers.1");
-  const torch::Tensor x = fashion().test_x.slice(0, 0, 16);
+  const torch::Tensor x = fashion().test.x.slice(0, 0, 16);
   const torch::Tensor before = makeInferenceModel(resnet)->forward(resized(x, shape));
   const torch::Tensor after = makeInferenceModel(folded)->forward(resized(x, shape));
   EXPECT_TRUE(torch::allclose(before, after, 1e-4, 1e-4)) << (before - after).abs().max().item<float>();
@@ -300,7 +300,7 @@ TEST(Quantization, SurvivesTheTripThroughDisk) {
   const ModelArtifact loaded = loadArtifact(folder);
   std::filesystem::remove_all(folder);
   ASSERT_TRUE(loaded.isQuantized());
-  const torch::Tensor x = resized(fashion().test_x.slice(0, 0, 32), shape);
+  const torch::Tensor x = resized(fashion().test.x.slice(0, 0, 32), shape);
   const torch::Tensor a = makeQuantizedModel(r.artifact)->forward(x);
   const torch::Tensor b = makeInferenceModel(loaded)->forward(x);
   EXPECT_TRUE(torch::equal(a, b));

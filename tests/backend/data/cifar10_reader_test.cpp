@@ -83,7 +83,7 @@ TEST(Cifar10Dataset, LoadsFromTheExtractedArchiveFolder) {
   EXPECT_EQ(dataset.description, "CIFAR-10: 15 train, 5 val, 6 test, 3x32x32, 10 classes");
   EXPECT_EQ(dataset.class_names.front(), "airplane");
   EXPECT_EQ(dataset.normalization.mean.size(), 3u);
-  const torch::Tensor channel_mean = dataset.train_x.mean({0, 2, 3});
+  const torch::Tensor channel_mean = dataset.train.x.mean({0, 2, 3});
   EXPECT_TRUE(torch::allclose(channel_mean, torch::zeros({3}), 0, 1e-4)) << channel_mean;
 }
 

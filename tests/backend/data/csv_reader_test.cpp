@@ -105,12 +105,12 @@ TEST(CsvDataset, HoldsOutASeededTestShare) {
   EXPECT_EQ(dataset.class_names, (std::vector<std::string>{"0", "1", "2"}));
   EXPECT_EQ(dataset.sample_shape, (std::vector<int64_t>{2}));
   // Per feature: training mean 0 and std 1.
-  EXPECT_TRUE(torch::allclose(dataset.train_x.mean(0), torch::zeros({2}), 0, 1e-5));
-  EXPECT_TRUE(torch::allclose(dataset.train_x.std(0, /*unbiased=*/false), torch::ones({2}), 0, 1e-5));
+  EXPECT_TRUE(torch::allclose(dataset.train.x.mean(0), torch::zeros({2}), 0, 1e-5));
+  EXPECT_TRUE(torch::allclose(dataset.train.x.std(0, /*unbiased=*/false), torch::ones({2}), 0, 1e-5));
 
   // Undo the normalization: every row comes back exactly once across the three splits, labels with it.
-  const torch::Tensor all_x = torch::cat({dataset.train_x, dataset.val_x, dataset.test_x});
-  const torch::Tensor all_y = torch::cat({dataset.train_y, dataset.val_y, dataset.test_y});
+  const torch::Tensor all_x = torch::cat({dataset.train.x, dataset.val.x, dataset.test.x});
+  const torch::Tensor all_y = torch::cat({dataset.train.y, dataset.val.y, dataset.test.y});
   const torch::Tensor rows =
       (all_x.select(1, 0) * dataset.normalization.std[0] + dataset.normalization.mean[0])
           .round()
@@ -119,8 +119,8 @@ TEST(CsvDataset, HoldsOutASeededTestShare) {
   EXPECT_TRUE(torch::equal(all_y, rows.remainder(3)));
 
   // The same seed splits the same way, another seed differently.
-  EXPECT_TRUE(torch::equal(loadDataset(config, 3).test_x, dataset.test_x));
-  EXPECT_FALSE(torch::equal(loadDataset(config, 4).test_x, dataset.test_x));
+  EXPECT_TRUE(torch::equal(loadDataset(config, 3).test.x, dataset.test.x));
+  EXPECT_FALSE(torch::equal(loadDataset(config, 4).test.x, dataset.test.x));
 
   const DataShape shape = probeDataShape(config);
   EXPECT_EQ(shape.sample_shape, (std::vector<int64_t>{2}));
@@ -137,9 +137,9 @@ TEST(CsvDataset, SeparateTestFile) {
   config.val_fraction = 0;
   const Dataset dataset = loadDataset(config, 0);
   EXPECT_EQ(dataset.description, "CSV train.csv: 50 train, 0 val, 1 test, 2 features, 4 classes");
-  EXPECT_EQ(dataset.val_x.sizes(), torch::IntArrayRef({0, 2}));
+  EXPECT_EQ(dataset.val.x.sizes(), torch::IntArrayRef({0, 2}));
   // The test file is normalized with the training statistics.
-  EXPECT_NEAR(dataset.test_x[0][0].item<double>(),
+  EXPECT_NEAR(dataset.test.x[0][0].item<double>(),
               (100.0 - dataset.normalization.mean[0]) / dataset.normalization.std[0], 1e-4);
 
   config.test_path = writeCsv(dir, "other.csv", "x,z,label\n1,2,0\n");
@@ -155,7 +155,7 @@ TEST(CsvDataset, ConstantFeatureGetsUnitStd) {
   config.test_fraction = 0.25;
   const Dataset dataset = loadDataset(config, 0);
   EXPECT_EQ(dataset.normalization.std[0], 1.0);
-  EXPECT_TRUE(torch::equal(dataset.train_x.select(1, 0), torch::zeros({3})));
+  EXPECT_TRUE(torch::equal(dataset.train.x.select(1, 0), torch::zeros({3})));
 }
 
 TEST(CsvDataset, EmptyPathIsAUserError) {

@@ -29,11 +29,11 @@ DataConfig fashionConfig(int64_t limit) {
 TEST(FashionMnistDataset, LimitSplitAndNormalize) {
   const Dataset dataset = loadDataset(fashionConfig(1000), 42);
   EXPECT_EQ(dataset.description, "Fashion-MNIST: 900 train, 100 val, 10000 test, 1x28x28, 10 classes");
-  EXPECT_EQ(dataset.train_x.sizes(), torch::IntArrayRef({900, 1, 28, 28}));
-  EXPECT_EQ(dataset.val_x.sizes(), torch::IntArrayRef({100, 1, 28, 28}));
-  EXPECT_EQ(dataset.test_x.sizes(), torch::IntArrayRef({10000, 1, 28, 28}));
-  EXPECT_EQ(dataset.train_x.scalar_type(), torch::kFloat32);
-  EXPECT_EQ(dataset.train_y.scalar_type(), torch::kLong);
+  EXPECT_EQ(dataset.train.x.sizes(), torch::IntArrayRef({900, 1, 28, 28}));
+  EXPECT_EQ(dataset.val.x.sizes(), torch::IntArrayRef({100, 1, 28, 28}));
+  EXPECT_EQ(dataset.test.x.sizes(), torch::IntArrayRef({10000, 1, 28, 28}));
+  EXPECT_EQ(dataset.train.x.scalar_type(), torch::kFloat32);
+  EXPECT_EQ(dataset.train.y.scalar_type(), torch::kLong);
   EXPECT_EQ(dataset.sample_shape, (std::vector<int64_t>{1, 28, 28}));
   EXPECT_EQ(dataset.num_classes, 10);
   ASSERT_EQ(dataset.class_names.size(), 10u);
@@ -41,8 +41,8 @@ TEST(FashionMnistDataset, LimitSplitAndNormalize) {
   EXPECT_EQ(dataset.class_names[9], "Ankle boot");
 
   // The training part is standardized per channel; the statistics are in pixel/255 units.
-  EXPECT_NEAR(dataset.train_x.mean().item<double>(), 0.0, 1e-4);
-  EXPECT_NEAR(dataset.train_x.std(/*unbiased=*/false).item<double>(), 1.0, 1e-4);
+  EXPECT_NEAR(dataset.train.x.mean().item<double>(), 0.0, 1e-4);
+  EXPECT_NEAR(dataset.train.x.std(/*unbiased=*/false).item<double>(), 1.0, 1e-4);
   ASSERT_EQ(dataset.normalization.mean.size(), 1u);
   EXPECT_GT(dataset.normalization.mean[0], 0.2);
   EXPECT_LT(dataset.normalization.mean[0], 0.4);
@@ -56,8 +56,8 @@ TEST(FashionMnistDataset, LimitSplitAndNormalize) {
         .round()
         .to(torch::kUInt8);
   };
-  const torch::Tensor pixels = denormalize(torch::cat({dataset.train_x, dataset.val_x}));
-  const torch::Tensor labels = torch::cat({dataset.train_y, dataset.val_y});
+  const torch::Tensor pixels = denormalize(torch::cat({dataset.train.x, dataset.val.x}));
+  const torch::Tensor labels = torch::cat({dataset.train.y, dataset.val.y});
   const torch::Tensor first = raw.inputs.narrow(0, 0, 1000);
   // Match each returned image to its source row through a per-image fingerprint.
   const torch::Tensor weights = torch::arange(784, torch::kLong).remainder(97).add(1);
@@ -72,8 +72,8 @@ TEST(FashionMnistDataset, LimitSplitAndNormalize) {
   // The test split is normalized with the training statistics, not its own.
   const RawSplit raw_test =
       readIdx(test::fashionFile("t10k-images-idx3-ubyte.gz"), test::fashionFile("t10k-labels-idx1-ubyte.gz"));
-  EXPECT_TRUE(torch::equal(denormalize(dataset.test_x), raw_test.inputs));
-  EXPECT_TRUE(torch::equal(dataset.test_y, raw_test.labels));
+  EXPECT_TRUE(torch::equal(denormalize(dataset.test.x), raw_test.inputs));
+  EXPECT_TRUE(torch::equal(dataset.test.y, raw_test.labels));
 }
 
 // A Fashion-MNIST folder whose training files are copies of the (six times smaller) test files.
@@ -99,16 +99,16 @@ TEST_F(SmallFashionFolder, ValidationSplitFollowsTheSeed) {
   const Dataset a = loadDataset(config(500), 1);
   const Dataset b = loadDataset(config(500), 1);
   const Dataset c = loadDataset(config(500), 2);
-  EXPECT_EQ(a.val_x.size(0), 50);
-  EXPECT_TRUE(torch::equal(a.val_x, b.val_x));
-  EXPECT_TRUE(torch::equal(a.train_y, b.train_y));
-  EXPECT_FALSE(torch::equal(a.val_x, c.val_x));
+  EXPECT_EQ(a.val.x.size(0), 50);
+  EXPECT_TRUE(torch::equal(a.val.x, b.val.x));
+  EXPECT_TRUE(torch::equal(a.train.y, b.train.y));
+  EXPECT_FALSE(torch::equal(a.val.x, c.val.x));
 
   DataConfig no_validation = config(500);
   no_validation.val_fraction = 0;
   const Dataset d = loadDataset(no_validation, 1);
-  EXPECT_EQ(d.val_x.sizes(), torch::IntArrayRef({0, 1, 28, 28}));
-  EXPECT_EQ(d.train_x.size(0), 500);
+  EXPECT_EQ(d.val.x.sizes(), torch::IntArrayRef({0, 1, 28, 28}));
+  EXPECT_EQ(d.train.x.size(0), 500);
 
   DataConfig everything_held_out = config(500);
   everything_held_out.val_fraction = 1.0;
@@ -123,7 +123,7 @@ TEST(FashionMnistDataset, FullTrainingSplitStatistics) {
   // The published Fashion-MNIST statistics (mean 0.2860, std 0.3530 over the 60000 training images).
   EXPECT_NEAR(dataset.normalization.mean[0], 0.2860, 2e-3);
   EXPECT_NEAR(dataset.normalization.std[0], 0.3530, 2e-3);
-  EXPECT_NEAR(dataset.train_x.mean().item<double>(), 0.0, 1e-3);
+  EXPECT_NEAR(dataset.train.x.mean().item<double>(), 0.0, 1e-3);
 }
 
 TEST(FashionMnistDataset, ProbeReadsHeadersQuickly) {

@@ -58,16 +58,16 @@ TEST(SyntheticData, SmallMlpLearnsItQuickly) {
   torch::optim::Adam optimizer(mlp->parameters(), torch::optim::AdamOptions(1e-3));
   const int64_t batch = 64;
   for (int64_t step = 0; step < 300; ++step) {
-    const int64_t start = (step * batch) % (data.train_x.size(0) - batch);
+    const int64_t start = (step * batch) % (data.train.x.size(0) - batch);
     const torch::Tensor loss = torch::nn::functional::cross_entropy(
-        mlp->forward(data.train_x.narrow(0, start, batch)), data.train_y.narrow(0, start, batch));
+        mlp->forward(data.train.x.narrow(0, start, batch)), data.train.y.narrow(0, start, batch));
     optimizer.zero_grad();
     loss.backward();
     optimizer.step();
   }
   torch::NoGradGuard no_grad;
   const double accuracy =
-      mlp->forward(data.test_x).argmax(1).eq(data.test_y).to(torch::kDouble).mean().item<double>();
+      mlp->forward(data.test.x).argmax(1).eq(data.test.y).to(torch::kDouble).mean().item<double>();
   EXPECT_GT(accuracy, 0.9);
 }
 

@@ -69,7 +69,10 @@ TEST(ExperimentDefaults, WrittenDefaultsAreTheCompleteFile) {
     "seed": 42,
     "data": {
       "dataset": "fashion-mnist", "path": "", "limit": 0, "val_fraction": 0.1,
-      "augment": {"enabled": false, "random_crop": true, "crop_padding": 2, "horizontal_flip": true},
+      "augment": {"enabled": false, "random_crop": true, "crop_padding": 2, "random_resized_crop": true,
+                  "horizontal_flip": true},
+      "prefetch": 2, "workers": 2, "augment_on": "workers",
+      "images": {"resize": 0, "crop": 0, "channels": 3, "bad_files": "error", "jpeg_draft": false},
       "label_column": "label", "test_path": "", "test_fraction": 0.2,
       "synthetic": {"samples": 2048, "classes": 10, "shape": [1, 28, 28]}
     },

@@ -62,9 +62,9 @@ inline std::string sharedExportRun() {
   const Dataset data = loadDataset(e.data, e.seed);
   int64_t next = 0;
   auto calibration = [&]() -> std::optional<torch::Tensor> {
-    if (next + 64 > data.train_x.size(0)) return std::nullopt;
+    if (next + 64 > data.train.x.size(0)) return std::nullopt;
     next += 64;
-    return data.train_x.slice(0, next - 64, next);
+    return data.train.x.slice(0, next - 64, next);
   };
   auto save = [&](ModelArtifact a, const std::string& name, const std::string& source, const nlohmann::json& record) {
     a.name = name;

@@ -75,7 +75,7 @@ using test::fashion;
 using test::resized;
 
 torch::Tensor testImages(int64_t from, int64_t count, const Shape& shape) {
-  return resized(fashion().test_x.slice(0, from, from + count), shape).contiguous();
+  return resized(fashion().test.x.slice(0, from, from + count), shape).contiguous();
 }
 
 ModelArtifact trained(const json& layers, const Shape& shape, int steps) {
@@ -88,7 +88,7 @@ std::function<std::optional<torch::Tensor>()> calibrationBatches(const Shape& sh
   auto next = std::make_shared<int>(0);
   return [next, shape]() -> std::optional<torch::Tensor> {
     const int64_t from = 2048 + 64 * (*next)++;
-    return resized(fashion().train_x.slice(0, from, from + 64), shape);
+    return resized(fashion().train.x.slice(0, from, from + 64), shape);
   };
 }
 

@@ -45,7 +45,7 @@ class TorchScriptExport : public ::testing::Test {
   static void SetUpTestSuite() {
     s_run = sharedExportRun();
     const ParseResult parsed = loadExperimentFile(s_run + "/experiment.json");
-    s_images = loadDataset(parsed.experiment.data, parsed.experiment.seed).test_x.slice(0, 0, 256).contiguous();
+    s_images = loadDataset(parsed.experiment.data, parsed.experiment.seed).test.x.slice(0, 0, 256).contiguous();
   }
   static std::string s_run;
   static torch::Tensor s_images;

@@ -82,7 +82,12 @@ TEST_F(ImageDecoding, TheFormatIsToldByTheSignatureNotTheName) {
 }
 
 TEST_F(ImageDecoding, BadFilesAreRefusedNamingTheFile) {
+  // A JPEG cut before its first scan: its header cannot be read.
+  const std::vector<uint8_t> jpeg = readBytes(fs::path(s_dir) / "baseline.jpg");
+  std::ofstream((fs::path(s_dir) / "bad-header.jpg").string(), std::ios::binary)
+      .write(reinterpret_cast<const char*>(jpeg.data()), static_cast<std::streamsize>(jpeg.size() / 8));
   const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bad-header.jpg", "header cannot be read"},
       {"bad-truncated.jpg", "truncated"},
       {"bad-truncated.png", "truncated"},
       {"bad-crc.png", "cannot be decoded"},
@@ -100,6 +105,9 @@ TEST_F(ImageDecoding, BadFilesAreRefusedNamingTheFile) {
       EXPECT_NE(message.find(words), std::string::npos) << message;
       EXPECT_FALSE(e.hint().empty()) << name;
     }
+    // The next file on the same thread (a loader worker's next sample) still decodes: a refused file leaves the
+    // thread's decompressor usable.
+    EXPECT_EQ(readImageFile((fs::path(s_dir) / "progressive.jpg").string(), 3).channels, 3) << "after " << name;
   }
 }
 

@@ -172,7 +172,7 @@ TEST(StepOrder, LossScalingUnscalesForThePartsAfterItAndSkipsAStepWithInfGradien
   StepParts parts;
   parts.add(before).add(std::make_shared<LossScalingPart>(scaler, *optimizer)).add(after);
   TrainingStep step(*model, *optimizer, parts, torch::kCPU, std::nullopt);
-  const Batch batch{data.train_x.slice(0, 0, 36), data.train_y.slice(0, 0, 36)};
+  const Batch batch{data.train.x.slice(0, 0, 36), data.train.y.slice(0, 0, 36)};
 
   const torch::Tensor initial = weight.detach().clone();
   step.begin(0, 0.1);

@@ -207,7 +207,7 @@ TEST_F(DataParallel, ARankThatThrowsStopsTheOtherWithinTheTimeoutNamingIt) {
   Experiment e = parallelExperiment(runs, 2, 64);
   e.train.collective_timeout = 10;
   Dataset data = loadDataset(e.data, e.seed);
-  const TrainingPlan plan = planTraining(e.train, data.train_x.size(0) / 2);
+  const TrainingPlan plan = planTraining(e.train, data.train.x.size(0) / 2);
   auto store = c10::make_intrusive<c10d::HashStore>();
   const RankLayout layout = layoutRanks(e, std::nullopt);
   std::vector<std::string> errors(2);

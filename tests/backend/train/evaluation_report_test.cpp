@@ -181,7 +181,7 @@ TEST_F(TrainedRunEvaluation, MatrixAgreesWithThePlainEvaluationAndTheMistakesAre
   torch::NoGradGuard no_grad;
   const Dataset data = loadDataset(parsed.experiment.data, parsed.experiment.seed);
   for (const MisclassifiedSample& m : r.misclassified) {
-    const torch::Tensor probabilities = model->forward(data.test_x[m.index].unsqueeze(0)).softmax(1)[0];
+    const torch::Tensor probabilities = model->forward(data.test.x[m.index].unsqueeze(0)).softmax(1)[0];
     EXPECT_EQ(probabilities.argmax().item<int64_t>(), m.predicted);
     EXPECT_NEAR(probabilities[m.predicted].item<double>(), m.confidence, 1e-5);
     EXPECT_NEAR(probabilities[m.truth].item<double>(), m.truth_probability, 1e-5);

@@ -15,6 +15,7 @@
 
 #include "backend/train/test_experiments.h"
 #include "run_folder/checkpoint_store.h"
+#include "support/image_folder.h"
 #include "support/model_weights.h"
 #include "support/resumed_session.h"
 #include "workbench/event_json.h"
@@ -135,6 +136,35 @@ TEST_F(Resume, StoppedMidEpochThenResumedGivesBitIdenticalWeightsAndNoRepeatedSt
   ASSERT_TRUE(record);
   EXPECT_EQ(record->status, "finished");
   EXPECT_EQ(record->steps, reference.steps);
+}
+
+// An image folder read by two loader workers, with RandomResizedCrop and the flip: the batches after the
+// checkpoint are the ones the uninterrupted run saw, so the resumed run ends bit for bit where it did.
+TEST(ResumeImageFolder, StoppedMidEpochWithWorkersThenResumedGivesBitIdenticalWeights) {
+  const std::string dir = test::freshDir("resume-images");
+  test::makeGarmentFolder(dir + "/garments", 16);
+  Experiment e = resumableExperiment(dir + "/runs");
+  e.data.dataset = "image_folder";
+  e.data.path = dir + "/garments";
+  e.data.limit = 0;
+  e.data.images.resize = 36;
+  e.data.images.crop = 32;
+  e.data.workers = 2;
+  e.train.epochs = 2;
+  e.train.batch_size = 16;  // 160 files: 32 test, 13 val, 115 train: 8 steps an epoch
+  e.train.checkpoint_every_steps = 3;
+  const RunSummary whole = trainBlocking(e, nullptr);
+  ASSERT_EQ(whole.status, RunStatus::Completed);
+  const RunSummary stopped = runAndStop(e, 5);  // mid-epoch 1
+  ASSERT_EQ(stopped.status, RunStatus::Interrupted);
+  ASSERT_LT(stopped.steps, 8);
+  const RunSummary resumed = resume(stopped.run_dir);
+  ASSERT_EQ(resumed.status, RunStatus::Completed) << (logWarnings.empty() ? "" : logWarnings[0]);
+  EXPECT_EQ(resumed.steps, whole.steps);
+  EXPECT_EQ(test::lastResumedSession(resumed.run_dir + "/metrics.jsonl").continued_at, stopped.steps);
+  EXPECT_EQ(resumed.test_accuracy, whole.test_accuracy);
+  test::expectBitIdentical(whole.run_dir + "/model.pt", resumed.run_dir + "/model.pt");
+  fs::remove_all(dir);
 }
 
 TEST_F(Resume, ADamagedLatestCheckpointFallsBackToThePreviousOne) {
