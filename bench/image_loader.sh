@@ -69,11 +69,13 @@ if ((train_steps > 0)); then
       o=$("$cli" bench --steps "$train_steps" --warmup 3 --json --set "data.workers=$n" "${train_set[@]}" 2>/dev/null) || exit 1
       t=$("$py" bench/image_loader.py "$folder" "$n" "$batch" "$train_crop" train "$train_steps" "$(nproc)") || exit 1
       ours+=("$(jq -r .samples_per_sec <<<"$o")") theirs+=("$(jq -r .samples_per_sec <<<"$t")")
+      theirs_parameters=$(jq -r .parameters <<<"$t")
     done
     o=$(printf "%s\n" "${ours[@]}" | best) t=$(printf "%s\n" "${theirs[@]}" | best)
     printf "%-8s %14.1f %14.1f %7.2fx\n" "$n" "$o" "$t" "$(echo "$o / $t" | bc -l)"
   done
-  echo "parameters: torchvision side $(jq -r .parameters <<<"$t") (the workbench's resnet preset for 3x${train_crop}x${train_crop}: see its log)"
+  ours_parameters=$("$cli" bench --steps 1 --warmup 0 "${train_set[@]}" 2>&1 | sed -n 's/.*Model: \([0-9]*\) parameters.*/\1/p' | head -1)
+  echo "parameters: ours $ours_parameters, torchvision side $theirs_parameters (the same ResNet)"
   echo
 fi
 a=$("$py" bench/image_loader.py "$folder" 0 "$batch" "$crop" anchor) || exit 1

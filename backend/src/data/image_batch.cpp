@@ -43,6 +43,40 @@ std::pair<torch::Tensor, torch::Tensor> channelStatistics(const std::vector<doub
 
 }  // namespace
 
+torch::Tensor collateNormalized(const std::vector<DecodedImage>& images, const std::vector<double>& mean,
+                                const std::vector<double>& std, bool pinned) {
+  if (images.empty()) throw std::invalid_argument("collateNormalized: no images");
+  const DecodedImage& first = images.front();
+  const int64_t channels = first.channels;
+  if (static_cast<int64_t>(mean.size()) != channels || static_cast<int64_t>(std.size()) != channels) {
+    throw std::invalid_argument("collateNormalized: one mean and one std per channel");
+  }
+  const auto n = static_cast<int64_t>(images.size());
+  const int64_t plane = first.height * first.width;
+  torch::Tensor out = torch::empty({n, channels, first.height, first.width},
+                                   torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(pinned));
+  float* data = out.data_ptr<float>();
+  std::vector<float> m(mean.begin(), mean.end());
+  std::vector<float> s(std.begin(), std.end());
+  for (int64_t i = 0; i < n; ++i) {
+    const DecodedImage& image = images[static_cast<size_t>(i)];
+    if (image.height != first.height || image.width != first.width || image.channels != first.channels) {
+      throw std::invalid_argument("collateNormalized: images of different sizes in one batch");
+    }
+    const uint8_t* pixels = image.pixels.data();
+    for (int64_t c = 0; c < channels; ++c) {
+      float* dst = data + (i * channels + c) * plane;
+      const float mc = m[static_cast<size_t>(c)];
+      const float sc = s[static_cast<size_t>(c)];
+      for (int64_t p = 0; p < plane; ++p) {
+        // volatile-free, contraction-free: a division, a subtraction, a division, as torch's three kernels do.
+        dst[p] = (static_cast<float>(pixels[p * channels + c]) / 255.0f - mc) / sc;
+      }
+    }
+  }
+  return out;
+}
+
 torch::Tensor normalizeScaledBatch(torch::Tensor pixels, const std::vector<double>& mean,
                                    const std::vector<double>& std) {
   const auto [m, s] = channelStatistics(mean, std, pixels.size(1), pixels.device());

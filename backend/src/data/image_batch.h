@@ -17,6 +17,13 @@ namespace wb {
 torch::Tensor collateImages(const std::vector<DecodedImage>& images, bool pinned = false);
 
 // ToTensor then Normalize(mean, std): (x / 255 - mean) / std per channel, float32, on x's device.
+// collateImages then normalizeImageBatch in one pass over the pixels (HWC bytes straight into the normalized CHW
+// float batch): the same float operations per element — (x / 255 - mean) / std, each correctly rounded — so the
+// same numbers, without the uint8 batch, the layout copy and three passes over the floats. The loader's workers
+// use it; the device path (data.augment_on) keeps the uint8 batch.
+torch::Tensor collateNormalized(const std::vector<DecodedImage>& images, const std::vector<double>& mean,
+                                const std::vector<double>& std, bool pinned = false);
+
 // Normalize of a float batch still in pixel units [0, 255] (resampled on the device): /255, - mean, / std in place.
 torch::Tensor normalizeScaledBatch(torch::Tensor pixels, const std::vector<double>& mean, const std::vector<double>& std);
 

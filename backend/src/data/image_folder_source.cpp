@@ -47,7 +47,7 @@ torch::Tensor ImageFolderSource::inputs(const std::vector<int64_t>& rows, std::o
     images.push_back(std::move(image));
   }
   if (m_on_device) return collateImages(images, pinned);
-  return normalizeImageBatch(collateImages(images), m_normalization.mean, m_normalization.std, pinned);
+  return collateNormalized(images, m_normalization.mean, m_normalization.std, pinned);
 }
 
 torch::Tensor ImageFolderSource::onDevice(const torch::Tensor& inputs, std::optional<uint64_t> augment_seed) const {

@@ -47,6 +47,8 @@ TEST(ImageBatch, CollatedAndNormalizedAsTorchvision) {
     c.batch = collateImages(c.images);
     ASSERT_EQ(c.batch.sizes(), (std::vector<int64_t>{2, c.channels, 5, 7}));
     c.normalized = normalizeImageBatch(c.batch, c.mean, c.std);
+    // The workers' one-pass form gives the same numbers.
+    EXPECT_TRUE(torch::equal(collateNormalized(c.images, c.mean, c.std), c.normalized));
     for (size_t i = 0; i < c.images.size(); ++i) {
       const std::string name = dir + "/c" + std::to_string(c.channels) + "_" + std::to_string(i);
       std::ofstream(name + ".raw", std::ios::binary)
