@@ -4,6 +4,7 @@ epoch timed from the iterator's creation (worker start-up included, as a user's 
 and the decode anchor: Pillow's (libjpeg-turbo's) decode alone, convert("RGB"), on one core.
 
 Usage: /usr/bin/python3 bench/image_loader.py ROOT WORKERS BATCH CROP [anchor | train STEPS THREADS]
+  CROP 0: no RandomResizedCrop and no flip, only ToTensor + Normalize (a folder of one size: decoding is the work).
   train: a training run's images/s instead of the loader's: the workbench's `resnet` preset (re-stated below with
   3 input channels), AdamW lr 1e-3, STEPS steps after 3 warm-up steps, THREADS intra-op threads in the main process.
 Prints one JSON line.
@@ -64,8 +65,8 @@ if sys.argv[5:6] == ["train"]:
                       "parameters": sum(p.numel() for p in model.parameters()), "torch": torch.__version__}))
     sys.exit(0)
 
-transform = transforms.Compose([transforms.RandomResizedCrop(crop), transforms.RandomHorizontalFlip(),
-                                transforms.ToTensor(), transforms.Normalize([0.5, 0.5, 0.5], [0.25, 0.25, 0.25])])
+steps = [transforms.RandomResizedCrop(crop), transforms.RandomHorizontalFlip()] if crop > 0 else []
+transform = transforms.Compose(steps + [transforms.ToTensor(), transforms.Normalize([0.5, 0.5, 0.5], [0.25, 0.25, 0.25])])
 data = datasets.ImageFolder(root, transform=transform)
 loader = torch.utils.data.DataLoader(data, batch_size=batch, shuffle=True, num_workers=workers)
 start = time.perf_counter()

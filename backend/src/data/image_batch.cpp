@@ -1,5 +1,7 @@
 #include "data/image_batch.h"
 
+#include "data/recycled_batch_memory.h"
+
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -44,7 +46,7 @@ std::pair<torch::Tensor, torch::Tensor> channelStatistics(const std::vector<doub
 }  // namespace
 
 torch::Tensor collateNormalized(const std::vector<DecodedImage>& images, const std::vector<double>& mean,
-                                const std::vector<double>& std, bool pinned) {
+                                const std::vector<double>& std, bool pinned, RecycledBatchMemory* memory) {
   if (images.empty()) throw std::invalid_argument("collateNormalized: no images");
   const DecodedImage& first = images.front();
   const int64_t channels = first.channels;
@@ -53,25 +55,42 @@ torch::Tensor collateNormalized(const std::vector<DecodedImage>& images, const s
   }
   const auto n = static_cast<int64_t>(images.size());
   const int64_t plane = first.height * first.width;
-  torch::Tensor out = torch::empty({n, channels, first.height, first.width},
-                                   torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(pinned));
+  const std::vector<int64_t> sizes{n, channels, first.height, first.width};
+  torch::Tensor out = memory != nullptr && !pinned
+                          ? memory->emptyFloat(sizes)
+                          : torch::empty(sizes, torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(pinned));
   float* data = out.data_ptr<float>();
-  std::vector<float> m(mean.begin(), mean.end());
-  std::vector<float> s(std.begin(), std.end());
+  // A byte has 256 values: each channel's 256 results computed once, with torch's operations in torch's order
+  // (ToTensor's division by 255, then Normalize's subtraction and division: no contraction), then looked up.
+  std::vector<float> table(static_cast<size_t>(channels) * 256);
+  for (int64_t c = 0; c < channels; ++c) {
+    const auto mc = static_cast<float>(mean[static_cast<size_t>(c)]);
+    const auto sc = static_cast<float>(std[static_cast<size_t>(c)]);
+    for (int v = 0; v < 256; ++v) table[static_cast<size_t>(c * 256 + v)] = (static_cast<float>(v) / 255.0f - mc) / sc;
+  }
   for (int64_t i = 0; i < n; ++i) {
     const DecodedImage& image = images[static_cast<size_t>(i)];
     if (image.height != first.height || image.width != first.width || image.channels != first.channels) {
       throw std::invalid_argument("collateNormalized: images of different sizes in one batch");
     }
     const uint8_t* pixels = image.pixels.data();
-    for (int64_t c = 0; c < channels; ++c) {
-      float* dst = data + (i * channels + c) * plane;
-      const float mc = m[static_cast<size_t>(c)];
-      const float sc = s[static_cast<size_t>(c)];
+    float* dst = data + i * channels * plane;
+    if (channels == 3) {
+      // One pass along the interleaved pixels, three planes written side by side.
+      const float* lookup = table.data();
+      float* red = dst;
+      float* green = dst + plane;
+      float* blue = dst + 2 * plane;
       for (int64_t p = 0; p < plane; ++p) {
-        // volatile-free, contraction-free: a division, a subtraction, a division, as torch's three kernels do.
-        dst[p] = (static_cast<float>(pixels[p * channels + c]) / 255.0f - mc) / sc;
+        red[p] = lookup[pixels[3 * p]];
+        green[p] = lookup[256 + pixels[3 * p + 1]];
+        blue[p] = lookup[512 + pixels[3 * p + 2]];
       }
+      continue;
+    }
+    for (int64_t c = 0; c < channels; ++c) {
+      const float* lookup = &table[static_cast<size_t>(c * 256)];
+      for (int64_t p = 0; p < plane; ++p) dst[c * plane + p] = lookup[pixels[p * channels + c]];
     }
   }
   return out;

@@ -13,6 +13,8 @@
 
 namespace wb {
 
+class RecycledBatchMemory;
+
 // All images of one size and channel count (the transforms make them so); throws std::invalid_argument otherwise.
 torch::Tensor collateImages(const std::vector<DecodedImage>& images, bool pinned = false);
 
@@ -21,8 +23,10 @@ torch::Tensor collateImages(const std::vector<DecodedImage>& images, bool pinned
 // float batch): the same float operations per element — (x / 255 - mean) / std, each correctly rounded — so the
 // same numbers, without the uint8 batch, the layout copy and three passes over the floats. The loader's workers
 // use it; the device path (data.augment_on) keeps the uint8 batch.
+// `memory`, when given, holds the batch (not a pinned one): recycled blocks instead of fresh pages.
 torch::Tensor collateNormalized(const std::vector<DecodedImage>& images, const std::vector<double>& mean,
-                                const std::vector<double>& std, bool pinned = false);
+                                const std::vector<double>& std, bool pinned = false,
+                                RecycledBatchMemory* memory = nullptr);
 
 // Normalize of a float batch still in pixel units [0, 255] (resampled on the device): /255, - mean, / std in place.
 torch::Tensor normalizeScaledBatch(torch::Tensor pixels, const std::vector<double>& mean, const std::vector<double>& std);

@@ -4,6 +4,7 @@
 
 #include "data/device_augment.h"
 #include "data/image_batch.h"
+#include "data/recycled_batch_memory.h"
 #include "data/seed_mixing.h"
 #include "workbench/errors.h"
 
@@ -17,7 +18,8 @@ ImageFolderSource::ImageFolderSource(std::shared_ptr<const std::vector<std::stri
       m_transform(transform),
       m_normalization(std::move(normalization)),
       m_workers(workers),
-      m_on_device(on_device) {}
+      m_on_device(on_device),
+      m_batch_memory(RecycledBatchMemory::create()) {}
 
 std::string ImageFolderSource::sampleName(int64_t row) const {
   return (*m_files)[static_cast<size_t>(m_rows.at(static_cast<size_t>(row)))];
@@ -47,7 +49,7 @@ torch::Tensor ImageFolderSource::inputs(const std::vector<int64_t>& rows, std::o
     images.push_back(std::move(image));
   }
   if (m_on_device) return collateImages(images, pinned);
-  return collateNormalized(images, m_normalization.mean, m_normalization.std, pinned);
+  return collateNormalized(images, m_normalization.mean, m_normalization.std, pinned, m_batch_memory.get());
 }
 
 torch::Tensor ImageFolderSource::onDevice(const torch::Tensor& inputs, std::optional<uint64_t> augment_seed) const {

@@ -13,6 +13,8 @@
 
 namespace wb {
 
+class RecycledBatchMemory;
+
 class ImageFolderSource : public SampleSource {
  public:
   // `on_device`: the workers stop at uint8 pixels (Resize and CenterCrop; for RandomResizedCrop a square of
@@ -34,6 +36,7 @@ class ImageFolderSource : public SampleSource {
   Normalization m_normalization;
   int m_workers;
   bool m_on_device;
+  std::shared_ptr<RecycledBatchMemory> m_batch_memory;  // the batches' memory, recycled (thread-safe)
 };
 
 // What makes the shapes of a batch differ, named for the user: `file` came out of the transforms at a size other

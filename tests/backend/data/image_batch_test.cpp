@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "data/image_batch.h"
+#include "data/recycled_batch_memory.h"
 
 namespace wb {
 namespace {
@@ -78,6 +79,35 @@ TEST(ImageBatch, CollatedAndNormalizedAsTorchvision) {
   }
   fs::remove_all(dir);
   EXPECT_THROW(collateImages({pattern(5, 7, 3, 1), pattern(5, 6, 3, 1)}), std::invalid_argument);
+}
+
+TEST(ImageBatch, RecycledMemoryHoldsTheSameNumbersAndComesBack) {
+  const std::vector<DecodedImage> images = {pattern(6, 9, 3, 1), pattern(6, 9, 3, 2)};
+  const std::vector<double> mean{0.5, 0.4, 0.3}, std{0.2, 0.25, 0.3};
+  const torch::Tensor fresh = collateNormalized(images, mean, std);
+  std::shared_ptr<RecycledBatchMemory> memory = RecycledBatchMemory::create(1);
+  const void* block = nullptr;
+  {
+    const torch::Tensor batch = collateNormalized(images, mean, std, false, memory.get());
+    EXPECT_TRUE(torch::equal(batch, fresh));
+    block = batch.data_ptr();
+    EXPECT_EQ(memory->idleBlocks(), 0u);
+  }
+  EXPECT_EQ(memory->idleBlocks(), 1u) << "the dropped batch's memory comes back";
+  torch::Tensor again = collateNormalized(images, mean, std, false, memory.get());
+  EXPECT_EQ(again.data_ptr(), block) << "the next batch of that size reuses it";
+  EXPECT_TRUE(torch::equal(again, fresh));
+  torch::Tensor other = collateNormalized(images, mean, std, false, memory.get());
+  EXPECT_NE(other.data_ptr(), block) << "a block in use is not handed out twice";
+  EXPECT_TRUE(torch::equal(other, fresh));
+  other = torch::Tensor();
+  torch::Tensor kept = again.clone();
+  again = torch::Tensor();
+  EXPECT_EQ(memory->idleBlocks(), 1u) << "at most `kept` idle blocks stay";
+  // A batch may outlive its loader (the step still holds it): the memory stays valid and is freed after.
+  torch::Tensor outliving = collateNormalized(images, mean, std, false, memory.get());
+  memory.reset();
+  EXPECT_TRUE(torch::equal(outliving, kept));
 }
 
 }  // namespace

@@ -3,9 +3,10 @@ dataset-fashion-mnist): one subfolder per class, each image the garment enlarged
 texture (so decoding costs what a photo costs), sizes that differ from file to file, as JPEG (baseline,
 progressive, grey) and PNG (RGB, grey, palette). Deterministic.
 
-Usage: /usr/bin/python3 make_image_folder.py OUT PER_CLASS [CLASSES] [SIZE] [jpeg]
+Usage: /usr/bin/python3 make_image_folder.py OUT PER_CLASS [CLASSES] [SIZE] [jpeg | jpeg-square]
   SIZE: the shorter side around which the sizes vary (default 40); jpeg: colour JPEG files only (baseline and
-  progressive, as photo collections are), for the loader benchmark.
+  progressive, as photo collections are), for the loader benchmark; jpeg-square: the same, every file SIZE x SIZE
+  (a folder that needs no resize, where decoding is all the work).
 """
 import gzip
 import sys
@@ -38,7 +39,7 @@ def picture(garment, height, width, rng):
     return np.clip(np.stack(out, -1), 0, 255).astype(np.uint8)
 
 
-def main(out, per_class, classes=10, size=40, jpeg_only=False):
+def main(out, per_class, classes=10, size=40, jpeg_only=False, square=False):
     images = read_idx("t10k-images-idx3-ubyte.gz")
     labels = read_idx("t10k-labels-idx1-ubyte.gz")
     rng = np.random.default_rng(7)
@@ -49,6 +50,8 @@ def main(out, per_class, classes=10, size=40, jpeg_only=False):
         for k, index in enumerate(np.flatnonzero(labels == c)[:per_class]):
             height = size + int(rng.integers(0, size // 2))
             width = size + int(rng.integers(0, size // 2))
+            if square:
+                height = width = size
             rgb = Image.fromarray(picture(images[index], height, width, rng), "RGB")
             kind = k % 2 if jpeg_only else k % 6
             name = folder / f"{c}_{k:05d}"
@@ -68,4 +71,6 @@ def main(out, per_class, classes=10, size=40, jpeg_only=False):
 
 if __name__ == "__main__":
     numbers = [int(v) for v in sys.argv[3:5]]
-    main(sys.argv[1], int(sys.argv[2]), *numbers, jpeg_only=sys.argv[5:6] == ["jpeg"])
+    kind = sys.argv[5:6]
+    main(sys.argv[1], int(sys.argv[2]), *numbers, jpeg_only=kind in (["jpeg"], ["jpeg-square"]),
+         square=kind == ["jpeg-square"])

@@ -45,7 +45,9 @@ TEST(JpegDraft, ScaledDecodeIsPillowsDraftPixelForPixel) {
       EXPECT_EQ(image.height, height) << file << " at " << size;
       EXPECT_TRUE(image.pixels == pillow) << file << " at " << size << ": drafted pixels differ from Pillow's";
       EXPECT_GE(std::min(image.width, image.height), std::min<int64_t>(size, 256)) << file;
-      if (size <= 64) EXPECT_LE(image.width, 383 / 4 + 1) << file << ": a scale of 1/4 or less was due";
+      if (size <= 64) {
+        EXPECT_LE(image.width, 383 / 4 + 1) << file << ": a scale of 1/4 or less was due";
+      }
     }
   }
   // Without a size the file is decoded whole; a PNG is decoded whole whatever the size.
