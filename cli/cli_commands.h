@@ -27,5 +27,7 @@ int runCommandLine(const std::vector<std::string>& args);
 int controlCommand(const std::vector<std::string>& args);
 int findLrCommand(const std::vector<std::string>& args);     // find_lr_command.cpp
 int findBatchCommand(const std::vector<std::string>& args);  // find_batch_command.cpp
+int queueCommand(const std::vector<std::string>& args);      // queue_command.cpp
+int sweepCommand(const std::vector<std::string>& args);      // sweep_command.cpp
 
 }  // namespace wb::cli

@@ -209,7 +209,7 @@ int compressCommand(const std::vector<std::string>& args) {
           return SessionJob{[&] { training->requestStop(); }, [&] { training->wait(); }, /*request_checkpoint=*/{},
                             /*stop_after_epoch=*/{}};
         },
-        SessionOptions{false, quiet || json, options.epochs}, [](const RunSummary& s) { return summaryToJson(s); });
+        SessionOptions{false, quiet || json, options.epochs, {}}, [](const RunSummary& s) { return summaryToJson(s); });
     if (status != kExitOk) return status;
     run_dir = training->summary().run_dir;
     if (!quiet && !json) std::cout << "Trained " << run_dir << "; compressing it\n";

@@ -124,6 +124,7 @@ int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start,
   }
   job.wait();
   printer.finish();
+  if (options.on_end) options.on_end(summary, error);
   if (options.json) {
     nlohmann::json out = result_json(summary);
     if (error) out["error"] = {{"kind", toString(error->kind)}, {"message", error->message}, {"hint", error->hint}};

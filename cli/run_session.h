@@ -16,6 +16,8 @@ struct SessionOptions {
   bool json = false;
   bool quiet = false;
   int64_t epochs = 1;  // for the progress bar
+  // Called once at the end with the final summary and the first error (the queue's trial records how it ended).
+  std::function<void(const RunSummary&, const std::optional<RunError>&)> on_end;
 };
 
 // Creates the run with `make` (given the event sink), starts it and watches it to the end. Returns the exit

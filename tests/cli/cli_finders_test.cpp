@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
+#include "support/tiny_experiment.h"
 
 namespace {
 
@@ -19,20 +20,10 @@ using wb::test::runCli;
 using wb::test::tempDir;
 using Result = wb::test::CliResult;
 
-// 512 synthetic 1x8x8 samples, the MLP, batch 32: a step takes about a millisecond.
 std::string writeTinyExperiment(const std::string& dir) {
-  const nlohmann::json doc = {
-      {"name", "tiny"},
-      {"seed", 7},
-      {"data",
-       {{"dataset", "synthetic"},
-        {"augment", false},
-        {"synthetic", {{"samples", 512}, {"classes", 4}, {"shape", {1, 8, 8}}}}}},
-      {"model", {{"preset", "mlp"}}},
-      {"optimizer", {{"name", "adamw"}, {"lr", 0.003}}},
-      {"train", {{"batch_size", 32}, {"threads", 1}, {"devices", {"cpu"}}}},
-      {"output", {{"runs_dir", dir + "/runs"}}},
-  };
+  nlohmann::json doc = wb::test::tinySyntheticExperiment(dir + "/runs");
+  doc["name"] = "tiny";
+  doc["train"].erase("epochs");
   const std::string file = dir + "/tiny.json";
   std::ofstream(file) << doc.dump(2);
   return file;

@@ -2,7 +2,7 @@
 // order, in a scratch folder (its default runs/ there), with the placeholders a reader fills in filled in:
 // RUN_DIR (a finished CNN run, which the README's `compress` line then compresses), the example run folder
 // (an interrupted run for `resume`, a finished one for `eval`), my.json and my-experiment.json (copies of the
-// examples, as the README says to make them), ~/photos (an image folder). Long runs are shortened by `--set` only (a subset of the data, one
+// examples, as the README says to make them), optimizers.json (the sweep file it shows), ~/photos (an image folder). Long runs are shortened by `--set` only (a subset of the data, one
 // epoch), never by changing the line. Lines that need what no test machine has (GPUs, a launcher, a run
 // training now) or what this build lacks (Gloo, ONNX export: pip's LibTorch) are listed with the reason, and
 // there must be no others.
@@ -135,6 +135,9 @@ TEST(CliReadme, EveryCommandLineRunsAsWritten) {
   ASSERT_EQ(sh.run(cli + " examples mlp > my.json"), 0);
   ASSERT_EQ(sh.run(cli + " examples cnn-prune-quantize > my-experiment.json"), 0);
   ASSERT_EQ(sh.run(cli + " examples mlp > exp.json"), 0);
+  // optimizers.json: the sweep file the README shows.
+  std::ofstream(sh.dir + "/optimizers.json")
+      << R"({"name": "optimizers", "keys": {"optimizer.name": ["adam", "sgd", "adamw"], "optimizer.lr": [0.001, 0.01]}})";
   // ~/photos: the reader's own image folder (10 classes of garment pictures).
   wb::test::makeGarmentFolder(sh.dir + "/photos", 12);
   // RUN_DIR: a finished CNN (the README's compress line prunes its channels, then quantizes it).
@@ -182,7 +185,9 @@ TEST(CliReadme, EveryCommandLineRunsAsWritten) {
     // finished run is compressed on its own (already short) data: it takes compress.* keys only.
     const bool of_run = command.find(run_dir) != std::string::npos;
     const bool trains = !of_run && (subcommand == "train" || subcommand == "compress" || subcommand == "find-lr" ||
-                                    subcommand == "find-batch");
+                                    subcommand == "find-batch" ||
+                                    (subcommand == "queue" && command.find(" queue add ") != std::string::npos) ||
+                                    (subcommand == "sweep" && command.find(" sweep start ") != std::string::npos));
     if (trains && command.find("data.limit") == std::string::npos && command.find("--list") == std::string::npos) {
       command += small;
     }
@@ -196,7 +201,7 @@ TEST(CliReadme, EveryCommandLineRunsAsWritten) {
   // The lines left out are those of these kinds only, and few.
   EXPECT_LE(not_here.size(), 14u);
   for (const auto& [line, why] : not_here) EXPECT_NE(why, "not a workbench-cli line") << line;
-  EXPECT_GE(ran, 24);  // 26 on the Debian build; 24 on one without Gloo and ONNX export (pip LibTorch)
+  EXPECT_GE(ran, 28);  // 32 on the Debian build; fewer on one without Gloo and ONNX export (pip LibTorch)
   fs::remove_all(sh.dir);
 }
 

@@ -13,90 +13,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runs/index_sqlite.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
 
 namespace wb {
 namespace {
 
-constexpr int kBusyTimeoutMs = 5000;
-
-std::string utcNow() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
-std::string hostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof(name) - 1) != 0) return {};
-  return name;
-}
-
-// The start time of a process (field 22 of /proc/PID/stat, in clock ticks since boot): with the pid it tells
-// a live run from a pid that the system has since given to another program. 0 when the process is gone.
-int64_t processStartTicks(int64_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!std::getline(stat, text)) return 0;
-  // The command name (field 2) may hold spaces and parentheses: fields resume after the last ')'.
-  const size_t close = text.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(text.substr(close + 2));
-  std::string field;
-  for (int index = 3; index <= 22 && rest >> field; ++index) {
-    if (index == 22) return std::stoll(field);
-  }
-  return 0;
-}
-
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql, const std::string& file) : m_db(db), m_file(file) {
-    if (sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr) != SQLITE_OK) fail("prepare");
-  }
-  ~Statement() { sqlite3_finalize(m_stmt); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  Statement& bind(int index, const std::string& value) {
-    sqlite3_bind_text(m_stmt, index, value.c_str(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& bind(int index, int64_t value) {
-    sqlite3_bind_int64(m_stmt, index, value);
-    return *this;
-  }
-  Statement& bind(int index, double value) {
-    sqlite3_bind_double(m_stmt, index, value);
-    return *this;
-  }
-  bool step() {
-    const int rc = sqlite3_step(m_stmt);
-    if (rc == SQLITE_ROW) return true;
-    if (rc != SQLITE_DONE) fail("step");
-    return false;
-  }
-  std::string text(int column) const {
-    const auto* value = sqlite3_column_text(m_stmt, column);
-    return value ? reinterpret_cast<const char*>(value) : "";
-  }
-  int64_t integer(int column) const { return sqlite3_column_int64(m_stmt, column); }
-  double real(int column) const { return sqlite3_column_double(m_stmt, column); }
-
- private:
-  [[noreturn]] void fail(const char* what) {
-    throw UserError("The run index " + m_file + " failed (" + what + "): " + sqlite3_errmsg(m_db),
-                    "Check that the runs folder is writable and not full; a damaged index can be deleted — "
-                    "the run folders themselves are kept.");
-  }
-  sqlite3* m_db;
-  const std::string& m_file;
-  sqlite3_stmt* m_stmt = nullptr;
-};
+using Statement = IndexStatement;
 
 constexpr const char* kColumns =
     "id, name, experiment_hash, status, started_at, ended_at, folder, steps, epochs, best_val_loss, "
@@ -187,18 +111,8 @@ RunRecord readRecord(const Statement& s) {
 std::string RunIndexDb::fileIn(const std::string& runs_dir) { return runs_dir + "/runs.sqlite"; }
 
 RunIndexDb::RunIndexDb(const std::string& runs_dir) : m_file(fileIn(runs_dir)) {
-  if (sqlite3_open_v2(m_file.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    const std::string reason = m_db ? sqlite3_errmsg(m_db) : "out of memory";
-    sqlite3_close(m_db);
-    m_db = nullptr;
-    throw UserError("Cannot open the run index " + m_file + ": " + reason,
-                    "Check that output.runs_dir is writable.");
-  }
-  sqlite3_busy_timeout(m_db, kBusyTimeoutMs);
+  m_db = openIndexDatabase(m_file);
   try {
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=NORMAL");  // WAL + NORMAL: a power cut may lose the last commit, never corrupts
     exec("CREATE TABLE IF NOT EXISTS runs ("
          " id INTEGER PRIMARY KEY AUTOINCREMENT,"
          " name TEXT NOT NULL, experiment_hash TEXT NOT NULL, status TEXT NOT NULL,"
@@ -218,16 +132,7 @@ RunIndexDb::RunIndexDb(const std::string& runs_dir) : m_file(fileIn(runs_dir)) {
 
 RunIndexDb::~RunIndexDb() { sqlite3_close(m_db); }
 
-void RunIndexDb::exec(const char* sql) {
-  char* error = nullptr;
-  if (sqlite3_exec(m_db, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-    const std::string reason = error ? error : sqlite3_errmsg(m_db);
-    sqlite3_free(error);
-    throw UserError("The run index " + m_file + " failed: " + reason,
-                    "Check that the runs folder is writable and not full; a damaged index can be deleted — "
-                    "the run folders themselves are kept.");
-  }
-}
+void RunIndexDb::exec(const char* sql) { execIndexSql(m_db, sql, m_file); }
 
 void RunIndexDb::addMissingColumns() {
   std::vector<std::string> present;

@@ -1,0 +1,65 @@
+#pragma once
+// A sweep: keys of the experiment file and the values to try, turned into trials — each a whole experiment (the
+// base with the trial's values), queued as a normal run (workbench/run_queue.h), so that it reruns and resumes
+// alone. Lists of values make a grid (every combination, or a seeded subset of `trials`); a range
+// ({"min", "max", "scale": "linear" | "log"}) makes a seeded random search of `trials`. Every key and value is
+// checked against the experiment's schema before anything is queued. Plain C++, no Torch.
+//
+// The sweep file:
+//   {"name": "optimizers", "trials": 8, "seed": 1, "metric": "best_val_accuracy",
+//    "keys": {"optimizer.name": ["adam", "sgd", "adamw"],
+//             "optimizer.lr": {"min": 0.0001, "max": 0.1, "scale": "log"}}}
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wb {
+
+struct SweepKey {
+  std::string key;                    // an experiment key, "optimizer.lr"
+  std::vector<nlohmann::json> values;  // a list to try; empty for a range
+  double min = 0, max = 0;            // a range
+  bool log_scale = false;
+  bool integer = false;  // a range whose ends are integers draws integers
+};
+
+struct SweepSpec {
+  std::string name;
+  std::vector<SweepKey> keys;  // in the file's order
+  int64_t trials = 0;          // 0: the whole grid (lists only)
+  uint64_t seed = 0;
+  std::string metric = "best_val_accuracy";  // best_val_accuracy | best_val_loss | test_accuracy | test_loss
+  bool maximize() const { return metric.find("accuracy") != std::string::npos; }
+};
+
+struct SweepTrial {
+  int64_t number = 0;        // 1, 2, ...
+  std::string label;         // "<sweep>-t01"
+  nlohmann::json overrides;  // {"optimizer.lr": 0.003, ...}
+  nlohmann::json experiment;  // the whole experiment, name = label
+  std::string problem;       // non-empty: this combination is refused by the engine's checks (queued as failed)
+};
+
+// Reads a sweep file. Throws wb::UserError naming the file and what is wrong in it.
+SweepSpec loadSweepFile(const std::string& file);
+SweepSpec parseSweep(const nlohmann::json& doc, const std::string& source);
+
+struct Experiment;
+struct ValidationIssue;
+// The engine's checks of a whole experiment (wb::checkExperiment, which needs LibTorch): a combination they
+// refuse becomes a trial with a `problem`, queued as failed, and the sweep goes on.
+using ExperimentChecks = std::function<std::vector<ValidationIssue>(const Experiment&)>;
+
+// The trials of a sweep over `base` (a resolved experiment's JSON). Throws wb::UserError before any trial when a
+// key is not an experiment key (with "did you mean") or a value is not one the key takes, naming both.
+std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& spec,
+                                  const ExperimentChecks& engine_checks = {});
+
+// "optimizer.lr=0.003, optimizer.name=adam": a trial's values, as the tables show them.
+std::string describeOverrides(const nlohmann::json& overrides);
+
+}  // namespace wb

@@ -1,0 +1,149 @@
+// A sweep file's trials: its form checked with the field named; a grid in order (the last key fastest) or a
+// seeded subset; a seeded random search inside its ranges (log and integer ones too); every key and value
+// checked on the base before any trial (unknown key with "did you mean", a value the key does not take); a
+// combination the engine's checks refuse becomes a trial with its problem; each trial a whole experiment.
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "workbench/errors.h"
+#include "workbench/experiment.h"
+#include "workbench/sweep.h"
+
+namespace wb {
+namespace {
+
+nlohmann::json baseExperiment() { return experimentToJson(Experiment{}); }
+
+std::string refusal(const nlohmann::json& doc) {
+  try {
+    parseSweep(doc, "test.json");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string planRefusal(const nlohmann::json& doc) {
+  try {
+    planSweep(baseExperiment(), parseSweep(doc, "test.json"));
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SweepPlan, TheFileIsCheckedNamingWhatIsWrong) {
+  const nlohmann::json keys = {{"optimizer.lr", {0.1, 0.01}}};
+  EXPECT_NE(refusal({{"name", "s"}, {"keys", keys}, {"trails", 3}}).find("did you mean \"trials\""), std::string::npos);
+  EXPECT_NE(refusal({{"keys", keys}}).find("\"name\""), std::string::npos);
+  EXPECT_NE(refusal({{"name", "a b"}, {"keys", keys}}).find("run folders"), std::string::npos);
+  EXPECT_NE(refusal({{"name", "s"}, {"keys", nlohmann::json::object()}}).find("\"keys\""), std::string::npos);
+  EXPECT_NE(refusal({{"name", "s"}, {"keys", {{"optimizer.lr", nlohmann::json::array()}}}}).find("no values"),
+            std::string::npos);
+  const nlohmann::json range = {{"optimizer.lr", {{"min", 0.0}, {"max", 0.1}, {"scale", "log"}}}};
+  EXPECT_NE(refusal({{"name", "s"}, {"keys", range}, {"trials", 3}}).find("log scale needs min above 0"),
+            std::string::npos);
+  EXPECT_NE(refusal({{"name", "s"}, {"keys", {{"optimizer.lr", {{"min", 0.01}, {"max", 0.1}}}}}}).find("trials"),
+            std::string::npos)
+      << "a range needs a number of trials";
+  EXPECT_NE(refusal({{"name", "s"}, {"keys", keys}, {"metric", "val_acuracy"}}).find("best_val_accuracy"),
+            std::string::npos);
+  EXPECT_EQ(refusal({{"name", "s"}, {"keys", keys}, {"metric", "test_loss"}}), "");
+  EXPECT_FALSE(parseSweep({{"name", "s"}, {"keys", keys}, {"metric", "test_loss"}}, "t").maximize());
+}
+
+TEST(SweepPlan, AGridIsEveryCombinationInOrderOrASeededSubset) {
+  const nlohmann::json doc = {{"name", "grid"},
+                              {"keys", {{"optimizer.name", {"adam", "sgd", "adamw"}}, {"optimizer.lr", {0.1, 0.01}}}}};
+  const std::vector<SweepTrial> all = planSweep(baseExperiment(), parseSweep(doc, "t"));
+  ASSERT_EQ(all.size(), 6u);
+  EXPECT_EQ(all[0].label, "grid-t01");
+  EXPECT_EQ(describeOverrides(all[0].overrides), "optimizer.lr=0.1, optimizer.name=adam");
+  EXPECT_EQ(describeOverrides(all[1].overrides), "optimizer.lr=0.1, optimizer.name=sgd");
+  EXPECT_EQ(describeOverrides(all[5].overrides), "optimizer.lr=0.01, optimizer.name=adamw");
+  // Each trial is the whole experiment with its values and its name.
+  EXPECT_EQ(all[4].experiment["optimizer"]["name"], "sgd");
+  EXPECT_DOUBLE_EQ(all[4].experiment["optimizer"]["lr"].get<double>(), 0.01);
+  EXPECT_EQ(all[4].experiment["name"], "grid-t05");
+  EXPECT_EQ(all[4].experiment["model"], baseExperiment()["model"]) << "the rest is the base";
+  EXPECT_TRUE(all[4].problem.empty());
+
+  nlohmann::json subset = doc;
+  subset["trials"] = 3;
+  subset["seed"] = 11;
+  const std::vector<SweepTrial> a = planSweep(baseExperiment(), parseSweep(subset, "t"));
+  const std::vector<SweepTrial> b = planSweep(baseExperiment(), parseSweep(subset, "t"));
+  ASSERT_EQ(a.size(), 3u);
+  std::set<std::string> drawn;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].overrides, b[i].overrides) << "the same seed, the same trials";
+    drawn.insert(a[i].overrides.dump());
+  }
+  EXPECT_EQ(drawn.size(), 3u) << "no combination twice";
+  std::set<std::string> seeds_differ;
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    subset["seed"] = seed;
+    seeds_differ.insert(planSweep(baseExperiment(), parseSweep(subset, "t"))[0].overrides.dump() +
+                        planSweep(baseExperiment(), parseSweep(subset, "t"))[1].overrides.dump());
+  }
+  EXPECT_GT(seeds_differ.size(), 1u) << "the seed chooses the subset";
+}
+
+TEST(SweepPlan, ARandomSearchDrawsInsideItsRangesReproducibly) {
+  const nlohmann::json doc = {{"name", "rnd"},
+                              {"trials", 40},
+                              {"seed", 3},
+                              {"keys",
+                               {{"optimizer.lr", {{"min", 1e-4}, {"max", 1e-1}, {"scale", "log"}}},
+                                {"train.batch_size", {{"min", 16}, {"max", 64}}},
+                                {"optimizer.name", {"adam", "sgd"}}}}};
+  const std::vector<SweepTrial> trials = planSweep(baseExperiment(), parseSweep(doc, "t"));
+  ASSERT_EQ(trials.size(), 40u);
+  int below_1e3 = 0;
+  std::set<std::string> names;
+  for (const SweepTrial& t : trials) {
+    const double lr = t.overrides["optimizer.lr"];
+    EXPECT_GE(lr, 1e-4);
+    EXPECT_LE(lr, 1e-1);
+    below_1e3 += lr < 1e-3 ? 1 : 0;
+    EXPECT_TRUE(t.overrides["train.batch_size"].is_number_integer()) << t.overrides.dump();
+    const int64_t batch = t.overrides["train.batch_size"];
+    EXPECT_GE(batch, 16);
+    EXPECT_LE(batch, 64);
+    names.insert(t.overrides["optimizer.name"].get<std::string>());
+    EXPECT_EQ(t.experiment["train"]["batch_size"], batch);
+  }
+  // Log-uniform: a third of the draws below 1e-3 (uniform would put 1 % there).
+  EXPECT_GE(below_1e3, 6);
+  EXPECT_EQ(names.size(), 2u);
+  EXPECT_EQ(planSweep(baseExperiment(), parseSweep(doc, "t"))[7].overrides, trials[7].overrides);
+}
+
+TEST(SweepPlan, KeysAndValuesAreCheckedBeforeAnyTrial) {
+  const std::string unknown = planRefusal({{"name", "s"}, {"keys", {{"optimizer.lrr", {0.1}}}}});
+  EXPECT_NE(unknown.find("optimizer.lrr"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("did you mean \"lr\""), std::string::npos) << unknown;
+  const std::string value = planRefusal({{"name", "s"}, {"keys", {{"optimizer.name", {"adam", "sgdd"}}}}});
+  EXPECT_NE(value.find("\"sgdd\""), std::string::npos) << value;
+  const std::string range = planRefusal(
+      {{"name", "s"}, {"trials", 2}, {"keys", {{"train.batch_size", {{"min", -4}, {"max", 64}}}}}});
+  EXPECT_NE(range.find("train.batch_size = -4"), std::string::npos) << range;
+}
+
+TEST(SweepPlan, ACombinationTheEngineRefusesIsATrialWithItsProblem) {
+  const nlohmann::json doc = {{"name", "s"}, {"keys", {{"train.batch_size", {32, 64}}}}};
+  const std::vector<SweepTrial> trials =
+      planSweep(baseExperiment(), parseSweep(doc, "t"), [](const Experiment& e) {
+        std::vector<ValidationIssue> issues;
+        if (e.train.batch_size == 64) issues.push_back({"train.batch_size", "too large for this test"});
+        return issues;
+      });
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_TRUE(trials[0].problem.empty());
+  EXPECT_NE(trials[1].problem.find("too large for this test"), std::string::npos) << trials[1].problem;
+}
+
+}  // namespace
+}  // namespace wb
