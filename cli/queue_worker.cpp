@@ -78,15 +78,24 @@ int runQueueWorker(const std::string& runs_dir, bool until_empty) {
     std::cout << "== queue entry " << entry->id << " (" << entry->label << ")"
               << (entry->run_folder.empty() ? "" : ": resuming " + entry->run_folder) << "\n"
               << std::flush;
+    if (!entry->cwd.empty() && !fs::is_directory(entry->cwd)) {
+      endQueueEntry(runs_dir, entry->id, "failed", "",
+                    "the folder it was queued from, " + entry->cwd +
+                        ", is gone (relative paths in its experiment resolve there): queue it again from another");
+      std::cout << "== queue entry " << entry->id << " (" << entry->label << "): failed — " << entry->cwd
+                << " is gone\n" << std::flush;
+      ++failed;
+      continue;
+    }
     const int status = runChild(runs_dir, *entry);
     std::optional<QueueEntry> after = findQueueEntry(runs_dir, entry->id);
-    if (after && after->state == "running" && after->owner_pid != ::getpid() &&
-        (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0))) {
-      // The child died without saying how it ended (killed, out of memory, or it could not start).
+    if (after && after->state == "running") {
+      // The child is gone without saying how the entry ended: killed (out of memory?), or it could not start.
       const std::string why = WIFSIGNALED(status)
                                   ? "its process ended by signal " + std::to_string(WTERMSIG(status)) +
                                         (WTERMSIG(status) == SIGKILL ? " (killed: out of memory?)" : "")
-                                  : "its process exited with status " + std::to_string(WEXITSTATUS(status));
+                                  : "its process exited with status " + std::to_string(WEXITSTATUS(status)) +
+                                        " without saying how the run ended";
       endQueueEntry(runs_dir, entry->id, "failed", runFolderOfProcess(runs_dir, after->owner_pid), why);
       after = findQueueEntry(runs_dir, entry->id);
     }

@@ -99,6 +99,25 @@ TEST(CliQueue, TwoWorkersTrainEveryEntryOnceAndAFailureDoesNotStopTheQueue) {
   fs::remove_all(dir);
 }
 
+TEST(CliQueue, AnEntryWhoseFolderIsGoneFailsSayingSoAndTheNextRuns) {
+  const std::string dir = tempDir("queue-cwd");
+  const std::string runs = dir + "/runs";
+  const std::string tiny = writeQueueExperiment(dir);
+  fs::create_directories(dir + "/gone");
+  ASSERT_EQ(wb::test::runCliAfter("cd " + dir + "/gone &&", "queue add " + tiny + " --label orphan").status, 0);
+  ASSERT_EQ(runCli("queue add " + tiny + " --label next").status, 0);
+  fs::remove_all(dir + "/gone");
+  const auto worked = runCli("queue run --until-empty --runs-dir " + runs);
+  EXPECT_EQ(worked.status, 0) << worked.err;
+  const std::vector<wb::QueueEntry> entries = wb::listQueue(runs);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].state, "failed");
+  EXPECT_TRUE(queueSaid(entries[0].message, dir + "/gone")) << entries[0].message;
+  EXPECT_EQ(entries[1].state, "done") << entries[1].message;
+  EXPECT_TRUE(queueSaid(worked.out, "1 done, 1 failed")) << worked.out;
+  fs::remove_all(dir);
+}
+
 // 1350 training samples / 50 = 27 steps an epoch, 54 in all, a checkpoint every 5 steps: the CNN, so that the
 // run is still training when the worker is killed.
 TEST(CliQueue, AKilledWorkersEntryIsResumedByTheNextWorker) {
