@@ -30,32 +30,47 @@ start_xvfb() {
   sleep 0.2
   kill -0 "$xvfb" 2>/dev/null && xprop -root >/dev/null 2>&1
 }
-for attempt in 1 2 3; do
-  start_xvfb && break
-  echo "on_screen.sh: Xvfb on ${DISPLAY:-no display} did not start or answer (attempt $attempt):" >&2
-  cat "$home/xvfb.log" >&2
-  kill "$xvfb" 2>/dev/null
-  wait "$xvfb" 2>/dev/null
-  xvfb=
-  sleep 0.5
-done
-[[ -n "$xvfb" ]] || exit 1
+# Stops the server and the window manager of a failed attempt.
+stop_screen() {
+  [[ -n "${wm:-}" ]] && kill "$wm" 2>/dev/null
+  [[ -n "${xvfb:-}" ]] && kill "$xvfb" 2>/dev/null
+  wait 2>/dev/null
+  wm= xvfb=
+}
 # The window manager, ready when it has announced itself on the root window (EWMH); started again if it gave up.
 wm_ready() { xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id"; }
-for attempt in 1 2 3; do
-  HOME=$home openbox >"$home/openbox.log" 2>&1 &
-  wm=$!
-  for _ in $(seq 100); do
-    wm_ready && break
-    kill -0 "$wm" 2>/dev/null || break
-    sleep 0.1
+start_wm() {
+  local attempt
+  for attempt in 1 2 3; do
+    HOME=$home openbox >"$home/openbox.log" 2>&1 &
+    wm=$!
+    for _ in $(seq 100); do
+      wm_ready && return 0
+      kill -0 "$wm" 2>/dev/null || break
+      sleep 0.1
+    done
+    wm_ready && return 0
+    kill "$wm" 2>/dev/null
+    echo "on_screen.sh: openbox did not start on $DISPLAY (attempt $attempt):" >&2
+    cat "$home/openbox.log" >&2
+    # A server that answered a moment ago and is gone now (another test's server took the number back) is
+    # started afresh, on a new number, by the caller.
+    kill -0 "$xvfb" 2>/dev/null && xprop -root >/dev/null 2>&1 || return 1
   done
-  wm_ready && break
-  kill "$wm" 2>/dev/null
-  echo "on_screen.sh: openbox did not start (attempt $attempt):" >&2
-  cat "$home/openbox.log" >&2
+  return 1
+}
+screen_ready=
+for attempt in 1 2 3; do
+  if start_xvfb; then
+    start_wm && { screen_ready=1; break; }
+  else
+    echo "on_screen.sh: Xvfb on ${DISPLAY:-no display} did not start or answer (attempt $attempt):" >&2
+    cat "$home/xvfb.log" >&2
+  fi
+  stop_screen
+  sleep 0.5
 done
-wm_ready || exit 1
+[[ -n "$screen_ready" ]] || exit 1
 mkdir -p "$home/config" "$home/runtime"
 chmod 700 "$home/runtime"
 # Nothing of the desktop session this may run in: its D-Bus, its settings.
