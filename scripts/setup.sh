@@ -16,7 +16,7 @@ packages=(
   nlohmann-json3-dev zlib1g-dev libgtest-dev libsqlite3-dev
   dataset-fashion-mnist
   libonnx-dev
-  libturbojpeg0-dev libpng-dev  # image folders: JPEG and PNG decoded as torchvision's loader sees them
+  libjpeg62-turbo-dev libpng-dev  # image folders: JPEG (libjpeg-turbo) and PNG decoded as torchvision's loader sees them
   file  # CPack picks the executables for dpkg-shlibdeps with it (scripts/package.sh)
 )
 if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then

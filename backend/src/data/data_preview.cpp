@@ -88,7 +88,7 @@ DataPreview previewData(const Experiment& e, int max_samples) {
     sample.height = static_cast<int>(image.height);
     sample.width = static_cast<int>(image.width);
     sample.channels = image.channels;
-    sample.pixels = std::move(image.pixels);
+    sample.pixels.assign(image.pixels.begin(), image.pixels.end());
     preview.samples.push_back(std::move(sample));
   }
   return preview;

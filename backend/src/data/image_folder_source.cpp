@@ -27,29 +27,34 @@ std::string ImageFolderSource::sampleName(int64_t row) const {
 
 torch::Tensor ImageFolderSource::inputs(const std::vector<int64_t>& rows, std::optional<uint64_t> augment_seed,
                                         bool pinned) const {
-  std::vector<DecodedImage> images;
-  images.reserve(rows.size());
+  ImageBatchWriter batch(static_cast<int64_t>(rows.size()),
+                         m_on_device ? ImageBatchWriter::Form::Uint8 : ImageBatchWriter::Form::Normalized,
+                         m_normalization.mean, m_normalization.std, pinned, m_batch_memory.get());
+  int64_t height = 0, width = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string& file = sampleName(rows[i]);
-    DecodedImage image = readImageFor(file, m_transform);
+    DecodedImage image;
     if (m_on_device) {
       // The device crops a square of images.resize at random, or flips the evaluation crop.
       ImageTransform staging = m_transform;
       if (augment_seed && m_transform.random_resized_crop) staging.crop = m_transform.resize;
-      image = evaluationTransform(std::move(image), staging);
+      image = evaluationTransform(readImageFor(file, m_transform), staging);
     } else if (augment_seed) {
       std::mt19937_64 random(mixSeed(*augment_seed, i));
-      image = trainingTransform(std::move(image), m_transform, random);
+      image = readForTraining(file, m_transform, random);
     } else {
-      image = evaluationTransform(std::move(image), m_transform);
+      image = evaluationTransform(readImageFor(file, m_transform), m_transform);
     }
-    if (!images.empty() && (image.height != images.front().height || image.width != images.front().width)) {
-      throwMixedImageSizes(file, image.height, image.width, images.front().height, images.front().width);
+    if (i == 0) {
+      height = image.height;
+      width = image.width;
+    } else if (image.height != height || image.width != width) {
+      throwMixedImageSizes(file, image.height, image.width, height, width);
     }
-    images.push_back(std::move(image));
+    // Into the batch now, while its pixels are in the cache; its memory is the next image's.
+    batch.put(static_cast<int64_t>(i), image);
   }
-  if (m_on_device) return collateImages(images, pinned);
-  return collateNormalized(images, m_normalization.mean, m_normalization.std, pinned, m_batch_memory.get());
+  return batch.take();
 }
 
 torch::Tensor ImageFolderSource::onDevice(const torch::Tensor& inputs, std::optional<uint64_t> augment_seed) const {

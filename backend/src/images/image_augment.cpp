@@ -40,7 +40,7 @@ DecodedImage resizedCrop(const DecodedImage& image, const CropBox& box, int64_t 
     throw std::invalid_argument("resizedCrop: the box is not inside the image");
   }
   DecodedImage crop{box.height, box.width, image.channels,
-                    std::vector<uint8_t>(static_cast<size_t>(box.height * box.width * image.channels))};
+                    PixelBytes(static_cast<size_t>(box.height * box.width * image.channels))};
   const int64_t line = box.width * image.channels;
   for (int64_t y = 0; y < box.height; ++y) {
     std::copy_n(&image.pixels[static_cast<size_t>(((box.top + y) * image.width + box.left) * image.channels)], line,

@@ -29,13 +29,16 @@ void convertRgbToGrey(DecodedImage& image) {
 }
 
 DecodedImage decodeImage(const uint8_t* bytes, size_t size, const std::string& name, int channels,
-                         int64_t draft_shorter_side) {
+                         int64_t draft_shorter_side, const RowsNeeded& rows_needed) {
   if (channels != 1 && channels != 3) throw std::invalid_argument("decodeImage: channels must be 1 or 3");
   switch (sniffImageFormat(bytes, size)) {
     case ImageFormat::Jpeg:
-      return decodeJpeg(bytes, size, name, channels, draft_shorter_side);
-    case ImageFormat::Png:
-      return decodePng(bytes, size, name, channels);
+      return decodeJpeg(bytes, size, name, channels, draft_shorter_side, rows_needed);
+    case ImageFormat::Png: {
+      DecodedImage image = decodePng(bytes, size, name, channels);
+      if (rows_needed) rows_needed(image.height, image.width);  // asked all the same: the caller draws from it
+      return image;
+    }
     case ImageFormat::Unknown:
       break;
   }
@@ -43,18 +46,19 @@ DecodedImage decodeImage(const uint8_t* bytes, size_t size, const std::string& n
                   "Remove it from the image folder, or convert it to JPEG or PNG.");
 }
 
-DecodedImage readImageFile(const std::string& path, int channels, int64_t draft_shorter_side) {
+DecodedImage readImageFile(const std::string& path, int channels, int64_t draft_shorter_side,
+                           const RowsNeeded& rows_needed) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw DataError(path + ": cannot be read", "Check that the file exists and that you may read it.");
   // One read of the whole file (the loader's hot path: no byte-by-byte stream iteration).
   const std::streamoff size = in.tellg();
-  std::vector<uint8_t> bytes(size > 0 ? static_cast<size_t>(size) : 0);
+  PixelBytes bytes(size > 0 ? static_cast<size_t>(size) : 0);  // uninitialized, a reused block
   in.seekg(0);
   if (size > 0) in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
   if (size < 0 || in.bad() || (size > 0 && in.gcount() != size)) {
     throw DataError(path + ": reading it failed", "Check the disk holding the image folder.");
   }
-  return decodeImage(bytes.data(), bytes.size(), path, channels, draft_shorter_side);
+  return decodeImage(bytes.data(), bytes.size(), path, channels, draft_shorter_side, rows_needed);
 }
 
 }  // namespace wb

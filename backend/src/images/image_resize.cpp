@@ -91,9 +91,9 @@ void resampleLine(const uint8_t* first, int64_t stride, int count, const int32_t
 }
 
 // Lines of `pixels` (lines x line bytes) resampled across lines into `out_lines` lines.
-std::vector<uint8_t> resampleAcrossLines(const uint8_t* pixels, int64_t line, int64_t out_lines,
+PixelBytes resampleAcrossLines(const uint8_t* pixels, int64_t line, int64_t out_lines,
                                          const Coefficients& c, int shift) {
-  std::vector<uint8_t> out(static_cast<size_t>(out_lines * line));
+  PixelBytes out(static_cast<size_t>(out_lines * line));
   std::vector<int32_t> acc(static_cast<size_t>(line));
   for (int64_t yy = 0; yy < out_lines; ++yy) {
     const int first = c.bounds[yy * 2] - shift, count = c.bounds[yy * 2 + 1];
@@ -119,8 +119,8 @@ void transposeTiles(const uint8_t* __restrict pixels, int64_t rows, int64_t colu
   }
 }
 
-std::vector<uint8_t> transposed(const uint8_t* pixels, int64_t rows, int64_t columns, int channels) {
-  std::vector<uint8_t> out(static_cast<size_t>(rows * columns * channels));
+PixelBytes transposed(const uint8_t* pixels, int64_t rows, int64_t columns, int channels) {
+  PixelBytes out(static_cast<size_t>(rows * columns * channels));
   switch (channels) {
     case 1: transposeTiles<1>(pixels, rows, columns, out.data()); break;
     case 3: transposeTiles<3>(pixels, rows, columns, out.data()); break;
@@ -134,9 +134,9 @@ std::vector<uint8_t> transposed(const uint8_t* pixels, int64_t rows, int64_t col
 // across lines as the vertical pass is (the same taps and weights per output column), and turned back.
 DecodedImage horizontal(const DecodedImage& in, int64_t width, int first_row, int rows, const Coefficients& c) {
   const int ch = in.channels;
-  const std::vector<uint8_t> columns = transposed(&in.pixels[static_cast<size_t>(first_row * in.width * ch)], rows,
+  const PixelBytes columns = transposed(&in.pixels[static_cast<size_t>(first_row * in.width * ch)], rows,
                                                   in.width, ch);
-  const std::vector<uint8_t> resampled = resampleAcrossLines(columns.data(), int64_t{rows} * ch, width, c, 0);
+  const PixelBytes resampled = resampleAcrossLines(columns.data(), int64_t{rows} * ch, width, c, 0);
   return DecodedImage{rows, width, ch, transposed(resampled.data(), width, rows, ch)};
 }
 
@@ -183,7 +183,7 @@ DecodedImage centerCrop(const DecodedImage& image, int64_t height, int64_t width
     const int64_t pad_top = height > image.height ? (height - image.height) / 2 : 0;
     const int64_t padded_w = std::max(width, image.width), padded_h = std::max(height, image.height);
     source = DecodedImage{padded_h, padded_w, image.channels,
-                          std::vector<uint8_t>(static_cast<size_t>(padded_h * padded_w * image.channels), 0)};
+                          PixelBytes(static_cast<size_t>(padded_h * padded_w * image.channels), 0)};
     for (int64_t y = 0; y < image.height; ++y) {
       std::copy_n(&image.pixels[static_cast<size_t>(y * image.width * image.channels)], image.width * image.channels,
                   &source.pixels[static_cast<size_t>(((y + pad_top) * padded_w + pad_left) * image.channels)]);
@@ -194,7 +194,7 @@ DecodedImage centerCrop(const DecodedImage& image, int64_t height, int64_t width
   const auto top = static_cast<int64_t>(std::nearbyint((source.height - height) / 2.0));
   const auto left = static_cast<int64_t>(std::nearbyint((source.width - width) / 2.0));
   DecodedImage out{height, width, source.channels,
-                   std::vector<uint8_t>(static_cast<size_t>(height * width * source.channels))};
+                   PixelBytes(static_cast<size_t>(height * width * source.channels))};
   for (int64_t y = 0; y < height; ++y) {
     std::copy_n(&source.pixels[static_cast<size_t>(((y + top) * source.width + left) * source.channels)],
                 width * source.channels, &out.pixels[static_cast<size_t>(y * width * source.channels)]);

@@ -19,17 +19,41 @@ DecodedImage evaluationTransform(DecodedImage image, const ImageTransform& trans
   return image;
 }
 
+namespace {
+
+// RandomHorizontalFlip(p=0.5): drawn for every sample, flipped or not, so the stream does not depend on it.
+void randomFlip(DecodedImage& image, const ImageTransform& transform, std::mt19937_64& random) {
+  if (transform.horizontal_flip && std::uniform_real_distribution<double>(0.0, 1.0)(random) < 0.5) {
+    flipHorizontally(image);
+  }
+}
+
+bool cropsAtRandom(const ImageTransform& transform) { return transform.random_resized_crop && transform.crop > 0; }
+
+}  // namespace
+
 DecodedImage trainingTransform(DecodedImage image, const ImageTransform& transform, std::mt19937_64& random) {
-  if (transform.random_resized_crop && transform.crop > 0) {
+  if (cropsAtRandom(transform)) {
     const CropBox box = randomResizedCropBox(image.height, image.width, ResizedCropRange{}, random);
     image = resizedCrop(image, box, transform.crop, transform.crop);
   } else {
     image = evaluationTransform(std::move(image), transform);
   }
-  // RandomHorizontalFlip(p=0.5): drawn for every sample, flipped or not, so the stream does not depend on it.
-  if (transform.horizontal_flip && std::uniform_real_distribution<double>(0.0, 1.0)(random) < 0.5) {
-    flipHorizontally(image);
-  }
+  randomFlip(image, transform, random);
+  return image;
+}
+
+DecodedImage readForTraining(const std::string& file, const ImageTransform& transform, std::mt19937_64& random) {
+  if (!cropsAtRandom(transform)) return trainingTransform(readImageFor(file, transform), transform, random);
+  const int64_t needed = std::max(transform.resize, transform.crop);
+  CropBox box{};
+  DecodedImage image = readImageFile(file, transform.channels, transform.jpeg_draft ? needed : 0,
+                                     [&](int64_t height, int64_t width) {
+                                       box = randomResizedCropBox(height, width, ResizedCropRange{}, random);
+                                       return box.top + box.height;
+                                     });
+  image = resizedCrop(image, box, transform.crop, transform.crop);
+  randomFlip(image, transform, random);
   return image;
 }
 

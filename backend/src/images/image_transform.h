@@ -30,4 +30,9 @@ DecodedImage evaluationTransform(DecodedImage image, const ImageTransform& trans
 // RandomResizedCrop needs a crop size: without one the evaluation transform is used, then the flip.
 DecodedImage trainingTransform(DecodedImage image, const ImageTransform& transform, std::mt19937_64& random);
 
+// readImageFor then trainingTransform, the same draws in the same order and the same pixels, with RandomResizedCrop's
+// box drawn from the file's size before decoding: a JPEG is decoded only down to the box's bottom row (on average
+// a sixth of the decoding saved; what lies below is never used).
+DecodedImage readForTraining(const std::string& file, const ImageTransform& transform, std::mt19937_64& random);
+
 }  // namespace wb

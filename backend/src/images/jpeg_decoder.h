@@ -1,5 +1,5 @@
 #pragma once
-// JPEG through libjpeg-turbo's TurboJPEG API, as Pillow reads it (see image_decoding.h).
+// JPEG through libjpeg-turbo's libjpeg API, as Pillow reads it (see image_decoding.h).
 
 #include <cstddef>
 #include <cstdint>
@@ -9,8 +9,8 @@
 
 namespace wb {
 
-// `draft_shorter_side`: see decodeImage.
+// `draft_shorter_side`, `rows_needed`: see decodeImage.
 DecodedImage decodeJpeg(const uint8_t* bytes, size_t size, const std::string& name, int channels,
-                        int64_t draft_shorter_side = 0);
+                        int64_t draft_shorter_side = 0, const RowsNeeded& rows_needed = {});
 
 }  // namespace wb

@@ -120,7 +120,7 @@ DecodedImage decodePng(const uint8_t* bytes, size_t size, const std::string& nam
       image.pixels[i] = static_cast<uint8_t>(v > 255 ? 255 : v);
     }
     if (channels == 3) {
-      std::vector<uint8_t> rgb(n * 3);
+      PixelBytes rgb(n * 3);
       for (size_t i = 0; i < n; ++i) rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = image.pixels[i];
       image.pixels = std::move(rgb);
       image.channels = 3;

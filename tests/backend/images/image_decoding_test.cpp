@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
 #include "images/image_decoding.h"
+#include "images/image_transform.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -108,6 +110,57 @@ TEST_F(ImageDecoding, BadFilesAreRefusedNamingTheFile) {
     // The next file on the same thread (a loader worker's next sample) still decodes: a refused file leaves the
     // thread's decompressor usable.
     EXPECT_EQ(readImageFile((fs::path(s_dir) / "progressive.jpg").string(), 3).channels, 3) << "after " << name;
+  }
+}
+
+// A caller that needs only the top rows (a training crop's box) gets those rows as the whole decode gives them,
+// Pillow's bytes, and nothing below; a PNG comes back whole, the size asked all the same.
+TEST_F(ImageDecoding, TopRowsAsTheWholeDecodeGivesThem) {
+  for (const char* name : {"baseline.jpg", "subsampling444.jpg", "progressive.jpg", "grey.jpg", "cmyk.jpg"}) {
+    const fs::path file = fs::path(s_dir) / name;
+    const std::vector<uint8_t> pillow = readBytes(file.string() + ".rgb");
+    const DecodedImage whole = readImageFile(file.string(), 3);
+    for (const int64_t rows : {int64_t{1}, int64_t{7}, whole.height / 2, whole.height - 1, whole.height}) {
+      int64_t asked_height = 0, asked_width = 0;
+      const DecodedImage top = readImageFile(file.string(), 3, 0, [&](int64_t height, int64_t width) {
+        asked_height = height;
+        asked_width = width;
+        return rows;
+      });
+      EXPECT_EQ(asked_height, whole.height) << name;
+      EXPECT_EQ(asked_width, whole.width) << name;
+      ASSERT_EQ(top.height, rows) << name;
+      ASSERT_EQ(top.pixels.size(), static_cast<size_t>(rows * whole.width * 3)) << name;
+      EXPECT_TRUE(std::equal(top.pixels.begin(), top.pixels.end(), pillow.begin())) << name << ", " << rows << " rows";
+    }
+  }
+  int64_t asked = 0;
+  const DecodedImage png = readImageFile((fs::path(s_dir) / "rgb.png").string(), 3, 0, [&](int64_t height, int64_t) {
+    asked = height;
+    return int64_t{1};
+  });
+  EXPECT_EQ(png.height, asked);
+  EXPECT_GT(png.height, 1);
+}
+
+// The training path that draws RandomResizedCrop's box before decoding gives the same pixels, and leaves the
+// generator where drawing after a whole decode does (the flip and the next sample see the same stream).
+TEST_F(ImageDecoding, TrainingCropDrawnBeforeDecodingIsTheSameCrop) {
+  ImageTransform transform;
+  transform.crop = 16;
+  transform.random_resized_crop = true;
+  transform.horizontal_flip = true;
+  for (const char* name : {"baseline.jpg", "progressive.jpg", "grey.jpg", "cmyk.jpg", "rgb.png"}) {
+    const std::string file = (fs::path(s_dir) / name).string();
+    for (uint64_t seed = 0; seed < 12; ++seed) {
+      std::mt19937_64 before(seed), after(seed);
+      const DecodedImage expected = trainingTransform(readImageFor(file, transform), transform, before);
+      const DecodedImage ours = readForTraining(file, transform, after);
+      ASSERT_EQ(ours.height, expected.height) << name;
+      ASSERT_EQ(ours.width, expected.width) << name;
+      EXPECT_TRUE(ours.pixels == expected.pixels) << name << ", seed " << seed;
+      EXPECT_EQ(before(), after()) << name << ", seed " << seed;
+    }
   }
 }
 

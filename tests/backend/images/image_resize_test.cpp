@@ -39,7 +39,8 @@ class ImageResize : public ::testing::Test {
     std::ifstream size(fs::path(s_dir) / (name + ".size"));
     DecodedImage image;
     size >> image.width >> image.height >> image.channels;
-    image.pixels = bytes(name + ".raw");
+    const std::vector<uint8_t> raw = bytes(name + ".raw");
+    image.pixels.assign(raw.begin(), raw.end());
     return image;
   }
   static void expectTorchvision(const DecodedImage& ours, const std::string& name) {

@@ -2,6 +2,7 @@
 // chooses it, gives Pillow's drafted pixels byte for byte; a scale that would go below the size asked for is not
 // used; PNG files are decoded whole.
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -43,7 +44,7 @@ TEST(JpegDraft, ScaledDecodeIsPillowsDraftPixelForPixel) {
       const DecodedImage image = readImageFile(file, 3, size);
       EXPECT_EQ(image.width, width) << file << " at " << size;
       EXPECT_EQ(image.height, height) << file << " at " << size;
-      EXPECT_TRUE(image.pixels == pillow) << file << " at " << size << ": drafted pixels differ from Pillow's";
+      EXPECT_TRUE(std::equal(image.pixels.begin(), image.pixels.end(), pillow.begin(), pillow.end())) << file << " at " << size << ": drafted pixels differ from Pillow's";
       EXPECT_GE(std::min(image.width, image.height), std::min<int64_t>(size, 256)) << file;
       if (size <= 64) {
         EXPECT_LE(image.width, 383 / 4 + 1) << file << ": a scale of 1/4 or less was due";
