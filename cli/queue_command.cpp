@@ -14,6 +14,7 @@
 #include "run_session.h"
 #include "workbench/errors.h"
 #include "workbench/run_queue.h"
+#include "workbench/sweep_rungs.h"
 #include "workbench/run_state.h"
 #include "workbench/training_run.h"
 
@@ -123,6 +124,41 @@ int listEntries(const std::string& runs_dir, bool json) {
   return kExitOk;
 }
 
+// The judge of a sweep trial whose sweep stops poor trials early (none otherwise): at each rung epoch (or the
+// first validation after it, with train.eval_every_epochs above 1) the epoch's validation metric is recorded
+// and set against the other trials' at that rung.
+ValidationJudge sweepTrialJudge(const std::string& runs_dir, const QueueEntry& entry,
+                                const std::shared_ptr<std::string>& stop_reason) {
+  if (entry.sweep.empty()) return {};
+  const std::optional<SweepEarlyStopping> rule = sweepRule(runs_dir, entry.sweep);
+  if (!rule) return {};
+  const nlohmann::json doc = nlohmann::json::parse(entry.experiment, nullptr, false);
+  const ParseResult parsed = parseExperiment(doc.is_discarded() ? nlohmann::json::object() : doc);
+  if (!parsed.ok()) return {};
+  const std::vector<int64_t> rungs = sweepRungEpochs(*rule, parsed.experiment.train.epochs);
+  const int64_t every = std::max<int64_t>(1, parsed.experiment.train.eval_every_epochs);
+  const bool maximize = entry.sweep_metric.find("accuracy") != std::string::npos;
+  const std::string metric = maximize ? "val_accuracy" : "val_loss";
+  const std::string sweep = entry.sweep;
+  const int64_t trial = entry.id;
+  const double eta = rule->eta;
+  return [=](const EpochMetrics& m) {
+    ValidationVerdict verdict;
+    for (const int64_t rung : rungs) {
+      if (rung > m.epoch || rung <= m.epoch - every) continue;
+      const double value = maximize ? m.val_accuracy : m.val_loss;
+      const RungDecision d = judgeSweepRung(runs_dir, sweep, trial, rung, metric, maximize, value, eta);
+      verdict.note = d.reason + ".";
+      if (d.stop) {
+        verdict.stop = true;
+        *stop_reason = d.reason;
+      }
+      break;
+    }
+    return verdict;
+  };
+}
+
 // The trial's process: trains (or resumes) a claimed entry and says how it ended.
 int execEntry(const std::string& runs_dir, int64_t id) {
   const QueueEntry entry = ownQueueEntry(runs_dir, id, ::getpid());
@@ -151,20 +187,28 @@ int execEntry(const std::string& runs_dir, int64_t id) {
   }
   SessionOptions options;
   options.epochs = experiment && experiment->train.epochs > 0 ? experiment->train.epochs : 1;
+  // A trial of a sweep that stops poor trials early is judged at its rungs (against the other trials' results in
+  // the index); what stopped it becomes the entry's message.
+  auto stop_reason = std::make_shared<std::string>();
+  ValidationJudge judge = sweepTrialJudge(runs_dir, entry, stop_reason);
   std::string state = "failed", message, folder;
   options.on_end = [&](const RunSummary& summary, const std::optional<RunError>& error) {
     folder = summary.run_dir;
     switch (summary.status) {
       case RunStatus::Completed: state = "done"; break;
-      case RunStatus::EarlyStopped: state = "done", message = "stopped early"; break;
+      case RunStatus::EarlyStopped:
+        state = "done", message = stop_reason->empty() ? "stopped early" : "stopped at the " + *stop_reason;
+        break;
       case RunStatus::Interrupted: state = "queued", message = "interrupted: it resumes from its checkpoint"; break;
       case RunStatus::Failed: state = "failed", message = error ? error->message : "the run failed"; break;
     }
   };
   const int status = runSession(
       [&](TrainingRun::EventSink sink) {
-        if (resume) return std::make_unique<TrainingRun>(ResumeRequest{entry.run_folder, false}, std::move(sink));
-        return std::make_unique<TrainingRun>(*experiment, std::move(sink));
+        auto run = resume ? std::make_unique<TrainingRun>(ResumeRequest{entry.run_folder, false}, std::move(sink))
+                          : std::make_unique<TrainingRun>(*experiment, std::move(sink));
+        if (judge) run->setValidationJudge(judge);
+        return run;
       },
       options);
   if (folder.empty()) folder = runFolderOfProcess(runs_dir, ::getpid());

@@ -17,6 +17,7 @@
 #include "workbench/run_index.h"
 #include "workbench/run_queue.h"
 #include "workbench/sweep.h"
+#include "workbench/sweep_rungs.h"
 
 namespace wb::cli {
 namespace {
@@ -43,6 +44,10 @@ const char* kSweepHelp =
     "            \"optimizer.lr\": {\"min\": 0.0001, \"max\": 0.1, \"scale\": \"log\"}}}\n"
     "  trials: how many (a grid without it: every combination; with fewer: a seeded subset); metric:\n"
     "  best_val_accuracy (default), best_val_loss, test_accuracy or test_loss.\n"
+    "  \"early_stopping\": {\"rule\": \"asha\", \"eta\": 3, \"grace_epochs\": 1} stops poor trials early (ASHA,\n"
+    "  asynchronous successive halving): at epochs grace, grace*eta, grace*eta^2, ... a trial's validation\n"
+    "  (val_accuracy, or val_loss for a loss metric) is set against the other trials' at that epoch, and it\n"
+    "  trains on only when among the top 1/eta of them; the decision and its reason go to the trial's log.\n"
     "\n"
     "  --sweep FILE       the sweep file\n"
     "  --run              train the queue after queueing\n"
@@ -113,9 +118,22 @@ int startSweep(const std::vector<std::string>& args) {
     a.failed = trial.problem.empty() ? "" : "the engine's checks refuse this combination: " + trial.problem;
     additions.push_back(std::move(a));
   }
+  // The rule first: a worker already running on this queue may claim a trial the moment it is added.
+  if (spec.early_stopping.enabled()) recordSweepRule(runs_dir, spec.name, spec.early_stopping);
   addAllToQueue(runs_dir, additions);
   std::cout << "Sweep " << spec.name << ": " << trials.size() << " trials queued in " << runs_dir << " (metric "
             << spec.metric << ", " << (spec.maximize() ? "higher" : "lower") << " is better)\n";
+  if (spec.early_stopping.enabled()) {
+    std::string rungs;
+    for (const int64_t epoch : sweepRungEpochs(spec.early_stopping, experiment->train.epochs)) {
+      rungs += (rungs.empty() ? "" : ", ") + std::to_string(epoch);
+    }
+    char eta[32];
+    std::snprintf(eta, sizeof(eta), "%g", spec.early_stopping.eta);
+    std::cout << "Early stopping: ASHA, the top 1/" << eta << " of the trials at each rung go on; rungs at epoch"
+              << (rungs.find(',') == std::string::npos ? " " : "s ")
+              << (rungs.empty() ? "none (the trials are too short: every trial trains to its end)" : rungs) << "\n";
+  }
   for (const SweepTrial& trial : trials) {
     std::cout << "  " << trial.label << "  " << describeOverrides(trial.overrides)
               << (trial.problem.empty() ? "" : "  [refused: " + trial.problem + "]") << "\n";
@@ -194,10 +212,11 @@ int showSweep(const std::string& runs_dir, const std::string& name, bool json, c
     if (t.metric >= 0) std::snprintf(metric_text, sizeof(metric_text), "%.4f", t.metric);
     char time_text[16] = "-";
     if (t.run && t.run->wall_s > 0) std::snprintf(time_text, sizeof(time_text), t.run->wall_s < 10 ? "%.2f s" : "%.0f s", t.run->wall_s);
+    const bool stopped = t.entry.state == "done" && t.entry.message.rfind("stopped", 0) == 0;
     std::printf("%s %-22s %-9s %-8s %9s  %s%s\n", best == &t ? "*" : " ", t.entry.label.c_str(), metric_text,
-                t.entry.state.c_str(), time_text,
+                stopped ? "stopped" : t.entry.state.c_str(), time_text,
                 describeOverrides(nlohmann::json::parse(t.entry.overrides, nullptr, false)).c_str(),
-                t.entry.state == "failed" ? ("  (" + t.entry.message + ")").c_str() : "");
+                t.entry.state == "failed" || stopped ? ("  (" + t.entry.message + ")").c_str() : "");
   }
   std::printf("compute: %.1f s of training in all", compute_s);
   if (best) std::printf("; best: %s, %s %.4f", best->entry.label.c_str(), spec.metric.c_str(), best->metric);

@@ -91,4 +91,44 @@ TEST(CliSweep, AGridRunsAsQueuedRunsAndTheBestIsShownAndWritten) {
   fs::remove_all(dir);
 }
 
+// Early stopping (ASHA, eta 3, rungs at epochs 1 and 3 of 4): the first trial (a learning rate that learns) sets
+// the bar at the first rung; the two that hardly learn fall below the top third there and stop after epoch 1,
+// the reason in their logs and in the table; the sweep goes on to its end.
+TEST(CliSweep, PoorTrialsStopAtTheirFirstRung) {
+  const std::string dir = tempDir("sweep-asha");
+  const std::string runs = dir + "/runs";
+  nlohmann::json base = wb::test::tinySyntheticExperiment(runs);
+  base["train"]["epochs"] = 4;
+  base["data"]["val_fraction"] = 0.25;
+  std::ofstream(dir + "/base.json") << base.dump(2);
+  std::ofstream(dir + "/asha.json")
+      << R"({"name": "asha", "keys": {"optimizer.lr": [0.01, 1e-7, 2e-7]},
+             "early_stopping": {"rule": "asha", "eta": 3, "grace_epochs": 1}})";
+  const auto started = runCli("sweep start " + dir + "/base.json --sweep " + dir + "/asha.json --run");
+  ASSERT_EQ(started.status, 0) << started.out << started.err;
+  EXPECT_TRUE(sweepSaid(started.out, "rungs at epochs 1, 3")) << started.out;
+  const auto shown = runCli("sweep show asha --json --runs-dir " + runs);
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  const auto table = nlohmann::json::parse(shown.out);
+  ASSERT_EQ(table["trials"].size(), 3u);
+  int stopped = 0;
+  for (const auto& t : table["trials"]) {
+    EXPECT_EQ(t["state"], "done") << t.dump();
+    const std::string log = wb::test::readFile(t["run_folder"].get<std::string>() + "/train.log");
+    if (t["values"]["optimizer.lr"] == 0.01) {
+      EXPECT_EQ(t["message"], "") << t.dump();
+      EXPECT_TRUE(sweepSaid(log, "ASHA rung at epoch 3")) << "judged at both rungs and went on: " << log;
+      continue;
+    }
+    ++stopped;
+    EXPECT_TRUE(sweepSaid(t["message"], "stopped at the ASHA rung at epoch 1: val_accuracy")) << t.dump();
+    EXPECT_TRUE(sweepSaid(log, "this trial stops here")) << log;
+    EXPECT_FALSE(sweepSaid(log, "ASHA rung at epoch 3")) << log;
+  }
+  EXPECT_EQ(stopped, 2);
+  const auto text = runCli("sweep show asha --runs-dir " + runs);
+  EXPECT_TRUE(sweepSaid(text.out, "stopped")) << text.out;
+  fs::remove_all(dir);
+}
+
 }  // namespace

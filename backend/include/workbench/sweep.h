@@ -8,7 +8,8 @@
 // The sweep file:
 //   {"name": "optimizers", "trials": 8, "seed": 1, "metric": "best_val_accuracy",
 //    "keys": {"optimizer.name": ["adam", "sgd", "adamw"],
-//             "optimizer.lr": {"min": 0.0001, "max": 0.1, "scale": "log"}}}
+//             "optimizer.lr": {"min": 0.0001, "max": 0.1, "scale": "log"}},
+//    "early_stopping": {"rule": "asha", "eta": 3, "grace_epochs": 1}}
 
 #include <cstdint>
 #include <functional>
@@ -27,12 +28,26 @@ struct SweepKey {
   bool integer = false;  // a range whose ends are integers draws integers
 };
 
+// Early stopping of poor trials by asynchronous successive halving (ASHA, Li et al., "A System for Massively
+// Parallel Hyperparameter Tuning", MLSys 2020): at the rung epochs grace_epochs x eta^k a trial's validation metric
+// is set against those of the sweep's trials that reached the same rung, and it trains on only when among the top
+// 1/eta of them (workbench/sweep_rungs.h).
+struct SweepEarlyStopping {
+  std::string rule;          // "" none, "asha"
+  double eta = 3;            // the kept share at each rung is 1/eta
+  int64_t grace_epochs = 1;  // the first rung: no trial is stopped before it
+  bool enabled() const { return !rule.empty(); }
+  nlohmann::json toJson() const;
+  static SweepEarlyStopping fromJson(const nlohmann::json& j);  // as toJson writes it
+};
+
 struct SweepSpec {
   std::string name;
   std::vector<SweepKey> keys;  // in the file's order
   int64_t trials = 0;          // 0: the whole grid (lists only)
   uint64_t seed = 0;
   std::string metric = "best_val_accuracy";  // best_val_accuracy | best_val_loss | test_accuracy | test_loss
+  SweepEarlyStopping early_stopping;
   bool maximize() const { return metric.find("accuracy") != std::string::npos; }
 };
 
@@ -55,7 +70,8 @@ struct ValidationIssue;
 using ExperimentChecks = std::function<std::vector<ValidationIssue>(const Experiment&)>;
 
 // The trials of a sweep over `base` (a resolved experiment's JSON). Throws wb::UserError before any trial when a
-// key is not an experiment key (with "did you mean") or a value is not one the key takes, naming both.
+// key is not an experiment key (with "did you mean") or a value is not one the key takes, naming both, or when
+// early stopping has no validation to compare (the base's data.val_fraction is 0).
 std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& spec,
                                   const ExperimentChecks& engine_checks = {});
 

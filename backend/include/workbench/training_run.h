@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "workbench/events.h"
@@ -21,6 +22,16 @@ struct ResumeRequest {
   bool force = false;
 };
 
+// What a validation judge answers: train on or stop, and what the run's log says of it (nothing when empty).
+struct ValidationVerdict {
+  bool stop = false;
+  std::string note;
+};
+// Asked on the run's worker (rank 0) after each validation, with that epoch's metrics; a stop ends the run after
+// this epoch (status EarlyStopped). A sweep's early stopping of poor trials is one (workbench/sweep_rungs.h). A
+// judge that throws is reported in the log and the run trains on.
+using ValidationJudge = std::function<ValidationVerdict(const EpochMetrics& epoch)>;
+
 class TrainingRun {
  public:
   // Called on the run's worker thread with each batch of events. Keep it short: copy or enqueue, then return.
@@ -36,6 +47,7 @@ class TrainingRun {
   // This process is one rank of a job started by torchrun or Slurm (see processLaunchFromEnvironment): it
   // trains that rank on its device and meets the others through the launcher's store. Call before start().
   void setProcessLaunch(const ProcessLaunch& launch);
+  void setValidationJudge(ValidationJudge judge);  // before start()
   void start();          // returns at once; the worker loads data, builds the model and trains
   void pause();          // after the step in flight
   void resume();

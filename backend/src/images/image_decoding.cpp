@@ -17,6 +17,11 @@ ImageFormat sniffImageFormat(const uint8_t* bytes, size_t size) {
   return ImageFormat::Unknown;
 }
 
+std::string tooManyPixels(int64_t width, int64_t height) {
+  return "the image is " + std::to_string(width) + " x " + std::to_string(height) + " pixels, more than the " +
+         std::to_string(kMaxImagePixels) + " Pillow (torchvision's loader) opens";
+}
+
 void convertRgbToGrey(DecodedImage& image) {
   if (image.channels != 3) return;
   const size_t n = static_cast<size_t>(image.height * image.width);

@@ -24,6 +24,12 @@ struct DecodedImage {
 
 enum class ImageFormat { Jpeg, Png, Unknown };
 
+// Pillow refuses an image of more pixels than this (twice Image.MAX_IMAGE_PIXELS: a "decompression bomb", a few
+// bytes that declare a gigapixel image), and so do we, before allocating anything for it.
+constexpr int64_t kMaxImagePixels = 178956970;
+// "the image is W x H pixels, more than the ... ": the refusal's words.
+std::string tooManyPixels(int64_t width, int64_t height);
+
 ImageFormat sniffImageFormat(const uint8_t* bytes, size_t size);
 
 // `channels`: 3 for RGB, 1 for grey. Throws wb::DataError naming `name` (the file) and what to do: not a JPEG or

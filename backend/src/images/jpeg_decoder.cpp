@@ -36,6 +36,7 @@ namespace wb {
 namespace {
 
 constexpr int kMaxProgressiveScans = 500;
+constexpr long kMaxDecoderMemory = 768L << 20;
 
 struct JpegErrors {
   jpeg_error_mgr mgr;  // first: libjpeg's err pointer is cast back to this struct
@@ -81,6 +82,9 @@ struct JpegReader {
     errors.mgr.error_exit = onJpegError;
     errors.mgr.emit_message = onJpegMessage;
     jpeg_create_decompress(&d);
+    // libjpeg's own buffers (a progressive file's whole-image coefficients) stay under this; past it the file is
+    // refused ("backing store not supported") instead of the process running out of memory.
+    d.mem->max_memory_to_use = kMaxDecoderMemory;
     progress.progress_monitor = limitScans;
     d.progress = &progress;
   }
@@ -146,6 +150,7 @@ DecodedImage decodeWith(JpegReader& r, const uint8_t* bytes, size_t size, const 
   }
   int64_t width = r.d.image_width, height = r.d.image_height;
   if (width <= 0 || height <= 0) refuse(name, "the JPEG's header cannot be read (no size)");
+  if (width * height > kMaxImagePixels) refuse(name, tooManyPixels(width, height));
   int denominator = 1;
   if (draft_shorter_side > 0) {
     const int64_t scale = std::min<int64_t>(width / draft_shorter_side, height / draft_shorter_side);

@@ -27,6 +27,7 @@ struct MemoryInput {
 
 struct PngRead {
   char error[256];
+  bool too_many_pixels;
   uint32_t width;
   uint32_t height;
   int channels;        // what the rows hold: 1 (grey), 2 (grey 16-bit, big-endian) or 3 (RGB)
@@ -82,6 +83,10 @@ bool readPng(MemoryInput* input, PngRead* read, bool want_rgb) {
   png_read_update_info(png, info);
   read->width = png_get_image_width(png, info);
   read->height = png_get_image_height(png, info);
+  if (static_cast<int64_t>(read->width) * read->height > kMaxImagePixels) {
+    read->too_many_pixels = true;  // the message is made outside (no C++ object may live across the longjmp)
+    png_longjmp(png, 1);
+  }
   const size_t row_bytes = png_get_rowbytes(png, info);
   read->channels = static_cast<int>(row_bytes / read->width);
   read->pixels = static_cast<uint8_t*>(std::malloc(row_bytes * read->height));
@@ -101,6 +106,10 @@ DecodedImage decodePng(const uint8_t* bytes, size_t size, const std::string& nam
   MemoryInput input{bytes, size, 0};
   PngRead read{};
   if (!readPng(&input, &read, channels == 3)) {
+    if (read.too_many_pixels) {
+      throw DataError(name + ": " + tooManyPixels(read.width, read.height),
+                      "Remove it from the image folder, or save it smaller.");
+    }
     throw DataError(name + ": the PNG cannot be decoded (" + read.error + ")",
                     "Remove it from the image folder, or save it again as a PNG or JPEG.");
   }

@@ -52,7 +52,7 @@ std::string shown(const nlohmann::json& value) { return value.is_string() ? valu
 SweepSpec parseSweep(const nlohmann::json& doc, const std::string& source) {
   const std::string hint = "See `workbench-cli sweep --help` for the sweep file's form.";
   if (!doc.is_object()) refuse(source, "it is not a JSON object", hint);
-  const std::vector<std::string> fields = {"name", "keys", "trials", "seed", "metric"};
+  const std::vector<std::string> fields = {"name", "keys", "trials", "seed", "metric", "early_stopping"};
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     if (std::find(fields.begin(), fields.end(), it.key()) == fields.end()) {
       const std::string near = didYouMean(it.key(), fields);
@@ -129,7 +129,47 @@ SweepSpec parseSweep(const nlohmann::json& doc, const std::string& source) {
                      "test_accuracy, test_loss" + (near.empty() ? "" : "; did you mean \"" + near + "\"?"), hint);
     }
   }
+  if (doc.contains("early_stopping")) {
+    const nlohmann::json& es = doc["early_stopping"];
+    const std::string form = "\"early_stopping\" is {\"rule\": \"asha\", \"eta\": 3, \"grace_epochs\": 1}";
+    if (!es.is_object()) refuse(source, form, hint);
+    for (auto f = es.begin(); f != es.end(); ++f) {
+      if (f.key() != "rule" && f.key() != "eta" && f.key() != "grace_epochs") {
+        refuse(source, "early_stopping: unknown field \"" + f.key() + "\"; " + form, hint);
+      }
+    }
+    if (!es.contains("rule") || es["rule"] != "asha") {
+      refuse(source, "early_stopping.rule must be \"asha\" (successive halving of the trials at rungs)", hint);
+    }
+    spec.early_stopping.rule = "asha";
+    if (es.contains("eta")) {
+      if (!es["eta"].is_number() || !(es["eta"].get<double>() >= 1.5)) {
+        refuse(source, "early_stopping.eta must be a number of at least 1.5 (each rung keeps the top 1/eta)", hint);
+      }
+      spec.early_stopping.eta = es["eta"];
+    }
+    if (es.contains("grace_epochs")) {
+      if (!es["grace_epochs"].is_number_integer() || es["grace_epochs"].get<int64_t>() < 1) {
+        refuse(source, "early_stopping.grace_epochs must be a whole number of at least 1 (the first rung)", hint);
+      }
+      spec.early_stopping.grace_epochs = es["grace_epochs"];
+    }
+  }
   return spec;
+}
+
+nlohmann::json SweepEarlyStopping::toJson() const {
+  if (!enabled()) return nlohmann::json::object();
+  return {{"rule", rule}, {"eta", eta}, {"grace_epochs", grace_epochs}};
+}
+
+SweepEarlyStopping SweepEarlyStopping::fromJson(const nlohmann::json& j) {
+  SweepEarlyStopping rule;
+  if (!j.is_object() || !j.contains("rule") || !j["rule"].is_string()) return rule;
+  rule.rule = j["rule"];
+  if (j.contains("eta") && j["eta"].is_number()) rule.eta = j["eta"];
+  if (j.contains("grace_epochs") && j["grace_epochs"].is_number_integer()) rule.grace_epochs = j["grace_epochs"];
+  return rule;
 }
 
 SweepSpec loadSweepFile(const std::string& file) {
@@ -143,6 +183,14 @@ SweepSpec loadSweepFile(const std::string& file) {
 std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& spec,
                                   const ExperimentChecks& engine_checks) {
   const std::string source = "\"" + spec.name + "\"";
+  if (spec.early_stopping.enabled()) {
+    const ParseResult parsed = parseExperiment(base);
+    if (parsed.ok() && parsed.experiment.data.val_fraction <= 0) {
+      refuse(source, "early stopping compares the trials' validations, but the experiment has none "
+                     "(data.val_fraction is 0)",
+             "Set data.val_fraction (such as 0.1) in the experiment, or drop early_stopping from the sweep.");
+    }
+  }
   // Every key and value alone on the base: an unknown key or a value the key does not take refuses the sweep.
   for (const SweepKey& key : spec.keys) {
     std::vector<nlohmann::json> probes = key.values;

@@ -68,6 +68,8 @@ class RankTrainer {
   // after this epoch).
   bool endEpoch(int64_t epoch);
   EvalResult validate();
+  // The run's validation judge (rank 0 only; false elsewhere): true when the run ends after this epoch.
+  bool judgeValidation(const EpochMetrics& epoch);
   void applyLrChange(const LrChange& change);
   void announceStopAfterEpoch(int64_t epoch);
   RankProgress progressAt(int64_t next_epoch, int64_t next_batch, const char* reason);
@@ -240,6 +242,7 @@ bool RankTrainer::trainBatch(const Batch& batch, int64_t epoch, Clock::time_poin
 
 bool RankTrainer::endEpoch(int64_t epoch) {
   bool stop_early = false;
+  bool judged = false;  // rank 0: the validation judge ends the run
   std::optional<double> val_metric;
   // The group's sums, on every rank alike (one rank may carry samples of a resumed epoch the others lack).
   const EpochTotals& totals = *m_epoch;
@@ -274,6 +277,7 @@ bool RankTrainer::endEpoch(int64_t epoch) {
       s.schedule.observeValidation(s.experiment.schedule.plateau_mode == "max" ? val.accuracy : val.loss);
       stop_early = m_early_stopping.observe(val.loss, val.accuracy);
       val_metric = m_train.early_stopping.metric == "val_accuracy" ? val.accuracy : val.loss;
+      judged = judgeValidation(em);
     }
     s.events.post(em);
   }
@@ -285,6 +289,13 @@ bool RankTrainer::endEpoch(int64_t epoch) {
   }
   // Validation and the checkpoint are not training time: the next window's throughput starts after them.
   m_window.start = Clock::now();
+  // Every rank validated this epoch or none did; all agree on rank 0's judgement.
+  const bool validated = s.data.val.size() > 0 && sums[3] > 0 &&
+                         (epoch % std::max<int64_t>(1, m_train.eval_every_epochs) == 0 || m_step >= s.plan.total_steps);
+  if (validated && sumAcrossRanks(m_group, {judged ? 1.0 : 0.0})[0] > 0) {
+    m_outcome.status = RunStatus::EarlyStopped;
+    return false;
+  }
   if (stop_early) {
     s.events.log(LogLevel::Info, "Early stopping: " + m_train.early_stopping.metric + " did not improve for " +
                                      std::to_string(m_train.early_stopping.patience) + " validations.");
@@ -300,6 +311,20 @@ bool RankTrainer::endEpoch(int64_t epoch) {
     return false;
   }
   return true;
+}
+
+bool RankTrainer::judgeValidation(const EpochMetrics& epoch) {
+  const ValidationJudge& judge = s.control.validationJudge();
+  if (!m_lead || !judge) return false;
+  try {
+    const ValidationVerdict verdict = judge(epoch);
+    if (!verdict.note.empty()) s.events.log(LogLevel::Info, verdict.note);
+    if (verdict.stop) s.events.log(LogLevel::Info, "Stopped after epoch " + std::to_string(epoch.epoch) + ".");
+    return verdict.stop;
+  } catch (const std::exception& e) {
+    s.events.log(LogLevel::Warning, std::string("The validation judge failed, training goes on: ") + e.what());
+    return false;
+  }
 }
 
 // Validation on this rank's contiguous share of the split; the sums are added up across ranks.

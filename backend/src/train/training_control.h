@@ -13,11 +13,16 @@
 #include <string>
 
 #include "workbench/run_control.h"
+#include "workbench/training_run.h"
 
 namespace wb {
 
 class TrainingControl {
  public:
+  // Set before the run starts, read by rank 0 after each validation (no lock: never changed while training).
+  void setValidationJudge(ValidationJudge judge) { m_judge = std::move(judge); }
+  const ValidationJudge& validationJudge() const { return m_judge; }
+
   void requestStop() {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_stop = true;
@@ -105,6 +110,7 @@ class TrainingControl {
   std::atomic<bool> m_lr_pending{false};
   std::atomic<bool> m_stop_after_epoch{false};
   std::string m_stop_after_epoch_source;
+  ValidationJudge m_judge;
 };
 
 }  // namespace wb

@@ -88,7 +88,33 @@ TEST_F(ImageDecoding, BadFilesAreRefusedNamingTheFile) {
   const std::vector<uint8_t> jpeg = readBytes(fs::path(s_dir) / "baseline.jpg");
   std::ofstream((fs::path(s_dir) / "bad-header.jpg").string(), std::ios::binary)
       .write(reinterpret_cast<const char*>(jpeg.data()), static_cast<std::streamsize>(jpeg.size() / 8));
+  // Decompression bombs: a few bytes that declare 20000 x 20000 pixels, refused before anything is allocated.
+  std::vector<uint8_t> bomb_jpeg = jpeg;
+  for (size_t i = 0; i + 9 < bomb_jpeg.size(); ++i) {
+    if (bomb_jpeg[i] == 0xFF && (bomb_jpeg[i + 1] == 0xC0 || bomb_jpeg[i + 1] == 0xC2)) {
+      bomb_jpeg[i + 5] = bomb_jpeg[i + 7] = 20000 >> 8;  // height, then width, big-endian
+      bomb_jpeg[i + 6] = bomb_jpeg[i + 8] = 20000 & 0xFF;
+      break;
+    }
+  }
+  std::ofstream((fs::path(s_dir) / "bad-bomb.jpg").string(), std::ios::binary)
+      .write(reinterpret_cast<const char*>(bomb_jpeg.data()), static_cast<std::streamsize>(bomb_jpeg.size()));
+  std::vector<uint8_t> bomb_png = readBytes(fs::path(s_dir) / "rgb.png");
+  for (const size_t at : {size_t{16}, size_t{20}}) {  // IHDR's width and height, then its CRC made anew
+    bomb_png[at] = 0, bomb_png[at + 1] = 0, bomb_png[at + 2] = 20000 >> 8, bomb_png[at + 3] = 20000 & 0xFF;
+  }
+  uint32_t crc = 0xFFFFFFFFu;
+  for (size_t i = 12; i < 29; ++i) {
+    crc ^= bomb_png[i];
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  crc ^= 0xFFFFFFFFu;
+  for (int k = 0; k < 4; ++k) bomb_png[29 + k] = static_cast<uint8_t>(crc >> (24 - 8 * k));
+  std::ofstream((fs::path(s_dir) / "bad-bomb.png").string(), std::ios::binary)
+      .write(reinterpret_cast<const char*>(bomb_png.data()), static_cast<std::streamsize>(bomb_png.size()));
   const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bad-bomb.jpg", "20000 x 20000 pixels, more than the 178956970"},
+      {"bad-bomb.png", "20000 x 20000 pixels, more than the 178956970"},
       {"bad-header.jpg", "header cannot be read"},
       {"bad-truncated.jpg", "truncated"},
       {"bad-truncated.png", "truncated"},

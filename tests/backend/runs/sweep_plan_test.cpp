@@ -145,5 +145,30 @@ TEST(SweepPlan, ACombinationTheEngineRefusesIsATrialWithItsProblem) {
   EXPECT_NE(trials[1].problem.find("too large for this test"), std::string::npos) << trials[1].problem;
 }
 
+TEST(SweepPlan, EarlyStoppingIsCheckedNamingTheField) {
+  const nlohmann::json keys = {{"optimizer.lr", {0.1, 0.01}}};
+  auto with = [&](const nlohmann::json& es) { return nlohmann::json{{"name", "s"}, {"keys", keys}, {"early_stopping", es}}; };
+  const SweepSpec spec = parseSweep(with({{"rule", "asha"}, {"eta", 2}, {"grace_epochs", 3}}), "test.json");
+  EXPECT_EQ(spec.early_stopping.rule, "asha");
+  EXPECT_EQ(spec.early_stopping.eta, 2);
+  EXPECT_EQ(spec.early_stopping.grace_epochs, 3);
+  EXPECT_EQ(SweepEarlyStopping::fromJson(spec.early_stopping.toJson()).grace_epochs, 3);
+  EXPECT_FALSE(parseSweep({{"name", "s"}, {"keys", keys}}, "test.json").early_stopping.enabled());
+  EXPECT_NE(refusal(with({{"rule", "hyperband"}})).find("early_stopping.rule"), std::string::npos);
+  EXPECT_NE(refusal(with({{"rule", "asha"}, {"eta", 1}})).find("early_stopping.eta"), std::string::npos);
+  EXPECT_NE(refusal(with({{"rule", "asha"}, {"grace_epochs", 0}})).find("early_stopping.grace_epochs"),
+            std::string::npos);
+  EXPECT_NE(refusal(with({{"rule", "asha"}, {"grace", 1}})).find("unknown field \"grace\""), std::string::npos);
+  // Nothing to compare without validation: refused before any trial.
+  nlohmann::json no_validation = baseExperiment();
+  no_validation["data"]["val_fraction"] = 0;
+  try {
+    planSweep(no_validation, parseSweep(with({{"rule", "asha"}}), "test.json"));
+    ADD_FAILURE() << "planned without validation";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("data.val_fraction"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace wb
