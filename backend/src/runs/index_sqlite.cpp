@@ -1,5 +1,7 @@
 #include "runs/index_sqlite.h"
 
+#include "runs/run_index_db.h"
+
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -37,6 +39,21 @@ sqlite3* openIndexDatabase(const std::string& file) {
   }
   return db;
 }
+
+IndexConnection::IndexConnection(const std::string& runs_dir, const char* schema)
+    : m_file(RunIndexDb::fileIn(runs_dir)) {
+  m_db = openIndexDatabase(m_file);
+  try {
+    execIndexSql(m_db, schema, m_file);
+  } catch (...) {
+    sqlite3_close(m_db);
+    throw;
+  }
+}
+
+IndexConnection::~IndexConnection() { sqlite3_close(m_db); }
+
+int IndexConnection::changes() const { return sqlite3_changes(m_db); }
 
 void execIndexSql(sqlite3* db, const char* sql, const std::string& file) {
   char* error = nullptr;

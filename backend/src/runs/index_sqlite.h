@@ -55,6 +55,24 @@ class IndexTransaction {
   bool m_open = true;
 };
 
+// One connection to a runs folder's index (runs.sqlite) with the tables `schema` makes (CREATE TABLE IF NOT
+// EXISTS …): what each of the index's parts (the queue, the sweeps' rungs) opens. Throws wb::UserError naming
+// the file.
+class IndexConnection {
+ public:
+  IndexConnection(const std::string& runs_dir, const char* schema);
+  ~IndexConnection();
+  IndexConnection(const IndexConnection&) = delete;
+  IndexConnection& operator=(const IndexConnection&) = delete;
+  sqlite3* db() const { return m_db; }
+  const std::string& file() const { return m_file; }
+  int changes() const;  // rows the last statement changed
+
+ protected:
+  std::string m_file;
+  sqlite3* m_db = nullptr;
+};
+
 std::string utcNow();  // ISO 8601, seconds
 std::string hostName();
 // The start time of a process (field 22 of /proc/PID/stat, in clock ticks since boot): with the pid it tells

@@ -18,34 +18,21 @@ constexpr const char* kQueueColumns =
     "owner_host, attempts, sweep, overrides, sweep_metric";
 
 // One connection to the index with the queue's table.
-class QueueDb {
- public:
-  explicit QueueDb(const std::string& runs_dir) : m_file(RunIndexDb::fileIn(runs_dir)) {
-    m_db = openIndexDatabase(m_file);
-    try {
-      execIndexSql(m_db,
-                   "CREATE TABLE IF NOT EXISTS queue ("
-                   " id INTEGER PRIMARY KEY AUTOINCREMENT, position INTEGER NOT NULL, state TEXT NOT NULL,"
-                   " label TEXT NOT NULL DEFAULT '', experiment TEXT NOT NULL, cwd TEXT NOT NULL DEFAULT '',"
-                   " run_folder TEXT NOT NULL DEFAULT '', message TEXT NOT NULL DEFAULT '',"
-                   " added_at TEXT NOT NULL, started_at TEXT NOT NULL DEFAULT '', ended_at TEXT NOT NULL DEFAULT '',"
-                   " owner_pid INTEGER NOT NULL DEFAULT 0, owner_host TEXT NOT NULL DEFAULT '',"
-                   " owner_start INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0,"
-                   " sweep TEXT NOT NULL DEFAULT '', overrides TEXT NOT NULL DEFAULT '{}',"
-                   " sweep_metric TEXT NOT NULL DEFAULT '')",
-                   m_file);
-    } catch (...) {
-      sqlite3_close(m_db);
-      throw;
-    }
-  }
-  ~QueueDb() { sqlite3_close(m_db); }
-  QueueDb(const QueueDb&) = delete;
-  QueueDb& operator=(const QueueDb&) = delete;
+constexpr const char* kQueueSchema =
+    "CREATE TABLE IF NOT EXISTS queue ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT, position INTEGER NOT NULL, state TEXT NOT NULL,"
+    " label TEXT NOT NULL DEFAULT '', experiment TEXT NOT NULL, cwd TEXT NOT NULL DEFAULT '',"
+    " run_folder TEXT NOT NULL DEFAULT '', message TEXT NOT NULL DEFAULT '',"
+    " added_at TEXT NOT NULL, started_at TEXT NOT NULL DEFAULT '', ended_at TEXT NOT NULL DEFAULT '',"
+    " owner_pid INTEGER NOT NULL DEFAULT 0, owner_host TEXT NOT NULL DEFAULT '',"
+    " owner_start INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0,"
+    " sweep TEXT NOT NULL DEFAULT '', overrides TEXT NOT NULL DEFAULT '{}',"
+    " sweep_metric TEXT NOT NULL DEFAULT '')";
 
-  sqlite3* db() const { return m_db; }
-  const std::string& file() const { return m_file; }
-  int changes() const { return sqlite3_changes(m_db); }
+// One connection to the index with the queue's table.
+class QueueDb : public IndexConnection {
+ public:
+  explicit QueueDb(const std::string& runs_dir) : IndexConnection(runs_dir, kQueueSchema) {}
 
   std::optional<QueueEntry> find(int64_t id) {
     IndexStatement select(m_db, (std::string("SELECT ") + kQueueColumns + " FROM queue WHERE id = ?").c_str(), m_file);
@@ -130,10 +117,6 @@ class QueueDb {
       update.step();
     }
   }
-
- private:
-  std::string m_file;
-  sqlite3* m_db = nullptr;
 };
 
 bool indexExists(const std::string& runs_dir) { return fs::exists(RunIndexDb::fileIn(runs_dir)); }

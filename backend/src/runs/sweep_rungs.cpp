@@ -8,37 +8,20 @@
 #include <filesystem>
 
 #include "runs/index_sqlite.h"
-#include "runs/run_index_db.h"
 
 namespace wb {
 namespace {
 
-// One connection to the index with the sweeps' tables.
-class SweepRungsDb {
- public:
-  explicit SweepRungsDb(const std::string& runs_dir) : m_file(RunIndexDb::fileIn(runs_dir)) {
-    m_db = openIndexDatabase(m_file);
-    try {
-      execIndexSql(m_db,
-                   "CREATE TABLE IF NOT EXISTS sweep_rungs (sweep TEXT NOT NULL, rung INTEGER NOT NULL,"
-                   " trial INTEGER NOT NULL, value REAL NOT NULL, recorded_at TEXT NOT NULL,"
-                   " PRIMARY KEY (sweep, rung, trial));"
-                   "CREATE TABLE IF NOT EXISTS sweep_rules (sweep TEXT PRIMARY KEY, early_stopping TEXT NOT NULL)",
-                   m_file);
-    } catch (...) {
-      sqlite3_close(m_db);
-      throw;
-    }
-  }
-  ~SweepRungsDb() { sqlite3_close(m_db); }
-  SweepRungsDb(const SweepRungsDb&) = delete;
-  SweepRungsDb& operator=(const SweepRungsDb&) = delete;
-  sqlite3* db() const { return m_db; }
-  const std::string& file() const { return m_file; }
+// The sweeps' tables in the index: each rung's results, and each sweep's early-stopping rule.
+constexpr const char* kSweepRungsSchema =
+    "CREATE TABLE IF NOT EXISTS sweep_rungs (sweep TEXT NOT NULL, rung INTEGER NOT NULL,"
+    " trial INTEGER NOT NULL, value REAL NOT NULL, recorded_at TEXT NOT NULL,"
+    " PRIMARY KEY (sweep, rung, trial));"
+    "CREATE TABLE IF NOT EXISTS sweep_rules (sweep TEXT PRIMARY KEY, early_stopping TEXT NOT NULL)";
 
- private:
-  std::string m_file;
-  sqlite3* m_db = nullptr;
+class SweepRungsDb : public IndexConnection {
+ public:
+  explicit SweepRungsDb(const std::string& runs_dir) : IndexConnection(runs_dir, kSweepRungsSchema) {}
 };
 
 std::string shownMetric(double value) {
