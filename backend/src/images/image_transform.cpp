@@ -8,9 +8,17 @@
 
 namespace wb {
 
+namespace {
+
+// The shorter side a drafted JPEG keeps at least (0: no draft).
+int64_t draftSide(const ImageTransform& transform) {
+  return transform.jpeg_draft ? std::max(transform.resize, transform.crop) : 0;
+}
+
+}  // namespace
+
 DecodedImage readImageFor(const std::string& file, const ImageTransform& transform) {
-  const int64_t needed = std::max(transform.resize, transform.crop);
-  return readImageFile(file, transform.channels, transform.jpeg_draft ? needed : 0);
+  return readImageFile(file, transform.channels, draftSide(transform));
 }
 
 DecodedImage evaluationTransform(DecodedImage image, const ImageTransform& transform) {
@@ -45,9 +53,8 @@ DecodedImage trainingTransform(DecodedImage image, const ImageTransform& transfo
 
 DecodedImage readForTraining(const std::string& file, const ImageTransform& transform, std::mt19937_64& random) {
   if (!cropsAtRandom(transform)) return trainingTransform(readImageFor(file, transform), transform, random);
-  const int64_t needed = std::max(transform.resize, transform.crop);
   CropBox box{};
-  DecodedImage image = readImageFile(file, transform.channels, transform.jpeg_draft ? needed : 0,
+  DecodedImage image = readImageFile(file, transform.channels, draftSide(transform),
                                      [&](int64_t height, int64_t width) {
                                        box = randomResizedCropBox(height, width, ResizedCropRange{}, random);
                                        return box.top + box.height;

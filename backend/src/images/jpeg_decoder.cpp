@@ -43,7 +43,6 @@ struct JpegErrors {
   std::jmp_buf jump;
   char message[JMSG_LENGTH_MAX];
   bool truncated;
-  bool too_many_scans;
 };
 
 void onJpegError(j_common_ptr cinfo) {
@@ -65,7 +64,6 @@ void limitScans(j_common_ptr cinfo) {
   auto* d = reinterpret_cast<j_decompress_ptr>(cinfo);
   if (d->progressive_mode && d->input_scan_number > kMaxProgressiveScans) {
     auto* errors = reinterpret_cast<JpegErrors*>(cinfo->err);
-    errors->too_many_scans = true;
     std::snprintf(errors->message, sizeof(errors->message), "a progressive JPEG of more than %d scans",
                   kMaxProgressiveScans);
     std::longjmp(errors->jump, 1);
@@ -96,7 +94,6 @@ struct JpegReader {
 // The header; false (errors.message set) when libjpeg refused the file.
 bool readJpegHeader(JpegReader* r, const uint8_t* bytes, size_t size) {
   r->errors.truncated = false;
-  r->errors.too_many_scans = false;
   r->errors.message[0] = '\0';
   if (setjmp(r->errors.jump) != 0) return false;
   jpeg_mem_src(&r->d, bytes, static_cast<unsigned long>(size));

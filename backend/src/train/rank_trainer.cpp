@@ -242,7 +242,8 @@ bool RankTrainer::trainBatch(const Batch& batch, int64_t epoch, Clock::time_poin
 
 bool RankTrainer::endEpoch(int64_t epoch) {
   bool stop_early = false;
-  bool judged = false;  // rank 0: the validation judge ends the run
+  bool validated = false;  // every rank validates the same epochs
+  bool judged = false;     // rank 0: the validation judge ends the run
   std::optional<double> val_metric;
   // The group's sums, on every rank alike (one rank may carry samples of a resumed epoch the others lack).
   const EpochTotals& totals = *m_epoch;
@@ -277,6 +278,7 @@ bool RankTrainer::endEpoch(int64_t epoch) {
       s.schedule.observeValidation(s.experiment.schedule.plateau_mode == "max" ? val.accuracy : val.loss);
       stop_early = m_early_stopping.observe(val.loss, val.accuracy);
       val_metric = m_train.early_stopping.metric == "val_accuracy" ? val.accuracy : val.loss;
+      validated = true;
       judged = judgeValidation(em);
     }
     s.events.post(em);
@@ -290,8 +292,6 @@ bool RankTrainer::endEpoch(int64_t epoch) {
   // Validation and the checkpoint are not training time: the next window's throughput starts after them.
   m_window.start = Clock::now();
   // Every rank validated this epoch or none did; all agree on rank 0's judgement.
-  const bool validated = s.data.val.size() > 0 && sums[3] > 0 &&
-                         (epoch % std::max<int64_t>(1, m_train.eval_every_epochs) == 0 || m_step >= s.plan.total_steps);
   if (validated && sumAcrossRanks(m_group, {judged ? 1.0 : 0.0})[0] > 0) {
     m_outcome.status = RunStatus::EarlyStopped;
     return false;
