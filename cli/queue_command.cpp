@@ -15,6 +15,7 @@
 #include "workbench/errors.h"
 #include "workbench/run_queue.h"
 #include "workbench/sweep_rungs.h"
+#include "workbench/sweep_runs.h"
 #include "workbench/run_state.h"
 #include "workbench/training_run.h"
 
@@ -28,7 +29,7 @@ const char* kQueueHelp =
     "       workbench-cli queue list [--runs-dir DIR] [--json]\n"
     "       workbench-cli queue remove|hold|release ID... [--runs-dir DIR]\n"
     "       workbench-cli queue move ID (--before ID | --last) [--runs-dir DIR]\n"
-    "       workbench-cli queue run [--runs-dir DIR] [--until-empty]\n"
+    "       workbench-cli queue run [--runs-dir DIR] [--until-empty] [--devices cuda:0,cuda:1 | cpu,cpu]\n"
     "\n"
     "A queue of experiments in a runs folder, kept in its index (DIR/runs.sqlite) beside the runs: it outlives\n"
     "the process that works it. `add` checks the experiment and queues it in its output.runs_dir; `run` trains\n"
@@ -40,6 +41,9 @@ const char* kQueueHelp =
     "  --label L       the name the list shows (default: the experiment's name, or its file's)\n"
     "  --hold          add it held: no worker takes it until `queue release ID`\n"
     "  --until-empty   `run` ends when nothing is queued (otherwise it waits for more, polling every second)\n"
+    "  --devices LIST  `run` trains one entry per slot at once: cuda:N a GPU each (the entry's process sees it\n"
+    "                  alone, as cuda:0), cpu a share of the CPU cores each (cpu,cpu: half the cores each,\n"
+    "                  its threads pinned to them). Default: one entry at a time, on the devices it names\n"
     "  --json          `list` prints a JSON array\n"
     "\n"
     "States: queued, held, running, done, failed (with why; `release` queues it again). Ctrl-C in `run` stops\n"
@@ -208,6 +212,7 @@ int execEntry(const std::string& runs_dir, int64_t id) {
         auto run = resume ? std::make_unique<TrainingRun>(ResumeRequest{entry.run_folder, false}, std::move(sink))
                           : std::make_unique<TrainingRun>(*experiment, std::move(sink));
         if (judge) run->setValidationJudge(judge);
+        if (!entry.sweep.empty()) run->setRunTags({sweepTag(entry.sweep)});
         return run;
       },
       options);
@@ -236,6 +241,7 @@ int queueCommand(const std::vector<std::string>& args) {
     if (action == "add") return addEntry(tail);
     std::string runs_dir = "runs";
     bool json = false, until_empty = false, last = false;
+    std::string devices;
     int64_t before = 0;
     std::vector<int64_t> ids;
     for (size_t i = 0; i < tail.size(); ++i) {
@@ -247,6 +253,8 @@ int queueCommand(const std::vector<std::string>& args) {
         json = true;
       } else if (a == "--until-empty") {
         until_empty = true;
+      } else if (a == "--devices" && i + 1 < tail.size()) {
+        devices = tail[++i];
       } else if (a == "--last") {
         last = true;
       } else if (a == "--before" && i + 1 < tail.size() && parseId(tail[i + 1], before)) {
@@ -266,7 +274,11 @@ int queueCommand(const std::vector<std::string>& args) {
       return kExitBadInput;
     }
     if (action == "list") return listEntries(runs_dir, json);
-    if (action == "run") return runQueueWorker(runs_dir, until_empty);
+    if (action == "run") {
+      std::vector<QueueSlot> slots;
+      if (!parseQueueSlots(devices, slots)) return kExitBadInput;
+      return runQueueWorker(runs_dir, until_empty, slots);
+    }
     if (action == "exec") return execEntry(runs_dir, ids.front());
     if (action == "move") {
       if (ids.size() != 1 || (before == 0) == !last) {

@@ -1,8 +1,10 @@
-// The queue's worker: claims the queued entries of a runs folder one after another and trains each in a child
-// process (`workbench-cli queue exec ID`, in the folder the entry was queued from), so that a crash, an
-// out-of-memory kill or a run's process-wide settings (seed, threads) end with that entry, not the worker.
+// The queue's worker: claims the queued entries of a runs folder and trains each in a child process
+// (`workbench-cli queue exec ID`, in the folder the entry was queued from), one per slot at a time, so that a
+// crash, an out-of-memory kill or a run's process-wide settings (seed, threads) end with that entry, not the
+// worker or the other slots.
 #include "queue_worker.h"
 
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +14,8 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -26,85 +30,200 @@ namespace fs = std::filesystem;
 std::atomic<int> g_worker_signal{0};
 void onWorkerSignal(int signal) { g_worker_signal.store(signal); }
 
-// Runs `workbench-cli queue exec ID` in the entry's folder and waits for it. Returns its wait status.
-int runChild(const std::string& runs_dir, const QueueEntry& entry) {
+std::vector<int> allowedCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cores;
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cores.push_back(c);
+    }
+  }
+  return cores;
+}
+
+// Starts `workbench-cli queue exec ID` in the entry's folder, in `slot`. Returns its pid.
+pid_t startChild(const std::string& runs_dir, const QueueEntry& entry, const QueueSlot& slot) {
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   const std::string id = std::to_string(entry.id);
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    if (!entry.cwd.empty() && ::chdir(entry.cwd.c_str()) != 0) {
-      std::fprintf(stderr, "error: cannot enter %s, where entry %s was queued: %s\n", entry.cwd.c_str(), id.c_str(),
-                   std::strerror(errno));
-      ::_exit(kExitBadInput);
-    }
-    ::execl(self.c_str(), self.c_str(), "queue", "exec", id.c_str(), "--runs-dir", runs_dir.c_str(),
-            static_cast<char*>(nullptr));
-    ::_exit(127);
+  if (pid != 0) return pid;
+  if (!entry.cwd.empty() && ::chdir(entry.cwd.c_str()) != 0) {
+    std::fprintf(stderr, "error: cannot enter %s, where entry %s was queued: %s\n", entry.cwd.c_str(), id.c_str(),
+                 std::strerror(errno));
+    ::_exit(kExitBadInput);
   }
-  int status = 0;
-  bool forwarded = false;
-  while (true) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) return status;
-    if (done < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
-    // A SIGTERM for the worker alone (not the terminal's Ctrl-C, which reaches the child too) is passed on, so
-    // that the entry checkpoints and is queued again.
-    if (g_worker_signal.load() == SIGTERM && !forwarded) {
-      ::kill(pid, SIGTERM);
-      forwarded = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (slot.device.rfind("cuda:", 0) == 0) {
+    // The child sees this GPU alone, as cuda:0: an experiment written for cuda:0 trains on the slot's device.
+    ::setenv("CUDA_VISIBLE_DEVICES", slot.device.substr(5).c_str(), 1);
   }
+  if (!slot.cores.empty()) {
+    // Pinned to its share; the engine sizes its threads by the cores it may use (coresAvailable).
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (const int c : slot.cores) CPU_SET(c, &set);
+    ::sched_setaffinity(0, sizeof(set), &set);
+    ::setenv("OMP_NUM_THREADS", std::to_string(slot.cores.size()).c_str(), 1);
+  }
+  ::execl(self.c_str(), self.c_str(), "queue", "exec", id.c_str(), "--runs-dir", runs_dir.c_str(),
+          static_cast<char*>(nullptr));
+  ::_exit(127);
 }
+
+struct Busy {
+  QueueEntry entry;
+  pid_t pid = 0;
+};
 
 }  // namespace
 
-int runQueueWorker(const std::string& runs_dir, bool until_empty) {
+std::string QueueSlot::describe() const {
+  if (cores.empty()) return device.empty() ? "" : device;
+  std::ostringstream text;
+  text << "cpu cores " << cores.front();
+  if (cores.size() > 1) text << "-" << cores.back();
+  return text.str();
+}
+
+bool parseQueueSlots(const std::string& text, std::vector<QueueSlot>& slots) {
+  slots.clear();
+  if (text.empty()) return true;
+  std::stringstream items(text);
+  std::string item;
+  int cpu_slots = 0;
+  while (std::getline(items, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    const bool cuda = item.rfind("cuda:", 0) == 0 && item.size() > 5 &&
+                      item.find_first_not_of("0123456789", 5) == std::string::npos;
+    if (item != "cpu" && !cuda) {
+      printError("--devices: '" + item + "' is not a device",
+                 "List one slot per device: cuda:0,cuda:1 (a GPU each) or cpu,cpu (the CPU cores shared out).");
+      return false;
+    }
+    cpu_slots += item == "cpu" ? 1 : 0;
+    slots.push_back(QueueSlot{item, {}});
+  }
+  if (cpu_slots > 1) {
+    const std::vector<int> cores = allowedCores();
+    if (static_cast<int>(cores.size()) < cpu_slots) {
+      printError("--devices: " + std::to_string(cpu_slots) + " CPU slots but only " + std::to_string(cores.size()) +
+                     " cores to share out",
+                 "Give at most one cpu slot per core.");
+      return false;
+    }
+    // Contiguous shares, the remainder to the first ones.
+    int next = 0, k = 0;
+    for (QueueSlot& slot : slots) {
+      if (slot.device != "cpu") continue;
+      const int share = static_cast<int>(cores.size()) / cpu_slots + (k < static_cast<int>(cores.size()) % cpu_slots ? 1 : 0);
+      slot.cores.assign(cores.begin() + next, cores.begin() + next + share);
+      next += share, ++k;
+    }
+  }
+  return true;
+}
+
+int runQueueWorker(const std::string& runs_dir, bool until_empty, const std::vector<QueueSlot>& given_slots) {
   std::signal(SIGINT, onWorkerSignal);
   std::signal(SIGTERM, onWorkerSignal);
+  const std::vector<QueueSlot> slots = given_slots.empty() ? std::vector<QueueSlot>{QueueSlot{}} : given_slots;
+  std::vector<std::optional<Busy>> busy(slots.size());
   int done = 0, failed = 0;
-  bool waiting_said = false;
-  while (g_worker_signal.load() == 0) {
-    const std::optional<QueueEntry> entry = claimFromQueue(runs_dir, ::getpid());
-    if (!entry) {
+  bool waiting_said = false, forwarded = false;
+  const auto name = [&](size_t s, const QueueEntry& e) {
+    const std::string where = slots[s].describe();
+    return "queue entry " + std::to_string(e.id) + " (" + e.label + (where.empty() ? "" : ", " + where) + ")";
+  };
+  while (true) {
+    // Children that ended: how their entries ended.
+    bool any_busy = false;
+    for (size_t s = 0; s < slots.size(); ++s) {
+      if (!busy[s]) continue;
+      int status = 0;
+      const pid_t got = ::waitpid(busy[s]->pid, &status, WNOHANG);
+      if (got == 0 || (got < 0 && errno == EINTR)) {
+        any_busy = true;
+        continue;
+      }
+      const QueueEntry entry = busy[s]->entry;
+      busy[s].reset();
+      std::optional<QueueEntry> after = findQueueEntry(runs_dir, entry.id);
+      if (after && after->state == "running") {
+        // The child is gone without saying how the entry ended: killed (out of memory?), or it could not start.
+        const std::string why = got < 0 ? std::string("its process was lost: ") + std::strerror(errno)
+                                : WIFSIGNALED(status)
+                                    ? "its process ended by signal " + std::to_string(WTERMSIG(status)) +
+                                          (WTERMSIG(status) == SIGKILL ? " (killed: out of memory?)" : "")
+                                    : "its process exited with status " + std::to_string(WEXITSTATUS(status)) +
+                                          " without saying how the run ended";
+        endQueueEntry(runs_dir, entry.id, "failed", runFolderOfProcess(runs_dir, after->owner_pid), why);
+        after = findQueueEntry(runs_dir, entry.id);
+      }
+      const std::string state = after ? after->state : "removed";
+      if (state == "done") ++done;
+      if (state == "failed") ++failed;
+      std::cout << "== " << name(s, entry) << ": " << state
+                << (after && !after->message.empty() ? " — " + after->message : "") << "\n"
+                << std::flush;
+    }
+    const int signal = g_worker_signal.load();
+    if (signal != 0) {
+      // A SIGTERM for the worker alone (not the terminal's Ctrl-C, which reaches the children too) is passed on,
+      // so that each entry checkpoints and is queued again.
+      if (signal == SIGTERM && !forwarded) {
+        for (const std::optional<Busy>& b : busy) {
+          if (b) ::kill(b->pid, SIGTERM);
+        }
+        forwarded = true;
+      }
+      if (!any_busy) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    // Free slots take the next queued entries.
+    bool claimed_any = false, idle_slot = false;
+    for (size_t s = 0; s < slots.size(); ++s) {
+      if (busy[s]) continue;
+      const std::optional<QueueEntry> entry = claimFromQueue(runs_dir, ::getpid());
+      if (!entry) {
+        idle_slot = true;
+        break;
+      }
+      claimed_any = true;
+      waiting_said = false;
+      std::cout << "== " << name(s, *entry)
+                << (entry->run_folder.empty() ? "" : ": resuming " + entry->run_folder) << "\n"
+                << std::flush;
+      if (!entry->cwd.empty() && !fs::is_directory(entry->cwd)) {
+        endQueueEntry(runs_dir, entry->id, "failed", "",
+                      "the folder it was queued from, " + entry->cwd +
+                          ", is gone (relative paths in its experiment resolve there): queue it again from another");
+        std::cout << "== " << name(s, *entry) << ": failed — " << entry->cwd << " is gone\n" << std::flush;
+        ++failed;
+        continue;
+      }
+      busy[s] = Busy{*entry, startChild(runs_dir, *entry, slots[s])};
+      any_busy = true;
+    }
+    if (!claimed_any && idle_slot && !any_busy) {
       if (until_empty) break;
       if (!waiting_said) std::cout << "Waiting for queued entries in " << runs_dir << " (Ctrl-C ends)...\n" << std::flush;
       waiting_said = true;
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-      continue;
     }
-    waiting_said = false;
-    std::cout << "== queue entry " << entry->id << " (" << entry->label << ")"
-              << (entry->run_folder.empty() ? "" : ": resuming " + entry->run_folder) << "\n"
-              << std::flush;
-    if (!entry->cwd.empty() && !fs::is_directory(entry->cwd)) {
-      endQueueEntry(runs_dir, entry->id, "failed", "",
-                    "the folder it was queued from, " + entry->cwd +
-                        ", is gone (relative paths in its experiment resolve there): queue it again from another");
-      std::cout << "== queue entry " << entry->id << " (" << entry->label << "): failed — " << entry->cwd
-                << " is gone\n" << std::flush;
-      ++failed;
-      continue;
+    // Polls the children every 20 ms (a slot that frees up takes the next entry at once), the queue every second.
+    for (int i = 0; i < 50 && g_worker_signal.load() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      bool ended = false;
+      for (const std::optional<Busy>& b : busy) {
+        siginfo_t info{};
+        if (b && ::waitid(P_PID, static_cast<id_t>(b->pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
+          ended = true;
+        }
+      }
+      if (ended) break;
     }
-    const int status = runChild(runs_dir, *entry);
-    std::optional<QueueEntry> after = findQueueEntry(runs_dir, entry->id);
-    if (after && after->state == "running") {
-      // The child is gone without saying how the entry ended: killed (out of memory?), or it could not start.
-      const std::string why = WIFSIGNALED(status)
-                                  ? "its process ended by signal " + std::to_string(WTERMSIG(status)) +
-                                        (WTERMSIG(status) == SIGKILL ? " (killed: out of memory?)" : "")
-                                  : "its process exited with status " + std::to_string(WEXITSTATUS(status)) +
-                                        " without saying how the run ended";
-      endQueueEntry(runs_dir, entry->id, "failed", runFolderOfProcess(runs_dir, after->owner_pid), why);
-      after = findQueueEntry(runs_dir, entry->id);
-    }
-    const std::string state = after ? after->state : "removed";
-    if (state == "done") ++done;
-    if (state == "failed") ++failed;
-    std::cout << "== queue entry " << entry->id << " (" << entry->label << "): " << state
-              << (after && !after->message.empty() ? " — " + after->message : "") << "\n"
-              << std::flush;
   }
   std::cout << (g_worker_signal.load() != 0 ? "Queue worker stopped" : "Queue finished") << ": " << done << " done, "
             << failed << " failed";

@@ -18,6 +18,7 @@
 #include "workbench/run_queue.h"
 #include "workbench/sweep.h"
 #include "workbench/sweep_rungs.h"
+#include "workbench/sweep_runs.h"
 
 namespace wb::cli {
 namespace {
@@ -26,7 +27,7 @@ namespace fs = std::filesystem;
 
 const char* kSweepHelp =
     "usage: workbench-cli sweep start [EXPERIMENT.json | --example NAME] --sweep SWEEP.json [--set key=value ...]\n"
-    "                                 [--run]\n"
+    "                                 [--run [--devices cuda:0,cuda:1 | cpu,cpu]]\n"
     "       workbench-cli sweep show NAME [--runs-dir DIR] [--json] [--write-best FILE]\n"
     "       workbench-cli sweep list [--runs-dir DIR]\n"
     "\n"
@@ -51,6 +52,7 @@ const char* kSweepHelp =
     "\n"
     "  --sweep FILE       the sweep file\n"
     "  --run              train the queue after queueing\n"
+    "  --devices LIST     with --run: one trial per slot at once (as `queue run --devices`)\n"
     "  --runs-dir DIR     the runs folder (default: runs)\n"
     "  --json             `show` prints JSON\n"
     "  --write-best FILE  `show` writes the best trial's experiment.json there\n"
@@ -62,28 +64,17 @@ const char* kSweepHelp =
     "\n"
     "Exit status: 0 done, 2 bad input (nothing queued), 1 failure.\n";
 
-struct TrialResult {
-  QueueEntry entry;
-  std::optional<RunRecord> run;
-  double metric = -1;  // -1: not measured (yet)
-};
-
-double metricOf(const RunRecord& r, const std::string& metric) {
-  if (metric == "best_val_loss") return r.best_val_loss;
-  if (metric == "test_accuracy") return r.test_accuracy;
-  if (metric == "test_loss") return r.test_loss;
-  return r.best_val_accuracy;
-}
-
 int startSweep(const std::vector<std::string>& args) {
   ExperimentArgs exp_args;
   std::vector<std::string> rest;
-  if (!parseExperimentArgs(args, exp_args, rest, {"--sweep"})) return kExitBadInput;
-  std::string sweep_file;
+  if (!parseExperimentArgs(args, exp_args, rest, {"--sweep", "--devices"})) return kExitBadInput;
+  std::string sweep_file, devices;
   bool run = false;
   for (size_t i = 0; i < rest.size(); ++i) {
     if (rest[i] == "--sweep" && i + 1 < rest.size()) {
       sweep_file = rest[++i];
+    } else if (rest[i] == "--devices" && i + 1 < rest.size()) {
+      devices = rest[++i];
     } else if (rest[i] == "--run") {
       run = true;
     } else {
@@ -95,32 +86,14 @@ int startSweep(const std::vector<std::string>& args) {
     std::cerr << "error: sweep start needs --sweep SWEEP.json (`workbench-cli sweep --help` shows its form)\n";
     return kExitBadInput;
   }
+  std::vector<QueueSlot> slots;
+  if (!parseQueueSlots(devices, slots)) return kExitBadInput;
   const std::optional<Experiment> experiment = resolveExperiment(exp_args);
   if (!experiment) return kExitBadInput;
   const SweepSpec spec = loadSweepFile(sweep_file);
   const std::vector<SweepTrial> trials = planSweep(experimentToJson(*experiment), spec, checkExperiment);
   const std::string runs_dir = fs::absolute(experiment->output.runs_dir).lexically_normal().string();
-  for (const QueueEntry& e : listQueue(runs_dir)) {
-    if (e.sweep == spec.name) {
-      throw UserError("A sweep named \"" + spec.name + "\" is already in the queue of " + runs_dir + ".",
-                      "Give this one another \"name\", or see that one with `workbench-cli sweep show " + spec.name + "`.");
-    }
-  }
-  std::vector<QueueAddition> additions;
-  for (const SweepTrial& trial : trials) {
-    QueueAddition a;
-    a.experiment = trial.experiment.dump(2);
-    a.label = trial.label;
-    a.cwd = fs::current_path().string();
-    a.sweep = spec.name;
-    a.overrides = trial.overrides.dump();
-    a.sweep_metric = spec.metric;
-    a.failed = trial.problem.empty() ? "" : "the engine's checks refuse this combination: " + trial.problem;
-    additions.push_back(std::move(a));
-  }
-  // The rule first: a worker already running on this queue may claim a trial the moment it is added.
-  if (spec.early_stopping.enabled()) recordSweepRule(runs_dir, spec.name, spec.early_stopping);
-  addAllToQueue(runs_dir, additions);
+  queueSweep(runs_dir, fs::current_path().string(), spec, trials);
   std::cout << "Sweep " << spec.name << ": " << trials.size() << " trials queued in " << runs_dir << " (metric "
             << spec.metric << ", " << (spec.maximize() ? "higher" : "lower") << " is better)\n";
   if (spec.early_stopping.enabled()) {
@@ -142,45 +115,13 @@ int startSweep(const std::vector<std::string>& args) {
     std::cout << "Train them with `workbench-cli queue run --until-empty --runs-dir " << runs_dir << "`.\n";
     return kExitOk;
   }
-  const int status = runQueueWorker(runs_dir, /*until_empty=*/true);
+  const int status = runQueueWorker(runs_dir, /*until_empty=*/true, slots);
   return status;
 }
 
-std::vector<TrialResult> sweepResults(const std::string& runs_dir, const std::string& name, const SweepSpec& spec) {
-  std::map<std::string, RunRecord> runs;
-  for (const RunRecord& r : listRuns(runs_dir)) runs[r.folder] = r;
-  std::vector<TrialResult> results;
-  for (const QueueEntry& e : listQueue(runs_dir)) {
-    if (e.sweep != name) continue;
-    TrialResult t{e, std::nullopt, -1};
-    const auto found = runs.find(e.run_folder);
-    if (found != runs.end()) {
-      t.run = found->second;
-      t.metric = metricOf(found->second, spec.metric);
-    }
-    results.push_back(std::move(t));
-  }
-  return results;
-}
-
 int showSweep(const std::string& runs_dir, const std::string& name, bool json, const std::string& write_best) {
-  SweepSpec spec;
-  spec.name = name;
-  for (const QueueEntry& e : listQueue(runs_dir)) {
-    if (e.sweep == name && !e.sweep_metric.empty()) spec.metric = e.sweep_metric;
-  }
-  const std::vector<TrialResult> results = sweepResults(runs_dir, name, spec);
-  if (results.empty()) {
-    throw UserError("No sweep named \"" + name + "\" in the queue of " + runs_dir + ".",
-                    "`workbench-cli sweep list` shows the sweeps there.");
-  }
-  const TrialResult* best = nullptr;
-  double compute_s = 0;
-  for (const TrialResult& t : results) {
-    if (t.run && t.run->wall_s > 0) compute_s += t.run->wall_s;
-    if (t.metric < 0 || t.entry.state != "done") continue;
-    if (!best || (spec.maximize() ? t.metric > best->metric : t.metric < best->metric)) best = &t;
-  }
+  const SweepResults sweep = readSweepResults(runs_dir, name);
+  const SweepTrialResult* best = sweep.best >= 0 ? &sweep.trials[sweep.best] : nullptr;
   if (!write_best.empty()) {
     if (!best) throw UserError("No trial of sweep " + name + " has finished with its metric yet.", "Wait for the queue.");
     std::ifstream in(best->entry.run_folder + "/experiment.json");
@@ -189,15 +130,15 @@ int showSweep(const std::string& runs_dir, const std::string& name, bool json, c
     std::ofstream(write_best) << doc.dump(2) << "\n";
   }
   if (json) {
-    nlohmann::json out = {{"sweep", name}, {"metric", spec.metric}, {"compute_s", compute_s}};
+    nlohmann::json out = {{"sweep", name}, {"metric", sweep.metric}, {"compute_s", sweep.compute_s}};
     out["trials"] = nlohmann::json::array();
-    for (const TrialResult& t : results) {
+    for (const SweepTrialResult& t : sweep.trials) {
       out["trials"].push_back({{"label", t.entry.label},
-                               {"values", nlohmann::json::parse(t.entry.overrides, nullptr, false)},
+                               {"values", t.values},
                                {"state", t.entry.state},
                                {"metric", t.metric >= 0 ? nlohmann::json(t.metric) : nlohmann::json()},
                                {"wall_s", t.run && t.run->wall_s > 0 ? nlohmann::json(t.run->wall_s) : nlohmann::json()},
-                               {"run_folder", t.entry.run_folder},
+                               {"run_folder", t.run ? t.run->folder : t.entry.run_folder},
                                {"message", t.entry.message},
                                {"best", best == &t}});
     }
@@ -205,21 +146,19 @@ int showSweep(const std::string& runs_dir, const std::string& name, bool json, c
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
-  std::printf("Sweep %s (%s, %s is better):\n", name.c_str(), spec.metric.c_str(), spec.maximize() ? "higher" : "lower");
+  std::printf("Sweep %s (%s, %s is better):\n", name.c_str(), sweep.metric.c_str(), sweep.maximize ? "higher" : "lower");
   std::printf("  %-22s %-9s %-8s %9s  %s\n", "trial", "metric", "state", "time", "values");
-  for (const TrialResult& t : results) {
+  for (const SweepTrialResult& t : sweep.trials) {
     char metric_text[16] = "-";
     if (t.metric >= 0) std::snprintf(metric_text, sizeof(metric_text), "%.4f", t.metric);
     char time_text[16] = "-";
     if (t.run && t.run->wall_s > 0) std::snprintf(time_text, sizeof(time_text), t.run->wall_s < 10 ? "%.2f s" : "%.0f s", t.run->wall_s);
-    const bool stopped = t.entry.state == "done" && t.entry.message.rfind("stopped", 0) == 0;
     std::printf("%s %-22s %-9s %-8s %9s  %s%s\n", best == &t ? "*" : " ", t.entry.label.c_str(), metric_text,
-                stopped ? "stopped" : t.entry.state.c_str(), time_text,
-                describeOverrides(nlohmann::json::parse(t.entry.overrides, nullptr, false)).c_str(),
-                t.entry.state == "failed" || stopped ? ("  (" + t.entry.message + ")").c_str() : "");
+                t.status().c_str(), time_text, describeOverrides(t.values).c_str(),
+                t.entry.state == "failed" || t.stopped ? ("  (" + t.entry.message + ")").c_str() : "");
   }
-  std::printf("compute: %.1f s of training in all", compute_s);
-  if (best) std::printf("; best: %s, %s %.4f", best->entry.label.c_str(), spec.metric.c_str(), best->metric);
+  std::printf("compute: %.1f s of training in all", sweep.compute_s);
+  if (best) std::printf("; best: %s, %s %.4f", best->entry.label.c_str(), sweep.metric.c_str(), best->metric);
   std::printf("\n");
   return kExitOk;
 }

@@ -3,6 +3,7 @@
 // mid-run (kill -9, with its trial's process) leaves the entry to the next worker, which resumes the same run.
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -96,6 +97,46 @@ TEST(CliQueue, TwoWorkersTrainEveryEntryOnceAndAFailureDoesNotStopTheQueue) {
   const int64_t later = json.back()["id"];
   EXPECT_EQ(runCli("queue remove " + std::to_string(later) + " --runs-dir " + runs).status, 0);
   EXPECT_EQ(wb::listQueue(runs).size(), 5u);
+  fs::remove_all(dir);
+}
+
+// `--devices cpu,cpu`: one worker trains two entries at once, each pinned to its half of the cores, its threads
+// sized to them; a device it does not know is refused before anything runs.
+TEST(CliQueue, TwoCpuSlotsTrainTwoEntriesAtOnceEachOnItsShareOfTheCores) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(set), &set), 0);
+  const int cores = CPU_COUNT(&set);
+  ASSERT_GE(cores, 2) << "this machine has one core";
+  const std::string dir = tempDir("queue-slots");
+  const std::string runs = dir + "/runs";
+  const std::string file = dir + "/tiny.json";
+  nlohmann::json experiment = wb::test::tinySyntheticExperiment(runs);
+  experiment["train"].erase("threads");  // the process sizes its threads by the cores it may use
+  std::ofstream(file) << experiment.dump(2);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(runCli("queue add " + file + " --set seed=" + std::to_string(i) + " --label s" + std::to_string(i)).status, 0);
+  }
+  const auto refused = runCli("queue run --until-empty --devices cpu,gpu0 --runs-dir " + runs);
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_TRUE(queueSaid(refused.err, "'gpu0' is not a device")) << refused.err;
+  EXPECT_EQ(wb::listQueue(runs).front().state, "queued") << "nothing ran";
+
+  const auto worked = runCli("queue run --until-empty --devices cpu,cpu --runs-dir " + runs);
+  ASSERT_EQ(worked.status, 0) << worked.out << worked.err;
+  EXPECT_TRUE(queueSaid(worked.out, "3 done, 0 failed")) << worked.out;
+  // Both slots started before either entry ended.
+  const size_t first_end = worked.out.find("): done");
+  EXPECT_NE(worked.out.find("(s0, cpu cores"), std::string::npos) << worked.out;
+  EXPECT_LT(worked.out.find("(s1, cpu cores"), first_end) << worked.out;
+  const std::vector<wb::RunRecord> listed = wb::listRuns(runs);
+  ASSERT_EQ(listed.size(), 3u);
+  for (const wb::RunRecord& r : listed) {
+    const std::string log = readFile(r.folder + "/metrics.jsonl");
+    EXPECT_TRUE(queueSaid(log, "threads: intra-op " + std::to_string(cores / 2) + ",") ||
+                queueSaid(log, "threads: intra-op " + std::to_string(cores - cores / 2) + ","))
+        << r.folder << ": its threads follow its share of the " << cores << " cores";
+  }
   fs::remove_all(dir);
 }
 

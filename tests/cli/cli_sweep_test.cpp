@@ -47,6 +47,9 @@ TEST(CliSweep, AGridRunsAsQueuedRunsAndTheBestIsShownAndWritten) {
   EXPECT_TRUE(sweepSaid(started.out, "4 trials queued")) << started.out;
   EXPECT_TRUE(sweepSaid(started.out, "Queue finished: 2 done, 2 failed")) << started.out;
   EXPECT_EQ(wb::listRuns(runs).size(), 4u) << "each trial is a run in the index";
+  for (const wb::RunRecord& r : wb::listRuns(runs)) {
+    EXPECT_EQ(r.tags, std::vector<std::string>{"sweep:grid"}) << r.folder << ": tagged with its sweep";
+  }
 
   const auto shown = runCli("sweep show grid --json --runs-dir " + runs + " --write-best " + dir + "/best.json");
   ASSERT_EQ(shown.status, 0) << shown.err;

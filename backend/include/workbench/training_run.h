@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "workbench/events.h"
 #include "workbench/experiment.h"
@@ -47,6 +48,9 @@ class TrainingRun {
   // trains that rank on its device and meets the others through the launcher's store. Call before start().
   void setProcessLaunch(const ProcessLaunch& launch);
   void setValidationJudge(ValidationJudge judge);  // before start()
+  // The tags a new run starts with in its run.json and the index (a sweep's trials carry the sweep's name);
+  // before start(). A resumed run keeps the tags it has.
+  void setRunTags(std::vector<std::string> tags);
   void start();          // returns at once; the worker loads data, builds the model and trains
   void pause();          // after the step in flight
   void resume();

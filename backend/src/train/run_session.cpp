@@ -279,7 +279,7 @@ void RunSession::announceFolder() {
     const std::string name = info && !info->name.empty() ? info->name : experimentRunName(experiment);
     index_id = resume ? index->reopenRun(name, hash, absolute_folder)
                       : index->registerRun(name, hash, absolute_folder);
-    if (!info) info = RunInfo{numberedRunName(experiment, index_id), {}, {}};
+    if (!info) info = RunInfo{numberedRunName(experiment, index_id), control.runTags(), {}};
     if (info->name.empty()) info->name = numberedRunName(experiment, index_id);
     writeRunInfo(folder->path(), *info);
     index->describeRun(index_id, experiment);

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "workbench/run_control.h"
 #include "workbench/training_run.h"
@@ -22,6 +23,9 @@ class TrainingControl {
   // Set before the run starts, read by rank 0 after each validation (no lock: never changed while training).
   void setValidationJudge(ValidationJudge judge) { m_judge = std::move(judge); }
   const ValidationJudge& validationJudge() const { return m_judge; }
+  // The tags a new run's run.json starts with (set before the run starts).
+  void setRunTags(std::vector<std::string> tags) { m_tags = std::move(tags); }
+  const std::vector<std::string>& runTags() const { return m_tags; }
 
   void requestStop() {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -111,6 +115,7 @@ class TrainingControl {
   std::atomic<bool> m_stop_after_epoch{false};
   std::string m_stop_after_epoch_source;
   ValidationJudge m_judge;
+  std::vector<std::string> m_tags;
 };
 
 }  // namespace wb

@@ -76,6 +76,7 @@ void TrainingRun::start() {
 
 void TrainingRun::setProcessLaunch(const ProcessLaunch& launch) { m_impl->launch = launch; }
 void TrainingRun::setValidationJudge(ValidationJudge judge) { m_impl->control.setValidationJudge(std::move(judge)); }
+void TrainingRun::setRunTags(std::vector<std::string> tags) { m_impl->control.setRunTags(std::move(tags)); }
 void TrainingRun::pause() { m_impl->control.pause(); }
 void TrainingRun::resume() { m_impl->control.resume(); }
 void TrainingRun::requestStop() { m_impl->control.requestStop(); }

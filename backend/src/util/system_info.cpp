@@ -1,6 +1,7 @@
 #include "workbench/system_info.h"
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <ATen/Version.h>
@@ -146,6 +147,10 @@ std::string threePartVersion(long code, long major_unit) {
 }  // namespace
 
 int64_t coresAvailable() {
+  // The cores this process may run on: a queue slot's share of them, taskset's, a container's cpuset.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int64_t>(n);
 }
