@@ -11,6 +11,49 @@
 #include "workbench/experiment_defaults.h"
 
 namespace wb {
+namespace {
+
+// Reads the whole lines of an events file from `offset` and hands each event over. Returns the offset after the
+// last whole line (a line without its newline yet is being written: it is read next time).
+template <typename OnEvent>
+uint64_t readEventLines(const std::string& file, uint64_t offset, OnEvent on_event) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return offset;
+  in.seekg(static_cast<std::streamoff>(offset));
+  if (!in) return offset;
+  std::string line;
+  uint64_t position = offset;
+  while (std::getline(in, line)) {
+    if (in.eof()) break;  // no newline after it: still being written
+    position += line.size() + 1;
+    if (line.empty()) continue;
+    nlohmann::json object = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (object.is_discarded()) continue;
+    std::optional<Event> event = eventFromJson(object);
+    if (event) on_event(std::move(*event));
+  }
+  return position;
+}
+
+}  // namespace
+
+RunHistoryTail readRunHistoryTail(const std::string& run_dir, uint64_t offset) {
+  namespace fs = std::filesystem;
+  RunHistoryTail tail;
+  std::error_code ec;
+  // Checked first: once it exists, every line of metrics.jsonl is already written.
+  tail.ended = fs::exists(fs::path(run_dir) / "summary.json", ec);
+  tail.metrics_bytes = readEventLines((fs::path(run_dir) / "metrics.jsonl").string(), offset, [&](Event&& event) {
+    if (auto* step = std::get_if<StepMetrics>(&event)) {
+      tail.steps.push_back(*step);
+    } else if (auto* epoch = std::get_if<EpochMetrics>(&event)) {
+      tail.epochs.push_back(*epoch);
+    } else if (auto* control = std::get_if<ControlApplied>(&event)) {
+      tail.controls.push_back(std::move(*control));
+    }
+  });
+  return tail;
+}
 
 RunHistory loadRunHistory(const std::string& run_dir) {
   namespace fs = std::filesystem;
@@ -31,24 +74,17 @@ RunHistory loadRunHistory(const std::string& run_dir) {
   history.defaulted_keys = defaultedKeys(experimentToJson(history.experiment));
 
   // A run killed mid-write leaves at most a partial last line; unknown or damaged lines are skipped.
-  std::ifstream metrics(dir / "metrics.jsonl");
-  std::string line;
-  while (std::getline(metrics, line)) {
-    if (line.empty()) continue;
-    nlohmann::json object = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (object.is_discarded()) continue;
-    std::optional<Event> event = eventFromJson(object);
-    if (!event) continue;
-    if (auto* step = std::get_if<StepMetrics>(&*event)) {
+  history.metrics_bytes = readEventLines((dir / "metrics.jsonl").string(), 0, [&](Event&& event) {
+    if (auto* step = std::get_if<StepMetrics>(&event)) {
       history.steps.push_back(*step);
-    } else if (auto* epoch = std::get_if<EpochMetrics>(&*event)) {
+    } else if (auto* epoch = std::get_if<EpochMetrics>(&event)) {
       history.epochs.push_back(*epoch);
-    } else if (auto* log = std::get_if<LogLine>(&*event)) {
+    } else if (auto* log = std::get_if<LogLine>(&event)) {
       history.logs.push_back(std::move(*log));
-    } else if (auto* control = std::get_if<ControlApplied>(&*event)) {
+    } else if (auto* control = std::get_if<ControlApplied>(&event)) {
       history.controls.push_back(std::move(*control));
     }
-  }
+  });
 
   std::ifstream summary_file(dir / "summary.json");
   if (summary_file) {

@@ -39,4 +39,15 @@ std::string examplesDir() {
   return {};
 }
 
+std::string cliExecutable() {
+  if (const char* overridden = std::getenv("TORCH_WORKBENCH_CLI"); overridden && *overridden) return overridden;
+  const std::string exe_dir = executableDir();
+  if (exe_dir.empty()) return {};
+  for (const fs::path candidate : {fs::path(exe_dir) / "workbench-cli", fs::path(exe_dir) / ".." / "cli" / "workbench-cli"}) {
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+  }
+  return {};
+}
+
 }  // namespace wb

@@ -26,6 +26,7 @@
 
 #include "app/off_thread.h"
 #include "run/run_status_words.h"
+#include "runs_browser/index_watch.h"
 #include "runs_browser/run_compare_view.h"
 #include "runs_browser/run_notes_dialog.h"
 #include "runs_browser/runs_filter_proxy.h"
@@ -77,6 +78,14 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
     m_status->addItem(runStatusWord(status), QString::fromLatin1(status));
   }
 
+  m_sweep = new QComboBox(this);
+  m_sweep->setObjectName(QStringLiteral("runsSweepFilter"));
+  m_sweep->setToolTip(tr("Only the trials of one sweep"));
+  m_sweep->addItem(tr("All runs"), QString());
+  m_sweep->setVisible(false);
+  m_watch = new IndexWatch(this);
+  connect(m_watch, &IndexWatch::changed, this, &RunsBrowser::refresh);
+
   auto* refresh = new QPushButton(tr("Refresh"), this);
   refresh->setObjectName(QStringLiteral("refreshRuns"));
   m_open = new QPushButton(tr("Open"), this);
@@ -100,6 +109,7 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
   bar->setContentsMargins(0, 0, 0, 0);
   bar->addWidget(m_search);
   bar->addWidget(m_status);
+  bar->addWidget(m_sweep);
   bar->addWidget(m_header, 1);
   for (QPushButton* b : {m_backToLive, m_open, m_overlay, m_compare, m_resume, refresh}) bar->addWidget(b);
 
@@ -135,6 +145,10 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
   connect(m_status, &QComboBox::currentIndexChanged, this, [this] {
     const QString status = m_status->currentData().toString();
     m_proxy->setStatuses(status.isEmpty() ? QSet<QString>() : QSet<QString>{status});
+    updateHeader();
+  });
+  connect(m_sweep, &QComboBox::currentIndexChanged, this, [this] {
+    m_proxy->setSweep(m_sweep->currentData().toString());
     updateHeader();
   });
   connect(refresh, &QPushButton::clicked, this, &RunsBrowser::refresh);
@@ -237,7 +251,30 @@ QAction* RunsBrowser::action(const QString& objectName) const {
 void RunsBrowser::setRunsDir(const QString& dir) {
   if (dir == m_dir) return;
   m_dir = dir;
+  m_watch->setRunsDir(dir);
   refresh();
+  emit runsDirChanged(dir);
+}
+
+QStringList RunsBrowser::sweepNames() const {
+  QStringList names;
+  for (const RunRow& row : m_model->rows()) {
+    for (const std::string& tag : row.record.tags) {
+      const QString t = QString::fromStdString(tag);
+      if (t.startsWith(QLatin1String("sweep:")) && !names.contains(t.mid(6))) names << t.mid(6);
+    }
+  }
+  names.sort();
+  return names;
+}
+
+void RunsBrowser::showSweep(const QString& name) {
+  const int at = m_sweep->findData(name);
+  if (at < 0 && !name.isEmpty()) {
+    m_sweep->addItem(tr("Sweep %1").arg(name), name);  // its first trial is not listed yet
+    m_sweep->setVisible(true);
+  }
+  m_sweep->setCurrentIndex(qMax(0, m_sweep->findData(name)));
 }
 
 void RunsBrowser::refresh() {
@@ -278,6 +315,18 @@ void RunsBrowser::onRowsLoaded(std::vector<RunRow> rows, const QString& problem,
     }
     m_view->setColumnWidth(RunsTableModel::kName, qMin(m_view->columnWidth(RunsTableModel::kName), 280));
   }
+  // The sweeps of the runs listed, for the sweep filter (the one picked stays).
+  const QString picked = m_sweep->currentData().toString();
+  const QStringList sweeps = sweepNames();
+  if (sweeps.size() + 1 != m_sweep->count() || (!picked.isEmpty() && !sweeps.contains(picked))) {
+    const QSignalBlocker blockSweep(m_sweep);
+    m_sweep->clear();
+    m_sweep->addItem(tr("All runs"), QString());
+    for (const QString& name : sweeps) m_sweep->addItem(tr("Sweep %1").arg(name), name);
+    if (!picked.isEmpty() && !sweeps.contains(picked)) m_sweep->addItem(tr("Sweep %1").arg(picked), picked);
+    m_sweep->setCurrentIndex(qMax(0, m_sweep->findData(picked)));
+  }
+  m_sweep->setVisible(m_sweep->count() > 1);
   m_hasWantedSelection = false;
   selectFolders(keep);
   updateHeader();

@@ -24,6 +24,7 @@ class QTreeView;
 
 namespace wb::gui {
 
+class IndexWatch;
 class RunCompareView;
 class RunsFilterProxy;
 class RunsTableModel;
@@ -51,6 +52,13 @@ class RunsBrowser : public QWidget {
   RunsFilterProxy* proxy() const { return m_proxy; }
   QLineEdit* searchBox() const { return m_search; }
   QComboBox* statusFilter() const { return m_status; }
+  // "All runs" or one sweep's trials (shown once the runs folder has sweeps).
+  QComboBox* sweepFilter() const { return m_sweep; }
+  void showSweep(const QString& name);  // filters to that sweep's trials ("" for every run)
+  QStringList sweepNames() const;       // of the runs loaded, by their sweep:NAME tags
+  // Notices changes to the runs folder's index made by anyone (this window, the CLI, a queue worker): the list
+  // reloads by itself; the queue and sweep views follow it too.
+  IndexWatch* indexWatch() const { return m_watch; }
   QAction* action(const QString& objectName) const;
 
   int rowCount() const;         // runs loaded (whatever the filter shows)
@@ -108,6 +116,7 @@ class RunsBrowser : public QWidget {
   void runsDeleted(const QStringList& folders);
   void selectionChanged();
   void rowsLoaded();
+  void runsDirChanged(const QString& dir);
 
  private:
   void buildActions();
@@ -135,6 +144,8 @@ class RunsBrowser : public QWidget {
   QLabel* m_header;
   QLineEdit* m_search;
   QComboBox* m_status;
+  QComboBox* m_sweep;
+  IndexWatch* m_watch;
   QPushButton* m_open;
   QPushButton* m_overlay;
   QPushButton* m_compare;

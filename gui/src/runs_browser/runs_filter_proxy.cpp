@@ -30,11 +30,21 @@ void RunsFilterProxy::setStatuses(const QSet<QString>& statuses) {
   invalidateFilter();
 }
 
+void RunsFilterProxy::setSweep(const QString& name) {
+  if (name == m_sweep) return;
+  m_sweep = name;
+  invalidateFilter();
+}
+
 bool RunsFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
   if (sourceParent.isValid()) return true;  // a compressed model is shown with its run
   const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
   if (!m_statuses.isEmpty() && !m_statuses.contains(index.data(RunsTableModel::kStatusRole).toString())) {
     return false;
+  }
+  if (!m_sweep.isEmpty()) {
+    const QStringList tags = sourceModel()->index(sourceRow, RunsTableModel::kTags).data().toString().split(QStringLiteral(", "));
+    if (!tags.contains(QStringLiteral("sweep:") + m_sweep)) return false;
   }
   if (m_words.isEmpty() && m_tagWords.isEmpty()) return true;
   const QString text = index.data(RunsTableModel::kSearchTextRole).toString().toLower();

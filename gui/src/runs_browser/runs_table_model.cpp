@@ -80,10 +80,27 @@ QString RunsTableModel::formatDuration(double seconds) {
 }
 
 void RunsTableModel::setRows(std::vector<RunRow> rows) {
-  beginResetModel();
-  m_rows = std::move(rows);
   m_dark = QApplication::palette().color(QPalette::Base).lightness() < 128;
-  endResetModel();
+  // The index is read again every time it changes (a run elsewhere reports its steps): when the same runs come
+  // back, their rows are updated in place, so the selection, the scroll position and a name being edited
+  // survive. A run added or deleted, or compressed models added, resets the rows (the browser selects again).
+  bool same = rows.size() == m_rows.size() && !m_rows.empty();
+  for (size_t i = 0; same && i < m_rows.size(); ++i) {
+    same = rows[i].record.folder == m_rows[i].record.folder && rows[i].artifacts.size() == m_rows[i].artifacts.size();
+  }
+  if (!same) {
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+    return;
+  }
+  m_rows = std::move(rows);
+  emit dataChanged(index(0, 0), index(static_cast<int>(m_rows.size()) - 1, kColumnCount - 1));
+  for (size_t i = 0; i < m_rows.size(); ++i) {
+    if (m_rows[i].artifacts.empty()) continue;
+    const QModelIndex parent = index(static_cast<int>(i), 0);
+    emit dataChanged(index(0, 0, parent), index(static_cast<int>(m_rows[i].artifacts.size()) - 1, kColumnCount - 1, parent));
+  }
 }
 
 const RunRecord* RunsTableModel::record(const QString& folder) const {

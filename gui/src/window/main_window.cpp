@@ -42,7 +42,12 @@
 #include "run/lr_change_dialog.h"  // LiveControlActions::openDialog converts its QPointer: needs the whole type
 #include "run/run_status_words.h"
 #include "runs_browser/interrupted_runs_dialog.h"
+#include "queue_view/queue_actions.h"
+#include "queue_view/queue_panel.h"
+#include "run/run_follower.h"
+#include "runs_browser/index_watch.h"
 #include "runs_browser/runs_browser.h"
+#include "sweep_view/sweep_view.h"
 #include "window/about_dialog.h"
 #include "window/examples_menu.h"
 #include "window/log_panel.h"
@@ -155,9 +160,15 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   m_centralTabs->addTab(m_modelView, tr("Model"));
   m_centralTabs->addTab(m_evaluationView, tr("Evaluation"));
   m_runs = new RunsBrowser;
+  m_queue = new QueuePanel;
+  m_sweepView = new SweepView;
+  m_centralTabs->addTab(m_sweepView, tr("Sweeps"));
+  m_follower = new RunFollower(this);
   m_log = new LogPanel;
   m_progress = new RunProgress;
 
+  m_queueActions = new QueueActions(m_editor, m_queue, this, [this](const QString& title, const QString& message,
+                                                                    const QString& hint) { showError(title, message, hint); });
   buildActions();
   buildMenus();
   buildToolbar();
@@ -209,6 +220,61 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     updateActions();
   });
   connect(m_runs, &RunsBrowser::runRenamed, m_charts, &ChartsPanel::setTraceLabel);
+  // The queue, the sweeps and the followed runs keep up with the runs folder's index, whoever writes it.
+  connect(m_runs, &RunsBrowser::runsDirChanged, this, [this](const QString& dir) {
+    m_queue->setRunsDir(QDir(dir).absolutePath());
+    m_sweepView->setRunsDir(QDir(dir).absolutePath());
+  });
+  connect(m_runs->indexWatch(), &IndexWatch::changed, m_queue, &QueuePanel::reload);
+  connect(m_runs->indexWatch(), &IndexWatch::changed, m_sweepView, &SweepView::reload);
+  connect(m_runs, &RunsBrowser::rowsLoaded, this, [this] {
+    // A followed run the index no longer lists as training (killed, interrupted) is let go; one that ended
+    // normally lets itself go once its summary is written (after its last lines).
+    for (const QString& id : m_charts->traceIds()) {
+      const std::optional<RunRecord> record = m_runs->run(id);
+      if (m_follower->follows(id) && record && record->status == "interrupted") m_follower->unfollow(id);
+    }
+  });
+  connect(m_follower, &RunFollower::appended, this, [this](const QString& folder, const RunHistoryTail& tail) {
+    if (!m_charts->hasTrace(folder)) {
+      m_follower->unfollow(folder);
+      return;
+    }
+    m_charts->appendSteps(folder, tail.steps);
+    m_charts->appendEpochs(folder, tail.epochs);
+    m_charts->addControlMarks(folder, tail.controls);
+  });
+  connect(m_follower, &RunFollower::ended, this, [this](const QString& folder) {
+    statusBar()->showMessage(tr("Run %1 ended").arg(QDir(folder).dirName()), 4000);
+  });
+  connect(m_queueActions, &QueueActions::queued, this, [this](const QString& message) {
+    statusBar()->showMessage(message, 6000);
+    m_log->appendNote(message);
+    m_queueDock->show();
+    m_queueDock->raise();
+  });
+  connect(m_queueActions, &QueueActions::sweepQueued, this, [this](const QString& sweep, const QString& runs) {
+    m_sweepView->setRunsDir(runs);
+    m_sweepView->showSweep(sweep);
+    m_centralTabs->setCurrentWidget(m_sweepView);
+  });
+  connect(m_queue, &QueuePanel::queueFinished, this, [this](const QString& summary) {
+    const QString text = tr("The queue is finished: %1").arg(summary);
+    statusBar()->showMessage(text, 15000);
+    m_log->appendNote(text);
+    QApplication::alert(this);
+    emit queueFinished(summary);
+  });
+  connect(m_sweepView, &SweepView::cloneRequested, this, &MainWindow::cloneRun);
+  connect(m_sweepView, &SweepView::overlayRequested, this, [this](const QStringList& folders) {
+    openRuns(folders, true);
+    m_centralTabs->setCurrentWidget(m_charts);
+  });
+  connect(m_sweepView, &SweepView::showTrialsRequested, this, [this](const QString& sweep) {
+    m_runs->showSweep(sweep);
+    m_runsDock->show();
+    m_runsDock->raise();
+  });
   connect(m_runs, &RunsBrowser::runsDeleted, this, [this](const QStringList& folders) {
     for (const QString& folder : folders) m_charts->removeTrace(folder);
     updateActions();
@@ -321,6 +387,10 @@ void MainWindow::buildMenus() {
   run->addSeparator();
   run->addAction(m_resumeAction);
   run->addSeparator();
+  run->addAction(m_queueActions->queueAction());
+  run->addAction(m_queueActions->queueSweepAction());
+  run->addAction(m_queueActions->startWorkerAction());
+  run->addSeparator();
   run->addAction(m_evaluateAction);
 
   m_compressMenu = menuBar()->addMenu(tr("&Compress"));
@@ -385,7 +455,12 @@ void MainWindow::buildDocks() {
   m_logDock->setObjectName(QStringLiteral("logDock"));
   m_logDock->setWidget(m_log);
   addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
+  m_queueDock = new QDockWidget(tr("Queue"), this);
+  m_queueDock->setObjectName(QStringLiteral("queueDock"));
+  m_queueDock->setWidget(m_queue);
+  addDockWidget(Qt::BottomDockWidgetArea, m_queueDock);
   tabifyDockWidget(m_runsDock, m_logDock);
+  tabifyDockWidget(m_logDock, m_queueDock);
   m_logDock->raise();
   resizeDocks({m_runsDock}, {230}, Qt::Vertical);
   resizeDocks({m_editorDock}, {440}, Qt::Horizontal);
@@ -400,6 +475,9 @@ void MainWindow::buildDocks() {
   view->addAction(editorToggle);
   view->addAction(runsToggle);
   view->addAction(logToggle);
+  QAction* queueToggle = m_queueDock->toggleViewAction();
+  queueToggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_4));
+  view->addAction(queueToggle);
   view->addSeparator();
   QAction* autoscale = view->addAction(tr("&Autoscale All Charts"));
   autoscale->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
@@ -722,6 +800,10 @@ void MainWindow::openRuns(const QStringList& folders, bool replace) {
       }
       m_charts->appendEpochs(loaded.folder, loaded.history->epochs);
       m_charts->addControlMarks(loaded.folder, loaded.history->controls);
+      // Still training (no summary yet), by another process or this one: its new lines follow as they come.
+      if (!loaded.history->summary && !(listed && listed->status != "running")) {
+        m_follower->follow(loaded.folder, loaded.history->metrics_bytes);
+      }
       updateActions();  // "Back to Live Run" while a run trains
       statusBar()->showMessage(tr("Opened run %1").arg(QDir(loaded.folder).dirName()), 4000);
     });

@@ -38,7 +38,11 @@ class ModelSummaryView;
 class ExperimentEditor;
 class ExportMenu;
 class LogPanel;
+class QueueActions;
+class QueuePanel;
 class RecentFiles;
+class RunFollower;
+class SweepView;
 class RunProgress;
 class RunsBrowser;
 
@@ -115,6 +119,12 @@ class MainWindow : public QMainWindow {
   QAction* startAction() const { return m_startAction; }
   // Run ▸ Change Learning Rate… and Stop After This Epoch.
   LiveControlActions* liveControl() const { return m_liveControl; }
+  // The run queue (Run ▸ Queue, Queue Sweep…; the Queue dock), the Sweeps tab, and the runs this window follows
+  // live from their folders because another process trains them.
+  QueueActions* queueActions() const { return m_queueActions; }
+  QueuePanel* queuePanel() const { return m_queue; }
+  SweepView* sweepView() const { return m_sweepView; }
+  RunFollower* follower() const { return m_follower; }
   int64_t lastStep() const { return m_lastStep; }
   int pendingHistoryLoads() const { return m_pendingLoads; }
 
@@ -123,6 +133,8 @@ class MainWindow : public QMainWindow {
   // Start was refused by the engine's checks: `problems` is their text as the CLI prints it.
   void startRefused(const QString& problems);
   void runEnded(const wb::RunSummary& summary);
+  // The queue has nothing left to train ("3 done, 1 failed"), told in the status bar, the log and the taskbar.
+  void queueFinished(const QString& summary);
   void compressionEnded(const wb::RunSummary& summary);
 
  protected:
@@ -180,6 +192,11 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_editorDock = nullptr;
   QDockWidget* m_runsDock = nullptr;
   QDockWidget* m_logDock = nullptr;
+  QDockWidget* m_queueDock = nullptr;
+  QueuePanel* m_queue = nullptr;
+  QueueActions* m_queueActions = nullptr;
+  SweepView* m_sweepView = nullptr;
+  RunFollower* m_follower = nullptr;
   RecentFiles* m_recent = nullptr;
   QByteArray m_defaultState;
 

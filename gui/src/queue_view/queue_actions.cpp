@@ -1,0 +1,154 @@
+#include "queue_view/queue_actions.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QKeySequence>
+#include <QWidget>
+
+#include "app/off_thread.h"
+#include "editor/experiment_editor.h"
+#include "queue_view/queue_panel.h"
+#include "workbench/errors.h"
+#include "workbench/experiment.h"
+#include "workbench/run_info.h"
+#include "workbench/run_queue.h"
+#include "workbench/sweep_runs.h"
+
+namespace wb::gui {
+namespace {
+
+struct QueueOutcome {
+  QString message;  // what was queued
+  QString sweep;
+  QString error, hint;
+};
+
+}  // namespace
+
+QueueActions::QueueActions(ExperimentEditor* editor, QueuePanel* panel, QWidget* window, ErrorPresenter presentError)
+    : QObject(window), m_editor(editor), m_panel(panel), m_window(window), m_presentError(std::move(presentError)) {
+  m_queue = new QAction(tr("&Queue"), this);
+  m_queue->setObjectName(QStringLiteral("queueExperiment"));
+  m_queue->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
+  m_queue->setToolTip(tr("Add the experiment in the editor to the run queue of its runs folder (Ctrl+Shift+Q)"));
+  m_queueSweep = new QAction(tr("Queue S&weep…"), this);
+  m_queueSweep->setObjectName(QStringLiteral("queueSweep"));
+  m_queueSweep->setToolTip(tr("Try several values of the experiment's keys: a sweep file's trials, each a run, "
+                              "queued and compared in the Sweeps tab"));
+  m_startWorker = new QAction(tr("Start Queue Wor&ker"), this);
+  m_startWorker->setObjectName(QStringLiteral("startQueueWorker"));
+  m_startWorker->setToolTip(tr("Train the queued entries in a process of its own (it goes on after this window closes)"));
+  connect(m_queue, &QAction::triggered, this, [this] { queueExperiment(); });
+  connect(m_queueSweep, &QAction::triggered, this, &QueueActions::chooseSweepFile);
+  connect(m_startWorker, &QAction::triggered, this, [this] { m_panel->startWorker(); });
+}
+
+bool QueueActions::begin(const char* what) {
+  if (m_busy) return false;
+  m_editor->validateNow();
+  if (!m_editor->experiment()) {
+    const auto& issues = m_editor->issues();
+    if (!issues.empty()) m_editor->focusIssue(issues.front().path);
+    m_presentError(tr("The experiment cannot be queued"),
+                   tr("%n field(s) in the editor are marked with a problem.", nullptr, static_cast<int>(issues.size())),
+                   tr("Fix the marked fields, then %1 again.").arg(QLatin1String(what)));
+    return false;
+  }
+  return true;
+}
+
+bool QueueActions::queueExperiment() {
+  if (!begin("queue")) return false;
+  m_busy = true;
+  runOffThread(
+      this,
+      [e = *m_editor->experiment(), cwd = QDir::currentPath().toStdString()] {
+        QueueOutcome out;
+        try {
+          const std::vector<ValidationIssue> issues = checkExperiment(e);
+          if (!issues.empty()) {
+            out.error = QString::fromStdString(formatIssues(issues)).trimmed();
+            out.hint = QObject::tr("Fix the marked fields, then queue it again.");
+            return out;
+          }
+          const std::string runs = QDir(QString::fromStdString(e.output.runs_dir)).absolutePath().toStdString();
+          QueueAddition a;
+          a.experiment = experimentToJson(e).dump(2);
+          a.label = experimentRunName(e);
+          a.cwd = cwd;
+          const int64_t id = addToQueue(runs, a);
+          out.message = QObject::tr("Queued %1 as entry %2 in %3").arg(QString::fromStdString(a.label)).arg(id)
+                            .arg(QDir::toNativeSeparators(QString::fromStdString(runs)));
+        } catch (const UserError& error) {
+          out.error = QString::fromUtf8(error.what());
+          out.hint = QString::fromStdString(error.hint());
+        } catch (const std::exception& error) {
+          out.error = QString::fromUtf8(error.what());
+        }
+        return out;
+      },
+      [this](const QueueOutcome& out) {
+        m_busy = false;
+        if (!out.error.isEmpty()) {
+          m_presentError(tr("The experiment was not queued"), out.error, out.hint);
+          emit refused(out.error);
+          return;
+        }
+        m_panel->reload();
+        if (m_startsWorker && !m_panel->workerAlive()) m_panel->startWorker();
+        emit queued(out.message);
+      });
+  return true;
+}
+
+void QueueActions::chooseSweepFile() {
+  auto* dialog = new QFileDialog(m_window, tr("Queue a Sweep"), QDir::currentPath(), tr("Sweep files (*.json)"));
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setFileMode(QFileDialog::ExistingFile);
+  connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& file) { queueSweep(file); });
+  dialog->open();
+}
+
+bool QueueActions::queueSweep(const QString& sweepFile) {
+  if (!begin("queue the sweep")) return false;
+  m_busy = true;
+  runOffThread(
+      this,
+      [e = *m_editor->experiment(), file = sweepFile.toStdString(), cwd = QDir::currentPath().toStdString()] {
+        QueueOutcome out;
+        try {
+          const SweepSpec spec = loadSweepFile(file);
+          const std::vector<SweepTrial> trials = planSweep(experimentToJson(e), spec, checkExperiment);
+          const std::string runs = QDir(QString::fromStdString(e.output.runs_dir)).absolutePath().toStdString();
+          wb::queueSweep(runs, cwd, spec, trials);
+          int refused = 0;
+          for (const SweepTrial& t : trials) refused += t.problem.empty() ? 0 : 1;
+          out.sweep = QString::fromStdString(spec.name);
+          out.message = QObject::tr("Sweep %1: %2 trials queued in %3").arg(out.sweep).arg(trials.size())
+                            .arg(QDir::toNativeSeparators(QString::fromStdString(runs)));
+          if (refused > 0) out.message += QObject::tr(" (%1 refused by the engine's checks: marked failed)").arg(refused);
+        } catch (const UserError& error) {
+          out.error = QString::fromUtf8(error.what());
+          out.hint = QString::fromStdString(error.hint());
+        } catch (const std::exception& error) {
+          out.error = QString::fromUtf8(error.what());
+        }
+        return out;
+      },
+      [this, runs = QDir(m_editor->runsDir()).absolutePath()](const QueueOutcome& out) {
+        m_busy = false;
+        if (!out.error.isEmpty()) {
+          m_presentError(tr("The sweep was not queued"), out.error, out.hint);
+          emit refused(out.error);
+          return;
+        }
+        m_panel->reload();
+        if (m_startsWorker && !m_panel->workerAlive()) m_panel->startWorker();
+        emit sweepQueued(out.sweep, runs);
+        emit queued(out.message);
+      });
+  return true;
+}
+
+}  // namespace wb::gui

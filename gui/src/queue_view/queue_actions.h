@@ -1,0 +1,62 @@
+#pragma once
+// Run ▸ Queue, Queue Sweep… and Start Queue Worker: the experiment in the editor, or a sweep file's trials over
+// it, checked by the engine off the UI thread and added to the queue of its runs folder (wb::addToQueue,
+// wb::queueSweep); a worker process is started unless this window's own is still working. Problems (a field
+// the engine refuses, a sweep key that is not an experiment key) are shown naming the thing, and nothing is
+// queued.
+
+#include <functional>
+
+#include <QObject>
+#include <QString>
+
+class QAction;
+class QWidget;
+
+namespace wb::gui {
+
+class ExperimentEditor;
+class QueuePanel;
+
+class QueueActions : public QObject {
+  Q_OBJECT
+
+ public:
+  using ErrorPresenter = std::function<void(const QString& title, const QString& message, const QString& hint)>;
+
+  QueueActions(ExperimentEditor* editor, QueuePanel* panel, QWidget* window, ErrorPresenter presentError);
+
+  QAction* queueAction() const { return m_queue; }
+  QAction* queueSweepAction() const { return m_queueSweep; }
+  QAction* startWorkerAction() const { return m_startWorker; }
+
+  // Adds the editor's experiment; false at once when the form has problems, else the checks run and queued or
+  // refused follows.
+  bool queueExperiment();
+  // Plans `sweepFile` over the editor's experiment and queues its trials.
+  bool queueSweep(const QString& sweepFile);
+  void chooseSweepFile();  // a file dialog, then queueSweep
+  bool busy() const { return m_busy; }
+  // Start a worker once something is queued (the default: yes).
+  void setStartsWorker(bool starts) { m_startsWorker = starts; }
+
+ signals:
+  void queued(const QString& message);
+  void sweepQueued(const QString& sweep, const QString& runsDir);
+  void refused(const QString& problem);
+
+ private:
+  bool begin(const char* what);
+
+  ExperimentEditor* m_editor;
+  QueuePanel* m_panel;
+  QWidget* m_window;
+  ErrorPresenter m_presentError;
+  QAction* m_queue;
+  QAction* m_queueSweep;
+  QAction* m_startWorker;
+  bool m_busy = false;
+  bool m_startsWorker = true;
+};
+
+}  // namespace wb::gui

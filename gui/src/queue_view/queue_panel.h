@@ -1,0 +1,82 @@
+#pragma once
+// The run queue of the runs folder shown (wb::listQueue, read off the UI thread whenever the index changes): its
+// entries in order with their state, sweep, attempts and run or reason; the selected ones held or released,
+// moved up or down, removed. "Start Worker" trains the queue in a workbench-cli process of its own (`queue run
+// --until-empty`, its output in DIR/queue-worker.log), so the queue goes on when the window closes and a window
+// opened later shows where it is. When the last entry ends, `queueFinished` says how it went.
+
+#include <functional>
+#include <vector>
+
+#include <QString>
+#include <QWidget>
+
+#include "workbench/run_queue.h"
+
+class QLabel;
+class QPushButton;
+class QTreeWidget;
+
+namespace wb::gui {
+
+class QueuePanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  using ErrorPresenter = std::function<void(const QString& title, const QString& message, const QString& hint)>;
+
+  explicit QueuePanel(QWidget* parent = nullptr);
+
+  void setRunsDir(const QString& dir);
+  QString runsDir() const { return m_dir; }
+  void reload();  // off the UI thread; entriesLoaded when read
+  const std::vector<QueueEntry>& entries() const { return m_entries; }
+  QTreeWidget* view() const { return m_view; }
+  QLabel* summary() const { return m_summary; }
+  int loads() const { return m_loads; }
+
+  // Starts a worker process on the queue; false (after telling the user why) when there is none to start or
+  // it could not start. A worker of this window still alive is not started twice.
+  bool startWorker();
+  bool workerAlive() const;
+  qint64 workerPid() const { return m_workerPid; }
+
+  // What the buttons do, on the selected entries (ids), off the UI thread; reload follows.
+  void holdSelected(bool hold);
+  void moveSelected(int by);  // -1 up, +1 down
+  void removeSelected();
+  void selectEntry(qint64 id);
+  QList<qint64> selectedIds() const;
+
+  void setErrorPresenter(ErrorPresenter present) { m_presentError = std::move(present); }
+
+ signals:
+  void entriesLoaded();
+  // Nothing waits or runs any more, after something ran while this window watched: "3 done, 1 failed".
+  void queueFinished(const QString& summary);
+
+ private:
+  void onLoaded(std::vector<QueueEntry> entries, const QString& problem, int generation);
+  void changeOffThread(std::function<void()> change, const QString& what);
+  void updateButtons();
+
+  QString m_dir;
+  std::vector<QueueEntry> m_entries;
+  QString m_problem;
+  bool m_loading = false;
+  bool m_reloadPending = false;
+  int m_generation = 0;
+  int m_loads = 0;
+  bool m_wasActive = false;  // something queued (not held) or running at the last load
+  qint64 m_workerPid = 0;
+  QTreeWidget* m_view;
+  QLabel* m_summary;
+  QPushButton* m_start;
+  QPushButton* m_hold;
+  QPushButton* m_up;
+  QPushButton* m_down;
+  QPushButton* m_remove;
+  ErrorPresenter m_presentError;
+};
+
+}  // namespace wb::gui
