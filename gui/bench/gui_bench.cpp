@@ -19,6 +19,7 @@
 #include <QGridLayout>
 #include <QTimer>
 
+#include "bench_stats.h"
 #include "charts/charts_panel.h"
 #include "charts/metric_chart.h"
 #include "window/main_window.h"
@@ -30,12 +31,7 @@ using namespace wb::gui;
 
 namespace {
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t i = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size()))) - 1;
-  return v[std::min(i, v.size() - 1)];
-}
+using bench::percentile;
 
 void replotBenchmark(int points) {
   QWidget host;

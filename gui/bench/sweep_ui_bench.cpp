@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_stats.h"
 #include "editor/experiment_editor.h"
 #include "queue_view/queue_actions.h"
 #include "queue_view/queue_panel.h"
@@ -31,12 +32,7 @@ using namespace wb::gui;
 
 namespace {
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t i = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size()))) - 1;
-  return v[std::min(i, v.size() - 1)];
-}
+using bench::percentile;
 
 }  // namespace
 

@@ -10,6 +10,8 @@
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QComboBox>
+#include <QFile>
+#include <QLineEdit>
 #include <QtTest>
 
 #include <atomic>
@@ -81,6 +83,8 @@ class QueueTest : public QObject {
       QVERIFY2(errors.join(QString()).contains(QStringLiteral("optimizer.lrr")), qPrintable(errors.join(QString())));
       QVERIFY(listQueue(runs.toStdString()).empty());
 
+      // Two trials at once, each on half the cores.
+      window.queuePanel()->workerDevices()->setText(QStringLiteral("cpu,cpu"));
       QSignalSpy queued(window.queueActions(), &QueueActions::sweepQueued);
       QVERIFY(window.queueActions()->queueSweep(sweepFile));
       QTRY_COMPARE_WITH_TIMEOUT(queued.count(), 1, 20000);
@@ -92,6 +96,14 @@ class QueueTest : public QObject {
     }  // the window closes; its worker goes on
 
     QTRY_VERIFY_WITH_TIMEOUT(queueIdle(runs), 120000);
+    // The worker's own account, once it has said its last line.
+    const auto workerSaid = [&runs] {
+      QFile log(runs + QStringLiteral("/queue-worker.log"));
+      return log.open(QIODevice::ReadOnly) ? QString::fromUtf8(log.readAll()) : QString();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(workerSaid().contains(QStringLiteral("Queue finished")), 20000);
+    QVERIFY2(workerSaid().contains(QStringLiteral("Queue finished: 2 done, 1 failed")), qPrintable(workerSaid()));
+    QVERIFY2(workerSaid().contains(QStringLiteral("(lrs-t02, cpu cores ")), qPrintable(workerSaid()));
     MainWindow later(MainWindow::Options{false});
     later.show();
     later.editor()->setDocument(test::tinyExperimentJson(runs, 2));
@@ -172,6 +184,12 @@ class QueueTest : public QObject {
     QTest::mouseClick(panel->findChild<QPushButton*>(QStringLiteral("queueRemove")), Qt::LeftButton);
     QTRY_COMPARE(labels(), (QStringList{"first", "third"}));
 
+    QStringList errors;
+    panel->setErrorPresenter([&](const QString&, const QString& message, const QString&) { errors << message; });
+    panel->workerDevices()->setText(QStringLiteral("cuda:0,gpu1"));
+    QVERIFY(!panel->startWorker());
+    QCOMPARE(errors, QStringList{QStringLiteral("Slots: 'gpu1' is not a device.")});
+    panel->workerDevices()->clear();
     QSignalSpy finished(&window, &MainWindow::queueFinished);
     QVERIFY(panel->startWorker());
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);

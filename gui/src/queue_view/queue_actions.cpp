@@ -16,13 +16,29 @@
 #include "workbench/sweep_runs.h"
 
 namespace wb::gui {
-namespace {
-
+// What queueing came to, handed from the pool thread to the UI thread.
 struct QueueOutcome {
   QString message;  // what was queued
   QString sweep;
   QString error, hint;
 };
+
+namespace {
+
+// Runs `work` (on a pool thread), turning what it throws into the outcome's error.
+template <typename Work>
+QueueOutcome queueOutcome(Work work) {
+  QueueOutcome out;
+  try {
+    work(out);
+  } catch (const UserError& error) {
+    out.error = QString::fromUtf8(error.what());
+    out.hint = QString::fromStdString(error.hint());
+  } catch (const std::exception& error) {
+    out.error = QString::fromUtf8(error.what());
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -64,13 +80,12 @@ bool QueueActions::queueExperiment() {
   runOffThread(
       this,
       [e = *m_editor->experiment(), cwd = QDir::currentPath().toStdString()] {
-        QueueOutcome out;
-        try {
+        return queueOutcome([&](QueueOutcome& out) {
           const std::vector<ValidationIssue> issues = checkExperiment(e);
           if (!issues.empty()) {
             out.error = QString::fromStdString(formatIssues(issues)).trimmed();
             out.hint = QObject::tr("Fix the marked fields, then queue it again.");
-            return out;
+            return;
           }
           const std::string runs = QDir(QString::fromStdString(e.output.runs_dir)).absolutePath().toStdString();
           QueueAddition a;
@@ -80,26 +95,23 @@ bool QueueActions::queueExperiment() {
           const int64_t id = addToQueue(runs, a);
           out.message = QObject::tr("Queued %1 as entry %2 in %3").arg(QString::fromStdString(a.label)).arg(id)
                             .arg(QDir::toNativeSeparators(QString::fromStdString(runs)));
-        } catch (const UserError& error) {
-          out.error = QString::fromUtf8(error.what());
-          out.hint = QString::fromStdString(error.hint());
-        } catch (const std::exception& error) {
-          out.error = QString::fromUtf8(error.what());
-        }
-        return out;
+        });
       },
-      [this](const QueueOutcome& out) {
-        m_busy = false;
-        if (!out.error.isEmpty()) {
-          m_presentError(tr("The experiment was not queued"), out.error, out.hint);
-          emit refused(out.error);
-          return;
-        }
-        m_panel->reload();
-        if (m_startsWorker && !m_panel->workerAlive()) m_panel->startWorker();
-        emit queued(out.message);
-      });
+      [this](const QueueOutcome& out) { finish(out, tr("The experiment was not queued"), QString()); });
   return true;
+}
+
+void QueueActions::finish(const QueueOutcome& out, const QString& refusedTitle, const QString& runsDir) {
+  m_busy = false;
+  if (!out.error.isEmpty()) {
+    m_presentError(refusedTitle, out.error, out.hint);
+    emit refused(out.error);
+    return;
+  }
+  m_panel->reload();
+  if (m_startsWorker && !m_panel->workerAlive()) m_panel->startWorker();
+  if (!out.sweep.isEmpty()) emit sweepQueued(out.sweep, runsDir);
+  emit queued(out.message);
 }
 
 void QueueActions::chooseSweepFile() {
@@ -116,8 +128,7 @@ bool QueueActions::queueSweep(const QString& sweepFile) {
   runOffThread(
       this,
       [e = *m_editor->experiment(), file = sweepFile.toStdString(), cwd = QDir::currentPath().toStdString()] {
-        QueueOutcome out;
-        try {
+        return queueOutcome([&](QueueOutcome& out) {
           const SweepSpec spec = loadSweepFile(file);
           const std::vector<SweepTrial> trials = planSweep(experimentToJson(e), spec, checkExperiment);
           const std::string runs = QDir(QString::fromStdString(e.output.runs_dir)).absolutePath().toStdString();
@@ -128,25 +139,10 @@ bool QueueActions::queueSweep(const QString& sweepFile) {
           out.message = QObject::tr("Sweep %1: %2 trials queued in %3").arg(out.sweep).arg(trials.size())
                             .arg(QDir::toNativeSeparators(QString::fromStdString(runs)));
           if (refused > 0) out.message += QObject::tr(" (%1 refused by the engine's checks: marked failed)").arg(refused);
-        } catch (const UserError& error) {
-          out.error = QString::fromUtf8(error.what());
-          out.hint = QString::fromStdString(error.hint());
-        } catch (const std::exception& error) {
-          out.error = QString::fromUtf8(error.what());
-        }
-        return out;
+        });
       },
       [this, runs = QDir(m_editor->runsDir()).absolutePath()](const QueueOutcome& out) {
-        m_busy = false;
-        if (!out.error.isEmpty()) {
-          m_presentError(tr("The sweep was not queued"), out.error, out.hint);
-          emit refused(out.error);
-          return;
-        }
-        m_panel->reload();
-        if (m_startsWorker && !m_panel->workerAlive()) m_panel->startWorker();
-        emit sweepQueued(out.sweep, runs);
-        emit queued(out.message);
+        finish(out, tr("The sweep was not queued"), runs);
       });
   return true;
 }

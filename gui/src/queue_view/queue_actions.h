@@ -17,6 +17,7 @@ namespace wb::gui {
 
 class ExperimentEditor;
 class QueuePanel;
+struct QueueOutcome;
 
 class QueueActions : public QObject {
   Q_OBJECT
@@ -47,6 +48,7 @@ class QueueActions : public QObject {
 
  private:
   bool begin(const char* what);
+  void finish(const QueueOutcome& out, const QString& refusedTitle, const QString& runsDir);
 
   ExperimentEditor* m_editor;
   QueuePanel* m_panel;

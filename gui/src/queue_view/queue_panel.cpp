@@ -8,12 +8,16 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpression>
 #include <QProcess>
 #include <QPushButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include "app/off_thread.h"
+#include "app/system_info_cache.h"
+#include "widgets/named_button.h"
 #include "workbench/errors.h"
 #include "workbench/install_paths.h"
 
@@ -39,20 +43,26 @@ QueuePanel::QueuePanel(QWidget* parent) : QWidget(parent) {
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("queueSummary"));
   m_summary->setWordWrap(true);
-  m_start = new QPushButton(tr("Start Worker"), this);
-  m_start->setObjectName(QStringLiteral("queueStartWorker"));
-  m_start->setToolTip(tr("Train the queued entries one after another in a workbench-cli process of its own: the "
-                         "queue goes on when this window closes"));
-  m_hold = new QPushButton(tr("Hold"), this);
-  m_hold->setObjectName(QStringLiteral("queueHold"));
-  m_hold->setToolTip(tr("Hold the selected entries (no worker takes them), or release held ones"));
-  m_up = new QPushButton(tr("Up"), this);
-  m_up->setObjectName(QStringLiteral("queueUp"));
-  m_down = new QPushButton(tr("Down"), this);
-  m_down->setObjectName(QStringLiteral("queueDown"));
-  m_remove = new QPushButton(tr("Remove"), this);
-  m_remove->setObjectName(QStringLiteral("queueRemove"));
-  m_remove->setToolTip(tr("Remove the selected entries that are not running (a run folder they made stays)"));
+  m_start = namedButton(tr("Start Worker"), "queueStartWorker",
+                        tr("Train the queued entries in a workbench-cli process of its own: the queue goes on when "
+                           "this window closes"),
+                        this);
+  m_devices = new QLineEdit(this);
+  m_devices->setObjectName(QStringLiteral("queueWorkerDevices"));
+  m_devices->setPlaceholderText(tr("one at a time"));
+  m_devices->setToolTip(tr("The worker's slots, one entry training in each at once: cuda:0,cuda:1 (a GPU each) or "
+                           "cpu,cpu (the CPU cores shared out). Empty: one entry at a time."));
+  m_devices->setMaximumWidth(160);
+  QStringList gpus;
+  for (const DeviceInfo& d : systemInfo().devices) {
+    if (QString::fromStdString(d.id).startsWith(QLatin1String("cuda:"))) gpus << QString::fromStdString(d.id);
+  }
+  if (gpus.size() > 1) m_devices->setText(gpus.join(QLatin1Char(',')));
+  m_hold = namedButton(tr("Hold"), "queueHold", tr("Hold the selected entries (no worker takes them), or release held ones"), this);
+  m_up = namedButton(tr("Up"), "queueUp", tr("Move the selected entry up the queue"), this);
+  m_down = namedButton(tr("Down"), "queueDown", tr("Move the selected entry down the queue"), this);
+  m_remove = namedButton(tr("Remove"), "queueRemove",
+                         tr("Remove the selected entries that are not running (a run folder they made stays)"), this);
 
   m_view = new QTreeWidget(this);
   m_view->setObjectName(QStringLiteral("queueView"));
@@ -66,6 +76,8 @@ QueuePanel::QueuePanel(QWidget* parent) : QWidget(parent) {
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(0, 0, 0, 0);
   bar->addWidget(m_summary, 1);
+  bar->addWidget(new QLabel(tr("Slots:"), this));
+  bar->addWidget(m_devices);
   for (QPushButton* b : {m_start, m_hold, m_up, m_down, m_remove}) bar->addWidget(b);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -209,12 +221,25 @@ bool QueuePanel::startWorker() {
                    tr("Install both (the package has them), or set TORCH_WORKBENCH_CLI to its path."));
     return false;
   }
+  QStringList args{QStringLiteral("queue"), QStringLiteral("run"), QStringLiteral("--until-empty")};
+  const QString devices = m_devices->text().remove(QLatin1Char(' '));
+  if (!devices.isEmpty()) {
+    static const QRegularExpression slot(QStringLiteral("^(cpu|cuda:[0-9]+)$"));
+    for (const QString& item : devices.split(QLatin1Char(','))) {
+      if (!slot.match(item).hasMatch()) {
+        m_presentError(tr("Cannot start a queue worker"), tr("Slots: '%1' is not a device.").arg(item),
+                       tr("List one slot per device: cuda:0,cuda:1 (a GPU each) or cpu,cpu (the CPU cores shared "
+                          "out); empty for one entry at a time."));
+        return false;
+      }
+    }
+    args << QStringLiteral("--devices") << devices;
+  }
   const QString dir = QDir(m_dir).absolutePath();
   QDir().mkpath(dir);
   QProcess worker;
   worker.setProgram(cli);
-  worker.setArguments({QStringLiteral("queue"), QStringLiteral("run"), QStringLiteral("--until-empty"),
-                       QStringLiteral("--runs-dir"), dir});
+  worker.setArguments(args << QStringLiteral("--runs-dir") << dir);
   worker.setWorkingDirectory(dir);
   worker.setStandardOutputFile(QDir(dir).filePath(QStringLiteral("queue-worker.log")), QIODevice::Append);
   worker.setStandardErrorFile(QDir(dir).filePath(QStringLiteral("queue-worker.log")), QIODevice::Append);

@@ -3,7 +3,7 @@
 // entries in order with their state, sweep, attempts and run or reason; the selected ones held or released,
 // moved up or down, removed. "Start Worker" trains the queue in a workbench-cli process of its own (`queue run
 // --until-empty`, its output in DIR/queue-worker.log), so the queue goes on when the window closes and a window
-// opened later shows where it is. When the last entry ends, `queueFinished` says how it went.
+// opened later shows where it is; with several devices listed for it, it trains one entry per device at once. When the last entry ends, `queueFinished` says how it went.
 
 #include <functional>
 #include <vector>
@@ -14,6 +14,7 @@
 #include "workbench/run_queue.h"
 
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QTreeWidget;
 
@@ -38,6 +39,9 @@ class QueuePanel : public QWidget {
   // Starts a worker process on the queue; false (after telling the user why) when there is none to start or
   // it could not start. A worker of this window still alive is not started twice.
   bool startWorker();
+  // The worker's slots (`queue run --devices`): "cuda:0,cuda:1" trains one entry per GPU at once, "cpu,cpu" two
+  // on half the cores each; empty, one entry at a time. Filled with every GPU when the machine has several.
+  QLineEdit* workerDevices() const { return m_devices; }
   bool workerAlive() const;
   qint64 workerPid() const { return m_workerPid; }
 
@@ -72,6 +76,7 @@ class QueuePanel : public QWidget {
   QTreeWidget* m_view;
   QLabel* m_summary;
   QPushButton* m_start;
+  QLineEdit* m_devices;
   QPushButton* m_hold;
   QPushButton* m_up;
   QPushButton* m_down;

@@ -16,6 +16,7 @@
 #include "app/off_thread.h"
 #include "runs_browser/runs_table_model.h"
 #include "sweep_view/sweep_axes.h"
+#include "widgets/named_button.h"
 
 namespace wb::gui {
 namespace {
@@ -56,14 +57,10 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("sweepSummary"));
   m_summary->setWordWrap(true);
-  m_cloneBest = new QPushButton(tr("Clone Best into Editor"), this);
-  m_cloneBest->setObjectName(QStringLiteral("sweepCloneBest"));
-  m_cloneBest->setToolTip(tr("The best trial's experiment in the editor, to train it longer or edit it further"));
-  m_showTrials = new QPushButton(tr("Show in Runs List"), this);
-  m_showTrials->setObjectName(QStringLiteral("sweepShowTrials"));
-  m_overlay = new QPushButton(tr("Overlay Trials"), this);
-  m_overlay->setObjectName(QStringLiteral("sweepOverlay"));
-  m_overlay->setToolTip(tr("The trials that ran, on the Training charts"));
+  m_cloneBest = namedButton(tr("Clone Best into Editor"), "sweepCloneBest",
+                            tr("The best trial's experiment in the editor, to train it longer or edit it further"), this);
+  m_showTrials = namedButton(tr("Show in Runs List"), "sweepShowTrials", tr("The runs list filtered to this sweep's trials"), this);
+  m_overlay = namedButton(tr("Overlay Trials"), "sweepOverlay", tr("The trials that ran, on the Training charts"), this);
   m_key = new QComboBox(this);
   m_key->setObjectName(QStringLiteral("sweepKeyPicker"));
   m_key->setToolTip(tr("The key the lower chart sets the metric against"));
