@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -188,6 +189,25 @@ int execEntry(const std::string& runs_dir, int64_t id) {
       return kExitBadInput;
     }
     experiment = parsed.experiment;
+    if (const char* slot = std::getenv(kQueueSlotVariable); slot && *slot) {
+      // A GPU slot: this process sees that GPU alone, as cuda:0. An experiment for one GPU trains on it; one for
+      // several GPUs needs a worker without GPU slots.
+      std::vector<std::string>& devices = experiment->train.devices;
+      const bool one_gpu = devices.size() == 1 && devices.front().rfind("cuda", 0) == 0;
+      if (devices.size() > 1) {
+        const std::string why = "it trains on " + std::to_string(devices.size()) +
+                                " devices, and a worker's GPU slot gives it one (" + slot + ")";
+        endQueueEntry(runs_dir, id, "failed", "", why);
+        printError("Queue entry " + std::to_string(id) + ": " + why,
+                   "Release it for a worker started without --devices (`workbench-cli queue release " +
+                       std::to_string(id) + "`).");
+        return kExitBadInput;
+      }
+      if (one_gpu && devices.front() != "cuda:0") {
+        std::cout << "Slot " << slot << ": the experiment's " << devices.front() << " is this slot's GPU, cuda:0 here\n";
+        devices.front() = "cuda:0";
+      }
+    }
   }
   SessionOptions options;
   options.epochs = experiment && experiment->train.epochs > 0 ? experiment->train.epochs : 1;

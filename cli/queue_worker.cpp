@@ -55,8 +55,9 @@ pid_t startChild(const std::string& runs_dir, const QueueEntry& entry, const Que
     ::_exit(kExitBadInput);
   }
   if (slot.device.rfind("cuda:", 0) == 0) {
-    // The child sees this GPU alone, as cuda:0: an experiment written for cuda:0 trains on the slot's device.
+    // The child sees this GPU alone, as cuda:0; `queue exec` moves an experiment written for one GPU onto it.
     ::setenv("CUDA_VISIBLE_DEVICES", slot.device.substr(5).c_str(), 1);
+    ::setenv(kQueueSlotVariable, slot.device.c_str(), 1);
   }
   if (!slot.cores.empty()) {
     // Pinned to its share; the engine sizes its threads by the cores it may use (coresAvailable).
@@ -137,30 +138,39 @@ int runQueueWorker(const std::string& runs_dir, bool until_empty, const std::vec
     return "queue entry " + std::to_string(e.id) + " (" + e.label + (where.empty() ? "" : ", " + where) + ")";
   };
   while (true) {
-    // Children that ended: how their entries ended.
+    // Children that ended: how their entries ended. Each is looked at before it is reaped (WNOWAIT): until then
+    // its pid still stands for a live owner, so nobody (a window listing the queue, another worker) puts its
+    // entry back as orphaned before it is marked failed here.
     bool any_busy = false;
     for (size_t s = 0; s < slots.size(); ++s) {
       if (!busy[s]) continue;
-      int status = 0;
-      const pid_t got = ::waitpid(busy[s]->pid, &status, WNOHANG);
-      if (got == 0 || (got < 0 && errno == EINTR)) {
-        any_busy = true;
+      siginfo_t info{};
+      if (::waitid(P_PID, static_cast<id_t>(busy[s]->pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+        if (errno == EINTR) {
+          any_busy = true;
+          continue;
+        }
+        info.si_pid = busy[s]->pid, info.si_code = 0;  // lost (ECHILD): ended, how unknown
+      } else if (info.si_pid == 0) {
+        any_busy = true;  // still running
         continue;
       }
       const QueueEntry entry = busy[s]->entry;
-      busy[s].reset();
       std::optional<QueueEntry> after = findQueueEntry(runs_dir, entry.id);
       if (after && after->state == "running") {
         // The child is gone without saying how the entry ended: killed (out of memory?), or it could not start.
-        const std::string why = got < 0 ? std::string("its process was lost: ") + std::strerror(errno)
-                                : WIFSIGNALED(status)
-                                    ? "its process ended by signal " + std::to_string(WTERMSIG(status)) +
-                                          (WTERMSIG(status) == SIGKILL ? " (killed: out of memory?)" : "")
-                                    : "its process exited with status " + std::to_string(WEXITSTATUS(status)) +
-                                          " without saying how the run ended";
+        const bool signalled = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED;
+        const std::string why = info.si_code == 0 ? std::string("its process was lost")
+                                : signalled ? "its process ended by signal " + std::to_string(info.si_status) +
+                                                  (info.si_status == SIGKILL ? " (killed: out of memory?)" : "")
+                                            : "its process exited with status " + std::to_string(info.si_status) +
+                                                  " without saying how the run ended";
         endQueueEntry(runs_dir, entry.id, "failed", runFolderOfProcess(runs_dir, after->owner_pid), why);
         after = findQueueEntry(runs_dir, entry.id);
       }
+      int status = 0;
+      ::waitpid(busy[s]->pid, &status, 0);  // reaped only now
+      busy[s].reset();
       const std::string state = after ? after->state : "removed";
       if (state == "done") ++done;
       if (state == "failed") ++failed;

@@ -6,6 +6,9 @@
 
 namespace wb::cli {
 
+// Set in an entry's process when it trains in a GPU slot ("cuda:1"): the only GPU it sees (as cuda:0).
+inline constexpr const char* kQueueSlotVariable = "WORKBENCH_QUEUE_SLOT";
+
 // Where one entry trains at a time: a CUDA device (its child sees only that GPU, as cuda:0) or a share of the
 // CPU cores (its child is pinned to them, and its threads follow).
 struct QueueSlot {

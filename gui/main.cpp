@@ -1,6 +1,7 @@
 // The workbench window. See app/command_line.cpp for the arguments.
 
 #include <cstdio>
+#include <memory>
 
 #include <QApplication>
 #include <QDir>
@@ -13,6 +14,7 @@
 #include "evaluate/evaluation_view.h"
 #include "export_dialogs/export_menu.h"
 #include "model_view/model_summary_view.h"
+#include "sweep_view/sweep_view.h"
 #include "window/main_window.h"
 #include "workbench/system_info.h"
 
@@ -73,6 +75,10 @@ int main(int argc, char** argv) {
   }
   if (!cl.compressionRun.isEmpty()) window.showCompression(cl.compressionRun);
   if (cl.showModel) window.centralTabs()->setCurrentWidget(window.modelView());
+  if (!cl.sweep.isEmpty()) {
+    window.sweepView()->showSweep(cl.sweep);
+    window.centralTabs()->setCurrentWidget(window.sweepView());
+  }
   auto startEvaluation = [&] {
     if (!cl.evaluateRun.isEmpty()) window.evaluateRun(QDir(cl.evaluateRun).absolutePath());
   };
@@ -130,6 +136,14 @@ int main(int argc, char** argv) {
     } else if (cl.showModel) {
       QObject::connect(window.modelView(), &wb::gui::ModelSummaryView::summaryShown, driver,
                        &wb::gui::ScreenshotDriver::startWithoutTraining, Qt::SingleShotConnection);
+    } else if (!cl.sweep.isEmpty()) {
+      // The picture waits for the sweep's results (read once the runs folder is known).
+      auto started = std::make_shared<bool>(false);
+      QObject::connect(window.sweepView(), &wb::gui::SweepView::loaded, driver, [&window, driver, started, name = cl.sweep] {
+        if (*started || window.sweepView()->currentSweep() != name || !window.sweepView()->results()) return;
+        *started = true;
+        driver->startWithoutTraining();
+      });
     } else if (cl.openRuns.isEmpty() && cl.compressionRun.isEmpty()) {
       QTimer::singleShot(0, driver, &wb::gui::ScreenshotDriver::start);
     } else {

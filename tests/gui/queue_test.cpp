@@ -14,6 +14,8 @@
 #include <QLineEdit>
 #include <QtTest>
 
+#include <sched.h>
+
 #include <atomic>
 #include <fstream>
 
@@ -39,6 +41,18 @@ using namespace wb;
 using namespace wb::gui;
 
 namespace {
+
+bool twoCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return ::sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2;
+}
+
+// The status the runs list shows for a run ("" while it is not listed).
+std::string listedStatus(RunsBrowser* runs, const QString& folder) {
+  const std::optional<RunRecord> record = runs->run(folder);
+  return record ? record->status : std::string();
+}
 
 bool queueIdle(const QString& runs) {
   for (const QueueEntry& e : listQueue(runs.toStdString())) {
@@ -83,8 +97,8 @@ class QueueTest : public QObject {
       QVERIFY2(errors.join(QString()).contains(QStringLiteral("optimizer.lrr")), qPrintable(errors.join(QString())));
       QVERIFY(listQueue(runs.toStdString()).empty());
 
-      // Two trials at once, each on half the cores.
-      window.queuePanel()->workerDevices()->setText(QStringLiteral("cpu,cpu"));
+      // Two trials at once, each on half the cores (where there are two).
+      if (twoCores()) window.queuePanel()->workerDevices()->setText(QStringLiteral("cpu,cpu"));
       QSignalSpy queued(window.queueActions(), &QueueActions::sweepQueued);
       QVERIFY(window.queueActions()->queueSweep(sweepFile));
       QTRY_COMPARE_WITH_TIMEOUT(queued.count(), 1, 20000);
@@ -103,7 +117,7 @@ class QueueTest : public QObject {
     };
     QTRY_VERIFY_WITH_TIMEOUT(workerSaid().contains(QStringLiteral("Queue finished")), 20000);
     QVERIFY2(workerSaid().contains(QStringLiteral("Queue finished: 2 done, 1 failed")), qPrintable(workerSaid()));
-    QVERIFY2(workerSaid().contains(QStringLiteral("(lrs-t02, cpu cores ")), qPrintable(workerSaid()));
+    if (twoCores()) QVERIFY2(workerSaid().contains(QStringLiteral("(lrs-t02, cpu cores ")), qPrintable(workerSaid()));
     MainWindow later(MainWindow::Options{false});
     later.show();
     later.editor()->setDocument(test::tinyExperimentJson(runs, 2));
@@ -229,7 +243,7 @@ class QueueTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(stepped.load(), 20000);
     QTRY_COMPARE_WITH_TIMEOUT(runsList->rowCount(), 1, 10000);  // no refresh asked: the index watch saw it
     const QString folder = runsList->visibleFolder(0);
-    QTRY_COMPARE_WITH_TIMEOUT(runsList->run(folder)->status, std::string("running"), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(listedStatus(runsList, folder), std::string("running"), 10000);
 
     window.openRuns({folder}, true);
     QTRY_VERIFY_WITH_TIMEOUT(window.charts()->hasTrace(folder), 10000);
@@ -239,7 +253,7 @@ class QueueTest : public QObject {
     run.resume();
     QTRY_VERIFY_WITH_TIMEOUT(loss->totalPointCount() > before, 20000);  // followed as it trains
     QTRY_VERIFY_WITH_TIMEOUT(!window.follower()->follows(folder), 30000);  // let go once it ended
-    QTRY_COMPARE_WITH_TIMEOUT(runsList->run(folder)->status, std::string("finished"), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(listedStatus(runsList, folder), std::string("finished"), 10000);
 
     // Followed piece by piece, the charts hold what opening the finished run shows: nothing lost or twice.
     const int followed = loss->totalPointCount();

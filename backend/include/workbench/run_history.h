@@ -39,6 +39,9 @@ struct RunHistoryTail {
   std::vector<ControlApplied> controls;
   uint64_t metrics_bytes = 0;  // the offset to read from next time
   bool ended = false;
+  // metrics.jsonl is shorter than `offset`: the run was resumed from a checkpoint, which cuts its log back to it.
+  // Nothing was read: read the history again from the start.
+  bool rewound = false;
 };
 RunHistoryTail readRunHistoryTail(const std::string& run_dir, uint64_t offset);
 

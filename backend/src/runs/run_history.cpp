@@ -43,6 +43,12 @@ RunHistoryTail readRunHistoryTail(const std::string& run_dir, uint64_t offset) {
   std::error_code ec;
   // Checked first: once it exists, every line of metrics.jsonl is already written.
   tail.ended = fs::exists(fs::path(run_dir) / "summary.json", ec);
+  const std::uintmax_t size = fs::file_size(fs::path(run_dir) / "metrics.jsonl", ec);
+  if (!ec && size < offset) {
+    tail.rewound = true;
+    tail.metrics_bytes = offset;
+    return tail;
+  }
   tail.metrics_bytes = readEventLines((fs::path(run_dir) / "metrics.jsonl").string(), offset, [&](Event&& event) {
     if (auto* step = std::get_if<StepMetrics>(&event)) {
       tail.steps.push_back(*step);

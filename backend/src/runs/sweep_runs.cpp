@@ -75,7 +75,9 @@ SweepResults readSweepResults(const std::string& runs_dir, const std::string& na
     } else if (e.state == "running" && running_by_pid.count(e.owner_pid) > 0) {
       t.run = running_by_pid[e.owner_pid];
     }
-    t.stopped = e.state == "done" && e.message.rfind("stopped", 0) == 0;
+    // The sweep's rule says "stopped at the ASHA rung …" (cli/queue_command.cpp); an experiment's own early
+    // stopping ("stopped early") is a trial that ended as planned.
+    t.stopped = e.state == "done" && e.message.rfind("stopped at the ", 0) == 0;
     out.trials.push_back(std::move(t));
   }
   if (out.trials.empty()) {

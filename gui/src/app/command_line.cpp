@@ -5,7 +5,7 @@ namespace wb::gui {
 QString usageText() {
   return QStringLiteral(
       "usage: workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--compression RUN_DIR [--compress-dialog KIND]]\n"
-      "                 [--export FORMAT [--artifact NAME]] [--evaluate RUN_DIR] [--model-table]\n"
+      "                 [--export FORMAT [--artifact NAME]] [--evaluate RUN_DIR] [--model-table] [--sweep NAME]\n"
       "                 [--screenshot FILE [--after-steps N]]\n"
       "\n"
       "Opens the workbench window with the experiment (default: the CNN on Fashion-MNIST).\n"
@@ -27,6 +27,8 @@ QString usageText() {
       "                      --screenshot, the PNG shows the finished evaluation and nothing is trained\n"
       "  --model-table       show the Model tab (the experiment's layers, parameters, FLOPs); with\n"
       "                      --screenshot, the PNG shows it and nothing is trained\n"
+      "  --sweep NAME        show that sweep of the experiment's runs folder in the Sweeps tab (its trials,\n"
+      "                      the parallel-coordinates chart, the best); with --screenshot, nothing is trained\n"
       "  --version           print the version\n");
 }
 
@@ -85,6 +87,12 @@ CommandLine parseCommandLine(const QStringList& arguments) {
         return cl;
       }
       cl.evaluateRun = arguments[i];
+    } else if (a == QLatin1String("--sweep")) {
+      if (++i >= arguments.size()) {
+        cl.error = QStringLiteral("--sweep needs the sweep's name");
+        return cl;
+      }
+      cl.sweep = arguments[i];
     } else if (a == QLatin1String("--model-table")) {
       cl.showModel = true;
     } else if (a == QLatin1String("--after-steps")) {

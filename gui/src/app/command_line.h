@@ -1,6 +1,7 @@
 #pragma once
 // `workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--compression RUN_DIR [--compress-dialog KIND]]
-//  [--export FORMAT [--artifact NAME]] [--evaluate RUN_DIR] [--model-table] [--screenshot FILE] [--after-steps N]`.
+//  [--export FORMAT [--artifact NAME]] [--evaluate RUN_DIR] [--model-table] [--sweep NAME] [--screenshot FILE]
+//  [--after-steps N]`.
 
 #include <optional>
 
@@ -22,6 +23,7 @@ struct CommandLine {
   QString exportArtifact;  // "compressed/01-prune" (or "01-prune")
   QString evaluateRun;     // a finished run evaluated at start in the Evaluation tab; with --screenshot: no training
   bool showModel = false;  // the Model tab in front; with --screenshot: its table, no training
+  QString sweep;           // a sweep of the experiment's runs folder in the Sweeps tab; with --screenshot: no training
   bool help = false;
   bool version = false;
   QString error;  // non-empty when the arguments are wrong

@@ -20,6 +20,7 @@ namespace wb::gui {
 struct QueueOutcome {
   QString message;  // what was queued
   QString sweep;
+  QString runsDir;  // the runs folder whose queue it went to
   QString error, hint;
 };
 
@@ -93,24 +94,27 @@ bool QueueActions::queueExperiment() {
           a.label = experimentRunName(e);
           a.cwd = cwd;
           const int64_t id = addToQueue(runs, a);
+          out.runsDir = QString::fromStdString(runs);
           out.message = QObject::tr("Queued %1 as entry %2 in %3").arg(QString::fromStdString(a.label)).arg(id)
                             .arg(QDir::toNativeSeparators(QString::fromStdString(runs)));
         });
       },
-      [this](const QueueOutcome& out) { finish(out, tr("The experiment was not queued"), QString()); });
+      [this](const QueueOutcome& out) { finish(out, tr("The experiment was not queued")); });
   return true;
 }
 
-void QueueActions::finish(const QueueOutcome& out, const QString& refusedTitle, const QString& runsDir) {
+void QueueActions::finish(const QueueOutcome& out, const QString& refusedTitle) {
   m_busy = false;
   if (!out.error.isEmpty()) {
     m_presentError(refusedTitle, out.error, out.hint);
     emit refused(out.error);
     return;
   }
+  // The panel (and the worker it starts) on the queue the entries went to, whatever folder it showed.
+  m_panel->setRunsDir(out.runsDir);
   m_panel->reload();
   if (m_startsWorker && !m_panel->workerAlive()) m_panel->startWorker();
-  if (!out.sweep.isEmpty()) emit sweepQueued(out.sweep, runsDir);
+  if (!out.sweep.isEmpty()) emit sweepQueued(out.sweep, out.runsDir);
   emit queued(out.message);
 }
 
@@ -133,6 +137,7 @@ bool QueueActions::queueSweep(const QString& sweepFile) {
           const std::vector<SweepTrial> trials = planSweep(experimentToJson(e), spec, checkExperiment);
           const std::string runs = QDir(QString::fromStdString(e.output.runs_dir)).absolutePath().toStdString();
           wb::queueSweep(runs, cwd, spec, trials);
+          out.runsDir = QString::fromStdString(runs);
           int refused = 0;
           for (const SweepTrial& t : trials) refused += t.problem.empty() ? 0 : 1;
           out.sweep = QString::fromStdString(spec.name);
@@ -141,9 +146,7 @@ bool QueueActions::queueSweep(const QString& sweepFile) {
           if (refused > 0) out.message += QObject::tr(" (%1 refused by the engine's checks: marked failed)").arg(refused);
         });
       },
-      [this, runs = QDir(m_editor->runsDir()).absolutePath()](const QueueOutcome& out) {
-        finish(out, tr("The sweep was not queued"), runs);
-      });
+      [this](const QueueOutcome& out) { finish(out, tr("The sweep was not queued")); });
   return true;
 }
 

@@ -48,7 +48,7 @@ class QueueActions : public QObject {
 
  private:
   bool begin(const char* what);
-  void finish(const QueueOutcome& out, const QString& refusedTitle, const QString& runsDir);
+  void finish(const QueueOutcome& out, const QString& refusedTitle);
 
   ExperimentEditor* m_editor;
   QueuePanel* m_panel;

@@ -31,8 +31,11 @@ struct LoadedQueue {
   QString problem;
 };
 
+// Ended early by its sweep's rule (ASHA), as wb::SweepTrialResult::stopped says.
+bool stoppedBySweep(const QueueEntry& e) { return e.state == "done" && e.message.rfind("stopped at the ", 0) == 0; }
+
 QString stateText(const QueueEntry& e) {
-  if (e.state == "done" && e.message.rfind("stopped", 0) == 0) return QObject::tr("stopped");
+  if (stoppedBySweep(e)) return QObject::tr("stopped");
   return QString::fromStdString(e.state);
 }
 
@@ -53,11 +56,12 @@ QueuePanel::QueuePanel(QWidget* parent) : QWidget(parent) {
   m_devices->setToolTip(tr("The worker's slots, one entry training in each at once: cuda:0,cuda:1 (a GPU each) or "
                            "cpu,cpu (the CPU cores shared out). Empty: one entry at a time."));
   m_devices->setMaximumWidth(160);
+  // Offered, not filled in: an experiment for several GPUs needs a worker without GPU slots.
   QStringList gpus;
   for (const DeviceInfo& d : systemInfo().devices) {
     if (QString::fromStdString(d.id).startsWith(QLatin1String("cuda:"))) gpus << QString::fromStdString(d.id);
   }
-  if (gpus.size() > 1) m_devices->setText(gpus.join(QLatin1Char(',')));
+  if (gpus.size() > 1) m_devices->setPlaceholderText(tr("one at a time; %1: one per GPU").arg(gpus.join(QLatin1Char(','))));
   m_hold = namedButton(tr("Hold"), "queueHold", tr("Hold the selected entries (no worker takes them), or release held ones"), this);
   m_up = namedButton(tr("Up"), "queueUp", tr("Move the selected entry up the queue"), this);
   m_down = namedButton(tr("Down"), "queueDown", tr("Move the selected entry down the queue"), this);
@@ -108,6 +112,7 @@ void QueuePanel::setRunsDir(const QString& dir) {
   m_dir = dir;
   m_entries.clear();
   m_wasActive = false;
+  ++m_generation;  // a load of the folder before is dropped when it comes
   m_view->clear();
   reload();
 }
@@ -154,7 +159,7 @@ void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& proble
       item->setText(kStarted, QString::fromStdString(e.started_at).replace(QLatin1Char('T'), QLatin1Char(' ')));
       const QString folder = QString::fromStdString(e.run_folder);
       const QString message = QString::fromStdString(e.message);
-      item->setText(kRun, e.state == "failed" || message.startsWith(QLatin1String("stopped"))
+      item->setText(kRun, e.state == "failed" || stoppedBySweep(e)
                               ? message
                               : (folder.isEmpty() ? message : QDir(folder).dirName()));
       item->setToolTip(kRun, folder.isEmpty() ? message : QDir::toNativeSeparators(folder) + QStringLiteral("\n") + message);
@@ -168,7 +173,7 @@ void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& proble
       held += e.state == "held";
       running += e.state == "running";
       failed += e.state == "failed";
-      const bool wasStopped = e.state == "done" && e.message.rfind("stopped", 0) == 0;
+      const bool wasStopped = stoppedBySweep(e);
       stopped += wasStopped;
       done += e.state == "done" && !wasStopped;
       if (keep.contains(e.id)) item->setSelected(true);
@@ -193,10 +198,12 @@ void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& proble
     }
     m_summary->setText(text);
     const bool active = queued > 0 || running > 0;
-    if (m_wasActive && !active) {
+    if (!m_problem.isEmpty()) {
+      // Unreadable for now: nothing is known to have finished.
+    } else if (m_wasActive && !active) {
       emit queueFinished(tr("%1 done, %2 stopped early, %3 failed, %4 held").arg(done).arg(stopped).arg(failed).arg(held));
     }
-    m_wasActive = active;
+    if (m_problem.isEmpty()) m_wasActive = active;
     updateButtons();
     emit entriesLoaded();
   }

@@ -40,7 +40,7 @@ class QueuePanel : public QWidget {
   // it could not start. A worker of this window still alive is not started twice.
   bool startWorker();
   // The worker's slots (`queue run --devices`): "cuda:0,cuda:1" trains one entry per GPU at once, "cpu,cpu" two
-  // on half the cores each; empty, one entry at a time. Filled with every GPU when the machine has several.
+  // on half the cores each; empty, one entry at a time.
   QLineEdit* workerDevices() const { return m_devices; }
   bool workerAlive() const;
   qint64 workerPid() const { return m_workerPid; }

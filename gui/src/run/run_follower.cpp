@@ -29,6 +29,11 @@ void RunFollower::poll() {
           const auto it = m_runs.find(folder);
           if (it == m_runs.end() || it->second.generation != generation) return;
           it->second.inFlight = false;
+          if (tail.rewound) {
+            unfollow(folder);
+            emit rewound(folder);
+            return;
+          }
           it->second.offset = tail.metrics_bytes;
           if (!tail.steps.empty() || !tail.epochs.empty() || !tail.controls.empty()) emit appended(folder, tail);
           if (tail.ended) {

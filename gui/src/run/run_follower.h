@@ -32,6 +32,8 @@ class RunFollower : public QObject {
   void appended(const QString& folder, const wb::RunHistoryTail& tail);
   // The run ended (its summary is written); it is no longer followed.
   void ended(const QString& folder);
+  // Its metrics.jsonl was cut back (the run resumed from a checkpoint): no longer followed; open it again.
+  void rewound(const QString& folder);
 
  private:
   void poll();

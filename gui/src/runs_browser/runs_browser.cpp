@@ -318,7 +318,9 @@ void RunsBrowser::onRowsLoaded(std::vector<RunRow> rows, const QString& problem,
   // The sweeps of the runs listed, for the sweep filter (the one picked stays).
   const QString picked = m_sweep->currentData().toString();
   const QStringList sweeps = sweepNames();
-  if (sweeps.size() + 1 != m_sweep->count() || (!picked.isEmpty() && !sweeps.contains(picked))) {
+  QStringList listed;
+  for (int i = 1; i < m_sweep->count(); ++i) listed << m_sweep->itemData(i).toString();
+  if (listed != sweeps) {
     const QSignalBlocker blockSweep(m_sweep);
     m_sweep->clear();
     m_sweep->addItem(tr("All runs"), QString());

@@ -43,8 +43,7 @@ bool RunsFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceP
     return false;
   }
   if (!m_sweep.isEmpty()) {
-    const QStringList tags = sourceModel()->index(sourceRow, RunsTableModel::kTags).data().toString().split(QStringLiteral(", "));
-    if (!tags.contains(QStringLiteral("sweep:") + m_sweep)) return false;
+    if (!index.data(RunsTableModel::kTagsRole).toStringList().contains(QStringLiteral("sweep:") + m_sweep)) return false;
   }
   if (m_words.isEmpty() && m_tagWords.isEmpty()) return true;
   const QString text = index.data(RunsTableModel::kSearchTextRole).toString().toLower();

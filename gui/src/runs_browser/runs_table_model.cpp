@@ -164,6 +164,11 @@ QVariant RunsTableModel::runData(const RunRow& row, int column, int role) const 
   switch (role) {
     case kFolderRole: return folder;
     case kStatusRole: return QString::fromStdString(r.status);
+    case kTagsRole: {
+      QStringList tags;
+      for (const std::string& tag : r.tags) tags << QString::fromStdString(tag);
+      return tags;
+    }
     case kSearchTextRole:
       return QStringList{QString::fromStdString(r.name), QString::fromStdString(r.model),
                          QString::fromStdString(r.dataset), QString::fromStdString(r.optimizer), joined(r.tags),

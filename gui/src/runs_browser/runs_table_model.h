@@ -39,6 +39,7 @@ class RunsTableModel : public QAbstractItemModel {
     kArtifactRole,                 // children: "compressed/02-quantize"
     kSearchTextRole,               // name, model, data, optimizer, tags, notes, folder: what the filter searches
     kStatusRole,                   // the index's status word ("finished")
+    kTagsRole,                     // the run's tags as a QStringList
   };
 
   explicit RunsTableModel(QObject* parent = nullptr);

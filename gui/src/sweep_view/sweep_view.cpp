@@ -105,6 +105,9 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(split, 1);
 
   connect(m_sweeps, &QComboBox::currentIndexChanged, this, [this] {
+    // The user's pick wins over a load in flight (of the sweep shown before): that one is dropped.
+    m_wanted = currentSweep();
+    ++m_generation;
     m_results.reset();
     reload();
   });
@@ -342,14 +345,26 @@ void SweepView::drawParallel() {
   for (int a = 0; a <= n; ++a) {
     const SweepAxis& axis = a < n ? axes[static_cast<size_t>(a)] : metricAxis;
     ticker->addTick(a, axis.name());
-    // Each axis's ends, as values.
-    for (const double at : {0.0, 1.0}) {
-      auto* label = new QCPItemText(plot);
-      label->position->setCoords(a, at);
-      label->setPositionAlignment(at == 0 ? (Qt::AlignTop | Qt::AlignHCenter) : (Qt::AlignBottom | Qt::AlignHCenter));
-      const QString text = a < n ? axis.label(at) : (measured.empty() ? QString() : metricText(s, at == 0 ? axis.min() : axis.max()));
-      label->setText(text);
-      label->setFont(QFont(font().family(), qMax(7, font().pointSize() - 2)));
+    // A category axis names each of its values beside it; a number axis its ends.
+    const QFont small(font().family(), qMax(7, font().pointSize() - 2));
+    if (axis.categorical() && axis.categories().size() > 2) {
+      for (int c = 0; c < axis.categories().size(); ++c) {
+        auto* label = new QCPItemText(plot);
+        label->position->setCoords(a, axis.position(nlohmann::json(axis.categories()[c].toStdString())));
+        label->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        label->setPadding(QMargins(0, 0, 4, 0));
+        label->setText(axis.categories()[c]);
+        label->setFont(small);
+      }
+    } else {
+      for (const double at : {0.0, 1.0}) {
+        auto* label = new QCPItemText(plot);
+        label->position->setCoords(a, at);
+        label->setPositionAlignment(at == 0 ? (Qt::AlignTop | Qt::AlignHCenter) : (Qt::AlignBottom | Qt::AlignHCenter));
+        label->setText(a < n ? axis.label(at)
+                             : (measured.empty() ? QString() : metricText(s, at == 0 ? axis.min() : axis.max())));
+        label->setFont(small);
+      }
     }
     auto* line = new QCPItemStraightLine(plot);
     line->point1->setCoords(a, 0);

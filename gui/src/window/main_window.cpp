@@ -244,6 +244,9 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     m_charts->appendEpochs(folder, tail.epochs);
     m_charts->addControlMarks(folder, tail.controls);
   });
+  connect(m_follower, &RunFollower::rewound, this, [this](const QString& folder) {
+    if (m_charts->hasTrace(folder)) openRuns({folder}, false);  // read whole again, and followed from its end
+  });
   connect(m_follower, &RunFollower::ended, this, [this](const QString& folder) {
     statusBar()->showMessage(tr("Run %1 ended").arg(QDir(folder).dirName()), 4000);
   });
