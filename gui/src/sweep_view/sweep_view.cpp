@@ -70,6 +70,7 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSortingEnabled(true);
+  m_table->setWordWrap(false);
   m_table->verticalHeader()->setVisible(false);
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_parallel = new QCustomPlot(this);
@@ -290,6 +291,9 @@ void SweepView::fillTable() {
     set(column, QString::fromStdString(t.entry.message))->setToolTip(QString::fromStdString(t.entry.message));
   }
   m_table->resizeColumnsToContents();
+  // A long reason stays on one line, cut at the column's edge; its cell's tooltip has it whole.
+  const int message = m_table->columnCount() - 1;
+  m_table->setColumnWidth(message, qMin(m_table->columnWidth(message), 320));
   m_table->setSortingEnabled(true);
 }
 
@@ -341,10 +345,22 @@ void SweepView::drawParallel() {
     g->setPen(pen);
     g->setScatterStyle(QCPScatterStyle(best ? QCPScatterStyle::ssStar : QCPScatterStyle::ssDisc, best ? 10 : 4));
   }
-  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  // Each axis named by the last part of its key ("lr" for optimizer.lr) where that is unambiguous: the full keys
+  // of four axes do not fit side by side.
+  QStringList shortNames;
+  for (const SweepAxis& axis : axes) shortNames << axis.name().section(QLatin1Char('.'), -1);
   for (int a = 0; a <= n; ++a) {
     const SweepAxis& axis = a < n ? axes[static_cast<size_t>(a)] : metricAxis;
-    ticker->addTick(a, axis.name());
+    const bool unique = a < n && shortNames.count(shortNames[a]) == 1;
+    // Under the axis (an item, not a tick label: a text ticker dropped the last of four).
+    auto* name = new QCPItemText(plot);
+    name->setClipToAxisRect(false);
+    name->position->setType(QCPItemPosition::ptPlotCoords);
+    name->position->setCoords(a, -0.12);
+    name->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+    name->setPadding(QMargins(0, 4, 0, 0));
+    name->setText(a == n ? QString::fromStdString(s.metric).replace(QLatin1String("accuracy"), QLatin1String("acc")).replace(QLatin1Char('_'), QLatin1Char(' '))
+                         : unique ? shortNames[a] : axis.name());
     // A category axis names each of its values beside it; a number axis its ends.
     const QFont small(font().family(), qMax(7, font().pointSize() - 2));
     if (axis.categorical() && axis.categories().size() > 2) {
@@ -371,8 +387,10 @@ void SweepView::drawParallel() {
     line->point2->setCoords(a, 1);
     line->setPen(QPen(QColor(128, 128, 128, 140)));
   }
-  plot->xAxis->setTicker(ticker);
-  plot->xAxis->setRange(-0.4, n + 0.4);
+  plot->xAxis->setTickLabels(false);
+  plot->xAxis->setTicks(false);
+  plot->xAxis->setPadding(QFontMetrics(font()).height() + 6);  // room for the axes' names
+  plot->xAxis->setRange(-0.45, n + 0.45);
   plot->yAxis->setRange(-0.12, 1.12);
   plot->yAxis->setTickLabels(false);
   plot->yAxis->setTicks(false);

@@ -57,5 +57,58 @@ TEST(RunHistory, ReadsMetricsSkippingDamagedLinesAndSummary) {
   fs::remove_all(dir);
 }
 
+// Following a run another process writes: each read takes the whole lines past the offset (a line still being
+// written waits), says when the summary exists, and notices a log cut back by a resume.
+TEST(RunHistory, TailReadsWholeNewLinesAndNoticesAnEndAndARewind) {
+  const fs::path dir = fs::temp_directory_path() / ("wb-run-tail-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  Experiment experiment;
+  std::ofstream(dir / "experiment.json") << experimentToJson(experiment).dump(2);
+  const auto stepLine = [](int64_t n) {
+    StepMetrics step;
+    step.step = n;
+    step.loss = 2.0 / static_cast<double>(n);
+    return eventToJson(step).dump();
+  };
+  { std::ofstream(dir / "metrics.jsonl") << stepLine(1) << "\n" << stepLine(2) << "\n"; }
+  const RunHistory start = loadRunHistory(dir.string());
+  ASSERT_EQ(start.steps.size(), 2u);
+  EXPECT_EQ(start.metrics_bytes, fs::file_size(dir / "metrics.jsonl"));
+
+  const std::string third = stepLine(3);
+  {
+    std::ofstream more(dir / "metrics.jsonl", std::ios::app);
+    more << third.substr(0, 10);  // half a line: being written
+  }
+  RunHistoryTail tail = readRunHistoryTail(dir.string(), start.metrics_bytes);
+  EXPECT_TRUE(tail.steps.empty());
+  EXPECT_EQ(tail.metrics_bytes, start.metrics_bytes) << "a partial line is left for the next read";
+  EXPECT_FALSE(tail.ended);
+  {
+    std::ofstream more(dir / "metrics.jsonl", std::ios::app);
+    more << third.substr(10) << "\n" << stepLine(4) << "\n";
+  }
+  tail = readRunHistoryTail(dir.string(), tail.metrics_bytes);
+  ASSERT_EQ(tail.steps.size(), 2u);
+  EXPECT_EQ(tail.steps[0].step, 3);
+  EXPECT_EQ(tail.steps[1].step, 4);
+  EXPECT_EQ(tail.metrics_bytes, fs::file_size(dir / "metrics.jsonl"));
+
+  RunSummary summary;
+  summary.status = RunStatus::Completed;
+  std::ofstream(dir / "summary.json") << summaryToJson(summary).dump();
+  tail = readRunHistoryTail(dir.string(), tail.metrics_bytes);
+  EXPECT_TRUE(tail.ended);
+  EXPECT_TRUE(tail.steps.empty());
+
+  // Resumed from the checkpoint at step 1: the log is cut back below what was read.
+  { std::ofstream(dir / "metrics.jsonl") << stepLine(1) << "\n"; }
+  tail = readRunHistoryTail(dir.string(), tail.metrics_bytes);
+  EXPECT_TRUE(tail.rewound);
+  EXPECT_TRUE(tail.steps.empty());
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace wb
