@@ -135,22 +135,12 @@ WindowRound runWithWindow(const Experiment& experiment) {
     round.samplesPerSec = s.samples_per_sec;
     loop.quit();
   });
-  // A 10 ms timer: how late it fires is how long the event loop was busy with something else.
-  QTimer probe;
-  probe.setTimerType(Qt::PreciseTimer);
-  probe.setInterval(10);
-  QElapsedTimer clock;
-  qint64 last = 0;
-  QObject::connect(&probe, &QTimer::timeout, &loop, [&] {
-    const qint64 now = clock.nsecsElapsed();
-    if (last > 0) round.lateness.push_back(std::max(0.0, (now - last) / 1e6 - 10.0));
-    last = now;
-  });
-  clock.start();
+  bench::LatenessProbe probe;
   probe.start();
   window.startExperiment(experiment);
   loop.exec();
   probe.stop();
+  round.lateness = probe.lateness();
   return round;
 }
 

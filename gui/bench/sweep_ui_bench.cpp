@@ -78,23 +78,13 @@ int main(int argc, char** argv) {
     finished = summary;
     loop.quit();
   });
-  std::vector<double> lateness;
-  QTimer probe;
-  probe.setTimerType(Qt::PreciseTimer);
-  probe.setInterval(10);
-  QElapsedTimer clock;
-  qint64 last = 0;
-  QObject::connect(&probe, &QTimer::timeout, &loop, [&] {
-    const qint64 now = clock.nsecsElapsed();
-    if (last > 0) lateness.push_back(std::max(0.0, (now - last) / 1e6 - 10.0));
-    last = now;
-  });
+  bench::LatenessProbe probe;
   QTimer::singleShot(200, &loop, [&] { window.queueActions()->queueSweep(QString::fromStdString(sweepFile)); });
-  clock.start();
   probe.start();
   loop.exec();
   probe.stop();
-  const double seconds = clock.nsecsElapsed() / 1e9;
+  const std::vector<double>& lateness = probe.lateness();
+  const double seconds = probe.seconds();
   std::printf("Sweep of %d trials (MLP, synthetic 512 samples, 2 epochs each) through the window's worker: %.1f s, "
               "%.2f s a trial; %s\n",
               trials, seconds, seconds / trials, qPrintable(finished));

@@ -112,19 +112,15 @@ void QueuePanel::setRunsDir(const QString& dir) {
   m_dir = dir;
   m_entries.clear();
   m_wasActive = false;
-  ++m_generation;  // a load of the folder before is dropped when it comes
+  m_reload.invalidate();  // a load of the folder before is dropped when it comes
   m_view->clear();
   reload();
 }
 
 void QueuePanel::reload() {
   if (m_dir.isEmpty()) return;
-  if (m_loading) {
-    m_reloadPending = true;
-    return;
-  }
-  m_loading = true;
-  const int generation = ++m_generation;
+  const int generation = m_reload.begin();
+  if (generation < 0) return;
   runOffThread(
       this,
       [dir = m_dir.toStdString()] {
@@ -140,9 +136,8 @@ void QueuePanel::reload() {
 }
 
 void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& problem, int generation) {
-  m_loading = false;
   ++m_loads;
-  if (generation == m_generation) {
+  if (m_reload.end(generation)) {
     const QList<qint64> keep = selectedIds();
     m_problem = problem;
     m_entries = std::move(entries);
@@ -207,10 +202,7 @@ void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& proble
     updateButtons();
     emit entriesLoaded();
   }
-  if (m_reloadPending) {
-    m_reloadPending = false;
-    reload();
-  }
+  if (m_reload.takePending()) reload();
 }
 
 bool QueuePanel::workerAlive() const { return m_workerPid > 0 && ::kill(static_cast<pid_t>(m_workerPid), 0) == 0; }

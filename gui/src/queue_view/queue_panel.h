@@ -11,6 +11,7 @@
 #include <QString>
 #include <QWidget>
 
+#include "app/serial_reload.h"
 #include "workbench/run_queue.h"
 
 class QLabel;
@@ -67,9 +68,7 @@ class QueuePanel : public QWidget {
   QString m_dir;
   std::vector<QueueEntry> m_entries;
   QString m_problem;
-  bool m_loading = false;
-  bool m_reloadPending = false;
-  int m_generation = 0;
+  SerialReload m_reload;
   int m_loads = 0;
   bool m_wasActive = false;  // something queued (not held) or running at the last load
   qint64 m_workerPid = 0;

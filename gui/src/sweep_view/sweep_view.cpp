@@ -108,7 +108,7 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   connect(m_sweeps, &QComboBox::currentIndexChanged, this, [this] {
     // The user's pick wins over a load in flight (of the sweep shown before): that one is dropped.
     m_wanted = currentSweep();
-    ++m_generation;
+    m_reload.invalidate();
     m_results.reset();
     reload();
   });
@@ -161,12 +161,8 @@ QString SweepView::bestFolder() const {
 
 void SweepView::reload() {
   if (m_dir.isEmpty()) return;
-  if (m_loading) {
-    m_reloadPending = true;
-    return;
-  }
-  m_loading = true;
-  const int generation = ++m_generation;
+  const int generation = m_reload.begin();
+  if (generation < 0) return;
   const QString picked = m_wanted.isEmpty() ? currentSweep() : m_wanted;
   runOffThread(
       this,
@@ -188,9 +184,8 @@ void SweepView::reload() {
 
 void SweepView::onLoaded(QStringList names, std::optional<SweepResults> results, const QString& problem,
                          int generation) {
-  m_loading = false;
   ++m_loads;
-  if (generation == m_generation) {
+  if (m_reload.end(generation)) {
     {
       const QSignalBlocker block(m_sweeps);
       QStringList listed;
@@ -245,10 +240,7 @@ void SweepView::onLoaded(QStringList names, std::optional<SweepResults> results,
     m_overlay->setEnabled(ran);
     emit loaded();
   }
-  if (m_reloadPending) {
-    m_reloadPending = false;
-    reload();
-  }
+  if (m_reload.takePending()) reload();
 }
 
 void SweepView::fillTable() {

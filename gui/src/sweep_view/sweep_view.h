@@ -10,6 +10,7 @@
 #include <QString>
 #include <QWidget>
 
+#include "app/serial_reload.h"
 #include "workbench/sweep_runs.h"
 
 class QComboBox;
@@ -57,9 +58,7 @@ class SweepView : public QWidget {
   QString m_dir;
   QString m_wanted;  // a sweep asked for before it was listed
   std::optional<SweepResults> m_results;
-  bool m_loading = false;
-  bool m_reloadPending = false;
-  int m_generation = 0;
+  SerialReload m_reload;
   int m_loads = 0;
   QComboBox* m_sweeps;
   QComboBox* m_key;
