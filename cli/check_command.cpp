@@ -14,10 +14,13 @@ namespace {
 const char* kCheckHelp =
     "usage: workbench-cli check [EXPERIMENT.json | --example NAME] [--set key.path=value ...]\n"
     "\n"
-    "Checks an experiment as `train` does before it starts, and trains nothing: unknown keys, types, ranges and\n"
-    "combinations (each problem with its JSON path and a \"did you mean\"), then that the data files are there,\n"
+    "Checks an experiment as `train` does before it starts, and trains nothing: unknown keys, types, ranges "
+    "and\n"
+    "combinations (each problem with its JSON path and a \"did you mean\"), then that the data files are "
+    "there,\n"
     "that the model fits the data's shape and that the devices exist. Prints every problem at once. A valid\n"
-    "experiment's data are summarized: the classes and their counts (an image folder's files per class), the\n"
+    "experiment's data are summarized: the classes and their counts (an image folder's files per class), "
+    "the\n"
     "model's input, the preprocessing and the loader's workers.\n"
     "\n"
     "  --set key.path=value  override one key first, as train does\n"
@@ -36,9 +39,10 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 }
 
 void printDataSummary(const DataPreview& p) {
-  std::cout << "data: " << p.dataset << (p.source.empty() ? "" : " from " + p.source) << ", " << p.train_samples
-            << " training samples (before data.limit and the validation share), model input " << shapeText(p.sample_shape)
-            << ", " << p.class_names.size() << " classes\n";
+  std::cout << "data: " << p.dataset << (p.source.empty() ? "" : " from " + p.source) << ", "
+            << p.train_samples
+            << " training samples (before data.limit and the validation share), model input "
+            << shapeText(p.sample_shape) << ", " << p.class_names.size() << " classes\n";
   if (!p.class_counts.empty()) {
     std::cout << "  classes:";
     for (size_t c = 0; c < p.class_names.size(); ++c) {

@@ -22,7 +22,8 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       {"train", "[EXPERIMENT.json | --example NAME] [--set key=value ...] [--json]",
        "train an experiment (default: CNN on Fashion-MNIST)", trainCommand},
-      {"resume", "RUN_DIR [--json] [--force]", "continue an interrupted run from its checkpoint", resumeCommand},
+      {"resume", "RUN_DIR [--json] [--force]", "continue an interrupted run from its checkpoint",
+       resumeCommand},
       {"runs", "[show ID | compare A B] [--runs-dir DIR]", "list, show and compare runs", runsCommand},
       {"queue", "add EXPERIMENT.json | list | run | remove|hold|release|move ID",
        "queue experiments in a runs folder and train them one after another", queueCommand},
@@ -30,13 +31,14 @@ const std::vector<Command>& commands() {
        "try several values of an experiment's keys as queued runs, and compare them", sweepCommand},
       {"control", "RUN_DIR ACTION [--at-step N]", "change a live run: learning rate, stop, checkpoint",
        controlCommand},
-      {"eval", "RUN_DIR [--model ARTIFACT] [--json]", "evaluate a run's model (or an artifact) on its test split",
-       evalCommand},
+      {"eval", "RUN_DIR [--model ARTIFACT] [--json]",
+       "evaluate a run's model (or an artifact) on its test split", evalCommand},
       {"compress", "RUN_DIR|EXPERIMENT [--set compress...] [--json]",
        "prune, distill, quantize; compare with the original", compressCommand},
       {"export", "RUN_DIR [--model ARTIFACT] --format F --out FILE",
        "write torchscript, onnx or safetensors for other tools", exportCommand},
-      {"bench", "[EXPERIMENT.json] [--steps N] [--set ...]", "time training steps, print samples/s", benchCommand},
+      {"bench", "[EXPERIMENT.json] [--steps N] [--set ...]", "time training steps, print samples/s",
+       benchCommand},
       {"find-lr", "[EXPERIMENT.json] [--steps N] [--apply FILE] [--json]",
        "learning-rate range test: loss against lr, a suggested lr", findLrCommand},
       {"find-batch", "[EXPERIMENT.json] [--max-memory SIZE] [--json]",
@@ -74,7 +76,8 @@ void printUsage(std::ostream& out) {
   }
   out << "\n"
          "`workbench-cli help COMMAND` (or `workbench-cli COMMAND --help`) describes each, with examples.\n"
-         "Experiment keys: `workbench-cli keys`, docs/experiment.md. Examples to start from: `workbench-cli examples`.\n";
+         "Experiment keys: `workbench-cli keys`, docs/experiment.md. Examples to start from: `workbench-cli "
+         "examples`.\n";
 }
 
 std::vector<std::string> commandNames() {
@@ -102,9 +105,10 @@ int helpCommand(const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-    std::cout << "usage: workbench-cli help [COMMAND]\n\nLists the commands, or describes one: its arguments, "
-                 "options and examples (the same as `workbench-cli COMMAND --help`).\n\nExamples:\n"
-                 "  workbench-cli help\n  workbench-cli help train\n";
+    std::cout
+        << "usage: workbench-cli help [COMMAND]\n\nLists the commands, or describes one: its arguments, "
+           "options and examples (the same as `workbench-cli COMMAND --help`).\n\nExamples:\n"
+           "  workbench-cli help\n  workbench-cli help train\n";
     return kExitOk;
   }
   const Command* command = findCommand(args[0]);

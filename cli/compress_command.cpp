@@ -1,7 +1,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli_commands.h"
@@ -17,7 +16,8 @@ namespace fs = std::filesystem;
 
 const char* kCompressHelp =
     "usage: workbench-cli compress RUN_DIR [--set compress.key=value ...] [--json] [--quiet]\n"
-    "       workbench-cli compress [EXPERIMENT.json | --example NAME] [--set key=value ...] [--json] [--quiet]\n"
+    "       workbench-cli compress [EXPERIMENT.json | --example NAME] [--set key=value ...] [--json] "
+    "[--quiet]\n"
     "       workbench-cli compress RUN_DIR --list [--json]\n"
     "\n"
     "Runs the passes of the experiment's `compress` section (prune, finetune, distill, quantize; see\n"
@@ -57,7 +57,9 @@ std::string ratio(double value, double original) {
 }
 
 // The original's latency from the artifact's own session when recorded, else the original's row.
-double baselineOf(double own_baseline, double original_row) { return own_baseline > 0 ? own_baseline : original_row; }
+double baselineOf(double own_baseline, double original_row) {
+  return own_baseline > 0 ? own_baseline : original_row;
+}
 
 void printTable(const std::vector<ArtifactFigures>& artifacts) {
   if (artifacts.empty()) {
@@ -65,37 +67,43 @@ void printTable(const std::vector<ArtifactFigures>& artifacts) {
     return;
   }
   const ArtifactFigures& base = artifacts.front();
-  std::printf("%-18s %-9s %9s %8s %12s %9s %11s %8s %10s %8s %10s %8s %s\n", "artifact", "pass", "test acc", "change",
-              "non-zero", "size MiB", "smaller by", "MFLOPs", "b1 ms", "faster", "b64 ms", "faster", "weights");
+  std::printf("%-18s %-9s %9s %8s %12s %9s %11s %8s %10s %8s %10s %8s %s\n", "artifact", "pass", "test acc",
+              "change", "non-zero", "size MiB", "smaller by", "MFLOPs", "b1 ms", "faster", "b64 ms", "faster",
+              "weights");
   for (const ArtifactFigures& a : artifacts) {
     const double change = (a.test_accuracy - base.test_accuracy) * 100;
-    std::printf("%-18s %-9s %9s %8s %12lld %9s %11s %8s %10s %8s %10s %8s %s\n", a.name.c_str(), a.pass.c_str(),
-                fixed(a.test_accuracy, 4).c_str(), ((change >= 0 ? "+" : "") + fixed(change, 2)).c_str(),
-                static_cast<long long>(a.nonzero_parameters), fixed(a.size_bytes / 1048576.0, 2).c_str(),
-                ratio(static_cast<double>(a.size_bytes), static_cast<double>(base.size_bytes)).c_str(),
-                fixed(a.flops_per_sample / 1e6, 2).c_str(), fixed(a.latency_ms_batch1, 3).c_str(),
-                ratio(a.latency_ms_batch1, baselineOf(a.baseline_latency_ms_batch1, base.latency_ms_batch1)).c_str(),
-                fixed(a.latency_ms_batch64, 2).c_str(),
-                ratio(a.latency_ms_batch64, baselineOf(a.baseline_latency_ms_batch64, base.latency_ms_batch64)).c_str(),
-                a.weights_dtype.c_str());
+    std::printf(
+        "%-18s %-9s %9s %8s %12lld %9s %11s %8s %10s %8s %10s %8s %s\n", a.name.c_str(), a.pass.c_str(),
+        fixed(a.test_accuracy, 4).c_str(), ((change >= 0 ? "+" : "") + fixed(change, 2)).c_str(),
+        static_cast<long long>(a.nonzero_parameters), fixed(a.size_bytes / 1048576.0, 2).c_str(),
+        ratio(static_cast<double>(a.size_bytes), static_cast<double>(base.size_bytes)).c_str(),
+        fixed(a.flops_per_sample / 1e6, 2).c_str(), fixed(a.latency_ms_batch1, 3).c_str(),
+        ratio(a.latency_ms_batch1, baselineOf(a.baseline_latency_ms_batch1, base.latency_ms_batch1)).c_str(),
+        fixed(a.latency_ms_batch64, 2).c_str(),
+        ratio(a.latency_ms_batch64, baselineOf(a.baseline_latency_ms_batch64, base.latency_ms_batch64))
+            .c_str(),
+        a.weights_dtype.c_str());
     if (!a.float_layers.empty()) {
       std::string names;
       for (const std::string& l : a.float_layers) names += (names.empty() ? "" : "; ") + l;
       std::printf("%18s left in float: %s\n", "", names.c_str());
     }
   }
-  std::printf("(the original first; sizes are the weight files on disk; latency is the median CPU forward time;\n"
-              " speedups against the original measured in the same session; --measure measures all again)\n");
+  std::printf(
+      "(the original first; sizes are the weight files on disk; latency is the median CPU forward time;\n"
+      " speedups against the original measured in the same session; --measure measures all again)\n");
 }
 
-nlohmann::json compressionJson(const std::string& run_dir, const std::vector<ArtifactFigures>& artifacts, RunStatus status) {
+nlohmann::json compressionJson(const std::string& run_dir, const std::vector<ArtifactFigures>& artifacts,
+                               RunStatus status) {
   nlohmann::json list = nlohmann::json::array();
   for (const ArtifactFigures& a : artifacts) list.push_back(artifactFiguresToJson(a));
   return {{"run_dir", run_dir}, {"status", toString(status)}, {"artifacts", list}};
 }
 
 // The compress section for an existing run: its experiment.json with compress.* overrides applied.
-std::optional<CompressConfig> runCompressConfig(const std::string& run_dir, const std::vector<std::string>& overrides) {
+std::optional<CompressConfig> runCompressConfig(const std::string& run_dir,
+                                                const std::vector<std::string>& overrides) {
   std::ifstream in(run_dir + "/experiment.json");
   nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
   if (!in || doc.is_discarded()) {
@@ -106,8 +114,9 @@ std::optional<CompressConfig> runCompressConfig(const std::string& run_dir, cons
   std::vector<ValidationIssue> issues;
   for (const std::string& o : overrides) {
     if (o.rfind("compress", 0) != 0) {
-      issues.push_back({o.substr(0, o.find('=')),
-                        "only compress.* keys can be set when compressing a finished run (its training is done)"});
+      issues.push_back(
+          {o.substr(0, o.find('=')),
+           "only compress.* keys can be set when compressing a finished run (its training is done)"});
       continue;
     }
     const auto more = applyOverride(doc, o);
@@ -184,7 +193,8 @@ int compressCommand(const std::vector<std::string>& args) {
     }
     const auto problems = config ? checkCompression(run_dir, *config) : std::vector<ValidationIssue>{};
     if (!problems.empty()) {
-      std::cerr << "error: the compress section cannot run on " << run_dir << ":\n" << formatIssues(problems) << "\n";
+      std::cerr << "error: the compress section cannot run on " << run_dir << ":\n"
+                << formatIssues(problems) << "\n";
       return kExitBadInput;
     }
   } else {
@@ -206,10 +216,12 @@ int compressCommand(const std::vector<std::string>& args) {
         [&](TrainingRun::EventSink sink) {
           training = std::make_unique<TrainingRun>(*experiment, std::move(sink));
           training->start();
-          return SessionJob{[&] { training->requestStop(); }, [&] { training->wait(); }, /*request_checkpoint=*/{},
+          return SessionJob{[&] { training->requestStop(); }, [&] { training->wait(); },
+                            /*request_checkpoint=*/{},
                             /*stop_after_epoch=*/{}};
         },
-        SessionOptions{false, quiet || json, options.epochs, {}}, [](const RunSummary& s) { return summaryToJson(s); });
+        SessionOptions{false, quiet || json, options.epochs, {}},
+        [](const RunSummary& s) { return summaryToJson(s); });
     if (status != kExitOk) return status;
     run_dir = training->summary().run_dir;
     if (!quiet && !json) std::cout << "Trained " << run_dir << "; compressing it\n";
@@ -224,7 +236,10 @@ int compressCommand(const std::vector<std::string>& args) {
         return SessionJob{[&] { run->requestStop(); }, [&] { run->wait(); }, /*request_checkpoint=*/{},
                           /*stop_after_epoch=*/{}};
       },
-      options, [&](const RunSummary& s) { return compressionJson(run_dir, readCompressionReport(run_dir), s.status); });
+      options,
+      [&](const RunSummary& s) {
+        return compressionJson(run_dir, readCompressionReport(run_dir), s.status);
+      });
   if (!json && !quiet && status == kExitOk) printTable(readCompressionReport(run_dir));
   return status;
 }

@@ -7,13 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <variant>
-
-#include <nlohmann/json.hpp>
 
 #include "cli_commands.h"
 #include "run_session.h"
@@ -39,16 +38,19 @@ const char* kHelp =
     "\n"
     "Changes a run that is training now (in this or another shell, or in the window), through its folder.\n"
     "Actions (one):\n"
-    "  --lr-scale K        multiply the learning-rate schedule by K from the next step on (factors compound)\n"
+    "  --lr-scale K        multiply the learning-rate schedule by K from the next step on (factors "
+    "compound)\n"
     "  --lr LR             a constant learning rate LR from the next step on, replacing the schedule\n"
-    "  --stop-after-epoch  end the run when the epoch in progress ends, with a checkpoint (resume continues it)\n"
+    "  --stop-after-epoch  end the run when the epoch in progress ends, with a checkpoint (resume continues "
+    "it)\n"
     "  --stop              stop after the step in flight, with a checkpoint (like Ctrl-C)\n"
     "  --checkpoint        write a checkpoint after the step in flight\n"
     "Options:\n"
     "  --at-step N         learning-rate changes: from step N on instead of the next step\n"
     "  --timeout SECONDS   how long to wait for the run to take the request (default 10)\n"
     "\n"
-    "Changes are events in the run's metrics.jsonl and train.log, marked on the window's charts, and kept in\n"
+    "Changes are events in the run's metrics.jsonl and train.log, marked on the window's charts, and kept "
+    "in\n"
     "its checkpoints. The process that trains also takes signals: SIGUSR1 = checkpoint now, SIGUSR2 = stop\n"
     "after this epoch (kill -USR2 PID).\n"
     "\n"
@@ -96,7 +98,8 @@ int controlCommand(const std::vector<std::string>& args) {
     const bool takes_value = a == "--lr-scale" || a == "--lr" || a == "--at-step" || a == "--timeout";
     double number = 0;
     if (takes_value && (i + 1 >= args.size() || !parseNumber(args[i + 1], number))) {
-      std::cerr << "error: " << a << " needs a number, e.g. " << a << (a == "--at-step" ? " 1200" : " 0.5") << "\n";
+      std::cerr << "error: " << a << " needs a number, e.g. " << a << (a == "--at-step" ? " 1200" : " 0.5")
+                << "\n";
       return kExitBadInput;
     }
     bool ok = true;
@@ -148,12 +151,12 @@ int controlCommand(const std::vector<std::string>& args) {
   }
   request->at_step = at_step;
   if (lr_change) {
-    const std::string problem = checkLrChange(LrChange{request->kind == ControlRequest::Kind::LrScale
-                                                           ? LrChange::Kind::Scale
-                                                           : LrChange::Kind::Constant,
-                                                       request->value, /*from_step=*/-1, /*source=*/{}});
+    const std::string problem = checkLrChange(LrChange{
+        request->kind == ControlRequest::Kind::LrScale ? LrChange::Kind::Scale : LrChange::Kind::Constant,
+        request->value, /*from_step=*/-1, /*source=*/{}});
     if (!problem.empty()) {
-      printError("Cannot change the learning rate: " + problem + ".", "Give a positive number, e.g. --lr-scale 0.5.");
+      printError("Cannot change the learning rate: " + problem + ".",
+                 "Give a positive number, e.g. --lr-scale 0.5.");
       return kExitBadInput;
     }
   }
@@ -173,8 +176,10 @@ int controlCommand(const std::vector<std::string>& args) {
       // An unreadable index: the folder's summary below still tells a finished run.
     }
     if ((record && record->status != "running") || (!record && fs::exists(folder / "summary.json"))) {
-      throw UserError("Run " + run_dir + " is not training now" + (record ? " (" + record->status + ")" : "") + ".",
-                      "Control works on a live run; `workbench-cli resume " + run_dir + "` continues an interrupted one.");
+      throw UserError(
+          "Run " + run_dir + " is not training now" + (record ? " (" + record->status + ")" : "") + ".",
+          "Control works on a live run; `workbench-cli resume " + run_dir +
+              "` continues an interrupted one.");
     }
     const std::string metrics = (folder / "metrics.jsonl").string();
     std::error_code ec;
@@ -182,11 +187,12 @@ int controlCommand(const std::vector<std::string>& args) {
     const std::streamoff metrics_size = ec ? 0 : static_cast<std::streamoff>(size);
     const std::string path = sendControlRequest(run_dir, *request);
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-    while (fs::exists(path) && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    while (fs::exists(path) && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (fs::exists(path)) {
       fs::remove(path, ec);  // not left to surprise a later session
-      throw NotTaken("The run did not take the request within " + std::to_string(static_cast<int>(timeout_s)) +
-                       " s.");
+      throw NotTaken("The run did not take the request within " +
+                     std::to_string(static_cast<int>(timeout_s)) + " s.");
     }
     if (fs::exists(path + ".rejected")) {
       std::ifstream in(path + ".rejected");
@@ -216,8 +222,9 @@ int controlCommand(const std::vector<std::string>& args) {
     printError(e.what(), e.hint());
     return kExitBadInput;
   } catch (const NotTaken& e) {
-    printError(e.what(), "Is it still training? `workbench-cli runs` shows its status; a run loading its data "
-                         "takes requests once training starts.");
+    printError(e.what(),
+               "Is it still training? `workbench-cli runs` shows its status; a run loading its data "
+               "takes requests once training starts.");
     return kExitFailure;
   } catch (const std::exception& e) {
     printError(e.what(), "");

@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli_commands.h"
@@ -59,12 +58,13 @@ void printReport(const EvaluationReport& r, const std::string& what) {
               static_cast<long long>(f.samples), r.dataset.empty() ? "" : (" (" + r.dataset + ")").c_str());
   size_t width = 9;  // "macro avg"
   for (const std::string& name : r.class_names) width = std::max(width, name.size() + 5);
-  std::printf("\n%-*s %9s %9s %9s %9s\n", static_cast<int>(width), "class", "precision", "recall", "f1", "support");
+  std::printf("\n%-*s %9s %9s %9s %9s\n", static_cast<int>(width), "class", "precision", "recall", "f1",
+              "support");
   for (size_t c = 0; c < f.classes.size(); ++c) {
     const ClassFigures& cf = f.classes[c];
     const std::string label = std::to_string(c) + "  " + cf.name;
-    std::printf("%-*s %9.4f %9.4f %9.4f %9lld\n", static_cast<int>(width), label.c_str(), cf.precision, cf.recall,
-                cf.f1, static_cast<long long>(cf.support));
+    std::printf("%-*s %9.4f %9.4f %9.4f %9lld\n", static_cast<int>(width), label.c_str(), cf.precision,
+                cf.recall, cf.f1, static_cast<long long>(cf.support));
   }
   std::printf("%-*s %9.4f %9.4f %9.4f %9lld\n", static_cast<int>(width), "macro avg", f.macro_precision,
               f.macro_recall, f.macro_f1, static_cast<long long>(f.samples));
@@ -74,7 +74,8 @@ void printReport(const EvaluationReport& r, const std::string& what) {
   for (const auto& row : f.confusion) {
     for (const int64_t count : row) cell = std::max(cell, static_cast<int>(std::to_string(count).size()) + 1);
   }
-  std::printf("\nconfusion matrix (rows: true class, columns: predicted class)\n%-*s", static_cast<int>(width), "");
+  std::printf("\nconfusion matrix (rows: true class, columns: predicted class)\n%-*s",
+              static_cast<int>(width), "");
   for (size_t c = 0; c < f.confusion.size(); ++c) std::printf("%*zu", cell, c);
   std::printf("\n");
   for (size_t t = 0; t < f.confusion.size(); ++t) {
@@ -95,8 +96,9 @@ void printReport(const EvaluationReport& r, const std::string& what) {
       return c >= 0 && static_cast<size_t>(c) < r.class_names.size() ? r.class_names[static_cast<size_t>(c)]
                                                                      : std::to_string(c);
     };
-    std::printf("  test #%-6lld predicted %-14s (%5.1f %%)  true %s (%.1f %%)\n", static_cast<long long>(m.index),
-                name(m.predicted).c_str(), m.confidence * 100, name(m.truth).c_str(), m.truth_probability * 100);
+    std::printf("  test #%-6lld predicted %-14s (%5.1f %%)  true %s (%.1f %%)\n",
+                static_cast<long long>(m.index), name(m.predicted).c_str(), m.confidence * 100,
+                name(m.truth).c_str(), m.truth_probability * 100);
     if (!m.file.empty()) std::printf("           %s\n", m.file.c_str());
   }
 }
@@ -105,13 +107,16 @@ void printReport(const EvaluationReport& r, const std::string& what) {
 
 int evalCommand(const std::vector<std::string>& args) {
   const char* help =
-      "usage: workbench-cli eval RUN_DIR [--model ARTIFACT] [--misclassified N] [--allow-unfinished] [--json]\n"
+      "usage: workbench-cli eval RUN_DIR [--model ARTIFACT] [--misclassified N] [--allow-unfinished] "
+      "[--json]\n"
       "\n"
-      "Evaluates the run's model.pt on the test split of its experiment: loss and accuracy, precision, recall\n"
+      "Evaluates the run's model.pt on the test split of its experiment: loss and accuracy, precision, "
+      "recall\n"
       "and F1 per class, the confusion matrix (rows: true class), and the most confident mistakes.\n"
       "  --model ARTIFACT   a compressed model of the run instead, e.g. compressed/02-quantize\n"
       "  --misclassified N  how many of the most confident mistakes to list (default 10; 0 for none)\n"
-      "  --allow-unfinished evaluate the model of a run that did not finish (interrupted: its part-trained model\n"
+      "  --allow-unfinished evaluate the model of a run that did not finish (interrupted: its part-trained "
+      "model\n"
       "                     of the step it stopped at); refused without it\n"
       "  --json             one JSON object: test_loss, test_accuracy, samples, class_names, classes,\n"
       "                     macro_avg, confusion_matrix, misclassified_total, misclassified\n"

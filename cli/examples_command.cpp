@@ -1,12 +1,12 @@
-// workbench-cli examples: the example experiments installed with the workbench (share/torch-workbench/examples,
-// or the source tree's resources/examples), listed or printed for a copy to edit.
+// workbench-cli examples: the example experiments installed with the workbench
+// (share/torch-workbench/examples, or the source tree's resources/examples), listed or printed for a copy to
+// edit.
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli_commands.h"
-#include "workbench/did_you_mean.h"
 #include "run_session.h"
+#include "workbench/did_you_mean.h"
 #include "workbench/errors.h"
 #include "workbench/examples.h"
 #include "workbench/install_paths.h"
@@ -18,8 +18,10 @@ const char* kExamplesHelp =
     "usage: workbench-cli examples [--json]\n"
     "       workbench-cli examples NAME\n"
     "\n"
-    "Lists the example experiments a new project starts from (MLP, CNN, ResNet and ViT on Fashion-MNIST, a CSV\n"
-    "table, a compression pipeline), each with what it shows. Given a NAME, prints that example's experiment\n"
+    "Lists the example experiments a new project starts from (MLP, CNN, ResNet and ViT on Fashion-MNIST, a "
+    "CSV\n"
+    "table, a compression pipeline), each with what it shows. Given a NAME, prints that example's "
+    "experiment\n"
     "file, with its data paths made absolute so a copy works from any folder.\n"
     "\n"
     "  --json   the list as a JSON array of {id, title, description, file}\n"
@@ -62,9 +64,10 @@ int listExamplesCommand(bool json) {
     }
     if (!line.empty()) std::printf("%-20s %s\n", "", line.c_str());
   }
-  std::printf("\nIn %s. `workbench-cli train --example NAME` trains one; `workbench-cli examples NAME > my.json`\n"
-              "copies one to edit.\n",
-              examplesDir().c_str());
+  std::printf(
+      "\nIn %s. `workbench-cli train --example NAME` trains one; `workbench-cli examples NAME > my.json`\n"
+      "copies one to edit.\n",
+      examplesDir().c_str());
   return kExitOk;
 }
 
@@ -94,7 +97,8 @@ int examplesCommand(const std::vector<std::string>& args) {
       std::vector<std::string> ids;
       for (const ExampleInfo& e : examples) ids.push_back(e.id);
       const std::string suggestion = didYouMean(name, ids);
-      printError("no example named '" + name + "'" + (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?"),
+      printError("no example named '" + name + "'" +
+                     (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?"),
                  "`workbench-cli examples` lists them.");
       return kExitBadInput;
     }

@@ -4,32 +4,34 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
-#include "workbench/did_you_mean.h"
 #include "run_session.h"
+#include "workbench/did_you_mean.h"
 #include "workbench/errors.h"
 #include "workbench/examples.h"
 
 namespace wb::cli {
 namespace {
 
-// Paths in an experiment are relative to the folder the program runs in (docs/experiment.md). When a data file
-// that was not found there is beside the experiment file instead (an example run by its installed path), say so.
+// Paths in an experiment are relative to the folder the program runs in (docs/experiment.md). When a data
+// file that was not found there is beside the experiment file instead (an example run by its installed path),
+// say so.
 void printPathsBesideFile(const std::string& file, const Experiment& experiment,
                           const std::vector<ValidationIssue>& issues) {
   namespace fs = std::filesystem;
   const fs::path folder = fs::path(file).parent_path();
   for (const auto& [key, value] : {std::pair{"data.path", experiment.data.path},
                                    std::pair{"data.test_path", experiment.data.test_path}}) {
-    const bool reported = std::any_of(issues.begin(), issues.end(),
-                                      [&](const ValidationIssue& i) { return i.path == key; });
+    const bool reported =
+        std::any_of(issues.begin(), issues.end(), [&](const ValidationIssue& i) { return i.path == key; });
     if (!reported || value.empty() || fs::path(value).is_absolute() || folder.empty()) continue;
     std::error_code ec;
     if (fs::exists(folder / value, ec) && !fs::exists(value, ec)) {
-      std::cerr << "  note: " << key << " \"" << value << "\" is relative to the folder you run in, not to the "
-                << "experiment file; it is in " << folder.string() << ": run from there, or write the path in full"
+      std::cerr << "  note: " << key << " \"" << value
+                << "\" is relative to the folder you run in, not to the "
+                << "experiment file; it is in " << folder.string()
+                << ": run from there, or write the path in full"
                 << "\n";
     }
   }
@@ -37,8 +39,8 @@ void printPathsBesideFile(const std::string& file, const Experiment& experiment,
 
 }  // namespace
 
-bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& out, std::vector<std::string>& rest,
-                         const std::vector<std::string>& value_options) {
+bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& out,
+                         std::vector<std::string>& rest, const std::vector<std::string>& value_options) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (std::find(value_options.begin(), value_options.end(), a) != value_options.end()) {
@@ -54,7 +56,8 @@ bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& o
       out.overrides.push_back(a.substr(6));
     } else if (a == "--example" || a.rfind("--example=", 0) == 0) {
       if (a == "--example" && i + 1 >= args.size()) {
-        std::cerr << "error: --example needs a name, e.g. --example cnn (`workbench-cli examples` lists them)\n";
+        std::cerr
+            << "error: --example needs a name, e.g. --example cnn (`workbench-cli examples` lists them)\n";
         return false;
       }
       out.example = a == "--example" ? args[++i] : a.substr(10);
@@ -100,7 +103,8 @@ std::optional<Experiment> resolveExperiment(const ExperimentArgs& args, bool eng
     try {
       doc = nlohmann::json::parse(in);
     } catch (const nlohmann::json::exception&) {
-      // loadExperimentFile words the syntax error (or a number out of range) with the file's name and position.
+      // loadExperimentFile words the syntax error (or a number out of range) with the file's name and
+      // position.
       const ParseResult r = loadExperimentFile(args.file);
       std::cerr << "error: " << args.file << ":\n" << formatIssues(r.issues) << "\n";
       return std::nullopt;
@@ -116,10 +120,9 @@ std::optional<Experiment> resolveExperiment(const ExperimentArgs& args, bool eng
   if (issues.empty() && engine_checks) issues = checkExperiment(parsed.experiment);
   if (!issues.empty()) {
     const std::string source = !args.example.empty() ? " of example " + args.example
-                               : args.file.empty()     ? std::string()
-                                                       : " in " + args.file;
-    std::cerr << "error: the experiment" << source << " is not valid:\n"
-              << formatIssues(issues) << "\n";
+                               : args.file.empty()   ? std::string()
+                                                     : " in " + args.file;
+    std::cerr << "error: the experiment" << source << " is not valid:\n" << formatIssues(issues) << "\n";
     if (!args.file.empty()) printPathsBesideFile(args.file, parsed.experiment, issues);
     return std::nullopt;
   }

@@ -9,18 +9,23 @@ namespace wb::cli {
 
 int exportCommand(const std::vector<std::string>& args) {
   const char* help =
-      "usage: workbench-cli export RUN_DIR [--model ARTIFACT] --format torchscript|onnx|safetensors --out FILE\n"
+      "usage: workbench-cli export RUN_DIR [--model ARTIFACT] --format torchscript|onnx|safetensors --out "
+      "FILE\n"
       "                            [--allow-unfinished] [--json]\n"
       "\n"
       "Writes the run's trained model (or one of its compressed artifacts) into a file other tools load:\n"
-      "  torchscript  a .pt module for torch.jit.load (Python) and torch::jit::load (LibTorch); int8 models keep\n"
+      "  torchscript  a .pt module for torch.jit.load (Python) and torch::jit::load (LibTorch); int8 models "
+      "keep\n"
       "               their int8 kernels (set the quantized engine named in its metadata before loading)\n"
       "  onnx         an .onnx graph for ONNX Runtime and friends\n"
       "  safetensors  the weights by state-dict name (int8: int8 weights with their scales and zero points)\n"
-      "Every file carries the input shape, the normalization, the class names, the experiment's name and the\n"
-      "artifact's history. FILE is replaced atomically; a refused export leaves it as it was. docs/export.md.\n"
+      "Every file carries the input shape, the normalization, the class names, the experiment's name and "
+      "the\n"
+      "artifact's history. FILE is replaced atomically; a refused export leaves it as it was. "
+      "docs/export.md.\n"
       "  --model ARTIFACT  a compressed model of the run instead, e.g. compressed/02-quantize\n"
-      "  --allow-unfinished  export the model of a run that did not finish (interrupted: its part-trained model of\n"
+      "  --allow-unfinished  export the model of a run that did not finish (interrupted: its part-trained "
+      "model of\n"
       "                    the step it stopped at); refused without it\n"
       "  --json            print the result (file, bytes, seconds, loading snippets) as one JSON object\n"
       "\n"
@@ -73,7 +78,8 @@ int exportCommand(const std::vector<std::string>& args) {
   }
   ExportFormat format;
   if (!exportFormatFromString(format_name, format)) {
-    std::cerr << "error: unknown export format '" << format_name << "': use torchscript, onnx or safetensors\n";
+    std::cerr << "error: unknown export format '" << format_name
+              << "': use torchscript, onnx or safetensors\n";
     return kExitBadInput;
   }
   try {
@@ -82,20 +88,16 @@ int exportCommand(const std::vector<std::string>& args) {
     const ExportResult r = exportModel(request);
     if (!r.note.empty()) std::cerr << "warning: " << r.note << "\n";
     if (json) {
-      nlohmann::json j{{"run_dir", run_dir},
-                             {"model", artifact.empty() ? "model" : artifact},
-                             {"format", toString(format)},
-                             {"file", r.file},
-                             {"bytes", r.bytes},
-                             {"seconds", r.seconds},
-                             {"python", r.python_snippet},
-                             {"cpp", r.cpp_snippet}};
+      nlohmann::json j{{"run_dir", run_dir},         {"model", artifact.empty() ? "model" : artifact},
+                       {"format", toString(format)}, {"file", r.file},
+                       {"bytes", r.bytes},           {"seconds", r.seconds},
+                       {"python", r.python_snippet}, {"cpp", r.cpp_snippet}};
       if (!r.note.empty()) j["note"] = r.note;
       std::cout << j.dump(2) << std::endl;
     } else {
-      std::printf("%s: wrote %s (%s, %.2f MiB) in %.2f s\n\nPython:\n%s\nC++:\n%s", run_dir.c_str(), r.file.c_str(),
-                  toString(format), static_cast<double>(r.bytes) / (1024.0 * 1024.0), r.seconds,
-                  r.python_snippet.c_str(), r.cpp_snippet.c_str());
+      std::printf("%s: wrote %s (%s, %.2f MiB) in %.2f s\n\nPython:\n%s\nC++:\n%s", run_dir.c_str(),
+                  r.file.c_str(), toString(format), static_cast<double>(r.bytes) / (1024.0 * 1024.0),
+                  r.seconds, r.python_snippet.c_str(), r.cpp_snippet.c_str());
     }
     return kExitOk;
   } catch (const UserError& e) {

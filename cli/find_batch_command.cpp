@@ -1,4 +1,5 @@
-// workbench-cli find-batch: the batch-size finder (workbench/finders.h) on the experiment's model, data and device.
+// workbench-cli find-batch: the batch-size finder (workbench/finders.h) on the experiment's model, data and
+// device.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -15,13 +16,19 @@ namespace {
 
 const char* kFindBatchHelp =
     "usage: workbench-cli find-batch [EXPERIMENT.json | --example NAME] [--set key.path=value ...]\n"
-    "                                [--max-memory SIZE] [--start N] [--max-batch N] [--headroom F] [--json]\n"
+    "                                [--max-memory SIZE] [--start N] [--max-batch N] [--headroom F] "
+    "[--json]\n"
     "\n"
-    "Finds the largest train.batch_size whose training step (forward, backward, optimizer, AMP as configured) fits\n"
-    "the memory of the experiment's first device, by trial: sizes double from --start until one does not fit, then\n"
-    "the finder bisects between the last fit and the first failure. On a GPU a failed allocation (CUDA out of\n"
-    "memory) is the verdict: it is caught, the memory released, and the search goes on. On the CPU nothing fails\n"
-    "before the system's OOM killer, so each trial's peak resident memory is measured against a limit: --max-memory,\n"
+    "Finds the largest train.batch_size whose training step (forward, backward, optimizer, AMP as "
+    "configured) fits\n"
+    "the memory of the experiment's first device, by trial: sizes double from --start until one does not "
+    "fit, then\n"
+    "the finder bisects between the last fit and the first failure. On a GPU a failed allocation (CUDA out "
+    "of\n"
+    "memory) is the verdict: it is caught, the memory released, and the search goes on. On the CPU nothing "
+    "fails\n"
+    "before the system's OOM killer, so each trial's peak resident memory is measured against a limit: "
+    "--max-memory,\n"
     "or what the system has available. Prints each size's memory and samples/s, the largest that fits and a\n"
     "suggestion: the largest power of two within the headroom. Writes no run folder. Ctrl-C ends it early.\n"
     "\n"
@@ -142,7 +149,8 @@ int findBatchCommand(const std::vector<std::string>& args) {
   if (r.largest > 0) std::printf("Largest batch that fits: %lld\n", static_cast<long long>(r.largest));
   if (r.suggested > 0) {
     std::printf("Suggested train.batch_size: %lld (%s)\n  train with it: --set train.batch_size=%lld\n",
-                static_cast<long long>(r.suggested), r.suggestion_reason.c_str(), static_cast<long long>(r.suggested));
+                static_cast<long long>(r.suggested), r.suggestion_reason.c_str(),
+                static_cast<long long>(r.suggested));
   } else {
     std::printf("No suggestion: %s.\n", r.suggestion_reason.c_str());
   }

@@ -1,4 +1,5 @@
-// workbench-cli find-lr: the learning-rate range test (workbench/finders.h) on the experiment's model and data.
+// workbench-cli find-lr: the learning-rate range test (workbench/finders.h) on the experiment's model and
+// data.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -17,27 +18,35 @@ namespace {
 
 const char* kFindLrHelp =
     "usage: workbench-cli find-lr [EXPERIMENT.json | --example NAME] [--set key.path=value ...]\n"
-    "                             [--steps N] [--start LR] [--end LR] [--plot FILE.csv] [--apply FILE.json] [--json]\n"
+    "                             [--steps N] [--start LR] [--end LR] [--plot FILE.csv] [--apply FILE.json] "
+    "[--json]\n"
     "\n"
-    "The learning-rate range test (Leslie Smith; as fastai's lr_find): trains a fresh copy of the experiment's\n"
-    "model (same seed, data, optimizer, device, AMP and effective batch) for N steps while the learning rate grows\n"
-    "exponentially from --start to --end, and stops early once the smoothed loss passes 4x its best. Writes no run\n"
-    "folder and leaves the experiment file alone. Prints the curve (every few steps), why it stopped and the\n"
-    "suggested optimizer.lr: where the smoothed loss falls fastest against log(lr), or a tenth of the rate at its\n"
+    "The learning-rate range test (Leslie Smith; as fastai's lr_find): trains a fresh copy of the "
+    "experiment's\n"
+    "model (same seed, data, optimizer, device, AMP and effective batch) for N steps while the learning rate "
+    "grows\n"
+    "exponentially from --start to --end, and stops early once the smoothed loss passes 4x its best. Writes "
+    "no run\n"
+    "folder and leaves the experiment file alone. Prints the curve (every few steps), why it stopped and "
+    "the\n"
+    "suggested optimizer.lr: where the smoothed loss falls fastest against log(lr), or a tenth of the rate "
+    "at its\n"
     "minimum when the fall is too short to read a slope. Ctrl-C ends it early with what it has.\n"
     "\n"
     "  --steps N        steps of the sweep (default 100)\n"
     "  --start LR       first learning rate (default 1e-7)\n"
     "  --end LR         last learning rate (default 10)\n"
     "  --plot FILE.csv  the whole curve: step, lr, loss, smoothed_loss\n"
-    "  --apply FILE     a copy of the experiment with optimizer.lr set to the suggestion (never the input file)\n"
+    "  --apply FILE     a copy of the experiment with optimizer.lr set to the suggestion (never the input "
+    "file)\n"
     "  --json           one JSON object on stdout (the curve, the suggestion and its rule)\n"
     "\n"
     "Examples:\n"
     "  workbench-cli find-lr my-experiment.json\n"
     "  workbench-cli find-lr --set model.preset=mlp --set data.limit=10000 --plot lr.csv --apply tuned.json\n"
     "\n"
-    "Exit status: 0 done (also when no rate could be suggested: the text says why), 2 bad input, 1 failure.\n";
+    "Exit status: 0 done (also when no rate could be suggested: the text says why), 2 bad input, 1 "
+    "failure.\n";
 
 bool parseDouble(const std::string& text, double& out) {
   try {
@@ -70,7 +79,8 @@ nlohmann::json lrFinderJson(const LrFinderResult& r) {
                       {"effective_batch", r.effective_batch},
                       {"device", r.device},
                       {"seconds", r.seconds}};
-  j["suggested_lr"] = r.suggestion.rule == LrSuggestionRule::None ? nlohmann::json() : nlohmann::json(r.suggestion.lr);
+  j["suggested_lr"] =
+      r.suggestion.rule == LrSuggestionRule::None ? nlohmann::json() : nlohmann::json(r.suggestion.lr);
   return j;
 }
 
@@ -123,8 +133,8 @@ int findLrCommand(const std::vector<std::string>& args) {
       }
     } else if (a == "--plot" || a == "--apply") {
       if (!has_value) {
-        std::cerr << "error: " << a << " needs a file name, e.g. " << a << (a == "--plot" ? " lr.csv" : " tuned.json")
-                  << "\n";
+        std::cerr << "error: " << a << " needs a file name, e.g. " << a
+                  << (a == "--plot" ? " lr.csv" : " tuned.json") << "\n";
         return kExitBadInput;
       }
       (a == "--plot" ? plot_file : apply_file) = rest[++i];
@@ -163,7 +173,8 @@ int findLrCommand(const std::vector<std::string>& args) {
     std::ofstream out(plot_file);
     out << "step,lr,loss,smoothed_loss\n";
     out.precision(10);
-    for (const LrFinderPoint& p : r.points) out << p.step << "," << p.lr << "," << p.loss << "," << p.smoothed << "\n";
+    for (const LrFinderPoint& p : r.points)
+      out << p.step << "," << p.lr << "," << p.loss << "," << p.smoothed << "\n";
     out.close();
     if (!out) {
       printError("Cannot write " + plot_file + ".", "Check the folder exists and is writable.");
@@ -188,8 +199,9 @@ int findLrCommand(const std::vector<std::string>& args) {
     std::cout << j.dump(2) << std::endl;
     return kExitOk;
   }
-  std::printf("LR range test: %s to %s over %lld steps on %s, batch %lld per step\n", number(options.start_lr).c_str(),
-              number(options.end_lr).c_str(), static_cast<long long>(options.steps), r.device.c_str(),
+  std::printf("LR range test: %s to %s over %lld steps on %s, batch %lld per step\n",
+              number(options.start_lr).c_str(), number(options.end_lr).c_str(),
+              static_cast<long long>(options.steps), r.device.c_str(),
               static_cast<long long>(r.effective_batch));
   printCurve(r);
   std::printf("Stopped after %lld steps (%.1f s): %s.\n", static_cast<long long>(r.steps_run), r.seconds,

@@ -14,7 +14,9 @@ namespace {
 
 std::atomic<bool> g_finder_interrupted{false};
 
-extern "C" void onFinderInterrupt(int) { g_finder_interrupted = true; }
+extern "C" void onFinderInterrupt(int) {
+  g_finder_interrupted = true;
+}
 
 // Puts the previous SIGINT handler back however the finder ends.
 class SigintAsCancel {
@@ -42,8 +44,9 @@ int runFinder(const std::string& subject, const std::function<void(const FinderC
     printError(e.what(), e.hint());
     return kExitBadInput;
   } catch (const std::exception& e) {
-    printError(e.what(), subject + " failed while training; `workbench-cli train` with the same experiment reports "
-                                   "the same problem with more detail.");
+    printError(e.what(), subject +
+                             " failed while training; `workbench-cli train` with the same experiment reports "
+                             "the same problem with more detail.");
     return kExitFailure;
   }
   return kExitOk;

@@ -1,6 +1,6 @@
 #pragma once
-// The part find-lr and find-batch share: a finder runs in the command's own thread, Ctrl+C is its cancel button
-// (it ends early with what it measured), and its failures become the CLI's messages and exit statuses.
+// The part find-lr and find-batch share: a finder runs in the command's own thread, Ctrl+C is its cancel
+// button (it ends early with what it measured), and its failures become the CLI's messages and exit statuses.
 
 #include <functional>
 #include <string>

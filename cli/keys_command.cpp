@@ -1,6 +1,6 @@
-// workbench-cli keys: every key of the experiment file with its default, the words it takes and when it matters,
-// read from the schema the parser uses (so the list cannot drift from what the file accepts). `--names` is what
-// shell completion reads.
+// workbench-cli keys: every key of the experiment file with its default, the words it takes and when it
+// matters, read from the schema the parser uses (so the list cannot drift from what the file accepts).
+// `--names` is what shell completion reads.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>

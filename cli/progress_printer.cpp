@@ -71,11 +71,11 @@ void ProgressPrinter::print(const EventBatch& batch) {
         std::fprintf(m_out, "Compression %s in %s\n", toString(s.status), formatDuration(s.wall_s).c_str());
         continue;
       }
-      std::fprintf(m_out, "Run %s after %lld steps in %s", toString(s.status), static_cast<long long>(s.steps),
-                   formatDuration(s.wall_s).c_str());
+      std::fprintf(m_out, "Run %s after %lld steps in %s", toString(s.status),
+                   static_cast<long long>(s.steps), formatDuration(s.wall_s).c_str());
       if (s.test_accuracy >= 0) {
-        std::fprintf(m_out, ": test accuracy %.4f, test loss %.4f, %.0f samples/s", s.test_accuracy, s.test_loss,
-                     s.samples_per_sec);
+        std::fprintf(m_out, ": test accuracy %.4f, test loss %.4f, %.0f samples/s", s.test_accuracy,
+                     s.test_loss, s.samples_per_sec);
       }
       std::fprintf(m_out, "\n");
       if (!s.run_dir.empty()) std::fprintf(m_out, "Run folder: %s\n", s.run_dir.c_str());
@@ -91,8 +91,8 @@ void ProgressPrinter::printStep(const StepMetrics& m) {
     std::string bar(static_cast<size_t>(filled), '#');
     bar.resize(kBarWidth, '.');
     std::fprintf(m_out, "\r\033[K%s [%s] step %lld/%lld  loss %.4f  %.0f samples/s  ETA %s",
-                 epochText(m.epoch).c_str(), bar.c_str(),
-                 static_cast<long long>(m.step), static_cast<long long>(m.total_steps), m.loss, m.samples_per_sec,
+                 epochText(m.epoch).c_str(), bar.c_str(), static_cast<long long>(m.step),
+                 static_cast<long long>(m.total_steps), m.loss, m.samples_per_sec,
                  formatDuration(m.eta_s).c_str());
     m_bar_shown = true;
     return;
@@ -108,7 +108,8 @@ void ProgressPrinter::printStep(const StepMetrics& m) {
 
 void ProgressPrinter::printEpoch(const EpochMetrics& m) {
   clearBar();
-  std::fprintf(m_out, "%s: train loss %.4f acc %.4f", epochText(m.epoch).c_str(), m.train_loss, m.train_accuracy);
+  std::fprintf(m_out, "%s: train loss %.4f acc %.4f", epochText(m.epoch).c_str(), m.train_loss,
+               m.train_accuracy);
   if (m.val_loss >= 0) std::fprintf(m_out, " | val loss %.4f acc %.4f", m.val_loss, m.val_accuracy);
   std::fprintf(m_out, " | lr %.3g | %.1f s, %.0f samples/s\n", m.lr, m.epoch_s, m.samples_per_sec);
 }

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli_commands.h"
@@ -15,9 +14,9 @@
 #include "run_session.h"
 #include "workbench/errors.h"
 #include "workbench/run_queue.h"
+#include "workbench/run_state.h"
 #include "workbench/sweep_rungs.h"
 #include "workbench/sweep_runs.h"
-#include "workbench/run_state.h"
 #include "workbench/training_run.h"
 
 namespace wb::cli {
@@ -26,28 +25,36 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* kQueueHelp =
-    "usage: workbench-cli queue add [EXPERIMENT.json | --example NAME] [--set key=value ...] [--label L] [--hold]\n"
+    "usage: workbench-cli queue add [EXPERIMENT.json | --example NAME] [--set key=value ...] [--label L] "
+    "[--hold]\n"
     "       workbench-cli queue list [--runs-dir DIR] [--json]\n"
     "       workbench-cli queue remove|hold|release ID... [--runs-dir DIR]\n"
     "       workbench-cli queue move ID (--before ID | --last) [--runs-dir DIR]\n"
     "       workbench-cli queue run [--runs-dir DIR] [--until-empty] [--devices cuda:0,cuda:1 | cpu,cpu]\n"
     "\n"
-    "A queue of experiments in a runs folder, kept in its index (DIR/runs.sqlite) beside the runs: it outlives\n"
-    "the process that works it. `add` checks the experiment and queues it in its output.runs_dir; `run` trains\n"
-    "the queued entries one after another, each a normal run in the runs list (its folder reruns and resumes\n"
-    "alone), each in a child process of its own. A worker killed mid-run leaves its entry to the next worker,\n"
+    "A queue of experiments in a runs folder, kept in its index (DIR/runs.sqlite) beside the runs: it "
+    "outlives\n"
+    "the process that works it. `add` checks the experiment and queues it in its output.runs_dir; `run` "
+    "trains\n"
+    "the queued entries one after another, each a normal run in the runs list (its folder reruns and "
+    "resumes\n"
+    "alone), each in a child process of its own. A worker killed mid-run leaves its entry to the next "
+    "worker,\n"
     "which resumes that run from its checkpoint; two workers on one queue never train the same entry.\n"
     "\n"
     "  --runs-dir DIR  the runs folder (default: runs; `add` uses the experiment's output.runs_dir)\n"
     "  --label L       the name the list shows (default: the experiment's name, or its file's)\n"
     "  --hold          add it held: no worker takes it until `queue release ID`\n"
-    "  --until-empty   `run` ends when nothing is queued (otherwise it waits for more, polling every second)\n"
-    "  --devices LIST  `run` trains one entry per slot at once: cuda:N a GPU each (the entry's process sees it\n"
+    "  --until-empty   `run` ends when nothing is queued (otherwise it waits for more, polling every "
+    "second)\n"
+    "  --devices LIST  `run` trains one entry per slot at once: cuda:N a GPU each (the entry's process sees "
+    "it\n"
     "                  alone, as cuda:0), cpu a share of the CPU cores each (cpu,cpu: half the cores each,\n"
     "                  its threads pinned to them). Default: one entry at a time, on the devices it names\n"
     "  --json          `list` prints a JSON array\n"
     "\n"
-    "States: queued, held, running, done, failed (with why; `release` queues it again). Ctrl-C in `run` stops\n"
+    "States: queued, held, running, done, failed (with why; `release` queues it again). Ctrl-C in `run` "
+    "stops\n"
     "the entry in training after its step with a checkpoint and queues it again: it resumes next time.\n"
     "\n"
     "Examples:\n"
@@ -69,10 +76,18 @@ bool parseId(const std::string& text, int64_t& id) {
 }
 
 nlohmann::json entryToJson(const QueueEntry& e) {
-  return {{"id", e.id},           {"position", e.position},     {"state", e.state},
-          {"label", e.label},     {"cwd", e.cwd},               {"run_folder", e.run_folder},
-          {"message", e.message}, {"added_at", e.added_at},     {"started_at", e.started_at},
-          {"ended_at", e.ended_at}, {"owner_pid", e.owner_pid}, {"attempts", e.attempts}};
+  return {{"id", e.id},
+          {"position", e.position},
+          {"state", e.state},
+          {"label", e.label},
+          {"cwd", e.cwd},
+          {"run_folder", e.run_folder},
+          {"message", e.message},
+          {"added_at", e.added_at},
+          {"started_at", e.started_at},
+          {"ended_at", e.ended_at},
+          {"owner_pid", e.owner_pid},
+          {"attempts", e.attempts}};
 }
 
 int addEntry(const std::vector<std::string>& args) {
@@ -96,10 +111,10 @@ int addEntry(const std::vector<std::string>& args) {
   addition.experiment = experimentToJson(*experiment).dump(2);
   addition.cwd = fs::current_path().string();
   if (addition.label.empty()) {
-    addition.label = !experiment->name.empty()                 ? experiment->name
-                     : !exp_args.example.empty()               ? exp_args.example
-                     : !exp_args.file.empty()                  ? fs::path(exp_args.file).stem().string()
-                                                               : "default";
+    addition.label = !experiment->name.empty()   ? experiment->name
+                     : !exp_args.example.empty() ? exp_args.example
+                     : !exp_args.file.empty()    ? fs::path(exp_args.file).stem().string()
+                                                 : "default";
   }
   const std::string runs_dir = fs::absolute(experiment->output.runs_dir).lexically_normal().string();
   const int64_t id = addToQueue(runs_dir, addition);
@@ -120,9 +135,12 @@ int listEntries(const std::string& runs_dir, bool json) {
     std::cout << "The queue in " << runs_dir << " is empty (`workbench-cli queue add EXPERIMENT.json`).\n";
     return kExitOk;
   }
-  std::printf("%-5s %-8s %-24s %-9s %-20s %s\n", "id", "state", "label", "attempts", "started", "run / message");
+  std::printf("%-5s %-8s %-24s %-9s %-20s %s\n", "id", "state", "label", "attempts", "started",
+              "run / message");
   for (const QueueEntry& e : entries) {
-    const std::string detail = e.message.empty() ? e.run_folder : (e.run_folder.empty() ? e.message : e.run_folder + " — " + e.message);
+    const std::string detail = e.message.empty()
+                                   ? e.run_folder
+                                   : (e.run_folder.empty() ? e.message : e.run_folder + " — " + e.message);
     std::printf("%-5lld %-8s %-24s %-9lld %-20s %s\n", static_cast<long long>(e.id), e.state.c_str(),
                 e.label.c_str(), static_cast<long long>(e.attempts), e.started_at.c_str(), detail.c_str());
   }
@@ -172,7 +190,8 @@ int execEntry(const std::string& runs_dir, int64_t id) {
     // Its process ended after the run did but before it said so: nothing is left to train.
     const RunState state = readRunState(entry.run_folder);
     if (state.finished()) {
-      endQueueEntry(runs_dir, id, "done", fs::absolute(entry.run_folder).lexically_normal().string(), state.describe());
+      endQueueEntry(runs_dir, id, "done", fs::absolute(entry.run_folder).lexically_normal().string(),
+                    state.describe());
       std::cout << "The run in " << entry.run_folder << " is " << state.describe() << ".\n";
       return kExitOk;
     }
@@ -190,8 +209,8 @@ int execEntry(const std::string& runs_dir, int64_t id) {
     }
     experiment = parsed.experiment;
     if (const char* slot = std::getenv(kQueueSlotVariable); slot && *slot) {
-      // A GPU slot: this process sees that GPU alone, as cuda:0. An experiment for one GPU trains on it; one for
-      // several GPUs needs a worker without GPU slots.
+      // A GPU slot: this process sees that GPU alone, as cuda:0. An experiment for one GPU trains on it; one
+      // for several GPUs needs a worker without GPU slots.
       std::vector<std::string>& devices = experiment->train.devices;
       const bool one_gpu = devices.size() == 1 && devices.front().rfind("cuda", 0) == 0;
       if (devices.size() > 1) {
@@ -204,40 +223,49 @@ int execEntry(const std::string& runs_dir, int64_t id) {
         return kExitBadInput;
       }
       if (one_gpu && devices.front() != "cuda:0") {
-        std::cout << "Slot " << slot << ": the experiment's " << devices.front() << " is this slot's GPU, cuda:0 here\n";
+        std::cout << "Slot " << slot << ": the experiment's " << devices.front()
+                  << " is this slot's GPU, cuda:0 here\n";
         devices.front() = "cuda:0";
       }
     }
   }
   SessionOptions options;
   options.epochs = experiment && experiment->train.epochs > 0 ? experiment->train.epochs : 1;
-  // A trial of a sweep that stops poor trials early is judged at its rungs (against the other trials' results in
-  // the index); what stopped it becomes the entry's message.
+  // A trial of a sweep that stops poor trials early is judged at its rungs (against the other trials' results
+  // in the index); what stopped it becomes the entry's message.
   auto stop_reason = std::make_shared<std::string>();
   ValidationJudge judge = sweepTrialJudge(runs_dir, entry, stop_reason);
   std::string state = "failed", message, folder;
   options.on_end = [&](const RunSummary& summary, const std::optional<RunError>& error) {
     folder = summary.run_dir;
     switch (summary.status) {
-      case RunStatus::Completed: state = "done"; break;
+      case RunStatus::Completed:
+        state = "done";
+        break;
       case RunStatus::EarlyStopped:
         state = "done", message = stop_reason->empty() ? "stopped early" : "stopped at the " + *stop_reason;
         break;
-      case RunStatus::Interrupted: state = "queued", message = "interrupted: it resumes from its checkpoint"; break;
-      case RunStatus::Failed: state = "failed", message = error ? error->message : "the run failed"; break;
+      case RunStatus::Interrupted:
+        state = "queued", message = "interrupted: it resumes from its checkpoint";
+        break;
+      case RunStatus::Failed:
+        state = "failed", message = error ? error->message : "the run failed";
+        break;
     }
   };
   const int status = runSession(
       [&](TrainingRun::EventSink sink) {
-        auto run = resume ? std::make_unique<TrainingRun>(ResumeRequest{entry.run_folder, false}, std::move(sink))
-                          : std::make_unique<TrainingRun>(*experiment, std::move(sink));
+        auto run =
+            resume ? std::make_unique<TrainingRun>(ResumeRequest{entry.run_folder, false}, std::move(sink))
+                   : std::make_unique<TrainingRun>(*experiment, std::move(sink));
         if (judge) run->setValidationJudge(judge);
         if (!entry.sweep.empty()) run->setRunTags({sweepTag(entry.sweep)});
         return run;
       },
       options);
   if (folder.empty()) folder = runFolderOfProcess(runs_dir, ::getpid());
-  if (!folder.empty()) folder = fs::absolute(folder).lexically_normal().string();  // we run in the entry's cwd
+  if (!folder.empty())
+    folder = fs::absolute(folder).lexically_normal().string();  // we run in the entry's cwd
   endQueueEntry(runs_dir, id, state, folder, message);
   return status;
 }
@@ -287,10 +315,11 @@ int queueCommand(const std::vector<std::string>& args) {
       }
     }
     runs_dir = fs::absolute(runs_dir).lexically_normal().string();
-    const bool takes_ids = action == "remove" || action == "hold" || action == "release" || action == "move" ||
-                           action == "exec";
+    const bool takes_ids =
+        action == "remove" || action == "hold" || action == "release" || action == "move" || action == "exec";
     if (takes_ids && ids.empty()) {
-      std::cerr << "error: queue " << action << " needs an entry id (`workbench-cli queue list` shows them)\n";
+      std::cerr << "error: queue " << action
+                << " needs an entry id (`workbench-cli queue list` shows them)\n";
       return kExitBadInput;
     }
     if (action == "list") return listEntries(runs_dir, json);
@@ -306,7 +335,8 @@ int queueCommand(const std::vector<std::string>& args) {
         return kExitBadInput;
       }
       moveInQueue(runs_dir, ids.front(), before);
-      std::cout << "Moved " << ids.front() << (last ? " to the end" : " before " + std::to_string(before)) << "\n";
+      std::cout << "Moved " << ids.front() << (last ? " to the end" : " before " + std::to_string(before))
+                << "\n";
       return kExitOk;
     }
     for (const int64_t id : ids) {

@@ -28,7 +28,9 @@ namespace {
 namespace fs = std::filesystem;
 
 std::atomic<int> g_worker_signal{0};
-void onWorkerSignal(int signal) { g_worker_signal.store(signal); }
+void onWorkerSignal(int signal) {
+  g_worker_signal.store(signal);
+}
 
 std::vector<int> allowedCores() {
   cpu_set_t set;
@@ -50,8 +52,8 @@ pid_t startChild(const std::string& runs_dir, const QueueEntry& entry, const Que
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid != 0) return pid;
   if (!entry.cwd.empty() && ::chdir(entry.cwd.c_str()) != 0) {
-    std::fprintf(stderr, "error: cannot enter %s, where entry %s was queued: %s\n", entry.cwd.c_str(), id.c_str(),
-                 std::strerror(errno));
+    std::fprintf(stderr, "error: cannot enter %s, where entry %s was queued: %s\n", entry.cwd.c_str(),
+                 id.c_str(), std::strerror(errno));
     ::_exit(kExitBadInput);
   }
   if (slot.device.rfind("cuda:", 0) == 0) {
@@ -99,8 +101,9 @@ bool parseQueueSlots(const std::string& text, std::vector<QueueSlot>& slots) {
     const bool cuda = item.rfind("cuda:", 0) == 0 && item.size() > 5 &&
                       item.find_first_not_of("0123456789", 5) == std::string::npos;
     if (item != "cpu" && !cuda) {
-      printError("--devices: '" + item + "' is not a device",
-                 "List one slot per device: cuda:0,cuda:1 (a GPU each) or cpu,cpu (the CPU cores shared out).");
+      printError(
+          "--devices: '" + item + "' is not a device",
+          "List one slot per device: cuda:0,cuda:1 (a GPU each) or cpu,cpu (the CPU cores shared out).");
       return false;
     }
     cpu_slots += item == "cpu" ? 1 : 0;
@@ -109,8 +112,8 @@ bool parseQueueSlots(const std::string& text, std::vector<QueueSlot>& slots) {
   if (cpu_slots > 1) {
     const std::vector<int> cores = allowedCores();
     if (static_cast<int>(cores.size()) < cpu_slots) {
-      printError("--devices: " + std::to_string(cpu_slots) + " CPU slots but only " + std::to_string(cores.size()) +
-                     " cores to share out",
+      printError("--devices: " + std::to_string(cpu_slots) + " CPU slots but only " +
+                     std::to_string(cores.size()) + " cores to share out",
                  "Give at most one cpu slot per core.");
       return false;
     }
@@ -118,7 +121,8 @@ bool parseQueueSlots(const std::string& text, std::vector<QueueSlot>& slots) {
     int next = 0, k = 0;
     for (QueueSlot& slot : slots) {
       if (slot.device != "cpu") continue;
-      const int share = static_cast<int>(cores.size()) / cpu_slots + (k < static_cast<int>(cores.size()) % cpu_slots ? 1 : 0);
+      const int share = static_cast<int>(cores.size()) / cpu_slots +
+                        (k < static_cast<int>(cores.size()) % cpu_slots ? 1 : 0);
       slot.cores.assign(cores.begin() + next, cores.begin() + next + share);
       next += share, ++k;
     }
@@ -129,7 +133,8 @@ bool parseQueueSlots(const std::string& text, std::vector<QueueSlot>& slots) {
 int runQueueWorker(const std::string& runs_dir, bool until_empty, const std::vector<QueueSlot>& given_slots) {
   std::signal(SIGINT, onWorkerSignal);
   std::signal(SIGTERM, onWorkerSignal);
-  const std::vector<QueueSlot> slots = given_slots.empty() ? std::vector<QueueSlot>{QueueSlot{}} : given_slots;
+  const std::vector<QueueSlot> slots =
+      given_slots.empty() ? std::vector<QueueSlot>{QueueSlot{}} : given_slots;
   std::vector<std::optional<Busy>> busy(slots.size());
   int done = 0, failed = 0;
   bool waiting_said = false, forwarded = false;
@@ -138,9 +143,9 @@ int runQueueWorker(const std::string& runs_dir, bool until_empty, const std::vec
     return "queue entry " + std::to_string(e.id) + " (" + e.label + (where.empty() ? "" : ", " + where) + ")";
   };
   while (true) {
-    // Children that ended: how their entries ended. Each is looked at before it is reaped (WNOWAIT): until then
-    // its pid still stands for a live owner, so nobody (a window listing the queue, another worker) puts its
-    // entry back as orphaned before it is marked failed here.
+    // Children that ended: how their entries ended. Each is looked at before it is reaped (WNOWAIT): until
+    // then its pid still stands for a live owner, so nobody (a window listing the queue, another worker) puts
+    // its entry back as orphaned before it is marked failed here.
     bool any_busy = false;
     for (size_t s = 0; s < slots.size(); ++s) {
       if (!busy[s]) continue;
@@ -158,13 +163,15 @@ int runQueueWorker(const std::string& runs_dir, bool until_empty, const std::vec
       const QueueEntry entry = busy[s]->entry;
       std::optional<QueueEntry> after = findQueueEntry(runs_dir, entry.id);
       if (after && after->state == "running") {
-        // The child is gone without saying how the entry ended: killed (out of memory?), or it could not start.
+        // The child is gone without saying how the entry ended: killed (out of memory?), or it could not
+        // start.
         const bool signalled = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED;
         const std::string why = info.si_code == 0 ? std::string("its process was lost")
-                                : signalled ? "its process ended by signal " + std::to_string(info.si_status) +
-                                                  (info.si_status == SIGKILL ? " (killed: out of memory?)" : "")
-                                            : "its process exited with status " + std::to_string(info.si_status) +
-                                                  " without saying how the run ended";
+                                : signalled
+                                    ? "its process ended by signal " + std::to_string(info.si_status) +
+                                          (info.si_status == SIGKILL ? " (killed: out of memory?)" : "")
+                                    : "its process exited with status " + std::to_string(info.si_status) +
+                                          " without saying how the run ended";
         endQueueEntry(runs_dir, entry.id, "failed", runFolderOfProcess(runs_dir, after->owner_pid), why);
         after = findQueueEntry(runs_dir, entry.id);
       }
@@ -180,8 +187,8 @@ int runQueueWorker(const std::string& runs_dir, bool until_empty, const std::vec
     }
     const int signal = g_worker_signal.load();
     if (signal != 0) {
-      // A SIGTERM for the worker alone (not the terminal's Ctrl-C, which reaches the children too) is passed on,
-      // so that each entry checkpoints and is queued again.
+      // A SIGTERM for the worker alone (not the terminal's Ctrl-C, which reaches the children too) is passed
+      // on, so that each entry checkpoints and is queued again.
       if (signal == SIGTERM && !forwarded) {
         for (const std::optional<Busy>& b : busy) {
           if (b) ::kill(b->pid, SIGTERM);
@@ -207,9 +214,10 @@ int runQueueWorker(const std::string& runs_dir, bool until_empty, const std::vec
                 << (entry->run_folder.empty() ? "" : ": resuming " + entry->run_folder) << "\n"
                 << std::flush;
       if (!entry->cwd.empty() && !fs::is_directory(entry->cwd)) {
-        endQueueEntry(runs_dir, entry->id, "failed", "",
-                      "the folder it was queued from, " + entry->cwd +
-                          ", is gone (relative paths in its experiment resolve there): queue it again from another");
+        endQueueEntry(
+            runs_dir, entry->id, "failed", "",
+            "the folder it was queued from, " + entry->cwd +
+                ", is gone (relative paths in its experiment resolve there): queue it again from another");
         std::cout << "== " << name(s, *entry) << ": failed — " << entry->cwd << " is gone\n" << std::flush;
         ++failed;
         continue;
@@ -219,24 +227,27 @@ int runQueueWorker(const std::string& runs_dir, bool until_empty, const std::vec
     }
     if (!claimed_any && idle_slot && !any_busy) {
       if (until_empty) break;
-      if (!waiting_said) std::cout << "Waiting for queued entries in " << runs_dir << " (Ctrl-C ends)...\n" << std::flush;
+      if (!waiting_said)
+        std::cout << "Waiting for queued entries in " << runs_dir << " (Ctrl-C ends)...\n" << std::flush;
       waiting_said = true;
     }
-    // Polls the children every 20 ms (a slot that frees up takes the next entry at once), the queue every second.
+    // Polls the children every 20 ms (a slot that frees up takes the next entry at once), the queue every
+    // second.
     for (int i = 0; i < 50 && g_worker_signal.load() == 0; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       bool ended = false;
       for (const std::optional<Busy>& b : busy) {
         siginfo_t info{};
-        if (b && ::waitid(P_PID, static_cast<id_t>(b->pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
+        if (b && ::waitid(P_PID, static_cast<id_t>(b->pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            info.si_pid != 0) {
           ended = true;
         }
       }
       if (ended) break;
     }
   }
-  std::cout << (g_worker_signal.load() != 0 ? "Queue worker stopped" : "Queue finished") << ": " << done << " done, "
-            << failed << " failed";
+  std::cout << (g_worker_signal.load() != 0 ? "Queue worker stopped" : "Queue finished") << ": " << done
+            << " done, " << failed << " failed";
   int waiting = 0;
   for (const QueueEntry& e : listQueue(runs_dir)) waiting += e.state == "queued" || e.state == "held" ? 1 : 0;
   std::cout << ", " << waiting << " waiting.\n";

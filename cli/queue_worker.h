@@ -17,14 +17,14 @@ struct QueueSlot {
   std::string describe() const;
 };
 
-// The slots of `--devices cuda:0,cuda:1` or `--devices cpu,cpu` (the cores split evenly between the cpu slots).
-// Empty text: one slot, nothing restricted. Returns false (the error printed) for an item it does not know or
-// more CPU shares than cores.
+// The slots of `--devices cuda:0,cuda:1` or `--devices cpu,cpu` (the cores split evenly between the cpu
+// slots). Empty text: one slot, nothing restricted. Returns false (the error printed) for an item it does not
+// know or more CPU shares than cores.
 bool parseQueueSlots(const std::string& text, std::vector<QueueSlot>& slots);
 
 // Trains the queued entries of `runs_dir`, each in a child process, one per slot at a time, until none is
-// queued or running (until_empty) or until SIGINT/SIGTERM (otherwise it waits for more, polling every second).
-// Prints each entry's start and end and, at the end, what was done. Returns 0, or 128 + the signal.
+// queued or running (until_empty) or until SIGINT/SIGTERM (otherwise it waits for more, polling every
+// second). Prints each entry's start and end and, at the end, what was done. Returns 0, or 128 + the signal.
 int runQueueWorker(const std::string& runs_dir, bool until_empty, const std::vector<QueueSlot>& slots = {});
 
 }  // namespace wb::cli

@@ -1,9 +1,5 @@
 #include "run_session.h"
 
-#include <nlohmann/json.hpp>
-
-#include "workbench/errors.h"
-
 #include <unistd.h>
 
 #include <atomic>
@@ -11,11 +7,13 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cli_commands.h"
 #include "event_queue.h"
 #include "progress_printer.h"
+#include "workbench/errors.h"
 #include "workbench/event_json.h"
 
 namespace wb::cli {
@@ -67,7 +65,8 @@ bool readProcessLaunch(std::optional<ProcessLaunch>& launch) {
   return true;
 }
 
-int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start, const SessionOptions& options,
+int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start,
+                 const SessionOptions& options,
                  const std::function<nlohmann::json(const RunSummary&)>& result_json) {
   std::FILE* progress_out = options.json ? stderr : stdout;
   ProgressPrinter printer(progress_out, ::isatty(::fileno(progress_out)) != 0, options.epochs);
@@ -88,7 +87,8 @@ int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start,
       stop_sent = true;
       job.request_stop();
       if (!options.quiet) {
-        std::fprintf(progress_out, "\nStopping after the current step with a checkpoint (again to quit now)...\n");
+        std::fprintf(progress_out,
+                     "\nStopping after the current step with a checkpoint (again to quit now)...\n");
       }
     }
     if (g_checkpoint_signal.exchange(false)) {
@@ -127,11 +127,13 @@ int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start,
   if (options.on_end) options.on_end(summary, error);
   if (options.json) {
     nlohmann::json out = result_json(summary);
-    if (error) out["error"] = {{"kind", toString(error->kind)}, {"message", error->message}, {"hint", error->hint}};
+    if (error)
+      out["error"] = {{"kind", toString(error->kind)}, {"message", error->message}, {"hint", error->hint}};
     std::cout << out.dump(2) << std::endl;
   }
   if (summary.status == RunStatus::Failed) {
-    const bool bad_input = error && (error->kind == ErrorKind::BadInput || error->kind == ErrorKind::ExperimentChanged);
+    const bool bad_input =
+        error && (error->kind == ErrorKind::BadInput || error->kind == ErrorKind::ExperimentChanged);
     return bad_input ? kExitBadInput : kExitFailure;
   }
   if (g_signal.load() != 0) return 128 + g_signal.load();

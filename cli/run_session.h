@@ -4,9 +4,8 @@
 // now) and SIGUSR2 (stop after this epoch), the exit status and the --json summary at the end.
 
 #include <functional>
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "workbench/training_run.h"
 
@@ -16,7 +15,8 @@ struct SessionOptions {
   bool json = false;
   bool quiet = false;
   int64_t epochs = 1;  // for the progress bar
-  // Called once at the end with the final summary and the first error (the queue's trial records how it ended).
+  // Called once at the end with the final summary and the first error (the queue's trial records how it
+  // ended).
   std::function<void(const RunSummary&, const std::optional<RunError>&)> on_end;
 };
 
@@ -33,7 +33,8 @@ struct SessionJob {
   std::function<void()> stop_after_epoch;    // SIGUSR2; empty: the job has no epochs (signal ignored)
 };
 // As above; `result_json` makes the --json object from the final summary (and the error, added after).
-int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start, const SessionOptions& options,
+int watchSession(const std::function<SessionJob(TrainingRun::EventSink)>& start,
+                 const SessionOptions& options,
                  const std::function<nlohmann::json(const RunSummary&)>& result_json);
 
 // The launch (torchrun, Slurm) this process is part of, when it trains one rank of several: false (the error

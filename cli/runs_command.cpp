@@ -19,12 +19,16 @@ const char* kRunsHelp =
     "       workbench-cli runs compare A B [--runs-dir DIR]\n"
     "       workbench-cli runs rename ID NAME | tag ID [TAG...] | note ID TEXT [--runs-dir DIR]\n"
     "\n"
-    "Lists the runs of a runs folder (default: runs), newest first, from its index (runs.sqlite): id, status\n"
+    "Lists the runs of a runs folder (default: runs), newest first, from its index (runs.sqlite): id, "
+    "status\n"
     "(running, finished, failed, interrupted — a run whose process died shows as interrupted), name, start,\n"
-    "steps, best validation accuracy, test accuracy and folder. `show` prints one run (by id or folder name)\n"
+    "steps, best validation accuracy, test accuracy and folder. `show` prints one run (by id or folder "
+    "name)\n"
     "with its epochs; `compare` prints what differs between two runs' experiment files and their metrics\n"
-    "side by side. `rename`, `tag` (replaces the tags; none clears them) and `note` change what the window's\n"
-    "runs list shows; they are kept in the run folder's run.json and in the index (the folder keeps its name).\n"
+    "side by side. `rename`, `tag` (replaces the tags; none clears them) and `note` change what the "
+    "window's\n"
+    "runs list shows; they are kept in the run folder's run.json and in the index (the folder keeps its "
+    "name).\n"
     "\n"
     "  --runs-dir DIR  the runs folder (default: runs)\n"
     "  --json          print JSON instead of a table (list and show)\n"
@@ -132,8 +136,11 @@ int showCommand(const std::string& runs_dir, const std::string& id, bool json) {
     nlohmann::json out = recordToJson(r);
     out["epochs_detail"] = nlohmann::json::array();
     for (const EpochMetrics& e : history.epochs) {
-      out["epochs_detail"].push_back({{"epoch", e.epoch}, {"step", e.step}, {"train_loss", e.train_loss},
-                                      {"train_accuracy", e.train_accuracy}, {"val_loss", e.val_loss},
+      out["epochs_detail"].push_back({{"epoch", e.epoch},
+                                      {"step", e.step},
+                                      {"train_loss", e.train_loss},
+                                      {"train_accuracy", e.train_accuracy},
+                                      {"val_loss", e.val_loss},
                                       {"val_accuracy", e.val_accuracy}});
     }
     std::cout << out.dump(2) << std::endl;
@@ -143,17 +150,19 @@ int showCommand(const std::string& runs_dir, const std::string& id, bool json) {
   std::printf("  folder       %s\n", r.folder.c_str());
   std::printf("  started      %s\n", r.started_at.c_str());
   std::printf("  ended        %s\n", r.ended_at.empty() ? "-" : r.ended_at.c_str());
-  std::printf("  experiment   %s (hash %s)\n", (r.folder + "/experiment.json").c_str(), r.experiment_hash.c_str());
+  std::printf("  experiment   %s (hash %s)\n", (r.folder + "/experiment.json").c_str(),
+              r.experiment_hash.c_str());
   std::printf("  trained      %s on %s, %s lr %g, batch %lld, amp %s, devices %s\n", r.model.c_str(),
-              r.dataset.c_str(), r.optimizer.c_str(), r.lr, static_cast<long long>(r.batch_size), r.amp.c_str(),
-              r.devices.c_str());
+              r.dataset.c_str(), r.optimizer.c_str(), r.lr, static_cast<long long>(r.batch_size),
+              r.amp.c_str(), r.devices.c_str());
   if (!r.tags.empty()) std::printf("  tags         %s\n", joinTags(r.tags).c_str());
   if (!r.notes.empty()) std::printf("  notes        %s\n", r.notes.c_str());
   std::printf("  steps        %lld in %lld epoch(s)\n", static_cast<long long>(r.steps),
               static_cast<long long>(r.epochs));
   std::printf("  best val     loss %s, accuracy %s\n", metric(r.best_val_loss).c_str(),
               metric(r.best_val_accuracy).c_str());
-  std::printf("  test         loss %s, accuracy %s\n", metric(r.test_loss).c_str(), metric(r.test_accuracy).c_str());
+  std::printf("  test         loss %s, accuracy %s\n", metric(r.test_loss).c_str(),
+              metric(r.test_accuracy).c_str());
   if (!history.epochs.empty()) {
     std::printf("\n  %5s  %7s  %10s  %9s  %8s  %7s\n", "epoch", "step", "train loss", "train acc", "val loss",
                 "val acc");
@@ -213,7 +222,8 @@ int compareCommand(const std::string& runs_dir, const std::string& a_id, const s
   if (epochs > 0) {
     std::printf("\nValidation accuracy by epoch:\n  %5s  %-16s %-16s\n", "epoch", la.c_str(), lb.c_str());
     for (size_t i = 0; i < epochs; ++i) {
-      std::printf("  %5zu  %-16s %-16s\n", i + 1, i < ha.epochs.size() ? metric(ha.epochs[i].val_accuracy).c_str() : "",
+      std::printf("  %5zu  %-16s %-16s\n", i + 1,
+                  i < ha.epochs.size() ? metric(ha.epochs[i].val_accuracy).c_str() : "",
                   i < hb.epochs.size() ? metric(hb.epochs[i].val_accuracy).c_str() : "");
     }
   }
@@ -269,7 +279,8 @@ int runsCommand(const std::vector<std::string>& args) {
     if (words.empty()) return listCommand(runs_dir, json);
     if (words[0] == "show" && words.size() == 2) return showCommand(runs_dir, words[1], json);
     if (words[0] == "compare" && words.size() == 3) return compareCommand(runs_dir, words[1], words[2]);
-    if ((words[0] == "rename" || words[0] == "note") && words.size() == 3) return infoCommand(runs_dir, words);
+    if ((words[0] == "rename" || words[0] == "note") && words.size() == 3)
+      return infoCommand(runs_dir, words);
     if (words[0] == "tag" && words.size() >= 2) return infoCommand(runs_dir, words);
     std::cerr << "error: unknown use of runs\n\n" << kRunsHelp;
     return kExitBadInput;

@@ -1,12 +1,11 @@
-// `workbench-cli sweep`: a sweep file's trials planned over an experiment, checked, queued in its runs folder as
-// normal runs (workbench/sweep.h, workbench/run_queue.h), worked, and their results compared.
+// `workbench-cli sweep`: a sweep file's trials planned over an experiment, checked, queued in its runs folder
+// as normal runs (workbench/sweep.h, workbench/run_queue.h), worked, and their results compared.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "cli_commands.h"
@@ -26,15 +25,19 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* kSweepHelp =
-    "usage: workbench-cli sweep start [EXPERIMENT.json | --example NAME] --sweep SWEEP.json [--set key=value ...]\n"
+    "usage: workbench-cli sweep start [EXPERIMENT.json | --example NAME] --sweep SWEEP.json [--set key=value "
+    "...]\n"
     "                                 [--run [--devices cuda:0,cuda:1 | cpu,cpu]]\n"
     "       workbench-cli sweep show NAME [--runs-dir DIR] [--json] [--write-best FILE]\n"
     "       workbench-cli sweep list [--runs-dir DIR]\n"
     "\n"
     "Tries several values of an experiment's keys and compares the results. `start` plans the trials of the\n"
-    "sweep file over the experiment, checks every key and value (an unknown key or a value the key does not take\n"
-    "refuses the sweep before anything is queued), and queues each trial as a normal run in the experiment's\n"
-    "runs folder, named SWEEP-tNN; `--run` then trains the queue (as `workbench-cli queue run --until-empty`).\n"
+    "sweep file over the experiment, checks every key and value (an unknown key or a value the key does not "
+    "take\n"
+    "refuses the sweep before anything is queued), and queues each trial as a normal run in the "
+    "experiment's\n"
+    "runs folder, named SWEEP-tNN; `--run` then trains the queue (as `workbench-cli queue run "
+    "--until-empty`).\n"
     "A combination the engine's checks refuse is queued as failed with its reason; the others still run.\n"
     "`show` prints the trials with their values, the metric, state and duration, the best one marked *;\n"
     "`--write-best FILE` writes the best trial's experiment (train it, or edit it further).\n"
@@ -45,7 +48,8 @@ const char* kSweepHelp =
     "            \"optimizer.lr\": {\"min\": 0.0001, \"max\": 0.1, \"scale\": \"log\"}}}\n"
     "  trials: how many (a grid without it: every combination; with fewer: a seeded subset); metric:\n"
     "  best_val_accuracy (default), best_val_loss, test_accuracy or test_loss.\n"
-    "  \"early_stopping\": {\"rule\": \"asha\", \"eta\": 3, \"grace_epochs\": 1} stops poor trials early (ASHA,\n"
+    "  \"early_stopping\": {\"rule\": \"asha\", \"eta\": 3, \"grace_epochs\": 1} stops poor trials early "
+    "(ASHA,\n"
     "  asynchronous successive halving): at epochs grace, grace*eta, grace*eta^2, ... a trial's validation\n"
     "  (val_accuracy, or val_loss for a loss metric) is set against the other trials' at that epoch, and it\n"
     "  trains on only when among the top 1/eta of them; the decision and its reason go to the trial's log.\n"
@@ -83,7 +87,8 @@ int startSweep(const std::vector<std::string>& args) {
     }
   }
   if (sweep_file.empty()) {
-    std::cerr << "error: sweep start needs --sweep SWEEP.json (`workbench-cli sweep --help` shows its form)\n";
+    std::cerr
+        << "error: sweep start needs --sweep SWEEP.json (`workbench-cli sweep --help` shows its form)\n";
     return kExitBadInput;
   }
   std::vector<QueueSlot> slots;
@@ -94,8 +99,9 @@ int startSweep(const std::vector<std::string>& args) {
   const std::vector<SweepTrial> trials = planSweep(experimentToJson(*experiment), spec, checkExperiment);
   const std::string runs_dir = fs::absolute(experiment->output.runs_dir).lexically_normal().string();
   queueSweep(runs_dir, fs::current_path().string(), spec, trials);
-  std::cout << "Sweep " << spec.name << ": " << trials.size() << " trials queued in " << runs_dir << " (metric "
-            << spec.metric << ", " << (spec.maximize() ? "higher" : "lower") << " is better)\n";
+  std::cout << "Sweep " << spec.name << ": " << trials.size() << " trials queued in " << runs_dir
+            << " (metric " << spec.metric << ", " << (spec.maximize() ? "higher" : "lower")
+            << " is better)\n";
   if (spec.early_stopping.enabled()) {
     std::string rungs;
     for (const int64_t epoch : sweepRungEpochs(spec.early_stopping, experiment->train.epochs)) {
@@ -103,9 +109,11 @@ int startSweep(const std::vector<std::string>& args) {
     }
     char eta[32];
     std::snprintf(eta, sizeof(eta), "%g", spec.early_stopping.eta);
-    std::cout << "Early stopping: ASHA, the top 1/" << eta << " of the trials at each rung go on; rungs at epoch"
+    std::cout << "Early stopping: ASHA, the top 1/" << eta
+              << " of the trials at each rung go on; rungs at epoch"
               << (rungs.find(',') == std::string::npos ? " " : "s ")
-              << (rungs.empty() ? "none (the trials are too short: every trial trains to its end)" : rungs) << "\n";
+              << (rungs.empty() ? "none (the trials are too short: every trial trains to its end)" : rungs)
+              << "\n";
   }
   for (const SweepTrial& trial : trials) {
     std::cout << "  " << trial.label << "  " << describeOverrides(trial.overrides)
@@ -119,40 +127,47 @@ int startSweep(const std::vector<std::string>& args) {
   return status;
 }
 
-int showSweep(const std::string& runs_dir, const std::string& name, bool json, const std::string& write_best) {
+int showSweep(const std::string& runs_dir, const std::string& name, bool json,
+              const std::string& write_best) {
   const SweepResults sweep = readSweepResults(runs_dir, name);
   const SweepTrialResult* best = sweep.best >= 0 ? &sweep.trials[sweep.best] : nullptr;
   if (!write_best.empty()) {
-    if (!best) throw UserError("No trial of sweep " + name + " has finished with its metric yet.", "Wait for the queue.");
+    if (!best)
+      throw UserError("No trial of sweep " + name + " has finished with its metric yet.",
+                      "Wait for the queue.");
     std::ifstream in(best->entry.run_folder + "/experiment.json");
     const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    if (doc.is_discarded()) throw UserError("Cannot read " + best->entry.run_folder + "/experiment.json.", "");
+    if (doc.is_discarded())
+      throw UserError("Cannot read " + best->entry.run_folder + "/experiment.json.", "");
     std::ofstream(write_best) << doc.dump(2) << "\n";
   }
   if (json) {
     nlohmann::json out = {{"sweep", name}, {"metric", sweep.metric}, {"compute_s", sweep.compute_s}};
     out["trials"] = nlohmann::json::array();
     for (const SweepTrialResult& t : sweep.trials) {
-      out["trials"].push_back({{"label", t.entry.label},
-                               {"values", t.values},
-                               {"state", t.entry.state},
-                               {"metric", t.metric >= 0 ? nlohmann::json(t.metric) : nlohmann::json()},
-                               {"wall_s", t.run && t.run->wall_s > 0 ? nlohmann::json(t.run->wall_s) : nlohmann::json()},
-                               {"run_folder", t.run ? t.run->folder : t.entry.run_folder},
-                               {"message", t.entry.message},
-                               {"best", best == &t}});
+      out["trials"].push_back(
+          {{"label", t.entry.label},
+           {"values", t.values},
+           {"state", t.entry.state},
+           {"metric", t.metric >= 0 ? nlohmann::json(t.metric) : nlohmann::json()},
+           {"wall_s", t.run && t.run->wall_s > 0 ? nlohmann::json(t.run->wall_s) : nlohmann::json()},
+           {"run_folder", t.run ? t.run->folder : t.entry.run_folder},
+           {"message", t.entry.message},
+           {"best", best == &t}});
     }
     out["best"] = best ? nlohmann::json(best->entry.label) : nlohmann::json();
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
-  std::printf("Sweep %s (%s, %s is better):\n", name.c_str(), sweep.metric.c_str(), sweep.maximize ? "higher" : "lower");
+  std::printf("Sweep %s (%s, %s is better):\n", name.c_str(), sweep.metric.c_str(),
+              sweep.maximize ? "higher" : "lower");
   std::printf("  %-22s %-9s %-8s %9s  %s\n", "trial", "metric", "state", "time", "values");
   for (const SweepTrialResult& t : sweep.trials) {
     char metric_text[16] = "-";
     if (t.metric >= 0) std::snprintf(metric_text, sizeof(metric_text), "%.4f", t.metric);
     char time_text[16] = "-";
-    if (t.run && t.run->wall_s > 0) std::snprintf(time_text, sizeof(time_text), t.run->wall_s < 10 ? "%.2f s" : "%.0f s", t.run->wall_s);
+    if (t.run && t.run->wall_s > 0)
+      std::snprintf(time_text, sizeof(time_text), t.run->wall_s < 10 ? "%.2f s" : "%.0f s", t.run->wall_s);
     std::printf("%s %-22s %-9s %-8s %9s  %s%s\n", best == &t ? "*" : " ", t.entry.label.c_str(), metric_text,
                 t.status().c_str(), time_text, describeOverrides(t.values).c_str(),
                 t.entry.state == "failed" || t.stopped ? ("  (" + t.entry.message + ")").c_str() : "");
@@ -169,12 +184,14 @@ int listSweeps(const std::string& runs_dir) {
     if (!e.sweep.empty()) ++sweeps[e.sweep][e.state];
   }
   if (sweeps.empty()) {
-    std::cout << "No sweeps in " << runs_dir << " (`workbench-cli sweep start EXPERIMENT.json --sweep SWEEP.json`).\n";
+    std::cout << "No sweeps in " << runs_dir
+              << " (`workbench-cli sweep start EXPERIMENT.json --sweep SWEEP.json`).\n";
     return kExitOk;
   }
   for (const auto& [name, states] : sweeps) {
     std::string counts;
-    for (const auto& [state, n] : states) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + state;
+    for (const auto& [state, n] : states)
+      counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + state;
     std::cout << name << ": " << counts << "\n";
   }
   return kExitOk;
@@ -209,7 +226,8 @@ int sweepCommand(const std::vector<std::string>& args) {
       } else if (name.empty() && !tail[i].empty() && tail[i][0] != '-') {
         name = tail[i];
       } else {
-        std::cerr << "error: unknown argument '" << tail[i] << "' for sweep " << action << "\n\n" << kSweepHelp;
+        std::cerr << "error: unknown argument '" << tail[i] << "' for sweep " << action << "\n\n"
+                  << kSweepHelp;
         return kExitBadInput;
       }
     }

@@ -1,12 +1,11 @@
 // The workbench window. See app/command_line.cpp for the arguments.
 
-#include <cstdio>
-#include <memory>
-
 #include <QApplication>
 #include <QDir>
 #include <QTabWidget>
 #include <QTimer>
+#include <cstdio>
+#include <memory>
 
 #include "app/action_icons.h"
 #include "app/command_line.h"
@@ -19,8 +18,9 @@
 #include "workbench/system_info.h"
 
 int main(int argc, char** argv) {
-  // First thing: LibTorch's OpenMP reads its wait policy when it loads; spinning workers make training several
-  // times slower beside OpenBLAS. This re-executes the program with OMP_WAIT_POLICY=PASSIVE when unset.
+  // First thing: LibTorch's OpenMP reads its wait policy when it loads; spinning workers make training
+  // several times slower beside OpenBLAS. This re-executes the program with OMP_WAIT_POLICY=PASSIVE when
+  // unset.
   wb::ensurePassiveOpenMpWait(argv);
 
   // --help and --version answer before the QApplication exists: they need no display.
@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("workbench"));
   QApplication::setApplicationDisplayName(QStringLiteral("Torch Workbench"));
   QApplication::setApplicationVersion(QStringLiteral(WB_VERSION));
-  // The desktop entry's id (packaging/): on Wayland the compositor matches the window to its entry and icon by it.
+  // The desktop entry's id (packaging/): on Wayland the compositor matches the window to its entry and icon
+  // by it.
   QGuiApplication::setDesktopFileName(QStringLiteral("io.github.torchworkbench.Workbench"));
   QApplication::setWindowIcon(wb::gui::applicationIcon());
 
@@ -101,8 +102,8 @@ int main(int argc, char** argv) {
     const auto target = wb::gui::ExportMenu::targetOf(runDir, cl.exportArtifact);
     const QString folder = QDir::temp().filePath(QStringLiteral("workbench-export"));
     QDir().mkpath(folder);
-    window.exporter()->exportModelTo(target, format,
-                                     QDir(folder).filePath(wb::gui::ExportMenu::defaultFileName(target, format)));
+    window.exporter()->exportModelTo(
+        target, format, QDir(folder).filePath(wb::gui::ExportMenu::defaultFileName(target, format)));
   };
   if (screenshot) {
     window.resize(1600, 1000);
@@ -139,11 +140,14 @@ int main(int argc, char** argv) {
     } else if (!cl.sweep.isEmpty()) {
       // The picture waits for the sweep's results (read once the runs folder is known).
       auto started = std::make_shared<bool>(false);
-      QObject::connect(window.sweepView(), &wb::gui::SweepView::loaded, driver, [&window, driver, started, name = cl.sweep] {
-        if (*started || window.sweepView()->currentSweep() != name || !window.sweepView()->results()) return;
-        *started = true;
-        driver->startWithoutTraining();
-      });
+      QObject::connect(
+          window.sweepView(), &wb::gui::SweepView::loaded, driver,
+          [&window, driver, started, name = cl.sweep] {
+            if (*started || window.sweepView()->currentSweep() != name || !window.sweepView()->results())
+              return;
+            *started = true;
+            driver->startWithoutTraining();
+          });
     } else if (cl.openRuns.isEmpty() && cl.compressionRun.isEmpty()) {
       QTimer::singleShot(0, driver, &wb::gui::ScreenshotDriver::start);
     } else {

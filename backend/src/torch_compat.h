@@ -20,19 +20,22 @@ class Backend;
 
 namespace wb::compat {
 
-// c10d's Gloo and NCCL process groups derive from ProcessGroup in 1.x and from Backend in 2.x; both bases have
-// the collectives we call (allreduce, broadcast, allgather with their options).
+// c10d's Gloo and NCCL process groups derive from ProcessGroup in 1.x and from Backend in 2.x; both bases
+// have the collectives we call (allreduce, broadcast, allgather with their options).
 #if WB_TORCH_AT_LEAST(2, 0)
 using CollectiveBackend = c10d::Backend;
 #else
 using CollectiveBackend = c10d::ProcessGroup;
 #endif
 
-inline const char* torchVersion() { return TORCH_VERSION; }
+inline const char* torchVersion() {
+  return TORCH_VERSION;
+}
 
 // What torch::autograd::impl::grad_accumulator returns: std::shared_ptr<Node> up to 2.12,
 // c10::intrusive_ptr<Node> from 2.13. Both hold the node alive and compare by address.
-using GradAccumulatorPtr = decltype(torch::autograd::impl::grad_accumulator(std::declval<const at::Tensor&>()));
+using GradAccumulatorPtr =
+    decltype(torch::autograd::impl::grad_accumulator(std::declval<const at::Tensor&>()));
 
 // Device names and memory come from the CUDA runtime, whose headers only exist in CUDA builds of LibTorch;
 // the definitions live in util/cuda_memory.cpp behind WB_WITH_CUDA.

@@ -3,12 +3,11 @@
 // translation unit on two cores; compiled once here, they cost nothing after.
 #include <torch/torch.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

@@ -1,13 +1,12 @@
 #pragma once
 // What the window's benchmarks report of a set of timings.
 
-#include <algorithm>
-#include <cmath>
-#include <vector>
-
 #include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
+#include <algorithm>
+#include <cmath>
+#include <vector>
 
 namespace wb::gui::bench {
 
@@ -19,8 +18,8 @@ inline double percentile(std::vector<double> v, double p) {
   return v[std::min(i, v.size() - 1)];
 }
 
-// How busy the UI thread is: a 10 ms timer, and how late each of its ticks fires (ms) — the time the event loop
-// spent on something else.
+// How busy the UI thread is: a 10 ms timer, and how late each of its ticks fires (ms) — the time the event
+// loop spent on something else.
 class LatenessProbe {
  public:
   LatenessProbe() {

@@ -1,23 +1,24 @@
 // The window's benchmark (not a test): prints
 //   1. replot time of four charts holding 1,000,000 points per curve (goal: <= 16 ms each);
-//   2. UI event-loop latency while a run trains with the window attached (goal: p99 <= 50 ms), measured as the
+//   2. UI event-loop latency while a run trains with the window attached (goal: p99 <= 50 ms), measured as
+//   the
 //      lateness of a 10 ms QTimer;
-//   3. training throughput with the window attached against the headless engine path the CLI uses, on the same
+//   3. training throughput with the window attached against the headless engine path the CLI uses, on the
+//   same
 //      experiment, alternating rounds (goal: >= 0.97x).
 // usage: workbench-gui-bench [--points N] [--rounds R] [--skip-training] [--experiment FILE]
 // Run it under QT_QPA_PLATFORM=offscreen on a machine without a display.
-
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <random>
-#include <vector>
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QGridLayout>
 #include <QTimer>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
 
 #include "bench_stats.h"
 #include "charts/charts_panel.h"
@@ -91,9 +92,11 @@ void replotBenchmark(int points) {
     mean /= static_cast<double>(times.size());
     const double mx = *std::max_element(times.begin(), times.end());
     worst = std::max(worst, mean);
-    std::printf("  %-14s %10.2f %10.2f %10.2f\n", qPrintable(chart->title()), mean, percentile(times, 90), mx);
+    std::printf("  %-14s %10.2f %10.2f %10.2f\n", qPrintable(chart->title()), mean, percentile(times, 90),
+                mx);
   }
-  std::printf("  goal <= 16 ms per chart: %s (worst mean %.2f ms)\n\n", worst <= 16 ? "met" : "NOT met", worst);
+  std::printf("  goal <= 16 ms per chart: %s (worst mean %.2f ms)\n\n", worst <= 16 ? "met" : "NOT met",
+              worst);
 }
 
 Experiment benchExperiment(const QString& file) {
@@ -150,10 +153,11 @@ double runHeadless(const Experiment& experiment) {
 }
 
 void trainingBenchmark(const Experiment& experiment, int rounds) {
-  std::printf("Training: %s, model %s, batch %lld, %lld epoch(s), data.limit %lld; %d round(s) each, alternating\n",
-              experiment.name.c_str(), experiment.model.preset.c_str(),
-              static_cast<long long>(experiment.train.batch_size), static_cast<long long>(experiment.train.epochs),
-              static_cast<long long>(experiment.data.limit), rounds);
+  std::printf(
+      "Training: %s, model %s, batch %lld, %lld epoch(s), data.limit %lld; %d round(s) each, alternating\n",
+      experiment.name.c_str(), experiment.model.preset.c_str(),
+      static_cast<long long>(experiment.train.batch_size), static_cast<long long>(experiment.train.epochs),
+      static_cast<long long>(experiment.data.limit), rounds);
   std::vector<double> headless, windowed, lateness;
   for (int r = 0; r < rounds; ++r) {
     headless.push_back(runHeadless(experiment));
@@ -162,22 +166,25 @@ void trainingBenchmark(const Experiment& experiment, int rounds) {
     WindowRound w = runWithWindow(experiment);
     windowed.push_back(w.samplesPerSec);
     lateness.insert(lateness.end(), w.lateness.begin(), w.lateness.end());
-    std::printf("  round %d: window attached    %9.0f samples/s   (UI latency p99 %.1f ms over %zu ticks)\n", r + 1,
-                windowed.back(), percentile(w.lateness, 99), w.lateness.size());
+    std::printf("  round %d: window attached    %9.0f samples/s   (UI latency p99 %.1f ms over %zu ticks)\n",
+                r + 1, windowed.back(), percentile(w.lateness, 99), w.lateness.size());
     std::fflush(stdout);
   }
   const double bestHeadless = *std::max_element(headless.begin(), headless.end());
   const double bestWindow = *std::max_element(windowed.begin(), windowed.end());
   std::printf("\nUI event-loop latency while training (10 ms timer lateness, %zu ticks):\n", lateness.size());
   std::printf("  p50 %.2f ms   p99 %.2f ms   max %.2f ms   goal p99 <= 50 ms: %s\n", percentile(lateness, 50),
-              percentile(lateness, 99), percentile(lateness, 100), percentile(lateness, 99) <= 50 ? "met" : "NOT met");
-  std::printf("\nThroughput, best of %d: headless %.0f, window %.0f samples/s: ratio %.3fx (goal >= 0.97x: %s)\n", rounds,
-              bestHeadless, bestWindow, bestWindow / bestHeadless, bestWindow / bestHeadless >= 0.97 ? "met" : "NOT met");
+              percentile(lateness, 99), percentile(lateness, 100),
+              percentile(lateness, 99) <= 50 ? "met" : "NOT met");
+  std::printf(
+      "\nThroughput, best of %d: headless %.0f, window %.0f samples/s: ratio %.3fx (goal >= 0.97x: %s)\n",
+      rounds, bestHeadless, bestWindow, bestWindow / bestHeadless,
+      bestWindow / bestHeadless >= 0.97 ? "met" : "NOT met");
   double mh = 0, mw = 0;
   for (double v : headless) mh += v;
   for (double v : windowed) mw += v;
-  std::printf("Throughput, mean of %d: headless %.0f, window %.0f samples/s: ratio %.3fx\n", rounds, mh / rounds,
-              mw / rounds, mw / mh);
+  std::printf("Throughput, mean of %d: headless %.0f, window %.0f samples/s: ratio %.3fx\n", rounds,
+              mh / rounds, mw / rounds, mw / mh);
 }
 
 }  // namespace
@@ -200,7 +207,9 @@ int main(int argc, char** argv) {
     } else if (args[i] == QLatin1String("--experiment") && i + 1 < args.size()) {
       experimentFile = args[++i];
     } else {
-      std::fprintf(stderr, "usage: workbench-gui-bench [--points N] [--rounds R] [--skip-training] [--experiment FILE]\n");
+      std::fprintf(
+          stderr,
+          "usage: workbench-gui-bench [--points N] [--rounds R] [--skip-training] [--experiment FILE]\n");
       return 2;
     }
   }

@@ -3,12 +3,11 @@
 // range test has ended.
 // usage: QT_QPA_PLATFORM=offscreen build/gui/workbench-lr-finder-shot docs/screenshots/lr-finder.png
 
-#include <cstdio>
-#include <fstream>
-
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QTemporaryDir>
+#include <cstdio>
+#include <fstream>
 
 #include "finder_dialogs/lr_finder_dialog.h"
 #include "workbench/experiment.h"
@@ -38,7 +37,8 @@ int main(int argc, char** argv) {
   dialog.start();
   QElapsedTimer timer;
   timer.start();
-  while (dialog.isRunning() && timer.elapsed() < 300000) QApplication::processEvents(QEventLoop::AllEvents, 50);
+  while (dialog.isRunning() && timer.elapsed() < 300000)
+    QApplication::processEvents(QEventLoop::AllEvents, 50);
   if (dialog.isRunning() || !dialog.result().has_value()) {
     std::fprintf(stderr, "the range test did not finish with a result\n");
     return 1;

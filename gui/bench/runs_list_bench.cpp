@@ -1,18 +1,14 @@
-// The runs list's benchmark (not a test): makes N synthetic run folders (experiment.json, metrics.jsonl of a few
-// hundred steps, summary.json, run.json; indexed as the engine indexes runs) and prints
+// The runs list's benchmark (not a test): makes N synthetic run folders (experiment.json, metrics.jsonl of a
+// few hundred steps, summary.json, run.json; indexed as the engine indexes runs) and prints
 //   1. time to list them: the worker's read of the index (plus model sizes and compress.json), and the whole
-//      refresh until the rows are shown, with the UI thread's longest stall meanwhile (lateness of a 5 ms timer);
+//      refresh until the rows are shown, with the UI thread's longest stall meanwhile (lateness of a 5 ms
+//      timer);
 //   2. time to filter (search words, a tag, a status) and to sort (by number, by text);
 //   3. time to overlay 20 runs on the window's charts (read off the UI thread, then plotted and replotted).
-// With --shots DIR it also trains two real runs (an MLP on 2,000 Fashion-MNIST images) beside the synthetic ones
-// and saves docs screenshots: the window with the runs list (runs-list.png) and a compare view (runs-compare.png).
-// usage: workbench-runs-bench [--runs N] [--steps S] [--shots DIR] [--keep DIR]
-// Run it under QT_QPA_PLATFORM=offscreen on a machine without a display.
-
-#include <algorithm>
-#include <cstdio>
-#include <filesystem>
-#include <vector>
+// With --shots DIR it also trains two real runs (an MLP on 2,000 Fashion-MNIST images) beside the synthetic
+// ones and saves docs screenshots: the window with the runs list (runs-list.png) and a compare view
+// (runs-compare.png). usage: workbench-runs-bench [--runs N] [--steps S] [--shots DIR] [--keep DIR] Run it
+// under QT_QPA_PLATFORM=offscreen on a machine without a display.
 
 #include <QApplication>
 #include <QCheckBox>
@@ -24,6 +20,10 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QTreeView>
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <vector>
 
 #include "charts/charts_panel.h"
 #include "editor/experiment_editor.h"
@@ -93,8 +93,12 @@ nlohmann::json realExperiment(const QString& runsDir, int seed, double lr) {
           {"data", {{"dataset", "fashion-mnist"}, {"limit", 2000}, {"val_fraction", 0.1}}},
           {"model", {{"preset", "mlp"}}},
           {"optimizer", {{"name", "adamw"}, {"lr", lr}}},
-          {"train", {{"epochs", 2}, {"batch_size", 64}, {"threads", 1}, {"log_every_steps", 5},
-                     {"checkpoint_every_minutes", 0.0}}},
+          {"train",
+           {{"epochs", 2},
+            {"batch_size", 64},
+            {"threads", 1},
+            {"log_every_steps", 5},
+            {"checkpoint_every_minutes", 0.0}}},
           {"output", {{"runs_dir", runsDir.toStdString()}}}};
 }
 
@@ -166,9 +170,10 @@ int main(int argc, char** argv) {
     probe.stop();
     stalls.push_back(probe.worst);
   }
-  std::printf("list %d runs: index read (worker thread) median %.1f ms; refresh until shown median %.1f ms; "
-              "longest UI stall median %.1f ms\n",
-              runs, median(worker), median(refresh), median(stalls));
+  std::printf(
+      "list %d runs: index read (worker thread) median %.1f ms; refresh until shown median %.1f ms; "
+      "longest UI stall median %.1f ms\n",
+      runs, median(worker), median(refresh), median(stalls));
 
   // 2. Filtering and sorting (on the UI thread: what a keystroke or a header click costs).
   {
@@ -195,7 +200,8 @@ int main(int argc, char** argv) {
         browser.statusFilter()->setCurrentIndex(0);
         QCoreApplication::processEvents();
         times.push_back(timeMs([&] {
-          if (!f.status.isEmpty()) browser.statusFilter()->setCurrentIndex(browser.statusFilter()->findData(f.status));
+          if (!f.status.isEmpty())
+            browser.statusFilter()->setCurrentIndex(browser.statusFilter()->findData(f.status));
           if (!f.text.isEmpty()) browser.searchBox()->setText(f.text);
           QCoreApplication::processEvents();
         }));
@@ -237,13 +243,15 @@ int main(int argc, char** argv) {
       }));
       replot.push_back(timeMs([&] { window.charts()->replotAllNow(); }));
       if (window.charts()->traceCount() != 20) {
-        std::fprintf(stderr, "overlay: %d traces on the charts, expected 20\n", window.charts()->traceCount());
+        std::fprintf(stderr, "overlay: %d traces on the charts, expected 20\n",
+                     window.charts()->traceCount());
         return 1;
       }
     }
-    std::printf("overlay 20 runs (%d steps each): read + plot + replot median %.0f ms; a replot of the six charts "
-                "with them %.0f ms\n",
-                steps, median(overlay), median(replot));
+    std::printf(
+        "overlay 20 runs (%d steps each): read + plot + replot median %.0f ms; a replot of the six charts "
+        "with them %.0f ms\n",
+        steps, median(overlay), median(replot));
   }
 
   if (shots.isEmpty()) return 0;
@@ -264,7 +272,8 @@ int main(int argc, char** argv) {
     }
     real << QDir(QString::fromStdString(s.run_dir)).absolutePath();
   }
-  updateRunInfo(dir.toStdString(), real[0].toStdString(), RunInfo{"mlp baseline", {"baseline", "real"}, "lr 1e-3"});
+  updateRunInfo(dir.toStdString(), real[0].toStdString(),
+                RunInfo{"mlp baseline", {"baseline", "real"}, "lr 1e-3"});
   updateRunInfo(dir.toStdString(), real[1].toStdString(), RunInfo{"mlp lr 3e-3", {"lr-sweep", "real"}, ""});
 
   QDir().mkpath(shots);

@@ -1,20 +1,17 @@
 // `workbench-cli compress` as a user runs it: an experiment with a compress section trains, then compresses;
 // the table and compress.json come out; `eval --model` reads an artifact; bad sections exit 2 naming the key.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
-#include <thread>
-
-#include <sstream>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <vector>
 
 #include "cli/cli_runner.h"
 #include "support/resumed_session.h"
@@ -31,10 +28,14 @@ using Result = wb::test::CliResult;
 
 TEST(CliCompress, TrainsThenCompressesAndEvaluatesAnArtifact) {
   const std::string runs = tempDir("compress");
-  const std::string common = " --set data.limit=2000 --set model.preset=mlp --set train.epochs=1 --set data.augment=false"
-                             " --set compress.latency_runs=3 --set output.runs_dir=" + runs;
-  const Result r = runCli("compress --set 'compress.passes=[{\"type\":\"prune\",\"amount\":0.5},"
-                          "{\"type\":\"finetune\",\"max_steps\":10}]'" + common + " --json");
+  const std::string common =
+      " --set data.limit=2000 --set model.preset=mlp --set train.epochs=1 --set data.augment=false"
+      " --set compress.latency_runs=3 --set output.runs_dir=" +
+      runs;
+  const Result r = runCli(
+      "compress --set 'compress.passes=[{\"type\":\"prune\",\"amount\":0.5},"
+      "{\"type\":\"finetune\",\"max_steps\":10}]'" +
+      common + " --json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["status"], "completed");
@@ -42,7 +43,8 @@ TEST(CliCompress, TrainsThenCompressesAndEvaluatesAnArtifact) {
   EXPECT_EQ(j["artifacts"][1]["name"], "01-prune");
   EXPECT_EQ(j["artifacts"][2]["name"], "02-finetune");
   EXPECT_EQ(j["artifacts"][2]["source"], "01-prune");
-  EXPECT_LT(j["artifacts"][2]["nonzero_parameters"].get<int64_t>(), j["artifacts"][0]["nonzero_parameters"].get<int64_t>());
+  EXPECT_LT(j["artifacts"][2]["nonzero_parameters"].get<int64_t>(),
+            j["artifacts"][0]["nonzero_parameters"].get<int64_t>());
   const std::string run_dir = j["run_dir"];
 
   const Result e = runCli("eval " + run_dir + " --model compressed/02-finetune --json");
@@ -76,14 +78,17 @@ TEST(CliCompress, TrainsThenCompressesAndEvaluatesAnArtifact) {
   EXPECT_NE(missing.err.find("compressed/01-prune"), std::string::npos) << missing.err;
 
   // Bad sections on the finished run: exit 2 naming the key, before anything runs.
-  const Result bad = runCli("compress " + run_dir + " --set 'compress.passes=[{\"type\":\"prune\",\"amount\":1.5}]'");
+  const Result bad =
+      runCli("compress " + run_dir + " --set 'compress.passes=[{\"type\":\"prune\",\"amount\":1.5}]'");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("compress.passes[0].amount"), std::string::npos) << bad.err;
-  const Result order = runCli("compress " + run_dir + " --set 'compress.passes=[{\"type\":\"quantize\",\"mode\":"
+  const Result order = runCli("compress " + run_dir +
+                              " --set 'compress.passes=[{\"type\":\"quantize\",\"mode\":"
                               "\"dynamic\"},{\"type\":\"finetune\"}]'");
   EXPECT_EQ(order.status, 2);
   EXPECT_NE(order.err.find("compress.passes[1]"), std::string::npos) << order.err;
-  const Result teacher = runCli("compress " + run_dir + " --set 'compress.passes=[{\"type\":\"distill\",\"teacher\":"
+  const Result teacher = runCli("compress " + run_dir +
+                                " --set 'compress.passes=[{\"type\":\"distill\",\"teacher\":"
                                 "\"runs/nothing\"}]'");
   EXPECT_EQ(teacher.status, 2);
   EXPECT_NE(teacher.err.find("compress.passes[0].teacher"), std::string::npos) << teacher.err;
@@ -95,14 +100,16 @@ TEST(CliCompress, TrainsThenCompressesAndEvaluatesAnArtifact) {
   fs::remove_all(runs);
 }
 
-// kill -9 during a pass's fine-tuning, after one of its checkpoints: the same command again continues that pass
-// from the checkpoint (not from step 0), trains only the remaining steps, and the pipeline completes.
+// kill -9 during a pass's fine-tuning, after one of its checkpoints: the same command again continues that
+// pass from the checkpoint (not from step 0), trains only the remaining steps, and the pipeline completes.
 TEST(CliCompress, KilledDuringFineTuningContinuesFromItsCheckpoint) {
   const std::string runs = tempDir("compress-kill");
-  const Result trained = runCli("train --set data.limit=1500 --set model.preset=mlp --set train.epochs=1 "
-                                "--set train.batch_size=50 --set train.log_every_steps=1 "
-                                "--set train.checkpoint_every_steps=5 --set train.checkpoint_every_minutes=0 "
-                                "--set output.runs_dir=" + runs + " --json --quiet");
+  const Result trained = runCli(
+      "train --set data.limit=1500 --set model.preset=mlp --set train.epochs=1 "
+      "--set train.batch_size=50 --set train.log_every_steps=1 "
+      "--set train.checkpoint_every_steps=5 --set train.checkpoint_every_minutes=0 "
+      "--set output.runs_dir=" +
+      runs + " --json --quiet");
   ASSERT_EQ(trained.status, 0) << trained.err;
   const std::string run_dir = nlohmann::json::parse(trained.out)["run_dir"];
   // 1350 samples / 50 = 27 steps an epoch; the kill lands after a checkpoint (every 5 steps, 35 to 60) in the
@@ -114,7 +121,8 @@ TEST(CliCompress, KilledDuringFineTuningContinuesFromItsCheckpoint) {
   const int64_t checkpoint_step = 5 * std::uniform_int_distribution<int64_t>(7, 12)(rng);
   SCOPED_TRACE("seed " + std::to_string(seed) + ": killed after fine-tuning checkpoint of step " +
                std::to_string(checkpoint_step));
-  const std::string args = "compress " + run_dir + " --set 'compress.passes=[{\"type\":\"finetune\",\"epochs\":3}]'"
+  const std::string args = "compress " + run_dir +
+                           " --set 'compress.passes=[{\"type\":\"finetune\",\"epochs\":3}]'"
                            " --set compress.latency_runs=2";
   const std::string log = run_dir + "/compressed/01-finetune/metrics.jsonl";
   const std::string text_log = run_dir + "/compressed/01-finetune/train.log";

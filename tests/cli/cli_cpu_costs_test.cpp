@@ -1,6 +1,6 @@
-// What the CPU makes bf16 and int8 cost, where a user meets it: `info` names the CPU and its extensions, `check`
-// of an experiment with train.amp bf16 on the CPU says what bf16 costs here (a warning where it is slower than
-// fp32), and the run's log says it again when it starts.
+// What the CPU makes bf16 and int8 cost, where a user meets it: `info` names the CPU and its extensions,
+// `check` of an experiment with train.amp bf16 on the CPU says what bf16 costs here (a warning where it is
+// slower than fp32), and the run's log says it again when it starts.
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,9 @@ namespace {
 using wb::test::runCli;
 using wb::test::tempDir;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(CliCpuCosts, InfoNamesTheCpusExtensionsAndWhatBf16AndInt8CostOnIt) {
   const wb::CpuFeatures cpu = wb::queryCpuFeatures();
@@ -34,14 +36,15 @@ TEST(CliCpuCosts, CheckAndTheRunLogSayWhatBf16CostsOnThisCpu) {
       " --example mlp --set data.limit=256 --set schedule.warmup_steps=5 --set output.runs_dir=" + runs;
   const auto bf16 = runCli("check" + sets + " --set train.amp=bf16");
   ASSERT_EQ(bf16.status, 0) << bf16.err;
-  EXPECT_TRUE(has(bf16.out, std::string(cost.slower_than_fp32 ? "warning: " : "note: ") + "train.amp: " +
-                                cost.summary))
+  EXPECT_TRUE(has(bf16.out,
+                  std::string(cost.slower_than_fp32 ? "warning: " : "note: ") + "train.amp: " + cost.summary))
       << bf16.out;
   const auto fp32 = runCli("check" + sets);
   ASSERT_EQ(fp32.status, 0) << fp32.err;
   EXPECT_FALSE(has(fp32.out, "bf16 on this CPU")) << fp32.out;
 
-  const auto run = runCli("train" + sets + " --set train.amp=bf16 --set train.max_steps=2 --set train.epochs=1 "
+  const auto run = runCli("train" + sets +
+                          " --set train.amp=bf16 --set train.max_steps=2 --set train.epochs=1 "
                           "--set schedule.warmup_steps=0");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_TRUE(has(run.out + run.err, cost.summary)) << run.out << run.err;

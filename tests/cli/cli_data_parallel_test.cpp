@@ -13,14 +13,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/cli_runner.h"
-#include "support/test_helpers.h"
 #include "support/model_weights.h"
+#include "support/test_helpers.h"
 
 namespace {
 
@@ -34,13 +33,14 @@ using wb::test::tempDir;
 // dropout (each rank's own random stream), two epochs, a checkpoint every 4 steps.
 std::string writeExperiment(const std::string& dir, const std::string& devices) {
   const std::string path = dir + "/exp.json";
-  std::ofstream(path) << R"({"name": "dp", "data": {"dataset": "fashion-mnist", "path": ")" << WB_FASHION_MNIST_DIR
-                      << R"(", "limit": 2048, "val_fraction": 0.1, "augment": false},
+  std::ofstream(path) << R"({"name": "dp", "data": {"dataset": "fashion-mnist", "path": ")"
+                      << WB_FASHION_MNIST_DIR << R"(", "limit": 2048, "val_fraction": 0.1, "augment": false},
   "model": {"preset": "mlp"},
-  "train": {"epochs": 2, "batch_size": 64, "devices": )" << devices
-                      << R"(, "threads": 2, "log_every_steps": 1, "checkpoint_every_steps": 4,
+  "train": {"epochs": 2, "batch_size": 64, "devices": )"
+                      << devices << R"(, "threads": 2, "log_every_steps": 1, "checkpoint_every_steps": 4,
             "checkpoint_every_minutes": 0, "collective_timeout": 60},
-  "output": {"runs_dir": ")" << dir << R"(/runs"}})";
+  "output": {"runs_dir": ")"
+                      << dir << R"(/runs"}})";
   return path;
 }
 
@@ -71,9 +71,12 @@ TEST(CliDataParallel, TorchrunTwoProcessesTrainTheSameWeightsAsTwoRanksInOneProc
   const std::string exp = writeExperiment(dir, "[\"cpu\"]");
   // Debian 12's launcher (torch 1.13 on Python 3.11) cannot parse its default --redirects/--tee of 0 (an enum
   // change in Python 3.11); 2 = stderr works and leaves stdout alone.
-  const std::string cmd = "cd " + dir + " && " WB_PYTHON " -m torch.distributed.run --no_python --nproc_per_node=2 "
-                          "--master_port=" + std::to_string(freePort()) + " --redirects 2 --tee 2 " WB_CLI
-                          " train " + exp + " --quiet > torchrun.out 2> torchrun.err";
+  const std::string cmd = "cd " + dir +
+                          " && " WB_PYTHON
+                          " -m torch.distributed.run --no_python --nproc_per_node=2 "
+                          "--master_port=" +
+                          std::to_string(freePort()) + " --redirects 2 --tee 2 " WB_CLI " train " + exp +
+                          " --quiet > torchrun.out 2> torchrun.err";
   const int rc = std::system(cmd.c_str());
   ASSERT_EQ(rc, 0) << readFile(dir + "/torchrun.err");
   const std::string run_dir = wb::test::onlyRunFolder(dir + "/runs");
@@ -87,7 +90,8 @@ TEST(CliDataParallel, TorchrunTwoProcessesTrainTheSameWeightsAsTwoRanksInOneProc
   EXPECT_EQ(summary["status"], "completed");
   EXPECT_EQ(summary["steps"], threads_summary["steps"]);
   // Threads and processes run the same collectives on the same shards: the same weights, bit for bit.
-  wb::test::expectBitIdentical(threads_summary["run_dir"].get<std::string>() + "/model.pt", run_dir + "/model.pt");
+  wb::test::expectBitIdentical(threads_summary["run_dir"].get<std::string>() + "/model.pt",
+                               run_dir + "/model.pt");
   fs::remove_all(dir);
   fs::remove_all(one_process_dir);
 }
@@ -110,8 +114,9 @@ TEST(CliDataParallel, KilledTwoRankRunResumesAtItsCheckpointAndEndsWithTheSameWe
   bool seen = false;
   for (int i = 0; i < 6000 && !seen; ++i) {
     const std::string run = wb::test::onlyRunFolder(dir + "/runs");
-    seen = !run.empty() && readFile(run + "/train.log").find("at step " + std::to_string(checkpoint_step) + ":") !=
-                               std::string::npos;
+    seen = !run.empty() &&
+           readFile(run + "/train.log").find("at step " + std::to_string(checkpoint_step) + ":") !=
+               std::string::npos;
     if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_TRUE(seen) << readFile(dir + "/run.out");
@@ -141,7 +146,8 @@ TEST(CliDataParallel, KilledTwoRankRunResumesAtItsCheckpointAndEndsWithTheSameWe
 TEST(CliDataParallel, ABadLauncherVariableIsAClearErrorNamingIt) {
   const std::string dir = tempDir("dp-env");
   writeExperiment(dir, "\"cpu\"");
-  const std::string cmd = "cd " + dir + " && RANK=3 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 " WB_CLI
+  const std::string cmd = "cd " + dir +
+                          " && RANK=3 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 " WB_CLI
                           " train exp.json --quiet > env.out 2> env.err";
   const int raw = std::system(cmd.c_str());
   EXPECT_EQ(WEXITSTATUS(raw), 2);

@@ -64,9 +64,8 @@ TEST(CliDiskFull, FileSizeLimitEndsTheRunWithAClearErrorAndResumeCleansUp) {
   const std::string runs = tempDir("disk-limit");
   // 1 MiB (sh counts 512-byte blocks): the logs fit, a 2.7 MiB checkpoint does not. The CLI ignores SIGXFSZ
   // itself, so the write returns EFBIG instead of the process being killed.
-  const auto failed =
-      runCliAfter("ulimit -f 2048;",
-                  "train " + diskFullArgs(runs) + " --set train.checkpoint_every_steps=5 --quiet");
+  const auto failed = runCliAfter(
+      "ulimit -f 2048;", "train " + diskFullArgs(runs) + " --set train.checkpoint_every_steps=5 --quiet");
   EXPECT_EQ(failed.status, 2) << failed.err;
   const std::string dir = wb::test::onlyRunFolder(runs);
   ASSERT_FALSE(dir.empty());

@@ -1,8 +1,8 @@
-// `workbench-cli eval`: per-class figures, the confusion matrix and the most confident mistakes, in text and JSON.
+// `workbench-cli eval`: per-class figures, the confusion matrix and the most confident mistakes, in text and
+// JSON.
 #include <gtest/gtest.h>
 
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
@@ -16,9 +16,11 @@ using wb::test::tempDir;
 
 TEST(CliEval, JsonHasPerClassFiguresConfusionMatrixAndMistakes) {
   const std::string runs = tempDir("eval-report");
-  const auto trained = runCli("train --set train.epochs=1 --set data.limit=2000 --set model.preset=mlp "
-                              "--set train.batch_size=64 --set data.augment=false --set 'train.devices=[\"cpu\"]' "
-                              "--set output.runs_dir=" + runs + " --json");
+  const auto trained = runCli(
+      "train --set train.epochs=1 --set data.limit=2000 --set model.preset=mlp "
+      "--set train.batch_size=64 --set data.augment=false --set 'train.devices=[\"cpu\"]' "
+      "--set output.runs_dir=" +
+      runs + " --json");
   ASSERT_EQ(trained.status, 0) << trained.err;
   const std::string run_dir = nlohmann::json::parse(trained.out)["run_dir"];
 

@@ -1,11 +1,11 @@
-// The example experiments (resources/examples, installed to share/torch-workbench/examples): each one is listed
-// with a description, passes every check, and trains (a few steps) through the CLI from any working folder.
+// The example experiments (resources/examples, installed to share/torch-workbench/examples): each one is
+// listed with a description, passes every check, and trains (a few steps) through the CLI from any working
+// folder.
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli/cli_runner.h"
 
@@ -63,11 +63,10 @@ TEST(CliExamples, PrintedExampleHasAbsoluteDataPathsAndTrainsFromAnotherFolder) 
   EXPECT_TRUE(fs::path(data).is_absolute()) << data;
   EXPECT_TRUE(fs::exists(data)) << data;
   // The copy is an ordinary experiment file: it trains wherever it is saved.
-  {
-    std::ofstream(dir + "/my-spirals.json") << printed.out;
-  }
-  const auto r = runCli("train " + dir + "/my-spirals.json --set train.epochs=20 --set output.runs_dir=" + dir +
-                        "/runs --quiet --json");
+  { std::ofstream(dir + "/my-spirals.json") << printed.out; }
+  const auto r =
+      runCli("train " + dir + "/my-spirals.json --set train.epochs=20 --set output.runs_dir=" + dir +
+             "/runs --quiet --json");
   ASSERT_EQ(r.status, 0) << r.err;
   // Three spirals are not linearly separable (a linear model gets ~0.5); the two hidden layers learn them.
   EXPECT_GT(nlohmann::json::parse(r.out)["test_accuracy"].get<double>(), 0.9);
@@ -81,13 +80,15 @@ TEST(CliExamples, UnknownExampleIsNamedWithASuggestion) {
   EXPECT_NE(r.err.find("did you mean 'resnet'"), std::string::npos) << r.err;
 }
 
-// A tiny run of each: two optimizer steps on a few hundred images, then the test split. The compression example
-// goes through `compress`, its passes cut short the same way.
+// A tiny run of each: two optimizer steps on a few hundred images, then the test split. The compression
+// example goes through `compress`, its passes cut short the same way.
 TEST(CliExamples, EveryExampleTrainsAFewSteps) {
   const std::string dir = tempDir("examples-run");
   // No warmup: the examples' warmups are longer than two steps (a schedule the checks rightly refuse).
-  const std::string tiny = " --set train.max_steps=2 --set data.limit=256 --set train.checkpoint_every_minutes=0"
-                           " --set schedule.warmup_steps=0 --set output.runs_dir=" + dir + "/runs --quiet --json";
+  const std::string tiny =
+      " --set train.max_steps=2 --set data.limit=256 --set train.checkpoint_every_minutes=0"
+      " --set schedule.warmup_steps=0 --set output.runs_dir=" +
+      dir + "/runs --quiet --json";
   for (const auto& e : listedExamples()) {
     const std::string id = e["id"];
     nlohmann::json doc = nlohmann::json::parse(wb::test::readFile(e["file"].get<std::string>()));
@@ -110,7 +111,8 @@ TEST(CliExamples, EveryExampleTrainsAFewSteps) {
     ASSERT_EQ(r.status, 0) << id << ": " << r.err;
     const nlohmann::json out = nlohmann::json::parse(r.out);
     if (compresses) {
-      EXPECT_EQ(out["artifacts"].size(), doc["compress"]["passes"].size() + 1) << out.dump();  // + the original
+      EXPECT_EQ(out["artifacts"].size(), doc["compress"]["passes"].size() + 1)
+          << out.dump();  // + the original
     } else {
       EXPECT_EQ(out["status"], "completed") << id;
       EXPECT_EQ(out["steps"], 2) << id;

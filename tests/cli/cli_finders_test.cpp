@@ -1,11 +1,11 @@
-// workbench-cli find-lr and find-batch as a user runs them: the table and the suggestion on stdout, --json, --plot,
+// workbench-cli find-lr and find-batch as a user runs them: the table and the suggestion on stdout, --json,
+// --plot,
 // --apply writing a copy of the experiment with the suggested rate, and bad input refused with exit status 2.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
@@ -52,7 +52,8 @@ TEST(CliFinders, FindLrPrintsTheCurveAndTheSuggestionAndApplyWritesACopy) {
   EXPECT_EQ(csv.rfind("step,lr,loss,smoothed_loss\n", 0), 0u) << csv.substr(0, 80);
   EXPECT_EQ(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')), points.size() + 1);
 
-  // Text: a sparse table with the suggestion marked, the stop reason, the rate and its rule; --apply writes a copy.
+  // Text: a sparse table with the suggestion marked, the stop reason, the rate and its rule; --apply writes a
+  // copy.
   const Result text = runCli("find-lr " + experiment + " --steps 80 --apply " + dir + "/tuned.json");
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("Suggested learning rate:"), std::string::npos) << text.out;
@@ -62,7 +63,8 @@ TEST(CliFinders, FindLrPrintsTheCurveAndTheSuggestionAndApplyWritesACopy) {
   EXPECT_LT(std::count(text.out.begin(), text.out.end(), '\n'), 30);  // sparse, not 80 rows
   std::ifstream tuned_in(dir + "/tuned.json");
   const auto tuned = nlohmann::json::parse(tuned_in);
-  EXPECT_EQ(tuned["optimizer"]["lr"].get<double>(), suggested);  // the same seed: the same curve and suggestion
+  EXPECT_EQ(tuned["optimizer"]["lr"].get<double>(),
+            suggested);  // the same seed: the same curve and suggestion
   EXPECT_EQ(tuned["train"]["batch_size"], 32);
   EXPECT_EQ(readFile(experiment), before);  // the experiment file itself is untouched
   EXPECT_TRUE(!fs::exists(dir + "/runs") || fs::is_empty(dir + "/runs"));  // and no run was made
@@ -109,7 +111,8 @@ TEST(CliFinders, BadInputExitsWithTwoAndSaysWhatIsWrong) {
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("nowhere.json"), std::string::npos) << missing.err;
 
-  const Result no_data = runCli("find-lr " + experiment + " --set data.dataset=mnist --set data.path=" + dir + "/none");
+  const Result no_data =
+      runCli("find-lr " + experiment + " --set data.dataset=mnist --set data.path=" + dir + "/none");
   EXPECT_EQ(no_data.status, 2);
   EXPECT_NE(no_data.err.find("data."), std::string::npos) << no_data.err;
 

@@ -47,7 +47,8 @@ TEST(CliHelp, VersionNamesTheProjectLibTorchAndTheBlas) {
   EXPECT_TRUE(std::regex_search(r.out, std::regex("^workbench-cli [0-9]+\\.[0-9]+\\.[0-9]+\n"))) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\nLibTorch [0-9]+\\.[0-9]+"))) << r.out;
   // This machine's LibTorch multiplies matrices in OpenBLAS (scripts/setup.sh); the line names its version.
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nBLAS: (OpenBLAS [0-9]+\\.[0-9]+|reference BLAS|Intel MKL|BLIS)")))
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("\nBLAS: (OpenBLAS [0-9]+\\.[0-9]+|reference BLAS|Intel MKL|BLIS)")))
       << r.out;
   EXPECT_NE(r.out.find("CUDA: "), std::string::npos) << r.out;
   EXPECT_EQ(runCli("version").out, r.out);
@@ -62,7 +63,8 @@ TEST(CliHelp, HelpListsEveryCommandAndEachHasItsOwnHelp) {
   const auto usage = runCli("help");
   ASSERT_EQ(usage.status, 0) << usage.err;
   for (const std::string& command : commands) {
-    EXPECT_NE(usage.out.find(" " + command + " "), std::string::npos) << command << " missing from:\n" << usage.out;
+    EXPECT_NE(usage.out.find(" " + command + " "), std::string::npos) << command << " missing from:\n"
+                                                                      << usage.out;
     const auto help = runCli("help " + command);
     EXPECT_EQ(help.status, 0) << command << ": " << help.err;
     EXPECT_EQ(help.out.rfind("usage: workbench-cli " + command, 0), 0u) << command << ":\n" << help.out;
@@ -91,10 +93,11 @@ TEST(CliHelp, KeysListsTheSchemaWithDefaults) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\ntrain\\.epochs +[0-9]+\n"))) << r.out;
   // The words a key takes and when it matters, from the schema the parser checks against.
-  for (const char* line : {"\noptimizer\\.name +\"[a-z]+\" +one of: sgd adam adamw rmsprop adagrad\n",
-                           "\noptimizer\\.betas +\\[[0-9.,]+\\] +when optimizer\\.name is adam or adamw\n",
-                           "\ndata\\.augment\\.horizontal_flip +(true|false) +when data\\.dataset is not csv\n",
-                           "\nschedule\\.anneal_strategy +\"cos\" +one of: cos linear; when schedule\\.name is onecycle\n"}) {
+  for (const char* line :
+       {"\noptimizer\\.name +\"[a-z]+\" +one of: sgd adam adamw rmsprop adagrad\n",
+        "\noptimizer\\.betas +\\[[0-9.,]+\\] +when optimizer\\.name is adam or adamw\n",
+        "\ndata\\.augment\\.horizontal_flip +(true|false) +when data\\.dataset is not csv\n",
+        "\nschedule\\.anneal_strategy +\"cos\" +one of: cos linear; when schedule\\.name is onecycle\n"}) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex(line))) << line << "\n" << r.out;
   }
   const auto names = runCli("keys --names");
@@ -147,7 +150,8 @@ TEST(CliCompletion, CompletesEveryCommandTheHelpLists) {
   std::vector<std::string> sorted_commands = commands;
   std::sort(sorted_commands.begin(), sorted_commands.end());
   std::sort(offered.begin(), offered.end());
-  EXPECT_EQ(offered, sorted_commands) << "resources/completion/workbench-cli lists other commands than `help`";
+  EXPECT_EQ(offered, sorted_commands)
+      << "resources/completion/workbench-cli lists other commands than `help`";
 }
 
 }  // namespace

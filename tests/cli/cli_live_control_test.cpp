@@ -1,7 +1,7 @@
-// A running `workbench-cli train` controlled from another shell: `workbench-cli control RUN_DIR --lr-scale 0.5`
-// halves the learning rate from the next step on (an event in metrics.jsonl and train.log, the new rate in the
-// step metrics); SIGUSR1 writes a checkpoint; SIGUSR2 ends the run at the end of the epoch in progress,
-// interrupted and resumable. A finished run and a bad value are refused with a message.
+// A running `workbench-cli train` controlled from another shell: `workbench-cli control RUN_DIR --lr-scale
+// 0.5` halves the learning rate from the next step on (an event in metrics.jsonl and train.log, the new rate
+// in the step metrics); SIGUSR1 writes a checkpoint; SIGUSR2 ends the run at the end of the epoch in
+// progress, interrupted and resumable. A finished run and a bad value are refused with a message.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -9,10 +9,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
 
@@ -24,13 +23,14 @@ using wb::test::runCli;
 using wb::test::startCli;
 using wb::test::tempDir;
 
-// 1,800 training samples of 32: 57 steps an epoch; 100 epochs, so the run is still going when it is controlled
-// (SIGUSR2 ends it long before). A constant learning rate of 0.001, so a halving reads as 0.0005.
+// 1,800 training samples of 32: 57 steps an epoch; 100 epochs, so the run is still going when it is
+// controlled (SIGUSR2 ends it long before). A constant learning rate of 0.001, so a halving reads as 0.0005.
 std::string liveControlArgs(const std::string& runs) {
   return "--set data.limit=2000 --set data.val_fraction=0.1 --set model.preset=mlp --set train.epochs=100 "
          "--set train.batch_size=32 --set train.log_every_steps=1 --set train.checkpoint_every_minutes=0 "
          "--set schedule.name=constant --set schedule.warmup_steps=0 --set optimizer.lr=0.001 "
-         "--set output.runs_dir=" + runs;
+         "--set output.runs_dir=" +
+         runs;
 }
 
 // Waits (up to 60 s) until `file` in the run folder contains `needle`; false if the process ended first.
@@ -96,12 +96,14 @@ TEST(CliLiveControl, ControlHalvesTheLearningRateAndSignalsCheckpointAndStopAfte
   int64_t halved_steps = 0;
   for (const auto& m : events(dir + "/metrics.jsonl", "step")) {
     const int64_t step = m["step"].get<int64_t>();
-    EXPECT_EQ(m["lr"].get<double>(), step - 1 >= at ? 0.0005 : 0.001) << "step " << step << ", change at " << at;
+    EXPECT_EQ(m["lr"].get<double>(), step - 1 >= at ? 0.0005 : 0.001)
+        << "step " << step << ", change at " << at;
     halved_steps += step - 1 >= at;
   }
   EXPECT_GT(halved_steps, 0);
   EXPECT_NE(readFile(dir + "/train.log").find(controls[0]["message"].get<std::string>()), std::string::npos);
-  EXPECT_NE(readFile(out_file).find("learning rate ×0.5"), std::string::npos);  // the training shell shows it too
+  EXPECT_NE(readFile(out_file).find("learning rate ×0.5"),
+            std::string::npos);  // the training shell shows it too
 
   // Nothing to control any more; and a value that cannot be a learning rate.
   const auto finished = runCli("control " + dir + " --lr 0.01");

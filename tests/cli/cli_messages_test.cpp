@@ -7,10 +7,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
 
@@ -20,18 +19,23 @@ namespace fs = std::filesystem;
 using wb::test::runCli;
 using wb::test::tempDir;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
-const std::string kSmall = " --example mlp --set data.limit=1000 --set train.epochs=1 --set schedule.warmup_steps=0";
+const std::string kSmall =
+    " --example mlp --set data.limit=1000 --set train.epochs=1 --set schedule.warmup_steps=0";
 
-// `check` makes the checks `train` makes, the schedule against the run's real length included, and both refuse
-// before a run folder exists, naming the key to change.
+// `check` makes the checks `train` makes, the schedule against the run's real length included, and both
+// refuse before a run folder exists, naming the key to change.
 TEST(CliMessages, CheckRefusesWhatTrainRefusesBeforeAnyRunFolder) {
   const std::string runs = tempDir("msg-check") + "/runs";
   // The README's shortened line with 100 warmup steps (the mlp example's old value): 4,500 samples of 64 are
   // 71 steps.
-  const std::string sets = " --example mlp --set train.epochs=1 --set data.limit=5000 --set model.preset=mlp "
-                           "--set schedule.warmup_steps=100 --set output.runs_dir=" + runs;
+  const std::string sets =
+      " --example mlp --set train.epochs=1 --set data.limit=5000 --set model.preset=mlp "
+      "--set schedule.warmup_steps=100 --set output.runs_dir=" +
+      runs;
   const auto check = runCli("check" + sets);
   EXPECT_EQ(check.status, 2) << check.out << check.err;
   EXPECT_TRUE(has(check.err, "schedule.warmup_steps")) << check.err;
@@ -43,15 +47,16 @@ TEST(CliMessages, CheckRefusesWhatTrainRefusesBeforeAnyRunFolder) {
   EXPECT_FALSE(fs::exists(runs)) << "a refused run left a runs folder";
   // The same line with the example as shipped (50 warmup steps) trains.
   EXPECT_EQ(runCli("check --example mlp --set train.epochs=1 --set data.limit=5000 --set model.preset=mlp "
-                   "--set output.runs_dir=" + runs).status, 0);
+                   "--set output.runs_dir=" +
+                   runs)
+                .status,
+            0);
 }
 
 // check, bench and find-lr write no run: no runs folder appears where none was.
 TEST(CliMessages, CommandsThatWriteNoRunMakeNoRunsFolder) {
   const std::string dir = tempDir("msg-side-effects");
-  auto run = [&](const std::string& args) {
-    return wb::test::runCliAfter("cd " + dir + " &&", args);
-  };
+  auto run = [&](const std::string& args) { return wb::test::runCliAfter("cd " + dir + " &&", args); };
   EXPECT_EQ(run("check --example mlp").status, 0);
   EXPECT_EQ(run("bench --example mlp --steps 3 --warmup 1 --set data.limit=1000").status, 0);
   const auto lr = run("find-lr --example mlp --set data.limit=1000 --steps 10");
@@ -67,12 +72,16 @@ class CliRunFolders : public ::testing::Test {
     ASSERT_EQ(finished.status, 0) << finished.err;
     s_finished = nlohmann::json::parse(finished.out)["run_dir"];
     // Stopped after its first checkpoint.
-    const pid_t pid = wb::test::startCli("train --example mlp --set data.limit=20000 --set train.checkpoint_every_steps=10"
-                                         " --set output.runs_dir=" + s_runs, s_runs + "/../interrupted.log");
+    const pid_t pid = wb::test::startCli(
+        "train --example mlp --set data.limit=20000 --set train.checkpoint_every_steps=10"
+        " --set output.runs_dir=" +
+            s_runs,
+        s_runs + "/../interrupted.log");
     for (int i = 0; i < 600 && s_interrupted.empty(); ++i) {
       std::error_code ec;
       for (const auto& e : fs::directory_iterator(s_runs, ec)) {
-        if (e.path() != s_finished && !fs::is_empty(e.path() / "checkpoints", ec) && !ec) s_interrupted = e.path();
+        if (e.path() != s_finished && !fs::is_empty(e.path() / "checkpoints", ec) && !ec)
+          s_interrupted = e.path();
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -80,12 +89,14 @@ class CliRunFolders : public ::testing::Test {
     int status = 0;
     ::waitpid(pid, &status, 0);
     // A run that fails mid-way: the loss overflows.
-    const auto failed = runCli("train --quiet --json" + kSmall + " --set optimizer.lr=1e30 --set output.runs_dir=" + s_runs);
+    const auto failed =
+        runCli("train --quiet --json" + kSmall + " --set optimizer.lr=1e30 --set output.runs_dir=" + s_runs);
     s_failed = nlohmann::json::parse(failed.out, nullptr, false).value("run_dir", std::string());
   }
   static std::string s_runs, s_finished, s_interrupted, s_failed;
 };
-std::string CliRunFolders::s_runs, CliRunFolders::s_finished, CliRunFolders::s_interrupted, CliRunFolders::s_failed;
+std::string CliRunFolders::s_runs, CliRunFolders::s_finished, CliRunFolders::s_interrupted,
+    CliRunFolders::s_failed;
 
 TEST_F(CliRunFolders, ResumeOfAFinishedRunSaysSoAndReportsNoFailure) {
   const auto r = runCli("resume " + s_finished);
@@ -116,7 +127,8 @@ TEST_F(CliRunFolders, AnUnfinishedRunIsExportedAndEvaluatedOnlyOnPurposeSayingWh
   EXPECT_TRUE(has(refused.err, "--allow-unfinished")) << refused.err;
   EXPECT_TRUE(has(refused.err, "workbench-cli resume " + s_interrupted)) << refused.err;
   EXPECT_FALSE(fs::exists(out));
-  const auto allowed = runCli("export " + s_interrupted + " --format safetensors --out " + out + " --allow-unfinished");
+  const auto allowed =
+      runCli("export " + s_interrupted + " --format safetensors --out " + out + " --allow-unfinished");
   EXPECT_EQ(allowed.status, 0) << allowed.err;
   EXPECT_TRUE(has(allowed.err, "warning: the run is interrupted at step")) << allowed.err;
   EXPECT_TRUE(fs::exists(out));

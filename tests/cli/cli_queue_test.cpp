@@ -1,6 +1,7 @@
-// `workbench-cli queue`, end to end with the binary: entries checked when added; two workers on one queue train
-// every entry once, a failing entry is marked failed with its reason and the queue goes on; a worker killed
-// mid-run (kill -9, with its trial's process) leaves the entry to the next worker, which resumes the same run.
+// `workbench-cli queue`, end to end with the binary: entries checked when added; two workers on one queue
+// train every entry once, a failing entry is marked failed with its reason and the queue goes on; a worker
+// killed mid-run (kill -9, with its trial's process) leaves the entry to the next worker, which resumes the
+// same run.
 
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -11,10 +12,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
 #include "support/tiny_experiment.h"
@@ -29,7 +29,9 @@ using wb::test::runCli;
 using wb::test::startCli;
 using wb::test::tempDir;
 
-bool queueSaid(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool queueSaid(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 std::string writeQueueExperiment(const std::string& dir) {
   const std::string file = dir + "/tiny.json";
@@ -48,7 +50,8 @@ TEST(CliQueue, TwoWorkersTrainEveryEntryOnceAndAFailureDoesNotStopTheQueue) {
   const std::string runs = dir + "/runs";
   const std::string tiny = writeQueueExperiment(dir);
   for (int i = 0; i < 4; ++i) {
-    const auto added = runCli("queue add " + tiny + " --set seed=" + std::to_string(i) + " --label t" + std::to_string(i));
+    const auto added =
+        runCli("queue add " + tiny + " --set seed=" + std::to_string(i) + " --label t" + std::to_string(i));
     ASSERT_EQ(added.status, 0) << added.err;
     EXPECT_TRUE(queueSaid(added.out, "Queued")) << added.out;
   }
@@ -100,8 +103,8 @@ TEST(CliQueue, TwoWorkersTrainEveryEntryOnceAndAFailureDoesNotStopTheQueue) {
   fs::remove_all(dir);
 }
 
-// `--devices cpu,cpu`: one worker trains two entries at once, each pinned to its half of the cores, its threads
-// sized to them; a device it does not know is refused before anything runs.
+// `--devices cpu,cpu`: one worker trains two entries at once, each pinned to its half of the cores, its
+// threads sized to them; a device it does not know is refused before anything runs.
 TEST(CliQueue, TwoCpuSlotsTrainTwoEntriesAtOnceEachOnItsShareOfTheCores) {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -115,7 +118,10 @@ TEST(CliQueue, TwoCpuSlotsTrainTwoEntriesAtOnceEachOnItsShareOfTheCores) {
   experiment["train"].erase("threads");  // the process sizes its threads by the cores it may use
   std::ofstream(file) << experiment.dump(2);
   for (int i = 0; i < 3; ++i) {
-    ASSERT_EQ(runCli("queue add " + file + " --set seed=" + std::to_string(i) + " --label s" + std::to_string(i)).status, 0);
+    ASSERT_EQ(
+        runCli("queue add " + file + " --set seed=" + std::to_string(i) + " --label s" + std::to_string(i))
+            .status,
+        0);
   }
   const auto refused = runCli("queue run --until-empty --devices cpu,gpu0 --runs-dir " + runs);
   EXPECT_EQ(refused.status, 2);
@@ -136,13 +142,13 @@ TEST(CliQueue, TwoCpuSlotsTrainTwoEntriesAtOnceEachOnItsShareOfTheCores) {
     // "threads: intra-op 1, BLAS 1" (OpenBLAS) or "threads: intra-op 1;" (MKL)
     bool sized = false;
     for (const int share : {cores / 2, cores - cores / 2}) {
-      for (const char* after : {",", ";"}) sized = sized || queueSaid(log, "threads: intra-op " + std::to_string(share) + after);
+      for (const char* after : {",", ";"})
+        sized = sized || queueSaid(log, "threads: intra-op " + std::to_string(share) + after);
     }
-    EXPECT_TRUE(sized)
-        << r.folder << ": its threads follow its share of the " << cores << " cores";
+    EXPECT_TRUE(sized) << r.folder << ": its threads follow its share of the " << cores << " cores";
   }
-  // A GPU slot gives an entry one device: an experiment for several (here two CPU ranks) is refused, saying so.
-  // (Added straight to the index: `queue add` would first check that this build can train two CPU ranks.)
+  // A GPU slot gives an entry one device: an experiment for several (here two CPU ranks) is refused, saying
+  // so. (Added straight to the index: `queue add` would first check that this build can train two CPU ranks.)
   nlohmann::json pair_experiment = experiment;
   pair_experiment["train"]["devices"] = {"cpu", "cpu"};
   wb::QueueAddition pair_addition;
@@ -154,7 +160,8 @@ TEST(CliQueue, TwoCpuSlotsTrainTwoEntriesAtOnceEachOnItsShareOfTheCores) {
   EXPECT_EQ(paired.status, 0) << paired.out << paired.err;
   const wb::QueueEntry pair = wb::listQueue(runs).back();
   EXPECT_EQ(pair.state, "failed");
-  EXPECT_TRUE(queueSaid(pair.message, "it trains on 2 devices, and a worker's GPU slot gives it one (cuda:0)"))
+  EXPECT_TRUE(
+      queueSaid(pair.message, "it trains on 2 devices, and a worker's GPU slot gives it one (cuda:0)"))
       << pair.message;
   fs::remove_all(dir);
 }
@@ -164,7 +171,8 @@ TEST(CliQueue, AnEntryWhoseFolderIsGoneFailsSayingSoAndTheNextRuns) {
   const std::string runs = dir + "/runs";
   const std::string tiny = writeQueueExperiment(dir);
   fs::create_directories(dir + "/gone");
-  ASSERT_EQ(wb::test::runCliAfter("cd " + dir + "/gone &&", "queue add " + tiny + " --label orphan").status, 0);
+  ASSERT_EQ(wb::test::runCliAfter("cd " + dir + "/gone &&", "queue add " + tiny + " --label orphan").status,
+            0);
   ASSERT_EQ(runCli("queue add " + tiny + " --label next").status, 0);
   fs::remove_all(dir + "/gone");
   const auto worked = runCli("queue run --until-empty --runs-dir " + runs);
@@ -186,9 +194,11 @@ TEST(CliQueue, AKilledWorkersEntryIsResumedByTheNextWorker) {
   const std::string dir = tempDir("queue-kill");
   const std::string runs = dir + "/runs";
   const auto added = runCli(
-      "queue add --set data.limit=1500 --set data.val_fraction=0.1 --set model.preset=cnn --set train.epochs=2 "
+      "queue add --set data.limit=1500 --set data.val_fraction=0.1 --set model.preset=cnn --set "
+      "train.epochs=2 "
       "--set train.batch_size=50 --set train.checkpoint_every_steps=5 --set train.checkpoint_every_minutes=0 "
-      "--set output.runs_dir=" + runs + " --label killed");
+      "--set output.runs_dir=" +
+      runs + " --label killed");
   ASSERT_EQ(added.status, 0) << added.err;
   const pid_t worker = startCli("queue run --until-empty --runs-dir " + runs, dir + "/worker1.log");
   std::string folder;

@@ -3,10 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
 
@@ -34,8 +33,10 @@ std::string lineWith(const std::string& text, const std::string& key) {
 // decay to zero within the one epoch, weight decay 0.05) gave 0.71.
 TEST(CliQuickTry, TheReadmesFirstTryLearnsWhatPlainPyTorchLearns) {
   const std::string runs = tempDir("quick-try");
-  const auto r = runCli("train --set model.preset=mlp --set data.limit=10000 --set train.epochs=1 "
-                        "--set 'train.devices=[\"cpu\"]' --set output.runs_dir=" + runs + " --json");
+  const auto r = runCli(
+      "train --set model.preset=mlp --set data.limit=10000 --set train.epochs=1 "
+      "--set 'train.devices=[\"cpu\"]' --set output.runs_dir=" +
+      runs + " --json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto summary = nlohmann::json::parse(r.out);
   EXPECT_GE(summary["test_accuracy"].get<double>(), 0.78) << r.err;
@@ -47,21 +48,25 @@ TEST(CliQuickTry, TheReadmesFirstTryLearnsWhatPlainPyTorchLearns) {
   std::getline(lines, first);
   std::getline(lines, second);
   EXPECT_NE(first.find("Run folder: "), std::string::npos) << log;
-  EXPECT_EQ(second,
-            "[info] Recipe: augmentation off (data.augment, default) · validation 10% of the training split held "
-            "out (data.val_fraction, default) · schedule constant, lr 0.001 (schedule.name, default)")
+  EXPECT_EQ(
+      second,
+      "[info] Recipe: augmentation off (data.augment, default) · validation 10% of the training split held "
+      "out (data.val_fraction, default) · schedule constant, lr 0.001 (schedule.name, default)")
       << log;
   fs::remove_all(runs);
 }
 
 TEST(CliQuickTry, RunsCompareMarksTheValuesLeftAtTheirDefaults) {
   const std::string runs = tempDir("compare-defaults");
-  const std::string common = "train --set model.preset=mlp --set data.limit=640 --set train.max_steps=3 "
-                             "--set 'train.devices=[\"cpu\"]' --quiet --set output.runs_dir=" + runs;
+  const std::string common =
+      "train --set model.preset=mlp --set data.limit=640 --set train.max_steps=3 "
+      "--set 'train.devices=[\"cpu\"]' --quiet --set output.runs_dir=" +
+      runs;
   const auto plain = runCli(common);
   ASSERT_EQ(plain.status, 0) << plain.err;
-  const auto tuned = runCli(common + " --set data.augment=true --set schedule.name=cosine "
-                                     "--set optimizer.name=sgd --set optimizer.momentum=0.9");
+  const auto tuned = runCli(common +
+                            " --set data.augment=true --set schedule.name=cosine "
+                            "--set optimizer.name=sgd --set optimizer.momentum=0.9");
   ASSERT_EQ(tuned.status, 0) << tuned.err;
 
   // The second run's recipe names what it switched on, without "default".
@@ -72,11 +77,13 @@ TEST(CliQuickTry, RunsCompareMarksTheValuesLeftAtTheirDefaults) {
       if (text.find("horizontal flip") != std::string::npos) log = text;
     }
   }
-  EXPECT_NE(lineWith(log, "Recipe: ")
-                .find("augmentation random crop (padding 2 px) + horizontal flip (data.augment) · validation 10% of "
-                      "the training split held out (data.val_fraction, default) · schedule cosine from lr 0.001 to 0 "
-                      "over the whole run (schedule.name)"),
-            std::string::npos)
+  EXPECT_NE(
+      lineWith(log, "Recipe: ")
+          .find(
+              "augmentation random crop (padding 2 px) + horizontal flip (data.augment) · validation 10% of "
+              "the training split held out (data.val_fraction, default) · schedule cosine from lr 0.001 to 0 "
+              "over the whole run (schedule.name)"),
+      std::string::npos)
       << log;
 
   const auto compared = runCli("runs compare 1 2 --runs-dir " + runs);

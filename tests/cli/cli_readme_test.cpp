@@ -1,11 +1,11 @@
-// The README's command lines, run as written: every `build/cli/workbench-cli ...` line of its ```sh blocks, in
-// order, in a scratch folder (its default runs/ there), with the placeholders a reader fills in filled in:
+// The README's command lines, run as written: every `build/cli/workbench-cli ...` line of its ```sh blocks,
+// in order, in a scratch folder (its default runs/ there), with the placeholders a reader fills in filled in:
 // RUN_DIR (a finished CNN run, which the README's `compress` line then compresses), the example run folder
 // (an interrupted run for `resume`, a finished one for `eval`), my.json and my-experiment.json (copies of the
-// examples, as the README says to make them), optimizers.json (the sweep file it shows), ~/photos (an image folder). Long runs are shortened by `--set` only (a subset of the data, one
-// epoch), never by changing the line. Lines that need what no test machine has (GPUs, a launcher, a run
-// training now) or what this build lacks (Gloo, ONNX export: pip's LibTorch) are listed with the reason, and
-// there must be no others.
+// examples, as the README says to make them), optimizers.json (the sweep file it shows), ~/photos (an image
+// folder). Long runs are shortened by `--set` only (a subset of the data, one epoch), never by changing the
+// line. Lines that need what no test machine has (GPUs, a launcher, a run training now) or what this build
+// lacks (Gloo, ONNX export: pip's LibTorch) are listed with the reason, and there must be no others.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -78,20 +78,23 @@ std::vector<ReadmeLine> readmeCommands() {
 // Why a line cannot run on a test machine; "" when it can.
 std::string whyNotHere(const std::string& line) {
   if (line.rfind("build/cli/workbench-cli", 0) != 0) {
-    if (line.rfind("torchrun", 0) == 0 || line.rfind("srun", 0) == 0 || line.find("torch.distributed.run") != std::string::npos ||
+    if (line.rfind("torchrun", 0) == 0 || line.rfind("srun", 0) == 0 ||
+        line.find("torch.distributed.run") != std::string::npos ||
         line.find("MASTER_ADDR") != std::string::npos) {
-      return "a launcher over several processes or machines (tests/cli/cli_data_parallel_test.cpp runs torchrun)";
+      return "a launcher over several processes or machines (tests/cli/cli_data_parallel_test.cpp runs "
+             "torchrun)";
     }
     if (line.rfind("sudo apt", 0) == 0) return "installs the packages (tests/packaging/package_test.sh does)";
     if (line.rfind("source ", 0) == 0) return "bash completion for an interactive shell";
     return "not a workbench-cli line";
   }
   if (line.find("cuda") != std::string::npos) return "needs CUDA devices";
-  // What this build lacks, said by the engine and the build; the Debian build runs these lines.
+    // What this build lacks, said by the engine and the build; the Debian build runs these lines.
 #if !WB_TEST_HAS_GLOO
   if (line.find("train.devices=cpu:") != std::string::npos) return WB_NO_GLOO_REASON;
 #endif
-  if (line.find("--format onnx") != std::string::npos && !wb::exportUnavailable(wb::ExportFormat::Onnx).empty()) {
+  if (line.find("--format onnx") != std::string::npos &&
+      !wb::exportUnavailable(wb::ExportFormat::Onnx).empty()) {
     return "this build has no ONNX export: " + wb::exportUnavailable(wb::ExportFormat::Onnx);
   }
   if (line.find(" control ") != std::string::npos) {
@@ -101,7 +104,8 @@ std::string whyNotHere(const std::string& line) {
 }
 
 std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -151,7 +155,8 @@ TEST(CliReadme, EveryCommandLineRunsAsWritten) {
     bool checkpoint = false;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(sh.dir + "/runs", ec)) {
-      if (e.path() != run_dir && fs::exists(e.path() / "checkpoints", ec) && !fs::is_empty(e.path() / "checkpoints", ec)) {
+      if (e.path() != run_dir && fs::exists(e.path() / "checkpoints", ec) &&
+          !fs::is_empty(e.path() / "checkpoints", ec)) {
         checkpoint = true;
       }
     }
@@ -177,18 +182,21 @@ TEST(CliReadme, EveryCommandLineRunsAsWritten) {
     words >> program >> subcommand;
     // The README's example run folder: the interrupted one for resume, the finished one elsewhere.
     const std::regex example_run("(^| )runs/[0-9]{8}-[0-9]{6}-[a-z0-9-]+");
-    std::string command = std::regex_replace(l.text, example_run, "$1" + (subcommand == "resume" ? interrupted : run_dir));
+    std::string command =
+        std::regex_replace(l.text, example_run, "$1" + (subcommand == "resume" ? interrupted : run_dir));
     command = replaceAll(command, "build/cli/workbench-cli", cli);
     command = replaceAll(command, "RUN_DIR", run_dir);
     command = replaceAll(command, "~/photos", sh.dir + "/photos");
-    // Shortened by --set only: the default experiment (15 epochs of the CNN on all the data) and the examples. A
-    // finished run is compressed on its own (already short) data: it takes compress.* keys only.
+    // Shortened by --set only: the default experiment (15 epochs of the CNN on all the data) and the
+    // examples. A finished run is compressed on its own (already short) data: it takes compress.* keys only.
     const bool of_run = command.find(run_dir) != std::string::npos;
-    const bool trains = !of_run && (subcommand == "train" || subcommand == "compress" || subcommand == "find-lr" ||
-                                    subcommand == "find-batch" ||
-                                    (subcommand == "queue" && command.find(" queue add ") != std::string::npos) ||
-                                    (subcommand == "sweep" && command.find(" sweep start ") != std::string::npos));
-    if (trains && command.find("data.limit") == std::string::npos && command.find("--list") == std::string::npos) {
+    const bool trains =
+        !of_run && (subcommand == "train" || subcommand == "compress" || subcommand == "find-lr" ||
+                    subcommand == "find-batch" ||
+                    (subcommand == "queue" && command.find(" queue add ") != std::string::npos) ||
+                    (subcommand == "sweep" && command.find(" sweep start ") != std::string::npos));
+    if (trains && command.find("data.limit") == std::string::npos &&
+        command.find("--list") == std::string::npos) {
       command += small;
     }
     std::string output;

@@ -9,10 +9,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
 #include "support/model_weights.h"
@@ -31,7 +30,8 @@ using wb::test::tempDir;
 std::string resumeArgs(const std::string& runs) {
   return "--set data.limit=1500 --set data.val_fraction=0.1 --set model.preset=cnn --set train.epochs=2 "
          "--set train.batch_size=50 --set train.log_every_steps=1 --set train.checkpoint_every_steps=5 "
-         "--set train.checkpoint_every_minutes=0 --set data.augment=true --set output.runs_dir=" + runs;
+         "--set train.checkpoint_every_minutes=0 --set data.augment=true --set output.runs_dir=" +
+         runs;
 }
 
 // Waits until the run under `runs` has reported step `step`.
@@ -141,7 +141,8 @@ TEST(CliResume, SigtermWritesACheckpointAndMarksTheRunInterrupted) {
   bool has_stop_checkpoint = false;
   for (const auto& entry : fs::directory_iterator(dir + "/checkpoints")) {
     has_stop_checkpoint |= entry.path().filename().string() ==
-                           "step-" + std::string(12 - std::to_string(summary["steps"].get<int>()).size(), '0') +
+                           "step-" +
+                               std::string(12 - std::to_string(summary["steps"].get<int>()).size(), '0') +
                                std::to_string(summary["steps"].get<int>()) + ".wbckpt";
   }
   EXPECT_TRUE(has_stop_checkpoint) << "no checkpoint at the step it stopped at";
@@ -149,7 +150,8 @@ TEST(CliResume, SigtermWritesACheckpointAndMarksTheRunInterrupted) {
 
   // Two runs compared: the interrupted one resumed, against a fresh run with another learning rate.
   ASSERT_EQ(runCli("resume " + dir + " --quiet").status, 0);
-  const auto other = runCli("train " + resumeArgs(runs) + " --set optimizer.lr=0.003 --set train.epochs=1 --quiet");
+  const auto other =
+      runCli("train " + resumeArgs(runs) + " --set optimizer.lr=0.003 --set train.epochs=1 --quiet");
   ASSERT_EQ(other.status, 0) << other.err;
   const auto compared = runCli("runs compare 1 2 --runs-dir " + runs);
   ASSERT_EQ(compared.status, 0) << compared.err;

@@ -26,9 +26,11 @@ inline std::string readFile(const std::string& path) {
 // `prefix`, when given, runs in a shell first (limits such as `ulimit -f` for the CLI it then execs).
 inline CliResult runCliAfter(const std::string& prefix, const std::string& args) {
   namespace fs = std::filesystem;
-  const std::string err_file = (fs::temp_directory_path() / ("wb-cli-err-" + std::to_string(::getpid()))).string();
+  const std::string err_file =
+      (fs::temp_directory_path() / ("wb-cli-err-" + std::to_string(::getpid()))).string();
   const std::string cli = std::string(WB_CLI) + " " + args;
-  const std::string cmd = (prefix.empty() ? cli : "sh -c \"" + prefix + " exec " + cli + "\"") + " 2>" + err_file;
+  const std::string cmd =
+      (prefix.empty() ? cli : "sh -c \"" + prefix + " exec " + cli + "\"") + " 2>" + err_file;
   CliResult r;
   std::FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return r;
@@ -42,7 +44,9 @@ inline CliResult runCliAfter(const std::string& prefix, const std::string& args)
   return r;
 }
 
-inline CliResult runCli(const std::string& args) { return runCliAfter("", args); }
+inline CliResult runCli(const std::string& args) {
+  return runCliAfter("", args);
+}
 
 // Starts the CLI in the background (its own pid: the shell execs it), output to out_file.
 inline pid_t startCli(const std::string& args, const std::string& out_file) {

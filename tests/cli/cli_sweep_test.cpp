@@ -1,12 +1,11 @@
-// `workbench-cli sweep`, end to end with the binary: a sweep with a bad key is refused before anything is queued;
-// a grid is queued and trained as normal runs (one fails on an exploding learning rate, the others go on);
-// `show` compares them and marks the best; `--write-best` writes its experiment, which trains alone.
+// `workbench-cli sweep`, end to end with the binary: a sweep with a bad key is refused before anything is
+// queued; a grid is queued and trained as normal runs (one fails on an exploding learning rate, the others go
+// on); `show` compares them and marks the best; `--write-best` writes its experiment, which trains alone.
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
@@ -20,7 +19,9 @@ namespace fs = std::filesystem;
 using wb::test::runCli;
 using wb::test::tempDir;
 
-bool sweepSaid(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool sweepSaid(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 std::string writeSweepBase(const std::string& dir) {
   std::ofstream(dir + "/base.json") << wb::test::tinySyntheticExperiment(dir + "/runs").dump(2);
@@ -39,8 +40,7 @@ TEST(CliSweep, AGridRunsAsQueuedRunsAndTheBestIsShownAndWritten) {
   EXPECT_TRUE(sweepSaid(bad.err, "did you mean \"name\"")) << bad.err;
   EXPECT_TRUE(wb::listQueue(runs).empty()) << "nothing is queued";
 
-  std::ofstream(dir + "/grid.json")
-      << R"({"name": "grid", "metric": "best_val_accuracy",
+  std::ofstream(dir + "/grid.json") << R"({"name": "grid", "metric": "best_val_accuracy",
              "keys": {"optimizer.name": ["adam", "sgd"], "optimizer.lr": [0.003, 1e30]}})";
   const auto started = runCli("sweep start " + base + " --sweep " + dir + "/grid.json --run");
   ASSERT_EQ(started.status, 0) << started.out << started.err;
@@ -51,7 +51,8 @@ TEST(CliSweep, AGridRunsAsQueuedRunsAndTheBestIsShownAndWritten) {
     EXPECT_EQ(r.tags, std::vector<std::string>{"sweep:grid"}) << r.folder << ": tagged with its sweep";
   }
 
-  const auto shown = runCli("sweep show grid --json --runs-dir " + runs + " --write-best " + dir + "/best.json");
+  const auto shown =
+      runCli("sweep show grid --json --runs-dir " + runs + " --write-best " + dir + "/best.json");
   ASSERT_EQ(shown.status, 0) << shown.err;
   const auto table = nlohmann::json::parse(shown.out);
   ASSERT_EQ(table["trials"].size(), 4u);
@@ -94,9 +95,9 @@ TEST(CliSweep, AGridRunsAsQueuedRunsAndTheBestIsShownAndWritten) {
   fs::remove_all(dir);
 }
 
-// Early stopping (ASHA, eta 3, rungs at epochs 1 and 3 of 4): the first trial (a learning rate that learns) sets
-// the bar at the first rung; the two that hardly learn fall below the top third there and stop after epoch 1,
-// the reason in their logs and in the table; the sweep goes on to its end.
+// Early stopping (ASHA, eta 3, rungs at epochs 1 and 3 of 4): the first trial (a learning rate that learns)
+// sets the bar at the first rung; the two that hardly learn fall below the top third there and stop after
+// epoch 1, the reason in their logs and in the table; the sweep goes on to its end.
 TEST(CliSweep, PoorTrialsStopAtTheirFirstRung) {
   const std::string dir = tempDir("sweep-asha");
   const std::string runs = dir + "/runs";
@@ -104,8 +105,7 @@ TEST(CliSweep, PoorTrialsStopAtTheirFirstRung) {
   base["train"]["epochs"] = 4;
   base["data"]["val_fraction"] = 0.25;
   std::ofstream(dir + "/base.json") << base.dump(2);
-  std::ofstream(dir + "/asha.json")
-      << R"({"name": "asha", "keys": {"optimizer.lr": [0.01, 1e-7, 2e-7]},
+  std::ofstream(dir + "/asha.json") << R"({"name": "asha", "keys": {"optimizer.lr": [0.01, 1e-7, 2e-7]},
              "early_stopping": {"rule": "asha", "eta": 3, "grace_epochs": 1}})";
   const auto started = runCli("sweep start " + dir + "/base.json --sweep " + dir + "/asha.json --run");
   ASSERT_EQ(started.status, 0) << started.out << started.err;

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
@@ -24,9 +23,11 @@ TEST(Cli, TrainsAFashionMnistSubsetEndToEndThenEvaluates) {
   const std::string runs = tempDir("train");
   // The issue's own overrides, plus a smaller batch and no augmentation so one short epoch learns enough
   // for a meaningful bound (with batch 128 and crop+flip the MLP gets ~0.65 in its 36 steps).
-  const Result r = runCli("train --set train.epochs=1 --set data.limit=5000 --set model.preset=mlp "
-                          "--set train.batch_size=64 --set data.augment=false "
-                          "--set 'train.devices=[\"cpu\"]' --set output.runs_dir=" + runs + " --json");
+  const Result r = runCli(
+      "train --set train.epochs=1 --set data.limit=5000 --set model.preset=mlp "
+      "--set train.batch_size=64 --set data.augment=false "
+      "--set 'train.devices=[\"cpu\"]' --set output.runs_dir=" +
+      runs + " --json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);  // stdout is exactly the JSON object
   for (const char* key : {"run_dir", "test_accuracy", "test_loss", "samples_per_sec"}) {
@@ -42,7 +43,8 @@ TEST(Cli, TrainsAFashionMnistSubsetEndToEndThenEvaluates) {
 
   const Result e = runCli("eval " + run_dir + " --json");
   ASSERT_EQ(e.status, 0) << e.err;
-  EXPECT_NEAR(nlohmann::json::parse(e.out)["test_accuracy"].get<double>(), j["test_accuracy"].get<double>(), 1e-9);
+  EXPECT_NEAR(nlohmann::json::parse(e.out)["test_accuracy"].get<double>(), j["test_accuracy"].get<double>(),
+              1e-9);
   fs::remove_all(runs);
 }
 

@@ -1,5 +1,5 @@
-// Fuzz target: the CSV reader (numeric feature columns, one integer label column, a header line). The input is
-// the label column's name, a separator line "%%" (fuzz_support.h), then the file; without a separator the
+// Fuzz target: the CSV reader (numeric feature columns, one integer label column, a header line). The input
+// is the label column's name, a separator line "%%" (fuzz_support.h), then the file; without a separator the
 // label column is "label".
 // Promise: a DataError naming the file, or a table whose shapes, names and class count agree — never a crash.
 

@@ -1,12 +1,11 @@
-// Fuzz target: an experiment file as the CLI and the window read it (loadExperimentFile: JSON text, then every
-// check that needs no Torch), and the promise that a valid experiment written back out (experimentToJson, what a
-// run folder stores) reads back valid and unchanged.
+// Fuzz target: an experiment file as the CLI and the window read it (loadExperimentFile: JSON text, then
+// every check that needs no Torch), and the promise that a valid experiment written back out
+// (experimentToJson, what a run folder stores) reads back valid and unchanged.
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "fuzz_support.h"
 #include "workbench/experiment.h"
@@ -28,8 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const nlohmann::json written = experimentToJson(parsed.experiment);
   const ParseResult reread = parseExperiment(written);
   if (!reread.ok()) {
-    fuzz::fuzzFail("a valid experiment written back reads as invalid:\n" + formatIssues(reread.issues) + "\n" +
-                   written.dump(2));
+    fuzz::fuzzFail("a valid experiment written back reads as invalid:\n" + formatIssues(reread.issues) +
+                   "\n" + written.dump(2));
   }
   const nlohmann::json rewritten = experimentToJson(reread.experiment);
   if (rewritten != written) {

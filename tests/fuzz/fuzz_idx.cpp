@@ -1,10 +1,10 @@
-// Fuzz target: the IDX reader (MNIST, Fashion-MNIST), plain or gzip-compressed, as the dataset loader calls it
-// (readIdxImageHeader for the catalog, then readIdx). The input is the images file and the labels file cut by a
-// separator line "%%" (fuzz_support.h). When the first byte is odd, both parts are gzip-compressed before they
-// are written, so the search reaches the inflating path with valid streams too (an even first byte keeps them
-// raw: a raw part that starts with 1f 8b is a damaged gzip stream).
-// Promise: a DataError naming the file, or tensors whose shapes agree with each other — never a crash, never an
-// allocation the files cannot fill (-rss_limit_mb catches that).
+// Fuzz target: the IDX reader (MNIST, Fashion-MNIST), plain or gzip-compressed, as the dataset loader calls
+// it (readIdxImageHeader for the catalog, then readIdx). The input is the images file and the labels file cut
+// by a separator line "%%" (fuzz_support.h). When the first byte is odd, both parts are gzip-compressed
+// before they are written, so the search reaches the inflating path with valid streams too (an even first
+// byte keeps them raw: a raw part that starts with 1f 8b is a damaged gzip stream). Promise: a DataError
+// naming the file, or tensors whose shapes agree with each other — never a crash, never an allocation the
+// files cannot fill (-rss_limit_mb catches that).
 
 #include <cstddef>
 #include <cstdint>

@@ -1,10 +1,11 @@
-// Fuzz target: an image file's bytes through the decoder the loader's workers call for every sample (decodeImage:
-// the format told by the signature, then libjpeg-turbo or libpng). The first byte picks how it is asked: bit 0
-// grey or RGB, bits 1-2 a JPEG draft size (none, 8, 32, 100), bits 3-7 the rows a training crop would need (0 =
-// the whole image, else a share of the height), so the search reaches the scaled decode, the stop after the top
-// rows and libjpeg's error paths (longjmp back out of the library) with the rest of the input as the file.
-// Promise: a DataError naming the file, or an image whose size and bytes agree — never a crash, never a hang on
-// a crafted progressive file (more than 500 scans is refused), never an allocation the file cannot justify
+// Fuzz target: an image file's bytes through the decoder the loader's workers call for every sample
+// (decodeImage: the format told by the signature, then libjpeg-turbo or libpng). The first byte picks how it
+// is asked: bit 0 grey or RGB, bits 1-2 a JPEG draft size (none, 8, 32, 100), bits 3-7 the rows a training
+// crop would need (0 = the whole image, else a share of the height), so the search reaches the scaled decode,
+// the stop after the top rows and libjpeg's error paths (longjmp back out of the library) with the rest of
+// the input as the file. Promise: a DataError naming the file, or an image whose size and bytes agree — never
+// a crash, never a hang on a crafted progressive file (more than 500 scans is refused), never an allocation
+// the file cannot justify
 // (-rss_limit_mb catches that).
 
 #include <cstddef>
@@ -42,7 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (share != 0 && (asked_height < image.height)) fuzz::fuzzFail("more rows than the image has");
   } catch (const DataError& error) {
     fuzz::expectMessage(error);
-    if (std::string(error.what()).find(name) == std::string::npos) fuzz::fuzzFail("an error not naming the file");
+    if (std::string(error.what()).find(name) == std::string::npos)
+      fuzz::fuzzFail("an error not naming the file");
   }
   return 0;
 }

@@ -1,16 +1,15 @@
 // Fuzz target: a run folder read back as the `runs` commands and the window's runs browser do
 // (loadRunHistory). The input holds the folder's files cut by separator lines "%%" (fuzz_support.h):
 // experiment.json, metrics.jsonl, summary.json, in that order. An empty first part stands for the default
-// experiment, so that the search reaches the metrics and the summary without first writing a valid experiment;
-// a missing part is a missing file.
+// experiment, so that the search reaches the metrics and the summary without first writing a valid
+// experiment; a missing part is a missing file.
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fuzz_support.h"
 #include "workbench/errors.h"

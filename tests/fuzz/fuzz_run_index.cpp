@@ -1,8 +1,7 @@
 // Fuzz target: the run index reader (runs.sqlite, read by `workbench-cli runs` and the window's runs browser
-// through listRuns/findRun). The input is the database file's bytes: damaged pages, another schema, columns of
-// other types or NULL, absurd numbers. SQLite itself guards its file format; what is ours is what we do with
-// what it hands back.
-// Promise: a UserError naming the file, or records we can print — never a crash.
+// through listRuns/findRun). The input is the database file's bytes: damaged pages, another schema, columns
+// of other types or NULL, absurd numbers. SQLite itself guards its file format; what is ours is what we do
+// with what it hands back. Promise: a UserError naming the file, or records we can print — never a crash.
 
 #include <cstddef>
 #include <cstdint>

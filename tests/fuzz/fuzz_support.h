@@ -1,9 +1,11 @@
 #pragma once
-// Helpers shared by the fuzz targets (tests/fuzz/fuzz_<name>.cpp). Each target defines LLVMFuzzerTestOneInput;
-// built with -fsanitize=fuzzer it is a libFuzzer binary (scripts/fuzz.sh), built with replay_main.cpp it
-// replays the corpus in ctest (label fuzz-replay). A target never exits: the engine's clear errors
-// (wb::UserError, issues in a ParseResult) are normal outcomes; a broken promise calls fuzzFail (abort), which
-// both libFuzzer and ctest report as a crash.
+// Helpers shared by the fuzz targets (tests/fuzz/fuzz_<name>.cpp). Each target defines
+// LLVMFuzzerTestOneInput; built with -fsanitize=fuzzer it is a libFuzzer binary (scripts/fuzz.sh), built with
+// replay_main.cpp it replays the corpus in ctest (label fuzz-replay). A target never exits: the engine's
+// clear errors (wb::UserError, issues in a ParseResult) are normal outcomes; a broken promise calls fuzzFail
+// (abort), which both libFuzzer and ctest report as a crash.
+
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -13,8 +15,6 @@
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 namespace wb::fuzz {
 
@@ -42,7 +42,8 @@ inline std::vector<std::string> splitParts(const uint8_t* data, size_t size) {
   }
 }
 
-// One scratch folder per process (libFuzzer runs the target in one process; -jobs uses several), removed at exit.
+// One scratch folder per process (libFuzzer runs the target in one process; -jobs uses several), removed at
+// exit.
 inline const std::filesystem::path& scratchDir() {
   struct Scratch {
     std::filesystem::path path;

@@ -88,16 +88,22 @@ double asDouble(uint64_t bits) {
 uint32_t floatBits(double value) {
   // What the file must hold for `value`: float's nearest, or an infinity beyond float's range.
   float f;
-  if (std::isnan(value)) f = static_cast<float>(value);
-  else if (value > 3.4028234663852886e38) f = INFINITY;
-  else if (value < -3.4028234663852886e38) f = -INFINITY;
-  else f = static_cast<float>(value);
+  if (std::isnan(value))
+    f = static_cast<float>(value);
+  else if (value > 3.4028234663852886e38)
+    f = INFINITY;
+  else if (value < -3.4028234663852886e38)
+    f = -INFINITY;
+  else
+    f = static_cast<float>(value);
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof(bits));
   return bits;
 }
 
-bool sameDouble(double a, double b) { return std::memcmp(&a, &b, sizeof(a)) == 0; }
+bool sameDouble(double a, double b) {
+  return std::memcmp(&a, &b, sizeof(a)) == 0;
+}
 
 void checkEvent(const std::string& record, const Written& expected) {
   Proto event(record);
@@ -119,9 +125,12 @@ void checkEvent(const std::string& record, const Written& expected) {
         uint32_t bits = 0;
         while (!value.done()) {
           const uint64_t field = value.varint();
-          if (field == ((1 << 3) | 2)) tag = value.bytes(value.varint());
-          else if (field == ((2 << 3) | 5)) bits = static_cast<uint32_t>(value.fixed(4));
-          else wb::fuzz::fuzzFail("an unexpected Summary.Value field");
+          if (field == ((1 << 3) | 2))
+            tag = value.bytes(value.varint());
+          else if (field == ((2 << 3) | 5))
+            bits = static_cast<uint32_t>(value.fixed(4));
+          else
+            wb::fuzz::fuzzFail("an unexpected Summary.Value field");
         }
         seen.emplace_back(tag, 0.0);
         seen_bits.push_back(bits);
@@ -130,7 +139,8 @@ void checkEvent(const std::string& record, const Written& expected) {
       wb::fuzz::fuzzFail("an unexpected Event field");
     }
   }
-  if (!saw_wall || !saw_step) wb::fuzz::fuzzFail("an event's step or wall time differs from what was written");
+  if (!saw_wall || !saw_step)
+    wb::fuzz::fuzzFail("an event's step or wall time differs from what was written");
   if (seen.size() != expected.scalars.size()) wb::fuzz::fuzzFail("an event lost or gained scalars");
   for (size_t i = 0; i < seen.size(); ++i) {
     if (seen[i].first != expected.scalars[i].first) wb::fuzz::fuzzFail("a tag differs from what was written");
@@ -180,15 +190,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   while (at < bytes.size()) {
     if (bytes.size() - at < 12) fuzz::fuzzFail("a record header is cut off");
     uint64_t length = 0;
-    for (int i = 0; i < 8; ++i) length |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[at + i])) << (8 * i);
+    for (int i = 0; i < 8; ++i)
+      length |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[at + i])) << (8 * i);
     uint32_t length_crc = 0;
-    for (int i = 0; i < 4; ++i) length_crc |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 8 + i])) << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      length_crc |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + 8 + i])) << (8 * i);
     if (length_crc != maskedCrc32c(bytes.data() + at, 8)) fuzz::fuzzFail("a record's length CRC is wrong");
     at += 12;
     if (bytes.size() - at < length + 4) fuzz::fuzzFail("a record is cut off");
     const std::string record = bytes.substr(at, length);
     uint32_t crc = 0;
-    for (int i = 0; i < 4; ++i) crc |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + length + i])) << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      crc |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + length + i])) << (8 * i);
     if (crc != maskedCrc32c(record.data(), record.size())) fuzz::fuzzFail("a record's CRC is wrong");
     records.push_back(record);
     at += length + 4;

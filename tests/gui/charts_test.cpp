@@ -1,10 +1,9 @@
 // The charts keep their data in sight: legends outside the plot (and only once there is data), placeholders
-// that fit, axes that start over for a new run, whole-step ticks with one point, and a memory axis that does not
-// magnify a nearly flat line into a staircase.
-
-#include <cmath>
+// that fit, axes that start over for a new run, whole-step ticks with one point, and a memory axis that does
+// not magnify a nearly flat line into a staircase.
 
 #include <QtTest>
+#include <cmath>
 
 #include "charts/charts_panel.h"
 #include "charts/metric_chart.h"
@@ -25,9 +24,10 @@ std::vector<StepMetrics> steps(int64_t first, int64_t last, double rssMiB = 450,
     m.lr = 1e-3;
     m.samples_per_sec = 5000 + static_cast<double>(s % 7) * 100;
     // A run's resident memory creeping up by a few MiB.
-    m.cpu_rss_bytes = static_cast<int64_t>((rssMiB + wobbleMiB * static_cast<double>(s - first) /
-                                                          std::max<double>(1.0, static_cast<double>(last - first))) *
-                                           1024 * 1024);
+    m.cpu_rss_bytes =
+        static_cast<int64_t>((rssMiB + wobbleMiB * static_cast<double>(s - first) /
+                                           std::max<double>(1.0, static_cast<double>(last - first))) *
+                             1024 * 1024);
     out.push_back(m);
   }
   return out;
@@ -99,8 +99,9 @@ class ChartsTest : public QObject {
     MetricChart* loss = panel.chart(ChartId::Loss);
     QVERIFY(loss->xAxis->range().upper >= 2900);
     // The user zooms in: the chart stops following.
-    QWheelEvent wheel(QPointF(loss->axisRect()->center()), loss->mapToGlobal(QPointF(loss->axisRect()->center())),
-                      QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent wheel(QPointF(loss->axisRect()->center()),
+                      loss->mapToGlobal(QPointF(loss->axisRect()->center())), QPoint(), QPoint(0, 240),
+                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(loss, &wheel);
     QVERIFY(!loss->followsData());
     // A new run: its own range, not the old run's or the old zoom.

@@ -1,8 +1,6 @@
 // Compression in the window: the pass dialogs show the engine's messages at the field and hold OK back; the
-// Compression view draws a compress.json (points, Pareto front, table); an engine error becomes a dialog; and a
-// real prune pipeline started from the dialog ends up in the view and under its run in the runs browser.
-
-#include <fstream>
+// Compression view draws a compress.json (points, Pareto front, table); an engine error becomes a dialog; and
+// a real prune pipeline started from the dialog ends up in the view and under its run in the runs browser.
 
 #include <QAction>
 #include <QLineEdit>
@@ -16,13 +14,11 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <algorithm>
-
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "charts/charts_panel.h"
-
 #include "compression_view/compress_dialog.h"
 #include "compression_view/compression_controller.h"
 #include "compression_view/compression_view.h"
@@ -110,7 +106,8 @@ void keepShot(QWidget* widget, const QString& name) {
 
 bool cliHasCompress() {
   QProcess cli;
-  cli.start(QStringLiteral(WB_SOURCE_DIR "/build/cli/workbench-cli"), {QStringLiteral("compress"), QStringLiteral("--help")});
+  cli.start(QStringLiteral(WB_SOURCE_DIR "/build/cli/workbench-cli"),
+            {QStringLiteral("compress"), QStringLiteral("--help")});
   return cli.waitForFinished(30000) && cli.exitStatus() == QProcess::NormalExit && cli.exitCode() == 0;
 }
 
@@ -235,7 +232,8 @@ class CompressTest : public QObject {
     nlohmann::json list = nlohmann::json::array();
     for (const ArtifactFigures& a :
          {figures("00-original", "original", 0.90, 4.0, 10.0), figures("01-prune", "prune", 0.85, 4.0, 10.0),
-          figures("02-finetune", "finetune", 0.89, 4.0, 10.0), figures("03-quantize", "quantize", 0.885, 1.0, 4.0, "int8"),
+          figures("02-finetune", "finetune", 0.89, 4.0, 10.0),
+          figures("03-quantize", "quantize", 0.885, 1.0, 4.0, "int8"),
           figures("04-distill", "distill", 0.80, 2.0, 6.0)}) {
       list.push_back(artifactFiguresToJson(a));
     }
@@ -253,7 +251,8 @@ class CompressTest : public QObject {
                                              QStringLiteral("02-finetune"), QStringLiteral("03-quantize"),
                                              QStringLiteral("04-distill")}));
       // Smaller/faster and more accurate: the int8 model, then the original; the rest are beaten.
-      QCOMPARE(chart->frontNames(), (QStringList{QStringLiteral("03-quantize"), QStringLiteral("00-original")}));
+      QCOMPARE(chart->frontNames(),
+               (QStringList{QStringLiteral("03-quantize"), QStringLiteral("00-original")}));
     }
     ParetoChart* bySize = view.sizeChart();
     QCOMPARE(bySize->graph(0)->dataCount(), 2);  // the front line through its two points
@@ -295,8 +294,9 @@ class CompressTest : public QObject {
     QTemporaryDir dir;
     const QString run = dir.filePath(QStringLiteral("run"));
     QDir().mkpath(run);
-    const nlohmann::json list = {artifactFiguresToJson(figures("00-original", "original", 0.9, 4.0, 10.0)),
-                                 artifactFiguresToJson(figures("01-quantize", "quantize", 0.89, 1.0, 5.0, "int8"))};
+    const nlohmann::json list = {
+        artifactFiguresToJson(figures("00-original", "original", 0.9, 4.0, 10.0)),
+        artifactFiguresToJson(figures("01-quantize", "quantize", 0.89, 1.0, 5.0, "int8"))};
     writeJson(run + QStringLiteral("/compress.json"), {{"format", 1}, {"artifacts", list}});
     MainWindow window(MainWindow::Options{false});
     window.show();
@@ -329,7 +329,8 @@ class CompressTest : public QObject {
     QVERIFY(!window.startCompression(dir.filePath(QStringLiteral("not-a-run")), config));  // one at a time
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60000);
     QCOMPARE(ended.front().front().value<RunSummary>().status, RunStatus::Failed);
-    QVERIFY2(errors.size() == 2, qPrintable(errors.join(QLatin1Char('\n'))));  // "in progress", then the engine's
+    QVERIFY2(errors.size() == 2,
+             qPrintable(errors.join(QLatin1Char('\n'))));  // "in progress", then the engine's
     QVERIFY2(errors.back().contains(QStringLiteral("not-a-run")), qPrintable(errors.back()));
     QVERIFY(!window.compressor()->isActive());
     QVERIFY(window.compressionView()->progressText().contains(QStringLiteral("failed")));
@@ -342,8 +343,11 @@ class CompressTest : public QObject {
     QTemporaryDir dir;
     // A tiny finished run, trained headless by the engine as the CLI would.
     nlohmann::json doc = test::tinyExperimentJson(dir.path(), 1, 0, "to-compress");
-    doc["data"] = {{"dataset", "fashion-mnist"}, {"path", WB_FASHION_MNIST_DIR}, {"limit", 2000},
-                   {"val_fraction", 0.1}, {"augment", false}};
+    doc["data"] = {{"dataset", "fashion-mnist"},
+                   {"path", WB_FASHION_MNIST_DIR},
+                   {"limit", 2000},
+                   {"val_fraction", 0.1},
+                   {"augment", false}};
     doc["compress"] = {{"latency_runs", 3}};
     const ParseResult parsed = parseExperiment(doc);
     QVERIFY2(parsed.ok(), formatIssues(parsed.issues).c_str());
@@ -375,7 +379,8 @@ class CompressTest : public QObject {
     keepShot(dialog, QStringLiteral("prune-dialog"));
     QTest::mouseClick(dialog->okButton(), Qt::LeftButton);
     QVERIFY(window.compressor()->isActive());
-    QVERIFY(!window.findChild<QAction*>(QStringLiteral("compressPrune"))->isEnabled());  // one pipeline at a time
+    QVERIFY(
+        !window.findChild<QAction*>(QStringLiteral("compressPrune"))->isEnabled());  // one pipeline at a time
     QCOMPARE(window.centralTabs()->currentWidget(), static_cast<QWidget*>(window.compressionView()));
 
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kCompressTimeoutMs);
@@ -407,7 +412,10 @@ class CompressTest : public QObject {
     // The fine-tuning is plotted live on the Training charts, as a trace of its own.
     const QStringList traces = window.charts()->traceIds();
     QVERIFY2(std::any_of(traces.begin(), traces.end(),
-                         [](const QString& id) { return id.startsWith(QStringLiteral("compress:")) && id.endsWith(QStringLiteral("-finetune")); }),
+                         [](const QString& id) {
+                           return id.startsWith(QStringLiteral("compress:")) &&
+                                  id.endsWith(QStringLiteral("-finetune"));
+                         }),
              qPrintable(traces.join(QLatin1Char(','))));
     keepShot(&window, QStringLiteral("fine-tuning"));
     QVERIFY(view->cancelButton()->isVisible());

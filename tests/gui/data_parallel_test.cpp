@@ -1,8 +1,6 @@
-// Data parallel in the window: one curve per device on the throughput and memory charts (none with one device),
-// the device picker's CPU ranks, Start running the engine's full checks before anything trains, and the devices
-// of the run in the header.
-
-#include <fstream>
+// Data parallel in the window: one curve per device on the throughput and memory charts (none with one
+// device), the device picker's CPU ranks, Start running the engine's full checks before anything trains, and
+// the devices of the run in the header.
 
 #include <QAction>
 #include <QDir>
@@ -13,7 +11,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
-
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "charts/charts_panel.h"
@@ -87,17 +85,22 @@ int pointsOf(MetricChart* chart, const QString& name) {
   return -1;
 }
 
-QString join(const QStringList& names) { return names.join(QStringLiteral(" | ")); }
+QString join(const QStringList& names) {
+  return names.join(QStringLiteral(" | "));
+}
 
 DevicePicker* pickerOf(ExperimentEditor* editor) {
   return qobject_cast<DevicePicker*>(editor->binding("train.devices")->input());
 }
 
-nlohmann::json devicesIn(const nlohmann::json& doc) { return doc.at("train").at("devices"); }
+nlohmann::json devicesIn(const nlohmann::json& doc) {
+  return doc.at("train").at("devices");
+}
 
 QListWidgetItem* cpuItem(DevicePicker* picker) {
   for (int i = 0; i < picker->list()->count(); ++i) {
-    if (picker->list()->item(i)->data(Qt::UserRole).toString() == QLatin1String("cpu")) return picker->list()->item(i);
+    if (picker->list()->item(i)->data(Qt::UserRole).toString() == QLatin1String("cpu"))
+      return picker->list()->item(i);
   }
   return nullptr;
 }
@@ -119,14 +122,14 @@ class DataParallelTest : public QObject {
     MetricChart* memory = charts.chart(ChartId::Memory);
     // The total beside one curve per rank, labelled by rank and device.
     QCOMPARE(throughput->seriesNames(true),
-             (QStringList{QStringLiteral("all ranks"), QStringLiteral("rank 0 · cpu"), QStringLiteral("rank 1 · cpu"),
-                          QStringLiteral("rank 2 · cpu")}));
+             (QStringList{QStringLiteral("all ranks"), QStringLiteral("rank 0 · cpu"),
+                          QStringLiteral("rank 1 · cpu"), QStringLiteral("rank 2 · cpu")}));
     QCOMPARE(pointsOf(throughput, QStringLiteral("rank 2 · cpu")), 5);
     QCOMPARE(throughput->graph(3)->data()->at(0)->value, 3000.0 + 1);
     // Memory: each CPU rank's RSS, no separate process curve repeating rank 0's.
-    QCOMPARE(memory->seriesNames(true), (QStringList{QStringLiteral("rank 0 · cpu (RSS)"),
-                                                     QStringLiteral("rank 1 · cpu (RSS)"),
-                                                     QStringLiteral("rank 2 · cpu (RSS)")}));
+    QCOMPARE(memory->seriesNames(true),
+             (QStringList{QStringLiteral("rank 0 · cpu (RSS)"), QStringLiteral("rank 1 · cpu (RSS)"),
+                          QStringLiteral("rank 2 · cpu (RSS)")}));
     QCOMPARE(memory->graph(0)->data()->at(0)->value, 300.0);
 
     // Stable colours: a rank has the same colour on both charts, and keeps it as batches arrive.
@@ -140,11 +143,14 @@ class DataParallelTest : public QObject {
     QCOMPARE(pointsOf(throughput, QStringLiteral("rank 1 · cpu")), 10);
     QCOMPARE(throughput->seriesCount(), 4);
 
-    // CUDA ranks: allocated per rank in the legend; reserved and peak in the rank's colour, told by line style.
+    // CUDA ranks: allocated per rank in the legend; reserved and peak in the rank's colour, told by line
+    // style.
     charts.addTrace(QStringLiteral("live"), QStringLiteral("dp-cuda"));
-    charts.appendSteps(QStringLiteral("live"), steps(1, 4, {QStringLiteral("cuda:0"), QStringLiteral("cuda:1")}));
-    QCOMPARE(throughput->seriesNames(true), (QStringList{QStringLiteral("all ranks"), QStringLiteral("rank 0 · cuda:0"),
-                                                         QStringLiteral("rank 1 · cuda:1")}));
+    charts.appendSteps(QStringLiteral("live"),
+                       steps(1, 4, {QStringLiteral("cuda:0"), QStringLiteral("cuda:1")}));
+    QCOMPARE(throughput->seriesNames(true),
+             (QStringList{QStringLiteral("all ranks"), QStringLiteral("rank 0 · cuda:0"),
+                          QStringLiteral("rank 1 · cuda:1")}));
     const QStringList legend = memory->seriesNames(true);
     QVERIFY2(legend.contains(QStringLiteral("CPU RSS")), qPrintable(join(legend)));
     QVERIFY2(legend.contains(QStringLiteral("rank 1 · cuda:1 (allocated)")), qPrintable(join(legend)));
@@ -178,8 +184,8 @@ class DataParallelTest : public QObject {
     s.cuda_allocated_bytes = s.cuda_reserved_bytes = s.cuda_peak_bytes = 1 << 20;
     charts.appendSteps(QStringLiteral("gpu"), {s});
     QCOMPARE(charts.chart(ChartId::Memory)->seriesNames(true),
-             (QStringList{QStringLiteral("CPU RSS"), QStringLiteral("CUDA allocated"), QStringLiteral("CUDA reserved"),
-                          QStringLiteral("CUDA peak")}));
+             (QStringList{QStringLiteral("CPU RSS"), QStringLiteral("CUDA allocated"),
+                          QStringLiteral("CUDA reserved"), QStringLiteral("CUDA peak")}));
   }
 
   void pickerRoundTripsCpuRanks() {
@@ -190,7 +196,8 @@ class DataParallelTest : public QObject {
     // One CPU rank by default; the data-parallel note is there, greyed.
     QCOMPARE(picker->cpuRanks()->value(), 1);
     QVERIFY(!picker->note()->isEnabled());
-    QVERIFY(picker->note()->text().contains(QStringLiteral("data parallel, one rank each; batch size is per device")));
+    QVERIFY(picker->note()->text().contains(
+        QStringLiteral("data parallel, one rank each; batch size is per device")));
 
     nlohmann::json doc = test::tinyExperimentJson(dir.path());
     doc["train"]["devices"] = {"cpu", "cpu"};
@@ -235,7 +242,8 @@ class DataParallelTest : public QObject {
     const QString runsDir = dir.filePath(QStringLiteral("runs"));
     MainWindow window(MainWindow::Options{false});
     QStringList messages;
-    window.setErrorPresenter([&messages](const QString&, const QString& message, const QString&) { messages << message; });
+    window.setErrorPresenter(
+        [&messages](const QString&, const QString& message, const QString&) { messages << message; });
     window.show();
     QSignalSpy refused(&window, &MainWindow::startRefused);
     QSignalSpy ended(&window, &MainWindow::runEnded);

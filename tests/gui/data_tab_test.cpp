@@ -1,20 +1,19 @@
 // The Data tab and a run on the user's own images in the window: the tab shows an image folder's classes with
 // their counts, the model's input, the preprocessing, the loader's workers and one sample per class after
-// preprocessing, following the editor; the Model tab follows the input size; a bad folder is named in the tab;
-// a CNN trains on the folder with loader workers and the evaluation's mistakes are the user's files.
+// preprocessing, following the editor; the Model tab follows the input size; a bad folder is named in the
+// tab; a CNN trains on the folder with loader workers and the evaluation's mistakes are the user's files.
 
 #include <QListWidget>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <cstdlib>
 
+#include "../support/image_folder.h"
 #include "data_view/data_preview_view.h"
 #include "editor/experiment_editor.h"
 #include "gui_test_support.h"
-#include "../support/image_folder.h"
 #include "model_view/model_summary_view.h"
 #include "window/main_window.h"
 
@@ -69,19 +68,21 @@ class DataTabTest : public QObject {
     }
     // The Model tab follows the input size.
     ModelSummaryView* model = window.modelView();
-    QTRY_VERIFY_WITH_TIMEOUT(!model->isComputing() && model->summary().input_shape == (std::vector<int64_t>{3, 32, 32}),
-                             kPreviewTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !model->isComputing() && model->summary().input_shape == (std::vector<int64_t>{3, 32, 32}),
+        kPreviewTimeoutMs);
 
     // Another crop: both follow.
     nlohmann::json bigger = imageFolderJson(m_folder, m_dir.filePath(QStringLiteral("runs")));
     bigger["data"]["images"]["crop"] = 28;
     bigger["data"]["workers"] = 0;
     window.editor()->setDocument(bigger);
-    QTRY_VERIFY_WITH_TIMEOUT(!tab->isComputing() && tab->summaryText().contains(QStringLiteral("3 × 28 × 28")),
-                             kPreviewTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !tab->isComputing() && tab->summaryText().contains(QStringLiteral("3 × 28 × 28")), kPreviewTimeoutMs);
     QVERIFY2(tab->summaryText().contains(QStringLiteral("0 workers")), qPrintable(tab->summaryText()));
-    QTRY_VERIFY_WITH_TIMEOUT(!model->isComputing() && model->summary().input_shape == (std::vector<int64_t>{3, 28, 28}),
-                             kPreviewTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !model->isComputing() && model->summary().input_shape == (std::vector<int64_t>{3, 28, 28}),
+        kPreviewTimeoutMs);
 
     // A folder that is not there: named in the tab, nothing stale shown.
     nlohmann::json missing = bigger;

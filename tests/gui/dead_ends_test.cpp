@@ -1,9 +1,7 @@
-// The window's dead ends, each once a trap for a new user: quitting during a run ends the process once the stop
-// checkpoint is written; an unknown key in a file is shown and fixable; a paused run's display reaches what the
-// engine has done; every flagged problem blocks Start; Resume offers the interrupted runs and speaks in the
-// window's terms.
-
-#include <fstream>
+// The window's dead ends, each once a trap for a new user: quitting during a run ends the process once the
+// stop checkpoint is written; an unknown key in a file is shown and fixable; a paused run's display reaches
+// what the engine has done; every flagged problem blocks Start; Resume offers the interrupted runs and speaks
+// in the window's terms.
 
 #include <QAction>
 #include <QDir>
@@ -17,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
+#include <fstream>
 
 #include "editor/experiment_editor.h"
 #include "export_dialogs/export_menu.h"
@@ -40,7 +39,9 @@ nlohmann::json readJson(const QString& file) {
   return nlohmann::json::parse(in, nullptr, false);
 }
 
-void writeJson(const QString& file, const nlohmann::json& doc) { std::ofstream(file.toStdString()) << doc.dump(2); }
+void writeJson(const QString& file, const nlohmann::json& doc) {
+  std::ofstream(file.toStdString()) << doc.dump(2);
+}
 
 QStringList filesUnder(const QString& dir, const QString& pattern) {
   QStringList found;
@@ -100,8 +101,10 @@ class DeadEndsTest : public QObject {
     QCOMPARE(window.controller()->state(), RunController::State::Paused);
     // Progress, charts and the run folder's log stand at the engine's step, not at the last report before it.
     QCOMPARE(window.lastStep(), engineStep);
-    QVERIFY2(window.progress()->text().startsWith(QStringLiteral("Paused")), qPrintable(window.progress()->text()));
-    QVERIFY2(window.progress()->text().contains(QLocale().toString(engineStep)), qPrintable(window.progress()->text()));
+    QVERIFY2(window.progress()->text().startsWith(QStringLiteral("Paused")),
+             qPrintable(window.progress()->text()));
+    QVERIFY2(window.progress()->text().contains(QLocale().toString(engineStep)),
+             qPrintable(window.progress()->text()));
     const QStringList metrics = filesUnder(dir.path(), QStringLiteral("metrics.jsonl"));
     QCOMPARE(metrics.size(), 1);
     int64_t lastLogged = -1;
@@ -124,10 +127,12 @@ class DeadEndsTest : public QObject {
     QTest::qWait(1500);
     QCOMPARE(window.lastStep(), int64_t{0});
     const QString text = window.progress()->text();
-    QVERIFY2(text.startsWith(QStringLiteral("Paused")) && !text.contains(QStringLiteral("Starting")), qPrintable(text));
+    QVERIFY2(text.startsWith(QStringLiteral("Paused")) && !text.contains(QStringLiteral("Starting")),
+             qPrintable(text));
     window.controller()->resume();
     QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() > 0, kRunTimeoutMs);
-    QVERIFY2(!window.progress()->text().startsWith(QStringLiteral("Paused")), qPrintable(window.progress()->text()));
+    QVERIFY2(!window.progress()->text().startsWith(QStringLiteral("Paused")),
+             qPrintable(window.progress()->text()));
     window.controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
   }
@@ -138,11 +143,13 @@ class DeadEndsTest : public QObject {
     QTemporaryDir dir;
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
-    window.setErrorPresenter([&errors](const QString& title, const QString&, const QString&) { errors << title; });
+    window.setErrorPresenter(
+        [&errors](const QString& title, const QString&, const QString&) { errors << title; });
     QSignalSpy ended(&window, &MainWindow::runEnded);
     QSignalSpy refused(&window, &MainWindow::startRefused);
     nlohmann::json doc = gui::test::tinyExperimentJson(dir.path(), 1);
-    doc["data"] = {{"dataset", "fashion-mnist"}, {"path", dir.filePath(QStringLiteral("missing")).toStdString()},
+    doc["data"] = {{"dataset", "fashion-mnist"},
+                   {"path", dir.filePath(QStringLiteral("missing")).toStdString()},
                    {"limit", 256}};
     window.editor()->setDocument(doc);
     // Flagged at its field by the editor's checks.
@@ -192,7 +199,8 @@ class DeadEndsTest : public QObject {
 
     // Start refuses while it is there.
     QStringList errors;
-    window.setErrorPresenter([&errors](const QString& title, const QString&, const QString&) { errors << title; });
+    window.setErrorPresenter(
+        [&errors](const QString& title, const QString&, const QString&) { errors << title; });
     QVERIFY(!window.startRun());
     QCOMPARE(errors.size(), 1);
 
@@ -280,7 +288,8 @@ class DeadEndsTest : public QObject {
     QVERIFY(row->text(2) != QStringLiteral("none"));
     QCOMPARE(QDir(dialog->selectedFolder()), QDir(QString::fromStdString(stopped.run_dir)));
     QTest::mouseClick(dialog->findChild<QPushButton*>(QStringLiteral("resumeChosenRun")), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive() && window.lastStep() > stopped.steps, kRunTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive() && window.lastStep() > stopped.steps,
+                             kRunTimeoutMs);
     window.controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);
     QCOMPARE(ended.back().front().value<RunSummary>().status, RunStatus::Interrupted);
@@ -299,13 +308,15 @@ class DeadEndsTest : public QObject {
     const auto finished = ended.front().front().value<RunSummary>();
     // Once in CI this run failed: whatever the window said, and its log, go with the failure.
     QVERIFY2(finished.status == RunStatus::Completed,
-             qPrintable(shown.join(QLatin1Char('\n')) + QLatin1Char('\n') + window.logPanel()->toPlainText().right(2000)));
+             qPrintable(shown.join(QLatin1Char('\n')) + QLatin1Char('\n') +
+                        window.logPanel()->toPlainText().right(2000)));
     shown.clear();
     window.resumeRun(QString::fromStdString(finished.run_dir));
     QTRY_COMPARE_WITH_TIMEOUT(shown.size(), 1, kRunTimeoutMs);
     QVERIFY2(shown.front().contains(QStringLiteral("already finished")), qPrintable(shown.front()));
     QVERIFY2(shown.front().contains(QStringLiteral("Clone")), qPrintable(shown.front()));
-    QVERIFY2(!shown.front().contains(QStringLiteral("workbench-cli")) && !shown.front().contains(QStringLiteral("CLI")),
+    QVERIFY2(!shown.front().contains(QStringLiteral("workbench-cli")) &&
+                 !shown.front().contains(QStringLiteral("CLI")),
              qPrintable(shown.front()));
     QCOMPARE(ended.count(), 1);  // no refused attempt reported as a failed run
     QVERIFY(!window.controller()->isActive());
@@ -327,7 +338,8 @@ class DeadEndsTest : public QObject {
     doc["train"]["epochs"] = 99999;
     writeJson(file, doc);
     std::function<void()> answer;
-    window.setForceResumeAsker([&answer](const QString&, std::function<void()> resumeAnyway) { answer = resumeAnyway; });
+    window.setForceResumeAsker(
+        [&answer](const QString&, std::function<void()> resumeAnyway) { answer = resumeAnyway; });
     QVERIFY(window.resumeRun(QString::fromStdString(stopped.run_dir)));
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);  // the engine refused; the question is open
     QVERIFY(answer);
@@ -335,9 +347,11 @@ class DeadEndsTest : public QObject {
     for (const QString& text : {window.progress()->text(), stateLabel->text()}) {
       QVERIFY2(!text.contains(QStringLiteral("Failed")), qPrintable(text));
     }
-    QVERIFY2(window.progress()->text().contains(QStringLiteral("experiment changed")), qPrintable(window.progress()->text()));
+    QVERIFY2(window.progress()->text().contains(QStringLiteral("experiment changed")),
+             qPrintable(window.progress()->text()));
     answer();
-    QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive() && window.lastStep() > stopped.steps, kRunTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive() && window.lastStep() > stopped.steps,
+                             kRunTimeoutMs);
     window.controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 3, kRunTimeoutMs);
     QCOMPARE(ended.back().front().value<RunSummary>().status, RunStatus::Interrupted);

@@ -37,7 +37,10 @@ class DefaultMarksTest : public QObject {
     QVERIFY(editor.binding("train.epochs")->defaultMark()->isHidden());
     QVERIFY(!editor.binding("optimizer.weight_decay")->isAtDefault());
     QVERIFY(editor.binding("optimizer.momentum")->isAtDefault());
-    QVERIFY(editor.binding("optimizer.weight_decay")->defaultMark()->toolTip().contains(QStringLiteral("The default, 0")));
+    QVERIFY(editor.binding("optimizer.weight_decay")
+                ->defaultMark()
+                ->toolTip()
+                .contains(QStringLiteral("The default, 0")));
 
     doc["optimizer"]["weight_decay"] = 0;
     editor.setDocument(doc);

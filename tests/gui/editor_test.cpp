@@ -1,8 +1,6 @@
 // The experiment editor: form <-> experiment file round trip, and the engine's validation messages at the
 // field at fault.
 
-#include <fstream>
-
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
@@ -12,14 +10,15 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <fstream>
 
-#include "editor/experiment_editor.h"
 #include "charts/metric_chart.h"
+#include "editor/experiment_editor.h"
 #include "editor/lr_preview.h"
 #include "gui_test_support.h"
+#include "window/main_window.h"
 #include "workbench/experiment_keys.h"
 #include "workbench/system_info.h"
-#include "window/main_window.h"
 
 using namespace wb;
 using namespace wb::gui;
@@ -47,7 +46,8 @@ void typeInto(QWidget* widget, const QString& text) {
 
 QString messageOf(ExperimentEditor* editor, const std::string& path) {
   FieldBinding* b = editor->binding(path);
-  return b ? b->messages().join(QLatin1Char('\n')) : QStringLiteral("<no field %1>").arg(QString::fromStdString(path));
+  return b ? b->messages().join(QLatin1Char('\n'))
+           : QStringLiteral("<no field %1>").arg(QString::fromStdString(path));
 }
 
 }  // namespace
@@ -79,10 +79,14 @@ class EditorTest : public QObject {
     QTemporaryDir dir;
     const QString in = dir.filePath(QStringLiteral("in.json"));
     nlohmann::json doc = test::tinyExperimentJson(dir.filePath(QStringLiteral("runs")), 4, 50, "round-trip");
-    doc["optimizer"] = {{"name", "sgd"}, {"lr", 0.05}, {"momentum", 0.8}, {"nesterov", true}, {"weight_decay", 5e-4}};
+    doc["optimizer"] = {
+        {"name", "sgd"}, {"lr", 0.05}, {"momentum", 0.8}, {"nesterov", true}, {"weight_decay", 5e-4}};
     doc["schedule"] = {{"name", "multistep"}, {"milestones", {20, 40}}, {"gamma", 0.5}, {"warmup_steps", 3}};
-    doc["model"] = {{"layers", {{{"type", "flatten"}}, {{"type", "linear"}, {"out_features", 32}},
-                                {{"type", "relu"}}, {{"type", "linear"}, {"out_features", 4}}}}};
+    doc["model"] = {{"layers",
+                     {{{"type", "flatten"}},
+                      {{"type", "linear"}, {"out_features", 32}},
+                      {{"type", "relu"}},
+                      {{"type", "linear"}, {"out_features", 4}}}}};
     doc["train"]["early_stopping"] = {{"metric", "val_accuracy"}, {"patience", 2}};
     doc["train"]["devices"] = "cpu";
     writeJson(in, doc);
@@ -96,7 +100,8 @@ class EditorTest : public QObject {
     QCOMPARE(editor->document(), experimentToJson(expected));
     QCOMPARE(qobject_cast<QComboBox*>(editor->binding("optimizer.name")->input())->currentData().toString(),
              QStringLiteral("sgd"));
-    QCOMPARE(qobject_cast<QLineEdit*>(editor->binding("optimizer.lr")->input())->text(), QStringLiteral("0.05"));
+    QCOMPARE(qobject_cast<QLineEdit*>(editor->binding("optimizer.lr")->input())->text(),
+             QStringLiteral("0.05"));
     QCOMPARE(qobject_cast<QLineEdit*>(editor->binding("schedule.milestones")->input())->text(),
              QStringLiteral("20, 40"));
     QVERIFY(qobject_cast<QCheckBox*>(editor->binding("train.early_stopping.enabled")->input())->isChecked());
@@ -179,8 +184,8 @@ class EditorTest : public QObject {
     QVERIFY(!shown("data.path") && shown("data.synthetic.shape") && !shown("data.label_column"));
   }
 
-  // train.amp bf16 on the CPU: the field says what bf16 costs on this machine's CPU (many times slower than fp32
-  // without AVX-512); not for fp32, and not when every device is a GPU.
+  // train.amp bf16 on the CPU: the field says what bf16 costs on this machine's CPU (many times slower than
+  // fp32 without AVX-512); not for fp32, and not when every device is a GPU.
   void theAmpFieldSaysWhatBf16CostsOnThisCpu() {
     QTemporaryDir dir;
     MainWindow window(MainWindow::Options{false});
@@ -208,7 +213,8 @@ class EditorTest : public QObject {
     QTemporaryDir dir;
     MainWindow window(MainWindow::Options{false});
     QStringList shown;
-    window.setErrorPresenter([&shown](const QString& title, const QString&, const QString&) { shown << title; });
+    window.setErrorPresenter(
+        [&shown](const QString& title, const QString&, const QString&) { shown << title; });
     window.show();
     ExperimentEditor* editor = window.editor();
     editor->setDocument(test::tinyExperimentJson(dir.path()));
@@ -221,7 +227,8 @@ class EditorTest : public QObject {
 
     QVERIFY2(messageOf(editor, "train.batch_size").contains(QStringLiteral("positive")),
              qPrintable(messageOf(editor, "train.batch_size")));
-    QVERIFY2(messageOf(editor, "optimizer.lr").contains(QStringLiteral("abc")), qPrintable(messageOf(editor, "optimizer.lr")));
+    QVERIFY2(messageOf(editor, "optimizer.lr").contains(QStringLiteral("abc")),
+             qPrintable(messageOf(editor, "optimizer.lr")));
     QVERIFY2(messageOf(editor, "optimizer.betas[1]").contains(QStringLiteral("1.5")),
              qPrintable(messageOf(editor, "optimizer.betas[1]")));
     QVERIFY(!editor->binding("train.batch_size")->messageLabel()->isHidden());
@@ -240,7 +247,8 @@ class EditorTest : public QObject {
     auto* layers = qobject_cast<QPlainTextEdit*>(editor->binding("model.layers")->input());
     layers->setPlainText(QStringLiteral("[{\"type\": \"linear\", \"out_features\": 4},"));
     editor->validateNow();
-    QVERIFY2(messageOf(editor, "model.layers").contains(QStringLiteral("JSON")), qPrintable(messageOf(editor, "model.layers")));
+    QVERIFY2(messageOf(editor, "model.layers").contains(QStringLiteral("JSON")),
+             qPrintable(messageOf(editor, "model.layers")));
 
     // Fixing the fields clears the messages.
     source->setCurrentIndex(0);

@@ -1,6 +1,6 @@
-// The Evaluation view and the Model tab: the view's accuracy, per-class figures, confusion matrix and mistakes
-// are those `workbench-cli eval --json` prints for the same run (a tiny MLP trained here first); the Model tab
-// follows the editor with the engine's layer table and PyTorch's parameter count.
+// The Evaluation view and the Model tab: the view's accuracy, per-class figures, confusion matrix and
+// mistakes are those `workbench-cli eval --json` prints for the same run (a tiny MLP trained here first); the
+// Model tab follows the editor with the engine's layer table and PyTorch's parameter count.
 
 #include <QAction>
 #include <QDir>
@@ -15,7 +15,6 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <filesystem>
 #include <fstream>
 
@@ -118,13 +117,17 @@ class EvaluateViewTest : public QObject {
     QCOMPARE(table->rowCount(), 11);
     for (int c = 0; c < 10; ++c) {
       const nlohmann::json& figures = cli["classes"][static_cast<size_t>(c)];
-      QCOMPARE(table->item(c, kEvalClassColumn)->text(), QString::fromStdString(figures["name"].get<std::string>()));
-      QCOMPARE(table->item(c, kEvalPrecisionColumn)->text(), QString::number(figures["precision"].get<double>(), 'f', 4));
-      QCOMPARE(table->item(c, kEvalRecallColumn)->text(), QString::number(figures["recall"].get<double>(), 'f', 4));
+      QCOMPARE(table->item(c, kEvalClassColumn)->text(),
+               QString::fromStdString(figures["name"].get<std::string>()));
+      QCOMPARE(table->item(c, kEvalPrecisionColumn)->text(),
+               QString::number(figures["precision"].get<double>(), 'f', 4));
+      QCOMPARE(table->item(c, kEvalRecallColumn)->text(),
+               QString::number(figures["recall"].get<double>(), 'f', 4));
       QCOMPARE(table->item(c, kEvalF1Column)->text(), QString::number(figures["f1"].get<double>(), 'f', 4));
     }
     QCOMPARE(table->item(0, kEvalClassColumn)->text(), QStringLiteral("T-shirt/top"));
-    QCOMPARE(table->item(10, kEvalF1Column)->text(), QString::number(cli["macro_avg"]["f1"].get<double>(), 'f', 4));
+    QCOMPARE(table->item(10, kEvalF1Column)->text(),
+             QString::number(cli["macro_avg"]["f1"].get<double>(), 'f', 4));
 
     // The grid: the most confident mistakes, in the CLI's order, each with a 28x28 thumbnail.
     MisclassifiedGrid* grid = view->grid();
@@ -135,7 +138,8 @@ class EvaluateViewTest : public QObject {
                cli["misclassified"][k]["index"].get<long long>());
     }
     QVERIFY(!grid->item(0)->icon().isNull());
-    const QString names = QString::fromStdString(cli["class_names"][cli["misclassified"][0]["predicted"].get<size_t>()]);
+    const QString names =
+        QString::fromStdString(cli["class_names"][cli["misclassified"][0]["predicted"].get<size_t>()]);
     QVERIFY2(grid->item(0)->text().startsWith(names), qPrintable(grid->item(0)->text()));
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
     const QString shots = qEnvironmentVariable("WB_GUI_TEST_SHOTS");
@@ -153,10 +157,12 @@ class EvaluateViewTest : public QObject {
     QCOMPARE(errors.size(), 1);
     QVERIFY2(errors.front().contains(QStringLiteral("finished run")), qPrintable(errors.front()));
 
-    // A run folder without model.pt (a run that never finished): the engine's words, in the view and a dialog.
+    // A run folder without model.pt (a run that never finished): the engine's words, in the view and a
+    // dialog.
     const QString unfinished = m_dir.filePath(QStringLiteral("unfinished"));
     QVERIFY(QDir().mkpath(unfinished));
-    QVERIFY(QFile::copy(m_runDir + QStringLiteral("/experiment.json"), unfinished + QStringLiteral("/experiment.json")));
+    QVERIFY(QFile::copy(m_runDir + QStringLiteral("/experiment.json"),
+                        unfinished + QStringLiteral("/experiment.json")));
     QSignalSpy finished(window.evaluationView(), &EvaluationView::evaluationFinished);
     QVERIFY(window.evaluateRun(unfinished));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kEvaluateTimeoutMs);
@@ -188,8 +194,11 @@ class EvaluateViewTest : public QObject {
     // An edit of the model section: the table follows.
     nlohmann::json smaller = doc;
     smaller["model"] = {{"preset", ""},
-                        {"layers", {{{"type", "flatten"}}, {{"type", "linear"}, {"out_features", 64}}, {{"type", "relu"}},
-                                    {{"type", "linear"}, {"out_features", 10}}}}};
+                        {"layers",
+                         {{{"type", "flatten"}},
+                          {{"type", "linear"}, {"out_features", 64}},
+                          {{"type", "relu"}},
+                          {{"type", "linear"}, {"out_features", 10}}}}};
     window.editor()->setDocument(smaller);
     QTRY_VERIFY_WITH_TIMEOUT(!tab->isComputing() && tab->tableModel()->rowCount() == 4, 30000);
     QCOMPARE(tab->summary().total_parameters, int64_t{784 * 64 + 64 + 64 * 10 + 10});

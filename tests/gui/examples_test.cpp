@@ -2,6 +2,8 @@
 // and opens as a new, unsaved experiment (saving never writes over the installed file); the run controls and
 // menu actions carry icons, ours compiled in where the desktop theme has none.
 
+#include "workbench/examples.h"
+
 #include <QAction>
 #include <QFile>
 #include <QMenu>
@@ -10,14 +12,12 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QtTest>
-
 #include <nlohmann/json.hpp>
 
 #include "app/action_icons.h"
 #include "editor/experiment_editor.h"
 #include "window/examples_menu.h"
 #include "window/main_window.h"
-#include "workbench/examples.h"
 
 using namespace wb;
 using namespace wb::gui;
@@ -49,7 +49,8 @@ class ExamplesTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     auto* menu = window.findChild<ExamplesMenu*>(QStringLiteral("newFromExampleMenu"));
     QVERIFY(menu);
-    QCOMPARE(menuAction(window, QStringLiteral("File"), QStringLiteral("New from Example")), menu->menuAction());
+    QCOMPARE(menuAction(window, QStringLiteral("File"), QStringLiteral("New from Example")),
+             menu->menuAction());
     const std::vector<ExampleInfo> examples = listExamples();
     QVERIFY(examples.size() >= 6);
     QCOMPARE(menu->actions().size(), static_cast<int>(examples.size()));
@@ -75,7 +76,8 @@ class ExamplesTest : public QObject {
     action->trigger();
     const nlohmann::json doc = window.editor()->document();
     QCOMPARE(QString::fromStdString(doc["name"].get<std::string>()), QStringLiteral("example-csv-spirals"));
-    // The data path is absolute: the example trains from any folder and its copy saved anywhere finds its data.
+    // The data path is absolute: the example trains from any folder and its copy saved anywhere finds its
+    // data.
     const std::string data = doc["data"]["path"];
     QVERIFY2(QDir::isAbsolutePath(QString::fromStdString(data)), data.c_str());
     QVERIFY(QFile::exists(QString::fromStdString(data)));
@@ -96,7 +98,8 @@ class ExamplesTest : public QObject {
     for (QAction* action : menu->actions()) {
       action->trigger();
       const nlohmann::json doc = window.editor()->document();
-      QCOMPARE(QString::fromStdString(doc["name"].get<std::string>()), QStringLiteral("example-") + action->data().toString());
+      QCOMPARE(QString::fromStdString(doc["name"].get<std::string>()),
+               QStringLiteral("example-") + action->data().toString());
       const ParseResult parsed = parseExperiment(doc);
       QVERIFY2(parsed.ok(), formatIssues(parsed.issues).c_str());
     }
@@ -104,13 +107,20 @@ class ExamplesTest : public QObject {
 
   void runControlsAndMenusHaveIcons() {
     MainWindow window(MainWindow::Options{false});
-    const QStringList withIcons = {QStringLiteral("File/New"),         QStringLiteral("File/Open…"),
-                                   QStringLiteral("File/Save"),        QStringLiteral("File/Save As…"),
-                                   QStringLiteral("File/Quit"),        QStringLiteral("Run/Start"),
-                                   QStringLiteral("Run/Pause"),        QStringLiteral("Run/Stop"),
-                                   QStringLiteral("Run/Checkpoint now"), QStringLiteral("Compress/Prune…"),
-                                   QStringLiteral("Compress/Quantize to int8…"), QStringLiteral("Compress/Distill…"),
-                                   QStringLiteral("Compress/Pipeline…"), QStringLiteral("Help/About Torch Workbench")};
+    const QStringList withIcons = {QStringLiteral("File/New"),
+                                   QStringLiteral("File/Open…"),
+                                   QStringLiteral("File/Save"),
+                                   QStringLiteral("File/Save As…"),
+                                   QStringLiteral("File/Quit"),
+                                   QStringLiteral("Run/Start"),
+                                   QStringLiteral("Run/Pause"),
+                                   QStringLiteral("Run/Stop"),
+                                   QStringLiteral("Run/Checkpoint now"),
+                                   QStringLiteral("Compress/Prune…"),
+                                   QStringLiteral("Compress/Quantize to int8…"),
+                                   QStringLiteral("Compress/Distill…"),
+                                   QStringLiteral("Compress/Pipeline…"),
+                                   QStringLiteral("Help/About Torch Workbench")};
     for (const QString& path : withIcons) {
       const QStringList parts = path.split(QLatin1Char('/'));
       QAction* action = menuAction(window, parts[0], parts[1]);
@@ -131,9 +141,9 @@ class ExamplesTest : public QObject {
   }
 
   void bundledIconsAreCompiledInAndRender() {
-    for (const char* name : {"start", "pause", "resume", "stop", "checkpoint", "resume-run", "new", "new-from-example",
-                             "open", "save", "save-as", "export", "prune", "quantize", "distill", "compress", "quit",
-                             "about"}) {
+    for (const char* name :
+         {"start", "pause", "resume", "stop", "checkpoint", "resume-run", "new", "new-from-example", "open",
+          "save", "save-as", "export", "prune", "quantize", "distill", "compress", "quit", "about"}) {
       const QIcon icon = bundledActionIcon(QString::fromLatin1(name));
       QVERIFY2(!icon.isNull(), name);
       const QImage image = icon.pixmap(24, 24).toImage();

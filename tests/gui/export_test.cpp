@@ -1,7 +1,7 @@
-// Export ▸ … in the window: the items follow the runs browser's selection and the build; a real (tiny) run and
-// one of its compressed models are exported to TorchScript, ONNX and safetensors through the code the menu
-// uses, off the UI thread, ending in the result dialog; a bad path or a missing artifact ends in the error
-// dialog; the metrics and every chart are written out.
+// Export ▸ … in the window: the items follow the runs browser's selection and the build; a real (tiny) run
+// and one of its compressed models are exported to TorchScript, ONNX and safetensors through the code the
+// menu uses, off the UI thread, ending in the result dialog; a bad path or a missing artifact ends in the
+// error dialog; the metrics and every chart are written out.
 
 #include <QAction>
 #include <QLabel>
@@ -67,8 +67,11 @@ class ExportTest : public QObject {
     QStandardPaths::setTestModeEnabled(true);
     QVERIFY(m_dir.isValid());
     nlohmann::json doc = test::tinyExperimentJson(m_dir.path(), 1, 0, "export-me");
-    doc["data"] = {{"dataset", "fashion-mnist"}, {"path", WB_FASHION_MNIST_DIR}, {"limit", 2000},
-                   {"val_fraction", 0.1}, {"augment", false}};
+    doc["data"] = {{"dataset", "fashion-mnist"},
+                   {"path", WB_FASHION_MNIST_DIR},
+                   {"limit", 2000},
+                   {"val_fraction", 0.1},
+                   {"augment", false}};
     doc["compress"] = {{"latency_runs", 3}};
     const ParseResult parsed = parseExperiment(doc);
     QVERIFY2(parsed.ok(), formatIssues(parsed.issues).c_str());
@@ -82,7 +85,8 @@ class ExportTest : public QObject {
     prune.type = "prune";
     prune.epochs = 0;
     config.passes.push_back(prune);
-    const CompressionReport report = compressBlocking(CompressRequest{m_run.toStdString(), config}, [](EventBatch&&) {});
+    const CompressionReport report =
+        compressBlocking(CompressRequest{m_run.toStdString(), config}, [](EventBatch&&) {});
     QCOMPARE(report.status, RunStatus::Completed);
     m_artifact = QStringLiteral("compressed/01-prune");
     QVERIFY(QFileInfo::exists(QDir(m_run).filePath(m_artifact)));
@@ -96,7 +100,8 @@ class ExportTest : public QObject {
     QStringList texts;
     for (QAction* a : exporter->menu()->actions()) texts << a->text().remove(QLatin1Char('&'));
     for (const char* format : {"PNG", "SVG", "PDF"}) {
-      QVERIFY2(texts.join(QLatin1Char('|')).contains(QLatin1String(format)), qPrintable(texts.join(QLatin1Char('|'))));
+      QVERIFY2(texts.join(QLatin1Char('|')).contains(QLatin1String(format)),
+               qPrintable(texts.join(QLatin1Char('|'))));
     }
     const QList<Item> models = {Item::TorchScript, Item::Onnx, Item::Safetensors};
 
@@ -104,7 +109,8 @@ class ExportTest : public QObject {
     window.runsBrowser()->selectFolders({});
     for (Item item : models) {
       QVERIFY(!exporter->action(item)->isEnabled());
-      QVERIFY2(exporter->action(item)->toolTip().contains(QStringLiteral("Select")), qPrintable(exporter->action(item)->toolTip()));
+      QVERIFY2(exporter->action(item)->toolTip().contains(QStringLiteral("Select")),
+               qPrintable(exporter->action(item)->toolTip()));
     }
     QVERIFY(!exporter->action(Item::MetricsCsv)->isEnabled());
     QVERIFY(!exporter->action(Item::ChartsPng)->isEnabled());  // the charts are empty
@@ -135,10 +141,12 @@ class ExportTest : public QObject {
     target = exporter->selectedTarget();
     QVERIFY(target);
     QCOMPARE(target->artifact, m_artifact);
-    QCOMPARE(ExportMenu::defaultFileName(*target, ExportFormat::Onnx), QStringLiteral("export-me-01-prune.onnx"));
+    QCOMPARE(ExportMenu::defaultFileName(*target, ExportFormat::Onnx),
+             QStringLiteral("export-me-01-prune.onnx"));
     QCOMPARE(ExportMenu::defaultFileName(*target, ExportFormat::Safetensors),
              QStringLiteral("export-me-01-prune.safetensors"));
-    QCOMPARE(ExportMenu::defaultFileName(*target, ExportFormat::TorchScript), QStringLiteral("export-me-01-prune.pt"));
+    QCOMPARE(ExportMenu::defaultFileName(*target, ExportFormat::TorchScript),
+             QStringLiteral("export-me-01-prune.pt"));
 
     // The run and its compressed model both selected: which one is meant is unclear.
     window.runsBrowser()->addToSelection(m_run);
@@ -200,10 +208,13 @@ class ExportTest : public QObject {
       QVERIFY(QFileInfo(file).size() > 0);
       QCOMPARE(QFileInfo(file).size(), outcome.result.bytes);
       const QString name = QFileInfo(file).fileName();
-      QVERIFY2(dialog->pythonSnippet()->toPlainText().contains(name), qPrintable(dialog->pythonSnippet()->toPlainText()));
-      QVERIFY2(dialog->cppSnippet()->toPlainText().contains(name), qPrintable(dialog->cppSnippet()->toPlainText()));
+      QVERIFY2(dialog->pythonSnippet()->toPlainText().contains(name),
+               qPrintable(dialog->pythonSnippet()->toPlainText()));
+      QVERIFY2(dialog->cppSnippet()->toPlainText().contains(name),
+               qPrintable(dialog->cppSnippet()->toPlainText()));
       QVERIFY(dialog->pythonSnippet()->isReadOnly());
-      QVERIFY(dialog->summaryLabel()->text().contains(QLocale().toString(static_cast<qlonglong>(outcome.result.bytes))));
+      QVERIFY(dialog->summaryLabel()->text().contains(
+          QLocale().toString(static_cast<qlonglong>(outcome.result.bytes))));
       QVERIFY(dialog->windowTitle().contains(formatLabel(c.format)));
       QTest::mouseClick(dialog->copyPythonButton(), Qt::LeftButton);
       QCOMPARE(QGuiApplication::clipboard()->text(), dialog->pythonSnippet()->toPlainText());
@@ -237,8 +248,9 @@ class ExportTest : public QObject {
     QTRY_VERIFY(!errorDialog(&window));
 
     const QString file = out.filePath(QStringLiteral("missing.safetensors"));
-    QVERIFY(exporter->exportModelTo(ExportMenu::Target{m_run, QStringLiteral("compressed/99-nothing"), QString()},
-                                    ExportFormat::Safetensors, file));
+    QVERIFY(
+        exporter->exportModelTo(ExportMenu::Target{m_run, QStringLiteral("compressed/99-nothing"), QString()},
+                                ExportFormat::Safetensors, file));
     QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 2, kExportTimeoutMs);
     QTRY_VERIFY((box = errorDialog(&window)) != nullptr);
     QVERIFY2(box->text().contains(QStringLiteral("99-nothing")), qPrintable(box->text()));

@@ -1,10 +1,9 @@
-// Tools ▸ Find Learning Rate and Find Batch Size in the window: each dialog runs its finder on a worker thread on
-// the form's experiment, shows what it found (the curve on a log axis with the suggestion marked; the table of
-// sizes tried), and Apply puts the suggestion into the form.
-// (The README's screenshot of the LR finder: gui/bench/lr_finder_shot.cpp.)
+// Tools ▸ Find Learning Rate and Find Batch Size in the window: each dialog runs its finder on a worker
+// thread on the form's experiment, shows what it found (the curve on a log axis with the suggestion marked;
+// the table of sizes tried), and Apply puts the suggestion into the form. (The README's screenshot of the LR
+// finder: gui/bench/lr_finder_shot.cpp.)
 
-#include <cmath>
-#include <fstream>
+#include <qcustomplot.h>
 
 #include <QLineEdit>
 #include <QMenuBar>
@@ -13,7 +12,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <qcustomplot.h>
+#include <cmath>
+#include <fstream>
 
 #include "editor/experiment_editor.h"
 #include "finder_dialogs/batch_size_finder_dialog.h"

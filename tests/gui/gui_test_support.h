@@ -1,16 +1,16 @@
 #pragma once
-// Shared by the window's tests: a tiny experiment that trains in about a second on the synthetic dataset, and a
-// temporary runs folder per test.
+// Shared by the window's tests: a tiny experiment that trains in about a second on the synthetic dataset, and
+// a temporary runs folder per test.
 
 #include <QString>
-
 #include <nlohmann/json.hpp>
 
 #include "workbench/experiment.h"
 
 namespace wb::gui::test {
 
-// 512 synthetic 1x8x8 samples in 4 classes, an MLP, batch 32: 15 optimizer steps per epoch, validation each epoch.
+// 512 synthetic 1x8x8 samples in 4 classes, an MLP, batch 32: 15 optimizer steps per epoch, validation each
+// epoch.
 inline nlohmann::json tinyExperimentJson(const QString& runsDir, int epochs = 3, int maxSteps = 0,
                                          const std::string& name = "tiny") {
   return {

@@ -1,6 +1,7 @@
 // The window says what is true: while a run trains, the form shows its experiment and takes no edits (so no
-// field, nor the learning-rate preview, can disagree with the run); a run's state has one word, the same in the
-// runs list, the progress line, the log and the status bar; a run resumed from the Runs panel shows as running.
+// field, nor the learning-rate preview, can disagree with the run); a run's state has one word, the same in
+// the runs list, the progress line, the log and the status bar; a run resumed from the Runs panel shows as
+// running.
 
 #include <QLabel>
 #include <QLineEdit>
@@ -33,7 +34,9 @@ QString listedStatus(RunsBrowser* runs, const std::string& folder) {
   return model->index(row, RunsTableModel::kStatus).data().toString();
 }
 
-QString stateLabel(MainWindow& window) { return window.findChild<QLabel*>(QStringLiteral("runState"))->text(); }
+QString stateLabel(MainWindow& window) {
+  return window.findChild<QLabel*>(QStringLiteral("runState"))->text();
+}
 
 }  // namespace
 
@@ -118,12 +121,15 @@ class HonestStateTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     const auto stopped = ended.front().front().value<RunSummary>();
     window.runsBrowser()->refresh();
-    QTRY_COMPARE_WITH_TIMEOUT(listedStatus(window.runsBrowser(), stopped.run_dir), runStatusWord("interrupted"), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(listedStatus(window.runsBrowser(), stopped.run_dir),
+                              runStatusWord("interrupted"), 10000);
 
     window.runsBrowser()->selectFolders({QString::fromStdString(stopped.run_dir)});
     window.runsBrowser()->resumeSelected();
-    QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive() && window.lastStep() > stopped.steps, kRunTimeoutMs);
-    QTRY_COMPARE_WITH_TIMEOUT(listedStatus(window.runsBrowser(), stopped.run_dir), runStatusWord("running"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive() && window.lastStep() > stopped.steps,
+                             kRunTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(listedStatus(window.runsBrowser(), stopped.run_dir), runStatusWord("running"),
+                              10000);
     QCOMPARE(stateLabel(window), runStatusWord("running"));
     window.controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);

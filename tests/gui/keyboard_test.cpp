@@ -1,7 +1,7 @@
 // Everything the window does is reachable from the keyboard: each menu of the menu bar opens with Alt and a
 // letter of its own, and each item of each menu (submenus too) has a letter of its own in that menu or a
-// shortcut; Tab walks the experiment editor's fields and each dialog's in reading order (top to bottom, left to
-// right, column by column).
+// shortcut; Tab walks the experiment editor's fields and each dialog's in reading order (top to bottom, left
+// to right, column by column).
 
 #include <QAction>
 #include <QApplication>
@@ -49,7 +49,8 @@ void checkMenu(QMenu* menu, const QString& path, QStringList& problems) {
     const QString where = path + QStringLiteral(" ▸ ") + QString(action->text()).remove(QLatin1Char('&'));
     const QChar letter = mnemonic(action->text());
     if (letter.isNull()) {
-      if (action->shortcut().isEmpty() || action->menu()) problems << where + QStringLiteral(": no letter (&) and no shortcut");
+      if (action->shortcut().isEmpty() || action->menu())
+        problems << where + QStringLiteral(": no letter (&) and no shortcut");
     } else if (letters.contains(letter)) {
       problems << where + QStringLiteral(": the letter '%1' is taken in this menu").arg(letter);
     } else {
@@ -70,16 +71,18 @@ QPoint readingPosition(QWidget* w, QWidget* editor) {
   return outer->mapTo(editor, QPoint(0, 0)) + w->mapTo(outer->widget(), QPoint(0, 0));
 }
 
-QString nameOf(QWidget* w) { return QStringLiteral("%1 '%2'").arg(w->metaObject()->className(), w->objectName()); }
+QString nameOf(QWidget* w) {
+  return QStringLiteral("%1 '%2'").arg(w->metaObject()->className(), w->objectName());
+}
 
 struct TabWalk {
   int reached = 0;
   QStringList problems;
 };
 
-// Tab pressed as a user does, from the first field of `area` (inside `top`), until the focus leaves the area or
-// comes back to where it started. Reading order: the next field is lower, or on the same line (within a few
-// pixels) and further right, or at the top of a new column to the right of the one before.
+// Tab pressed as a user does, from the first field of `area` (inside `top`), until the focus leaves the area
+// or comes back to where it started. Reading order: the next field is lower, or on the same line (within a
+// few pixels) and further right, or at the top of a new column to the right of the one before.
 TabWalk walkWithTab(QWidget* top, QWidget* area) {
   TabWalk walk;
   QWidget* first = nullptr;
@@ -113,7 +116,12 @@ TabWalk walkWithTab(QWidget* top, QWidget* area) {
     const bool newColumn = at.x() > last.x() + previous->width() - 1;
     if (!(at.y() > last.y() + 6 || (sameLine && at.x() > last.x()) || newColumn)) {
       walk.problems << QStringLiteral("%1 at (%2,%3) comes after %4 at (%5,%6)")
-                           .arg(nameOf(w)).arg(at.x()).arg(at.y()).arg(nameOf(previous)).arg(last.x()).arg(last.y());
+                           .arg(nameOf(w))
+                           .arg(at.x())
+                           .arg(at.y())
+                           .arg(nameOf(previous))
+                           .arg(last.x())
+                           .arg(last.y());
     }
     last = at;
     previous = w;
@@ -141,7 +149,8 @@ class KeyboardTest : public QObject {
       const QString name = QString(top->text()).remove(QLatin1Char('&'));
       const QChar letter = mnemonic(top->text());
       if (letter.isNull()) problems << name + QStringLiteral(": no letter (&)");
-      if (letters.contains(letter)) problems << name + QStringLiteral(": the letter '%1' is taken").arg(letter);
+      if (letters.contains(letter))
+        problems << name + QStringLiteral(": the letter '%1' is taken").arg(letter);
       letters.insert(letter);
       emit top->menu()->aboutToShow();  // menus that fill themselves when opened
       checkMenu(top->menu(), name, problems);
@@ -172,16 +181,20 @@ class KeyboardTest : public QObject {
       dialog.activateWindow();
       QVERIFY(QTest::qWaitForWindowActive(&dialog));
       const TabWalk walk = walkWithTab(&dialog, &dialog);
-      QVERIFY2(walk.reached >= atLeast, qPrintable(dialog.windowTitle() + QStringLiteral(": ") + QString::number(walk.reached)));
-      QVERIFY2(walk.problems.isEmpty(), qPrintable(dialog.windowTitle() + QStringLiteral(": ") + walk.problems.join(QLatin1Char('\n'))));
+      QVERIFY2(walk.reached >= atLeast,
+               qPrintable(dialog.windowTitle() + QStringLiteral(": ") + QString::number(walk.reached)));
+      QVERIFY2(walk.problems.isEmpty(), qPrintable(dialog.windowTitle() + QStringLiteral(": ") +
+                                                   walk.problems.join(QLatin1Char('\n'))));
       dialog.close();
     };
     {
-      LrFinderDialog d(experiment, [](double) { return true; }, &window);
+      LrFinderDialog d(
+          experiment, [](double) { return true; }, &window);
       check(d, 3);
     }
     {
-      BatchSizeFinderDialog d(experiment, [](int64_t) { return true; }, &window);
+      BatchSizeFinderDialog d(
+          experiment, [](int64_t) { return true; }, &window);
       check(d, 3);
     }
     {

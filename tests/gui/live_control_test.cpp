@@ -10,7 +10,6 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <cmath>
 #include <map>
 
@@ -60,7 +59,8 @@ class LiveControlTest : public QObject {
     QVERIFY(dialog->isVisible());
     dialog->setScale(0.5);
     dialog->accept();
-    // The engine confirms at its next step (within the next drain ticks): a log line and a mark on the charts.
+    // The engine confirms at its next step (within the next drain ticks): a log line and a mark on the
+    // charts.
     QTRY_COMPARE_WITH_TIMEOUT(window.charts()->controlMarkLabels(QStringLiteral("live")),
                               QStringList{QStringLiteral("lr ×0.5")}, 20000);
 

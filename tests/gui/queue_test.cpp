@@ -1,25 +1,24 @@
 // The run queue and sweeps in the window, end to end with the workbench-cli worker it starts: a sweep queued
-// from the window goes on after the window closes, and a window opened later shows it finished, its best trial
-// marked and cloned into the editor; the Queue dock reorders, holds and removes entries and says when the queue
-// is done; a run another process trains shows up in the runs list by itself and is followed live on the charts.
+// from the window goes on after the window closes, and a window opened later shows it finished, its best
+// trial marked and cloned into the editor; the Queue dock reorders, holds and removes entries and says when
+// the queue is done; a run another process trains shows up in the runs list by itself and is followed live on
+// the charts.
 
+#include <qcustomplot.h>
+#include <sched.h>
+
+#include <QComboBox>
+#include <QFile>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QTreeWidget>
-#include <QComboBox>
-#include <QFile>
-#include <QLineEdit>
 #include <QtTest>
-
-#include <sched.h>
-
 #include <atomic>
 #include <fstream>
-
-#include <qcustomplot.h>
 
 #include "charts/charts_panel.h"
 #include "editor/experiment_editor.h"
@@ -94,7 +93,8 @@ class QueueTest : public QObject {
       QSignalSpy refused(window.queueActions(), &QueueActions::refused);
       QVERIFY(window.queueActions()->queueSweep(badFile));
       QTRY_COMPARE_WITH_TIMEOUT(refused.count(), 1, 20000);
-      QVERIFY2(errors.join(QString()).contains(QStringLiteral("optimizer.lrr")), qPrintable(errors.join(QString())));
+      QVERIFY2(errors.join(QString()).contains(QStringLiteral("optimizer.lrr")),
+               qPrintable(errors.join(QString())));
       QVERIFY(listQueue(runs.toStdString()).empty());
 
       // Two trials at once, each on half the cores (where there are two).
@@ -116,8 +116,10 @@ class QueueTest : public QObject {
       return log.open(QIODevice::ReadOnly) ? QString::fromUtf8(log.readAll()) : QString();
     };
     QTRY_VERIFY_WITH_TIMEOUT(workerSaid().contains(QStringLiteral("Queue finished")), 20000);
-    QVERIFY2(workerSaid().contains(QStringLiteral("Queue finished: 2 done, 1 failed")), qPrintable(workerSaid()));
-    if (twoCores()) QVERIFY2(workerSaid().contains(QStringLiteral("(lrs-t02, cpu cores ")), qPrintable(workerSaid()));
+    QVERIFY2(workerSaid().contains(QStringLiteral("Queue finished: 2 done, 1 failed")),
+             qPrintable(workerSaid()));
+    if (twoCores())
+      QVERIFY2(workerSaid().contains(QStringLiteral("(lrs-t02, cpu cores ")), qPrintable(workerSaid()));
     MainWindow later(MainWindow::Options{false});
     later.show();
     later.editor()->setDocument(test::tinyExperimentJson(runs, 2));
@@ -131,7 +133,8 @@ class QueueTest : public QObject {
     for (const SweepTrialResult& t : results.trials) {
       if (t.entry.state == "failed") {
         QCOMPARE(t.values["optimizer.lr"].get<double>(), 1e30);
-        QVERIFY2(QString::fromStdString(t.entry.message).contains(QStringLiteral("loss")), t.entry.message.c_str());
+        QVERIFY2(QString::fromStdString(t.entry.message).contains(QStringLiteral("loss")),
+                 t.entry.message.c_str());
       } else {
         QVERIFY(t.metric <= best.metric);
       }
@@ -144,7 +147,8 @@ class QueueTest : public QObject {
       starred += table->item(row, 0)->text().startsWith(QStringLiteral("★ ")) ? 1 : 0;
     }
     QCOMPARE(starred, 1);
-    QVERIFY(sweep->summary()->text().contains(QStringLiteral("best ★ ") + QString::fromStdString(best.entry.label)));
+    QVERIFY(sweep->summary()->text().contains(QStringLiteral("best ★ ") +
+                                              QString::fromStdString(best.entry.label)));
     QCOMPARE(sweep->parallelChart()->graphCount(), 3);
     QCOMPARE(sweep->keyPicker()->currentText(), QStringLiteral("optimizer.lr"));
     QCOMPARE(sweep->keyChart()->graph(0)->dataCount() + sweep->keyChart()->graph(1)->dataCount(), 2);
@@ -184,7 +188,8 @@ class QueueTest : public QObject {
     QVERIFY(panel->summary()->text().contains(QStringLiteral("no worker is running")));
     auto labels = [panel] {
       QStringList out;
-      for (int i = 0; i < panel->view()->topLevelItemCount(); ++i) out << panel->view()->topLevelItem(i)->text(1);
+      for (int i = 0; i < panel->view()->topLevelItemCount(); ++i)
+        out << panel->view()->topLevelItem(i)->text(1);
       return out;
     };
     QCOMPARE(labels(), (QStringList{"first", "second", "third"}));
@@ -199,7 +204,8 @@ class QueueTest : public QObject {
     QTRY_COMPARE(labels(), (QStringList{"first", "third"}));
 
     QStringList errors;
-    panel->setErrorPresenter([&](const QString&, const QString& message, const QString&) { errors << message; });
+    panel->setErrorPresenter(
+        [&](const QString&, const QString& message, const QString&) { errors << message; });
     panel->workerDevices()->setText(QStringLiteral("cuda:0,gpu1"));
     QVERIFY(!panel->startWorker());
     QCOMPARE(errors, QStringList{QStringLiteral("Slots: 'gpu1' is not a device.")});
@@ -234,8 +240,10 @@ class QueueTest : public QObject {
     std::atomic<TrainingRun*> self{nullptr};
     TrainingRun run(test::tinyExperiment(runs, 20), [&](EventBatch&& batch) {
       for (const Event& e : batch) {
-        // Paused from its own thread at its first reported steps (the whole run takes a fraction of a second).
-        if (std::holds_alternative<StepMetrics>(e) && !stepped.exchange(true) && self.load()) self.load()->pause();
+        // Paused from its own thread at its first reported steps (the whole run takes a fraction of a
+        // second).
+        if (std::holds_alternative<StepMetrics>(e) && !stepped.exchange(true) && self.load())
+          self.load()->pause();
       }
     });
     self = &run;
@@ -251,7 +259,7 @@ class QueueTest : public QObject {
     MetricChart* loss = window.charts()->chart(ChartId::Loss);
     const int before = loss->totalPointCount();
     run.resume();
-    QTRY_VERIFY_WITH_TIMEOUT(loss->totalPointCount() > before, 20000);  // followed as it trains
+    QTRY_VERIFY_WITH_TIMEOUT(loss->totalPointCount() > before, 20000);     // followed as it trains
     QTRY_VERIFY_WITH_TIMEOUT(!window.follower()->follows(folder), 30000);  // let go once it ended
     QTRY_COMPARE_WITH_TIMEOUT(listedStatus(runsList, folder), std::string("finished"), 10000);
 

@@ -1,11 +1,12 @@
-// The window's run lifecycle without a window or a run (run/run_lifecycle.h): fake events in, the phase and the
-// enabled actions out. Start's checks, a resume, pause and stop, the engine refusing a resume whose experiment
-// changed ("Resume Anyway" chosen before and after the refused attempt has wound down), and quitting while a
-// run or a compression goes on (asked, cancelled, confirmed, the question withdrawn when the jobs end alone).
-
-#include <QtTest>
+// The window's run lifecycle without a window or a run (run/run_lifecycle.h): fake events in, the phase and
+// the enabled actions out. Start's checks, a resume, pause and stop, the engine refusing a resume whose
+// experiment changed ("Resume Anyway" chosen before and after the refused attempt has wound down), and
+// quitting while a run or a compression goes on (asked, cancelled, confirmed, the question withdrawn when the
+// jobs end alone).
 
 #include "run/run_lifecycle.h"
+
+#include <QtTest>
 
 using namespace wb::gui;
 using Phase = RunLifecycle::Phase;
@@ -38,7 +39,8 @@ class RunLifecycleTest : public QObject {
     QVERIFY(!life.actions().change_experiment && !life.actions().pause);
     life.controllerStateChanged(State::Running);
     QCOMPARE(life.phase(), Phase::Running);
-    QVERIFY(life.actions().pause && life.actions().stop && life.actions().checkpoint && !life.actions().paused);
+    QVERIFY(life.actions().pause && life.actions().stop && life.actions().checkpoint &&
+            !life.actions().paused);
     life.controllerStateChanged(State::Paused);
     QVERIFY(life.actions().paused && life.actions().pause && life.actions().stop);
     life.controllerStateChanged(State::Running);
@@ -81,7 +83,7 @@ class RunLifecycleTest : public QObject {
     RunLifecycle life;
     QVERIFY(life.beginResume(QStringLiteral("/runs/a")));
     life.controllerStateChanged(State::Running);
-    QVERIFY(life.resumeRefusedAsChanged());  // the window asks "Resume Anyway?"
+    QVERIFY(life.resumeRefusedAsChanged());                        // the window asks "Resume Anyway?"
     QVERIFY(!life.resumeAnywayChosen(QStringLiteral("/runs/a")));  // not yet: the attempt has not ended
     const RunLifecycle::AfterFinish after = life.finished(false);
     QVERIFY(after.refused_as_changed);  // the summary says "not resumed", not "failed"
@@ -123,7 +125,7 @@ class RunLifecycleTest : public QObject {
     life.quitAsked();
     QVERIFY(life.quitQuestionOpen());
     QCOMPARE(life.closeRequested(true), Close::RaiseQuestion);  // closing again brings the question up
-    QVERIFY(!life.quitConfirmed(true));  // stop first
+    QVERIFY(!life.quitConfirmed(true));                         // stop first
     QVERIFY(life.quitPending());
     QCOMPARE(life.closeRequested(true), Close::Wait);
     life.controllerStateChanged(State::Stopping);

@@ -1,17 +1,16 @@
-// A real (tiny) run in the window: the charts fill; pause, resume and stop work without blocking the UI thread;
-// an engine error becomes a dialog and the window stays usable.
-
-#include <fstream>
+// A real (tiny) run in the window: the charts fill; pause, resume and stop work without blocking the UI
+// thread; an engine error becomes a dialog and the window stays usable.
 
 #include <QAction>
 #include <QMessageBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <fstream>
 
+#include "../support/resumed_session.h"
 #include "charts/charts_panel.h"
 #include "gui_test_support.h"
-#include "../support/resumed_session.h"
 #include "run/run_controller.h"
 #include "window/log_panel.h"
 #include "window/main_window.h"
@@ -31,11 +30,11 @@ QMessageBox* errorDialog(QWidget* window) {
   return nullptr;
 }
 
-// Starts a 6-epoch run (15 steps an epoch) and, in the same call, asks it to stop when its first epoch ends (Run
-// ▸ Stop After This Epoch), then waits until it has ended: an interrupted run with a checkpoint at step 15, on
-// any machine. The request is a control the run reads at every step, and it is made before the run has loaded
-// its data, so no race with the run's speed decides where it stops (a stop after "some steps seen" let a fast
-// run finish first).
+// Starts a 6-epoch run (15 steps an epoch) and, in the same call, asks it to stop when its first epoch ends
+// (Run ▸ Stop After This Epoch), then waits until it has ended: an interrupted run with a checkpoint at step
+// 15, on any machine. The request is a control the run reads at every step, and it is made before the run has
+// loaded its data, so no race with the run's speed decides where it stops (a stop after "some steps seen" let
+// a fast run finish first).
 void stopAfterFirstEpoch(MainWindow& window, QSignalSpy& ended, const QString& runsDir) {
   QVERIFY(window.startExperiment(gui::test::tinyExperiment(runsDir, 6)));
   window.controller()->stopAfterEpoch();
@@ -76,7 +75,7 @@ class RunTest : public QObject {
     QVERIFY(charts->chart(ChartId::LearningRate)->totalPointCount() >= 20);
     QVERIFY(charts->chart(ChartId::Memory)->totalPointCount() >= 20);
     QCOMPARE(charts->chart(ChartId::Gradients)->totalPointCount(), 0);  // no clipping, no fp16: not measured
-    QVERIFY(summary.steps >= 40);  // 3 epochs of ~15 steps
+    QVERIFY(summary.steps >= 40);                                       // 3 epochs of ~15 steps
     QCOMPARE(window.lastStep(), summary.steps);
     QVERIFY(window.progress()->value() >= 900);
     QVERIFY(window.logPanel()->lineCount() > 5);
@@ -151,8 +150,11 @@ class RunTest : public QObject {
     QVERIFY2(session.continued_at > 0, qPrintable(QString::number(session.continued_at)));
     QCOMPARE(session.continued_at, stopped.steps);
     const QString seen = QStringLiteral("continued at %1, steps %2 to %3 (%4 step events), %5 steps in all")
-                             .arg(session.continued_at).arg(session.first_step).arg(session.last_step)
-                             .arg(session.step_events).arg(resumed.steps);
+                             .arg(session.continued_at)
+                             .arg(session.first_step)
+                             .arg(session.last_step)
+                             .arg(session.step_events)
+                             .arg(resumed.steps);
     QVERIFY2(session.first_step > session.continued_at && session.first_step <= session.continued_at + 2,
              qPrintable(seen));
     QVERIFY2(session.last_step <= resumed.steps && session.last_step > resumed.steps - 2, qPrintable(seen));

@@ -1,16 +1,16 @@
 // The runs browser lists the runs of a runs folder from the engine's index, opens and overlays them on the
 // charts, and clones a run's experiment into the editor.
 
+#include "runs_browser/runs_browser.h"
+
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <filesystem>
 
 #include "charts/charts_panel.h"
 #include "editor/experiment_editor.h"
 #include "gui_test_support.h"
-#include "runs_browser/runs_browser.h"
 #include "runs_browser/runs_filter_proxy.h"
 #include "runs_browser/runs_table_model.h"
 #include "window/main_window.h"
@@ -28,8 +28,10 @@ class RunsBrowserTest : public QObject {
     QStandardPaths::setTestModeEnabled(true);
     QVERIFY(m_dir.isValid());
     // Two finished runs, trained headless by the engine as the CLI would.
-    const RunSummary a = trainBlocking(test::tinyExperiment(m_dir.path(), 2, 0, "first"), [](EventBatch&&) {});
-    const RunSummary b = trainBlocking(test::tinyExperiment(m_dir.path(), 1, 0, "second"), [](EventBatch&&) {});
+    const RunSummary a =
+        trainBlocking(test::tinyExperiment(m_dir.path(), 2, 0, "first"), [](EventBatch&&) {});
+    const RunSummary b =
+        trainBlocking(test::tinyExperiment(m_dir.path(), 1, 0, "second"), [](EventBatch&&) {});
     // No name: the run is named after its model and data, and numbered in the runs folder.
     const RunSummary c = trainBlocking(test::tinyExperiment(m_dir.path(), 1, 8, ""), [](EventBatch&&) {});
     QCOMPARE(a.status, RunStatus::Completed);
@@ -82,7 +84,8 @@ class RunsBrowserTest : public QObject {
     QVERIFY(charts->chart(ChartId::Accuracy)->totalPointCount() >= 6);
     // Overlaid curves carry the run in their legend name.
     bool named = false;
-    for (int i = 0; i < loss->graphCount(); ++i) named = named || loss->graph(i)->name().contains(QStringLiteral("first"));
+    for (int i = 0; i < loss->graphCount(); ++i)
+      named = named || loss->graph(i)->name().contains(QStringLiteral("first"));
     QVERIFY(named);
 
     // Open one: it replaces what was shown.
@@ -95,7 +98,8 @@ class RunsBrowserTest : public QObject {
 
   void anUnnamedRunIsNamedAfterItsExperiment() {
     const std::string folder = m_folders[2].toStdString();
-    QVERIFY2(QDir(m_folders[2]).dirName().endsWith(QStringLiteral("-mlp-synthetic")), qPrintable(m_folders[2]));
+    QVERIFY2(QDir(m_folders[2]).dirName().endsWith(QStringLiteral("-mlp-synthetic")),
+             qPrintable(m_folders[2]));
     const std::optional<RunRecord> record = findRun(m_dir.path().toStdString(), folder);
     QVERIFY(record);
     char expected[64];
@@ -120,7 +124,8 @@ class RunsBrowserTest : public QObject {
   void anUnreadableRunIsReportedNotCrashed() {
     MainWindow window(MainWindow::Options{false});
     QStringList errors;
-    window.setErrorPresenter([&errors](const QString& title, const QString&, const QString&) { errors << title; });
+    window.setErrorPresenter(
+        [&errors](const QString& title, const QString&, const QString&) { errors << title; });
     window.openRuns({m_dir.filePath(QStringLiteral("not-a-run"))}, false);
     QTRY_COMPARE(errors.size(), 1);
     QCOMPARE(window.charts()->traceCount(), 0);

@@ -1,14 +1,10 @@
 // The runs list with many runs: its columns, sorting, search and status filter, rename, tags and notes that
-// persist, delete (refused for a running run), the compare view's marked differences, and overlay colours that
-// stay with a run. The runs are synthetic run folders (tests/support/synthetic_runs.h), indexed as the engine
-// indexes them.
+// persist, delete (refused for a running run), the compare view's marked differences, and overlay colours
+// that stay with a run. The runs are synthetic run folders (tests/support/synthetic_runs.h), indexed as the
+// engine indexes them.
 
 #include <sqlite3.h>
 #include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <QComboBox>
 #include <QLineEdit>
@@ -18,6 +14,9 @@
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "../support/synthetic_runs.h"
 #include "charts/charts_panel.h"
@@ -53,8 +52,9 @@ void markRunningInThisProcess(const std::string& runsDir, int64_t id) {
   ::gethostname(host, sizeof(host) - 1);
   sqlite3* db = nullptr;
   QCOMPARE(sqlite3_open((runsDir + "/runs.sqlite").c_str(), &db), SQLITE_OK);
-  const std::string sql = "UPDATE runs SET status = 'running', pid = " + std::to_string(::getpid()) + ", host = '" +
-                          host + "', pid_start = " + startTicks + " WHERE id = " + std::to_string(id);
+  const std::string sql = "UPDATE runs SET status = 'running', pid = " + std::to_string(::getpid()) +
+                          ", host = '" + host + "', pid_start = " + startTicks +
+                          " WHERE id = " + std::to_string(id);
   QCOMPARE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
 }
@@ -110,7 +110,8 @@ class RunsScaleTest : public QObject {
     QTRY_COMPARE(runs.rowCount(), kRuns);
     runs.view()->sortByColumn(Column::kLr, Qt::AscendingOrder);
     for (int row = 1; row < runs.visibleRowCount(); ++row) {
-      QVERIFY2(sortKey(runs, row - 1, Column::kLr) <= sortKey(runs, row, Column::kLr), qPrintable(QString::number(row)));
+      QVERIFY2(sortKey(runs, row - 1, Column::kLr) <= sortKey(runs, row, Column::kLr),
+               qPrintable(QString::number(row)));
     }
     QCOMPARE(cell(runs, 0, Column::kLr), QStringLiteral("0.0003"));
     runs.view()->sortByColumn(Column::kValAcc, Qt::DescendingOrder);
@@ -123,7 +124,9 @@ class RunsScaleTest : public QObject {
     QCOMPARE(cell(runs, kRuns - 1, Column::kBatch), QStringLiteral("256"));
     runs.view()->sortByColumn(Column::kName, Qt::AscendingOrder);
     for (int row = 1; row < runs.visibleRowCount(); ++row) {
-      QVERIFY(cell(runs, row - 1, Column::kName).compare(cell(runs, row, Column::kName), Qt::CaseInsensitive) <= 0);
+      QVERIFY(
+          cell(runs, row - 1, Column::kName).compare(cell(runs, row, Column::kName), Qt::CaseInsensitive) <=
+          0);
     }
   }
 
@@ -133,9 +136,11 @@ class RunsScaleTest : public QObject {
     QTRY_COMPARE(runs.rowCount(), kRuns);
     runs.searchBox()->setText(QStringLiteral("ResNet"));
     QCOMPARE(runs.visibleRowCount(), kRuns / 4);
-    for (int row = 0; row < runs.visibleRowCount(); ++row) QCOMPARE(cell(runs, row, Column::kModel), QStringLiteral("resnet"));
+    for (int row = 0; row < runs.visibleRowCount(); ++row)
+      QCOMPARE(cell(runs, row, Column::kModel), QStringLiteral("resnet"));
     runs.searchBox()->setText(QStringLiteral("resnet sgd"));  // every word must match
-    for (int row = 0; row < runs.visibleRowCount(); ++row) QCOMPARE(cell(runs, row, Column::kOptimizer), QStringLiteral("sgd"));
+    for (int row = 0; row < runs.visibleRowCount(); ++row)
+      QCOMPARE(cell(runs, row, Column::kOptimizer), QStringLiteral("sgd"));
     QVERIFY(runs.visibleRowCount() > 0 && runs.visibleRowCount() < kRuns / 4);
     runs.searchBox()->setText(QStringLiteral("tag:baseline"));
     QCOMPARE(runs.visibleRowCount(), 4);  // i = 1, 13, 25, 37
@@ -146,7 +151,8 @@ class RunsScaleTest : public QObject {
     QVERIFY(interrupted > 0);
     runs.statusFilter()->setCurrentIndex(interrupted);
     QCOMPARE(runs.visibleRowCount(), 3);  // i % 13 == 5: 5, 18, 31
-    for (int row = 0; row < runs.visibleRowCount(); ++row) QCOMPARE(cell(runs, row, Column::kStatus), QStringLiteral("Interrupted"));
+    for (int row = 0; row < runs.visibleRowCount(); ++row)
+      QCOMPARE(cell(runs, row, Column::kStatus), QStringLiteral("Interrupted"));
     runs.searchBox()->setText(QStringLiteral("vit"));  // 31 is a vit run
     QCOMPARE(runs.visibleRowCount(), 1);
     runs.statusFilter()->setCurrentIndex(0);
@@ -161,14 +167,17 @@ class RunsScaleTest : public QObject {
       runs.setRunsDir(m_dir.path());
       QTRY_COMPARE(runs.rowCount(), kRuns);
       // Renamed by editing the Name cell, as F2 or the menu's Rename does.
-      const QModelIndex name = runs.proxy()->mapFromSource(runs.model()->index(runs.model()->runRow(folder), Column::kName));
+      const QModelIndex name =
+          runs.proxy()->mapFromSource(runs.model()->index(runs.model()->runRow(folder), Column::kName));
       QVERIFY(runs.proxy()->setData(name, QStringLiteral("wide lr sweep")));
       QSignalSpy refused(runs.model(), &RunsTableModel::renameFailed);
-      QVERIFY(!runs.proxy()->setData(name, QStringLiteral("   ")));  // an empty name is refused, with a message
+      QVERIFY(
+          !runs.proxy()->setData(name, QStringLiteral("   ")));  // an empty name is refused, with a message
       QCOMPARE(refused.count(), 1);
       QCOMPARE(runs.proxy()->data(name).toString(), QStringLiteral("wide lr sweep"));
-      QCOMPARE(runs.setTagsAndNotes(folder, {"keep", "paper"}, QStringLiteral("diverged at epoch 2; try warmup")),
-               QString());
+      QCOMPARE(
+          runs.setTagsAndNotes(folder, {"keep", "paper"}, QStringLiteral("diverged at epoch 2; try warmup")),
+          QString());
     }
     // Stored in the run folder (run.json) and the index: a new list, the CLI's listRuns and the folder agree.
     const std::optional<RunInfo> info = readRunInfo(folder.toStdString());
@@ -179,7 +188,8 @@ class RunsScaleTest : public QObject {
     QVERIFY(indexed);
     QCOMPARE(indexed->name, std::string("wide lr sweep"));
     QCOMPARE(indexed->notes, std::string("diverged at epoch 2; try warmup"));
-    QVERIFY(std::filesystem::exists(folder.toStdString() + "/experiment.json"));  // the folder stays where it is
+    QVERIFY(
+        std::filesystem::exists(folder.toStdString() + "/experiment.json"));  // the folder stays where it is
 
     RunsBrowser again;
     again.setRunsDir(m_dir.path());
@@ -195,11 +205,14 @@ class RunsScaleTest : public QObject {
   void deleteRemovesTheFolderAndRefusesARunningRun() {
     QTemporaryDir dir;
     const std::string runsDir = dir.path().toStdString();
-    const QString done = QString::fromStdString(test::writeSyntheticRun(runsDir, test::SyntheticRunSpec{0, 20, 2, 2}));
-    const QString other = QString::fromStdString(test::writeSyntheticRun(runsDir, test::SyntheticRunSpec{1, 20, 2, 2}));
+    const QString done =
+        QString::fromStdString(test::writeSyntheticRun(runsDir, test::SyntheticRunSpec{0, 20, 2, 2}));
+    const QString other =
+        QString::fromStdString(test::writeSyntheticRun(runsDir, test::SyntheticRunSpec{1, 20, 2, 2}));
     RunsBrowser runs;
     QStringList errors;
-    runs.setErrorPresenter([&errors](const QString& title, const QString& message) { errors << title + ": " + message; });
+    runs.setErrorPresenter(
+        [&errors](const QString& title, const QString& message) { errors << title + ": " + message; });
     int asked = 0;
     bool agree = false;
     QString question;
@@ -227,7 +240,8 @@ class RunsScaleTest : public QObject {
     // A run whose process is alive (this one) is training: refused, its folder kept.
     const QString live = dir.filePath(QStringLiteral("20261203-120000-live"));
     QVERIFY(QDir().mkpath(live));
-    std::ofstream((live + QStringLiteral("/experiment.json")).toStdString()) << experimentToJson(Experiment{}).dump();
+    std::ofstream((live + QStringLiteral("/experiment.json")).toStdString())
+        << experimentToJson(Experiment{}).dump();
     const RunRecord registered = addRunFolder(runsDir, live.toStdString());
     markRunningInThisProcess(runsDir, registered.id);
     runs.refresh();
@@ -260,13 +274,17 @@ class RunsScaleTest : public QObject {
     QVERIFY(!differ.contains(QStringLiteral("train.batch_size")));
     QVERIFY(view->experimentKeys().size() > 60);
     // Columns in the list's order; find each run's by its name.
-    const int run0 = view->table()->horizontalHeaderItem(0)->text() == QString::fromStdString(runs.run(m_folders[0])->name) ? 0 : 1;
+    const int run0 =
+        view->table()->horizontalHeaderItem(0)->text() == QString::fromStdString(runs.run(m_folders[0])->name)
+            ? 0
+            : 1;
     const int run1 = 1 - run0;
-    QCOMPARE(view->table()->horizontalHeaderItem(run1)->text(), QString::fromStdString(runs.run(m_folders[1])->name));
+    QCOMPARE(view->table()->horizontalHeaderItem(run1)->text(),
+             QString::fromStdString(runs.run(m_folders[1])->name));
     const int amp = view->rowOf(QStringLiteral("train.amp"));
     QCOMPARE(view->table()->item(amp, run0)->text(), QStringLiteral("bf16"));
     QCOMPARE(view->table()->item(amp, run1)->text(), QStringLiteral("off  (default)"));  // defaults say so
-    QVERIFY(view->table()->item(amp, run0)->background().style() != Qt::NoBrush);  // marked
+    QVERIFY(view->table()->item(amp, run0)->background().style() != Qt::NoBrush);        // marked
     const int batch = view->rowOf(QStringLiteral("train.batch_size"));
     QCOMPARE(view->table()->item(batch, 0)->background().style(), Qt::NoBrush);
     QVERIFY(!view->table()->isRowHidden(batch));
@@ -281,7 +299,8 @@ class RunsScaleTest : public QObject {
     QStringList distinct;
     for (const QString& folder : m_folders) {
       bool taken = false;
-      for (const QString& d : distinct) taken = taken || ChartsPanel::runColor(d) == ChartsPanel::runColor(folder);
+      for (const QString& d : distinct)
+        taken = taken || ChartsPanel::runColor(d) == ChartsPanel::runColor(folder);
       if (!taken && distinct.size() < 3) distinct << folder;
     }
     QCOMPARE(distinct.size(), 3);
@@ -313,13 +332,15 @@ class RunsScaleTest : public QObject {
     MetricChart* loss = first.chart(ChartId::Loss);
     bool drawn = false;
     for (int i = 0; i < loss->graphCount(); ++i) {
-      if (loss->graph(i)->name() == QStringLiteral("b · train")) drawn = loss->graph(i)->pen().color() == ChartsPanel::runColor(b);
+      if (loss->graph(i)->name() == QStringLiteral("b · train"))
+        drawn = loss->graph(i)->pen().color() == ChartsPanel::runColor(b);
     }
     QVERIFY(drawn);
     // Renamed: the legend follows.
     first.setTraceLabel(b, QStringLiteral("renamed"));
     bool renamed = false;
-    for (int i = 0; i < loss->graphCount(); ++i) renamed = renamed || loss->graph(i)->name() == QStringLiteral("renamed · train");
+    for (int i = 0; i < loss->graphCount(); ++i)
+      renamed = renamed || loss->graph(i)->name() == QStringLiteral("renamed · train");
     QVERIFY(renamed);
   }
 

@@ -1,12 +1,15 @@
 // The window on the screens people have. ctest runs this on a real X server (Xvfb) with a window manager
-// (openbox), each at a screen size of its own (tests/gui/on_screen.sh): 1280×720, 1366×768, 1920×1080, and 4K at
-// 200 % and 2560×1440 at 150 % (QT_SCALE_FACTOR). From a fresh configuration the window opens inside the screen; a
-// run is started from the toolbar and watched, its model compressed (the pipeline dialog, then the Compression
-// tab), exported (the result dialog) and evaluated, each tab shown; after each step the window and each dialog, frame included, lie inside the screen as the
-// X server has them (xwininfo, xprop: not Qt's own idea of it), every dock and the status bar are on screen, and
-// no view widened the window. A layout saved on a bigger screen is brought inside this one.
-// Each other dialog (the finders, the learning-rate change, notes, interrupted runs, the runs' comparison, About)
-// opens inside the screen too. WB_SCREENSHOTS=DIR saves a screenshot of the screen at each step, named after it and the screen size.
+// (openbox), each at a screen size of its own (tests/gui/on_screen.sh): 1280×720, 1366×768, 1920×1080, and 4K
+// at 200 % and 2560×1440 at 150 % (QT_SCALE_FACTOR). From a fresh configuration the window opens inside the
+// screen; a run is started from the toolbar and watched, its model compressed (the pipeline dialog, then the
+// Compression tab), exported (the result dialog) and evaluated, each tab shown; after each step the window
+// and each dialog, frame included, lie inside the screen as the X server has them (xwininfo, xprop: not Qt's
+// own idea of it), every dock and the status bar are on screen, and no view widened the window. A layout
+// saved on a bigger screen is brought inside this one. Each other dialog (the finders, the learning-rate
+// change, notes, interrupted runs, the runs' comparison, About) opens inside the screen too.
+// WB_SCREENSHOTS=DIR saves a screenshot of the screen at each step, named after it and the screen size.
+
+#include <qcustomplot.h>
 
 #include <QAction>
 #include <QDockWidget>
@@ -15,7 +18,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
-#include <qcustomplot.h>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScreen>
@@ -77,7 +79,8 @@ QRect xScreen() {
 QRect xFrame(QWidget* window) {
   const QString id = QString::number(window->winId());
   const QString info = run(QStringLiteral("xwininfo"), {QStringLiteral("-id"), id});
-  const QString extents = run(QStringLiteral("xprop"), {QStringLiteral("-id"), id, QStringLiteral("_NET_FRAME_EXTENTS")});
+  const QString extents =
+      run(QStringLiteral("xprop"), {QStringLiteral("-id"), id, QStringLiteral("_NET_FRAME_EXTENTS")});
   const QRegularExpression numbers(QStringLiteral("=\\s*(\\d+),\\s*(\\d+),\\s*(\\d+),\\s*(\\d+)"));
   const auto m = numbers.match(extents);
   if (!m.hasMatch() || field(info, QStringLiteral("Width")) <= 0) return {};
@@ -85,10 +88,13 @@ QRect xFrame(QWidget* window) {
             bottom = m.captured(4).toInt();
   return {field(info, QStringLiteral("Absolute upper-left X")) - left,
           field(info, QStringLiteral("Absolute upper-left Y")) - top,
-          field(info, QStringLiteral("Width")) + left + right, field(info, QStringLiteral("Height")) + top + bottom};
+          field(info, QStringLiteral("Width")) + left + right,
+          field(info, QStringLiteral("Height")) + top + bottom};
 }
 
-QString screenName() { return qEnvironmentVariable("WB_SCREEN", QStringLiteral("screen")); }
+QString screenName() {
+  return qEnvironmentVariable("WB_SCREEN", QStringLiteral("screen"));
+}
 
 void shot(const QString& step) {
   const QString dir = qEnvironmentVariable("WB_SCREENSHOTS");
@@ -96,15 +102,16 @@ void shot(const QString& step) {
   QTest::qWait(300);  // the window manager and the charts' replot
   QScreen* screen = QGuiApplication::primaryScreen();
   const QPixmap pixmap = screen->grabWindow(0);
-  QVERIFY2(pixmap.save(dir + QStringLiteral("/screen-") + screenName() + QLatin1Char('-') + step + QStringLiteral(".png")),
+  QVERIFY2(pixmap.save(dir + QStringLiteral("/screen-") + screenName() + QLatin1Char('-') + step +
+                       QStringLiteral(".png")),
            qPrintable(dir));
 }
 
 // A helper's failed QVERIFY returns from the helper only: the test stops there too.
-#define CHECK(call)                             \
-  do {                                          \
-    call;                                       \
-    if (QTest::currentTestFailed()) return;     \
+#define CHECK(call)                         \
+  do {                                      \
+    call;                                   \
+    if (QTest::currentTestFailed()) return; \
   } while (false)
 
 QString describe(const QRect& r) {
@@ -143,14 +150,17 @@ class ScreenFitTest : public QObject {
     for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
       if (!dock->isVisible() || dock->visibleRegion().isEmpty()) continue;  // closed, or behind another's tab
       const QRect r(dock->mapTo(&window, QPoint(0, 0)), dock->size());
-      QVERIFY2(inside.contains(r), qPrintable(when + QStringLiteral(": the %1 dock at %2 is outside the window's %3")
-                                                         .arg(dock->windowTitle(), describe(r), describe(inside))));
-      QVERIFY2(r.width() >= 120 && r.height() >= 60, qPrintable(when + QStringLiteral(": the %1 dock is %2")
-                                                                        .arg(dock->windowTitle(), describe(r))));
+      QVERIFY2(inside.contains(r),
+               qPrintable(when + QStringLiteral(": the %1 dock at %2 is outside the window's %3")
+                                     .arg(dock->windowTitle(), describe(r), describe(inside))));
+      QVERIFY2(
+          r.width() >= 120 && r.height() >= 60,
+          qPrintable(when + QStringLiteral(": the %1 dock is %2").arg(dock->windowTitle(), describe(r))));
     }
     for (QToolBar* bar : window.findChildren<QToolBar*>()) {
       const QRect r(bar->mapTo(&window, QPoint(0, 0)), bar->size());
-      QVERIFY2(bar->isVisible() && inside.contains(r), qPrintable(when + QStringLiteral(": the toolbar is at %1").arg(describe(r))));
+      QVERIFY2(bar->isVisible() && inside.contains(r),
+               qPrintable(when + QStringLiteral(": the toolbar is at %1").arg(describe(r))));
       // Each of its buttons is on the toolbar, not folded away where a first-time user would not look.
       for (QAction* action : bar->actions()) {
         QWidget* button = bar->widgetForAction(action);
@@ -165,7 +175,8 @@ class ScreenFitTest : public QObject {
              qPrintable(when + QStringLiteral(": the tabs are at %1").arg(describe(tabs))));
     QVERIFY(window.statusBar()->isVisible());
     const QRect status(window.statusBar()->mapTo(&window, QPoint(0, 0)), window.statusBar()->size());
-    QVERIFY2(inside.contains(status), qPrintable(when + QStringLiteral(": the status bar is outside the window")));
+    QVERIFY2(inside.contains(status),
+             qPrintable(when + QStringLiteral(": the status bar is outside the window")));
     QVERIFY2(window.menuBar()->isVisible(), qPrintable(when));
   }
 
@@ -210,7 +221,8 @@ class ScreenFitTest : public QObject {
     QVERIFY(grid);
     qInfo("%s: the charts in %d column(s)", qPrintable(screenName()), grid->columns());
     CHECK(checkWindow(window, QStringLiteral("after a run")));
-    // Sharp at any scale: the charts draw into buffers of the screen's pixel density, the icons are drawn for it.
+    // Sharp at any scale: the charts draw into buffers of the screen's pixel density, the icons are drawn for
+    // it.
     const qreal ratio = window.devicePixelRatioF();
     for (QCustomPlot* plot : window.findChildren<QCustomPlot*>()) {
       if (plot->isVisible()) QCOMPARE(plot->bufferDevicePixelRatio(), ratio);
@@ -231,7 +243,8 @@ class ScreenFitTest : public QObject {
     CHECK(checkOnScreen(dialog, QStringLiteral("the compress pipeline dialog")));
     shot(QStringLiteral("03-compress-dialog"));
     dialog->validateNow();
-    QVERIFY2(dialog->okButton()->isEnabled(), dialog->issues().empty() ? "" : dialog->issues().front().message.c_str());
+    QVERIFY2(dialog->okButton()->isEnabled(),
+             dialog->issues().empty() ? "" : dialog->issues().front().message.c_str());
     QSignalSpy compressed(&window, &MainWindow::compressionEnded);
     QTest::mouseClick(dialog->okButton(), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(compressed.count(), 1, kRunTimeoutMs);
@@ -247,8 +260,9 @@ class ScreenFitTest : public QObject {
     const std::optional<ExportMenu::Target> target = exporter->selectedTarget();
     QVERIFY(target);
     QSignalSpy exported(exporter, &ExportMenu::modelExported);
-    QVERIFY(exporter->exportModelTo(*target, ExportFormat::TorchScript,
-                                    dir.filePath(ExportMenu::defaultFileName(*target, ExportFormat::TorchScript))));
+    QVERIFY(exporter->exportModelTo(
+        *target, ExportFormat::TorchScript,
+        dir.filePath(ExportMenu::defaultFileName(*target, ExportFormat::TorchScript))));
     QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, kRunTimeoutMs);
     QTRY_VERIFY(exporter->resultDialog() && exporter->resultDialog()->isVisible());
     QVERIFY(QTest::qWaitForWindowExposed(exporter->resultDialog()));
@@ -280,9 +294,11 @@ class ScreenFitTest : public QObject {
       dialog->close();
     };
     {
-      LrFinderDialog lr(experiment, [](double) { return true; }, &window);
+      LrFinderDialog lr(
+          experiment, [](double) { return true; }, &window);
       CHECK(checkDialog(&lr, QStringLiteral("the learning-rate finder")));
-      BatchSizeFinderDialog batch(experiment, [](int64_t) { return true; }, &window);
+      BatchSizeFinderDialog batch(
+          experiment, [](int64_t) { return true; }, &window);
       CHECK(checkDialog(&batch, QStringLiteral("the batch-size finder")));
       LrChangeDialog change(0.003, 12, &window);
       CHECK(checkDialog(&change, QStringLiteral("the learning-rate change")));

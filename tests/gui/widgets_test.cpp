@@ -1,7 +1,8 @@
 // The widgets every view uses to stay inside its screen: where a window goes (fittedGeometry: centred at its
-// preferred size where there is room, shrunk to the available area less the frame, a saved geometry moved inside,
-// a screen that does not start at 0, a minimum larger than the room), and the eliding label (a few characters of
-// minimum width whatever its text, cut with "…" and the whole text in the tooltip, rich text too).
+// preferred size where there is room, shrunk to the available area less the frame, a saved geometry moved
+// inside, a screen that does not start at 0, a minimum larger than the room), and the eliding label (a few
+// characters of minimum width whatever its text, cut with "…" and the whole text in the tooltip, rich text
+// too).
 
 #include <QHBoxLayout>
 #include <QtTest>
@@ -30,7 +31,11 @@ class WidgetsTest : public QObject {
     // A geometry saved on a bigger screen, on a second monitor to the right: moved and shrunk inside.
     const QRect second(1920, 0, 1280, 720);
     const QRect saved = fittedGeometry(QRect(2500, 300, 2400, 1500), QSize(), QSize(800, 500), second, frame);
-    QVERIFY2(second.contains(saved.adjusted(-8, -40, 8, 8)), qPrintable(QStringLiteral("%1,%2 %3x%4").arg(saved.x()).arg(saved.y()).arg(saved.width()).arg(saved.height())));
+    QVERIFY2(second.contains(saved.adjusted(-8, -40, 8, 8)), qPrintable(QStringLiteral("%1,%2 %3x%4")
+                                                                            .arg(saved.x())
+                                                                            .arg(saved.y())
+                                                                            .arg(saved.width())
+                                                                            .arg(saved.height())));
     QCOMPARE(saved.size(), QSize(1280 - 16, 720 - 48));
     // A saved geometry that fits stays where it was.
     QCOMPARE(fittedGeometry(QRect(2000, 100, 900, 500), QSize(), QSize(800, 500), second, frame),
@@ -45,8 +50,9 @@ class WidgetsTest : public QObject {
   void anElidingLabelNeverWidensItsWindowAndShowsItsWholeTextInTheTooltip() {
     QWidget window;
     auto* layout = new QHBoxLayout(&window);
-    const QString text = QStringLiteral("20261204-163009-tiny: pass 1 of 2: prune (01-prune), running · step 43 of 43, "
-                                        "loss 0.0123 and a long tail that no laptop screen holds in one line");
+    const QString text = QStringLiteral(
+        "20261204-163009-tiny: pass 1 of 2: prune (01-prune), running · step 43 of 43, "
+        "loss 0.0123 and a long tail that no laptop screen holds in one line");
     auto* label = new ElidingLabel(text, &window);
     auto* plain = new QLabel(text, &window);
     layout->addWidget(label);

@@ -35,7 +35,8 @@ inline torch::Tensor resized(const torch::Tensor& x, const Shape& shape) {
 // A layer list trained for `steps` Adam steps (lr 2e-3, batch 32) on the subset, from `seed`, as a float
 // artifact: trained weights and batch-norm statistics make output comparisons meaningful (not a net of
 // near-equal logits).
-inline ModelArtifact trainedArtifact(const nlohmann::json& layers, const Shape& shape, int steps, uint64_t seed) {
+inline ModelArtifact trainedArtifact(const nlohmann::json& layers, const Shape& shape, int steps,
+                                     uint64_t seed) {
   torch::manual_seed(seed);
   ModelConfig config;
   config.preset = "";

@@ -13,8 +13,8 @@ int main(int argc, char** argv) {
   const int result = RUN_ALL_TESTS();
   const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
   if (result != 0 || unit.skipped_test_count() == 0) return result;
-  std::printf("\n%d of %d cases skipped, so this executable reports itself skipped:\n", unit.skipped_test_count(),
-              unit.test_to_run_count());
+  std::printf("\n%d of %d cases skipped, so this executable reports itself skipped:\n",
+              unit.skipped_test_count(), unit.test_to_run_count());
   for (int i = 0; i < unit.total_test_suite_count(); ++i) {
     const ::testing::TestSuite& suite = *unit.GetTestSuite(i);
     for (int j = 0; j < suite.total_test_count(); ++j) {

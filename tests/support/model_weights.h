@@ -45,7 +45,8 @@ inline double maxWeightDifference(const std::string& a, const std::string& b) {
       ADD_FAILURE() << name << " missing in " << b;
       continue;
     }
-    worst = std::max(worst, (t.to(torch::kFloat64) - second.at(name).to(torch::kFloat64)).abs().max().item<double>());
+    worst = std::max(
+        worst, (t.to(torch::kFloat64) - second.at(name).to(torch::kFloat64)).abs().max().item<double>());
   }
   return worst;
 }

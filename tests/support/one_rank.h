@@ -1,7 +1,7 @@
 #pragma once
-// One rank's loop (trainRank) on the experiment's first device with the given step parts, built as TrainingRun
-// builds it (seed, data, model, optimizer, schedule, loss scaler for train.amp fp16), without a run folder: for
-// tests that look inside a step.
+// One rank's loop (trainRank) on the experiment's first device with the given step parts, built as
+// TrainingRun builds it (seed, data, model, optimizer, schedule, loss scaler for train.amp fp16), without a
+// run folder: for tests that look inside a step.
 
 #include <mutex>
 #include <string>
@@ -56,8 +56,9 @@ RankRun trainOneRank(const Experiment& e, MakeParts&& make_parts) {
   });
   TrainingControl control;
   const StepParts parts = make_parts(run);
-  RankSetup setup{e, data, *model, *optimizer, schedule, plan, device, events, control, scaler, nullptr,
-                  [](const RankProgress&) {}, parts, nullptr, {}};
+  RankSetup setup{e,      data,    *model,  *optimizer, schedule, plan,
+                  device, events,  control, scaler,     nullptr,  [](const RankProgress&) {},
+                  parts,  nullptr, {}};
   run.outcome = trainRank(setup);
   events.flush();
   run.loss_scale = scaler.currentScale();

@@ -1,7 +1,8 @@
 #pragma once
-// The tests' independent readers from PyPI (onnxruntime, tensorboard, safetensors), in the virtual environment
-// .venv/ that scripts/setup.sh makes from scripts/requirements-test.txt. The README's test command installs
-// them, so a test that needs them and finds none fails, saying how to get them; it never skips.
+// The tests' independent readers from PyPI (onnxruntime, tensorboard, safetensors), in the virtual
+// environment .venv/ that scripts/setup.sh makes from scripts/requirements-test.txt. The README's test
+// command installs them, so a test that needs them and finds none fails, saying how to get them; it never
+// skips.
 //
 // WB_TEST_CPU_EMULATOR (environment), e.g. "qemu-x86_64 -cpu EPYC-Rome", runs each Python tool under that
 // emulator: the test_export_avx2 ctest entry runs the int8 tests and ONNX Runtime on an emulated AVX2 CPU.
@@ -14,7 +15,9 @@
 
 namespace wb::test {
 
-inline std::string venvPython() { return std::string(WB_SOURCE_DIR) + "/.venv/bin/python"; }
+inline std::string venvPython() {
+  return std::string(WB_SOURCE_DIR) + "/.venv/bin/python";
+}
 
 // "" when the environment is there; otherwise the failure message.
 inline std::string pypiToolsMissing() {

@@ -46,8 +46,8 @@ inline std::string writeSyntheticRun(const std::string& runs_dir, const Syntheti
   if (i % 9 == 4) e.name = "sweep-" + std::to_string(i);  // some named by hand, the rest after model and data
 
   char stamp[40];
-  std::snprintf(stamp, sizeof(stamp), "2026%02d%02d-%02d%02d%02d", 1 + (i / 600) % 12, 1 + (i / 24) % 28, i % 24,
-                (i * 7) % 60, (i * 13) % 60);
+  std::snprintf(stamp, sizeof(stamp), "2026%02d%02d-%02d%02d%02d", 1 + (i / 600) % 12, 1 + (i / 24) % 28,
+                i % 24, (i * 7) % 60, (i * 13) % 60);
   const fs::path folder = fs::path(runs_dir) / (std::string(stamp) + "-" + experimentRunName(e));
   fs::create_directories(folder);
   std::ofstream(folder / "experiment.json") << experimentToJson(e).dump(2) << "\n";
@@ -105,7 +105,8 @@ inline std::string writeSyntheticRun(const std::string& runs_dir, const Syntheti
   }
   RunRecord record = addRunFolder(runs_dir, folder.string());
   if (i % 6 == 1) {
-    updateRunInfo(runs_dir, folder.string(), RunInfo{record.name, {i % 12 == 1 ? "baseline" : "lr-sweep"}, ""});
+    updateRunInfo(runs_dir, folder.string(),
+                  RunInfo{record.name, {i % 12 == 1 ? "baseline" : "lr-sweep"}, ""});
   }
   return folder.string();
 }

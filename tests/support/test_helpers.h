@@ -3,12 +3,12 @@
 // (unity build) without two files defining the same name.
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,10 +16,12 @@
 #include "workbench/errors.h"
 
 // CPU ranks train through c10d's Gloo process group, which a LibTorch has only with gloo's headers beside it
-// (Debian: libgloo-dev; pip's torch wheel ships none). Tests of CPU data parallel skip with this reason there, and
-// tests/CMakeLists.txt gives them a ctest entry of their own, so ctest reports them skipped and the rest passed.
-#define WB_NO_GLOO_REASON                                                                                    \
-  "this LibTorch has no Gloo (pip's torch wheel ships no gloo headers), so CPU ranks cannot train here; the " \
+// (Debian: libgloo-dev; pip's torch wheel ships none). Tests of CPU data parallel skip with this reason
+// there, and tests/CMakeLists.txt gives them a ctest entry of their own, so ctest reports them skipped and
+// the rest passed.
+#define WB_NO_GLOO_REASON                                                                                 \
+  "this LibTorch has no Gloo (pip's torch wheel ships no gloo headers), so CPU ranks cannot train here; " \
+  "the "                                                                                                  \
   "Debian build (LibTorch 1.13 with libgloo-dev) tests data parallel on CPUs"
 
 namespace wb::test {
@@ -27,7 +29,9 @@ namespace wb::test {
 // Fashion-MNIST's image shape (channels, height, width).
 inline const std::vector<int64_t> kFashionImage = {1, 28, 28};
 
-inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // A whole file's bytes.
 inline std::string readBytes(const std::string& file) {
@@ -37,7 +41,9 @@ inline std::string readBytes(const std::string& file) {
 }
 
 // One of the installed Fashion-MNIST files, by name.
-inline std::string fashionFile(const std::string& name) { return std::string(WB_FASHION_MNIST_DIR) + "/" + name; }
+inline std::string fashionFile(const std::string& name) {
+  return std::string(WB_FASHION_MNIST_DIR) + "/" + name;
+}
 
 // A fixture of tests/fixtures/ (made by python3-torch), parsed.
 inline nlohmann::json loadFixture(const std::string& file) {

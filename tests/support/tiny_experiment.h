@@ -2,9 +2,8 @@
 // The smallest experiment that trains for real: 512 synthetic 1x8x8 samples in 4 classes, the MLP, batch 32,
 // one thread on the CPU — a step takes about a millisecond, a two-epoch run well under a second.
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace wb::test {
 

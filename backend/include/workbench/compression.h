@@ -47,7 +47,7 @@ class CompressionRun {
   void start();
   void requestStop();  // the pass in flight writes a checkpoint after its current step, then the run ends
   bool isRunning() const;
-  void wait();  // never from a UI thread
+  void wait();                       // never from a UI thread
   CompressionReport report() const;  // valid after the worker ended
 
  private:
@@ -57,7 +57,8 @@ class CompressionRun {
 
 CompressionReport compressBlocking(const CompressRequest& request, const CompressionRun::EventSink& sink);
 
-// compress.json of a run folder read back (the window's Compression view); empty when there is none. No Torch.
+// compress.json of a run folder read back (the window's Compression view); empty when there is none. No
+// Torch.
 std::vector<ArtifactFigures> readCompressionReport(const std::string& run_dir);
 
 // The test split's loss and accuracy of one artifact ("compressed/02-quantize") of a run. Throws

@@ -1,7 +1,8 @@
 #pragma once
-// What an experiment's data look like before it trains: the classes with their sample counts, the shape the model
-// gets, the loader's workers, and a few training samples after preprocessing (what the model will see, augmentation
-// included) as 8-bit pixels. The window's Data tab shows it; `workbench-cli check` prints it. Plain C++.
+// What an experiment's data look like before it trains: the classes with their sample counts, the shape the
+// model gets, the loader's workers, and a few training samples after preprocessing (what the model will see,
+// augmentation included) as 8-bit pixels. The window's Data tab shows it; `workbench-cli check` prints it.
+// Plain C++.
 
 #include <cstdint>
 #include <string>
@@ -21,15 +22,15 @@ struct PreviewSample {
 };
 
 struct DataPreview {
-  std::string dataset;                  // data.dataset
-  std::string source;                   // the folder or file read
+  std::string dataset;  // data.dataset
+  std::string source;   // the folder or file read
   std::vector<std::string> class_names;
-  std::vector<int64_t> class_counts;    // files per class (image folders: training folder); empty when unknown
-  std::vector<int64_t> sample_shape;    // what the model gets, without the batch dimension
-  int64_t train_samples = 0;            // before data.limit and the validation share
-  std::string preprocessing;            // "Resize(256), CenterCrop(224); training: RandomResizedCrop(224), ..."
-  std::string loader;                   // "2 workers, 2 batches prefetched"
-  std::vector<PreviewSample> samples;   // image folders: one per class, up to the count asked for
+  std::vector<int64_t> class_counts;  // files per class (image folders: training folder); empty when unknown
+  std::vector<int64_t> sample_shape;  // what the model gets, without the batch dimension
+  int64_t train_samples = 0;          // before data.limit and the validation share
+  std::string preprocessing;          // "Resize(256), CenterCrop(224); training: RandomResizedCrop(224), ..."
+  std::string loader;                 // "2 workers, 2 batches prefetched"
+  std::vector<PreviewSample> samples;  // image folders: one per class, up to the count asked for
 };
 
 // Throws UserError / DataError naming what cannot be read, as a run would.

@@ -39,16 +39,17 @@ struct ClassificationFigures {
 
 // The figures of a set of predictions. `truth` and `predicted` hold class indices in [0, class_names.size());
 // throws std::invalid_argument when their sizes differ or an index is out of range.
-ClassificationFigures classificationFigures(const std::vector<int64_t>& truth, const std::vector<int64_t>& predicted,
+ClassificationFigures classificationFigures(const std::vector<int64_t>& truth,
+                                            const std::vector<int64_t>& predicted,
                                             const std::vector<std::string>& class_names);
 
 // A test sample the model got wrong, with the image as the model saw it: the test split's pixels after the
 // same loading (and before normalization), so a thumbnail shows what was classified.
 struct MisclassifiedSample {
-  int64_t index = 0;       // position in the test split (the dataset's test file order)
+  int64_t index = 0;  // position in the test split (the dataset's test file order)
   int64_t truth = 0;
   int64_t predicted = 0;
-  double confidence = 0;   // softmax probability of the predicted class
+  double confidence = 0;         // softmax probability of the predicted class
   double truth_probability = 0;  // softmax probability the model gave the true class
   std::string file;  // the image file it was read from (image folders); empty for datasets held in memory
   // Interleaved 8-bit pixels, row by row: height x width x channels (1 gray, 3 RGB). Empty when the samples
@@ -63,8 +64,8 @@ struct EvaluationReport {
   std::string run_dir;
   std::string model;  // "" for the run's model.pt; else the artifact ("compressed/02-quantize")
   std::string note;   // "" for a trained model; else which step a part-trained one is from (allow_unfinished)
-  std::string dataset;  // "Fashion-MNIST"
-  double loss = 0;      // mean cross-entropy over the test split
+  std::string dataset;            // "Fashion-MNIST"
+  double loss = 0;                // mean cross-entropy over the test split
   ClassificationFigures figures;  // figures.accuracy is the test accuracy
   std::vector<std::string> class_names;
   // The most confident mistakes first (highest softmax probability of the wrong class), at most
@@ -76,7 +77,8 @@ struct EvaluationReport {
 struct EvaluationOptions {
   std::string model;  // "" for model.pt, or an artifact of the run ("compressed/02-quantize")
   int64_t max_misclassified = 48;
-  // The run's own model of a run that did not finish: refused unless set (then EvaluationReport::note says so).
+  // The run's own model of a run that did not finish: refused unless set (then EvaluationReport::note says
+  // so).
   bool allow_unfinished = false;
   // Called on the evaluating thread after each batch with samples done and the total; keep it short.
   std::function<void(int64_t done, int64_t total)> progress;
@@ -91,7 +93,8 @@ class EvaluationCancelled : public std::exception {
 
 // Loads the run's experiment, its test split and its model (or the artifact), and evaluates every test sample
 // in eval mode on the run's first device when this machine has it, else the CPU. Throws wb::UserError for a
-// folder that is not a finished run or a missing artifact, naming what to do. Blocks: call it off the UI thread.
+// folder that is not a finished run or a missing artifact, naming what to do. Blocks: call it off the UI
+// thread.
 EvaluationReport evaluateRunDetailed(const std::string& run_dir, const EvaluationOptions& options = {});
 
 }  // namespace wb

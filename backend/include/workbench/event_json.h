@@ -2,9 +2,8 @@
 // Events as JSON objects: one line each in a run's metrics.jsonl, and `--json` output of the CLI.
 // Reading them back lets the window plot a past run from its folder.
 
-#include <optional>
-
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 
 #include "workbench/events.h"
 

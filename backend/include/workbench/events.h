@@ -23,11 +23,11 @@ struct DeviceMetrics {
 };
 
 struct StepMetrics {
-  int64_t step = 0;            // optimizer steps done
-  int64_t epoch = 0;           // 1-based epoch in progress
-  double epoch_fraction = 0;   // 0..1 within the epoch
-  int64_t total_steps = 0;     // planned optimizer steps for the whole run
-  double loss = 0;             // mean training loss over the window
+  int64_t step = 0;           // optimizer steps done
+  int64_t epoch = 0;          // 1-based epoch in progress
+  double epoch_fraction = 0;  // 0..1 within the epoch
+  int64_t total_steps = 0;    // planned optimizer steps for the whole run
+  double loss = 0;            // mean training loss over the window
   double lr = 0;
   double samples_per_sec = 0;
   double data_ms = 0;       // mean per step: waiting for the next batch
@@ -36,7 +36,8 @@ struct StepMetrics {
   double data_wait_fraction = 0;
   double grad_norm = -1;  // total norm before clipping when clipping is on; -1 when not measured
   // Mixed precision (train.amp fp16): the loss scale after this window, and how many optimizer steps were
-  // skipped because a gradient was inf/NaN (cumulative, and within this window). loss_scale -1 when no scaler.
+  // skipped because a gradient was inf/NaN (cumulative, and within this window). loss_scale -1 when no
+  // scaler.
   double loss_scale = -1;
   int64_t skipped_steps = 0;
   int64_t nonfinite_steps_in_window = 0;
@@ -76,12 +77,12 @@ struct LogLine {
 };
 
 enum class ErrorKind {
-  BadInput,      // the experiment or the data: the user can fix it
+  BadInput,           // the experiment or the data: the user can fix it
   ExperimentChanged,  // a resume refused: the run's experiment.json changed since its checkpoint (force it)
-  OutOfMemory,   // host or device memory
-  NonFinite,     // the loss became NaN or infinite
-  Device,        // a missing or failing device
-  Internal,      // anything else
+  OutOfMemory,        // host or device memory
+  NonFinite,          // the loss became NaN or infinite
+  Device,             // a missing or failing device
+  Internal,           // anything else
 };
 
 struct RunError {
@@ -126,13 +127,13 @@ struct ArtifactFigures {
   int64_t nonzero_parameters = 0;  // those not exactly zero
   int64_t size_bytes = 0;          // the artifact's weight file on disk
   int64_t flops_per_sample = 0;
-  double latency_ms_batch1 = -1;   // median CPU forward time at batch 1, after warm-up, threads fixed
+  double latency_ms_batch1 = -1;  // median CPU forward time at batch 1, after warm-up, threads fixed
   double latency_ms_batch64 = -1;
   // The original's latency measured in the same session as this artifact's: speedups divide these, so an
   // artifact measured on a busier or quieter day is still compared fairly.
   double baseline_latency_ms_batch1 = -1;
   double baseline_latency_ms_batch64 = -1;
-  std::string weights_dtype;  // "float32" or "int8"
+  std::string weights_dtype;              // "float32" or "int8"
   std::vector<std::string> float_layers;  // layers an int8 pass left in float (no int8 kernel), with why
 };
 
@@ -140,9 +141,9 @@ struct ArtifactFigures {
 struct CompressionStage {
   int64_t pass_index = 0;  // 1-based
   int64_t pass_count = 0;
-  std::string pass;        // prune | finetune | distill | quantize
-  std::string state;       // started | resumed | finished | reused
-  std::string artifact;    // the artifact the pass writes ("01-prune")
+  std::string pass;      // prune | finetune | distill | quantize
+  std::string state;     // started | resumed | finished | reused
+  std::string artifact;  // the artifact the pass writes ("01-prune")
 };
 
 // A change a person made to a live run (the window's Run menu, `workbench-cli control`, a signal), taken at a

@@ -1,12 +1,12 @@
 #pragma once
-// The example experiments a user starts from (resources/examples, installed to share/torch-workbench/examples):
-// File ▸ New from Example in the window, `workbench-cli examples` and `--example NAME` in the CLI.
+// The example experiments a user starts from (resources/examples, installed to
+// share/torch-workbench/examples): File ▸ New from Example in the window, `workbench-cli examples` and
+// `--example NAME` in the CLI.
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace wb {
 
@@ -25,9 +25,9 @@ std::vector<ExampleInfo> listExamples(const std::string& dir = {});
 std::optional<ExampleInfo> findExample(const std::string& id, const std::vector<ExampleInfo>& examples);
 
 // The example's experiment document with its relative paths (data.path, data.test_path, model.torchscript)
-// made absolute against the example's folder: experiment paths are relative to the working folder, and this way
-// the example trains from anywhere and a copy saved elsewhere still finds its data. Throws UserError when the
-// file cannot be read.
+// made absolute against the example's folder: experiment paths are relative to the working folder, and this
+// way the example trains from anywhere and a copy saved elsewhere still finds its data. Throws UserError when
+// the file cannot be read.
 nlohmann::json loadExampleDocument(const ExampleInfo& example);
 
 }  // namespace wb

@@ -4,10 +4,9 @@
 // No Torch here: the GUI and the CLI include this header.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace wb {
 
@@ -24,7 +23,8 @@ struct ImageConfig {
   int64_t resize = 0;    // Resize(int): the shorter side becomes this (bilinear, antialiased); 0 = as stored
   int64_t crop = 0;      // CenterCrop for evaluation, RandomResizedCrop's size for training; 0 = none
   int64_t channels = 3;  // 3: convert("RGB"); 1: convert("L")
-  std::string bad_files = "error";  // error | skip (a file that cannot be read is left out, counted and listed)
+  std::string bad_files =
+      "error";  // error | skip (a file that cannot be read is left out, counted and listed)
   // JPEGs decoded at 1/2, 1/4 or 1/8 scale when that still covers max(resize, crop), as Pillow's Image.draft:
   // several times less decoding, other pixels than torchvision's loader gives (so off unless asked for)
   bool jpeg_draft = false;
@@ -32,21 +32,22 @@ struct ImageConfig {
 
 struct DataConfig {
   std::string dataset = "fashion-mnist";  // fashion-mnist | mnist | cifar10 | csv | image_folder | synthetic
-  std::string path;  // folder (idx, cifar10, image_folder) or file (csv); empty = the dataset's default
-  int64_t limit = 0;                      // use only the first N training samples; 0 = all
-  double val_fraction = 0.1;              // share of the training split held out for validation
+  std::string path;   // folder (idx, cifar10, image_folder) or file (csv); empty = the dataset's default
+  int64_t limit = 0;  // use only the first N training samples; 0 = all
+  double val_fraction = 0.1;     // share of the training split held out for validation
   bool augment_enabled = false;  // off unless asked for, as in PyTorch (no transform unless one is written)
   AugmentConfig augment;
   int64_t prefetch = 2;  // batches prepared ahead of the step (the loader's bounded queue)
   // image_folder
   ImageConfig images;
-  int64_t workers = 2;  // threads that read, decode and augment batches (num_workers); 0 = the training thread
-  // workers: every transform on the workers; device: the workers stop at uint8 pixels, the random crop, flip and
-  // normalization run on the training device after the copy (a quarter of the bytes travel)
+  int64_t workers =
+      2;  // threads that read, decode and augment batches (num_workers); 0 = the training thread
+  // workers: every transform on the workers; device: the workers stop at uint8 pixels, the random crop, flip
+  // and normalization run on the training device after the copy (a quarter of the bytes travel)
   std::string augment_on = "workers";
   // csv
   std::string label_column = "label";
-  std::string test_path;       // csv, image_folder: a separate test file or folder; else test_fraction of path
+  std::string test_path;  // csv, image_folder: a separate test file or folder; else test_fraction of path
   double test_fraction = 0.2;  // csv, image_folder
   // synthetic
   int64_t synthetic_samples = 2048;
@@ -55,9 +56,9 @@ struct DataConfig {
 };
 
 struct ModelConfig {
-  std::string preset = "cnn";      // mlp | cnn | resnet | vit; empty when layers or torchscript is given
-  nlohmann::json layers;           // a list of typed layers (see docs/experiment.md); null when unused
-  std::string torchscript;         // path to a .pt file made with torch.jit.script/trace
+  std::string preset = "cnn";  // mlp | cnn | resnet | vit; empty when layers or torchscript is given
+  nlohmann::json layers;       // a list of typed layers (see docs/experiment.md); null when unused
+  std::string torchscript;     // path to a .pt file made with torch.jit.script/trace
 };
 
 struct OptimizerConfig {
@@ -72,7 +73,8 @@ struct OptimizerConfig {
   double beta2 = 0.999;
   double eps = 1e-8;
   double alpha = 0.99;  // rmsprop smoothing constant
-  bool decay_bias_and_norm = true;  // true, as torch: every parameter; false: biases and norm weights get none
+  bool decay_bias_and_norm =
+      true;           // true, as torch: every parameter; false: biases and norm weights get none
   bool fused = true;  // adam, adamw: one pass per parameter on CPU float32 (optim/fused_adam.h)
 };
 
@@ -107,7 +109,7 @@ struct ScheduleConfig {
 struct EarlyStoppingConfig {
   bool enabled = false;
   std::string metric = "val_loss";  // val_loss | val_accuracy
-  int64_t patience = 3;            // validations without improvement before stopping
+  int64_t patience = 3;             // validations without improvement before stopping
   double min_delta = 0.0;
 };
 
@@ -120,10 +122,10 @@ struct TrainConfig {
   std::string amp = "off";      // off | bf16 | fp16
   // Several entries = data parallel, one rank per entry ("cpu:2" in the file is two CPU ranks).
   std::vector<std::string> devices = {"cpu"};
-  double bucket_mb = 25.0;        // data parallel: gradients are allreduced in buckets of about this size
-  bool sync_batchnorm = false;    // data parallel: batch norm statistics over the global batch
+  double bucket_mb = 25.0;            // data parallel: gradients are allreduced in buckets of about this size
+  bool sync_batchnorm = false;        // data parallel: batch norm statistics over the global batch
   double collective_timeout = 300.0;  // seconds a rank waits for the others before the run fails
-  int64_t threads = 0;  // 0 = one per core
+  int64_t threads = 0;                // 0 = one per core
   int64_t blas_threads = 0;  // OpenBLAS's threads; 0 = chosen so the two pools do not oversubscribe the cores
   // CUDA fast paths (no effect on the CPU); docs/experiment.md says what each one does
   bool cudnn_benchmark = true;  // cuDNN times its convolution algorithms on first use and keeps the fastest
@@ -141,26 +143,28 @@ struct TrainConfig {
   EarlyStoppingConfig early_stopping;
 };
 
-// One pass of a compression pipeline (an item of `compress.passes`; docs/experiment.md has every key). Only the
-// keys of its type are read and written; the others keep their defaults.
+// One pass of a compression pipeline (an item of `compress.passes`; docs/experiment.md has every key). Only
+// the keys of its type are read and written; the others keep their defaults.
 struct CompressPassConfig {
   std::string type = "prune";  // prune | finetune | distill | quantize
   // prune
   std::string method = "unstructured";  // unstructured (single weights) | structured (whole channels/neurons)
   double amount = 0.5;                  // share of the selected weights (or channels) removed, in (0, 1)
-  std::string scope = "global";         // unstructured: global (one threshold across layers) | layer (each layer)
-  std::string norm = "l1";              // structured: l1 | l2 norm of a conv filter / linear neuron
+  std::string scope = "global";  // unstructured: global (one threshold across layers) | layer (each layer)
+  std::string norm = "l1";       // structured: l1 | l2 norm of a conv filter / linear neuron
   std::vector<std::string> layer_types = {"conv2d", "linear"};  // which layer types are pruned
-  std::vector<std::string> layers;  // only these parameter-name prefixes ("layers.3"); empty = every layer of the types
+  std::vector<std::string>
+      layers;  // only these parameter-name prefixes ("layers.3"); empty = every layer of the types
   bool prune_output_layer = false;  // the last linear layer (one output per class) is left alone unless true
   std::string schedule = "one_shot";  // unstructured: one_shot | gradual (cubic, over the pass's fine-tuning)
   // Passes that train: prune (fine-tuning with the masks), finetune, distill, quantize with mode qat.
-  int64_t epochs = 0;  // prune 0 = no fine-tuning; finetune, distill and qat need >= 1
+  int64_t epochs = 0;     // prune 0 = no fine-tuning; finetune, distill and qat need >= 1
   int64_t max_steps = 0;  // 0 = the epochs decide
   double lr = 0;          // 0 = a tenth of optimizer.lr
   // distill
-  std::string teacher = "original";  // "original" (the run's own model), a run folder, a checkpoint or a .pt file
-  nlohmann::json student;            // a model section ({"preset": "mlp"}, {"layers": [...]}); null = the artifact
+  std::string teacher =
+      "original";          // "original" (the run's own model), a run folder, a checkpoint or a .pt file
+  nlohmann::json student;  // a model section ({"preset": "mlp"}, {"layers": [...]}); null = the artifact
   double temperature = 4.0;
   double alpha = 0.9;  // weight of the soft (teacher) loss; 1 - alpha weighs cross-entropy on the labels
   // quantize
@@ -172,7 +176,7 @@ struct CompressPassConfig {
 
 struct CompressConfig {
   std::vector<CompressPassConfig> passes;
-  int64_t latency_runs = 20;  // timed forward passes per batch size (the median is reported), after warm-up
+  int64_t latency_runs = 20;    // timed forward passes per batch size (the median is reported), after warm-up
   int64_t latency_threads = 0;  // threads while timing; 0 = train.threads (0 = one per core)
 };
 

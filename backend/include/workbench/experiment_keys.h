@@ -1,8 +1,8 @@
 #pragma once
 // The experiment file's keys, for the front ends, read from the one schema the parser, the writer and `--set`
-// walk (so a form or list built from this cannot drift from what the file accepts): each key's path as the file
-// and `--set` spell it, the kind of value it takes, its default, the words it takes when it takes one of a set,
-// and when it matters. Plain C++: no JSON type, no Torch.
+// walk (so a form or list built from this cannot drift from what the file accepts): each key's path as the
+// file and `--set` spell it, the kind of value it takes, its default, the words it takes when it takes one of
+// a set, and when it matters. Plain C++: no JSON type, no Torch.
 
 #include <string>
 #include <vector>
@@ -18,8 +18,8 @@ enum class ExperimentKeyKind {
   Layers,  // model.layers: a list of layer objects, checked by the model module
 };
 
-// When a key matters: while the key at `path` holds one of `values` or, `negated`, none of them. The file accepts
-// the key either way (it has no effect then): a form hides it, `keys` says when it applies.
+// When a key matters: while the key at `path` holds one of `values` or, `negated`, none of them. The file
+// accepts the key either way (it has no effect then): a form hides it, `keys` says when it applies.
 struct ExperimentKeyCondition {
   std::string path;  // "optimizer.name"; empty: the key always matters
   std::vector<std::string> values;
@@ -34,8 +34,8 @@ struct ExperimentKeyCondition {
 struct ExperimentKey {
   std::string path;  // "train.batch_size"
   ExperimentKeyKind kind = ExperimentKeyKind::String;
-  std::string default_value;  // as the file spells it (JSON text): "128", "\"cosine\"", "[0.9,0.999]"
-  std::vector<std::string> choices;      // the words a String key takes, in a chooser's order; empty: any text
+  std::string default_value;         // as the file spells it (JSON text): "128", "\"cosine\"", "[0.9,0.999]"
+  std::vector<std::string> choices;  // the words a String key takes, in a chooser's order; empty: any text
   ExperimentKeyCondition applies_when;  // a section's condition holds for every key in it
 };
 

@@ -22,13 +22,14 @@ struct ExportRequest {
   std::string artifact;  // "" = the run's trained model; else "compressed/NN-<pass>" (relative to run_dir)
   ExportFormat format = ExportFormat::TorchScript;
   std::string out;  // the file to write; replaced atomically (an existing file is never left half written)
-  // The run's own model of a run that did not finish (interrupted, or no summary): refused unless this is set;
-  // then exported, and ExportResult::note says which step it is from.
+  // The run's own model of a run that did not finish (interrupted, or no summary): refused unless this is
+  // set; then exported, and ExportResult::note says which step it is from.
   bool allow_unfinished = false;
 };
 
 struct ExportResult {
-  std::string note;  // "" for a trained model; else what the model is ("the run is interrupted at step 45 ...")
+  std::string
+      note;  // "" for a trained model; else what the model is ("the run is interrupted at step 45 ...")
   std::string file;
   int64_t bytes = 0;
   double seconds = 0;
@@ -36,9 +37,10 @@ struct ExportResult {
   std::string cpp_snippet;     // ... and in C++
 };
 
-// Writes the file. Throws wb::UserError (nothing written) when the run or artifact is missing or damaged, when
-// the run failed or (without allow_unfinished) did not finish, or when the format cannot express a layer (naming the layer and the formats that can take it). `progress`
-// (optional) hears 0..1 as the work advances; it is called on the calling thread.
+// Writes the file. Throws wb::UserError (nothing written) when the run or artifact is missing or damaged,
+// when the run failed or (without allow_unfinished) did not finish, or when the format cannot express a layer
+// (naming the layer and the formats that can take it). `progress` (optional) hears 0..1 as the work advances;
+// it is called on the calling thread.
 ExportResult exportModel(const ExportRequest& request, const std::function<void(double)>& progress = {});
 
 // Whether this build can write `format` ("" when it can; else why not, e.g. built without ONNX).

@@ -14,8 +14,8 @@ std::string executableDir();
 // examples when it exists, else the source tree's resources/examples; "" when none of them exists.
 std::string examplesDir();
 
-// The command-line tool, which works a run queue in its own process (the window starts it so that a queue goes
-// on after the window closes): TORCH_WORKBENCH_CLI when set, else workbench-cli beside the executable
+// The command-line tool, which works a run queue in its own process (the window starts it so that a queue
+// goes on after the window closes): TORCH_WORKBENCH_CLI when set, else workbench-cli beside the executable
 // (installed), else in a build tree's cli/ beside its gui/ or tests/; "" when none exists.
 std::string cliExecutable();
 

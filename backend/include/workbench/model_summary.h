@@ -1,7 +1,7 @@
 #pragma once
-// The model an experiment describes, layer by layer, computed without training and without allocating weights:
-// what each layer outputs, its parameters and its forward FLOPs. The run log prints the same table when a run
-// starts; the window shows it as the experiment is edited. Plain C++.
+// The model an experiment describes, layer by layer, computed without training and without allocating
+// weights: what each layer outputs, its parameters and its forward FLOPs. The run log prints the same table
+// when a run starts; the window shows it as the experiment is edited. Plain C++.
 
 #include <cstdint>
 #include <string>
@@ -12,9 +12,10 @@
 namespace wb {
 
 struct ModelSummaryRow {
-  std::string name;    // the state-dict prefix of the layer ("3", "3.layers.0"); a parameter's name for TorchScript
-  std::string type;    // the layer type ("conv2d"); "parameter" for a TorchScript model's rows
-  int depth = 0;       // 0 for the model's own layers, 1 inside a residual's branches, ...
+  std::string
+      name;  // the state-dict prefix of the layer ("3", "3.layers.0"); a parameter's name for TorchScript
+  std::string type;            // the layer type ("conv2d"); "parameter" for a TorchScript model's rows
+  int depth = 0;               // 0 for the model's own layers, 1 inside a residual's branches, ...
   std::vector<int64_t> shape;  // the layer's output for one sample; a TorchScript parameter's own shape
   int64_t parameters = 0;      // trainable parameters (a residual's include its branches')
   bool trainable = true;       // TorchScript parameters may be frozen (requires_grad false)

@@ -5,10 +5,9 @@
 // (workbench-cli control writes them). Plain C++: the window and the CLI include this without Torch.
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace wb {
 
@@ -33,12 +32,13 @@ std::string checkLrChange(const LrChange& change);
 struct ControlRequest {
   enum class Kind { LrScale, LrConstant, StopAfterEpoch, Stop, Checkpoint };
   Kind kind = Kind::Checkpoint;
-  double value = 0;        // LrScale: the factor; LrConstant: the learning rate
-  int64_t at_step = -1;    // LR changes: LrChange::from_step
+  double value = 0;      // LrScale: the factor; LrConstant: the learning rate
+  int64_t at_step = -1;  // LR changes: LrChange::from_step
   std::string source = "workbench-cli control";
 };
 
-const char* toString(ControlRequest::Kind kind);  // "lr_scale", "lr", "stop_after_epoch", "stop", "checkpoint"
+const char* toString(
+    ControlRequest::Kind kind);  // "lr_scale", "lr", "stop_after_epoch", "stop", "checkpoint"
 nlohmann::json controlRequestToJson(const ControlRequest& request);
 // nullopt and `problem` set when the object is not a valid request.
 std::optional<ControlRequest> controlRequestFromJson(const nlohmann::json& j, std::string& problem);

@@ -15,14 +15,15 @@ namespace wb {
 struct RunHistory {
   std::string run_dir;
   Experiment experiment;
-  // The keys of `experiment` at their default value (workbench/experiment_defaults.h): what a comparison marks
+  // The keys of `experiment` at their default value (workbench/experiment_defaults.h): what a comparison
+  // marks
   // "(default)". Sorted paths such as "optimizer.momentum"; lists are whole keys ("optimizer.betas").
   std::vector<std::string> defaulted_keys;
   std::vector<StepMetrics> steps;
   std::vector<EpochMetrics> epochs;
   std::vector<LogLine> logs;
   std::vector<ControlApplied> controls;  // live changes (learning rate, stop after epoch), in step order
-  std::optional<RunSummary> summary;  // absent while running or after a crash
+  std::optional<RunSummary> summary;     // absent while running or after a crash
   uint64_t metrics_bytes = 0;  // how much of metrics.jsonl was read (whole lines): where following it goes on
 };
 
@@ -39,8 +40,8 @@ struct RunHistoryTail {
   std::vector<ControlApplied> controls;
   uint64_t metrics_bytes = 0;  // the offset to read from next time
   bool ended = false;
-  // metrics.jsonl is shorter than `offset`: the run was resumed from a checkpoint, which cuts its log back to it.
-  // Nothing was read: read the history again from the start.
+  // metrics.jsonl is shorter than `offset`: the run was resumed from a checkpoint, which cuts its log back to
+  // it. Nothing was read: read the history again from the start.
   bool rewound = false;
 };
 RunHistoryTail readRunHistoryTail(const std::string& run_dir, uint64_t offset);

@@ -1,6 +1,6 @@
 #pragma once
-// The run index: an SQLite database (runs_dir/runs.sqlite, WAL) that lists every run started under a runs_dir.
-// The engine writes it; the CLI's `runs` commands and the window's runs browser read it. Plain C++.
+// The run index: an SQLite database (runs_dir/runs.sqlite, WAL) that lists every run started under a
+// runs_dir. The engine writes it; the CLI's `runs` commands and the window's runs browser read it. Plain C++.
 
 #include <cstdint>
 #include <optional>
@@ -26,14 +26,14 @@ struct RunRecord {
   int64_t pid = 0;  // of the process that trains it while running
   std::string host;
   // What was trained, from the experiment (empty / 0 for a run whose experiment.json cannot be read).
-  std::string model;      // the preset ("cnn"), "layers" for a layer list, "torchscript"
+  std::string model;  // the preset ("cnn"), "layers" for a layer list, "torchscript"
   std::string dataset;
   std::string optimizer;
   double lr = 0;
   int64_t batch_size = 0;
-  std::string amp;        // off | bf16 | fp16
-  std::string devices;    // "cpu", "cuda:0, cuda:1"
-  double wall_s = -1;     // training time of a run that ended (its summary); -1 otherwise
+  std::string amp;      // off | bf16 | fp16
+  std::string devices;  // "cpu", "cuda:0, cuda:1"
+  double wall_s = -1;   // training time of a run that ended (its summary); -1 otherwise
   std::vector<std::string> tags;
   std::string notes;
 };
@@ -53,7 +53,8 @@ void updateRunInfo(const std::string& runs_dir, const std::string& folder, const
 
 // Adds a run folder the index does not know (copied from another machine, or older than the index): its
 // experiment, summary (status, metrics; a folder without one counts as interrupted) and run.json. Returns the
-// run as listed; a folder already indexed is returned as it is. Throws wb::UserError when it is not a run folder.
+// run as listed; a folder already indexed is returned as it is. Throws wb::UserError when it is not a run
+// folder.
 RunRecord addRunFolder(const std::string& runs_dir, const std::string& folder);
 
 // Deletes a run: its folder with everything in it, and its row in the index. A run that is training (its

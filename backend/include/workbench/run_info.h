@@ -1,7 +1,7 @@
 #pragma once
-// What a person says about a run, kept with it: its display name, tags and notes. They live in the run folder's
-// run.json (so they travel with the folder and survive a deleted index) and are mirrored in the run index, which
-// the runs list and `workbench-cli runs` read. Plain C++.
+// What a person says about a run, kept with it: its display name, tags and notes. They live in the run
+// folder's run.json (so they travel with the folder and survive a deleted index) and are mirrored in the run
+// index, which the runs list and `workbench-cli runs` read. Plain C++.
 
 #include <optional>
 #include <string>

@@ -15,21 +15,21 @@ namespace wb {
 
 struct QueueEntry {
   int64_t id = 0;
-  int64_t position = 0;     // the order: smaller first
-  std::string state;        // queued | held | running | done | failed
-  std::string label;        // what the lists show (the experiment's name when none was given)
-  std::string experiment;   // the resolved experiment, JSON
-  std::string cwd;          // where it was queued: relative paths in the experiment are relative to it
-  std::string run_folder;   // the run it trains, once started (a resumed entry continues this one)
-  std::string message;      // why it failed, or how it ended
-  std::string added_at;     // UTC, ISO 8601
-  std::string started_at;   // the last start; empty while it waits
+  int64_t position = 0;    // the order: smaller first
+  std::string state;       // queued | held | running | done | failed
+  std::string label;       // what the lists show (the experiment's name when none was given)
+  std::string experiment;  // the resolved experiment, JSON
+  std::string cwd;         // where it was queued: relative paths in the experiment are relative to it
+  std::string run_folder;  // the run it trains, once started (a resumed entry continues this one)
+  std::string message;     // why it failed, or how it ended
+  std::string added_at;    // UTC, ISO 8601
+  std::string started_at;  // the last start; empty while it waits
   std::string ended_at;
-  int64_t owner_pid = 0;    // the process training it while running
+  int64_t owner_pid = 0;  // the process training it while running
   std::string owner_host;
-  int64_t attempts = 0;     // starts, resumes included
-  std::string sweep;        // the sweep it is a trial of (workbench/sweep.h), or empty
-  std::string overrides;    // the trial's values, JSON ({"optimizer.lr": 0.003})
+  int64_t attempts = 0;      // starts, resumes included
+  std::string sweep;         // the sweep it is a trial of (workbench/sweep.h), or empty
+  std::string overrides;     // the trial's values, JSON ({"optimizer.lr": 0.003})
   std::string sweep_metric;  // what the sweep compares its trials on ("best_val_accuracy")
 };
 
@@ -44,19 +44,20 @@ struct QueueAddition {
   std::string failed;  // non-empty: added failed, with this reason (a sweep's combination the checks refuse)
 };
 
-// Adds an entry at the end of the queue. Returns its id. Throws wb::UserError naming the index when it cannot.
+// Adds an entry at the end of the queue. Returns its id. Throws wb::UserError naming the index when it
+// cannot.
 int64_t addToQueue(const std::string& runs_dir, const QueueAddition& addition);
 // Several at once (a sweep's trials): all of them, in order, or none.
 std::vector<int64_t> addAllToQueue(const std::string& runs_dir, const std::vector<QueueAddition>& additions);
 
-// The entries in queue order, finished ones too. An entry running under a process of this machine that is gone
-// (killed) is put back as queued first, keeping its run folder: the next worker resumes it.
+// The entries in queue order, finished ones too. An entry running under a process of this machine that is
+// gone (killed) is put back as queued first, keeping its run folder: the next worker resumes it.
 std::vector<QueueEntry> listQueue(const std::string& runs_dir);
 
 std::optional<QueueEntry> findQueueEntry(const std::string& runs_dir, int64_t id);
 
-// Removes an entry that is not running (the run folder of one that ran stays). wb::UserError when the entry does
-// not exist or is running (stop its run first: `workbench-cli control RUN_DIR stop`).
+// Removes an entry that is not running (the run folder of one that ran stays). wb::UserError when the entry
+// does not exist or is running (stop its run first: `workbench-cli control RUN_DIR stop`).
 void removeFromQueue(const std::string& runs_dir, int64_t id);
 
 // Holds a queued entry (no worker takes it) or releases a held one; a failed entry released is queued again.
@@ -74,8 +75,8 @@ std::optional<QueueEntry> claimFromQueue(const std::string& runs_dir, int64_t ow
 QueueEntry ownQueueEntry(const std::string& runs_dir, int64_t id, int64_t owner_pid);
 
 // How a claimed entry ended: "done", "failed" (message: why), or "queued" (interrupted: resumed next time).
-void endQueueEntry(const std::string& runs_dir, int64_t id, const std::string& state, const std::string& run_folder,
-                   const std::string& message);
+void endQueueEntry(const std::string& runs_dir, int64_t id, const std::string& state,
+                   const std::string& run_folder, const std::string& message);
 
 // The run folder the index lists for a process (the run a trial's process registered), or empty.
 std::string runFolderOfProcess(const std::string& runs_dir, int64_t pid);

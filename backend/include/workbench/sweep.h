@@ -1,9 +1,9 @@
 #pragma once
-// A sweep: keys of the experiment file and the values to try, turned into trials — each a whole experiment (the
-// base with the trial's values), queued as a normal run (workbench/run_queue.h), so that it reruns and resumes
-// alone. Lists of values make a grid (every combination, or a seeded subset of `trials`); a range
-// ({"min", "max", "scale": "linear" | "log"}) makes a seeded random search of `trials`. Every key and value is
-// checked against the experiment's schema before anything is queued. Plain C++, no Torch.
+// A sweep: keys of the experiment file and the values to try, turned into trials — each a whole experiment
+// (the base with the trial's values), queued as a normal run (workbench/run_queue.h), so that it reruns and
+// resumes alone. Lists of values make a grid (every combination, or a seeded subset of `trials`); a range
+// ({"min", "max", "scale": "linear" | "log"}) makes a seeded random search of `trials`. Every key and value
+// is checked against the experiment's schema before anything is queued. Plain C++, no Torch.
 //
 // The sweep file:
 //   {"name": "optimizers", "trials": 8, "seed": 1, "metric": "best_val_accuracy",
@@ -13,25 +13,24 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace wb {
 
 struct SweepKey {
-  std::string key;                    // an experiment key, "optimizer.lr"
+  std::string key;                     // an experiment key, "optimizer.lr"
   std::vector<nlohmann::json> values;  // a list to try; empty for a range
-  double min = 0, max = 0;            // a range
+  double min = 0, max = 0;             // a range
   bool log_scale = false;
   bool integer = false;  // a range whose ends are integers draws integers
 };
 
 // Early stopping of poor trials by asynchronous successive halving (ASHA, Li et al., "A System for Massively
-// Parallel Hyperparameter Tuning", MLSys 2020): at the rung epochs grace_epochs x eta^k a trial's validation metric
-// is set against those of the sweep's trials that reached the same rung, and it trains on only when among the top
-// 1/eta of them (workbench/sweep_rungs.h).
+// Parallel Hyperparameter Tuning", MLSys 2020): at the rung epochs grace_epochs x eta^k a trial's validation
+// metric is set against those of the sweep's trials that reached the same rung, and it trains on only when
+// among the top 1/eta of them (workbench/sweep_rungs.h).
 struct SweepEarlyStopping {
   std::string rule;          // "" none, "asha"
   double eta = 3;            // the kept share at each rung is 1/eta
@@ -52,11 +51,11 @@ struct SweepSpec {
 };
 
 struct SweepTrial {
-  int64_t number = 0;        // 1, 2, ...
-  std::string label;         // "<sweep>-t01"
-  nlohmann::json overrides;  // {"optimizer.lr": 0.003, ...}
+  int64_t number = 0;         // 1, 2, ...
+  std::string label;          // "<sweep>-t01"
+  nlohmann::json overrides;   // {"optimizer.lr": 0.003, ...}
   nlohmann::json experiment;  // the whole experiment, name = label
-  std::string problem;       // non-empty: this combination is refused by the engine's checks (queued as failed)
+  std::string problem;  // non-empty: this combination is refused by the engine's checks (queued as failed)
 };
 
 // Reads a sweep file. Throws wb::UserError naming the file and what is wrong in it.
@@ -69,9 +68,9 @@ struct ValidationIssue;
 // refuse becomes a trial with a `problem`, queued as failed, and the sweep goes on.
 using ExperimentChecks = std::function<std::vector<ValidationIssue>(const Experiment&)>;
 
-// The trials of a sweep over `base` (a resolved experiment's JSON). Throws wb::UserError before any trial when a
-// key is not an experiment key (with "did you mean") or a value is not one the key takes, naming both, or when
-// early stopping has no validation to compare (the base's data.val_fraction is 0).
+// The trials of a sweep over `base` (a resolved experiment's JSON). Throws wb::UserError before any trial
+// when a key is not an experiment key (with "did you mean") or a value is not one the key takes, naming both,
+// or when early stopping has no validation to compare (the base's data.val_fraction is 0).
 std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& spec,
                                   const ExperimentChecks& engine_checks = {});
 

@@ -14,8 +14,8 @@
 
 namespace wb {
 
-// The rung epochs below `epochs` (a trial's last epoch is its end, not a rung): grace, grace·eta, grace·eta², …
-// rounded to whole epochs, each after the one before.
+// The rung epochs below `epochs` (a trial's last epoch is its end, not a rung): grace, grace·eta, grace·eta²,
+// … rounded to whole epochs, each after the one before.
 std::vector<int64_t> sweepRungEpochs(const SweepEarlyStopping& rule, int64_t epochs);
 
 struct RungDecision {
@@ -26,13 +26,14 @@ struct RungDecision {
   std::string reason;   // what the trial's log says, stopped or not
 };
 
-// Records `value` (the validation metric `metric` of trial `trial`, its queue entry, at rung epoch `rung`) for
-// sweep `sweep` and decides. Recording again (a resumed trial) replaces the value. Throws wb::UserError naming
-// the index file when it cannot be read or written.
-RungDecision judgeSweepRung(const std::string& runs_dir, const std::string& sweep, int64_t trial, int64_t rung,
-                            const std::string& metric, bool maximize, double value, double eta);
+// Records `value` (the validation metric `metric` of trial `trial`, its queue entry, at rung epoch `rung`)
+// for sweep `sweep` and decides. Recording again (a resumed trial) replaces the value. Throws wb::UserError
+// naming the index file when it cannot be read or written.
+RungDecision judgeSweepRung(const std::string& runs_dir, const std::string& sweep, int64_t trial,
+                            int64_t rung, const std::string& metric, bool maximize, double value, double eta);
 
-// The sweep's early-stopping rule, kept in the index when the sweep is queued (the trials' processes read it).
+// The sweep's early-stopping rule, kept in the index when the sweep is queued (the trials' processes read
+// it).
 void recordSweepRule(const std::string& runs_dir, const std::string& sweep, const SweepEarlyStopping& rule);
 std::optional<SweepEarlyStopping> sweepRule(const std::string& runs_dir, const std::string& sweep);
 

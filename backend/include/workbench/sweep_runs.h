@@ -1,13 +1,12 @@
 #pragma once
-// A sweep in a runs folder: its trials queued there (workbench/run_queue.h) and read back with their results —
-// the same for the CLI (`sweep start|show|list`) and the window's sweep view. Plain C++, no Torch.
+// A sweep in a runs folder: its trials queued there (workbench/run_queue.h) and read back with their results
+// — the same for the CLI (`sweep start|show|list`) and the window's sweep view. Plain C++, no Torch.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "workbench/run_index.h"
 #include "workbench/run_queue.h"
@@ -18,10 +17,10 @@ namespace wb {
 // The tag every trial's run carries ("sweep:optimizers"): the runs list filters a sweep's trials by it.
 std::string sweepTag(const std::string& sweep);
 
-// Queues the planned trials of `spec` (planSweep) in runs_dir, all or none, as queued from folder `cwd` (relative
-// paths of the experiment resolve there); a trial with a `problem` is queued as failed with it. The rule of
-// early stopping is kept first (a worker on the queue may claim a trial the moment it is added). Throws
-// wb::UserError when a sweep of that name is already in the queue, or the index cannot be written.
+// Queues the planned trials of `spec` (planSweep) in runs_dir, all or none, as queued from folder `cwd`
+// (relative paths of the experiment resolve there); a trial with a `problem` is queued as failed with it. The
+// rule of early stopping is kept first (a worker on the queue may claim a trial the moment it is added).
+// Throws wb::UserError when a sweep of that name is already in the queue, or the index cannot be written.
 std::vector<int64_t> queueSweep(const std::string& runs_dir, const std::string& cwd, const SweepSpec& spec,
                                 const std::vector<SweepTrial>& trials);
 
@@ -39,10 +38,10 @@ struct SweepResults {
   std::string name;
   std::string metric = "best_val_accuracy";
   bool maximize = true;
-  std::vector<std::string> keys;  // the swept keys, in the order of the first trial's values
+  std::vector<std::string> keys;         // the swept keys, in the order of the first trial's values
   std::vector<SweepTrialResult> trials;  // in queue order
-  int best = -1;          // index in trials of the best finished one; -1 none yet
-  double compute_s = 0;   // training time of the trials that ended, summed
+  int best = -1;                         // index in trials of the best finished one; -1 none yet
+  double compute_s = 0;                  // training time of the trials that ended, summed
   int64_t count(const std::string& status) const;
   bool finished() const;  // nothing of it waits or runs
 };

@@ -14,9 +14,9 @@ struct DeviceInfo {
   int64_t cores = 0;  // CPU only
 };
 
-// The x86 extensions that decide which kernels LibTorch, oneDNN, FBGEMM and ONNX Runtime run on this CPU, read
-// once from CPUID (and XGETBV: an extension counts only when the operating system saves its registers). All
-// false on other architectures.
+// The x86 extensions that decide which kernels LibTorch, oneDNN, FBGEMM and ONNX Runtime run on this CPU,
+// read once from CPUID (and XGETBV: an extension counts only when the operating system saves its registers).
+// All false on other architectures.
 struct CpuFeatures {
   std::string model;  // "AMD EPYC 7B13" (the CPUID brand string; empty when there is none)
   bool avx2 = false, fma = false;
@@ -30,14 +30,14 @@ CpuFeatures queryCpuFeatures();
 // "AVX2, FMA, AVX-512 (F BW VL DQ), AVX512-VNNI, AVX512-BF16", or "none of AVX2, AVX-512, VNNI, BF16, AMX".
 std::string describeCpuFeatures(const CpuFeatures& cpu);
 
-// What train.amp "bf16" costs on this CPU. LibTorch sends bf16 matrix products and convolutions to oneDNN only
-// on CPUs with AVX-512 (F, BW, VL, DQ); elsewhere they run on its portable reference loops, many times slower
-// than fp32 through the BLAS (measured 0.06x fp32's speed on an AVX2 EPYC). With AVX-512 but no bf16
+// What train.amp "bf16" costs on this CPU. LibTorch sends bf16 matrix products and convolutions to oneDNN
+// only on CPUs with AVX-512 (F, BW, VL, DQ); elsewhere they run on its portable reference loops, many times
+// slower than fp32 through the BLAS (measured 0.06x fp32's speed on an AVX2 EPYC). With AVX-512 but no bf16
 // instructions oneDNN converts to fp32 and back (about fp32's speed); AVX512-BF16 or AMX compute in bf16.
 enum class CpuBf16 { Native, Emulated, ReferenceKernels };
 struct CpuBf16Cost {
   CpuBf16 kind = CpuBf16::ReferenceKernels;
-  std::string summary;  // one line for the log, `check`, `info` and the window's AMP field
+  std::string summary;           // one line for the log, `check`, `info` and the window's AMP field
   bool slower_than_fp32 = true;  // a user toggling bf16 to go faster should be told
 };
 CpuBf16Cost cpuBf16Cost(const CpuFeatures& cpu);
@@ -60,15 +60,15 @@ std::string describe(const SystemInfo& info);
 // loaded in this process (what runs, not what was compiled against); needs no display and initializes no GPU.
 // A CUDA field is empty when this LibTorch has no CUDA (or the library is not loaded).
 struct VersionInfo {
-  std::string workbench;     // the project's version, "0.1.0"
-  std::string torch;         // LibTorch, "1.13.0"
-  std::string blas;          // "OpenBLAS 0.3.21 (pthreads, Haswell)", "reference BLAS 3.11.0", "Intel MKL 2024.2"
+  std::string workbench;  // the project's version, "0.1.0"
+  std::string torch;      // LibTorch, "1.13.0"
+  std::string blas;  // "OpenBLAS 0.3.21 (pthreads, Haswell)", "reference BLAS 3.11.0", "Intel MKL 2024.2"
   std::string blas_library;  // the file that provides sgemm_, when it is a library of its own
   bool blas_is_reference = false;
-  std::string cuda_runtime;  // "12.1"
-  std::string cuda_driver;   // the newest CUDA the installed driver supports, "12.4"
-  std::string cudnn;         // "8.9.2"
-  std::string nccl;          // "2.18.1"
+  std::string cuda_runtime;     // "12.1"
+  std::string cuda_driver;      // the newest CUDA the installed driver supports, "12.4"
+  std::string cudnn;            // "8.9.2"
+  std::string nccl;             // "2.18.1"
   bool cuda_available = false;  // a CUDA device can be used
 };
 

@@ -17,8 +17,8 @@ namespace wb {
 
 struct ResumeRequest {
   std::string run_dir;
-  // A run whose experiment.json no longer matches the experiment its checkpoints were trained with is refused,
-  // naming what changed; force continues anyway with the file's current contents.
+  // A run whose experiment.json no longer matches the experiment its checkpoints were trained with is
+  // refused, naming what changed; force continues anyway with the file's current contents.
   bool force = false;
 };
 
@@ -27,9 +27,9 @@ struct ValidationVerdict {
   bool stop = false;
   std::string note;
 };
-// Asked on the run's worker (rank 0) after each validation, with that epoch's metrics; a stop ends the run after
-// this epoch (status EarlyStopped). A sweep's early stopping of poor trials is one (workbench/sweep_rungs.h). A
-// judge that throws is reported in the log and the run trains on.
+// Asked on the run's worker (rank 0) after each validation, with that epoch's metrics; a stop ends the run
+// after this epoch (status EarlyStopped). A sweep's early stopping of poor trials is one
+// (workbench/sweep_rungs.h). A judge that throws is reported in the log and the run trains on.
 using ValidationJudge = std::function<ValidationVerdict(const EpochMetrics& epoch)>;
 
 class TrainingRun {
@@ -51,10 +51,10 @@ class TrainingRun {
   // The tags a new run starts with in its run.json and the index (a sweep's trials carry the sweep's name);
   // before start(). A resumed run keeps the tags it has.
   void setRunTags(std::vector<std::string> tags);
-  void start();          // returns at once; the worker loads data, builds the model and trains
-  void pause();          // after the step in flight
+  void start();  // returns at once; the worker loads data, builds the model and trains
+  void pause();  // after the step in flight
   void resume();
-  void requestStop();    // finishes the step in flight, writes a checkpoint; the run ends Interrupted
+  void requestStop();        // finishes the step in flight, writes a checkpoint; the run ends Interrupted
   void requestCheckpoint();  // a checkpoint after the step in flight, in addition to the scheduled ones
   // Changes the learning rate from the next step on (or change.from_step), on every rank alike; a paused
   // run takes it at once and stays paused. A ControlApplied event confirms it; checkpoints keep it. Throws
@@ -65,7 +65,7 @@ class TrainingRun {
   void stopAfterEpoch(const std::string& source = "");
   bool isRunning() const;
   bool isPaused() const;
-  void wait();           // blocks until the worker is done (never call from a UI thread)
+  void wait();                 // blocks until the worker is done (never call from a UI thread)
   RunSummary summary() const;  // valid after RunFinished
 
  private:

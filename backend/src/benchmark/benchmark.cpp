@@ -1,5 +1,6 @@
-// benchmarkTraining (declared in workbench/training_run.h): steady-state training steps, timed, no run folder.
-// The steps are the run's (its step body, with train.grad_accum's batches and train.clip_grad_norm's clipping).
+// benchmarkTraining (declared in workbench/training_run.h): steady-state training steps, timed, no run
+// folder. The steps are the run's (its step body, with train.grad_accum's batches and train.clip_grad_norm's
+// clipping).
 #include <chrono>
 #include <optional>
 
@@ -33,8 +34,9 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
   const torch::Device device = resolveDevice(e.train.devices.at(0));
   if (device.is_cuda() && log) log(applyCudaBackendSwitches(e.train));
   Dataset data = loadDataset(e.data, e.seed);
-  const auto data_bytes =
-      data.train.inMemory() ? static_cast<int64_t>(data.train.x.nbytes() + data.train.y.nbytes()) : int64_t{0};
+  const auto data_bytes = data.train.inMemory()
+                              ? static_cast<int64_t>(data.train.x.nbytes() + data.train.y.nbytes())
+                              : int64_t{0};
   const DataPlacement placement = chooseDataPlacement(e.train, device, data_bytes);
   if (placement.on_device && data.train.inMemory()) {
     data.train.x = data.train.x.to(device);

@@ -1,7 +1,7 @@
-// benchmarkLoader (declared in workbench/training_run.h): the training split's batches as a run's loader makes them
-// (its workers, prefetch, transforms and augmentation), taken as fast as they come and thrown away: the loader's
-// throughput alone, without a model. The dataset is loaded (and an image folder's statistics measured or read)
-// before the clock starts.
+// benchmarkLoader (declared in workbench/training_run.h): the training split's batches as a run's loader
+// makes them (its workers, prefetch, transforms and augmentation), taken as fast as they come and thrown
+// away: the loader's throughput alone, without a model. The dataset is loaded (and an image folder's
+// statistics measured or read) before the clock starts.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -25,8 +25,8 @@ LoaderBenchResult benchmarkLoader(const Experiment& e, int64_t batches,
   if (e.data.augment_enabled && data.sample_shape.size() == 3) options.augment = e.data.augment;
   BatchLoader loader(data.train, options);
   if (loader.batchesPerEpoch() == 0) {
-    throw UserError("The training split has " + std::to_string(data.train.size()) + " samples, fewer than one batch of " +
-                        std::to_string(e.train.batch_size) + ".",
+    throw UserError("The training split has " + std::to_string(data.train.size()) +
+                        " samples, fewer than one batch of " + std::to_string(e.train.batch_size) + ".",
                     "Lower train.batch_size or raise data.limit.");
   }
   const int64_t wanted = batches > 0 ? batches : loader.batchesPerEpoch();

@@ -75,14 +75,15 @@ std::vector<Latency> interleavedLatencies(const std::vector<InferenceModel*>& mo
         times[i].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
       }
     }
-    for (size_t i = 0; i < models.size(); ++i) (batch == 1 ? out[i].batch1_ms : out[i].batch64_ms) = median(times[i]);
+    for (size_t i = 0; i < models.size(); ++i)
+      (batch == 1 ? out[i].batch1_ms : out[i].batch64_ms) = median(times[i]);
   }
   at::set_num_threads(previous_threads);
   return out;
 }
 
-ArtifactFigures measureArtifact(const ModelArtifact& artifact, InferenceModel& model, const std::string& folder,
-                                const Dataset& data) {
+ArtifactFigures measureArtifact(const ModelArtifact& artifact, InferenceModel& model,
+                                const std::string& folder, const Dataset& data) {
   ArtifactFigures f;
   f.name = artifact.name;
   f.source = artifact.source;
@@ -95,7 +96,8 @@ ArtifactFigures measureArtifact(const ModelArtifact& artifact, InferenceModel& m
   std::error_code ec;
   const auto size = std::filesystem::file_size(std::filesystem::path(folder) / "weights.pt", ec);
   f.size_bytes = ec ? 0 : static_cast<int64_t>(size);
-  f.flops_per_sample = artifact.layers.is_null() ? 0 : flopsPerSample(artifactLayers(artifact), artifact.input_shape);
+  f.flops_per_sample =
+      artifact.layers.is_null() ? 0 : flopsPerSample(artifactLayers(artifact), artifact.input_shape);
   f.weights_dtype = artifact.isQuantized() ? "int8" : "float32";
   return f;
 }

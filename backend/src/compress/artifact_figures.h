@@ -19,8 +19,8 @@ struct MeasureOptions {
 };
 
 // Everything but the latency. `folder` holds the artifact's weights.pt (its size is the size on disk).
-ArtifactFigures measureArtifact(const ModelArtifact& artifact, InferenceModel& model, const std::string& folder,
-                                const Dataset& data);
+ArtifactFigures measureArtifact(const ModelArtifact& artifact, InferenceModel& model,
+                                const std::string& folder, const Dataset& data);
 
 struct Latency {
   double batch1_ms = -1;

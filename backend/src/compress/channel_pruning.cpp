@@ -59,16 +59,21 @@ struct Space {
   std::string blocked;  // why these channels cannot be removed ("" = they can)
 };
 
-const std::set<std::string> kElementwise = {"relu",      "gelu",      "tanh",      "sigmoid",           "dropout",
-                                            "identity",  "maxpool2d", "avgpool2d", "adaptive_avgpool2d"};
-const std::set<std::string> kTransformer = {"patch_embed", "position_embedding", "encoder_block", "token_pool"};
+const std::set<std::string> kElementwise = {
+    "relu", "gelu", "tanh", "sigmoid", "dropout", "identity", "maxpool2d", "avgpool2d", "adaptive_avgpool2d"};
+const std::set<std::string> kTransformer = {"patch_embed", "position_embedding", "encoder_block",
+                                            "token_pool"};
 
-int64_t channelsOf(const Shape& shape) { return shape.size() == 3 ? shape[0] : shape.back(); }
+int64_t channelsOf(const Shape& shape) {
+  return shape.size() == 3 ? shape[0] : shape.back();
+}
 
 Flow freshFlow(int space, const Shape& shape) {
   Flow flow;
   flow.space = space;
-  flow.form = shape.size() == 3 ? Flow::Form::Image : shape.size() == 2 ? Flow::Form::Tokens : Flow::Form::Flat;
+  flow.form = shape.size() == 3   ? Flow::Form::Image
+              : shape.size() == 2 ? Flow::Form::Tokens
+                                  : Flow::Form::Flat;
   return flow;
 }
 
@@ -173,19 +178,19 @@ class ChannelGraph {
       return flow;
     }
     if (type == "layernorm") {
-      block(flow.space, "its outputs feed the layernorm at " + ref.path +
-                            ", which normalizes over all features: removing some would change the statistics of "
-                            "the others");
+      block(flow.space,
+            "its outputs feed the layernorm at " + ref.path +
+                ", which normalizes over all features: removing some would change the statistics of "
+                "the others");
       return flow;
     }
     if (const auto* residual = dynamic_cast<const ResidualLayer*>(&layer)) {
-      const Flow body =
-          walk(residual->body(), in, flow, ref.pointer + "/layers", ref.name + ".layers.", ref.path + ".layers");
-      const Flow shortcut =
-          residual->shortcut().empty()
-              ? flow
-              : walk(residual->shortcut(), in, flow, ref.pointer + "/shortcut", ref.name + ".shortcut.",
-                     ref.path + ".shortcut");
+      const Flow body = walk(residual->body(), in, flow, ref.pointer + "/layers", ref.name + ".layers.",
+                             ref.path + ".layers");
+      const Flow shortcut = residual->shortcut().empty()
+                                ? flow
+                                : walk(residual->shortcut(), in, flow, ref.pointer + "/shortcut",
+                                       ref.name + ".shortcut.", ref.path + ".shortcut");
       // The sum adds channel c of one branch to channel c of the other: they can only go together.
       if (sameLayout(body, shortcut) && group(body.space).channels == group(shortcut.space).channels) {
         join(body.space, shortcut.space);
@@ -199,13 +204,15 @@ class ChannelGraph {
     }
     // Transformer layers (and any type without a rule here): their sizes are tied to their input, and their
     // insides are not pruned, so the channels reaching them stay and what comes out is not prunable.
-    const std::string what = kTransformer.count(type) != 0
-                                 ? ": transformer layers are not pruned, and their sizes are tied to their input"
-                                 : ", which structured pruning cannot rewire";
+    const std::string what =
+        kTransformer.count(type) != 0
+            ? ": transformer layers are not pruned, and their sizes are tied to their input"
+            : ", which structured pruning cannot rewire";
     block(flow.space, "its outputs feed the " + type + " at " + ref.path + what);
-    return freshFlow(add(channelsOf(out), "its channels are tied through a residual sum to the outputs of the " +
-                                              type + " at " + ref.path + ", which is not pruned"),
-                     out);
+    return freshFlow(
+        add(channelsOf(out), "its channels are tied through a residual sum to the outputs of the " + type +
+                                 " at " + ref.path + ", which is not pruned"),
+        out);
   }
 
   std::vector<Space> m_spaces;
@@ -268,7 +275,8 @@ json namesOf(const std::vector<LayerRef>& refs, const std::string& except) {
 // The pruned artifact must be one the layer list describes: same tensors, the shapes a fresh model has. A
 // mismatch is a bug in the plan, caught here rather than as a shape error in a later pass.
 void checkConsistent(const ModelArtifact& artifact) {
-  const std::vector<ValidationIssue> issues = checkLayers(artifact.layers, artifact.input_shape, artifact.num_classes);
+  const std::vector<ValidationIssue> issues =
+      checkLayers(artifact.layers, artifact.input_shape, artifact.num_classes);
   if (!issues.empty()) {
     throw std::logic_error("structured pruning made an invalid layer list: " + issues.front().path + ": " +
                            issues.front().message);
@@ -296,11 +304,12 @@ void checkConsistent(const ModelArtifact& artifact) {
 
 ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig& pass, json& record) {
   if (!input.torchscript.empty() || input.layers.is_null()) {
-    throw UserError("artifact " + input.name +
-                        " is a TorchScript module: its layers are opaque, so channels cannot be removed and the "
-                        "layers reading them rewired",
-                    "Use method \"unstructured\" (it prunes a TorchScript model's weights), or train a layer-list "
-                    "model (a preset or model.layers).");
+    throw UserError(
+        "artifact " + input.name +
+            " is a TorchScript module: its layers are opaque, so channels cannot be removed and the "
+            "layers reading them rewired",
+        "Use method \"unstructured\" (it prunes a TorchScript model's weights), or train a layer-list "
+        "model (a preset or model.layers).");
   }
   if (input.isQuantized()) {
     throw UserError("artifact " + input.name + " is int8: its channels cannot be pruned any more",
@@ -312,8 +321,8 @@ ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig
   const int inputSpace =
       graph.add(channelsOf(input.input_shape),
                 "its channels are tied through a residual sum to the model's input, which cannot shrink");
-  const Flow output = graph.walk(artifactLayers(input), input.input_shape, freshFlow(inputSpace, input.input_shape),
-                                 "", "layers.", "layers");
+  const Flow output = graph.walk(artifactLayers(input), input.input_shape,
+                                 freshFlow(inputSpace, input.input_shape), "", "layers.", "layers");
   graph.block(output.space, "its outputs are the model's outputs (one per class)");
 
   // The selection, as unstructured pruning reads it: types, name prefixes, and the last linear layer (the
@@ -326,8 +335,9 @@ ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig
     const std::string weight = ref.name + ".weight";
     const bool typeOk =
         std::find(pass.layer_types.begin(), pass.layer_types.end(), ref.type) != pass.layer_types.end();
-    const bool nameOk = pass.layers.empty() || std::any_of(pass.layers.begin(), pass.layers.end(),
-                                                           [&](const std::string& p) { return matchesPrefix(weight, p); });
+    const bool nameOk =
+        pass.layers.empty() || std::any_of(pass.layers.begin(), pass.layers.end(),
+                                           [&](const std::string& p) { return matchesPrefix(weight, p); });
     return typeOk && nameOk && (pass.prune_output_layer || ref.name != outputLayer);
   };
 
@@ -361,7 +371,8 @@ ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig
     const int64_t removeCount = std::clamp<int64_t>(count, 0, channels - 1);
     const torch::Tensor importance = channelImportance(input, g, pass.norm == "l2");
     // Stable, so channels of equal importance go lowest index first and the plan is reproducible.
-    const torch::Tensor order = std::get<1>(importance.sort(/*stable=*/true, /*dim=*/0, /*descending=*/false));
+    const torch::Tensor order =
+        std::get<1>(importance.sort(/*stable=*/true, /*dim=*/0, /*descending=*/false));
     const torch::Tensor removed = std::get<0>(order.slice(0, 0, removeCount).sort());
     const torch::Tensor keep = torch::ones({channels}, torch::kBool).index_fill_(0, removed, false);
     const torch::Tensor kept = keep.nonzero().flatten();
@@ -374,12 +385,17 @@ ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig
         readers.push_back(s.reader);
       }
     }
-    const std::vector<int64_t> removedList(removed.data_ptr<int64_t>(), removed.data_ptr<int64_t>() + removeCount);
+    const std::vector<int64_t> removedList(removed.data_ptr<int64_t>(),
+                                           removed.data_ptr<int64_t>() + removeCount);
     for (const LayerRef& ref : g.producers) {
-      layersJson[json::json_pointer(ref.pointer)][ref.type == "conv2d" ? "out_channels" : "out_features"] = keptCount;
-      json entry = {{"path", ref.path},          {"name", ref.name},
-                    {"type", ref.type},          {"channels_before", channels},
-                    {"channels_after", keptCount}, {"removed", removedList},
+      layersJson[json::json_pointer(ref.pointer)][ref.type == "conv2d" ? "out_channels" : "out_features"] =
+          keptCount;
+      json entry = {{"path", ref.path},
+                    {"name", ref.name},
+                    {"type", ref.type},
+                    {"channels_before", channels},
+                    {"channels_after", keptCount},
+                    {"removed", removedList},
                     {"rewired", readers}};
       if (g.producers.size() > 1) entry["coupled_with"] = namesOf(g.producers, ref.name);
       record["pruned"].push_back(entry);
@@ -391,11 +407,12 @@ ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig
     for (const auto& [ref, space] : graph.producers()) {
       available += (available.empty() ? "" : ", ") + ref.name + " (" + ref.type + ")";
     }
-    throw UserError("the structured prune pass selects no layer: layer_types and layers match none of " +
-                        (available.empty() ? std::string("the model's layers (it has no conv2d or linear layer)")
-                                           : available) +
-                        (pass.prune_output_layer ? "" : "; the output layer is left alone unless prune_output_layer"),
-                    "Set compress.passes[i].layer_types / layers to name layers the model has.");
+    throw UserError(
+        "the structured prune pass selects no layer: layer_types and layers match none of " +
+            (available.empty() ? std::string("the model's layers (it has no conv2d or linear layer)")
+                               : available) +
+            (pass.prune_output_layer ? "" : "; the output layer is left alone unless prune_output_layer"),
+        "Set compress.passes[i].layer_types / layers to name layers the model has.");
   }
   if (!anyPruned) {
     std::string reasons;

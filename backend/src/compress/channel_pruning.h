@@ -25,6 +25,7 @@ namespace wb {
 ///
 /// UserError for a TorchScript or int8 artifact, when the selection names no layer, or when every selected
 /// layer has to be skipped (the message gives the reasons).
-ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig& pass, nlohmann::json& record);
+ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig& pass,
+                            nlohmann::json& record);
 
 }  // namespace wb

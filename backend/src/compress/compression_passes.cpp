@@ -34,7 +34,8 @@ std::vector<torch::Tensor> paramsFor(Model& model, const std::vector<PruneTarget
   std::vector<torch::Tensor> params;
   for (const PruneTarget& t : targets) {
     auto it = std::find_if(named.begin(), named.end(), [&](const auto& p) { return p.first == t.name; });
-    if (it == named.end()) throw std::logic_error("pruning target " + t.name + " is not a parameter of the model");
+    if (it == named.end())
+      throw std::logic_error("pruning target " + t.name + " is not a parameter of the model");
     params.push_back(it->second);
   }
   return params;
@@ -48,9 +49,9 @@ std::shared_ptr<PruningMasks> carriedMasks(Model& model, const NamedTensors& mas
   return std::make_shared<PruningMasks>(targets, paramsFor(model, targets), masks);
 }
 
-// The masks one rank trains with: rank 0 the pass's own (they become the artifact's), each other rank a copy on
-// its replica (the same weights stay pruned everywhere, and gradual pruning raises them alike: the ranks' weights
-// are equal after every step).
+// The masks one rank trains with: rank 0 the pass's own (they become the artifact's), each other rank a copy
+// on its replica (the same weights stay pruned everywhere, and gradual pruning raises them alike: the ranks'
+// weights are equal after every step).
 std::shared_ptr<PruningMasks> masksOfRank(int rank, const std::shared_ptr<PruningMasks>& lead, Model& model) {
   if (!lead || rank == 0) return lead;
   return std::make_shared<PruningMasks>(lead->targets(), paramsFor(model, lead->targets()), lead->masks());
@@ -63,10 +64,14 @@ StepParts maskParts(const std::shared_ptr<PruningMasks>& masks) {
 }
 
 // A phase whose ranks other than 0 train replicas that `make_replica` builds, with the masks carried in.
-TrainingPhase makePhase(const CompressPassConfig& pass, PassContext& c, std::function<std::unique_ptr<Model>()> make_replica,
+TrainingPhase makePhase(const CompressPassConfig& pass, PassContext& c,
+                        std::function<std::unique_ptr<Model>()> make_replica,
                         const std::shared_ptr<PruningMasks>& masks) {
-  TrainingPhase phase{c.experiment, pass, c.data, c.device, c.folder, c.events, c.pipeline_recorder, c.control, {}, {}};
-  phase.parts_for = [masks](int rank, Model& model, torch::Device) { return maskParts(masksOfRank(rank, masks, model)); };
+  TrainingPhase phase{c.experiment,        pass,      c.data, c.device, c.folder, c.events,
+                      c.pipeline_recorder, c.control, {},     {}};
+  phase.parts_for = [masks](int rank, Model& model, torch::Device) {
+    return maskParts(masksOfRank(rank, masks, model));
+  };
   phase.make_replica = std::move(make_replica);
   return phase;
 }
@@ -75,15 +80,15 @@ TrainingPhase makePhase(const CompressPassConfig& pass, PassContext& c, std::fun
 bool train(TrainingPhase& phase, Model& model, nlohmann::json& record) {
   model.to(phase.device);
   const RankOutcome outcome = runTrainingPhase(phase, model);
-  record["fine_tuning"] = {{"steps", outcome.steps}, {"epochs", outcome.epochs},
-                           {"best_val_accuracy", outcome.best_val_accuracy}};
+  record["fine_tuning"] = {
+      {"steps", outcome.steps}, {"epochs", outcome.epochs}, {"best_val_accuracy", outcome.best_val_accuracy}};
   model.to(torch::kCPU);
   return outcome.status != RunStatus::Interrupted;
 }
 
 ModelArtifact withWeights(const ModelArtifact& shape_of, Model& model) {
-  ModelArtifact out =
-      artifactFromModel(model, shape_of.layers, shape_of.torchscript, shape_of.input_shape, shape_of.num_classes);
+  ModelArtifact out = artifactFromModel(model, shape_of.layers, shape_of.torchscript, shape_of.input_shape,
+                                        shape_of.num_classes);
   out.masks = shape_of.masks;
   return out;
 }
@@ -94,7 +99,8 @@ ModelArtifact fineTuned(const CompressPassConfig& pass, const ModelArtifact& inp
                         nlohmann::json& record, bool& stopped) {
   auto model = buildFloatModel(input);
   auto masks = carriedMasks(*model, input.masks);
-  TrainingPhase phase = makePhase(pass, c, [&input] { return buildFloatModel(input); }, masks);
+  TrainingPhase phase = makePhase(
+      pass, c, [&input] { return buildFloatModel(input); }, masks);
   stopped = !train(phase, *model, record);
   ModelArtifact out = withWeights(input, *model);
   if (masks) out.masks = masks->masks();
@@ -121,7 +127,8 @@ ModelArtifact prune(const CompressPassConfig& pass, const ModelArtifact& input, 
   const double target = initial + pass.amount * (1.0 - initial);
   if (!gradual) masks->pruneShareOfLive(pass.amount, global);
   if (pass.epochs > 0 || pass.max_steps > 0) {
-    TrainingPhase phase = makePhase(pass, c, [&input] { return buildFloatModel(input); }, masks);
+    TrainingPhase phase = makePhase(
+        pass, c, [&input] { return buildFloatModel(input); }, masks);
     if (gradual) {
       const int64_t total = phaseTotalSteps(c.experiment, pass, c.data.train.size());
       // Zhu & Gupta prune every Δt steps; twenty raises over the phase keep each jump small.
@@ -131,7 +138,8 @@ ModelArtifact prune(const CompressPassConfig& pass, const ModelArtifact& input, 
         // Before the masks' part: it raises them, the masks' part applies them to the weights.
         return StepParts().add(std::make_shared<GradualPruningPart>(mine, schedule)).add(maskParts(mine));
       };
-      record["schedule"] = {{"kind", "cubic"}, {"steps", total}, {"every", schedule.every}, {"initial", initial}};
+      record["schedule"] = {
+          {"kind", "cubic"}, {"steps", total}, {"every", schedule.every}, {"initial", initial}};
     }
     stopped = !train(phase, *model, record);
     if (stopped) return input;
@@ -156,10 +164,11 @@ ModelArtifact distill(const CompressPassConfig& pass, const ModelArtifact& input
     const ModelConfig config = parsed.experiment.model;
     make_student = [config, &input] { return buildModel(config, input.input_shape, input.num_classes); };
     torch::manual_seed(c.experiment.seed);
-    student_shape.layers = config.torchscript.empty()
-                               ? (config.layers.is_null() ? presetLayers(config.preset, input.input_shape, input.num_classes)
-                                                          : config.layers)
-                               : nlohmann::json();
+    student_shape.layers =
+        config.torchscript.empty()
+            ? (config.layers.is_null() ? presetLayers(config.preset, input.input_shape, input.num_classes)
+                                       : config.layers)
+            : nlohmann::json();
     student_shape.torchscript = config.torchscript;
     student_shape.masks.clear();
     record["student"] = pass.student;
@@ -198,7 +207,8 @@ ModelArtifact quantizeAware(const CompressPassConfig& pass, const ModelArtifact&
   // Weights pruned by an earlier pass stay pruned while quantization-aware training moves the others (folding
   // a batch norm scales a filter, so its zeros stay zeros).
   auto masks = carriedMasks(*model, input.masks);
-  TrainingPhase phase = makePhase(pass, c, [&] { return makeQatModel(input, pass, [](const std::string&) {}); }, masks);
+  TrainingPhase phase = makePhase(
+      pass, c, [&] { return makeQatModel(input, pass, [](const std::string&) {}); }, masks);
   stopped = !train(phase, *model, record);
   if (stopped) return input;
   QuantizeResult result = convertQatModel(*model, pass, log);
@@ -225,8 +235,8 @@ ModelArtifact quantize(const CompressPassConfig& pass, const ModelArtifact& inpu
     if (!batch) return std::nullopt;
     return batch->x;
   };
-  QuantizeResult result =
-      quantizeArtifact(input, pass, calibration, [&c](const std::string& line) { c.events.log(LogLevel::Info, line); });
+  QuantizeResult result = quantizeArtifact(
+      input, pass, calibration, [&c](const std::string& line) { c.events.log(LogLevel::Info, line); });
   record["mode"] = pass.mode;
   record["engine"] = result.engine;
   record["float_layers"] = result.float_layers;
@@ -244,8 +254,8 @@ std::string describePass(const CompressPassConfig& p) {
       out << "structured " << (p.norm == "l1" ? "L1" : "L2") << " pruning of " << percent(p.amount)
           << " of the channels";
     } else {
-      out << (p.scope == "global" ? "global" : "per-layer") << " unstructured L1 pruning of " << percent(p.amount)
-          << " of the weights" << (p.schedule == "gradual" ? ", gradual" : "");
+      out << (p.scope == "global" ? "global" : "per-layer") << " unstructured L1 pruning of "
+          << percent(p.amount) << " of the weights" << (p.schedule == "gradual" ? ", gradual" : "");
     }
   } else if (p.type == "finetune") {
     out << "fine-tuning";
@@ -256,7 +266,9 @@ std::string describePass(const CompressPassConfig& p) {
   }
   if ((p.type != "quantize" || p.mode == "qat") && (p.epochs > 0 || p.max_steps > 0)) {
     if (p.type == "prune") out << ", fine-tuned";
-    out << " for " << (p.max_steps > 0 ? std::to_string(p.max_steps) + " steps" : std::to_string(p.epochs) + " epoch(s)");
+    out << " for "
+        << (p.max_steps > 0 ? std::to_string(p.max_steps) + " steps"
+                            : std::to_string(p.epochs) + " epoch(s)");
   }
   return out.str();
 }

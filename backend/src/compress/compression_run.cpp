@@ -7,10 +7,9 @@
 #include <fstream>
 #include <iomanip>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "compress/artifact_figures.h"
 #include "compress/compression_pipeline.h"
@@ -68,13 +67,15 @@ std::vector<ArtifactFigures> readReport(const std::string& run_dir) {
 // Adds or replaces (by name) one artifact's figures and rewrites compress.json whole.
 void recordFigures(const std::string& run_dir, const ArtifactFigures& figures) {
   std::vector<ArtifactFigures> all = readReport(run_dir);
-  auto it = std::find_if(all.begin(), all.end(), [&](const ArtifactFigures& a) { return a.name == figures.name; });
+  auto it =
+      std::find_if(all.begin(), all.end(), [&](const ArtifactFigures& a) { return a.name == figures.name; });
   if (it != all.end()) {
     *it = figures;
   } else {
     all.push_back(figures);
   }
-  std::sort(all.begin(), all.end(), [](const ArtifactFigures& a, const ArtifactFigures& b) { return a.name < b.name; });
+  std::sort(all.begin(), all.end(),
+            [](const ArtifactFigures& a, const ArtifactFigures& b) { return a.name < b.name; });
   json list = json::array();
   for (const ArtifactFigures& a : all) list.push_back(artifactFiguresToJson(a));
   writeFileAtomically(run_dir + "/" + kReportFile, json{{"format", 1}, {"artifacts", list}}.dump(2) + "\n");
@@ -109,8 +110,8 @@ RunError classify(std::exception_ptr error) {
 }
 
 // Measures an artifact and records its figures (compress.json, an event, a log line). Latencies are timed in
-// rounds interleaved with the original's (whose model stays loaded): a speedup compares two timings taken under
-// the same conditions.
+// rounds interleaved with the original's (whose model stays loaded): a speedup compares two timings taken
+// under the same conditions.
 struct FigureRecorder {
   const std::string& run_dir;
   const Dataset& data;
@@ -184,23 +185,26 @@ RunStatus measureAll(const PipelineContext& c) {
   }
   c.events.log(LogLevel::Info, "Timing " + std::to_string(timed.size()) + " models in interleaved rounds");
   const std::vector<Latency> latencies = c.figures.latencies(timed);
-  c.figures.publish(c.figures.of(c.original, c.original_model, c.original_folder, "original", "the trained model",
-                                latencies[0], latencies[0]));
+  c.figures.publish(c.figures.of(c.original, c.original_model, c.original_folder, "original",
+                                 "the trained model", latencies[0], latencies[0]));
   const std::vector<ArtifactFigures> known = readReport(c.run_dir);
   for (size_t i = 0; i < artifacts.size(); ++i) {
     if (c.control.stopRequested()) return RunStatus::Interrupted;
     const ModelArtifact& a = artifacts[i];
-    auto it = std::find_if(known.begin(), known.end(), [&](const ArtifactFigures& f) { return f.name == a.name; });
+    auto it =
+        std::find_if(known.begin(), known.end(), [&](const ArtifactFigures& f) { return f.name == a.name; });
     const json last = a.history.empty() ? json::object() : a.history.back();
-    const std::string pass = it != known.end() ? it->pass : last.value("pass", json::object()).value("type", "");
+    const std::string pass =
+        it != known.end() ? it->pass : last.value("pass", json::object()).value("type", "");
     const std::string description = it != known.end() ? it->description : last.value("description", "");
-    c.figures.publish(c.figures.of(a, *models[i], c.folder + "/" + names[i], pass, description, latencies[i + 1],
-                                  latencies[0]));
+    c.figures.publish(c.figures.of(a, *models[i], c.folder + "/" + names[i], pass, description,
+                                   latencies[i + 1], latencies[0]));
   }
   return RunStatus::Completed;
 }
 
-// The passes, continuing the pipeline left unfinished with the same passes, or a new one after the artifacts so far.
+// The passes, continuing the pipeline left unfinished with the same passes, or a new one after the artifacts
+// so far.
 RunStatus runPasses(const PipelineContext& c) {
   const std::string state_file = c.folder + "/pipeline.json";
   json state;
@@ -209,7 +213,8 @@ RunStatus runPasses(const PipelineContext& c) {
     state = json::parse(in, nullptr, false);
   }
   const json passes = passesJson(c.config);
-  const bool continuing = state.is_object() && state.value("status", "") != "completed" && state.value("passes", json()) == passes;
+  const bool continuing = state.is_object() && state.value("status", "") != "completed" &&
+                          state.value("passes", json()) == passes;
   const int64_t first = continuing ? state.value("first", int64_t{1}) : nextArtifactNumber(c.folder);
   if (!continuing) {
     state = {{"passes", passes}, {"first", first}, {"status", "running"}};
@@ -230,22 +235,23 @@ RunStatus runPasses(const PipelineContext& c) {
       current = loadArtifact(pass_folder);
       stage.state = "reused";
       c.events.post(stage);
-      c.events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" + name +
-                                     ") finished before: reusing it");
+      c.events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" +
+                                       name + ") finished before: reusing it");
       continue;
     }
     stage.state = fs::exists(pass_folder + "/checkpoints") ? "resumed" : "started";
     c.events.post(stage);
-    c.events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" + name + "): " +
-                                   describePass(pass));
-    PassContext context{c.experiment, c.run_dir, c.data, c.original, c.device, pass_folder, c.events, c.recorder,
-                        c.control};
+    c.events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" + name +
+                                     "): " + describePass(pass));
+    PassContext context{c.experiment, c.run_dir, c.data,     c.original, c.device,
+                        pass_folder,  c.events,  c.recorder, c.control};
     json record = json::object();
     bool stopped = false;
     ModelArtifact next = runPass(pass, current, context, record, stopped);
     if (stopped) {
-      c.events.log(LogLevel::Info, "Stopped during " + name + " with a checkpoint; run `workbench-cli compress " +
-                                     c.run_dir + "` again to continue.");
+      c.events.log(LogLevel::Info, "Stopped during " + name +
+                                       " with a checkpoint; run `workbench-cli compress " + c.run_dir +
+                                       "` again to continue.");
       state["status"] = "interrupted";
       writeFileAtomically(state_file, state.dump(2) + "\n");
       return RunStatus::Interrupted;
@@ -260,8 +266,8 @@ RunStatus runPasses(const PipelineContext& c) {
     {
       const std::unique_ptr<InferenceModel> model = makeInferenceModel(next);
       const std::vector<Latency> latencies = c.figures.latencies({&c.original_model, model.get()});
-      c.figures.publish(c.figures.of(next, *model, pass_folder, pass.type, describePass(pass), latencies[1],
-                                     latencies[0]));
+      c.figures.publish(
+          c.figures.of(next, *model, pass_folder, pass.type, describePass(pass), latencies[1], latencies[0]));
     }
     stage.state = "finished";
     c.events.post(stage);
@@ -277,7 +283,8 @@ RunStatus runPasses(const PipelineContext& c) {
   return RunStatus::Completed;
 }
 
-// The samples latency is timed on (its batches of 1 and 64): the test split's first, else the training split's.
+// The samples latency is timed on (its batches of 1 and 64): the test split's first, else the training
+// split's.
 torch::Tensor latencySamples(const Dataset& data) {
   const DataSplit& split = data.test.size() > 0 ? data.test : data.train;
   return split.inputs(0, std::min<int64_t>(64, split.size()));
@@ -326,8 +333,8 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
   const Dataset data = loadDataset(experiment.data, experiment.seed);
   events.log(LogLevel::Info, data.description);
 
-  const FigureRecorder figures{run_dir, data, {config.latency_runs, config.latency_threads},
-                               latencySamples(data), events};
+  const FigureRecorder figures{
+      run_dir, data, {config.latency_runs, config.latency_threads}, latencySamples(data), events};
 
   // The original, saved as an artifact once so that it is measured (and exported) exactly like the others.
   const std::string original_folder = folder + "/" + kOriginal;
@@ -343,14 +350,14 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
   events.log(LogLevel::Info, "Measuring the original model (" + std::to_string(config.latency_runs) +
                                  " timed runs per batch size)");
 
-  const PipelineContext context{run_dir,  folder, experiment, config,  data,   device,
-                                original, *original_model, original_folder, events, recorder.get(), control,
-                                figures};
+  const PipelineContext context{run_dir,        folder,   experiment,      config,          data,
+                                device,         original, *original_model, original_folder, events,
+                                recorder.get(), control,  figures};
   if (request.measure_only) return measureAll(context);
   {
     const Latency alone = figures.latencies({original_model.get()})[0];
-    figures.publish(
-        figures.of(original, *original_model, original_folder, "original", "the trained model", alone, alone));
+    figures.publish(figures.of(original, *original_model, original_folder, "original", "the trained model",
+                               alone, alone));
   }
   return runPasses(context);
 }
@@ -401,8 +408,12 @@ void CompressionRun::start() {
   m_impl->worker = std::thread([impl = m_impl.get()] { impl->run(); });
 }
 
-void CompressionRun::requestStop() { m_impl->control.requestStop(); }
-bool CompressionRun::isRunning() const { return m_impl->running.load(); }
+void CompressionRun::requestStop() {
+  m_impl->control.requestStop();
+}
+bool CompressionRun::isRunning() const {
+  return m_impl->running.load();
+}
 
 void CompressionRun::wait() {
   if (m_impl->worker.joinable()) m_impl->worker.join();
@@ -420,7 +431,9 @@ CompressionReport compressBlocking(const CompressRequest& request, const Compres
   return run.report();
 }
 
-std::vector<ArtifactFigures> readCompressionReport(const std::string& run_dir) { return readReport(run_dir); }
+std::vector<ArtifactFigures> readCompressionReport(const std::string& run_dir) {
+  return readReport(run_dir);
+}
 
 // evaluateArtifact: run_evaluation_report.cpp (the detailed evaluation, reduced to loss and accuracy).
 
@@ -436,15 +449,17 @@ std::vector<ValidationIssue> checkCompression(const std::string& run_dir, const 
       if (!problem.empty()) issues.push_back({at + ".teacher", "teacher \"" + p.teacher + "\": " + problem});
     }
     if (torchscript && p.type == "prune" && p.method == "structured") {
-      issues.push_back({at + ".method",
-                        "the run's model is a TorchScript module: its layers are opaque, so channels cannot be "
-                        "removed and the layers that read them rewired; use method \"unstructured\" (it prunes a "
-                        "TorchScript model's conv and linear weights), or train a layer-list model"});
+      issues.push_back(
+          {at + ".method",
+           "the run's model is a TorchScript module: its layers are opaque, so channels cannot be "
+           "removed and the layers that read them rewired; use method \"unstructured\" (it prunes a "
+           "TorchScript model's conv and linear weights), or train a layer-list model"});
     }
     if (torchscript && p.type == "quantize") {
-      issues.push_back({at + ".mode",
-                        "the run's model is a TorchScript module: int8 quantization works on layer-list models, "
-                        "whose layers the workbench knows; train the model as a preset or model.layers"});
+      issues.push_back(
+          {at + ".mode",
+           "the run's model is a TorchScript module: int8 quantization works on layer-list models, "
+           "whose layers the workbench knows; train the model as a preset or model.layers"});
     }
   }
   return issues;

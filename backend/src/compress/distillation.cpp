@@ -13,7 +13,8 @@ namespace {
 namespace fs = std::filesystem;
 
 bool endsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::string resolve(const std::string& spec, const std::string& run_dir) {
@@ -26,8 +27,9 @@ std::unique_ptr<Model> modelFromCheckpoint(const std::string& file, const ModelA
   const CheckpointContents contents = readCheckpointFile(file);
   const ParseResult parsed = parseExperiment(contents.meta.value("experiment", nlohmann::json()));
   if (!parsed.ok()) {
-    throw UserError("teacher " + file + ": the checkpoint's experiment cannot be read: " + formatIssues(parsed.issues),
-                    "Give a checkpoint written by `workbench-cli train`.");
+    throw UserError(
+        "teacher " + file + ": the checkpoint's experiment cannot be read: " + formatIssues(parsed.issues),
+        "Give a checkpoint written by `workbench-cli train`.");
   }
   auto model = buildModel(parsed.experiment.model, original.input_shape, original.num_classes);
   std::istringstream in(contents.payload);
@@ -59,9 +61,9 @@ torch::Tensor distillationLoss(const torch::Tensor& student_logits, const torch:
   // In float32 whatever autocast chose for the logits: the softmax of logits / T is sensitive to rounding.
   const torch::Tensor s = student_logits.to(torch::kFloat32);
   const torch::Tensor t = teacher_logits.detach().to(torch::kFloat32);
-  const torch::Tensor soft =
-      F::kl_div(F::log_softmax(s / temperature, F::LogSoftmaxFuncOptions(1)),
-                F::softmax(t / temperature, F::SoftmaxFuncOptions(1)), F::KLDivFuncOptions().reduction(torch::kBatchMean));
+  const torch::Tensor soft = F::kl_div(F::log_softmax(s / temperature, F::LogSoftmaxFuncOptions(1)),
+                                       F::softmax(t / temperature, F::SoftmaxFuncOptions(1)),
+                                       F::KLDivFuncOptions().reduction(torch::kBatchMean));
   torch::Tensor loss = soft * (alpha * temperature * temperature);
   if (alpha < 1.0) loss = loss + (1.0 - alpha) * F::cross_entropy(s, labels);
   return loss;
@@ -83,8 +85,9 @@ std::string teacherProblem(const std::string& spec, const std::string& run_dir) 
   if (fs::is_directory(path)) {
     if (isCompleteArtifact(path)) return "";
     if (fs::exists(fs::path(path) / "experiment.json") && fs::exists(fs::path(path) / "model.pt")) return "";
-    return path + " is a folder but neither a finished run (experiment.json and model.pt) nor a model artifact "
-                  "(artifact.json)";
+    return path +
+           " is a folder but neither a finished run (experiment.json and model.pt) nor a model artifact "
+           "(artifact.json)";
   }
   if (!fs::is_regular_file(path)) return "no file or folder " + path;
   if (endsWith(path, ".wbckpt") || endsWith(path, ".pt")) return "";
@@ -95,17 +98,20 @@ std::unique_ptr<Teacher> loadTeacher(const std::string& spec, const std::string&
                                      const ModelArtifact& original) {
   const std::string problem = teacherProblem(spec, run_dir);
   if (!problem.empty()) {
-    throw UserError("teacher \"" + spec + "\": " + problem,
-                    "Set teacher to \"original\", an artifact such as \"compressed/01-prune\", a run folder, a "
-                    "checkpoint (.wbckpt) or a TorchScript file (.pt).");
+    throw UserError(
+        "teacher \"" + spec + "\": " + problem,
+        "Set teacher to \"original\", an artifact such as \"compressed/01-prune\", a run folder, a "
+        "checkpoint (.wbckpt) or a TorchScript file (.pt).");
   }
-  if (spec == "original") return std::make_unique<Teacher>(buildFloatModel(original), "the run's trained model");
+  if (spec == "original")
+    return std::make_unique<Teacher>(buildFloatModel(original), "the run's trained model");
   const std::string path = resolve(spec, run_dir);
   std::unique_ptr<Model> model;
   if (fs::is_directory(path) && isCompleteArtifact(path)) {
     const ModelArtifact artifact = loadArtifact(path);
     if (artifact.isQuantized()) {
-      throw UserError("teacher " + path + " is an int8 artifact", "Distill from a float model: the original or an "
+      throw UserError("teacher " + path + " is an int8 artifact",
+                      "Distill from a float model: the original or an "
                       "artifact made before quantization.");
     }
     model = buildFloatModel(artifact);

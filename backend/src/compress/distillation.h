@@ -32,7 +32,8 @@ class Teacher {
 // ("compressed/01-prune", relative to the run folder or absolute), another run's folder, a checkpoint file of
 // a run (.ckpt) or a TorchScript file (.pt). It must take samples of `input_shape` and give `num_classes`
 // outputs. UserError naming the spec when it is none of these or does not fit.
-std::unique_ptr<Teacher> loadTeacher(const std::string& spec, const std::string& run_dir, const ModelArtifact& original);
+std::unique_ptr<Teacher> loadTeacher(const std::string& spec, const std::string& run_dir,
+                                     const ModelArtifact& original);
 
 // Where `spec` points, for checks before anything runs: "" when it exists, else what is wrong.
 std::string teacherProblem(const std::string& spec, const std::string& run_dir);

@@ -42,7 +42,8 @@ class Int8Reference : public InferenceModel {
     m_reduceRange = q.value("reduce_range", false);
     m_plan = planQuantization(artifactLayers(artifact), m_inputShape, m_static ? "static" : "dynamic");
     readPlanJson(m_plan, q.at("layers"), m_static);
-    if (m_static) m_input = {q.at("input").at("scale").get<double>(), q.at("input").at("zero_point").get<int64_t>()};
+    if (m_static)
+      m_input = {q.at("input").at("scale").get<double>(), q.at("input").at("zero_point").get<int64_t>()};
     prepare(m_plan, artifact);
   }
 
@@ -64,8 +65,10 @@ class Int8Reference : public InferenceModel {
         prepare(n.shortcut, artifact);
       } else if (n.kernel == QKernel::Int8 || n.kernel == QKernel::Int8Dynamic) {
         const torch::Tensor values = quantizedTensor(artifact, n.name + ".weight", true).to(torch::kFloat64);
-        const torch::Tensor scales = quantizedTensor(artifact, n.name + ".weight.scale", true).to(torch::kFloat64);
-        const torch::Tensor zeros = quantizedTensor(artifact, n.name + ".weight.zero_point", true).to(torch::kFloat64);
+        const torch::Tensor scales =
+            quantizedTensor(artifact, n.name + ".weight.scale", true).to(torch::kFloat64);
+        const torch::Tensor zeros =
+            quantizedTensor(artifact, n.name + ".weight.zero_point", true).to(torch::kFloat64);
         std::vector<int64_t> per_channel(static_cast<size_t>(values.dim()), 1);
         per_channel[0] = -1;
         Weights w;

@@ -31,7 +31,9 @@ bool startsWith(const std::string& text, const std::string& prefix) {
          (text.size() == prefix.size() || text[prefix.size()] == '.');
 }
 
-int64_t roundHalfEven(double value) { return static_cast<int64_t>(std::nearbyint(value)); }
+int64_t roundHalfEven(double value) {
+  return static_cast<int64_t>(std::nearbyint(value));
+}
 
 }  // namespace
 
@@ -54,20 +56,23 @@ std::vector<PruneTarget> selectPruneTargets(const ModelArtifact& artifact, const
   }
   std::vector<PruneTarget> selected;
   for (const PruneTarget& t : all) {
-    const bool type_ok = std::find(pass.layer_types.begin(), pass.layer_types.end(), t.layer_type) !=
-                         pass.layer_types.end();
-    const bool name_ok = pass.layers.empty() || std::any_of(pass.layers.begin(), pass.layers.end(),
-                                                             [&](const std::string& p) { return startsWith(t.name, p); });
+    const bool type_ok =
+        std::find(pass.layer_types.begin(), pass.layer_types.end(), t.layer_type) != pass.layer_types.end();
+    const bool name_ok =
+        pass.layers.empty() || std::any_of(pass.layers.begin(), pass.layers.end(),
+                                           [&](const std::string& p) { return startsWith(t.name, p); });
     const bool output_ok = pass.prune_output_layer || t.name != output_layer;
     if (type_ok && name_ok && output_ok) selected.push_back(t);
   }
   if (selected.empty()) {
     std::string available;
-    for (const PruneTarget& t : all) available += (available.empty() ? "" : ", ") + t.name + " (" + t.layer_type + ")";
-    throw UserError("the prune pass selects no weight: layer_types and layers match none of the model's " +
-                        (available.empty() ? std::string("(it has no conv2d or linear layer)") : available) +
-                        (pass.prune_output_layer ? "" : "; the output layer is left alone unless prune_output_layer"),
-                    "Set compress.passes[i].layer_types / layers to name layers the model has.");
+    for (const PruneTarget& t : all)
+      available += (available.empty() ? "" : ", ") + t.name + " (" + t.layer_type + ")";
+    throw UserError(
+        "the prune pass selects no weight: layer_types and layers match none of the model's " +
+            (available.empty() ? std::string("(it has no conv2d or linear layer)") : available) +
+            (pass.prune_output_layer ? "" : "; the output layer is left alone unless prune_output_layer"),
+        "Set compress.passes[i].layer_types / layers to name layers the model has.");
   }
   return selected;
 }
@@ -86,7 +91,8 @@ PruningMasks::PruningMasks(std::vector<PruneTarget> targets, std::vector<torch::
 }
 
 void PruningMasks::pruneTo(double sparsity, bool global) {
-  prune(global, [sparsity](int64_t total, int64_t) { return roundHalfEven(sparsity * static_cast<double>(total)); });
+  prune(global,
+        [sparsity](int64_t total, int64_t) { return roundHalfEven(sparsity * static_cast<double>(total)); });
 }
 
 void PruningMasks::pruneShareOfLive(double amount, bool global) {
@@ -164,7 +170,8 @@ void PruningMasks::applyToWeights() const {
 
 NamedTensors PruningMasks::masks() const {
   NamedTensors out;
-  for (size_t i = 0; i < m_targets.size(); ++i) out.emplace_back(m_targets[i].name, m_masks[i].to(torch::kCPU));
+  for (size_t i = 0; i < m_targets.size(); ++i)
+    out.emplace_back(m_targets[i].name, m_masks[i].to(torch::kCPU));
   return out;
 }
 
@@ -183,14 +190,16 @@ nlohmann::json PruningMasks::describe() const {
   for (size_t i = 0; i < m_targets.size(); ++i) {
     const int64_t n = m_masks[i].numel();
     const int64_t pruned = n - m_masks[i].count_nonzero().item<int64_t>();
-    layers.push_back({{"name", m_targets[i].name}, {"type", m_targets[i].layer_type}, {"size", n}, {"pruned", pruned}});
+    layers.push_back(
+        {{"name", m_targets[i].name}, {"type", m_targets[i].layer_type}, {"size", n}, {"pruned", pruned}});
   }
   return {{"layers", layers}, {"sparsity", sparsity()}};
 }
 
 double cubicSparsity(double initial, double target, int64_t step, int64_t total_steps) {
   if (total_steps <= 0 || step >= total_steps) return target;
-  const double remaining = 1.0 - static_cast<double>(std::max<int64_t>(0, step)) / static_cast<double>(total_steps);
+  const double remaining =
+      1.0 - static_cast<double>(std::max<int64_t>(0, step)) / static_cast<double>(total_steps);
   return target + (initial - target) * remaining * remaining * remaining;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // Unstructured magnitude (L1) pruning with torch.nn.utils.prune's semantics: a parameter w gets a mask, the
-// effective weight is w × mask, pruned entries receive no gradient and stay exactly zero through training, and
-// a float amount prunes round(amount × n) entries (half to even) among those still unpruned. Global pruning
-// ranks every selected weight against one threshold; per-layer pruning brings each layer to the amount.
-// Gradual pruning raises the sparsity along Zhu & Gupta's cubic schedule while the model fine-tunes.
+// effective weight is w × mask, pruned entries receive no gradient and stay exactly zero through training,
+// and a float amount prunes round(amount × n) entries (half to even) among those still unpruned. Global
+// pruning ranks every selected weight against one threshold; per-layer pruning brings each layer to the
+// amount. Gradual pruning raises the sparsity along Zhu & Gupta's cubic schedule while the model fine-tunes.
 
 #include <torch/torch.h>
 
@@ -34,7 +34,8 @@ class PruningMasks {
  public:
   // `params` are the model's tensors for `targets` (same order); `existing` masks (an earlier pass's) are
   // kept: entries pruned before stay pruned.
-  PruningMasks(std::vector<PruneTarget> targets, std::vector<torch::Tensor> params, const NamedTensors& existing);
+  PruningMasks(std::vector<PruneTarget> targets, std::vector<torch::Tensor> params,
+               const NamedTensors& existing);
 
   // Prunes to `sparsity` of the selected weights (global: one ranking over all; layer: each tensor alone),
   // counting entries already pruned; masks only grow. Gradual pruning's steps.

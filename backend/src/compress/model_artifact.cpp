@@ -52,7 +52,8 @@ NamedTensors readGroup(torch::serialize::InputArchive& archive, const char* grou
   if (!list.is_array() || list.empty()) return out;
   torch::serialize::InputArchive part;
   if (!archive.try_read(group, part)) {
-    throw UserError(file + " lacks the tensors of group \"" + group + "\"", "The artifact is damaged: run the pass again.");
+    throw UserError(file + " lacks the tensors of group \"" + group + "\"",
+                    "The artifact is damaged: run the pass again.");
   }
   for (const auto& entry : list) {
     const std::string name = entry.get<std::string>();
@@ -72,8 +73,8 @@ void copyInto(Model& model, const ModelArtifact& artifact) {
       const torch::Tensor value = artifact.tensor(name);
       if (!value.defined() || !value.sizes().equals(target.sizes())) {
         throw UserError("artifact " + artifact.name + ": tensor " + name +
-                            (value.defined() ? " has shape " + shapeToString(value.sizes().vec()) + ", the model " +
-                                                   shapeToString(target.sizes().vec())
+                            (value.defined() ? " has shape " + shapeToString(value.sizes().vec()) +
+                                                   ", the model " + shapeToString(target.sizes().vec())
                                              : " is missing"),
                         "The artifact does not match its own layer list: run the pass again.");
       }
@@ -99,8 +100,8 @@ std::vector<LayerPtr> artifactLayers(const ModelArtifact& artifact) {
   std::vector<ValidationIssue> issues;
   std::vector<LayerPtr> layers = parseLayerList(artifact.layers, "layers", issues);
   if (!issues.empty()) {
-    throw UserError("artifact " + artifact.name + ": its layer list does not parse: " + issues.front().path + ": " +
-                        issues.front().message,
+    throw UserError("artifact " + artifact.name + ": its layer list does not parse: " + issues.front().path +
+                        ": " + issues.front().message,
                     "It was written by another version of the workbench: run the pass again.");
   }
   return layers;
@@ -126,8 +127,9 @@ ModelArtifact loadRunModel(const std::string& run_dir, const Shape& input_shape,
                     "Give the folder of a finished run (`workbench-cli runs` lists them).");
   }
   if (!fs::exists(model_file)) {
-    throw UserError("The run in " + run_dir + " has no model.pt (it did not finish, or failed).",
-                    "Use a run whose training completed (`workbench-cli runs` lists them with their status).");
+    throw UserError(
+        "The run in " + run_dir + " has no model.pt (it did not finish, or failed).",
+        "Use a run whose training completed (`workbench-cli runs` lists them with their status).");
   }
   const ModelConfig& config = parsed.experiment.model;
   auto model = buildModel(config, input_shape, num_classes);
@@ -149,7 +151,8 @@ std::unique_ptr<Model> buildFloatModel(const ModelArtifact& artifact) {
   }
   std::unique_ptr<Model> model;
   if (!artifact.torchscript.empty()) {
-    model = std::make_unique<TorchScriptModel>(artifact.torchscript, artifact.input_shape, artifact.num_classes);
+    model =
+        std::make_unique<TorchScriptModel>(artifact.torchscript, artifact.input_shape, artifact.num_classes);
   } else {
     model = std::make_unique<LayerNetModel>(artifactLayers(artifact), artifact.input_shape);
   }
@@ -157,12 +160,16 @@ std::unique_ptr<Model> buildFloatModel(const ModelArtifact& artifact) {
   return model;
 }
 
-bool isCompleteArtifact(const std::string& folder) { return fs::is_regular_file(fs::path(folder) / kArtifactFile); }
+bool isCompleteArtifact(const std::string& folder) {
+  return fs::is_regular_file(fs::path(folder) / kArtifactFile);
+}
 
 void saveArtifact(const ModelArtifact& artifact, const std::string& folder) {
   std::error_code ec;
   fs::create_directories(folder, ec);
-  if (ec) throw UserError("Could not create " + folder + ": " + ec.message(), "Check the disk holding the run folder.");
+  if (ec)
+    throw UserError("Could not create " + folder + ": " + ec.message(),
+                    "Check the disk holding the run folder.");
   torch::serialize::OutputArchive archive;
   writeGroup(archive, "weights", artifact.weights);
   writeGroup(archive, "buffers", artifact.buffers);
@@ -189,8 +196,9 @@ ModelArtifact loadArtifact(const std::string& folder) {
   const std::string meta_file = folder + "/" + kArtifactFile;
   const std::string weights_file = folder + "/" + kWeightsFile;
   if (!fs::is_regular_file(meta_file)) {
-    throw UserError(folder + " is not a finished model artifact (no artifact.json)",
-                    "List a run's artifacts with `workbench-cli compress RUN_DIR --list`, or run its pipeline again.");
+    throw UserError(
+        folder + " is not a finished model artifact (no artifact.json)",
+        "List a run's artifacts with `workbench-cli compress RUN_DIR --list`, or run its pipeline again.");
   }
   std::ifstream in(meta_file);
   const json meta = json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -225,7 +233,8 @@ ModelArtifact loadArtifact(const std::string& folder) {
   // unstructured-pruned model for nothing.
   for (const auto& entry : meta.value("masks", json::array())) {
     const torch::Tensor w = a.tensor(entry.get<std::string>());
-    if (!w.defined()) throw UserError(meta_file + " names a mask for a tensor it lacks", "Run the pass again.");
+    if (!w.defined())
+      throw UserError(meta_file + " names a mask for a tensor it lacks", "Run the pass again.");
     a.masks.emplace_back(entry.get<std::string>(), (w != 0).to(w.dtype()));
   }
   a.quantized = readGroup(archive, "quantized", meta.value("quantized", json::array()), weights_file);

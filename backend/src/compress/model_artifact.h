@@ -1,8 +1,8 @@
 #pragma once
 // A model as compression passes see it: the architecture (a layer list, or a TorchScript file), its float
 // weights, the masks of unstructured pruning, the int8 form after quantization, and the history of passes
-// that made it. A pass maps one artifact to another; the folder form (run/compressed/NN-<pass>/) is what eval,
-// the report and export read. Every artifact reloads on its own from its folder.
+// that made it. A pass maps one artifact to another; the folder form (run/compressed/NN-<pass>/) is what
+// eval, the report and export read. Every artifact reloads on its own from its folder.
 
 #include <torch/torch.h>
 
@@ -31,8 +31,8 @@ struct ModelArtifact {
   NamedTensors weights;
   NamedTensors buffers;
   // Unstructured pruning: parameter name -> mask (1 keep, 0 pruned, same shape and dtype as the weight). The
-  // weights are already multiplied by them; training passes keep pruned entries at zero with them. On disk only
-  // their names are kept: a mask is where its weight is not zero.
+  // weights are already multiplied by them; training passes keep pruned entries at zero with them. On disk
+  // only their names are kept: a mask is where its weight is not zero.
   NamedTensors masks;
   // null for a float model; otherwise what the int8 form needs (quantized_net.h): mode, engine, and per layer
   // the scales and zero points of its activations.
@@ -49,7 +49,8 @@ struct ModelArtifact {
 // class count, and its model.pt. Throws UserError when the run has no model.
 ModelArtifact loadRunModel(const std::string& run_dir, const Shape& input_shape, int64_t num_classes);
 
-// The artifact of a model in memory (after training), with `layers` (null for TorchScript) as its architecture.
+// The artifact of a model in memory (after training), with `layers` (null for TorchScript) as its
+// architecture.
 ModelArtifact artifactFromModel(Model& model, const nlohmann::json& layers, const std::string& torchscript,
                                 const Shape& input_shape, int64_t num_classes);
 

@@ -18,7 +18,9 @@ std::pair<float, float> minMaxOf(const torch::Tensor& x) {
 
 }  // namespace
 
-QRange activationRange(bool reduce_range) { return reduce_range ? QRange{0, 127} : QRange{0, 255}; }
+QRange activationRange(bool reduce_range) {
+  return reduce_range ? QRange{0, 127} : QRange{0, 255};
+}
 
 QParams affineQParams(double min_val, double max_val, QRange range) {
   const float lo = std::min(static_cast<float>(min_val), 0.0f);
@@ -96,7 +98,8 @@ void HistogramObserver::observe(const torch::Tensor& input) {
 // The L2 error of quantizing the histogram to 256 levels over bins [start_bin, end_bin]: each source bin's
 // mass spread uniformly, measured against the centre of the destination bins its span falls into.
 double HistogramObserver::quantizationError(int64_t start_bin, int64_t end_bin) const {
-  const double bin_width = (static_cast<double>(m_max) - static_cast<double>(m_min)) / static_cast<double>(m_bins);
+  const double bin_width =
+      (static_cast<double>(m_max) - static_cast<double>(m_min)) / static_cast<double>(m_bins);
   const int64_t dst_nbins = 256;
   const double dst_bin_width_d = bin_width * static_cast<double>(end_bin - start_bin + 1) / dst_nbins;
   if (dst_bin_width_d == 0.0) return 0.0;
@@ -165,7 +168,8 @@ std::pair<double, double> HistogramObserver::searchRange() const {
     end_bin = next_end;
   }
   const float bin_width = (m_max - m_min) / static_cast<float>(m_bins);
-  return {m_min + bin_width * static_cast<float>(start_bin), m_min + bin_width * static_cast<float>(end_bin + 1)};
+  return {m_min + bin_width * static_cast<float>(start_bin),
+          m_min + bin_width * static_cast<float>(end_bin + 1)};
 }
 
 std::pair<double, double> HistogramObserver::range() const {
@@ -208,8 +212,8 @@ ChannelQuantized quantizeWeightPerChannel(const torch::Tensor& weight) {
 
 torch::Tensor perChannelQInt8(const torch::Tensor& values, const torch::Tensor& scales,
                               const torch::Tensor& zero_points) {
-  return torch::_make_per_channel_quantized_tensor(values.to(torch::kChar).contiguous(), scales.to(torch::kDouble),
-                                                   zero_points.to(torch::kLong), 0);
+  return torch::_make_per_channel_quantized_tensor(
+      values.to(torch::kChar).contiguous(), scales.to(torch::kDouble), zero_points.to(torch::kLong), 0);
 }
 
 }  // namespace wb

@@ -31,9 +31,9 @@ struct QRange {
 // pair of products into a signed 16-bit lane and saturates at 32767: 255 x 128 x 2 = 65280 overflows, and
 // 255 x 64 x 2 = 32640 never does. Measured on such a CPU (emulated AVX2, 8-bit weights): 34 output steps off
 // the model's float simulation in the engine and 35 in ONNX Runtime; with 7-bit weights 1 step in both, as on
-// a VNNI CPU. PyTorch's alternative, 7-bit activations (reduce_range), only holds while every activation stays
-// inside its calibrated range; an input beyond it quantizes up to 255 and saturates again. 7-bit weights hold
-// for every input, on every engine, and in every runtime an exported file reaches.
+// a VNNI CPU. PyTorch's alternative, 7-bit activations (reduce_range), only holds while every activation
+// stays inside its calibrated range; an input beyond it quantizes up to 255 and saturates again. 7-bit
+// weights hold for every input, on every engine, and in every runtime an exported file reaches.
 constexpr QRange kActivationRange{0, 255};
 constexpr QRange kWeightRange{-64, 63};
 

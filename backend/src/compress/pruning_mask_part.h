@@ -1,7 +1,8 @@
 #pragma once
-// Pruning masks as a step part: pruned entries get no gradient (zeroed once the gradients are ready, after data
-// parallel's allreduce) and stay exactly zero after each optimizer step (weight decay and momentum cannot revive
-// them). The masks go into the pass's checkpoints: gradual pruning may have raised them since the pass began.
+// Pruning masks as a step part: pruned entries get no gradient (zeroed once the gradients are ready, after
+// data parallel's allreduce) and stay exactly zero after each optimizer step (weight decay and momentum
+// cannot revive them). The masks go into the pass's checkpoints: gradual pruning may have raised them since
+// the pass began.
 
 #include <memory>
 

@@ -68,7 +68,8 @@ class ActivationFakeQuant {
 };
 
 // Per-channel symmetric qint8 of the current weight, as quantizeWeightPerChannel will quantize it at convert
-// (PyTorch's per-channel weight fake quant in kWeightRange): scale_c = max|w_c| / 63.5, zero point 0, [-64, 63].
+// (PyTorch's per-channel weight fake quant in kWeightRange): scale_c = max|w_c| / 63.5, zero point 0, [-64,
+// 63].
 torch::Tensor fakeQuantWeight(const torch::Tensor& weight) {
   torch::Tensor scales;
   {

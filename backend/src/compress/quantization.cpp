@@ -35,11 +35,14 @@ torch::Tensor* find(NamedTensors& tensors, const std::string& name) {
 }
 
 void eraseNamed(NamedTensors& tensors, const std::function<bool(const std::string&)>& drop) {
-  tensors.erase(std::remove_if(tensors.begin(), tensors.end(), [&](const auto& item) { return drop(item.first); }),
-                tensors.end());
+  tensors.erase(
+      std::remove_if(tensors.begin(), tensors.end(), [&](const auto& item) { return drop(item.first); }),
+      tensors.end());
 }
 
-bool hasPrefix(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+bool hasPrefix(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
 
 // torch::nn::BatchNorm2d's default, which every batchnorm2d layer uses.
 constexpr double kBatchNormEps = 1e-5;
@@ -55,7 +58,8 @@ void foldList(json& list, const std::string& prefix, ModelArtifact& a, std::vect
       if (layer.contains("shortcut")) foldList(layer["shortcut"], name + ".shortcut", a, folded);
       continue;
     }
-    if (type != "conv2d" || i + 1 >= list.size() || list[i + 1].value("type", std::string()) != "batchnorm2d") {
+    if (type != "conv2d" || i + 1 >= list.size() ||
+        list[i + 1].value("type", std::string()) != "batchnorm2d") {
       continue;
     }
     const std::string bn = prefix + "." + std::to_string(i + 1);
@@ -74,13 +78,15 @@ void foldList(json& list, const std::string& prefix, ModelArtifact& a, std::vect
     torch::Tensor* b = find(a.weights, name + ".bias");
     const torch::Tensor bias = b != nullptr ? b->to(torch::kFloat64) : torch::zeros_like(factor);
     const torch::Tensor new_w = (w->to(torch::kFloat64) * factor.view({-1, 1, 1, 1})).to(torch::kFloat32);
-    const torch::Tensor new_b = ((bias - mean.to(torch::kFloat64)) * factor + beta.to(torch::kFloat64)).to(torch::kFloat32);
+    const torch::Tensor new_b =
+        ((bias - mean.to(torch::kFloat64)) * factor + beta.to(torch::kFloat64)).to(torch::kFloat32);
     *w = new_w;
     if (b != nullptr) {
       *b = new_b;
     } else {
       // the bias goes right after the weight, where a conv with bias keeps it
-      auto at = std::find_if(a.weights.begin(), a.weights.end(), [&](const auto& item) { return item.first == name + ".weight"; });
+      auto at = std::find_if(a.weights.begin(), a.weights.end(),
+                             [&](const auto& item) { return item.first == name + ".weight"; });
       a.weights.insert(at + 1, {name + ".bias", new_b});
     }
     layer["bias"] = true;
@@ -147,7 +153,8 @@ void writeInt8(QuantizeResult& result, const ModelArtifact& folded, const std::v
                       {"activation_range", {kActivationRange.quant_min, kActivationRange.quant_max}},
                       {"torch_version", TORCH_VERSION},
                       {"layers", planToJson(plan)}};
-  if (input != nullptr) out.quantization["input"] = {{"scale", input->scale}, {"zero_point", input->zero_point}};
+  if (input != nullptr)
+    out.quantization["input"] = {{"scale", input->scale}, {"zero_point", input->zero_point}};
   result.float_layers = floatLayerNotes(plan);
 
   std::ostringstream summary;
@@ -178,12 +185,15 @@ bool hasSevenBitWeights(const ModelArtifact& a) {
   return a.isQuantized() && a.quantization.value("format", 1) >= kInt8Format;
 }
 
-std::string currentQuantizedEngine() { return lower(c10::toString(at::globalContext().qEngine())); }
+std::string currentQuantizedEngine() {
+  return lower(c10::toString(at::globalContext().qEngine()));
+}
 
 std::string selectQuantizedEngine(const std::string& requested) {
   const std::vector<std::string> supported = supportedQuantizedEngines();
   if (supported.empty()) {
-    throw UserError("this LibTorch build has no quantized engine", "Use a LibTorch build with FBGEMM, oneDNN or QNNPACK.");
+    throw UserError("this LibTorch build has no quantized engine",
+                    "Use a LibTorch build with FBGEMM, oneDNN or QNNPACK.");
   }
   std::string chosen;
   std::string why;
@@ -200,8 +210,8 @@ std::string selectQuantizedEngine(const std::string& requested) {
     why = "auto: the fastest of this build's " + joined(supported);
   } else {
     if (std::find(supported.begin(), supported.end(), requested) == supported.end()) {
-      throw UserError("the quantized engine \"" + requested + "\" is not in this LibTorch build (it has: " +
-                          joined(supported) + ")",
+      throw UserError("the quantized engine \"" + requested +
+                          "\" is not in this LibTorch build (it has: " + joined(supported) + ")",
                       "Set the quantize pass's engine to \"auto\" or to one of these.");
     }
     chosen = requested;
@@ -249,7 +259,8 @@ QuantizeResult quantizeArtifact(const ModelArtifact& input, const CompressPassCo
   std::vector<std::string> folded_pairs;
   ModelArtifact folded = static_mode ? foldBatchNorms(input, &folded_pairs) : input;
   if (!folded_pairs.empty()) {
-    say("Folded " + std::to_string(folded_pairs.size()) + " batch norms into their convs (" + joined(folded_pairs) + ")");
+    say("Folded " + std::to_string(folded_pairs.size()) + " batch norms into their convs (" +
+        joined(folded_pairs) + ")");
   }
   std::vector<QNode> plan = planQuantization(artifactLayers(folded), folded.input_shape, pass.mode);
 

@@ -9,9 +9,11 @@
 //   layers        the fused float list: each folded batch norm replaced by {"type": "identity"} (names do not
 //                 shift) and its conv given a bias
 //   weights       float parameters of the layers that stay float only; buffers likewise
-//   quantized     per int8 layer "<p>.weight" (kChar, the weight's shape), "<p>.weight.scale" (float32 [out]),
+//   quantized     per int8 layer "<p>.weight" (kChar, the weight's shape), "<p>.weight.scale" (float32
+//   [out]),
 //                 "<p>.weight.zero_point" (int64 [out], all 0) and "<p>.bias" (float32 [out]) when it has one
-//   quantization  {"format": 2, "mode": "static"|"dynamic"|"qat", "engine": "onednn"|..., "reduce_range": false,
+//   quantization  {"format": 2, "mode": "static"|"dynamic"|"qat", "engine": "onednn"|..., "reduce_range":
+//   false,
 //                  "weight_range": [-64, 63], "activation_range": [0, 255] (observers.h: why 7-bit weights),
 //                  "observer", "calibration_batches", "input": {"scale", "zero_point"} (static),
 //                  "layers": [per layer: {"name", "type", "kernel", "relu", "output", "reason", "body",
@@ -63,8 +65,9 @@ QuantizeResult int8FromPlan(const ModelArtifact& folded, const std::vector<QNode
 // is missing from this LibTorch build.
 std::unique_ptr<InferenceModel> makeQuantizedModel(const ModelArtifact& artifact);
 
-// Selects LibTorch's quantized engine, process-wide ("auto" = the fastest this build has: x86, fbgemm, onednn,
-// then qnnpack); returns a log line saying which and why. UserError when the requested one is missing.
+// Selects LibTorch's quantized engine, process-wide ("auto" = the fastest this build has: x86, fbgemm,
+// onednn, then qnnpack); returns a log line saying which and why. UserError when the requested one is
+// missing.
 std::string selectQuantizedEngine(const std::string& requested);
 
 // The format quantizeArtifact writes, and whether an int8 artifact's weights are of it (7 bits, so its

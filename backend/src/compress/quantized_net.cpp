@@ -51,8 +51,9 @@ std::vector<QNode> planList(const std::vector<LayerPtr>& layers, Shape shape, co
     } else {
       n.kernel = QKernel::Float;
       if (type == "conv2d") {
-        n.reason = "dynamic quantization has int8 kernels for linear layers only (mode \"static\" quantizes "
-                   "convolutions)";
+        n.reason =
+            "dynamic quantization has int8 kernels for linear layers only (mode \"static\" quantizes "
+            "convolutions)";
       } else if (type == "batchnorm2d") {
         n.reason = "a batch norm that does not follow a conv2d cannot be folded, and has no int8 kernel here";
       } else {
@@ -102,7 +103,9 @@ torch::Tensor toQuint8(const torch::Tensor& x, const QParams& q) {
   return torch::quantize_per_tensor(x, q.scale, q.zero_point, torch::kQUInt8);
 }
 
-torch::Tensor toFloat(const torch::Tensor& x) { return x.is_quantized() ? x.dequantize() : x; }
+torch::Tensor toFloat(const torch::Tensor& x) {
+  return x.is_quantized() ? x.dequantize() : x;
+}
 
 c10::IValue callOp(const c10::OperatorHandle& op, std::vector<c10::IValue> args) {
   torch::jit::Stack stack(std::move(args));
@@ -110,7 +113,9 @@ c10::IValue callOp(const c10::OperatorHandle& op, std::vector<c10::IValue> args)
   return stack.at(0);
 }
 
-json qparamsJson(const QParams& q) { return {{"scale", q.scale}, {"zero_point", q.zero_point}}; }
+json qparamsJson(const QParams& q) {
+  return {{"scale", q.scale}, {"zero_point", q.zero_point}};
+}
 
 QParams qparamsFrom(const json& j) {
   return {j.at("scale").get<double>(), j.at("zero_point").get<int64_t>()};
@@ -198,12 +203,18 @@ torch::Tensor quantizedTensor(const ModelArtifact& a, const std::string& name, b
 
 std::string kernelName(QKernel kernel) {
   switch (kernel) {
-    case QKernel::Int8: return "int8";
-    case QKernel::Int8Dynamic: return "int8_dynamic";
-    case QKernel::Residual: return "residual";
-    case QKernel::Fused: return "fused";
-    case QKernel::Passthrough: return "passthrough";
-    case QKernel::Float: return "float";
+    case QKernel::Int8:
+      return "int8";
+    case QKernel::Int8Dynamic:
+      return "int8_dynamic";
+    case QKernel::Residual:
+      return "residual";
+    case QKernel::Fused:
+      return "fused";
+    case QKernel::Passthrough:
+      return "passthrough";
+    case QKernel::Float:
+      return "float";
   }
   return "?";
 }
@@ -269,10 +280,11 @@ const c10::OperatorHandle& quantizedOp(const std::string& name, const std::strin
   if (it != cache.end()) return it->second;
   auto handle = c10::Dispatcher::singleton().findSchema(c10::OperatorName("quantized::" + name, overload));
   if (!handle) {
-    throw UserError("this LibTorch build (" + std::string(TORCH_VERSION) + ") has no quantized::" + name +
-                        (overload.empty() ? "" : "." + overload) + " operator, which the int8 model needs",
-                    "Use a LibTorch build with the quantized CPU ops (1.13 to 2.x), or leave out the quantize "
-                    "pass.");
+    throw UserError(
+        "this LibTorch build (" + std::string(TORCH_VERSION) + ") has no quantized::" + name +
+            (overload.empty() ? "" : "." + overload) + " operator, which the int8 model needs",
+        "Use a LibTorch build with the quantized CPU ops (1.13 to 2.x), or leave out the quantize "
+        "pass.");
   }
   return cache.emplace(key, *handle).first->second;
 }
@@ -287,7 +299,8 @@ QuantizedNet::QuantizedNet(const ModelArtifact& artifact) : m_inputShape(artifac
     throw UserError("artifact " + artifact.name + " is int8 in an unknown mode \"" + mode + "\"",
                     "It was written by another version of the workbench: run the quantize pass again.");
   }
-  // qat's int8 form is static's: the activation qparams come from training's observers instead of calibration.
+  // qat's int8 form is static's: the activation qparams come from training's observers instead of
+  // calibration.
   m_static = mode != "dynamic";
   m_reduceRange = q.value("reduce_range", false);
   m_engine = q.value("engine", std::string());
@@ -318,9 +331,10 @@ QuantizedNet::QuantizedNet(const ModelArtifact& artifact) : m_inputShape(artifac
         prepare(n.body);
         prepare(n.shortcut);
       } else if (n.kernel == QKernel::Int8 || n.kernel == QKernel::Int8Dynamic) {
-        const torch::Tensor w = perChannelQInt8(quantizedTensor(artifact, n.name + ".weight", true),
-                                                quantizedTensor(artifact, n.name + ".weight.scale", true),
-                                                quantizedTensor(artifact, n.name + ".weight.zero_point", true));
+        const torch::Tensor w =
+            perChannelQInt8(quantizedTensor(artifact, n.name + ".weight", true),
+                            quantizedTensor(artifact, n.name + ".weight.scale", true),
+                            quantizedTensor(artifact, n.name + ".weight.zero_point", true));
         const torch::Tensor b = quantizedTensor(artifact, n.name + ".bias", false);
         const c10::IValue bias = b.defined() ? c10::IValue(b.to(torch::kFloat32)) : c10::IValue();
         if (n.layer->type() == "conv2d") {

@@ -35,9 +35,9 @@ struct QNode {
   LayerPtr layer;
   Shape input_shape;
   QKernel kernel = QKernel::Passthrough;
-  bool relu = false;   // int8 / int8_dynamic / residual: the relu after it is fused in
-  std::string reason;  // float: why it has no int8 kernel
-  QParams output;      // static: the quint8 qparams of its output (int8, residual, float)
+  bool relu = false;                  // int8 / int8_dynamic / residual: the relu after it is fused in
+  std::string reason;                 // float: why it has no int8 kernel
+  QParams output;                     // static: the quint8 qparams of its output (int8, residual, float)
   std::vector<QNode> body, shortcut;  // residual
 
   torch::nn::AnyModule module;  // float and passthrough layers; in calibration every layer but residuals
@@ -54,7 +54,8 @@ std::vector<std::string> floatLayerNotes(const std::vector<QNode>& plan);
 
 // Static mode: runs calibration batches in float through `plan` (its modules loaded from `folded`, a float
 // artifact), observing the input and every layer's output; fills each node's `output` and returns the
-// input's qparams. Stops when `next` returns nullopt or after `max_batches`; `batches_seen` says how many ran.
+// input's qparams. Stops when `next` returns nullopt or after `max_batches`; `batches_seen` says how many
+// ran.
 QParams calibratePlan(std::vector<QNode>& plan, const ModelArtifact& folded, const std::string& observer,
                       QRange range, const std::function<std::optional<torch::Tensor>()>& next,
                       int64_t max_batches, int64_t& batches_seen);
@@ -63,8 +64,8 @@ QParams calibratePlan(std::vector<QNode>& plan, const ModelArtifact& folded, con
 // "body", "shortcut"}), parallel to the layer list.
 nlohmann::json planToJson(const std::vector<QNode>& plan);
 
-// Reads a quantized artifact's per-layer record into `nodes` (planQuantization's plan of the same layers): each
-// node's output qparams in static mode. std::runtime_error when the record does not fit the plan.
+// Reads a quantized artifact's per-layer record into `nodes` (planQuantization's plan of the same layers):
+// each node's output qparams in static mode. std::runtime_error when the record does not fit the plan.
 void readPlanJson(std::vector<QNode>& nodes, const nlohmann::json& list, bool static_mode);
 
 // A layer's float module with its tensors from the artifact, in eval mode (float and passthrough layers; in

@@ -25,7 +25,8 @@ constexpr int64_t kArtifactBatch = 500;  // int8 kernels run on the CPU; batches
 
 Experiment runExperiment(const std::string& run_dir) {
   if (!fs::is_directory(run_dir)) {
-    throw UserError("Run folder not found: " + run_dir, "Pass a folder made by `workbench-cli train` (under runs/).");
+    throw UserError("Run folder not found: " + run_dir,
+                    "Pass a folder made by `workbench-cli train` (under runs/).");
   }
   const ParseResult parsed = loadExperimentFile(run_dir + "/experiment.json");
   if (!parsed.ok()) {
@@ -42,7 +43,8 @@ std::string artifactFolder(const std::string& run_dir, const std::string& artifa
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(run_dir + "/" + kArtifactsFolder, ec)) {
     if (isCompleteArtifact(entry.path().string())) {
-      names += std::string(names.empty() ? "" : ", ") + kArtifactsFolder + "/" + entry.path().filename().string();
+      names +=
+          std::string(names.empty() ? "" : ", ") + kArtifactsFolder + "/" + entry.path().filename().string();
     }
   }
   throw UserError("No model artifact " + folder + (fs::exists(folder) ? " (its pass did not finish)" : ""),
@@ -53,7 +55,8 @@ std::string artifactFolder(const std::string& run_dir, const std::string& artifa
 SplitPredictions predictWithRunModel(const std::string& run_dir, const Experiment& e, const Dataset& data,
                                      const EvaluationOptions& options) {
   torch::Device device = torch::kCPU;
-  if (!e.train.devices.empty() && checkDevice(e.train.devices[0]).empty()) device = resolveDevice(e.train.devices[0]);
+  if (!e.train.devices.empty() && checkDevice(e.train.devices[0]).empty())
+    device = resolveDevice(e.train.devices[0]);
   auto model = buildModel(e.model, data.sample_shape, data.num_classes);
   model->load(run_dir + "/model.pt");
   model->to(device);
@@ -82,12 +85,14 @@ SplitPredictions predictWithArtifact(const std::string& folder, const Dataset& d
 EvaluationReport evaluateRunDetailed(const std::string& run_dir, const EvaluationOptions& options) {
   // Checked before the data load (seconds): a missing, failed or unfinished run, or a missing artifact, is
   // answered at once.
-  const std::string note = checkRunModel(run_dir, "evaluate", !options.model.empty() || options.allow_unfinished);
+  const std::string note =
+      checkRunModel(run_dir, "evaluate", !options.model.empty() || options.allow_unfinished);
   const Experiment e = runExperiment(run_dir);
   const std::string folder = options.model.empty() ? std::string() : artifactFolder(run_dir, options.model);
   if (options.model.empty() && !fs::exists(run_dir + "/model.pt")) {
-    throw UserError("The run in " + run_dir + " has no model.pt yet (" + readRunState(run_dir).describe() + ").",
-                    "Wait for its first checkpoint, or resume it if it was stopped.");
+    throw UserError(
+        "The run in " + run_dir + " has no model.pt yet (" + readRunState(run_dir).describe() + ").",
+        "Wait for its first checkpoint, or resume it if it was stopped.");
   }
   configureThreads(e.train.threads);
   const Dataset data = loadDataset(e.data, e.seed);

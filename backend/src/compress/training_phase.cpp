@@ -42,7 +42,8 @@ class RecorderScope {
 };
 
 // Several ranks share the cores: while the phase trains, each takes its share of the intra-op and OpenBLAS
-// threads (as a run's ranks do); the pipeline's own setting comes back after it, for its latency measurements.
+// threads (as a run's ranks do); the pipeline's own setting comes back after it, for its latency
+// measurements.
 class RankThreadShare {
  public:
   RankThreadShare(const TrainConfig& train, int64_t cores_per_rank, EventStream& events) : m_train(train) {
@@ -69,7 +70,8 @@ std::unique_ptr<TrainingRank> makePhaseRank(TrainingPhase& phase, const Experime
     rank->owned_model->to(placement.device);
     model = rank->owned_model.get();
   }
-  rank->setUp(experiment, plan, *model, makeOptimizer(experiment.optimizer, model->namedParameters()), folder);
+  rank->setUp(experiment, plan, *model, makeOptimizer(experiment.optimizer, model->namedParameters()),
+              folder);
   if (phase.parts_for) rank->parts.add(phase.parts_for(placement.rank, *model, placement.device));
   return rank;
 }
@@ -85,8 +87,8 @@ Experiment phaseExperiment(const Experiment& run, const CompressPassConfig& pass
   e.schedule.warmup_steps = 0;
   e.schedule.t_max = 0;
   e.train.early_stopping.enabled = false;
-  // A pass's models are built from its artifact, without synchronized batch norm: with several ranks, rank 0's
-  // running statistics are broadcast at each step instead (DDP's broadcast_buffers).
+  // A pass's models are built from its artifact, without synchronized batch norm: with several ranks, rank
+  // 0's running statistics are broadcast at each step instead (DDP's broadcast_buffers).
   e.train.sync_batchnorm = false;
   e.train.keep_checkpoints = 2;
   e.compress = CompressConfig{};
@@ -110,7 +112,8 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
   }
   RunFolder folder = RunFolder::open(phase.folder);
   CheckpointStore store(folder.path(), experiment.train.keep_checkpoints, true);
-  const auto loaded = store.loadLatestGood([&](const std::string& w) { phase.events.log(LogLevel::Warning, w); });
+  const auto loaded =
+      store.loadLatestGood([&](const std::string& w) { phase.events.log(LogLevel::Warning, w); });
   if (!loaded && !fresh) folder.truncateLogs(nlohmann::json::object());  // killed before its first checkpoint
 
   const RankLayout layout = layoutRanks(experiment, std::nullopt);
@@ -125,16 +128,19 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
   }
   std::vector<std::unique_ptr<TrainingRank>> ranks;
   for (const RankPlacement& placement : layout.local) {
-    ranks.push_back(makePhaseRank(phase, experiment, plan, placement, layout.world_size, model, folder.path()));
+    ranks.push_back(
+        makePhaseRank(phase, experiment, plan, placement, layout.world_size, model, folder.path()));
     if (loaded) ranks.back()->restore(*loaded);
   }
 
   RecorderScope recording(phase.events, &folder, phase.outer_recorder);
   std::ostringstream line;
-  line << "Fine-tuning: " << plan.total_steps << " steps (" << plan.epochs << " epoch(s) of " << plan.steps_per_epoch
-       << "), optimizer " << experiment.optimizer.name << " lr " << experiment.optimizer.lr << ", schedule "
-       << experiment.schedule.name;
-  if (parallel) line << ", data parallel on " << layout.world_size << " ranks, batch " << experiment.train.batch_size << " per rank";
+  line << "Fine-tuning: " << plan.total_steps << " steps (" << plan.epochs << " epoch(s) of "
+       << plan.steps_per_epoch << "), optimizer " << experiment.optimizer.name << " lr "
+       << experiment.optimizer.lr << ", schedule " << experiment.schedule.name;
+  if (parallel)
+    line << ", data parallel on " << layout.world_size << " ranks, batch " << experiment.train.batch_size
+         << " per rank";
   if (resume_point) line << "; continuing at step " << resume_point->step << " from " << loaded->path;
   phase.events.log(LogLevel::Info, line.str());
 
@@ -156,10 +162,11 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
   for (const auto& r : ranks) local.push_back(r->local());
   const auto failure = trainLocalRanks(local, threads, [&](size_t i) {
     TrainingRank& r = *ranks[i];
-    r.train({experiment, phase.data, *r.model, *r.optimizer, *r.schedule, plan, r.placement.device,
-             r.events(phase.events), phase.control, *r.scaler, resume_point ? &*resume_point : nullptr,
-             r.isLead() ? std::function<void(const RankProgress&)>(writeCheckpoint) : [](const RankProgress&) {},
-             r.parts, parallel ? r.group.get() : nullptr, layout.devices});
+    r.train(
+        {experiment, phase.data, *r.model, *r.optimizer, *r.schedule, plan, r.placement.device,
+         r.events(phase.events), phase.control, *r.scaler, resume_point ? &*resume_point : nullptr,
+         r.isLead() ? std::function<void(const RankProgress&)>(writeCheckpoint) : [](const RankProgress&) {},
+         r.parts, parallel ? r.group.get() : nullptr, layout.devices});
   });
   if (failure) {
     if (parallel) {

@@ -1,8 +1,8 @@
 #pragma once
 // The fine-tuning inside a compression pass: a normal training phase of the trainer (same data, optimizer,
 // AMP, checkpoints and devices as the run: one rank per entry of train.devices, data parallel as the run
-// trained), with the pass's step parts (masks, gradual pruning, a distillation loss). Its logs and checkpoints
-// live in the pass's folder, so a killed pass continues from its last checkpoint.
+// trained), with the pass's step parts (masks, gradual pruning, a distillation loss). Its logs and
+// checkpoints live in the pass's folder, so a killed pass continues from its last checkpoint.
 
 #include <functional>
 #include <memory>
@@ -37,8 +37,8 @@ struct TrainingPhase {
   std::function<std::unique_ptr<Model>()> make_replica;
 };
 
-// The experiment a pass trains with: the run's, with the pass's epochs/max_steps and learning rate (a tenth of
-// optimizer.lr unless set), no warmup and no early stopping.
+// The experiment a pass trains with: the run's, with the pass's epochs/max_steps and learning rate (a tenth
+// of optimizer.lr unless set), no warmup and no early stopping.
 Experiment phaseExperiment(const Experiment& run, const CompressPassConfig& pass);
 
 // How many steps the phase takes on `samples` training samples (each rank trains its shard).

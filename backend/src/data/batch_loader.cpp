@@ -3,9 +3,10 @@
 // a generator seeded from (seed, e, k). Nothing depends on what was drawn before, so a run resumed at (e, k)
 // sees exactly the batches it would have seen.
 //
-// Workers prepare batches ahead of the consumer in an OrderedWorkQueue (at most `prefetch` in flight, handed out
-// in batch order whatever the worker count): one for tensors in memory, the source's data.workers for files.
-// startEpoch restarts the queue: whatever a worker was preparing for the old epoch is dropped when it finishes.
+// Workers prepare batches ahead of the consumer in an OrderedWorkQueue (at most `prefetch` in flight, handed
+// out in batch order whatever the worker count): one for tensors in memory, the source's data.workers for
+// files. startEpoch restarts the queue: whatever a worker was preparing for the old epoch is dropped when it
+// finishes.
 
 #include "data/batch_loader.h"
 
@@ -75,8 +76,8 @@ struct BatchLoader::Impl {
     if (split.source) {
       const torch::Tensor cpu_rows = rows.to(torch::kCPU).contiguous();
       const std::vector<int64_t> wanted(cpu_rows.data_ptr<int64_t>(), cpu_rows.data_ptr<int64_t>() + count);
-      batch.x = split.source->inputs(wanted, options.augment ? std::optional<uint64_t>(augment_seed) : std::nullopt,
-                                     pin);
+      batch.x = split.source->inputs(
+          wanted, options.augment ? std::optional<uint64_t>(augment_seed) : std::nullopt, pin);
     } else {
       batch.x = split.x.index_select(0, rows);
       if (options.augment) {
@@ -96,7 +97,8 @@ struct BatchLoader::Impl {
     }
     // A source's transforms that run on the training device (data.augment_on "device"), after the copy.
     if (split.source) {
-      batch.x = split.source->onDevice(batch.x, options.augment ? std::optional<uint64_t>(augment_seed) : std::nullopt);
+      batch.x = split.source->onDevice(
+          batch.x, options.augment ? std::optional<uint64_t>(augment_seed) : std::nullopt);
     }
     // On the worker, after the copy: the step receives the layout its channels_last weights want.
     if (options.channels_last && batch.x.dim() == 4) {
@@ -152,10 +154,11 @@ BatchLoader::BatchLoader(DataSplit split, BatchLoaderOptions options) : m_impl(s
                      ? impl.samples / impl.options.batch_size
                      : (impl.samples + impl.options.batch_size - 1) / impl.options.batch_size;
   impl.debug_info = c10::ThreadLocalDebugInfo::current();
-  const int64_t wanted_workers = in_memory ? std::min<int64_t>(1, impl.options.workers) : impl.split.source->workers();
+  const int64_t wanted_workers =
+      in_memory ? std::min<int64_t>(1, impl.options.workers) : impl.split.source->workers();
   const int workers = impl.options.prefetch > 0 ? static_cast<int>(std::max<int64_t>(0, wanted_workers)) : 0;
-  // See useOneIntraOpThreadHere: take this thread's count now, let the workers set 1, then put the process-wide
-  // value back to this thread's so threads started later are not left with one.
+  // See useOneIntraOpThreadHere: take this thread's count now, let the workers set 1, then put the
+  // process-wide value back to this thread's so threads started later are not left with one.
   const int caller_threads = at::get_num_threads();
   impl.queue = std::make_unique<OrderedWorkQueue<Batch>>(
       workers, static_cast<int>(std::max<int64_t>(1, impl.options.prefetch)),

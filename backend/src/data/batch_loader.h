@@ -20,12 +20,13 @@ struct BatchLoaderOptions {
   bool drop_last = false;
   uint64_t seed = 0;
   std::optional<AugmentConfig> augment;  // training only
-  torch::Device device = torch::kCPU;     // batches are moved here (non-blocking from pinned memory on CUDA)
-  bool pin_memory = true;                 // CUDA: async copies from page-locked memory (train.pinned_memory)
-  bool channels_last = false;             // images [B, C, H, W] handed out in channels_last (NHWC) layout
-  int64_t prefetch = 2;                   // batches prepared ahead; 0 = synchronous
-  // Threads that make batches (data.workers, PyTorch's num_workers): tensors in memory need one, a SampleSource
-  // decodes with as many as it asks for (0 = in next(), on the caller's thread). 0 when prefetch is 0.
+  torch::Device device = torch::kCPU;    // batches are moved here (non-blocking from pinned memory on CUDA)
+  bool pin_memory = true;                // CUDA: async copies from page-locked memory (train.pinned_memory)
+  bool channels_last = false;            // images [B, C, H, W] handed out in channels_last (NHWC) layout
+  int64_t prefetch = 2;                  // batches prepared ahead; 0 = synchronous
+  // Threads that make batches (data.workers, PyTorch's num_workers): tensors in memory need one, a
+  // SampleSource decodes with as many as it asks for (0 = in next(), on the caller's thread). 0 when prefetch
+  // is 0.
   int64_t workers = 1;
   // Data parallel (torch's DistributedSampler): each epoch's permutation is padded by repeating its start to
   // a multiple of world_size, and this rank takes every world_size-th index starting at `rank`.
@@ -55,6 +56,7 @@ class BatchLoader {
 
 // Batch-wise augmentation of images [B, C, H, W]: random crop after zero padding and horizontal flip, with
 // offsets and flips drawn from `generator`. No per-sample loop.
-torch::Tensor augmentBatch(const torch::Tensor& images, const AugmentConfig& config, torch::Generator& generator);
+torch::Tensor augmentBatch(const torch::Tensor& images, const AugmentConfig& config,
+                           torch::Generator& generator);
 
 }  // namespace wb

@@ -1,5 +1,5 @@
-// The preview reads only what it shows: the folder listing (image folders) or the headers (probeDataShape), and
-// one file per class, transformed as the training split's first epoch would transform it.
+// The preview reads only what it shows: the folder listing (image folders) or the headers (probeDataShape),
+// and one file per class, transformed as the training split's first epoch would transform it.
 
 #include "workbench/data_preview.h"
 
@@ -17,16 +17,20 @@
 namespace wb {
 namespace {
 
-std::string sizeText(int64_t size) { return std::to_string(size); }
+std::string sizeText(int64_t size) {
+  return std::to_string(size);
+}
 
 std::string preprocessingOf(const DataConfig& d) {
   std::string evaluation;
   if (d.images.resize > 0) evaluation += "Resize(" + sizeText(d.images.resize) + ")";
-  if (d.images.crop > 0) evaluation += std::string(evaluation.empty() ? "" : ", ") + "CenterCrop(" + sizeText(d.images.crop) + ")";
+  if (d.images.crop > 0)
+    evaluation += std::string(evaluation.empty() ? "" : ", ") + "CenterCrop(" + sizeText(d.images.crop) + ")";
   if (evaluation.empty()) evaluation = "as stored";
   std::string training = evaluation;
   if (d.augment_enabled) {
-    if (d.augment.random_resized_crop && d.images.crop > 0) training = "RandomResizedCrop(" + sizeText(d.images.crop) + ")";
+    if (d.augment.random_resized_crop && d.images.crop > 0)
+      training = "RandomResizedCrop(" + sizeText(d.images.crop) + ")";
     if (d.augment.horizontal_flip) training += ", RandomHorizontalFlip()";
   }
   const std::string mode = std::string(d.images.jpeg_draft ? "JPEG draft (DCT-scaled decode), " : "") +
@@ -60,8 +64,8 @@ DataPreview previewData(const Experiment& e, int max_samples) {
   preview.preprocessing = preprocessingOf(d);
   preview.loader = std::to_string(d.workers) + (d.workers == 1 ? " worker" : " workers") +
                    (d.workers == 0 ? " (batches made on the training thread)" : "") +
-                   (d.augment_on == "device" ? ", crop, flip and normalization on the training device" : "") + ", " +
-                   preview.loader;
+                   (d.augment_on == "device" ? ", crop, flip and normalization on the training device" : "") +
+                   ", " + preview.loader;
   ImageTransform transform;
   transform.resize = d.images.resize;
   transform.crop = d.images.crop;
@@ -70,7 +74,8 @@ DataPreview previewData(const Experiment& e, int max_samples) {
   transform.random_resized_crop = d.augment_enabled && d.augment.random_resized_crop;
   transform.horizontal_flip = d.augment_enabled && d.augment.horizontal_flip;
   // One file per class, the first of each, in class order.
-  for (size_t c = 0; c < index.classes.size() && static_cast<int>(preview.samples.size()) < max_samples; ++c) {
+  for (size_t c = 0; c < index.classes.size() && static_cast<int>(preview.samples.size()) < max_samples;
+       ++c) {
     const auto first = std::find(index.labels.begin(), index.labels.end(), static_cast<int64_t>(c));
     if (first == index.labels.end()) continue;
     const std::string& file = index.files[static_cast<size_t>(first - index.labels.begin())];

@@ -1,8 +1,9 @@
 #pragma once
-// One split of a dataset (train, validation or test): its labels always in memory, its inputs either a tensor in
-// memory (the built-in datasets, normalized once at load) or a SampleSource that reads them on demand (image
-// folders). Code that walks a split in order (evaluation, the evaluation view, calibration) goes through
-// SplitBatches and so works on both; only code that moves a whole split to the device asks inMemory().
+// One split of a dataset (train, validation or test): its labels always in memory, its inputs either a tensor
+// in memory (the built-in datasets, normalized once at load) or a SampleSource that reads them on demand
+// (image folders). Code that walks a split in order (evaluation, the evaluation view, calibration) goes
+// through SplitBatches and so works on both; only code that moves a whole split to the device asks
+// inMemory().
 
 #include <torch/torch.h>
 
@@ -36,8 +37,8 @@ struct Batch {
 
 class BatchLoader;
 
-// A split in order, batch after batch, as evaluation reads it: views of the tensors in memory; from a source, made
-// by its workers ahead of use.
+// A split in order, batch after batch, as evaluation reads it: views of the tensors in memory; from a source,
+// made by its workers ahead of use.
 class SplitBatches {
  public:
   SplitBatches(const DataSplit& split, int64_t batch_size);

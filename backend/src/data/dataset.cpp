@@ -14,8 +14,8 @@
 #include "data/idx_labels.h"
 #include "data/image_folder_dataset.h"
 #include "data/normalization.h"
-#include "data/split_rows.h"
 #include "data/seed_mixing.h"
+#include "data/split_rows.h"
 #include "workbench/errors.h"
 
 namespace wb {

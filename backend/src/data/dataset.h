@@ -1,7 +1,8 @@
 #pragma once
-// The dataset: three splits, normalized with the training split's statistics. The built-in datasets are tensors
-// in memory, normalized once at load, from which BatchLoader gathers batches without copying per sample; an image
-// folder's splits are read from their files by the loader's workers (data/image_folder_dataset.h).
+// The dataset: three splits, normalized with the training split's statistics. The built-in datasets are
+// tensors in memory, normalized once at load, from which BatchLoader gathers batches without copying per
+// sample; an image folder's splits are read from their files by the loader's workers
+// (data/image_folder_dataset.h).
 
 #include <torch/torch.h>
 

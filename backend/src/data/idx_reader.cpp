@@ -109,7 +109,8 @@ std::vector<int64_t> readHeader(MaybeGzipFile& file, IdxKind kind) {
     sizes[d] = bigEndian32(size_bytes);
   }
   if (sizes[0] == 0) {
-    throw DataError(path + ": holds no " + std::string(kindName(kind)) + " (the header says 0)", kIdxRedownload);
+    throw DataError(path + ": holds no " + std::string(kindName(kind)) + " (the header says 0)",
+                    kIdxRedownload);
   }
   if (kind == IdxKind::Images) {
     for (int d = 1; d < 3; ++d) {

@@ -1,11 +1,11 @@
 #include "data/image_batch.h"
 
-#include "data/recycled_batch_memory.h"
-
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
+
+#include "data/recycled_batch_memory.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -16,8 +16,9 @@ namespace wb {
 namespace {
 
 // Mean and std as [1, C, 1, 1] float32 on `device`.
-std::pair<torch::Tensor, torch::Tensor> channelStatistics(const std::vector<double>& mean, const std::vector<double>& std,
-                                                          int64_t channels, const torch::Device& device) {
+std::pair<torch::Tensor, torch::Tensor> channelStatistics(const std::vector<double>& mean,
+                                                          const std::vector<double>& std, int64_t channels,
+                                                          const torch::Device& device) {
   if (static_cast<int64_t>(mean.size()) != channels || static_cast<int64_t>(std.size()) != channels) {
     throw std::invalid_argument("normalizeImageBatch: one mean and one std per channel");
   }
@@ -28,9 +29,13 @@ std::pair<torch::Tensor, torch::Tensor> channelStatistics(const std::vector<doub
 
 }  // namespace
 
-ImageBatchWriter::ImageBatchWriter(int64_t images, Form form, std::vector<double> mean, std::vector<double> std,
-                                   bool pinned, RecycledBatchMemory* memory)
-    : m_images(images), m_form(form), m_mean(std::move(mean)), m_std(std::move(std)), m_pinned(pinned),
+ImageBatchWriter::ImageBatchWriter(int64_t images, Form form, std::vector<double> mean,
+                                   std::vector<double> std, bool pinned, RecycledBatchMemory* memory)
+    : m_images(images),
+      m_form(form),
+      m_mean(std::move(mean)),
+      m_std(std::move(std)),
+      m_pinned(pinned),
       m_memory(memory) {
   if (images <= 0) throw std::invalid_argument("ImageBatchWriter: no images");
 }
@@ -56,7 +61,8 @@ void ImageBatchWriter::start(const DecodedImage& first) {
   for (int64_t c = 0; c < m_channels; ++c) {
     const auto mc = static_cast<float>(m_mean[static_cast<size_t>(c)]);
     const auto sc = static_cast<float>(m_std[static_cast<size_t>(c)]);
-    for (int v = 0; v < 256; ++v) m_table[static_cast<size_t>(c * 256 + v)] = (static_cast<float>(v) / 255.0f - mc) / sc;
+    for (int v = 0; v < 256; ++v)
+      m_table[static_cast<size_t>(c * 256 + v)] = (static_cast<float>(v) / 255.0f - mc) / sc;
   }
 }
 
@@ -82,16 +88,18 @@ void writePlanes(const uint8_t* pixels, int64_t plane, int64_t channels, T* dst,
   }
 }
 
-// The 3-channel normalized write of a large batch with streaming stores. A batch of 224 x 224 images is tens of MB,
-// past the caches, so each line written would first be read from memory only to be overwritten (the step reads the
-// batch from memory either way): streaming stores skip that read, half the memory traffic of the loader's write.
+// The 3-channel normalized write of a large batch with streaming stores. A batch of 224 x 224 images is tens
+// of MB, past the caches, so each line written would first be read from memory only to be overwritten (the
+// step reads the batch from memory either way): streaming stores skip that read, half the memory traffic of
+// the loader's write.
 void writeNormalizedRgbStreaming(const uint8_t* pixels, int64_t plane, const float* table, float* dst) {
 #if defined(__SSE2__)
   float* red = dst;
   float* green = dst + plane;
   float* blue = dst + 2 * plane;
   int64_t p = 0;
-  // Up to the planes' 16-byte alignment (they share it when the plane is a multiple of 4 floats), then 4 at a time.
+  // Up to the planes' 16-byte alignment (they share it when the plane is a multiple of 4 floats), then 4 at a
+  // time.
   const bool aligned_together = plane % 4 == 0;
   while (p < plane && (!aligned_together || reinterpret_cast<uintptr_t>(red + p) % 16 != 0)) {
     red[p] = table[pixels[3 * p]];
@@ -102,10 +110,10 @@ void writeNormalizedRgbStreaming(const uint8_t* pixels, int64_t plane, const flo
   for (; p + 4 <= plane; p += 4) {
     const uint8_t* px = pixels + 3 * p;
     _mm_stream_ps(red + p, _mm_setr_ps(table[px[0]], table[px[3]], table[px[6]], table[px[9]]));
-    _mm_stream_ps(green + p,
-                  _mm_setr_ps(table[256 + px[1]], table[256 + px[4]], table[256 + px[7]], table[256 + px[10]]));
-    _mm_stream_ps(blue + p,
-                  _mm_setr_ps(table[512 + px[2]], table[512 + px[5]], table[512 + px[8]], table[512 + px[11]]));
+    _mm_stream_ps(green + p, _mm_setr_ps(table[256 + px[1]], table[256 + px[4]], table[256 + px[7]],
+                                         table[256 + px[10]]));
+    _mm_stream_ps(blue + p, _mm_setr_ps(table[512 + px[2]], table[512 + px[5]], table[512 + px[8]],
+                                        table[512 + px[11]]));
   }
   for (; p < plane; ++p) {
     red[p] = table[pixels[3 * p]];
@@ -142,7 +150,8 @@ void ImageBatchWriter::put(int64_t index, const DecodedImage& image) {
   } else {
     const float* table = m_table.data();
     float* dst = m_batch.data_ptr<float>() + index * m_channels * plane;
-    if (m_channels == 3 && m_images * 3 * plane * static_cast<int64_t>(sizeof(float)) >= kStreamingBatchBytes) {
+    if (m_channels == 3 &&
+        m_images * 3 * plane * static_cast<int64_t>(sizeof(float)) >= kStreamingBatchBytes) {
       writeNormalizedRgbStreaming(pixels, plane, table, dst);
       ++m_put;
       return;
@@ -169,8 +178,8 @@ torch::Tensor collateImages(const std::vector<DecodedImage>& images, bool pinned
 torch::Tensor collateNormalized(const std::vector<DecodedImage>& images, const std::vector<double>& mean,
                                 const std::vector<double>& std, bool pinned, RecycledBatchMemory* memory) {
   if (images.empty()) throw std::invalid_argument("collateNormalized: no images");
-  ImageBatchWriter batch(static_cast<int64_t>(images.size()), ImageBatchWriter::Form::Normalized, mean, std, pinned,
-                         memory);
+  ImageBatchWriter batch(static_cast<int64_t>(images.size()), ImageBatchWriter::Form::Normalized, mean, std,
+                         pinned, memory);
   for (size_t i = 0; i < images.size(); ++i) batch.put(static_cast<int64_t>(i), images[i]);
   return batch.take();
 }

@@ -45,15 +45,16 @@ std::vector<int64_t> toRows(const torch::Tensor& rows) {
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
 }
 
-// The files of every split in one list (the training folder's, then a separate test folder's), with the rows of
-// each split into it.
+// The files of every split in one list (the training folder's, then a separate test folder's), with the rows
+// of each split into it.
 struct FolderSplits {
   std::string root;
   std::vector<std::string> classes;
   std::vector<std::string> files;
   std::vector<int64_t> labels;
   std::vector<int64_t> train, val, test;
-  int64_t train_pool = 0;  // the training folder's samples that are not test samples (before limit and validation)
+  int64_t train_pool =
+      0;  // the training folder's samples that are not test samples (before limit and validation)
 };
 
 FolderSplits splitFolder(const DataConfig& config, uint64_t seed) {
@@ -69,8 +70,8 @@ FolderSplits splitFolder(const DataConfig& config, uint64_t seed) {
     const ImageFolderIndex test = indexImageFolder(config.test_path);
     if (test.classes != index.classes) {
       throw DataError(config.test_path + " has other classes than " + index.root + " (" +
-                          std::to_string(test.classes.size()) + " against " + std::to_string(index.classes.size()) +
-                          " folders, or other names)",
+                          std::to_string(test.classes.size()) + " against " +
+                          std::to_string(index.classes.size()) + " folders, or other names)",
                       "data.test_path must have one subfolder for each class of data.path, named the same");
     }
     pool.resize(static_cast<size_t>(n));
@@ -89,7 +90,8 @@ FolderSplits splitFolder(const DataConfig& config, uint64_t seed) {
   s.train_pool = static_cast<int64_t>(pool.size());
   const int64_t used = limitedCount(s.train_pool, config.limit);
   if (used < s.train_pool) {
-    const auto [dropped, chosen] = seededSplit(s.train_pool, used, streamSeed(seed, SeedStream::ImageFolderLimit));
+    const auto [dropped, chosen] =
+        seededSplit(s.train_pool, used, streamSeed(seed, SeedStream::ImageFolderLimit));
     (void)dropped;
     std::vector<int64_t> subset;
     for (const int64_t i : toRows(chosen)) subset.push_back(pool[static_cast<size_t>(i)]);
@@ -110,8 +112,9 @@ std::string listOfBadFiles(const std::vector<BadImageFile>& bad) {
   return text;
 }
 
-DataSplit makeSplit(const std::shared_ptr<const std::vector<std::string>>& files, const std::vector<int64_t>& labels,
-                    const std::vector<int64_t>& rows, const std::set<std::string>& bad, const ImageTransform& transform,
+DataSplit makeSplit(const std::shared_ptr<const std::vector<std::string>>& files,
+                    const std::vector<int64_t>& labels, const std::vector<int64_t>& rows,
+                    const std::set<std::string>& bad, const ImageTransform& transform,
                     const Normalization& normalization, int workers, bool on_device) {
   std::vector<int64_t> kept;
   std::vector<int64_t> kept_labels;
@@ -123,8 +126,8 @@ DataSplit makeSplit(const std::shared_ptr<const std::vector<std::string>>& files
   DataSplit split;
   split.y = torch::tensor(kept_labels, torch::kLong);
   if (kept_labels.empty()) split.y = torch::zeros({0}, torch::kLong);
-  split.source =
-      std::make_shared<ImageFolderSource>(files, std::move(kept), transform, normalization, workers, on_device);
+  split.source = std::make_shared<ImageFolderSource>(files, std::move(kept), transform, normalization,
+                                                     workers, on_device);
   return split;
 }
 
@@ -149,9 +152,9 @@ Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
     files.push_back(s.files[static_cast<size_t>(row)]);
     training.push_back(is_train[static_cast<size_t>(row)]);
   }
-  const std::string split_key = "seed " + std::to_string(seed) + " limit " + std::to_string(config.limit) + " val " +
-                                std::to_string(config.val_fraction) + " test " + config.test_path + " " +
-                                std::to_string(config.test_fraction);
+  const std::string split_key = "seed " + std::to_string(seed) + " limit " + std::to_string(config.limit) +
+                                " val " + std::to_string(config.val_fraction) + " test " + config.test_path +
+                                " " + std::to_string(config.test_fraction);
   const ImageScan scan = scanImageFiles(s.root, files, training, transform, std::max(1, workers), split_key);
   if (!scan.bad.empty() && config.images.bad_files != "skip") {
     throw DataError(std::to_string(scan.bad.size()) + " of the " + std::to_string(files.size()) +
@@ -161,20 +164,24 @@ Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
   std::set<std::string> bad;
   for (const auto& b : scan.bad) bad.insert(b.file);
   if (scan.height == 0) {
-    throw DataError("none of the " + std::to_string(files.size()) + " image files in " + s.root + " can be read",
-                    "the folder needs JPEG or PNG images in its class subfolders");
+    throw DataError(
+        "none of the " + std::to_string(files.size()) + " image files in " + s.root + " can be read",
+        "the folder needs JPEG or PNG images in its class subfolders");
   }
 
   auto shared_files = std::make_shared<const std::vector<std::string>>(s.files);
   Dataset dataset;
   dataset.normalization = scan.normalization;
   const bool on_device = config.augment_on == "device";
-  dataset.train = makeSplit(shared_files, s.labels, s.train, bad, transform, scan.normalization, workers, on_device);
+  dataset.train =
+      makeSplit(shared_files, s.labels, s.train, bad, transform, scan.normalization, workers, on_device);
   ImageTransform evaluation = transform;
   evaluation.random_resized_crop = false;
   evaluation.horizontal_flip = false;
-  dataset.val = makeSplit(shared_files, s.labels, s.val, bad, evaluation, scan.normalization, workers, on_device);
-  dataset.test = makeSplit(shared_files, s.labels, s.test, bad, evaluation, scan.normalization, workers, on_device);
+  dataset.val =
+      makeSplit(shared_files, s.labels, s.val, bad, evaluation, scan.normalization, workers, on_device);
+  dataset.test =
+      makeSplit(shared_files, s.labels, s.test, bad, evaluation, scan.normalization, workers, on_device);
   if (dataset.train.size() == 0) {
     throw DataError("no training image is left in " + s.root + " once the unreadable files are skipped",
                     "replace the unreadable files");
@@ -182,18 +189,19 @@ Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
   dataset.sample_shape = {transform.channels, scan.height, scan.width};
   dataset.num_classes = static_cast<int64_t>(s.classes.size());
   dataset.class_names = s.classes;
-  dataset.description = "Image folder " + s.root + ": " + std::to_string(dataset.train.size()) + " train, " +
-                        std::to_string(dataset.val.size()) + " val, " + std::to_string(dataset.test.size()) +
-                        " test, " + std::to_string(transform.channels) + "x" + std::to_string(scan.height) + "x" +
-                        std::to_string(scan.width) + ", " + std::to_string(dataset.num_classes) + " classes; " +
-                        std::to_string(workers) + (workers == 1 ? " worker" : " workers") +
-                        (on_device ? " (crop, flip and normalization on the training device)" : "") +
-                        "; normalization " +
-                        (scan.from_cache ? "read from " : "measured once, kept in ") +
-                        (scan.cache_file.empty() ? std::string("(not kept: no writable place)") : scan.cache_file);
+  dataset.description =
+      "Image folder " + s.root + ": " + std::to_string(dataset.train.size()) + " train, " +
+      std::to_string(dataset.val.size()) + " val, " + std::to_string(dataset.test.size()) + " test, " +
+      std::to_string(transform.channels) + "x" + std::to_string(scan.height) + "x" +
+      std::to_string(scan.width) + ", " + std::to_string(dataset.num_classes) + " classes; " +
+      std::to_string(workers) + (workers == 1 ? " worker" : " workers") +
+      (on_device ? " (crop, flip and normalization on the training device)" : "") + "; normalization " +
+      (scan.from_cache ? "read from " : "measured once, kept in ") +
+      (scan.cache_file.empty() ? std::string("(not kept: no writable place)") : scan.cache_file);
   if (!scan.bad.empty()) {
-    dataset.description += "\nSkipped " + std::to_string(scan.bad.size()) +
-                           " unreadable image files (data.images.bad_files = skip):" + listOfBadFiles(scan.bad);
+    dataset.description +=
+        "\nSkipped " + std::to_string(scan.bad.size()) +
+        " unreadable image files (data.images.bad_files = skip):" + listOfBadFiles(scan.bad);
   }
   return dataset;
 }
@@ -203,9 +211,11 @@ DataShape probeImageFolder(const DataConfig& config) {
   DataShape shape;
   shape.num_classes = static_cast<int64_t>(index.classes.size());
   const auto n = static_cast<int64_t>(index.files.size());
-  shape.train_samples = config.test_path.empty() ? n - heldOutCount(n, config.test_fraction, "data.test_fraction") : n;
+  shape.train_samples =
+      config.test_path.empty() ? n - heldOutCount(n, config.test_fraction, "data.test_fraction") : n;
   const ImageTransform transform = transformOf(config);
-  // The size the model gets: the crop's when there is one, else the first readable file's after the transforms.
+  // The size the model gets: the crop's when there is one, else the first readable file's after the
+  // transforms.
   if (transform.crop > 0) {
     shape.sample_shape = {transform.channels, transform.crop, transform.crop};
     return shape;

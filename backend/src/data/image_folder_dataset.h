@@ -1,11 +1,12 @@
 #pragma once
-// data.dataset "image_folder": a user's own images in torchvision's ImageFolder layout (data.path/<class>/<file>),
-// read by the loader's workers batch by batch instead of into memory. The splits:
+// data.dataset "image_folder": a user's own images in torchvision's ImageFolder layout
+// (data.path/<class>/<file>), read by the loader's workers batch by batch instead of into memory. The splits:
 //   test        data.test_path (another folder with the same classes), else a seeded data.test_fraction share
-//   limit       data.limit > 0 keeps a seeded subset of that many of the rest (the first N would be one class)
-//   validation  the seeded data.val_fraction share of those, as for the other datasets
-// Files that cannot be read stop the run naming them (data.images.bad_files "error") or are left out and listed
-// in the description ("skip"); the statistics that normalize every split are the training files' (image_scan.h).
+//   limit       data.limit > 0 keeps a seeded subset of that many of the rest (the first N would be one
+//   class) validation  the seeded data.val_fraction share of those, as for the other datasets
+// Files that cannot be read stop the run naming them (data.images.bad_files "error") or are left out and
+// listed in the description ("skip"); the statistics that normalize every split are the training files'
+// (image_scan.h).
 
 #include <cstdint>
 

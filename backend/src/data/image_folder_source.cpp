@@ -10,9 +10,9 @@
 
 namespace wb {
 
-ImageFolderSource::ImageFolderSource(std::shared_ptr<const std::vector<std::string>> files, std::vector<int64_t> rows,
-                                     ImageTransform transform, Normalization normalization, int workers,
-                                     bool on_device)
+ImageFolderSource::ImageFolderSource(std::shared_ptr<const std::vector<std::string>> files,
+                                     std::vector<int64_t> rows, ImageTransform transform,
+                                     Normalization normalization, int workers, bool on_device)
     : m_files(std::move(files)),
       m_rows(std::move(rows)),
       m_transform(transform),
@@ -25,8 +25,8 @@ std::string ImageFolderSource::sampleName(int64_t row) const {
   return (*m_files)[static_cast<size_t>(m_rows.at(static_cast<size_t>(row)))];
 }
 
-torch::Tensor ImageFolderSource::inputs(const std::vector<int64_t>& rows, std::optional<uint64_t> augment_seed,
-                                        bool pinned) const {
+torch::Tensor ImageFolderSource::inputs(const std::vector<int64_t>& rows,
+                                        std::optional<uint64_t> augment_seed, bool pinned) const {
   ImageBatchWriter batch(static_cast<int64_t>(rows.size()),
                          m_on_device ? ImageBatchWriter::Form::Uint8 : ImageBatchWriter::Form::Normalized,
                          m_normalization.mean, m_normalization.std, pinned, m_batch_memory.get());
@@ -57,13 +57,15 @@ torch::Tensor ImageFolderSource::inputs(const std::vector<int64_t>& rows, std::o
   return batch.take();
 }
 
-torch::Tensor ImageFolderSource::onDevice(const torch::Tensor& inputs, std::optional<uint64_t> augment_seed) const {
+torch::Tensor ImageFolderSource::onDevice(const torch::Tensor& inputs,
+                                          std::optional<uint64_t> augment_seed) const {
   if (!m_on_device) return inputs;
   torch::NoGradGuard no_grad;
   const std::vector<double>& mean = m_normalization.mean;
   const std::vector<double>& std = m_normalization.std;
   if (!augment_seed) return normalizeImageBatch(inputs, mean, std);
-  // The draws each sample's worker would make, in the same order: the box (on the staged square), then the flip.
+  // The draws each sample's worker would make, in the same order: the box (on the staged square), then the
+  // flip.
   const int64_t batch = inputs.size(0);
   std::vector<CropBox> boxes;
   std::vector<bool> flips;
@@ -72,7 +74,8 @@ torch::Tensor ImageFolderSource::onDevice(const torch::Tensor& inputs, std::opti
     if (m_transform.random_resized_crop) {
       boxes.push_back(randomResizedCropBox(inputs.size(2), inputs.size(3), ResizedCropRange{}, random));
     }
-    flips.push_back(m_transform.horizontal_flip && std::uniform_real_distribution<double>(0.0, 1.0)(random) < 0.5);
+    flips.push_back(m_transform.horizontal_flip &&
+                    std::uniform_real_distribution<double>(0.0, 1.0)(random) < 0.5);
   }
   if (!m_transform.random_resized_crop) return normalizeImageBatch(flipSamples(inputs, flips), mean, std);
   const torch::Tensor cropped = resizedCropBatch(inputs.to(torch::kFloat32), boxes, flips, m_transform.crop);
@@ -81,11 +84,12 @@ torch::Tensor ImageFolderSource::onDevice(const torch::Tensor& inputs, std::opti
 
 void throwMixedImageSizes(const std::string& file, int64_t height, int64_t width, int64_t expected_height,
                           int64_t expected_width) {
-  throw DataError(file + " is " + std::to_string(width) + "x" + std::to_string(height) +
-                      " pixels after the transforms, but other images are " + std::to_string(expected_width) + "x" +
-                      std::to_string(expected_height) + ": a batch needs one size",
-                  "set data.images.resize and data.images.crop (such as 256 and 224) so that every image comes out "
-                  "the same size");
+  throw DataError(
+      file + " is " + std::to_string(width) + "x" + std::to_string(height) +
+          " pixels after the transforms, but other images are " + std::to_string(expected_width) + "x" +
+          std::to_string(expected_height) + ": a batch needs one size",
+      "set data.images.resize and data.images.crop (such as 256 and 224) so that every image comes out "
+      "the same size");
 }
 
 }  // namespace wb

@@ -1,7 +1,7 @@
-// The pass runs on `workers` threads (at least one), each taking the next file from a shared counter and writing
-// its own slot of the results, so the order of the findings is the files' order whatever the thread count. Pixel
-// sums are integers (exact in 64 bits for any folder that fits on a disk), so the statistics do not depend on the
-// thread count either.
+// The pass runs on `workers` threads (at least one), each taking the next file from a shared counter and
+// writing its own slot of the results, so the order of the findings is the files' order whatever the thread
+// count. Pixel sums are integers (exact in 64 bits for any folder that fits on a disk), so the statistics do
+// not depend on the thread count either.
 
 #include "data/image_scan.h"
 
@@ -76,8 +76,8 @@ std::string cacheKey(const std::vector<std::string>& files, const std::vector<ch
     struct stat info {};
     const bool found = ::stat(files[i].c_str(), &info) == 0;
     hash = fnv1a(hash, files[i] + (training[i] ? " t " : " e ") +
-                           (found ? std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec) + "." +
-                                        std::to_string(info.st_mtim.tv_nsec)
+                           (found ? std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec) +
+                                        "." + std::to_string(info.st_mtim.tv_nsec)
                                   : std::string("missing")));
   }
   std::ostringstream text;
@@ -86,8 +86,10 @@ std::string cacheKey(const std::vector<std::string>& files, const std::vector<ch
 }
 
 std::string userCacheFolder() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/torch-workbench";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/torch-workbench";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/torch-workbench";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/torch-workbench";
   return {};
 }
 
@@ -96,7 +98,8 @@ std::vector<std::string> cacheFiles(const std::string& folder) {
   std::vector<std::string> places = {(std::filesystem::path(folder) / kSidecarName).string()};
   const std::string user = userCacheFolder();
   if (!user.empty()) {
-    const std::string name = std::to_string(std::hash<std::string>{}(std::filesystem::absolute(folder).string()));
+    const std::string name =
+        std::to_string(std::hash<std::string>{}(std::filesystem::absolute(folder).string()));
     places.push_back(user + "/image-statistics-" + name + ".json");
   }
   return places;
@@ -129,8 +132,12 @@ std::optional<ImageScan> fromEntry(const nlohmann::json& entry) {
 nlohmann::json toEntry(const ImageScan& scan, int64_t serial) {
   nlohmann::json bad = nlohmann::json::array();
   for (const auto& b : scan.bad) bad.push_back({{"file", b.file}, {"reason", b.reason}});
-  return {{"mean", scan.normalization.mean}, {"std", scan.normalization.std}, {"height", scan.height},
-          {"width", scan.width},             {"bad_files", bad},              {"serial", serial}};
+  return {{"mean", scan.normalization.mean},
+          {"std", scan.normalization.std},
+          {"height", scan.height},
+          {"width", scan.width},
+          {"bad_files", bad},
+          {"serial", serial}};
 }
 
 // Adds the entry to the first place that can be written; returns it, or "" when none can.
@@ -140,7 +147,8 @@ std::string remember(const std::string& folder, const std::string& key, const Im
     nlohmann::json& entries = doc["entries"];
     if (!entries.is_object()) entries = nlohmann::json::object();
     int64_t serial = 0;
-    for (const auto& item : entries.items()) serial = std::max(serial, item.value().value("serial", int64_t{0}));
+    for (const auto& item : entries.items())
+      serial = std::max(serial, item.value().value("serial", int64_t{0}));
     entries[key] = toEntry(scan, serial + 1);
     while (entries.size() > kMaxCachedEntries) {
       auto oldest = entries.begin();
@@ -196,12 +204,12 @@ ImageScan measure(const std::vector<std::string>& files, const std::vector<char>
       first = &s;
       first_index = i;
     } else if (s.height != first->height || s.width != first->width) {
-      throw DataError(files[i] + " is " + std::to_string(s.width) + "x" + std::to_string(s.height) +
-                          " pixels after the transforms, but " + files[first_index] + " is " +
-                          std::to_string(first->width) + "x" + std::to_string(first->height) +
-                          ": a batch needs one size",
-                      "set data.images.resize and data.images.crop (such as 256 and 224) so that every image comes "
-                      "out the same size");
+      throw DataError(
+          files[i] + " is " + std::to_string(s.width) + "x" + std::to_string(s.height) +
+              " pixels after the transforms, but " + files[first_index] + " is " +
+              std::to_string(first->width) + "x" + std::to_string(first->height) + ": a batch needs one size",
+          "set data.images.resize and data.images.crop (such as 256 and 224) so that every image comes "
+          "out the same size");
     }
     if (!training[i]) continue;
     for (int c = 0; c < channels; ++c) {

@@ -1,10 +1,11 @@
 #pragma once
-// One pass over an image folder's files before training: every file decoded and transformed for evaluation once,
-// to find the ones that cannot be read (named, for data.images.bad_files), to learn the size the model gets, and to
-// measure the training split's per-channel mean and std (torchvision's recipe: ToTensor units, population std) —
-// the numbers Normalize will use and the export carries. The result is kept in a sidecar file beside the classes
-// (`<folder>/.workbench-statistics.json`, a file: ImageFolder ignores files in its root) or, where the folder is
-// read-only, in the user's cache folder, so the pass runs once per folder, transform and split.
+// One pass over an image folder's files before training: every file decoded and transformed for evaluation
+// once, to find the ones that cannot be read (named, for data.images.bad_files), to learn the size the model
+// gets, and to measure the training split's per-channel mean and std (torchvision's recipe: ToTensor units,
+// population std) — the numbers Normalize will use and the export carries. The result is kept in a sidecar
+// file beside the classes
+// (`<folder>/.workbench-statistics.json`, a file: ImageFolder ignores files in its root) or, where the folder
+// is read-only, in the user's cache folder, so the pass runs once per folder, transform and split.
 
 #include <cstdint>
 #include <string>
@@ -21,9 +22,9 @@ struct BadImageFile {
 };
 
 struct ImageScan {
-  Normalization normalization;     // over the files marked training
+  Normalization normalization;    // over the files marked training
   int64_t height = 0, width = 0;  // every readable file's size after the evaluation transform
-  std::vector<BadImageFile> bad;   // in `files` order
+  std::vector<BadImageFile> bad;  // in `files` order
   bool from_cache = false;
   std::string cache_file;  // where it is kept ("" when it could not be written)
 };

@@ -2,9 +2,9 @@
 // Work done by several threads and handed out in the order it was asked for. The data loader's workers (the
 // article's num_workers) read, decode and augment batches ahead of the training step, at most `depth` batches
 // in flight, so memory is bounded by the queue and not by the dataset; the step takes them in order, so the
-// batches are the same for a seed whatever the worker count. With 0 workers each job runs in the taker's thread
-// when it is taken (num_workers=0). A job's exception reaches the taker at that job's turn, after every earlier
-// result. Plain C++: no Torch.
+// batches are the same for a seed whatever the worker count. With 0 workers each job runs in the taker's
+// thread when it is taken (num_workers=0). A job's exception reaches the taker at that job's turn, after
+// every earlier result. Plain C++: no Torch.
 
 #include <condition_variable>
 #include <cstdint>
@@ -23,8 +23,8 @@ template <typename Result>
 class OrderedWorkQueue {
  public:
   using Job = std::function<Result()>;
-  // `next_job` gives the jobs in order (called under the queue's lock, from one thread at a time); nullopt when
-  // there are no more. `on_worker_start` runs first in each worker thread (its per-thread settings); the
+  // `next_job` gives the jobs in order (called under the queue's lock, from one thread at a time); nullopt
+  // when there are no more. `on_worker_start` runs first in each worker thread (its per-thread settings); the
   // constructor returns once every worker has run it.
   OrderedWorkQueue(int workers, int depth, std::function<std::optional<Job>()> next_job,
                    const std::function<void()>& on_worker_start = {})
@@ -63,7 +63,8 @@ class OrderedWorkQueue {
       return (*job)();
     }
     std::unique_lock<std::mutex> lock(m_mutex);
-    m_changed.wait(lock, [this] { return m_done.count(m_next_take) > 0 || (m_exhausted && m_next_take == m_issued); });
+    m_changed.wait(
+        lock, [this] { return m_done.count(m_next_take) > 0 || (m_exhausted && m_next_take == m_issued); });
     auto it = m_done.find(m_next_take);
     if (it == m_done.end()) return std::nullopt;
     Slot slot = std::move(it->second);
@@ -103,7 +104,8 @@ class OrderedWorkQueue {
   void work() {
     for (;;) {
       std::unique_lock<std::mutex> lock(m_mutex);
-      m_changed.wait(lock, [this] { return m_stopping || (!m_exhausted && m_issued - m_next_take < m_depth); });
+      m_changed.wait(lock,
+                     [this] { return m_stopping || (!m_exhausted && m_issued - m_next_take < m_depth); });
       if (m_stopping) return;
       std::optional<Job> job;
       try {

@@ -1,15 +1,16 @@
 #pragma once
-// The memory of a loader's float batches, handed back when the step lets go of a batch and handed out again for
-// the next one. A batch of 64 images of 224 x 224 is 38 MB: fresh from the allocator it is a new mapping whose
-// every page faults on first touch (glibc maps blocks this large on their own and unmaps them when freed), which
-// cost about a quarter of the loader's time on small images. Recycled, its pages are already there.
+// The memory of a loader's float batches, handed back when the step lets go of a batch and handed out again
+// for the next one. A batch of 64 images of 224 x 224 is 38 MB: fresh from the allocator it is a new mapping
+// whose every page faults on first touch (glibc maps blocks this large on their own and unmaps them when
+// freed), which cost about a quarter of the loader's time on small images. Recycled, its pages are already
+// there.
+
+#include <torch/torch.h>
 
 #include <cstddef>
 #include <memory>
 #include <mutex>
 #include <vector>
-
-#include <torch/torch.h>
 
 namespace wb {
 

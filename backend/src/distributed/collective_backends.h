@@ -2,10 +2,9 @@
 // c10d's process groups, each in its own translation unit: Gloo's headers need libgloo-dev (Debian) and
 // NCCL's need a CUDA build of LibTorch, so each is compiled only where its build has it.
 
-#include <torch/csrc/distributed/c10d/Store.hpp>
-
 #include <chrono>
 #include <string>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "torch_compat.h"
 
@@ -15,9 +14,11 @@ bool glooAvailable();
 bool ncclAvailable();
 
 c10::intrusive_ptr<compat::CollectiveBackend> makeGlooBackend(const c10::intrusive_ptr<c10d::Store>& store,
-                                                              int rank, int size, std::chrono::milliseconds timeout,
+                                                              int rank, int size,
+                                                              std::chrono::milliseconds timeout,
                                                               const std::string& address);
 c10::intrusive_ptr<compat::CollectiveBackend> makeNcclBackend(const c10::intrusive_ptr<c10d::Store>& store,
-                                                              int rank, int size, std::chrono::milliseconds timeout);
+                                                              int rank, int size,
+                                                              std::chrono::milliseconds timeout);
 
 }  // namespace wb

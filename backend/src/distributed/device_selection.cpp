@@ -78,32 +78,33 @@ std::vector<ValidationIssue> checkDeviceSet(const std::vector<std::string>& devi
       if (!seen.insert(*index).second) {
         const std::string canonical = "cuda:" + std::to_string(*index);
         const std::string alias = id == canonical ? "" : " (it is " + canonical + ")";
-        issues.push_back({"train.devices[" + std::to_string(i) + "]",
-                          "\"" + id + "\" is listed twice" + alias +
-                              ": each CUDA device runs one rank, name it once"});
+        issues.push_back(
+            {"train.devices[" + std::to_string(i) + "]",
+             "\"" + id + "\" is listed twice" + alias + ": each CUDA device runs one rank, name it once"});
       }
     }
   }
   if (!cpus.empty() && !cudas.empty()) {
-    issues.push_back({"train.devices",
-                      "mixes CPU and CUDA devices (" + quotedDevices(devices) +
-                          "): the ranks of one run train all on the CPU (over Gloo) or all on CUDA devices "
-                          "(over NCCL); list only CUDA devices, or only \"cpu\" (\"cpu:N\" for N CPU ranks)"});
+    issues.push_back(
+        {"train.devices",
+         "mixes CPU and CUDA devices (" + quotedDevices(devices) +
+             "): the ranks of one run train all on the CPU (over Gloo) or all on CUDA devices "
+             "(over NCCL); list only CUDA devices, or only \"cpu\" (\"cpu:N\" for N CPU ranks)"});
     return issues;
   }
   if (cpus.size() > 1 && !kHaveGloo) {
-    issues.push_back({"train.devices",
-                      "this LibTorch build has no Gloo (c10d's CPU backend), which " +
-                          std::to_string(cpus.size()) +
-                          " CPU ranks need to average their gradients: list one \"cpu\", or rebuild with "
-                          "c10d's Gloo headers (Debian: libgloo-dev)"});
+    issues.push_back(
+        {"train.devices", "this LibTorch build has no Gloo (c10d's CPU backend), which " +
+                              std::to_string(cpus.size()) +
+                              " CPU ranks need to average their gradients: list one \"cpu\", or rebuild with "
+                              "c10d's Gloo headers (Debian: libgloo-dev)"});
   }
   if (cudas.size() > 1 && !kHaveNccl) {
-    issues.push_back({"train.devices",
-                      "this LibTorch build has no NCCL (c10d's CUDA backend), which " +
-                          std::to_string(cudas.size()) +
-                          " CUDA devices need to average their gradients: list one CUDA device, or build "
-                          "against a CUDA LibTorch with NCCL"});
+    issues.push_back(
+        {"train.devices", "this LibTorch build has no NCCL (c10d's CUDA backend), which " +
+                              std::to_string(cudas.size()) +
+                              " CUDA devices need to average their gradients: list one CUDA device, or build "
+                              "against a CUDA LibTorch with NCCL"});
   }
   return issues;
 }

@@ -11,10 +11,13 @@ namespace wb {
 
 #ifdef WB_WITH_GLOO
 
-bool glooAvailable() { return true; }
+bool glooAvailable() {
+  return true;
+}
 
 c10::intrusive_ptr<compat::CollectiveBackend> makeGlooBackend(const c10::intrusive_ptr<c10d::Store>& store,
-                                                              int rank, int size, std::chrono::milliseconds timeout,
+                                                              int rank, int size,
+                                                              std::chrono::milliseconds timeout,
                                                               const std::string& address) {
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   if (address.empty()) {
@@ -32,10 +35,13 @@ c10::intrusive_ptr<compat::CollectiveBackend> makeGlooBackend(const c10::intrusi
 
 #else
 
-bool glooAvailable() { return false; }
+bool glooAvailable() {
+  return false;
+}
 
-c10::intrusive_ptr<compat::CollectiveBackend> makeGlooBackend(const c10::intrusive_ptr<c10d::Store>&, int, int,
-                                                              std::chrono::milliseconds, const std::string&) {
+c10::intrusive_ptr<compat::CollectiveBackend> makeGlooBackend(const c10::intrusive_ptr<c10d::Store>&, int,
+                                                              int, std::chrono::milliseconds,
+                                                              const std::string&) {
   throw CollectiveError(
       "This LibTorch build has no Gloo process group headers, so several CPU ranks cannot train together "
       "(Debian: install libgloo-dev and rebuild).");

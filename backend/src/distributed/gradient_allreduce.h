@@ -55,7 +55,8 @@ class GradientAllreduce {
     bool launched = false;
     std::function<void()> wait;
     Clock::time_point launched_at;
-    std::shared_ptr<std::atomic<int64_t>> done_ns;  // completion time (steady clock, ns), set by c10d's thread
+    std::shared_ptr<std::atomic<int64_t>>
+        done_ns;  // completion time (steady clock, ns), set by c10d's thread
   };
 
   void onGradientReady(size_t parameter);

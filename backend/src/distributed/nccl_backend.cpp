@@ -5,23 +5,27 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
-#include "distributed/collective_error.h"
-
 #include <cstdlib>
+
+#include "distributed/collective_error.h"
 
 namespace wb {
 
 #ifdef WB_WITH_NCCL
 
-bool ncclAvailable() { return true; }
+bool ncclAvailable() {
+  return true;
+}
 
 c10::intrusive_ptr<compat::CollectiveBackend> makeNcclBackend(const c10::intrusive_ptr<c10d::Store>& store,
-                                                              int rank, int size, std::chrono::milliseconds timeout) {
+                                                              int rank, int size,
+                                                              std::chrono::milliseconds timeout) {
   // NCCL enforces the timeout only with blocking waits; its default asynchronous error handling (2.x)
   // tears the whole process down instead — the window with it, before the run can be marked failed. Unless
   // the user chose otherwise: blocking waits that throw, no teardown, no heartbeat monitor.
   for (const char* name : {"TORCH_NCCL_BLOCKING_WAIT", "NCCL_BLOCKING_WAIT"}) ::setenv(name, "1", 0);
-  for (const char* name : {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING"}) ::setenv(name, "0", 0);
+  for (const char* name : {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING"})
+    ::setenv(name, "0", 0);
   ::setenv("TORCH_NCCL_ENABLE_MONITORING", "0", 0);
   auto options = c10d::ProcessGroupNCCL::Options::create();
   options->timeout = timeout;
@@ -30,10 +34,12 @@ c10::intrusive_ptr<compat::CollectiveBackend> makeNcclBackend(const c10::intrusi
 
 #else
 
-bool ncclAvailable() { return false; }
+bool ncclAvailable() {
+  return false;
+}
 
-c10::intrusive_ptr<compat::CollectiveBackend> makeNcclBackend(const c10::intrusive_ptr<c10d::Store>&, int, int,
-                                                              std::chrono::milliseconds) {
+c10::intrusive_ptr<compat::CollectiveBackend> makeNcclBackend(const c10::intrusive_ptr<c10d::Store>&, int,
+                                                              int, std::chrono::milliseconds) {
   throw CollectiveError(
       "This LibTorch build has no NCCL, so several CUDA devices cannot train together; use a CUDA build of "
       "LibTorch with NCCL (pip torch), or one device.");

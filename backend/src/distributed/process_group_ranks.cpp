@@ -1,10 +1,9 @@
 #include "distributed/process_group_ranks.h"
 
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-
 #include <algorithm>
 #include <sstream>
 #include <thread>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include "distributed/collective_backends.h"
 #include "distributed/collective_error.h"
@@ -19,13 +18,18 @@ std::string secondsText(std::chrono::milliseconds timeout) {
   return out.str();
 }
 
-std::string readyKey(int rank) { return "wb/ready/" + std::to_string(rank); }
-std::string failedKey(int rank) { return "wb/failed/" + std::to_string(rank); }
+std::string readyKey(int rank) {
+  return "wb/ready/" + std::to_string(rank);
+}
+std::string failedKey(int rank) {
+  return "wb/failed/" + std::to_string(rank);
+}
 
 class ProcessGroupRanks final : public RankGroup {
  public:
-  ProcessGroupRanks(c10::intrusive_ptr<compat::CollectiveBackend> backend, c10::intrusive_ptr<c10d::Store> store,
-                    int rank, int size, torch::Device device, std::chrono::milliseconds timeout)
+  ProcessGroupRanks(c10::intrusive_ptr<compat::CollectiveBackend> backend,
+                    c10::intrusive_ptr<c10d::Store> store, int rank, int size, torch::Device device,
+                    std::chrono::milliseconds timeout)
       : m_backend(std::move(backend)),
         m_store(std::move(store)),
         m_rank(rank),
@@ -60,7 +64,8 @@ class ProcessGroupRanks final : public RankGroup {
     // (integer counters and float64 tensors are not squeezed through float32).
     std::vector<c10::ScalarType> dtypes;
     for (const auto& t : tensors) {
-      if (std::find(dtypes.begin(), dtypes.end(), t.scalar_type()) == dtypes.end()) dtypes.push_back(t.scalar_type());
+      if (std::find(dtypes.begin(), dtypes.end(), t.scalar_type()) == dtypes.end())
+        dtypes.push_back(t.scalar_type());
     }
     torch::NoGradGuard no_grad;
     for (const c10::ScalarType dtype : dtypes) {

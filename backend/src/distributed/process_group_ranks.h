@@ -3,11 +3,10 @@
 // meeting through a c10d store (a HashStore for ranks that are threads of one process, torchrun's or our own
 // TCPStore for ranks in separate processes).
 
-#include <torch/csrc/distributed/c10d/Store.hpp>
-
 #include <chrono>
 #include <memory>
 #include <string>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "distributed/rank_group.h"
 

@@ -1,5 +1,6 @@
 // classificationFigures (declared in workbench/evaluation_report.h): the confusion matrix and the per-class
-// figures of a set of predictions, with scikit-learn's conventions (zero_division=0, macro = unweighted mean).
+// figures of a set of predictions, with scikit-learn's conventions (zero_division=0, macro = unweighted
+// mean).
 #include <stdexcept>
 
 #include "workbench/evaluation_report.h"
@@ -7,11 +8,14 @@
 namespace wb {
 namespace {
 
-double ratio(int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
+double ratio(int64_t a, int64_t b) {
+  return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+}
 
 }  // namespace
 
-ClassificationFigures classificationFigures(const std::vector<int64_t>& truth, const std::vector<int64_t>& predicted,
+ClassificationFigures classificationFigures(const std::vector<int64_t>& truth,
+                                            const std::vector<int64_t>& predicted,
                                             const std::vector<std::string>& class_names) {
   if (truth.size() != predicted.size()) {
     throw std::invalid_argument("classificationFigures: " + std::to_string(truth.size()) + " labels but " +
@@ -26,7 +30,8 @@ ClassificationFigures classificationFigures(const std::vector<int64_t>& truth, c
     const int64_t p = predicted[i];
     if (t < 0 || t >= k || p < 0 || p >= k) {
       throw std::invalid_argument("classificationFigures: sample " + std::to_string(i) + " has class " +
-                                  std::to_string(t < 0 || t >= k ? t : p) + ", outside 0.." + std::to_string(k - 1));
+                                  std::to_string(t < 0 || t >= k ? t : p) + ", outside 0.." +
+                                  std::to_string(k - 1));
     }
     ++f.confusion[static_cast<size_t>(t)][static_cast<size_t>(p)];
   }

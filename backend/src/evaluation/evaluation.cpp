@@ -7,7 +7,8 @@ EvalResult evaluateModel(Model& model, const torch::Tensor& x, const torch::Tens
   return evaluateModel(model, DataSplit{x, y, nullptr}, batch_size, device);
 }
 
-EvalResult evaluateModel(Model& model, const DataSplit& split, int64_t batch_size, const torch::Device& device) {
+EvalResult evaluateModel(Model& model, const DataSplit& split, int64_t batch_size,
+                         const torch::Device& device) {
   EvalResult result;
   const int64_t n = split.size();
   result.samples = n;

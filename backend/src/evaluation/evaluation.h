@@ -10,7 +10,8 @@
 
 namespace wb {
 
-EvalResult evaluateModel(Model& model, const DataSplit& split, int64_t batch_size, const torch::Device& device);
+EvalResult evaluateModel(Model& model, const DataSplit& split, int64_t batch_size,
+                         const torch::Device& device);
 EvalResult evaluateModel(Model& model, const torch::Tensor& x, const torch::Tensor& y, int64_t batch_size,
                          const torch::Device& device);
 

@@ -14,7 +14,8 @@ namespace wb {
 EvalResult evaluateRunDir(const std::string& run_dir) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(run_dir)) {
-    throw UserError("Run folder not found: " + run_dir, "Pass a folder made by `workbench-cli train` (under runs/).");
+    throw UserError("Run folder not found: " + run_dir,
+                    "Pass a folder made by `workbench-cli train` (under runs/).");
   }
   const std::string experiment_file = run_dir + "/experiment.json";
   const std::string model_file = run_dir + "/model.pt";
@@ -30,7 +31,8 @@ EvalResult evaluateRunDir(const std::string& run_dir) {
   const Experiment& e = parsed.experiment;
   configureThreads(e.train.threads);
   torch::Device device = torch::kCPU;
-  if (!e.train.devices.empty() && checkDevice(e.train.devices[0]).empty()) device = resolveDevice(e.train.devices[0]);
+  if (!e.train.devices.empty() && checkDevice(e.train.devices[0]).empty())
+    device = resolveDevice(e.train.devices[0]);
   const Dataset data = loadDataset(e.data, e.seed);
   auto model = buildModel(e.model, data.sample_shape, data.num_classes);
   model->load(model_file);

@@ -22,8 +22,8 @@ using ForwardFn = std::function<torch::Tensor(const torch::Tensor& x)>;
 
 // Runs `forward` (eval mode, no gradients: the caller sets the mode) over x in batches on `device`, reporting
 // progress and honouring cancel from `options` between batches (throws EvaluationCancelled).
-SplitPredictions predictSplit(const ForwardFn& forward, const DataSplit& split,
-                              int64_t batch_size, const torch::Device& device, const EvaluationOptions& options);
+SplitPredictions predictSplit(const ForwardFn& forward, const DataSplit& split, int64_t batch_size,
+                              const torch::Device& device, const EvaluationOptions& options);
 
 // The report of those predictions on the dataset's test split: figures, class names, and the
 // options.max_misclassified most confident mistakes with their images un-normalized back to 8-bit pixels.

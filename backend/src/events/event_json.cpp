@@ -2,10 +2,9 @@
 
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <type_traits>
-
-#include <nlohmann/json.hpp>
 
 namespace wb {
 namespace {
@@ -23,9 +22,11 @@ Enum enumFromString(const std::string& text, const Enum (&values)[N], Enum fallb
 constexpr RunStatus kStatuses[] = {RunStatus::Completed, RunStatus::EarlyStopped, RunStatus::Interrupted,
                                    RunStatus::Failed};
 constexpr LogLevel kLevels[] = {LogLevel::Debug, LogLevel::Info, LogLevel::Warning, LogLevel::Error};
-constexpr ControlKind kControlKinds[] = {ControlKind::LrScale, ControlKind::LrConstant, ControlKind::StopAfterEpoch};
-constexpr ErrorKind kKinds[] = {ErrorKind::BadInput, ErrorKind::ExperimentChanged, ErrorKind::OutOfMemory, ErrorKind::NonFinite,
-                                ErrorKind::Device, ErrorKind::Internal};
+constexpr ControlKind kControlKinds[] = {ControlKind::LrScale, ControlKind::LrConstant,
+                                         ControlKind::StopAfterEpoch};
+constexpr ErrorKind kKinds[] = {ErrorKind::BadInput,    ErrorKind::ExperimentChanged,
+                                ErrorKind::OutOfMemory, ErrorKind::NonFinite,
+                                ErrorKind::Device,      ErrorKind::Internal};
 
 json toJson(const StepMetrics& m) {
   json j = {{"event", "step"},
@@ -57,7 +58,9 @@ json toJson(const StepMetrics& m) {
   if (!m.devices.empty()) {
     json devices = json::array();
     for (const auto& d : m.devices) {
-      json entry = {{"rank", d.rank}, {"device", d.device}, {"samples_per_sec", d.samples_per_sec},
+      json entry = {{"rank", d.rank},
+                    {"device", d.device},
+                    {"samples_per_sec", d.samples_per_sec},
                     {"cpu_rss_bytes", d.cpu_rss_bytes}};
       if (d.cuda_allocated_bytes >= 0) {
         entry["cuda_allocated_bytes"] = d.cuda_allocated_bytes;
@@ -89,7 +92,9 @@ json toJson(const EpochMetrics& m) {
   return j;
 }
 
-json toJson(const LogLine& l) { return {{"event", "log"}, {"level", toString(l.level)}, {"text", l.text}}; }
+json toJson(const LogLine& l) {
+  return {{"event", "log"}, {"level", toString(l.level)}, {"text", l.text}};
+}
 
 json toJson(const RunError& e) {
   return {{"event", "error"}, {"kind", toString(e.kind)}, {"message", e.message}, {"hint", e.hint}};
@@ -102,8 +107,12 @@ json toJson(const ArtifactFigures& a) {
 }
 
 json toJson(const CompressionStage& c) {
-  return {{"event", "compression_stage"}, {"pass_index", c.pass_index}, {"pass_count", c.pass_count},
-          {"pass", c.pass},  {"state", c.state}, {"artifact", c.artifact}};
+  return {{"event", "compression_stage"},
+          {"pass_index", c.pass_index},
+          {"pass_count", c.pass_count},
+          {"pass", c.pass},
+          {"state", c.state},
+          {"artifact", c.artifact}};
 }
 
 json toJson(const ControlApplied& c) {
@@ -126,8 +135,9 @@ T get(const json& j, const char* key, T fallback) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
   if constexpr (std::is_integral_v<T>) {
-    // nlohmann converts a floating-point value to an integer with a plain cast, undefined behaviour out of T's
-    // range (1e300 as int64_t; found by tests/fuzz/fuzz_run_history.cpp under UBSan). NaN fails both tests.
+    // nlohmann converts a floating-point value to an integer with a plain cast, undefined behaviour out of
+    // T's range (1e300 as int64_t; found by tests/fuzz/fuzz_run_history.cpp under UBSan). NaN fails both
+    // tests.
     if (it->is_number_float()) {
       const double value = it->get<double>();
       if (!(value >= static_cast<double>(std::numeric_limits<T>::min()) &&

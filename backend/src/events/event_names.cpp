@@ -4,41 +4,58 @@ namespace wb {
 
 const char* toString(RunStatus status) {
   switch (status) {
-    case RunStatus::Completed: return "completed";
-    case RunStatus::EarlyStopped: return "early_stopped";
-    case RunStatus::Interrupted: return "interrupted";
-    case RunStatus::Failed: return "failed";
+    case RunStatus::Completed:
+      return "completed";
+    case RunStatus::EarlyStopped:
+      return "early_stopped";
+    case RunStatus::Interrupted:
+      return "interrupted";
+    case RunStatus::Failed:
+      return "failed";
   }
   return "failed";
 }
 
 const char* toString(LogLevel level) {
   switch (level) {
-    case LogLevel::Debug: return "debug";
-    case LogLevel::Info: return "info";
-    case LogLevel::Warning: return "warning";
-    case LogLevel::Error: return "error";
+    case LogLevel::Debug:
+      return "debug";
+    case LogLevel::Info:
+      return "info";
+    case LogLevel::Warning:
+      return "warning";
+    case LogLevel::Error:
+      return "error";
   }
   return "info";
 }
 
 const char* toString(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::BadInput: return "bad_input";
-    case ErrorKind::ExperimentChanged: return "experiment_changed";
-    case ErrorKind::OutOfMemory: return "out_of_memory";
-    case ErrorKind::NonFinite: return "non_finite";
-    case ErrorKind::Device: return "device";
-    case ErrorKind::Internal: return "internal";
+    case ErrorKind::BadInput:
+      return "bad_input";
+    case ErrorKind::ExperimentChanged:
+      return "experiment_changed";
+    case ErrorKind::OutOfMemory:
+      return "out_of_memory";
+    case ErrorKind::NonFinite:
+      return "non_finite";
+    case ErrorKind::Device:
+      return "device";
+    case ErrorKind::Internal:
+      return "internal";
   }
   return "internal";
 }
 
 const char* toString(ControlKind kind) {
   switch (kind) {
-    case ControlKind::LrScale: return "lr_scale";
-    case ControlKind::LrConstant: return "lr_constant";
-    case ControlKind::StopAfterEpoch: return "stop_after_epoch";
+    case ControlKind::LrScale:
+      return "lr_scale";
+    case ControlKind::LrConstant:
+      return "lr_constant";
+    case ControlKind::StopAfterEpoch:
+      return "stop_after_epoch";
   }
   return "lr_scale";
 }

@@ -1,7 +1,7 @@
-// The experiment file's `compress` section: an ordered list of passes, each an object whose keys depend on its
-// "type". The list is one schema leaf (overrides such as `compress.passes[0].amount=0.7` reach into it freely);
-// this reader checks every pass with the same value checks, messages and "did you mean" as the rest of the
-// file, then the order of the passes.
+// The experiment file's `compress` section: an ordered list of passes, each an object whose keys depend on
+// its "type". The list is one schema leaf (overrides such as `compress.passes[0].amount=0.7` reach into it
+// freely); this reader checks every pass with the same value checks, messages and "did you mean" as the rest
+// of the file, then the order of the passes.
 
 #include <algorithm>
 #include <optional>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "workbench/did_you_mean.h"
 #include "experiment/experiment_schema.h"
 #include "experiment/value_checks.h"
+#include "workbench/did_you_mean.h"
 
 namespace wb {
 namespace {
@@ -24,8 +24,8 @@ const std::vector<std::string> kTrainingKeys = {"epochs", "max_steps", "lr"};
 std::vector<std::string> keysOf(const std::string& type) {
   std::vector<std::string> keys = {"type"};
   if (type == "prune") {
-    keys.insert(keys.end(), {"method", "amount", "scope", "norm", "layer_types", "layers", "prune_output_layer",
-                             "schedule"});
+    keys.insert(keys.end(), {"method", "amount", "scope", "norm", "layer_types", "layers",
+                             "prune_output_layer", "schedule"});
   } else if (type == "distill") {
     keys.insert(keys.end(), {"teacher", "student", "temperature", "alpha"});
   } else if (type == "quantize") {
@@ -55,7 +55,9 @@ std::optional<std::vector<std::string>> readStringList(const json& value, const 
 }
 
 // Training passes default to one epoch; a prune pass trains only when asked.
-int64_t defaultEpochs(const std::string& type) { return type == "prune" ? 0 : 1; }
+int64_t defaultEpochs(const std::string& type) {
+  return type == "prune" ? 0 : 1;
+}
 
 CompressPassConfig readPass(const json& object, const std::string& path, IssueList& issues) {
   CompressPassConfig pass;
@@ -116,9 +118,11 @@ CompressPassConfig readPass(const json& object, const std::string& path, IssueLi
     } else if (key == "student") {
       if (v.is_null()) {
         pass.student = nullptr;
-      } else if (!v.is_object() || !(v.contains("preset") || v.contains("layers") || v.contains("torchscript"))) {
-        issues.add(keyPath, "expected a model section such as {\"preset\": \"mlp\"} or {\"layers\": [...]}, got " +
-                                describeValue(v));
+      } else if (!v.is_object() ||
+                 !(v.contains("preset") || v.contains("layers") || v.contains("torchscript"))) {
+        issues.add(keyPath,
+                   "expected a model section such as {\"preset\": \"mlp\"} or {\"layers\": [...]}, got " +
+                       describeValue(v));
       } else if (!holdsValidUtf8(v)) {
         issues.add(keyPath, "expected text in UTF-8, got a model section holding other bytes");
       } else {
@@ -156,32 +160,38 @@ void checkPasses(const std::vector<CompressPassConfig>& passes, const std::strin
     const CompressPassConfig& p = passes[i];
     const std::string at = indexPath(path, i);
     if (issues.hasIssueAt(at)) continue;
-    const bool needsTraining = p.type == "finetune" || p.type == "distill" || (p.type == "quantize" && p.mode == "qat");
+    const bool needsTraining =
+        p.type == "finetune" || p.type == "distill" || (p.type == "quantize" && p.mode == "qat");
     if (needsTraining && p.epochs == 0 && p.max_steps == 0) {
       issues.add(joinPath(at, "epochs"), "a " + p.type + (p.type == "quantize" ? " (qat)" : "") +
                                              " pass trains: set epochs (or max_steps) to at least 1");
     }
     if (p.type == "prune" && p.schedule == "gradual") {
       if (p.method == "structured") {
-        issues.add(joinPath(at, "schedule"),
-                   "gradual pruning raises the sparsity of single weights step by step; structured pruning "
-                   "removes channels once: use \"one_shot\" with method \"structured\", or method \"unstructured\"");
+        issues.add(
+            joinPath(at, "schedule"),
+            "gradual pruning raises the sparsity of single weights step by step; structured pruning "
+            "removes channels once: use \"one_shot\" with method \"structured\", or method \"unstructured\"");
       } else if (p.epochs == 0 && p.max_steps == 0) {
-        issues.add(joinPath(at, "schedule"),
-                   "gradual pruning happens during fine-tuning, but this pass has epochs 0: set epochs (such as "
-                   "2) or use schedule \"one_shot\"");
+        issues.add(
+            joinPath(at, "schedule"),
+            "gradual pruning happens during fine-tuning, but this pass has epochs 0: set epochs (such as "
+            "2) or use schedule \"one_shot\"");
       }
     }
     if (p.type == "prune" && p.layer_types.empty()) {
       issues.add(joinPath(at, "layer_types"), "no layer type to prune: list \"conv2d\", \"linear\" or both");
     }
     if (quantizeAt >= 0 && trains(p)) {
-      issues.add(at, "the model is int8 after compress.passes[" + std::to_string(quantizeAt) +
-                         "] (quantize), and an int8 model cannot be trained further: put the " + p.type +
-                         " pass before the quantize pass, or use quantize mode \"qat\" to fine-tune while quantizing");
+      issues.add(
+          at,
+          "the model is int8 after compress.passes[" + std::to_string(quantizeAt) +
+              "] (quantize), and an int8 model cannot be trained further: put the " + p.type +
+              " pass before the quantize pass, or use quantize mode \"qat\" to fine-tune while quantizing");
     } else if (quantizeAt >= 0) {
-      issues.add(at, "compress.passes[" + std::to_string(quantizeAt) + "] already quantized the model to int8: " +
-                         "the " + p.type + " pass must come before it (quantize is the last pass)");
+      issues.add(at, "compress.passes[" + std::to_string(quantizeAt) +
+                         "] already quantized the model to int8: " + "the " + p.type +
+                         " pass must come before it (quantize is the last pass)");
     }
     if (p.type == "quantize" && quantizeAt < 0) quantizeAt = static_cast<int64_t>(i);
   }
@@ -225,12 +235,15 @@ SchemaKey passesKey() {
       return;
     }
     if (!value.is_array()) {
-      issues.add(path, "expected a list of passes such as [{\"type\": \"prune\", \"amount\": 0.5}, "
-                       "{\"type\": \"quantize\"}], got " + describeValue(value));
+      issues.add(path,
+                 "expected a list of passes such as [{\"type\": \"prune\", \"amount\": 0.5}, "
+                 "{\"type\": \"quantize\"}], got " +
+                     describeValue(value));
       return;
     }
     std::vector<CompressPassConfig> passes;
-    for (size_t i = 0; i < value.size(); ++i) passes.push_back(readPass(value[i], indexPath(path, i), issues));
+    for (size_t i = 0; i < value.size(); ++i)
+      passes.push_back(readPass(value[i], indexPath(path, i), issues));
     checkPasses(passes, path, issues);
     e.compress.passes = std::move(passes);
   };
@@ -259,11 +272,14 @@ SchemaKey compressSection() {
   SchemaKey section;
   section.name = "compress";
   section.kind = KeyKind::Section;
-  section.children = {passesKey(), integerLeaf("latency_runs", IntegerRule{1, 10000}, &CompressConfig::latency_runs),
+  section.children = {passesKey(),
+                      integerLeaf("latency_runs", IntegerRule{1, 10000}, &CompressConfig::latency_runs),
                       integerLeaf("latency_threads", IntegerRule{0, 1024}, &CompressConfig::latency_threads)};
   return section;
 }
 
-nlohmann::json compressPassToJson(const CompressPassConfig& pass) { return writePass(pass); }
+nlohmann::json compressPassToJson(const CompressPassConfig& pass) {
+  return writePass(pass);
+}
 
 }  // namespace wb

@@ -68,20 +68,25 @@ void checkConsistency(const Experiment& e, IssueList& issues) {
                "the csv dataset needs data.path, the CSV file to train on (one row per sample, a "
                "header row naming the columns)");
   }
-  if (e.data.dataset == "image_folder" && e.data.path.empty() && !anyIssue(issues, {"data.dataset", "data.path"})) {
-    issues.add("data.path",
-               "the image_folder dataset needs data.path, a folder with one subfolder of JPEG or PNG images per "
-               "class (torchvision's ImageFolder layout)");
+  if (e.data.dataset == "image_folder" && e.data.path.empty() &&
+      !anyIssue(issues, {"data.dataset", "data.path"})) {
+    issues.add(
+        "data.path",
+        "the image_folder dataset needs data.path, a folder with one subfolder of JPEG or PNG images per "
+        "class (torchvision's ImageFolder layout)");
   }
   if (e.data.dataset == "image_folder" && e.data.augment_on == "device" &&
       (e.data.images.resize == 0 || e.data.images.crop == 0) &&
       !anyIssue(issues, {"data.augment_on", "data.images.resize", "data.images.crop"})) {
-    issues.add("data.augment_on",
-               "\"device\" batches the images before the device crops them, so every image must come out of the "
-               "workers the same size: set data.images.resize and data.images.crop (such as 256 and 224)");
+    issues.add(
+        "data.augment_on",
+        "\"device\" batches the images before the device crops them, so every image must come out of the "
+        "workers the same size: set data.images.resize and data.images.crop (such as 256 and 224)");
   }
-  if (e.data.dataset == "image_folder" && e.data.images.channels == 2 && !anyIssue(issues, {"data.images.channels"})) {
-    issues.add("data.images.channels", "expected 3 (RGB, as convert(\"RGB\")) or 1 (grey, as convert(\"L\")), got 2");
+  if (e.data.dataset == "image_folder" && e.data.images.channels == 2 &&
+      !anyIssue(issues, {"data.images.channels"})) {
+    issues.add("data.images.channels",
+               "expected 3 (RGB, as convert(\"RGB\")) or 1 (grey, as convert(\"L\")), got 2");
   }
 }
 

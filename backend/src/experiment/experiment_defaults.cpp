@@ -1,5 +1,5 @@
-// experimentDefaults: parsing a document that holds only the keys other defaults depend on gives every default
-// in that context, from the same parser that reads experiment files, so the two cannot disagree.
+// experimentDefaults: parsing a document that holds only the keys other defaults depend on gives every
+// default in that context, from the same parser that reads experiment files, so the two cannot disagree.
 
 #include "workbench/experiment_defaults.h"
 

@@ -8,7 +8,8 @@ namespace {
 
 void flatten(const nlohmann::json& node, const std::string& path, std::map<std::string, std::string>& out) {
   if (node.is_object() && !node.empty()) {
-    for (const auto& item : node.items()) flatten(item.value(), path.empty() ? item.key() : path + "." + item.key(), out);
+    for (const auto& item : node.items())
+      flatten(item.value(), path.empty() ? item.key() : path + "." + item.key(), out);
     return;
   }
   out[path] = node.dump();

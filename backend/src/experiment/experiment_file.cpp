@@ -76,8 +76,9 @@ ParseResult loadExperimentFile(const std::string& file) {
                      ". Fix the file at that place: a missing or extra comma, a missing quote or an unclosed "
                      "bracket is the usual cause");
   } catch (const nlohmann::json::out_of_range& e) {
-    // A number beyond a double's range (such as 1e400) is not a syntax error: nlohmann throws out_of_range 406,
-    // with no position. Found by tests/fuzz/fuzz_experiment.cpp; uncaught, it ended the CLI with terminate().
+    // A number beyond a double's range (such as 1e400) is not a syntax error: nlohmann throws out_of_range
+    // 406, with no position. Found by tests/fuzz/fuzz_experiment.cpp; uncaught, it ended the CLI with
+    // terminate().
     const std::string what = e.what();  // "[json.exception.out_of_range.406] number overflow parsing '1e400'"
     const size_t tag = what.find("] ");
     return fileIssue(file + ": not valid JSON: " + (tag == std::string::npos ? what : what.substr(tag + 2)) +

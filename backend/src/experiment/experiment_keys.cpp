@@ -9,13 +9,19 @@ namespace {
 
 ExperimentKeyKind kindOf(KeyKind kind) {
   switch (kind) {
-    case KeyKind::Boolean: return ExperimentKeyKind::Boolean;
-    case KeyKind::Integer: return ExperimentKeyKind::Integer;
-    case KeyKind::Number: return ExperimentKeyKind::Number;
-    case KeyKind::List: return ExperimentKeyKind::List;
-    case KeyKind::Layers: return ExperimentKeyKind::Layers;
+    case KeyKind::Boolean:
+      return ExperimentKeyKind::Boolean;
+    case KeyKind::Integer:
+      return ExperimentKeyKind::Integer;
+    case KeyKind::Number:
+      return ExperimentKeyKind::Number;
+    case KeyKind::List:
+      return ExperimentKeyKind::List;
+    case KeyKind::Layers:
+      return ExperimentKeyKind::Layers;
     case KeyKind::String:
-    case KeyKind::Section: break;
+    case KeyKind::Section:
+      break;
   }
   return ExperimentKeyKind::String;
 }

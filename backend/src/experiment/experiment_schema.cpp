@@ -9,8 +9,8 @@
 #include <set>
 #include <utility>
 
-#include "workbench/did_you_mean.h"
 #include "experiment/value_checks.h"
+#include "workbench/did_you_mean.h"
 
 namespace wb {
 namespace {

@@ -58,7 +58,8 @@ struct SchemaKey {
   std::vector<std::string> childNames() const;
 };
 
-// The root: a Section whose children are name, seed, data, model, optimizer, schedule, train, compress, output.
+// The root: a Section whose children are name, seed, data, model, optimizer, schedule, train, compress,
+// output.
 const SchemaKey& experimentSchema();
 
 // The `compress` section (compress_section.cpp): its pass list is checked pass by pass.

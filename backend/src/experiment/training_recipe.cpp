@@ -17,10 +17,13 @@ std::string number(double value) {
   return out.str();
 }
 
-std::string percent(double fraction) { return number(fraction * 100.0) + "%"; }
+std::string percent(double fraction) {
+  return number(fraction * 100.0) + "%";
+}
 
 // "(data.augment, default)" or "(data.augment)": which key to change, and whether it was left at its default.
-std::string keyNote(const std::string& label, const std::string& key, const std::vector<std::string>& defaulted) {
+std::string keyNote(const std::string& label, const std::string& key,
+                    const std::vector<std::string>& defaulted) {
   const bool isDefault = std::binary_search(defaulted.begin(), defaulted.end(), key);
   return " (" + label + (isDefault ? ", default)" : ")");
 }
@@ -52,10 +55,11 @@ std::string schedule(const Experiment& e) {
     text = "schedule cosine from lr " + lr + " to " + number(s.eta_min) + " over " +
            (s.t_max > 0 ? std::to_string(s.t_max) + " steps" : std::string("the whole run"));
   } else if (s.name == "step") {
-    text = "schedule step, lr " + lr + " x" + number(s.gamma) + " every " + std::to_string(s.step_size) + " steps";
+    text = "schedule step, lr " + lr + " x" + number(s.gamma) + " every " + std::to_string(s.step_size) +
+           " steps";
   } else if (s.name == "multistep") {
-    text = "schedule multistep, lr " + lr + " x" + number(s.gamma) + " at " + std::to_string(s.milestones.size()) +
-           " milestone(s)";
+    text = "schedule multistep, lr " + lr + " x" + number(s.gamma) + " at " +
+           std::to_string(s.milestones.size()) + " milestone(s)";
   } else if (s.name == "exponential") {
     text = "schedule exponential, lr " + lr + " x" + number(s.gamma) + " every step";
   } else if (s.name == "onecycle") {
@@ -78,12 +82,13 @@ std::string describeTrainingRecipe(const Experiment& experiment) {
       experiment.data.val_fraction > 0.0
           ? "validation " + percent(experiment.data.val_fraction) + " of the training split held out"
           : std::string("no validation split");
-  const std::string augment = holdsImages(experiment.data)
-                                  ? augmentation(experiment.data) +
-                                        keyNote("data.augment", "data.augment.enabled", defaulted)
-                                  : std::string("no augmentation (tables are never augmented)");
-  return "Recipe: " + augment + " · " + validation + keyNote("data.val_fraction", "data.val_fraction", defaulted) + " · " +
-         schedule(experiment) + keyNote("schedule.name", "schedule.name", defaulted);
+  const std::string augment =
+      holdsImages(experiment.data)
+          ? augmentation(experiment.data) + keyNote("data.augment", "data.augment.enabled", defaulted)
+          : std::string("no augmentation (tables are never augmented)");
+  return "Recipe: " + augment + " · " + validation +
+         keyNote("data.val_fraction", "data.val_fraction", defaulted) + " · " + schedule(experiment) +
+         keyNote("schedule.name", "schedule.name", defaulted);
 }
 
 }  // namespace wb

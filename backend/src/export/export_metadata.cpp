@@ -9,8 +9,8 @@ namespace wb {
 std::map<std::string, std::string> ExportMetadata::asStrings() const {
   using nlohmann::json;
   json normalization = {{"mean", mean}, {"std", std}, {"pixels_in_0_255", pixels_in_0_255}};
-  normalization["formula"] = pixels_in_0_255 ? "x = (pixel / 255 - mean) / std per channel"
-                                             : "x = (value - mean) / std per feature";
+  normalization["formula"] =
+      pixels_in_0_255 ? "x = (pixel / 255 - mean) / std per channel" : "x = (value - mean) / std per feature";
   std::map<std::string, std::string> out;
   out["input_shape"] = json(input_shape).dump();
   out["normalization"] = normalization.dump();

@@ -1,8 +1,6 @@
 // exportModel: the run's experiment and data give the metadata, the artifact gives the model; each format
 // builds its whole file (or module) in memory first, so a refusal writes nothing, then writes it atomically.
 
-#include "workbench/export.h"
-
 #include <chrono>
 #include <filesystem>
 
@@ -14,6 +12,7 @@
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 #include "workbench/experiment.h"
+#include "workbench/export.h"
 #include "workbench/run_state.h"
 #include "workbench/system_info.h"
 
@@ -29,7 +28,8 @@ using nlohmann::json;
 
 const char* const kArtifactsFolder = "compressed";
 
-ModelArtifact loadRequestedArtifact(const std::string& run_dir, const std::string& artifact, const Dataset& data) {
+ModelArtifact loadRequestedArtifact(const std::string& run_dir, const std::string& artifact,
+                                    const Dataset& data) {
   if (artifact.empty()) return loadRunModel(run_dir, data.sample_shape, data.num_classes);
   const std::string folder = fs::path(artifact).is_absolute() ? artifact : run_dir + "/" + artifact;
   if (!isCompleteArtifact(folder)) {
@@ -37,14 +37,17 @@ ModelArtifact loadRequestedArtifact(const std::string& run_dir, const std::strin
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(run_dir + "/" + kArtifactsFolder, ec)) {
       if (isCompleteArtifact(entry.path().string())) {
-        names += std::string(names.empty() ? "" : ", ") + kArtifactsFolder + "/" + entry.path().filename().string();
+        names += std::string(names.empty() ? "" : ", ") + kArtifactsFolder + "/" +
+                 entry.path().filename().string();
       }
     }
     throw UserError("No model artifact " + artifact + " in " + run_dir +
                         (fs::exists(folder) ? " (its pass did not finish)" : ""),
-                    names.empty() ? "The run has no compressed models: export the trained one (no --model), or run "
-                                    "`workbench-cli compress " + run_dir + "` first."
-                                  : "The run's artifacts: " + names);
+                    names.empty()
+                        ? "The run has no compressed models: export the trained one (no --model), or run "
+                          "`workbench-cli compress " +
+                              run_dir + "` first."
+                        : "The run's artifacts: " + names);
   }
   ModelArtifact a = loadArtifact(folder);
   if (a.input_shape != data.sample_shape || a.num_classes != data.num_classes) {
@@ -57,11 +60,12 @@ ModelArtifact loadRequestedArtifact(const std::string& run_dir, const std::strin
 }
 
 bool uint8Images(const std::string& dataset) {
-  return dataset == "fashion-mnist" || dataset == "mnist" || dataset == "cifar10" || dataset == "image_folder";
+  return dataset == "fashion-mnist" || dataset == "mnist" || dataset == "cifar10" ||
+         dataset == "image_folder";
 }
 
-// What torchvision's evaluation transforms do to an image folder's file before ToTensor and Normalize, so that
-// the exported model is fed elsewhere what it was evaluated on here.
+// What torchvision's evaluation transforms do to an image folder's file before ToTensor and Normalize, so
+// that the exported model is fed elsewhere what it was evaluated on here.
 nlohmann::json imagePreprocessing(const DataConfig& d) {
   if (d.dataset != "image_folder") return nullptr;
   nlohmann::json p = {{"convert", d.images.channels == 1 ? "L" : "RGB"},
@@ -69,12 +73,14 @@ nlohmann::json imagePreprocessing(const DataConfig& d) {
                       {"center_crop", d.images.crop},
                       {"interpolation", "bilinear"},
                       {"antialias", true},
-                      {"steps", "Image.open(f).convert(mode); Resize(resize) if resize > 0 (the shorter side, "
-                                "PIL bilinear); CenterCrop(center_crop) if > 0; ToTensor; Normalize(mean, std)"}};
+                      {"steps",
+                       "Image.open(f).convert(mode); Resize(resize) if resize > 0 (the shorter side, "
+                       "PIL bilinear); CenterCrop(center_crop) if > 0; ToTensor; Normalize(mean, std)"}};
   return p;
 }
 
-// Float tensors by state-dict name; int8 artifacts add the int8 weights, their scales, zero points and biases.
+// Float tensors by state-dict name; int8 artifacts add the int8 weights, their scales, zero points and
+// biases.
 NamedTensors exportedTensors(const ModelArtifact& a) {
   NamedTensors all = a.weights;
   all.insert(all.end(), a.buffers.begin(), a.buffers.end());
@@ -82,7 +88,9 @@ NamedTensors exportedTensors(const ModelArtifact& a) {
   return all;
 }
 
-std::string jsonString(const std::string& s) { return json(s).dump(); }
+std::string jsonString(const std::string& s) {
+  return json(s).dump();
+}
 
 std::string pythonSnippet(ExportFormat format, const std::string& file, const std::string& engine) {
   const std::string f = jsonString(file);
@@ -93,19 +101,29 @@ std::string pythonSnippet(ExportFormat format, const std::string& file, const st
                              : "torch.backends.quantized.engine = \"" + engine +
                                    "\"  # int8: set before loading, the packed weights are made for it\n") +
              "extra = {\"metadata.json\": \"\"}\n"
-             "model = torch.jit.load(" + f + ", _extra_files=extra).eval()\n"
-             "meta = json.loads(extra[\"metadata.json\"])  # input_shape, normalization, class_names, history\n"
+             "model = torch.jit.load(" +
+             f +
+             ", _extra_files=extra).eval()\n"
+             "meta = json.loads(extra[\"metadata.json\"])  # input_shape, normalization, class_names, "
+             "history\n"
              "with torch.no_grad():\n"
              "    logits = model(x)  # x: float32 [batch, *meta input_shape], normalized as meta says\n";
     case ExportFormat::Onnx:
       return "import onnxruntime as ort\n"
-             "session = ort.InferenceSession(" + f + ", providers=[\"CPUExecutionProvider\"])\n"
+             "session = ort.InferenceSession(" +
+             f +
+             ", providers=[\"CPUExecutionProvider\"])\n"
              "meta = session.get_modelmeta().custom_metadata_map  # input_shape, normalization, class_names\n"
-             "logits = session.run([\"logits\"], {\"input\": x})[0]  # x: float32 numpy [batch, *input_shape]\n";
+             "logits = session.run([\"logits\"], {\"input\": x})[0]  # x: float32 numpy [batch, "
+             "*input_shape]\n";
     case ExportFormat::Safetensors:
       return "from safetensors.torch import load_file, safe_open\n"
-             "tensors = load_file(" + f + ")  # state-dict names: model.load_state_dict(tensors)\n"
-             "with safe_open(" + f + ", framework=\"pt\") as s:\n"
+             "tensors = load_file(" +
+             f +
+             ")  # state-dict names: model.load_state_dict(tensors)\n"
+             "with safe_open(" +
+             f +
+             ", framework=\"pt\") as s:\n"
              "    meta = s.metadata()  # input_shape, normalization, class_names, layers, history\n";
   }
   return {};
@@ -118,25 +136,35 @@ std::string cppSnippet(ExportFormat format, const std::string& file, const std::
       return std::string("#include <torch/script.h>\n") +
              (engine.empty() ? ""
                              : "at::globalContext().setQEngine(at::QEngine::" +
-                                   std::string(engine == "onednn" ? "ONEDNN" : engine == "qnnpack" ? "QNNPACK"
-                                                                             : engine == "x86"   ? "X86"
-                                                                                                 : "FBGEMM") +
+                                   std::string(engine == "onednn"    ? "ONEDNN"
+                                               : engine == "qnnpack" ? "QNNPACK"
+                                               : engine == "x86"     ? "X86"
+                                                                     : "FBGEMM") +
                                    ");  // int8: before loading\n") +
              "torch::jit::ExtraFilesMap extra{{\"metadata.json\", \"\"}};\n"
-             "torch::jit::Module model = torch::jit::load(" + f + ", torch::kCPU, extra);\n"
+             "torch::jit::Module model = torch::jit::load(" +
+             f +
+             ", torch::kCPU, extra);\n"
              "model.eval();\n"
              "torch::NoGradGuard no_grad;\n"
-             "at::Tensor logits = model.forward({x}).toTensor();  // x: float [batch, ...input_shape], normalized\n";
+             "at::Tensor logits = model.forward({x}).toTensor();  // x: float [batch, ...input_shape], "
+             "normalized\n";
     case ExportFormat::Onnx:
       return "#include <onnxruntime_cxx_api.h>\n"
              "Ort::Env env;\n"
-             "Ort::Session session(env, " + f + ", Ort::SessionOptions{});\n"
+             "Ort::Session session(env, " +
+             f +
+             ", Ort::SessionOptions{});\n"
              "const char* in[] = {\"input\"};\n"
              "const char* out[] = {\"logits\"};\n"
-             "auto logits = session.Run(Ort::RunOptions{}, in, &x, 1, out, 1);  // x: Ort::Value float [batch, ...]\n";
+             "auto logits = session.Run(Ort::RunOptions{}, in, &x, 1, out, 1);  // x: Ort::Value float "
+             "[batch, ...]\n";
     case ExportFormat::Safetensors:
-      return "// u64 little-endian header size N, N bytes of JSON {name: {dtype, shape, data_offsets}}, then data\n"
-             "std::ifstream in(" + f + ", std::ios::binary);\n"
+      return "// u64 little-endian header size N, N bytes of JSON {name: {dtype, shape, data_offsets}}, then "
+             "data\n"
+             "std::ifstream in(" +
+             f +
+             ", std::ios::binary);\n"
              "uint64_t n = 0;\n"
              "in.read(reinterpret_cast<char*>(&n), 8);\n"
              "std::string header(n, ' ');\n"
@@ -150,9 +178,12 @@ std::string cppSnippet(ExportFormat format, const std::string& file, const std::
 
 const char* toString(ExportFormat format) {
   switch (format) {
-    case ExportFormat::TorchScript: return "torchscript";
-    case ExportFormat::Onnx: return "onnx";
-    case ExportFormat::Safetensors: return "safetensors";
+    case ExportFormat::TorchScript:
+      return "torchscript";
+    case ExportFormat::Onnx:
+      return "onnx";
+    case ExportFormat::Safetensors:
+      return "safetensors";
   }
   return "?";
 }
@@ -171,7 +202,8 @@ std::string exportUnavailable(ExportFormat format) {
 #ifndef WB_WITH_ONNX
   if (format == ExportFormat::Onnx) {
     return "this build has no ONNX export: it was built without ONNX's C++ library (Debian: libonnx-dev), or "
-           "against a LibTorch that brings its own protobuf (pip's), which that library cannot share a process with";
+           "against a LibTorch that brings its own protobuf (pip's), which that library cannot share a "
+           "process with";
   }
 #endif
   (void)format;
@@ -188,13 +220,15 @@ ExportResult exportModel(const ExportRequest& request, const std::function<void(
   if (!unavailable.empty()) {
     throw UserError(unavailable, "Export as torchscript or safetensors, or build with ONNX.");
   }
-  if (request.out.empty()) throw UserError("export needs a file to write", "Give the output file, e.g. model.pt.");
+  if (request.out.empty())
+    throw UserError("export needs a file to write", "Give the output file, e.g. model.pt.");
   std::error_code ec;
   if (fs::is_directory(request.out, ec)) {
-    throw UserError("export: " + request.out + " is a folder", "Give a file name inside it, e.g. " +
-                                                                   (fs::path(request.out) / "model.pt").string());
+    throw UserError("export: " + request.out + " is a folder",
+                    "Give a file name inside it, e.g. " + (fs::path(request.out) / "model.pt").string());
   }
-  // The run's own model: a trained one, or a part-trained one on purpose. (An artifact comes from a finished run.)
+  // The run's own model: a trained one, or a part-trained one on purpose. (An artifact comes from a finished
+  // run.)
   const std::string note = request.artifact.empty()
                                ? checkRunModel(request.run_dir, "export", request.allow_unfinished)
                                : (checkRunModel(request.run_dir, "export", true), std::string());
@@ -266,7 +300,8 @@ ExportResult exportModel(const ExportRequest& request, const std::function<void(
   result.file = request.out;
   result.bytes = static_cast<int64_t>(fs::file_size(request.out));
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const std::string engine = artifact.isQuantized() ? artifact.quantization.value("engine", std::string()) : "";
+  const std::string engine =
+      artifact.isQuantized() ? artifact.quantization.value("engine", std::string()) : "";
   result.python_snippet = pythonSnippet(request.format, request.out, engine);
   result.cpp_snippet = cppSnippet(request.format, request.out, engine);
   return result;

@@ -21,7 +21,9 @@ constexpr float kNormEpsilon = 1e-5F;
 // Formats that take every layer the engine has, for refusals.
 const char* const kOtherFormats = "TorchScript and safetensors export take it";
 
-std::vector<int64_t> pads2(int64_t h, int64_t w) { return {h, w, h, w}; }  // ONNX: begins, then ends
+std::vector<int64_t> pads2(int64_t h, int64_t w) {
+  return {h, w, h, w};
+}  // ONNX: begins, then ends
 
 // Activations
 // -------------------------------------------------------------------------------------------------
@@ -35,8 +37,8 @@ OnnxEmitter unary(const std::string& op) {
 // Exact GELU, as torch::gelu computes it: 0.5 * x * (1 + erf(x / sqrt(2))). ONNX has no Gelu before opset 20.
 std::string emitGelu(OnnxEmitContext& ctx, const std::string& base, const std::string& x) {
   OnnxGraph& g = ctx.graph();
-  const std::string scaled = g.add("Mul", {x, g.constFloat(base + ".rsqrt2", static_cast<float>(M_SQRT1_2))},
-                                   base + "/Mul");
+  const std::string scaled =
+      g.add("Mul", {x, g.constFloat(base + ".rsqrt2", static_cast<float>(M_SQRT1_2))}, base + "/Mul");
   const std::string erf = g.add("Erf", {scaled}, base + "/Erf");
   const std::string plus1 = g.add("Add", {erf, g.constFloat(base + ".one", 1.0F)}, base + "/Add");
   const std::string times_x = g.add("Mul", {x, plus1}, base + "/Mul");
@@ -71,10 +73,11 @@ std::string emitConv(OnnxEmitContext& ctx, const EmitLayer& l, const std::string
 // Eval-mode batch norm (running statistics), for batchnorm2d and batchnorm1d alike: ONNX's
 // BatchNormalization takes [N, C, ...] and [N, C].
 std::string emitBatchNorm(OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
-  return ctx.graph().add("BatchNormalization",
-                         {x, ctx.floatTensor(l.name + ".weight"), ctx.floatTensor(l.name + ".bias"),
-                          ctx.floatTensor(l.name + ".running_mean"), ctx.floatTensor(l.name + ".running_var")},
-                         l.name + "/BatchNormalization", {attrFloat("epsilon", kNormEpsilon)});
+  return ctx.graph().add(
+      "BatchNormalization",
+      {x, ctx.floatTensor(l.name + ".weight"), ctx.floatTensor(l.name + ".bias"),
+       ctx.floatTensor(l.name + ".running_mean"), ctx.floatTensor(l.name + ".running_var")},
+      l.name + "/BatchNormalization", {attrFloat("epsilon", kNormEpsilon)});
 }
 
 std::string emitPool(OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
@@ -101,7 +104,8 @@ std::string emitAdaptiveAvgPool(OnnxEmitContext& ctx, const EmitLayer& l, const 
   if (h % oh != 0 || w % ow != 0) {
     throw UserError(l.name + " (adaptive_avgpool2d): output_size " + std::to_string(oh) + "x" +
                         std::to_string(ow) + " does not divide its " + std::to_string(h) + "x" +
-                        std::to_string(w) + " input, so its windows differ in size, which no ONNX pooling op "
+                        std::to_string(w) +
+                        " input, so its windows differ in size, which no ONNX pooling op "
                         "expresses; ONNX export cannot write it",
                     std::string("Use an output_size that divides the input (or 1), or export as ") +
                         "TorchScript or safetensors, which take it.");
@@ -118,20 +122,22 @@ std::string emitFlatten(OnnxEmitContext& ctx, const EmitLayer& l, const std::str
 }
 
 // Eval mode: dropout and identity pass the value on; no node needed.
-std::string emitNothing(OnnxEmitContext&, const EmitLayer&, const std::string& x) { return x; }
+std::string emitNothing(OnnxEmitContext&, const EmitLayer&, const std::string& x) {
+  return x;
+}
 
 std::string emitLayerNorm(OnnxEmitContext& ctx, const std::string& base, const std::string& x) {
   // LayerNormalization is opset 17, which the writer pins.
-  return ctx.graph().add("LayerNormalization",
-                         {x, ctx.floatTensor(base + ".weight"), ctx.floatTensor(base + ".bias")},
-                         base + "/LayerNormalization", {attrInt("axis", -1), attrFloat("epsilon", kNormEpsilon)});
+  return ctx.graph().add(
+      "LayerNormalization", {x, ctx.floatTensor(base + ".weight"), ctx.floatTensor(base + ".bias")},
+      base + "/LayerNormalization", {attrInt("axis", -1), attrFloat("epsilon", kNormEpsilon)});
 }
 
 // x @ W^T + b for a float weight [out, in]. Flat [batch, in] inputs take Gemm; tokens [batch, N, in] take
 // MatMul with the transposed weight (a Transpose of the initializer, so the file keeps the state-dict tensor
 // as it is and ONNX Runtime folds the transpose once at load time) and an Add.
-std::string floatLinear(OnnxEmitContext& ctx, const std::string& base, const std::string& x, size_t input_rank,
-                        const std::string& weight, const std::string& bias) {
+std::string floatLinear(OnnxEmitContext& ctx, const std::string& base, const std::string& x,
+                        size_t input_rank, const std::string& weight, const std::string& bias) {
   OnnxGraph& g = ctx.graph();
   if (input_rank == 1) {
     std::vector<std::string> inputs = {x, weight};
@@ -151,16 +157,18 @@ std::string dynamicInt8Linear(OnnxEmitContext& ctx, const EmitLayer& l, const st
   const std::string base = l.name;
   const std::string weight = g.addInitializer(base + ".weight", ctx.quantizedTensor(base + ".weight"));
   const std::string weight_t = g.add("Transpose", {weight}, base + "/Transpose", {attrInts("perm", {1, 0})});
-  const std::vector<std::string> q = g.addMulti("DynamicQuantizeLinear", {x}, base + "/DynamicQuantizeLinear", 3);
+  const std::vector<std::string> q =
+      g.addMulti("DynamicQuantizeLinear", {x}, base + "/DynamicQuantizeLinear", 3);
   // The weight's zero points are all 0 (symmetric), MatMulInteger's default.
   const std::string acc = g.add("MatMulInteger", {q[0], weight_t, q[2]}, base + "/MatMulInteger");
   const std::string acc_f = g.add("Cast", {acc}, base + "/Cast", {attrInt("to", onnx::TensorProto::FLOAT)});
-  const std::string w_scale =
-      g.addInitializer(base + ".weight.scale", ctx.quantizedTensor(base + ".weight.scale").to(torch::kFloat32));
+  const std::string w_scale = g.addInitializer(
+      base + ".weight.scale", ctx.quantizedTensor(base + ".weight.scale").to(torch::kFloat32));
   const std::string scale = g.add("Mul", {q[1], w_scale}, base + "/Mul");
   std::string y = g.add("Mul", {acc_f, scale}, base + "/Mul");
   const torch::Tensor bias = ctx.quantizedTensor(base + ".bias", false);
-  if (bias.defined()) y = g.add("Add", {y, g.addInitializer(base + ".bias", bias.to(torch::kFloat32))}, base + "/Add");
+  if (bias.defined())
+    y = g.add("Add", {y, g.addInitializer(base + ".bias", bias.to(torch::kFloat32))}, base + "/Add");
   return y;
 }
 
@@ -171,8 +179,9 @@ std::string emitLinear(OnnxEmitContext& ctx, const EmitLayer& l, const std::stri
   if (kernel == "int8") {
     const torch::Tensor bias = ctx.quantizedTensor(l.name + ".bias", false);
     const std::string weight = ctx.dequantizedWeight(l.name);
-    return floatLinear(ctx, l.name, x, l.input.size(), weight,
-                       bias.defined() ? ctx.graph().addInitializer(l.name + ".bias", bias.to(torch::kFloat32)) : "");
+    return floatLinear(
+        ctx, l.name, x, l.input.size(), weight,
+        bias.defined() ? ctx.graph().addInitializer(l.name + ".bias", bias.to(torch::kFloat32)) : "");
   }
   return floatLinear(ctx, l.name, x, l.input.size(), ctx.floatTensor(l.name + ".weight"),
                      lin.bias() ? ctx.floatTensor(l.name + ".bias") : "");
@@ -185,13 +194,13 @@ std::string emitResidual(OnnxEmitContext& ctx, const EmitLayer& l, const std::st
   OnnxGraph& g = ctx.graph();
   const json none;
   const ActivationGrid entry = ctx.grid();
-  std::string body = ctx.emitList(r.body(), l.name + ".layers", l.input, x, l.plan.is_null() ? none : l.plan.at("body"));
+  std::string body =
+      ctx.emitList(r.body(), l.name + ".layers", l.input, x, l.plan.is_null() ? none : l.plan.at("body"));
   const ActivationGrid body_grid = ctx.grid();
   ctx.grid() = entry;
-  std::string shortcut = r.shortcut().empty()
-                             ? x
-                             : ctx.emitList(r.shortcut(), l.name + ".shortcut", l.input, x,
-                                            l.plan.is_null() ? none : l.plan.at("shortcut"));
+  std::string shortcut = r.shortcut().empty() ? x
+                                              : ctx.emitList(r.shortcut(), l.name + ".shortcut", l.input, x,
+                                                             l.plan.is_null() ? none : l.plan.at("shortcut"));
   const ActivationGrid shortcut_grid = ctx.grid();
   if (ctx.staticInt8()) {
     body = ctx.onGrid(body, body_grid, l.name + ".layers");
@@ -215,11 +224,12 @@ std::string emitPatchEmbed(OnnxEmitContext& ctx, const EmitLayer& l, const std::
   const auto& p = static_cast<const PatchEmbedLayer&>(l.layer);
   OnnxGraph& g = ctx.graph();
   const int64_t k = p.patchSize();
-  const std::string conv = g.add(
-      "Conv", {x, ctx.floatTensor(l.name + ".proj.weight"), ctx.floatTensor(l.name + ".proj.bias")},
-      l.name + "/Conv", {attrInts("kernel_shape", {k, k}), attrInts("strides", {k, k})});
+  const std::string conv =
+      g.add("Conv", {x, ctx.floatTensor(l.name + ".proj.weight"), ctx.floatTensor(l.name + ".proj.bias")},
+            l.name + "/Conv", {attrInts("kernel_shape", {k, k}), attrInts("strides", {k, k})});
   // Reshape's 0 copies the batch dimension, which keeps it dynamic.
-  const std::string flat = g.add("Reshape", {conv, g.constInts(l.name + ".shape", {0, p.dim(), -1})}, l.name + "/Reshape");
+  const std::string flat =
+      g.add("Reshape", {conv, g.constInts(l.name + ".shape", {0, p.dim(), -1})}, l.name + "/Reshape");
   return g.add("Transpose", {flat}, l.name + "/Transpose", {attrInts("perm", {0, 2, 1})});
 }
 
@@ -230,10 +240,12 @@ std::string emitPositionEmbedding(OnnxEmitContext& ctx, const EmitLayer& l, cons
   std::string tokens = x;
   if (p.clsToken()) {
     // The batch size is known only at run time: Shape (opset 15's start/end) gives [B].
-    const std::string batch = g.add("Shape", {x}, l.name + "/Shape", {attrInt("start", 0), attrInt("end", 1)});
+    const std::string batch =
+        g.add("Shape", {x}, l.name + "/Shape", {attrInt("start", 0), attrInt("end", 1)});
     const std::string shape = g.add("Concat", {batch, g.constInts(l.name + ".cls_shape", {1, l.input[1]})},
                                     l.name + "/Concat", {attrInt("axis", 0)});
-    const std::string cls = g.add("Expand", {ctx.floatTensor(l.name + ".cls_token"), shape}, l.name + "/Expand");
+    const std::string cls =
+        g.add("Expand", {ctx.floatTensor(l.name + ".cls_token"), shape}, l.name + "/Expand");
     tokens = g.add("Concat", {cls, x}, l.name + "/Concat", {attrInt("axis", 1)});
   }
   return g.add("Add", {tokens, ctx.floatTensor(l.name + ".pos_embed")}, l.name + "/Add");
@@ -251,32 +263,34 @@ std::string emitEncoderBlock(OnnxEmitContext& ctx, const EmitLayer& l, const std
   const int64_t head_dim = d / heads;
 
   const std::string normed = emitLayerNorm(ctx, n + ".norm1", x);
-  const std::string qkv = floatLinear(ctx, n + ".attn.in_proj", normed, 2, ctx.floatTensor(n + ".attn.in_proj_weight"),
-                                      ctx.floatTensor(n + ".attn.in_proj_bias"));
+  const std::string qkv =
+      floatLinear(ctx, n + ".attn.in_proj", normed, 2, ctx.floatTensor(n + ".attn.in_proj_weight"),
+                  ctx.floatTensor(n + ".attn.in_proj_bias"));
   // Without a `split` input Split cuts the last axis into three equal parts: q, k, v.
-  const std::vector<std::string> parts = g.addMulti("Split", {qkv}, n + ".attn/Split", 3, {attrInt("axis", -1)});
+  const std::vector<std::string> parts =
+      g.addMulti("Split", {qkv}, n + ".attn/Split", 3, {attrInt("axis", -1)});
   const std::string heads_shape = g.constInts(n + ".attn.heads_shape", {0, 0, heads, head_dim});
   auto split_heads = [&](const std::string& v, const std::string& what, std::vector<int64_t> perm) {
     const std::string r = g.add("Reshape", {v, heads_shape}, n + ".attn/Reshape_" + what);
     return g.add("Transpose", {r}, n + ".attn/Transpose_" + what, {attrInts("perm", std::move(perm))});
   };
-  const std::string q_scaled =
-      g.add("Mul", {parts[0], g.constFloat(n + ".attn.scaling", static_cast<float>(1.0 / std::sqrt(head_dim)))},
-            n + ".attn/Mul");
+  const std::string q_scaled = g.add(
+      "Mul", {parts[0], g.constFloat(n + ".attn.scaling", static_cast<float>(1.0 / std::sqrt(head_dim)))},
+      n + ".attn/Mul");
   const std::string q = split_heads(q_scaled, "q", {0, 2, 1, 3});  // [B, H, N, hd]
   const std::string k = split_heads(parts[1], "k", {0, 2, 3, 1});  // [B, H, hd, N]
   const std::string v = split_heads(parts[2], "v", {0, 2, 1, 3});  // [B, H, N, hd]
   const std::string scores = g.add("MatMul", {q, k}, n + ".attn/MatMul_scores");
   const std::string weights = g.add("Softmax", {scores}, n + ".attn/Softmax", {attrInt("axis", -1)});
   const std::string context = g.add("MatMul", {weights, v}, n + ".attn/MatMul_context");
-  const std::string merged = g.add(
-      "Reshape",
-      {g.add("Transpose", {context}, n + ".attn/Transpose_context", {attrInts("perm", {0, 2, 1, 3})}),
-       g.constInts(n + ".attn.merge_shape", {0, 0, d})},
-      n + ".attn/Reshape_context");
-  const std::string attended = floatLinear(ctx, n + ".attn.out_proj", merged, 2,
-                                           ctx.floatTensor(n + ".attn.out_proj.weight"),
-                                           ctx.floatTensor(n + ".attn.out_proj.bias"));
+  const std::string merged =
+      g.add("Reshape",
+            {g.add("Transpose", {context}, n + ".attn/Transpose_context", {attrInts("perm", {0, 2, 1, 3})}),
+             g.constInts(n + ".attn.merge_shape", {0, 0, d})},
+            n + ".attn/Reshape_context");
+  const std::string attended =
+      floatLinear(ctx, n + ".attn.out_proj", merged, 2, ctx.floatTensor(n + ".attn.out_proj.weight"),
+                  ctx.floatTensor(n + ".attn.out_proj.bias"));
   const std::string x1 = g.add("Add", {x, attended}, n + "/Add");
 
   const std::string normed2 = emitLayerNorm(ctx, n + ".norm2", x1);
@@ -302,7 +316,9 @@ std::string emitTokenPool(OnnxEmitContext& ctx, const EmitLayer& l, const std::s
 
 }  // namespace
 
-std::string EmitLayer::kernel() const { return plan.is_null() ? std::string() : plan.value("kernel", std::string()); }
+std::string EmitLayer::kernel() const {
+  return plan.is_null() ? std::string() : plan.value("kernel", std::string());
+}
 
 void registerOnnxEmitters(OnnxEmitterTable& table) {
   table["conv2d"] = emitConv;
@@ -334,7 +350,8 @@ void registerOnnxEmitters(OnnxEmitterTable& table) {
 // OnnxEmitContext
 // -----------------------------------------------------------------------------------------------------
 
-OnnxEmitContext::OnnxEmitContext(OnnxGraph& graph, const ModelArtifact& artifact, const OnnxEmitterTable& emitters)
+OnnxEmitContext::OnnxEmitContext(OnnxGraph& graph, const ModelArtifact& artifact,
+                                 const OnnxEmitterTable& emitters)
     : m_graph(graph), m_artifact(artifact), m_emitters(emitters) {
   if (artifact.isQuantized()) {
     // qat artifacts have the static layout: activations quantized with the ranges their training learned.
@@ -362,7 +379,8 @@ torch::Tensor OnnxEmitContext::quantizedTensor(const std::string& name, bool req
     if (n == name) return t;
   }
   if (required) {
-    throw UserError("int8 artifact " + m_artifact.name + " lacks tensor " + name, "Run the quantize pass again.");
+    throw UserError("int8 artifact " + m_artifact.name + " lacks tensor " + name,
+                    "Run the quantize pass again.");
   }
   return {};
 }
@@ -374,11 +392,11 @@ std::string OnnxEmitContext::dequantizedWeight(const std::string& name) {
                     "Run the quantize pass again.");
   }
   const std::string weight = m_graph.addInitializer(name + ".weight", w);
-  const std::string scale =
-      m_graph.addInitializer(name + ".weight.scale", quantizedTensor(name + ".weight.scale").to(torch::kFloat32));
+  const std::string scale = m_graph.addInitializer(
+      name + ".weight.scale", quantizedTensor(name + ".weight.scale").to(torch::kFloat32));
   // ONNX wants the zero point in the weight's own type (int8); the artifact keeps int64 (all 0, symmetric).
-  const std::string zero_point =
-      m_graph.addInitializer(name + ".weight.zero_point", quantizedTensor(name + ".weight.zero_point").to(torch::kInt8));
+  const std::string zero_point = m_graph.addInitializer(
+      name + ".weight.zero_point", quantizedTensor(name + ".weight.zero_point").to(torch::kInt8));
   return m_graph.add("DequantizeLinear", {weight, scale, zero_point}, name + "/DequantizeLinear_weight",
                      {attrInt("axis", 0)});
 }
@@ -392,7 +410,8 @@ std::string OnnxEmitContext::quantizeDequantize(const std::string& x, double sca
   return m_graph.add("DequantizeLinear", {q, s, z}, base + "/DequantizeLinear");
 }
 
-std::string OnnxEmitContext::onGrid(const std::string& x, const ActivationGrid& grid, const std::string& base) {
+std::string OnnxEmitContext::onGrid(const std::string& x, const ActivationGrid& grid,
+                                    const std::string& base) {
   return grid.on_grid ? x : quantizeDequantize(x, grid.scale, grid.zero_point, base + ".input");
 }
 
@@ -407,8 +426,8 @@ std::string OnnxEmitContext::emitOne(const EmitLayer& l, const std::string& x) {
 
 // Mirrors QuantizedNet::runList: which layers see int8 activations, where LibTorch quantizes and with which
 // qparams, and which relus ride on the layer before them.
-std::string OnnxEmitContext::emitList(const std::vector<LayerPtr>& layers, const std::string& prefix, Shape shape,
-                                      std::string x, const json& plan) {
+std::string OnnxEmitContext::emitList(const std::vector<LayerPtr>& layers, const std::string& prefix,
+                                      Shape shape, std::string x, const json& plan) {
   if (!plan.is_null() && (!plan.is_array() || plan.size() != layers.size())) {
     throw UserError("int8 artifact " + m_artifact.name + ": its quantization plan for " + prefix +
                         " does not match the layer list",
@@ -436,8 +455,9 @@ std::string OnnxEmitContext::emitList(const std::vector<LayerPtr>& layers, const
       const json& out = l.plan.at("output");
       m_grid = {false, out.at("scale").get<double>(), out.at("zero_point").get<int64_t>()};
     } else {
-      // Float models, residuals, dynamic-mode float layers and passthrough layers. On quint8 LibTorch's average
-      // pools round their means back onto the input's grid; max pool, relu, flatten and friends stay on it.
+      // Float models, residuals, dynamic-mode float layers and passthrough layers. On quint8 LibTorch's
+      // average pools round their means back onto the input's grid; max pool, relu, flatten and friends stay
+      // on it.
       x = emitOne(l, x);
       if (kernel == "passthrough" && m_static && m_grid.on_grid &&
           (type == "avgpool2d" || type == "adaptive_avgpool2d")) {

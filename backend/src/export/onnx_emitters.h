@@ -1,8 +1,8 @@
 #pragma once
 // ONNX emitters: one per layer type, looked up by the layer's type name, each turning one layer of the list
-// into ONNX nodes through OnnxEmitContext (pnnx's pass_onnx pattern). The table is filled by an explicit call,
-// registerOnnxEmitters, never by self-registering statics: a static library's unreferenced object files are
-// dropped by the linker, and their emitters with them.
+// into ONNX nodes through OnnxEmitContext (pnnx's pass_onnx pattern). The table is filled by an explicit
+// call, registerOnnxEmitters, never by self-registering statics: a static library's unreferenced object files
+// are dropped by the linker, and their emitters with them.
 //
 // int8 artifacts: the context walks the quantization plan (quantization.h) beside the layer list and keeps
 // track of the activation's quantization, the way QuantizedNet runs it, so the file computes what LibTorch's
@@ -76,7 +76,8 @@ class OnnxEmitContext {
   // value on a grid (LibTorch's quantize_per_tensor to quint8, then the int8 kernel's view of it).
   ActivationGrid& grid() { return m_grid; }
   std::string onGrid(const std::string& x, const ActivationGrid& grid, const std::string& base);
-  std::string quantizeDequantize(const std::string& x, double scale, int64_t zero_point, const std::string& base);
+  std::string quantizeDequantize(const std::string& x, double scale, int64_t zero_point,
+                                 const std::string& base);
 
  private:
   std::string emitOne(const EmitLayer& l, const std::string& x);

@@ -21,9 +21,11 @@ namespace wb {
 #ifndef WB_WITH_ONNX
 
 std::string onnxModelBytes(const ModelArtifact& artifact, const ExportMetadata&) {
-  throw UserError("this build of the workbench has no ONNX export (it was built without ONNX's C++ library, "
-                  "libonnx-dev), so artifact " + artifact.name + " cannot be written as ONNX",
-                  "Export as TorchScript or safetensors, or rebuild with libonnx-dev installed.");
+  throw UserError(
+      "this build of the workbench has no ONNX export (it was built without ONNX's C++ library, "
+      "libonnx-dev), so artifact " +
+          artifact.name + " cannot be written as ONNX",
+      "Export as TorchScript or safetensors, or rebuild with libonnx-dev installed.");
 }
 
 #else
@@ -72,9 +74,10 @@ std::string inferredOutputShape(const onnx::ModelProto& model) {
 
 std::string onnxModelBytes(const ModelArtifact& artifact, const ExportMetadata& metadata) {
   if (artifact.layers.is_null() || !artifact.torchscript.empty()) {
-    throw UserError("artifact " + artifact.name + " is a TorchScript model: ONNX export writes a model from its "
-                    "layer list, and a TorchScript file has none the exporter can read (its layers are "
-                    "compiled code)",
+    throw UserError("artifact " + artifact.name +
+                        " is a TorchScript model: ONNX export writes a model from its "
+                        "layer list, and a TorchScript file has none the exporter can read (its layers are "
+                        "compiled code)",
                     "Export it as TorchScript or safetensors, which take it.");
   }
   const std::vector<LayerPtr> layers = artifactLayers(artifact);
@@ -86,9 +89,10 @@ std::string onnxModelBytes(const ModelArtifact& artifact, const ExportMetadata& 
   opset->set_version(kOpset);
   model.set_producer_name("Torch Workbench");
   model.set_model_version(1);
-  model.set_doc_string("artifact " + artifact.name + (artifact.isQuantized()
-                                                          ? " (int8, " + artifact.quantization.value("mode", std::string()) + ")"
-                                                          : std::string(" (float32)")));
+  model.set_doc_string("artifact " + artifact.name +
+                       (artifact.isQuantized()
+                            ? " (int8, " + artifact.quantization.value("mode", std::string()) + ")"
+                            : std::string(" (float32)")));
   for (const auto& [key, value] : fileMetadata(metadata, artifact, ExportFormat::Onnx)) {
     onnx::StringStringEntryProto* entry = model.add_metadata_props();
     entry->set_key(key);
@@ -111,7 +115,8 @@ std::string onnxModelBytes(const ModelArtifact& artifact, const ExportMetadata& 
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
-    throw std::logic_error("ONNX export of " + artifact.name + " made a model onnx::checker refuses: " + e.what());
+    throw std::logic_error("ONNX export of " + artifact.name +
+                           " made a model onnx::checker refuses: " + e.what());
   }
   try {
     // Strict: a node whose shapes do not infer, or that disagree with a declared one, throws.

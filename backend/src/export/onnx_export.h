@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+
 #include "compress/model_artifact.h"
 #include "export/export_metadata.h"
 namespace wb {
@@ -8,4 +9,4 @@ namespace wb {
 // onnx::checker::check_model and full shape inference before it is returned; metadata as metadata_props.
 // UserError naming the layer (and the formats that can take it) when ONNX export cannot express a layer.
 std::string onnxModelBytes(const ModelArtifact& artifact, const ExportMetadata& metadata);
-}
+}  // namespace wb

@@ -32,12 +32,18 @@ OnnxAttr attrInts(const std::string& name, std::vector<int64_t> values) {
 
 int32_t onnxDataType(torch::ScalarType type) {
   switch (type) {
-    case torch::kFloat32: return onnx::TensorProto::FLOAT;
-    case torch::kInt8: return onnx::TensorProto::INT8;
-    case torch::kUInt8: return onnx::TensorProto::UINT8;
-    case torch::kInt32: return onnx::TensorProto::INT32;
-    case torch::kInt64: return onnx::TensorProto::INT64;
-    default: throw std::logic_error(std::string("ONNX export: no ONNX type for ") + c10::toString(type));
+    case torch::kFloat32:
+      return onnx::TensorProto::FLOAT;
+    case torch::kInt8:
+      return onnx::TensorProto::INT8;
+    case torch::kUInt8:
+      return onnx::TensorProto::UINT8;
+    case torch::kInt32:
+      return onnx::TensorProto::INT32;
+    case torch::kInt64:
+      return onnx::TensorProto::INT64;
+    default:
+      throw std::logic_error(std::string("ONNX export: no ONNX type for ") + c10::toString(type));
   }
 }
 
@@ -90,12 +96,13 @@ std::vector<std::string> OnnxGraph::addMulti(const std::string& op, const std::v
   return names;
 }
 
-std::string OnnxGraph::add(const std::string& op, const std::vector<std::string>& inputs, const std::string& base,
-                           const std::vector<OnnxAttr>& attrs) {
+std::string OnnxGraph::add(const std::string& op, const std::vector<std::string>& inputs,
+                           const std::string& base, const std::vector<OnnxAttr>& attrs) {
   return addMulti(op, inputs, base, 1, attrs).front();
 }
 
-void OnnxGraph::addTo(const std::string& op, const std::vector<std::string>& inputs, const std::string& output) {
+void OnnxGraph::addTo(const std::string& op, const std::vector<std::string>& inputs,
+                      const std::string& output) {
   onnx::NodeProto* node = m_graph.add_node();
   node->set_name(uniqueName(output + "/" + op));
   node->set_op_type(op);

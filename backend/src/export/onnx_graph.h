@@ -39,7 +39,8 @@ class OnnxGraph {
                   const std::vector<OnnxAttr>& attrs = {});
   // A node with `outputs` outputs (DynamicQuantizeLinear, Split), named base:0, base:1, ...
   std::vector<std::string> addMulti(const std::string& op, const std::vector<std::string>& inputs,
-                                    const std::string& base, int outputs, const std::vector<OnnxAttr>& attrs = {});
+                                    const std::string& base, int outputs,
+                                    const std::vector<OnnxAttr>& attrs = {});
   // A node writing exactly `output` (the graph's output, which must keep its name).
   void addTo(const std::string& op, const std::vector<std::string>& inputs, const std::string& output);
 

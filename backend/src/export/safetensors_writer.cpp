@@ -23,18 +23,29 @@ torch::Tensor plainCpu(const torch::Tensor& t) {
 
 std::string safetensorsDtype(const torch::Tensor& t) {
   switch (t.is_quantized() ? t.int_repr().scalar_type() : t.scalar_type()) {
-    case torch::kFloat32: return "F32";
-    case torch::kFloat64: return "F64";
-    case torch::kFloat16: return "F16";
-    case torch::kBFloat16: return "BF16";
-    case torch::kInt64: return "I64";
-    case torch::kInt32: return "I32";
-    case torch::kInt16: return "I16";
-    case torch::kInt8: return "I8";
-    case torch::kUInt8: return "U8";
-    case torch::kBool: return "BOOL";
+    case torch::kFloat32:
+      return "F32";
+    case torch::kFloat64:
+      return "F64";
+    case torch::kFloat16:
+      return "F16";
+    case torch::kBFloat16:
+      return "BF16";
+    case torch::kInt64:
+      return "I64";
+    case torch::kInt32:
+      return "I32";
+    case torch::kInt16:
+      return "I16";
+    case torch::kInt8:
+      return "I8";
+    case torch::kUInt8:
+      return "U8";
+    case torch::kBool:
+      return "BOOL";
     default:
-      throw UserError(std::string("safetensors has no dtype for ") + c10::toString(t.scalar_type()) + " tensors");
+      throw UserError(std::string("safetensors has no dtype for ") + c10::toString(t.scalar_type()) +
+                      " tensors");
   }
 }
 
@@ -51,11 +62,14 @@ std::string safetensorsBytes(const std::vector<std::pair<std::string, torch::Ten
   int64_t offset = 0;
   for (const auto& [name, tensor] : tensors) {
     if (name.empty() || name == "__metadata__" || !seen.insert(name).second) {
-      throw UserError("safetensors export: the tensor name \"" + name + "\" is empty, reserved or used twice");
+      throw UserError("safetensors export: the tensor name \"" + name +
+                      "\" is empty, reserved or used twice");
     }
     const torch::Tensor t = plainCpu(tensor);
     const int64_t bytes = static_cast<int64_t>(t.numel() * t.element_size());
-    header[name] = {{"dtype", safetensorsDtype(t)}, {"shape", t.sizes().vec()}, {"data_offsets", {offset, offset + bytes}}};
+    header[name] = {{"dtype", safetensorsDtype(t)},
+                    {"shape", t.sizes().vec()},
+                    {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
     data.push_back(t);
   }

@@ -1,9 +1,9 @@
 #pragma once
-// The safetensors format (huggingface/safetensors README and docs/safetensors.schema.json): an unsigned 64-bit
-// little-endian header length N, N bytes of JSON padded with spaces to a multiple of 8, then the tensors' raw
-// little-endian bytes back to back. The header maps each name to {"dtype", "shape", "data_offsets": [begin,
-// end)} (offsets into the data part, contiguous from 0 in the order written) and "__metadata__" to a
-// string -> string map.
+// The safetensors format (huggingface/safetensors README and docs/safetensors.schema.json): an unsigned
+// 64-bit little-endian header length N, N bytes of JSON padded with spaces to a multiple of 8, then the
+// tensors' raw little-endian bytes back to back. The header maps each name to {"dtype", "shape",
+// "data_offsets": [begin, end)} (offsets into the data part, contiguous from 0 in the order written) and
+// "__metadata__" to a string -> string map.
 
 #include <torch/torch.h>
 

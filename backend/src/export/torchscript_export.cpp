@@ -15,9 +15,9 @@
 #include "compress/quantized_net.h"
 #include "model/conv_layers.h"
 #include "model/dense_layers.h"
-#include "model/weights_file.h"
 #include "model/residual_layer.h"
 #include "model/transformer_layers.h"
+#include "model/weights_file.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -26,8 +26,8 @@ namespace {
 using nlohmann::json;
 using torch::jit::Module;
 
-// `torch.x` resolves to aten::x (what torch::jit's native resolver does) and `quantized.x` to quantized::x; the
-// saved code prints the latter as ops.quantized.x, which the Python and C++ loaders resolve on their own.
+// `torch.x` resolves to aten::x (what torch::jit's native resolver does) and `quantized.x` to quantized::x;
+// the saved code prints the latter as ops.quantized.x, which the Python and C++ loaders resolve on their own.
 struct ExportResolver : public torch::jit::Resolver {
   std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string& name, torch::jit::GraphFunction&,
                                                          const torch::jit::SourceRange&) override {
@@ -103,8 +103,9 @@ class Builder {
     define(top, kHead + body, "the model");
     for (const auto& [name, entry] : m_tensors) {
       if (m_used.count(name) == 0) {
-        throw UserError("artifact " + m_a.name + ": tensor " + name + " belongs to no layer of its layer list",
-                        "The artifact does not match its own layer list: run the pass again.");
+        throw UserError(
+            "artifact " + m_a.name + ": tensor " + name + " belongs to no layer of its layer list",
+            "The artifact does not match its own layer list: run the pass again.");
       }
     }
     top.eval();
@@ -185,15 +186,18 @@ class Builder {
     if (type == "conv2d") {
       const auto& c = static_cast<const Conv2dLayer&>(*layer);
       requireTensor(path + ".weight");
-      src = "    return torch.conv2d(x, self.weight, " + bias("bias") + ", " + ints({c.stride().h, c.stride().w}) +
-            ", " + ints({c.padding().h, c.padding().w}) + ", [1, 1], 1)\n";
+      src = "    return torch.conv2d(x, self.weight, " + bias("bias") + ", " +
+            ints({c.stride().h, c.stride().w}) + ", " + ints({c.padding().h, c.padding().w}) +
+            ", [1, 1], 1)\n";
     } else if (type == "linear") {
       requireTensor(path + ".weight");
       src = "    return torch.linear(x, self.weight, " + bias("bias") + ")\n";
     } else if (type == "batchnorm2d" || type == "batchnorm1d") {
       for (const char* t : {".weight", ".bias", ".running_mean", ".running_var"}) requireTensor(path + t);
-      src = "    return torch.batch_norm(x, self.weight, self.bias, self.running_mean, self.running_var, False, 0.1, "
-            "1e-05, True)\n";
+      src =
+          "    return torch.batch_norm(x, self.weight, self.bias, self.running_mean, self.running_var, "
+          "False, 0.1, "
+          "1e-05, True)\n";
     } else if (type == "layernorm") {
       src = "    return torch.layer_norm(x, [" + std::to_string(in.back()) + "], " + bias("weight") + ", " +
             bias("bias") + ", 1e-05, True)\n";
@@ -201,8 +205,9 @@ class Builder {
       const auto& p = static_cast<const Pool2dLayer&>(*layer);
       const std::string k = ints({p.kernel().h, p.kernel().w}), s = ints({p.stride().h, p.stride().w}),
                         pad = ints({p.padding().h, p.padding().w});
-      src = type == "maxpool2d" ? "    return torch.max_pool2d(x, " + k + ", " + s + ", " + pad + ", [1, 1], False)\n"
-                                : "    return torch.avg_pool2d(x, " + k + ", " + s + ", " + pad + ", False, True, None)\n";
+      src = type == "maxpool2d"
+                ? "    return torch.max_pool2d(x, " + k + ", " + s + ", " + pad + ", [1, 1], False)\n"
+                : "    return torch.avg_pool2d(x, " + k + ", " + s + ", " + pad + ", False, True, None)\n";
     } else if (type == "adaptive_avgpool2d") {
       const auto& p = static_cast<const AdaptiveAvgPool2dLayer&>(*layer);
       src = "    return torch.adaptive_avg_pool2d(x, " + ints({p.outputSize().h, p.outputSize().w}) + ")\n";
@@ -228,7 +233,7 @@ class Builder {
       src = encoderBlockSource(static_cast<const EncoderBlockLayer&>(*layer), path, in);
     } else if (type == "token_pool") {
       src = static_cast<const TokenPoolLayer&>(*layer).mode() == "cls" ? "    return x.select(1, 0)\n"
-                                                                        : "    return x.mean([1])\n";
+                                                                       : "    return x.mean([1])\n";
     } else {
       throw UserError("TorchScript export has no form for layer " + path + " (" + type + ")",
                       "Export it as safetensors (its tensors), or as ONNX if that format takes it.");
@@ -251,18 +256,33 @@ class Builder {
     const std::string D = std::to_string(d), H = std::to_string(heads), HD = std::to_string(hd);
     return "    n = x.size(1)\n"
            "    b = x.size(0)\n"
-           "    h = torch.layer_norm(x, [" + D + "], self.norm1.weight, self.norm1.bias, 1e-05, True).transpose(0, 1)\n"
+           "    h = torch.layer_norm(x, [" +
+           D +
+           "], self.norm1.weight, self.norm1.bias, 1e-05, True).transpose(0, 1)\n"
            "    qkv = torch.linear(h, self.attn.in_proj_weight, self.attn.in_proj_bias).chunk(3, -1)\n"
-           "    q = qkv[0] * " + num(std::pow(static_cast<double>(hd), -0.5)) + "\n"
-           "    q = q.contiguous().view([n, b * " + H + ", " + HD + "]).transpose(0, 1)\n"
-           "    k = qkv[1].contiguous().view([-1, b * " + H + ", " + HD + "]).transpose(0, 1)\n"
-           "    v = qkv[2].contiguous().view([-1, b * " + H + ", " + HD + "]).transpose(0, 1)\n"
+           "    q = qkv[0] * " +
+           num(std::pow(static_cast<double>(hd), -0.5)) +
+           "\n"
+           "    q = q.contiguous().view([n, b * " +
+           H + ", " + HD +
+           "]).transpose(0, 1)\n"
+           "    k = qkv[1].contiguous().view([-1, b * " +
+           H + ", " + HD +
+           "]).transpose(0, 1)\n"
+           "    v = qkv[2].contiguous().view([-1, b * " +
+           H + ", " + HD +
+           "]).transpose(0, 1)\n"
            "    w = torch.softmax(torch.bmm(q, k.transpose(1, 2)), -1)\n"
-           "    a = torch.bmm(w, v).transpose(0, 1).contiguous().view([n, b, " + D + "])\n"
+           "    a = torch.bmm(w, v).transpose(0, 1).contiguous().view([n, b, " +
+           D +
+           "])\n"
            "    a = torch.linear(a, self.attn.out_proj.weight, self.attn.out_proj.bias)\n"
            "    x = x + a.transpose(0, 1)\n"
-           "    h = torch.layer_norm(x, [" + D + "], self.norm2.weight, self.norm2.bias, 1e-05, True)\n"
-           "    h = torch.linear(torch.gelu(torch.linear(h, self.fc1.weight, self.fc1.bias)), self.fc2.weight, "
+           "    h = torch.layer_norm(x, [" +
+           D +
+           "], self.norm2.weight, self.norm2.bias, 1e-05, True)\n"
+           "    h = torch.linear(torch.gelu(torch.linear(h, self.fc1.weight, self.fc1.bias)), "
+           "self.fc2.weight, "
            "self.fc2.bias)\n"
            "    return x + h\n";
   }
@@ -295,13 +315,16 @@ class Builder {
     selectQuantizedEngine(engine);
   }
 
-  static QParams qparams(const json& j) { return {j.at("scale").get<double>(), j.at("zero_point").get<int64_t>()}; }
+  static QParams qparams(const json& j) {
+    return {j.at("scale").get<double>(), j.at("zero_point").get<int64_t>()};
+  }
 
   torch::Tensor quantizedTensor(const std::string& name, bool required) {
     for (const auto& [n, t] : m_a.quantized) {
       if (n == name) return t;
     }
-    if (required) throw UserError("int8 artifact " + m_a.name + " lacks tensor " + name, "Run the quantize pass again.");
+    if (required)
+      throw UserError("int8 artifact " + m_a.name + " lacks tensor " + name, "Run the quantize pass again.");
     return {};
   }
 
@@ -322,8 +345,12 @@ class Builder {
     torch::jit::Stack stack;
     if (conv) {
       const auto& c = static_cast<const Conv2dLayer&>(*n.layer);
-      stack = {w, bias, std::vector<int64_t>{c.stride().h, c.stride().w},
-               std::vector<int64_t>{c.padding().h, c.padding().w}, std::vector<int64_t>{1, 1}, int64_t{1}};
+      stack = {w,
+               bias,
+               std::vector<int64_t>{c.stride().h, c.stride().w},
+               std::vector<int64_t>{c.padding().h, c.padding().w},
+               std::vector<int64_t>{1, 1},
+               int64_t{1}};
       quantizedOp("conv2d_prepack").callBoxed(&stack);
     } else {
       stack = {w, bias};
@@ -335,7 +362,8 @@ class Builder {
     if (n.kernel == QKernel::Int8Dynamic) {
       op = std::string(n.relu ? "linear_relu_dynamic" : "linear_dynamic");
       quantizedOp(op);
-      op = "    return quantized." + op + "(x.contiguous(), self.packed, " + (m_reduceRange ? "True" : "False") + ")\n";
+      op = "    return quantized." + op + "(x.contiguous(), self.packed, " +
+           (m_reduceRange ? "True" : "False") + ")\n";
     } else {
       const std::string name = std::string(conv ? "conv2d" : "linear") + (n.relu ? "_relu" : "");
       quantizedOp(name, conv ? "new" : "");
@@ -352,7 +380,8 @@ class Builder {
     m.register_module("layers", quantList(n.body, record.at("body"), n.name + ".layers", body));
     std::string src = "    a = self.layers.forward(x)\n";
     if (!n.shortcut.empty()) {
-      m.register_module("shortcut", quantList(n.shortcut, record.at("shortcut"), n.name + ".shortcut", shortcut));
+      m.register_module("shortcut",
+                        quantList(n.shortcut, record.at("shortcut"), n.name + ".shortcut", shortcut));
       src += "    s = self.shortcut.forward(x)\n";
     } else {
       src += "    s = x\n";
@@ -362,7 +391,8 @@ class Builder {
       if (!shortcut.quantized) src += quantize("s", shortcut.point);
       const std::string op = n.relu ? "add_relu" : "add";
       quantizedOp(op);
-      src += "    return quantized." + op + "(a, s, " + num(n.output.scale) + ", " + std::to_string(n.output.zero_point) + ")\n";
+      src += "    return quantized." + op + "(a, s, " + num(n.output.scale) + ", " +
+             std::to_string(n.output.zero_point) + ")\n";
       state = {true, n.output};
     } else {
       src += n.relu ? "    return torch.relu(a + s)\n" : "    return a + s\n";
@@ -376,17 +406,20 @@ class Builder {
   // time, so the code holds exactly the transitions the engine makes.
   Module quantList(std::vector<QNode>& nodes, const json& records, const std::string& path, QState& state) {
     if (!records.is_array() || records.size() != nodes.size()) {
-      throw UserError("int8 artifact " + m_a.name + ": its quantization record does not fit its layers at " + path,
-                      "It was written by another version of the workbench: run the quantize pass again.");
+      throw UserError(
+          "int8 artifact " + m_a.name + ": its quantization record does not fit its layers at " + path,
+          "It was written by another version of the workbench: run the quantize pass again.");
     }
     Module m = newModule("QuantizedLayerList", path);
     std::string src;
     for (size_t i = 0; i < nodes.size(); ++i) {
       QNode& n = nodes[i];
       const json& record = records[i];
-      if (record.at("kernel").get<std::string>() != kernelName(n.kernel) || record.value("relu", false) != n.relu) {
-        throw UserError("int8 artifact " + m_a.name + ": " + n.name + " is planned as " + kernelName(n.kernel) +
-                            ", the artifact says " + record.at("kernel").get<std::string>(),
+      if (record.at("kernel").get<std::string>() != kernelName(n.kernel) ||
+          record.value("relu", false) != n.relu) {
+        throw UserError("int8 artifact " + m_a.name + ": " + n.name + " is planned as " +
+                            kernelName(n.kernel) + ", the artifact says " +
+                            record.at("kernel").get<std::string>(),
                         "It was written by another version of the workbench: run the quantize pass again.");
       }
       const bool has_output = m_static && (n.kernel == QKernel::Int8 || n.kernel == QKernel::Residual ||
@@ -446,14 +479,16 @@ Module torchScriptArtifact(const ModelArtifact& artifact) {
   try {
     m = torch::jit::load(artifact.torchscript, torch::Device(torch::kCPU));
   } catch (const c10::Error& e) {
-    throw UserError("the run's TorchScript model " + artifact.torchscript + " does not load (" + shortErrorText(e) + ")",
-                    "Train the run again: its model.pt is damaged.");
+    throw UserError(
+        "the run's TorchScript model " + artifact.torchscript + " does not load (" + shortErrorText(e) + ")",
+        "Train the run again: its model.pt is damaged.");
   }
   torch::NoGradGuard no_grad;
   auto copy = [&](const std::string& name, torch::Tensor target) {
     const torch::Tensor value = artifact.tensor(name);
     if (!value.defined() || !value.sizes().equals(target.sizes())) {
-      throw UserError("artifact " + artifact.name + ": tensor " + name + (value.defined() ? " has another shape" : " is missing") +
+      throw UserError("artifact " + artifact.name + ": tensor " + name +
+                          (value.defined() ? " has another shape" : " is missing") +
                           " than the TorchScript module's",
                       "The artifact does not match its module: run the pass again.");
     }
@@ -472,7 +507,8 @@ Module torchScriptModule(const ModelArtifact& artifact) {
   return Builder(artifact).build();
 }
 
-void saveTorchScript(Module& module, const std::string& file, const std::map<std::string, std::string>& extra_files) {
+void saveTorchScript(Module& module, const std::string& file,
+                     const std::map<std::string, std::string>& extra_files) {
   torch::jit::ExtraFilesMap extra(extra_files.begin(), extra_files.end());
   module.save(file, extra);
 }

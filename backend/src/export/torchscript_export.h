@@ -3,8 +3,9 @@
 // with its parameters and buffers under their state-dict names ("layers.0.weight") and a forward written as
 // TorchScript source, so the file loads with torch.jit.load (Python) and torch::jit::load (C++) and gives the
 // engine's outputs. int8 artifacts keep their int8 kernels: each int8 layer holds the engine's packed weights
-// (a serializable __torch__.torch.classes.quantized.*PackedParamsBase, re-packed at load for the quantized engine
-// selected then) and calls quantized::conv2d(_relu) / linear(_relu) / linear(_relu)_dynamic / add(_relu).
+// (a serializable __torch__.torch.classes.quantized.*PackedParamsBase, re-packed at load for the quantized
+// engine selected then) and calls quantized::conv2d(_relu) / linear(_relu) / linear(_relu)_dynamic /
+// add(_relu).
 
 #include <torch/script.h>
 

@@ -23,31 +23,42 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool isPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+bool isPowerOfTwo(int64_t n) {
+  return n > 0 && (n & (n - 1)) == 0;
+}
 
-// LibTorch's CPU allocator reports a failed allocation as a plain c10::Error in 1.13; CUDA's as OutOfMemoryError.
+// LibTorch's CPU allocator reports a failed allocation as a plain c10::Error in 1.13; CUDA's as
+// OutOfMemoryError.
 bool saysOutOfMemory(const std::string& text) {
-  return text.find("out of memory") != std::string::npos || text.find("not enough memory") != std::string::npos ||
+  return text.find("out of memory") != std::string::npos ||
+         text.find("not enough memory") != std::string::npos ||
          text.find("can't allocate memory") != std::string::npos;
 }
 
-std::string firstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+std::string firstLine(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
 
 void checkOptions(const BatchFinderOptions& o) {
-  if (o.max_memory_bytes < 0) throw UserError("The memory limit cannot be negative.", "Give e.g. 4GiB, or 0 for the device's.");
+  if (o.max_memory_bytes < 0)
+    throw UserError("The memory limit cannot be negative.", "Give e.g. 4GiB, or 0 for the device's.");
   if (o.start_batch < 1) {
-    throw UserError("The first batch size must be at least 1 (got " + std::to_string(o.start_batch) + ").", "Use 1.");
+    throw UserError("The first batch size must be at least 1 (got " + std::to_string(o.start_batch) + ").",
+                    "Use 1.");
   }
-  if (o.max_batch < 0) throw UserError("The largest batch size cannot be negative.", "Use 0 for the training split's size.");
+  if (o.max_batch < 0)
+    throw UserError("The largest batch size cannot be negative.", "Use 0 for the training split's size.");
   if (!(o.headroom > 0 && o.headroom <= 1)) {
-    throw UserError("The headroom must be a share of the limit in (0, 1].", "Use 0.9: the suggestion stays under 90 %.");
+    throw UserError("The headroom must be a share of the limit in (0, 1].",
+                    "Use 0.9: the suggestion stays under 90 %.");
   }
   if (o.timed_steps < 1) throw UserError("Each trial needs at least 1 timed step.", "Use 2.");
 }
 
 class BatchSearch {
  public:
-  BatchSearch(const Experiment& e, const BatchFinderOptions& o, const FinderCallbacks& c, const BatchFinderProgress& p)
+  BatchSearch(const Experiment& e, const BatchFinderOptions& o, const FinderCallbacks& c,
+              const BatchFinderProgress& p)
       : m_experiment(e), m_options(o), m_callbacks(c), m_progress(p), m_trainer(e, c.log) {
     m_cuda = m_trainer.device().is_cuda();
     m_cuda_index = m_trainer.device().has_index() ? m_trainer.device().index() : 0;
@@ -57,11 +68,13 @@ class BatchSearch {
     const auto started = Clock::now();
     BatchFinderResult& r = m_result;
     r.device = m_trainer.deviceName();
-    r.memory_measure = m_cuda ? "peak CUDA memory allocated by torch"
-                              : "peak host memory allocated by torch, over the process's resident memory before the search";
+    r.memory_measure =
+        m_cuda ? "peak CUDA memory allocated by torch"
+               : "peak host memory allocated by torch, over the process's resident memory before the search";
     release();
     m_baseline = m_cuda ? cudaMemoryStats(m_cuda_index).allocated_bytes : currentRssBytes();
-    // Counts from here on: what the trials allocate, and what they keep between them (gradients, optimizer state).
+    // Counts from here on: what the trials allocate, and what they keep between them (gradients, optimizer
+    // state).
     if (!m_cuda) m_host.emplace();
     if (m_options.max_memory_bytes > 0) {
       r.limit_bytes = m_options.max_memory_bytes;
@@ -79,9 +92,10 @@ class BatchSearch {
     const int64_t split = m_trainer.data().train.size();
     const int64_t upper = m_options.max_batch > 0 ? std::min(m_options.max_batch, split) : split;
     if (m_callbacks.log) {
-      m_callbacks.log("Limit " + (r.limit_bytes > 0 ? formatBytes(r.limit_bytes) : std::string("none")) + " (" +
-                      r.limit_source + "), measured as the " + r.memory_measure + "; batch sizes up to " +
-                      std::to_string(upper) + (upper == split ? " (the training split)" : ""));
+      m_callbacks.log("Limit " + (r.limit_bytes > 0 ? formatBytes(r.limit_bytes) : std::string("none")) +
+                      " (" + r.limit_source + "), measured as the " + r.memory_measure +
+                      "; batch sizes up to " + std::to_string(upper) +
+                      (upper == split ? " (the training split)" : ""));
     }
     int64_t fit = 0, fail = 0;
     int64_t b = std::min(m_options.start_batch, upper);
@@ -103,12 +117,18 @@ class BatchSearch {
     // The first size failed: halve until one fits.
     while (fit == 0 && fail > 1 && !stopRequested()) {
       b = fail / 2;
-      if (tryBatch(b)) fit = b; else fail = b;
+      if (tryBatch(b))
+        fit = b;
+      else
+        fail = b;
     }
     // Bisect between the last fit and the first failure, to within a sixteenth of the fit.
     while (fit > 0 && fail > fit && fail - fit > std::max<int64_t>(1, fit / 16) && !stopRequested()) {
       b = fit + (fail - fit) / 2;
-      if (tryBatch(b)) fit = b; else fail = b;
+      if (tryBatch(b))
+        fit = b;
+      else
+        fail = b;
     }
     r.largest = fit;
     if (r.cancelled) {
@@ -147,7 +167,8 @@ class BatchSearch {
       std::ostringstream line;
       line << "batch " << batch << ": " << toString(t.outcome);
       if (t.peak_bytes > 0) line << ", " << formatBytes(t.peak_bytes);
-      if (t.samples_per_sec > 0) line << ", " << static_cast<int64_t>(std::lround(t.samples_per_sec)) << " samples/s";
+      if (t.samples_per_sec > 0)
+        line << ", " << static_cast<int64_t>(std::lround(t.samples_per_sec)) << " samples/s";
       if (!t.note.empty()) line << " (" << t.note << ")";
       m_callbacks.log(line.str());
     }
@@ -162,10 +183,12 @@ class BatchSearch {
   bool measure(BatchTrial& t) {
     const int64_t batch = t.batch_size;
     if (!m_cuda && m_last_fit_batch > 0) {
-      // The step's memory grows about linearly with the batch beyond what the process held before the first trial.
-      const double per_sample =
-          std::max(0.0, static_cast<double>(m_last_fit_peak - m_baseline) / static_cast<double>(m_last_fit_batch));
-      const auto estimate = static_cast<int64_t>(static_cast<double>(m_baseline) + per_sample * static_cast<double>(batch));
+      // The step's memory grows about linearly with the batch beyond what the process held before the first
+      // trial.
+      const double per_sample = std::max(
+          0.0, static_cast<double>(m_last_fit_peak - m_baseline) / static_cast<double>(m_last_fit_batch));
+      const auto estimate =
+          static_cast<int64_t>(static_cast<double>(m_baseline) + per_sample * static_cast<double>(batch));
       const int64_t room = currentRssBytes() + availableHostMemoryBytes();
       if (room > 0 && estimate > room * 9 / 10) {
         t.outcome = BatchTrialOutcome::NotTried;
@@ -186,14 +209,16 @@ class BatchSearch {
       EndlessBatches batches(m_trainer.data().train, m_trainer.loaderOptions(batch));
       // The first step creates the optimizer's state and warms the kernels: measured for memory, not timed.
       m_trainer.step(batches, 1, lr, m_options.inside_step).item<double>();
-      // On CUDA the peak is the steady step's: the first step of a new batch shape also holds cuDNN's benchmark
-      // try-outs (each algorithm's workspace, gone once one is picked), which made a batch that had been
-      // benchmarked in an earlier search look smaller than the same batch seen first (H200). The optimizer's
-      // state and the gradients the first step created stay allocated, so the peak still counts them.
+      // On CUDA the peak is the steady step's: the first step of a new batch shape also holds cuDNN's
+      // benchmark try-outs (each algorithm's workspace, gone once one is picked), which made a batch that had
+      // been benchmarked in an earlier search look smaller than the same batch seen first (H200). The
+      // optimizer's state and the gradients the first step created stay allocated, so the peak still counts
+      // them.
       if (m_cuda) resetCudaPeakMemory(m_cuda_index);
       const auto start = Clock::now();
       torch::Tensor loss;
-      for (int64_t i = 0; i < m_options.timed_steps; ++i) loss = m_trainer.step(batches, 1, lr, m_options.inside_step);
+      for (int64_t i = 0; i < m_options.timed_steps; ++i)
+        loss = m_trainer.step(batches, 1, lr, m_options.inside_step);
       loss.item<double>();  // waits for the device
       const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
       t.step_ms = 1000.0 * seconds / static_cast<double>(m_options.timed_steps);
@@ -223,8 +248,9 @@ class BatchSearch {
   void outOfMemory(BatchTrial& t, const std::string& message) {
     t.outcome = BatchTrialOutcome::OutOfMemory;
     t.note = firstLine(message);
-    // The trial's tensors are gone with its scope; the gradients are left (the same size at every batch) and the
-    // allocator's cache goes back before the next trial. The peak shows what the step reached before it failed.
+    // The trial's tensors are gone with its scope; the gradients are left (the same size at every batch) and
+    // the allocator's cache goes back before the next trial. The peak shows what the step reached before it
+    // failed.
     t.peak_bytes = peakBytes();
     release();
   }
@@ -245,7 +271,8 @@ class BatchSearch {
                                       : std::string());
     } else if (r.largest > 0) {
       r.suggestion_reason = "no power of two stays within " + std::to_string(percent) +
-                            " % of the limit; the largest batch that fits at all is " + std::to_string(r.largest);
+                            " % of the limit; the largest batch that fits at all is " +
+                            std::to_string(r.largest);
     } else {
       r.suggestion_reason = "nothing fits: use a smaller model, AMP, or a device with more memory";
     }
@@ -269,10 +296,14 @@ class BatchSearch {
 
 const char* toString(BatchTrialOutcome outcome) {
   switch (outcome) {
-    case BatchTrialOutcome::Fits: return "fits";
-    case BatchTrialOutcome::OverLimit: return "over the limit";
-    case BatchTrialOutcome::OutOfMemory: return "out of memory";
-    case BatchTrialOutcome::NotTried: return "not tried";
+    case BatchTrialOutcome::Fits:
+      return "fits";
+    case BatchTrialOutcome::OverLimit:
+      return "over the limit";
+    case BatchTrialOutcome::OutOfMemory:
+      return "out of memory";
+    case BatchTrialOutcome::NotTried:
+      return "not tried";
   }
   return "fits";
 }

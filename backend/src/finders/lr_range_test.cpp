@@ -20,8 +20,9 @@ std::string shortNumber(double value) {
 
 void checkOptions(const LrFinderOptions& o) {
   if (!(o.start_lr > 0) || !std::isfinite(o.start_lr)) {
-    throw UserError("The start learning rate must be a positive number (got " + shortNumber(o.start_lr) + ").",
-                    "Use e.g. 1e-7.");
+    throw UserError(
+        "The start learning rate must be a positive number (got " + shortNumber(o.start_lr) + ").",
+        "Use e.g. 1e-7.");
   }
   if (!(o.end_lr > o.start_lr) || !std::isfinite(o.end_lr)) {
     throw UserError("The end learning rate (" + shortNumber(o.end_lr) + ") must be larger than the start (" +
@@ -33,11 +34,13 @@ void checkOptions(const LrFinderOptions& o) {
                     "Use e.g. 100 steps.");
   }
   if (!(o.smoothing >= 0 && o.smoothing < 1)) {
-    throw UserError("The loss smoothing must lie in [0, 1) (got " + shortNumber(o.smoothing) + ").", "Use 0.98.");
+    throw UserError("The loss smoothing must lie in [0, 1) (got " + shortNumber(o.smoothing) + ").",
+                    "Use 0.98.");
   }
   if (!(o.diverge_factor > 1)) {
-    throw UserError("The divergence factor must be larger than 1 (got " + shortNumber(o.diverge_factor) + ").",
-                    "Use 4 (fastai) or 5 (pytorch-lr-finder).");
+    throw UserError(
+        "The divergence factor must be larger than 1 (got " + shortNumber(o.diverge_factor) + ").",
+        "Use 4 (fastai) or 5 (pytorch-lr-finder).");
   }
 }
 
@@ -45,19 +48,26 @@ void checkOptions(const LrFinderOptions& o) {
 
 const char* toString(LrFinderStop stop) {
   switch (stop) {
-    case LrFinderStop::Completed: return "completed";
-    case LrFinderStop::Diverged: return "diverged";
-    case LrFinderStop::NonFinite: return "non-finite";
-    case LrFinderStop::Cancelled: return "cancelled";
+    case LrFinderStop::Completed:
+      return "completed";
+    case LrFinderStop::Diverged:
+      return "diverged";
+    case LrFinderStop::NonFinite:
+      return "non-finite";
+    case LrFinderStop::Cancelled:
+      return "cancelled";
   }
   return "completed";
 }
 
 const char* toString(LrSuggestionRule rule) {
   switch (rule) {
-    case LrSuggestionRule::None: return "none";
-    case LrSuggestionRule::SteepestDescent: return "steepest";
-    case LrSuggestionRule::MinimumOverTen: return "min/10";
+    case LrSuggestionRule::None:
+      return "none";
+    case LrSuggestionRule::SteepestDescent:
+      return "steepest";
+    case LrSuggestionRule::MinimumOverTen:
+      return "min/10";
   }
   return "none";
 }
@@ -79,11 +89,13 @@ LrSuggestion suggestLearningRate(const std::vector<LrFinderPoint>& points) {
   const int64_t skip = std::min<int64_t>(10, n / 10);
   if (lowest <= skip) {
     s.explanation = "The smoothed loss never fell below where it started: even the start learning rate (" +
-                    shortNumber(points.front().lr) + ") is too high, or the steps too few. Lower the start, or run more steps.";
+                    shortNumber(points.front().lr) +
+                    ") is too high, or the steps too few. Lower the start, or run more steps.";
     return s;
   }
-  // d(smoothed loss) / d(log lr) by central differences (numpy.gradient's), read only up to the minimum: beyond
-  // it the loss is already turning up, and a steep stretch there would be the divergence, not learning.
+  // d(smoothed loss) / d(log lr) by central differences (numpy.gradient's), read only up to the minimum:
+  // beyond it the loss is already turning up, and a steep stretch there would be the divergence, not
+  // learning.
   auto logLr = [&](int64_t i) { return std::log(points[i].lr); };
   auto slope = [&](int64_t i) {
     const int64_t a = std::max<int64_t>(0, i - 1), b = std::min<int64_t>(n - 1, i + 1);
@@ -101,9 +113,9 @@ LrSuggestion suggestLearningRate(const std::vector<LrFinderPoint>& points) {
       s.lr = points[steepest].lr;
       s.index = steepest;
       s.rule = LrSuggestionRule::SteepestDescent;
-      s.explanation = "Steepest descent: the smoothed loss falls fastest (against log lr) at " + shortNumber(s.lr) +
-                      "; its minimum is at " + shortNumber(s.min_loss_lr) + ", a tenth of which is " +
-                      shortNumber(s.min_loss_lr / 10) + ".";
+      s.explanation = "Steepest descent: the smoothed loss falls fastest (against log lr) at " +
+                      shortNumber(s.lr) + "; its minimum is at " + shortNumber(s.min_loss_lr) +
+                      ", a tenth of which is " + shortNumber(s.min_loss_lr / 10) + ".";
       return s;
     }
   }
@@ -142,7 +154,8 @@ LrFinderResult findLearningRate(const Experiment& experiment, const LrFinderOpti
       result.stop_reason = "cancelled after " + std::to_string(i) + " steps";
       break;
     }
-    const double lr = options.start_lr * std::pow(ratio, static_cast<double>(i) / static_cast<double>(options.steps - 1));
+    const double lr =
+        options.start_lr * std::pow(ratio, static_cast<double>(i) / static_cast<double>(options.steps - 1));
     // One read-back per step: the test is about this step's loss, and it is short.
     const double loss = trainer.step(batches, trainer.microBatchesPerStep(), lr).item<double>();
     result.steps_run = i + 1;

@@ -16,8 +16,8 @@ namespace wb {
 EndlessBatches::EndlessBatches(const DataSplit& split, const BatchLoaderOptions& options)
     : m_loader(split, options) {
   if (m_loader.batchesPerEpoch() == 0) {
-    throw UserError("The training split has " + std::to_string(split.size()) + " samples, fewer than one batch of " +
-                        std::to_string(options.batch_size) + ".",
+    throw UserError("The training split has " + std::to_string(split.size()) +
+                        " samples, fewer than one batch of " + std::to_string(options.batch_size) + ".",
                     "Lower train.batch_size or raise data.limit.");
   }
   m_loader.startEpoch(m_epoch);
@@ -67,15 +67,17 @@ ProbeTrainer::ProbeTrainer(const Experiment& e, const std::function<void(const s
   m_scaler = std::make_unique<GradScaler>(scaler_options);
   addConfiguredParts(m_parts, e.train, *m_model, *m_optimizer, *m_scaler);
   m_step = std::make_unique<TrainingStep>(*m_model, *m_optimizer, m_parts, m_device, m_amp_dtype);
-  say("Model: " + std::to_string(m_model->info().parameters) + " parameters on " + deviceName() + "; optimizer " +
-      e.optimizer.name + (takesFusedStep(*m_optimizer) ? " (fused CPU step)" : "") + "; precision " +
-      (m_amp_dtype ? e.train.amp + " autocast" : std::string("float32")) +
+  say("Model: " + std::to_string(m_model->info().parameters) + " parameters on " + deviceName() +
+      "; optimizer " + e.optimizer.name + (takesFusedStep(*m_optimizer) ? " (fused CPU step)" : "") +
+      "; precision " + (m_amp_dtype ? e.train.amp + " autocast" : std::string("float32")) +
       (m_micro_batches > 1 ? "; " + std::to_string(m_micro_batches) +
                                  " batches accumulated per step (train.grad_accum x train.devices)"
                            : std::string()));
 }
 
-std::string ProbeTrainer::deviceName() const { return m_device.str(); }
+std::string ProbeTrainer::deviceName() const {
+  return m_device.str();
+}
 
 BatchLoaderOptions ProbeTrainer::loaderOptions(int64_t batch_size) const {
   BatchLoaderOptions options;
@@ -85,7 +87,8 @@ BatchLoaderOptions ProbeTrainer::loaderOptions(int64_t batch_size) const {
   options.device = m_device;
   options.pin_memory = m_experiment.train.pinned_memory;
   options.channels_last = m_channels_last;
-  options.drop_last = true;  // every step sees a full batch: the loss and the memory are those of the batch size
+  options.drop_last =
+      true;  // every step sees a full batch: the loss and the memory are those of the batch size
   if (m_experiment.data.augment_enabled && m_data.sample_shape.size() == 3) {
     options.augment = m_experiment.data.augment;
   }
@@ -99,7 +102,8 @@ torch::Tensor ProbeTrainer::step(EndlessBatches& batches, int64_t micro_batches,
   torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(m_device));
   for (int64_t i = 0; i < micro_batches; ++i) {
     const Batch batch = batches.next();
-    const TrainingStep::MicroBatch result = m_step->forwardBackward(batch, micro_batches, i + 1 == micro_batches);
+    const TrainingStep::MicroBatch result =
+        m_step->forwardBackward(batch, micro_batches, i + 1 == micro_batches);
     if (after_backward) after_backward(batch.x.size(0));
     loss_sum += result.loss.to(torch::kFloat64);
   }

@@ -43,15 +43,16 @@ class ProbeTrainer {
   std::string deviceName() const;
   const Dataset& data() const { return m_data; }
   Model& model() { return *m_model; }
-  // Batches of one optimizer step of the run: train.grad_accum on each of train.devices (data parallel averages
-  // the devices' gradients, which accumulating their batches here reproduces on one device).
+  // Batches of one optimizer step of the run: train.grad_accum on each of train.devices (data parallel
+  // averages the devices' gradients, which accumulating their batches here reproduces on one device).
   int64_t microBatchesPerStep() const { return m_micro_batches; }
   // The run's loader options (augmentation, pinned memory, channels_last, device) for a batch size.
   BatchLoaderOptions loaderOptions(int64_t batch_size) const;
 
-  // One optimizer step over `micro_batches` batches of `batches`, at learning rate `lr` (every parameter group).
-  // `after_backward(batch_size)` runs after each backward while the step's tensors are alive. Returns the mean
-  // loss of the batches as a float64 device scalar (not read back: the caller decides when to synchronize).
+  // One optimizer step over `micro_batches` batches of `batches`, at learning rate `lr` (every parameter
+  // group). `after_backward(batch_size)` runs after each backward while the step's tensors are alive. Returns
+  // the mean loss of the batches as a float64 device scalar (not read back: the caller decides when to
+  // synchronize).
   torch::Tensor step(EndlessBatches& batches, int64_t micro_batches, double lr,
                      const std::function<void(int64_t)>& after_backward = {});
 

@@ -8,7 +8,8 @@
 
 namespace wb {
 
-CropBox randomResizedCropBox(int64_t height, int64_t width, const ResizedCropRange& range, std::mt19937_64& random) {
+CropBox randomResizedCropBox(int64_t height, int64_t width, const ResizedCropRange& range,
+                             std::mt19937_64& random) {
   const double area = static_cast<double>(height * width);
   std::uniform_real_distribution<double> scale(range.min_scale, range.max_scale);
   std::uniform_real_distribution<double> log_ratio(std::log(range.min_ratio), std::log(range.max_ratio));
@@ -35,16 +36,16 @@ CropBox randomResizedCropBox(int64_t height, int64_t width, const ResizedCropRan
 }
 
 DecodedImage resizedCrop(const DecodedImage& image, const CropBox& box, int64_t height, int64_t width) {
-  if (box.top < 0 || box.left < 0 || box.height <= 0 || box.width <= 0 || box.top + box.height > image.height ||
-      box.left + box.width > image.width) {
+  if (box.top < 0 || box.left < 0 || box.height <= 0 || box.width <= 0 ||
+      box.top + box.height > image.height || box.left + box.width > image.width) {
     throw std::invalid_argument("resizedCrop: the box is not inside the image");
   }
   DecodedImage crop{box.height, box.width, image.channels,
                     PixelBytes(static_cast<size_t>(box.height * box.width * image.channels))};
   const int64_t line = box.width * image.channels;
   for (int64_t y = 0; y < box.height; ++y) {
-    std::copy_n(&image.pixels[static_cast<size_t>(((box.top + y) * image.width + box.left) * image.channels)], line,
-                &crop.pixels[static_cast<size_t>(y * line)]);
+    std::copy_n(&image.pixels[static_cast<size_t>(((box.top + y) * image.width + box.left) * image.channels)],
+                line, &crop.pixels[static_cast<size_t>(y * line)]);
   }
   return resizeBilinear(crop, width, height);
 }

@@ -1,7 +1,8 @@
 #pragma once
 // torchvision's training augmentation for image folders: RandomResizedCrop (the crop's box chosen as its
 // get_params chooses it, from our seeded generator instead of torch's, so a run repeats for its seed whatever
-// the worker count; the crop then resized exactly as F.resized_crop does on a PIL image) and the horizontal flip.
+// the worker count; the crop then resized exactly as F.resized_crop does on a PIL image) and the horizontal
+// flip.
 
 #include <cstdint>
 #include <random>
@@ -26,9 +27,11 @@ struct ResizedCropRange {
 
 // RandomResizedCrop.get_params: ten tries at a box of a random area share and aspect ratio that fits, placed
 // at random; else the central crop of the largest box within the ratio range.
-CropBox randomResizedCropBox(int64_t height, int64_t width, const ResizedCropRange& range, std::mt19937_64& random);
+CropBox randomResizedCropBox(int64_t height, int64_t width, const ResizedCropRange& range,
+                             std::mt19937_64& random);
 
-// F.resized_crop on a PIL image: the box cut out (the box lies inside the image), then Pillow's bilinear resize.
+// F.resized_crop on a PIL image: the box cut out (the box lies inside the image), then Pillow's bilinear
+// resize.
 DecodedImage resizedCrop(const DecodedImage& image, const CropBox& box, int64_t height, int64_t width);
 
 void flipHorizontally(DecodedImage& image);

@@ -18,8 +18,8 @@ ImageFormat sniffImageFormat(const uint8_t* bytes, size_t size) {
 }
 
 std::string tooManyPixels(int64_t width, int64_t height) {
-  return "the image is " + std::to_string(width) + " x " + std::to_string(height) + " pixels, more than the " +
-         std::to_string(kMaxImagePixels) + " Pillow (torchvision's loader) opens";
+  return "the image is " + std::to_string(width) + " x " + std::to_string(height) +
+         " pixels, more than the " + std::to_string(kMaxImagePixels) + " Pillow (torchvision's loader) opens";
 }
 
 void convertRgbToGrey(DecodedImage& image) {
@@ -41,7 +41,8 @@ DecodedImage decodeImage(const uint8_t* bytes, size_t size, const std::string& n
       return decodeJpeg(bytes, size, name, channels, draft_shorter_side, rows_needed);
     case ImageFormat::Png: {
       DecodedImage image = decodePng(bytes, size, name, channels);
-      if (rows_needed) rows_needed(image.height, image.width);  // asked all the same: the caller draws from it
+      if (rows_needed)
+        rows_needed(image.height, image.width);  // asked all the same: the caller draws from it
       return image;
     }
     case ImageFormat::Unknown:

@@ -13,16 +13,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kImageExtensions[] = {".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp"};
+const char* const kImageExtensions[] = {".jpg", ".jpeg", ".png",  ".ppm", ".bmp",
+                                        ".pgm", ".tif",  ".tiff", ".webp"};
 
 bool isDirectory(const fs::path& path) {
   std::error_code ec;
   return fs::is_directory(path, ec);  // follows links, as os.scandir's is_dir() and os.walk(followlinks=True)
 }
 
-// Every folder under `top` (itself included) with the names of the files in it, as os.walk(top, followlinks=True)
-// yields them; a folder already walked (a link back up) is not walked again: os.walk would loop, or list it twice.
-void walk(const std::string& top, std::set<fs::path>& seen, std::vector<std::pair<std::string, std::vector<std::string>>>& out) {
+// Every folder under `top` (itself included) with the names of the files in it, as os.walk(top,
+// followlinks=True) yields them; a folder already walked (a link back up) is not walked again: os.walk would
+// loop, or list it twice.
+void walk(const std::string& top, std::set<fs::path>& seen,
+          std::vector<std::pair<std::string, std::vector<std::string>>>& out) {
   std::error_code ec;
   const fs::path canonical = fs::canonical(top, ec);
   if (ec || !seen.insert(canonical).second) return;
@@ -53,8 +56,9 @@ ImageFolderIndex indexImageFolder(const std::string& root) {
   while (index.root.size() > 1 && index.root.back() == '/') index.root.pop_back();  // as os.path.join joins
   const std::string& folder_root = index.root;
   if (!isDirectory(folder_root)) {
-    throw DataError("Image folder " + root + " does not exist or is not a folder",
-                    "Set data.path to a folder with one subfolder of images per class (root/cat/001.jpg, ...).");
+    throw DataError(
+        "Image folder " + root + " does not exist or is not a folder",
+        "Set data.path to a folder with one subfolder of images per class (root/cat/001.jpg, ...).");
   }
   std::error_code ec;
   for (fs::directory_iterator it(folder_root, ec), end; !ec && it != end; it.increment(ec)) {

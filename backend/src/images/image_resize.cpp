@@ -65,19 +65,24 @@ Coefficients precompute(int in_size, int out_size) {
   return c;
 }
 
-// Pillow's clip8: the same bytes as its branches (>= 2^30 -> 255, <= 0 -> 0, else the top byte), without them.
-inline uint8_t clip8(int32_t in) { return static_cast<uint8_t>(std::clamp(in >> kPrecisionBits, 0, 255)); }
+// Pillow's clip8: the same bytes as its branches (>= 2^30 -> 255, <= 0 -> 0, else the top byte), without
+// them.
+inline uint8_t clip8(int32_t in) {
+  return static_cast<uint8_t>(std::clamp(in >> kPrecisionBits, 0, 255));
+}
 
 // Where the CPU has AVX2, the loops below also get an AVX2 body, picked when the program starts (the portable
-// build targets plain x86-64, whose SSE2 lacks a 32-bit multiply). Integer sums give the same bytes either way.
+// build targets plain x86-64, whose SSE2 lacks a 32-bit multiply). Integer sums give the same bytes either
+// way.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define WB_RESIZE_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define WB_RESIZE_CLONES
 #endif
 
-// One output line = the sum over taps of input lines times their weight. One accumulator per byte of the line,
-// so that the inner loop runs along contiguous bytes and vectorizes; an integer sum in any order is Pillow's.
+// One output line = the sum over taps of input lines times their weight. One accumulator per byte of the
+// line, so that the inner loop runs along contiguous bytes and vectorizes; an integer sum in any order is
+// Pillow's.
 WB_RESIZE_CLONES
 void resampleLine(const uint8_t* first, int64_t stride, int count, const int32_t* k, int64_t line,
                   int32_t* __restrict acc, uint8_t* __restrict out) {
@@ -91,8 +96,8 @@ void resampleLine(const uint8_t* first, int64_t stride, int count, const int32_t
 }
 
 // Lines of `pixels` (lines x line bytes) resampled across lines into `out_lines` lines.
-PixelBytes resampleAcrossLines(const uint8_t* pixels, int64_t line, int64_t out_lines,
-                                         const Coefficients& c, int shift) {
+PixelBytes resampleAcrossLines(const uint8_t* pixels, int64_t line, int64_t out_lines, const Coefficients& c,
+                               int shift) {
   PixelBytes out(static_cast<size_t>(out_lines * line));
   std::vector<int32_t> acc(static_cast<size_t>(line));
   for (int64_t yy = 0; yy < out_lines; ++yy) {
@@ -105,14 +110,16 @@ PixelBytes resampleAcrossLines(const uint8_t* pixels, int64_t line, int64_t out_
 
 // Rows x columns of `Channels`-byte pixels, turned so that columns become rows.
 template <int Channels>
-void transposeTiles(const uint8_t* __restrict pixels, int64_t rows, int64_t columns, uint8_t* __restrict out) {
+void transposeTiles(const uint8_t* __restrict pixels, int64_t rows, int64_t columns,
+                    uint8_t* __restrict out) {
   constexpr int64_t kTile = 32;  // tiles that stay in the L1 cache on both sides
   for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
     for (int64_t c0 = 0; c0 < columns; c0 += kTile) {
       const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(columns, c0 + kTile);
       for (int64_t r = r0; r < r1; ++r) {
         for (int64_t col = c0; col < c1; ++col) {
-          for (int b = 0; b < Channels; ++b) out[(col * rows + r) * Channels + b] = pixels[(r * columns + col) * Channels + b];
+          for (int b = 0; b < Channels; ++b)
+            out[(col * rows + r) * Channels + b] = pixels[(r * columns + col) * Channels + b];
         }
       }
     }
@@ -122,20 +129,28 @@ void transposeTiles(const uint8_t* __restrict pixels, int64_t rows, int64_t colu
 PixelBytes transposed(const uint8_t* pixels, int64_t rows, int64_t columns, int channels) {
   PixelBytes out(static_cast<size_t>(rows * columns * channels));
   switch (channels) {
-    case 1: transposeTiles<1>(pixels, rows, columns, out.data()); break;
-    case 3: transposeTiles<3>(pixels, rows, columns, out.data()); break;
-    case 4: transposeTiles<4>(pixels, rows, columns, out.data()); break;
-    default: throw std::invalid_argument("resizeBilinear: images have 1, 3 or 4 channels");
+    case 1:
+      transposeTiles<1>(pixels, rows, columns, out.data());
+      break;
+    case 3:
+      transposeTiles<3>(pixels, rows, columns, out.data());
+      break;
+    case 4:
+      transposeTiles<4>(pixels, rows, columns, out.data());
+      break;
+    default:
+      throw std::invalid_argument("resizeBilinear: images have 1, 3 or 4 channels");
   }
   return out;
 }
 
 // Rows first_row.. of `in` resampled along x into `width` columns: the columns turned into lines, resampled
 // across lines as the vertical pass is (the same taps and weights per output column), and turned back.
-DecodedImage horizontal(const DecodedImage& in, int64_t width, int first_row, int rows, const Coefficients& c) {
+DecodedImage horizontal(const DecodedImage& in, int64_t width, int first_row, int rows,
+                        const Coefficients& c) {
   const int ch = in.channels;
-  const PixelBytes columns = transposed(&in.pixels[static_cast<size_t>(first_row * in.width * ch)], rows,
-                                                  in.width, ch);
+  const PixelBytes columns =
+      transposed(&in.pixels[static_cast<size_t>(first_row * in.width * ch)], rows, in.width, ch);
   const PixelBytes resampled = resampleAcrossLines(columns.data(), int64_t{rows} * ch, width, c, 0);
   return DecodedImage{rows, width, ch, transposed(resampled.data(), width, rows, ch)};
 }
@@ -185,8 +200,9 @@ DecodedImage centerCrop(const DecodedImage& image, int64_t height, int64_t width
     source = DecodedImage{padded_h, padded_w, image.channels,
                           PixelBytes(static_cast<size_t>(padded_h * padded_w * image.channels), 0)};
     for (int64_t y = 0; y < image.height; ++y) {
-      std::copy_n(&image.pixels[static_cast<size_t>(y * image.width * image.channels)], image.width * image.channels,
-                  &source.pixels[static_cast<size_t>(((y + pad_top) * padded_w + pad_left) * image.channels)]);
+      std::copy_n(
+          &image.pixels[static_cast<size_t>(y * image.width * image.channels)], image.width * image.channels,
+          &source.pixels[static_cast<size_t>(((y + pad_top) * padded_w + pad_left) * image.channels)]);
     }
     if (source.width == width && source.height == height) return source;
   }

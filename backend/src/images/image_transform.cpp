@@ -36,7 +36,9 @@ void randomFlip(DecodedImage& image, const ImageTransform& transform, std::mt199
   }
 }
 
-bool cropsAtRandom(const ImageTransform& transform) { return transform.random_resized_crop && transform.crop > 0; }
+bool cropsAtRandom(const ImageTransform& transform) {
+  return transform.random_resized_crop && transform.crop > 0;
+}
 
 }  // namespace
 
@@ -51,14 +53,15 @@ DecodedImage trainingTransform(DecodedImage image, const ImageTransform& transfo
   return image;
 }
 
-DecodedImage readForTraining(const std::string& file, const ImageTransform& transform, std::mt19937_64& random) {
+DecodedImage readForTraining(const std::string& file, const ImageTransform& transform,
+                             std::mt19937_64& random) {
   if (!cropsAtRandom(transform)) return trainingTransform(readImageFor(file, transform), transform, random);
   CropBox box{};
-  DecodedImage image = readImageFile(file, transform.channels, draftSide(transform),
-                                     [&](int64_t height, int64_t width) {
-                                       box = randomResizedCropBox(height, width, ResizedCropRange{}, random);
-                                       return box.top + box.height;
-                                     });
+  DecodedImage image =
+      readImageFile(file, transform.channels, draftSide(transform), [&](int64_t height, int64_t width) {
+        box = randomResizedCropBox(height, width, ResizedCropRange{}, random);
+        return box.top + box.height;
+      });
   image = resizedCrop(image, box, transform.crop, transform.crop);
   randomFlip(image, transform, random);
   return image;

@@ -2,8 +2,8 @@
 // The transforms an image folder's samples go through, as a PyTorch user writes them with torchvision:
 //   evaluation: Resize(resize), CenterCrop(crop)                     (each only when its size is set)
 //   training:   RandomResizedCrop(crop) and RandomHorizontalFlip()   (when data.augment asks for them)
-// Every random draw comes from the generator passed in, seeded per sample by the loader, so a batch is the same
-// whichever worker makes it. No Torch.
+// Every random draw comes from the generator passed in, seeded per sample by the loader, so a batch is the
+// same whichever worker makes it. No Torch.
 
 #include <cstdint>
 #include <random>
@@ -19,7 +19,8 @@ struct ImageTransform {
   int channels = 3;
   bool random_resized_crop = false;  // training: RandomResizedCrop(crop) in place of Resize + CenterCrop
   bool horizontal_flip = false;      // training: flipped with probability 1/2
-  bool jpeg_draft = false;  // JPEGs decoded at a reduced scale that still covers max(resize, crop) (decodeImage)
+  bool jpeg_draft =
+      false;  // JPEGs decoded at a reduced scale that still covers max(resize, crop) (decodeImage)
 };
 
 // The file decoded for these transforms: `channels`, and drafted when jpeg_draft asks for it.
@@ -30,9 +31,10 @@ DecodedImage evaluationTransform(DecodedImage image, const ImageTransform& trans
 // RandomResizedCrop needs a crop size: without one the evaluation transform is used, then the flip.
 DecodedImage trainingTransform(DecodedImage image, const ImageTransform& transform, std::mt19937_64& random);
 
-// readImageFor then trainingTransform, the same draws in the same order and the same pixels, with RandomResizedCrop's
-// box drawn from the file's size before decoding: a JPEG is decoded only down to the box's bottom row (on average
-// a sixth of the decoding saved; what lies below is never used).
-DecodedImage readForTraining(const std::string& file, const ImageTransform& transform, std::mt19937_64& random);
+// readImageFor then trainingTransform, the same draws in the same order and the same pixels, with
+// RandomResizedCrop's box drawn from the file's size before decoding: a JPEG is decoded only down to the
+// box's bottom row (on average a sixth of the decoding saved; what lies below is never used).
+DecodedImage readForTraining(const std::string& file, const ImageTransform& transform,
+                             std::mt19937_64& random);
 
 }  // namespace wb

@@ -1,32 +1,37 @@
 // Why each rule (from libjpeg-turbo 2.1's jdapistd.c, turbojpeg.c and jdcolor.c, Pillow's JpegImagePlugin.py,
 // JpegDecode.c, Unpack.c and Convert.c):
-// - Pillow decodes through libjpeg's API with its defaults (accurate integer IDCT, fancy upsampling), and so do we,
+// - Pillow decodes through libjpeg's API with its defaults (accurate integer IDCT, fancy upsampling), and so
+// do we,
 //   with the same libjpeg-turbo: the same RGB. DCT scaling changes the pixels, so it is used only when asked
-//   (data.images.jpeg_draft), choosing the scale as Pillow's JpegImageFile.draft does: the largest of 1/8, 1/4,
-//   1/2 that keeps both sides at least the size asked for (min(w // size, h // size) ≥ the denominator).
-// - Rows come out top to bottom and each is final when it comes out (libjpeg keeps the context fancy upsampling
+//   (data.images.jpeg_draft), choosing the scale as Pillow's JpegImageFile.draft does: the largest of 1/8,
+//   1/4, 1/2 that keeps both sides at least the size asked for (min(w // size, h // size) ≥ the denominator).
+// - Rows come out top to bottom and each is final when it comes out (libjpeg keeps the context fancy
+// upsampling
 //   needs), so stopping after the rows a caller needs leaves those rows as a whole decode makes them.
 // - Grey JPEGs are mode "L" in Pillow: one channel as stored; as RGB the value in all three.
 // - Colour JPEGs as grey: Pillow converts its RGB with the L formula (not the file's Y channel).
-// - CMYK and YCCK: libjpeg returns the stored values and Pillow takes them as Adobe's inverted CMYK ("CMYK;I"),
+// - CMYK and YCCK: libjpeg returns the stored values and Pillow takes them as Adobe's inverted CMYK
+// ("CMYK;I"),
 //   then R = (255 - K) - (C (255 - K)) / 255 in its rounded integer form; on the stored bytes (c, k inverted)
 //   that is k - MULDIV255(255 - c, k).
-// - libjpeg warnings (corrupt data it could skip) leave a whole image and Pillow ignores them; but a file that
-//   ends early ("Premature end of JPEG file", libjpeg pads it with grey) Pillow refuses as truncated, and so do
-//   we. A progressive file of more than 500 scans is refused (TurboJPEG's TJFLAG_LIMITSCANS: a crafted file can
-//   otherwise take minutes).
-// - libjpeg reports errors by a callback that must not return: it longjmps back to the setjmp in the two C-style
+// - libjpeg warnings (corrupt data it could skip) leave a whole image and Pillow ignores them; but a file
+// that
+//   ends early ("Premature end of JPEG file", libjpeg pads it with grey) Pillow refuses as truncated, and so
+//   do we. A progressive file of more than 500 scans is refused (TurboJPEG's TJFLAG_LIMITSCANS: a crafted
+//   file can otherwise take minutes).
+// - libjpeg reports errors by a callback that must not return: it longjmps back to the setjmp in the two
+// C-style
 //   steps below, which hold no C++ objects (a longjmp skips destructors).
 
 #include "images/jpeg_decoder.h"
 
 // jpeglib.h needs size_t and FILE declared first.
-#include <cstdio>
-#include <csetjmp>
-#include <jpeglib.h>
 #include <jerror.h>
+#include <jpeglib.h>
 
 #include <algorithm>
+#include <csetjmp>
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 
@@ -80,8 +85,8 @@ struct JpegReader {
     errors.mgr.error_exit = onJpegError;
     errors.mgr.emit_message = onJpegMessage;
     jpeg_create_decompress(&d);
-    // libjpeg's own buffers (a progressive file's whole-image coefficients) stay under this; past it the file is
-    // refused ("backing store not supported") instead of the process running out of memory.
+    // libjpeg's own buffers (a progressive file's whole-image coefficients) stay under this; past it the file
+    // is refused ("backing store not supported") instead of the process running out of memory.
     d.mem->max_memory_to_use = kMaxDecoderMemory;
     progress.progress_monitor = limitScans;
     d.progress = &progress;
@@ -101,9 +106,10 @@ bool readJpegHeader(JpegReader* r, const uint8_t* bytes, size_t size) {
   return true;
 }
 
-// The first `rows` rows of the image at 1/`denominator` scale in `colour`, `stride` bytes apart into `out`; false
-// (errors.message set) when libjpeg refused the file.
-bool readJpegRows(JpegReader* r, J_COLOR_SPACE colour, int denominator, JDIMENSION rows, uint8_t* out, size_t stride) {
+// The first `rows` rows of the image at 1/`denominator` scale in `colour`, `stride` bytes apart into `out`;
+// false (errors.message set) when libjpeg refused the file.
+bool readJpegRows(JpegReader* r, J_COLOR_SPACE colour, int denominator, JDIMENSION rows, uint8_t* out,
+                  size_t stride) {
   if (setjmp(r->errors.jump) != 0) return false;
   j_decompress_ptr d = &r->d;
   d->out_color_space = colour;
@@ -140,8 +146,8 @@ inline uint32_t mulDiv255(uint32_t a, uint32_t b) {
   refuse(name, std::string("the JPEG cannot be decoded (") + r.errors.message + ")");
 }
 
-DecodedImage decodeWith(JpegReader& r, const uint8_t* bytes, size_t size, const std::string& name, int channels,
-                        int64_t draft_shorter_side, const RowsNeeded& rows_needed) {
+DecodedImage decodeWith(JpegReader& r, const uint8_t* bytes, size_t size, const std::string& name,
+                        int channels, int64_t draft_shorter_side, const RowsNeeded& rows_needed) {
   if (!readJpegHeader(&r, bytes, size)) {
     refuse(name, std::string("the JPEG's header cannot be read (") + r.errors.message + ")");
   }
@@ -173,7 +179,8 @@ DecodedImage decodeWith(JpegReader& r, const uint8_t* bytes, size_t size, const 
     image.pixels.resize(pixels * 3);
     for (size_t i = 0; i < pixels; ++i) {
       const uint32_t k = cmyk[4 * i + 3];
-      for (int c = 0; c < 3; ++c) image.pixels[3 * i + c] = static_cast<uint8_t>(k - mulDiv255(255 - cmyk[4 * i + c], k));
+      for (int c = 0; c < 3; ++c)
+        image.pixels[3 * i + c] = static_cast<uint8_t>(k - mulDiv255(255 - cmyk[4 * i + c], k));
     }
   } else {
     const bool grey_file = stored == JCS_GRAYSCALE;

@@ -5,18 +5,21 @@
 namespace wb {
 namespace {
 
-// Each block carries its capacity in a header in front of it (a vector gives back the size it asked for, not the
-// cached block's).
+// Each block carries its capacity in a header in front of it (a vector gives back the size it asked for, not
+// the cached block's).
 constexpr size_t kHeader = 64;
-// Blocks below this malloc serves from its heap without faults; above the largest kept, caching is not worth it.
+// Blocks below this malloc serves from its heap without faults; above the largest kept, caching is not worth
+// it.
 constexpr size_t kSmallest = 32 * 1024;
 constexpr size_t kLargest = size_t{16} << 20;
 constexpr int kKept = 4;
 
-size_t& capacityOf(void* block) { return *reinterpret_cast<size_t*>(static_cast<char*>(block) - kHeader); }
+size_t& capacityOf(void* block) {
+  return *reinterpret_cast<size_t*>(static_cast<char*>(block) - kHeader);
+}
 
-// A thread's idle blocks. A thread ending frees them; a block given back after that (a static's destructor) is
-// freed at once.
+// A thread's idle blocks. A thread ending frees them; a block given back after that (a static's destructor)
+// is freed at once.
 struct IdlePixelBlocks {
   void* blocks[kKept] = {};
   int count = 0;
@@ -25,7 +28,9 @@ struct IdlePixelBlocks {
 thread_local bool pixel_blocks_gone = false;
 thread_local IdlePixelBlocks idle_pixel_blocks;
 
-void freeBlock(void* block) { std::free(static_cast<char*>(block) - kHeader); }
+void freeBlock(void* block) {
+  std::free(static_cast<char*>(block) - kHeader);
+}
 
 IdlePixelBlocks::~IdlePixelBlocks() {
   for (int i = 0; i < count; ++i) freeBlock(blocks[i]);
@@ -42,7 +47,9 @@ void* takePixelBlock(size_t bytes) {
     int best = -1;
     for (int i = 0; i < idle.count; ++i) {
       const size_t capacity = capacityOf(idle.blocks[i]);
-      if (capacity >= bytes && capacity <= 2 * bytes && (best < 0 || capacity < capacityOf(idle.blocks[best]))) best = i;
+      if (capacity >= bytes && capacity <= 2 * bytes &&
+          (best < 0 || capacity < capacityOf(idle.blocks[best])))
+        best = i;
     }
     if (best >= 0) {
       void* block = idle.blocks[best];

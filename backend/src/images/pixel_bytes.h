@@ -1,10 +1,10 @@
 #pragma once
-// The bytes of a decoded image. A loader worker decodes, resizes and crops thousands of images of a few sizes, each
-// a block of 50 KB to a few MB that lives for a moment. From malloc such a block is often a fresh mapping (glibc
-// maps blocks over its threshold on their own and unmaps them when freed): every page faults on first touch, and
-// std::vector zero-fills bytes the decoder overwrites at once — together a tenth of a decode-only epoch. So the
-// blocks come from a small cache per thread (the last few freed, reused while still mapped and in the cache) and the
-// bytes are left uninitialized until written.
+// The bytes of a decoded image. A loader worker decodes, resizes and crops thousands of images of a few
+// sizes, each a block of 50 KB to a few MB that lives for a moment. From malloc such a block is often a fresh
+// mapping (glibc maps blocks over its threshold on their own and unmaps them when freed): every page faults
+// on first touch, and std::vector zero-fills bytes the decoder overwrites at once — together a tenth of a
+// decode-only epoch. So the blocks come from a small cache per thread (the last few freed, reused while still
+// mapped and in the cache) and the bytes are left uninitialized until written.
 
 #include <cstddef>
 #include <cstdint>

@@ -1,11 +1,11 @@
-// Why each rule (libpng 1.6's pngrtran.c; Pillow's PngImagePlugin.py, Unpack.c and Convert.c): Pillow applies no
-// gamma, sRGB or ICC chunk, drops alpha when converting to RGB (no compositing), ignores tRNS, looks palettes up,
-// and scales 1/2/4-bit grey to 0..255. 16-bit colour (RGB, RGBA, grey+alpha) keeps the high byte; 16-bit grey
-// alone is Pillow's "I;16", which converts to L and RGB by saturating (min(v, 255)), not by the high byte: a
-// quirk torchvision's loader inherits, kept here so a model sees what it would see in PyTorch.
-// libpng's simplified API would do none of that (it linearizes 16-bit files and composites alpha), so the
-// transforms are set one by one. libpng reports errors by longjmp: the reading happens in a function with
-// nothing to destroy, and the C++ side throws after it returns.
+// Why each rule (libpng 1.6's pngrtran.c; Pillow's PngImagePlugin.py, Unpack.c and Convert.c): Pillow applies
+// no gamma, sRGB or ICC chunk, drops alpha when converting to RGB (no compositing), ignores tRNS, looks
+// palettes up, and scales 1/2/4-bit grey to 0..255. 16-bit colour (RGB, RGBA, grey+alpha) keeps the high
+// byte; 16-bit grey alone is Pillow's "I;16", which converts to L and RGB by saturating (min(v, 255)), not by
+// the high byte: a quirk torchvision's loader inherits, kept here so a model sees what it would see in
+// PyTorch. libpng's simplified API would do none of that (it linearizes 16-bit files and composites alpha),
+// so the transforms are set one by one. libpng reports errors by longjmp: the reading happens in a function
+// with nothing to destroy, and the C++ side throws after it returns.
 
 #include "images/png_decoder.h"
 
@@ -30,8 +30,8 @@ struct PngRead {
   bool too_many_pixels;
   uint32_t width;
   uint32_t height;
-  int channels;        // what the rows hold: 1 (grey), 2 (grey 16-bit, big-endian) or 3 (RGB)
-  uint8_t* pixels;     // malloc'd rows, width * channels bytes each
+  int channels;     // what the rows hold: 1 (grey), 2 (grey 16-bit, big-endian) or 3 (RGB)
+  uint8_t* pixels;  // malloc'd rows, width * channels bytes each
 };
 
 void readFromMemory(png_structp png, png_bytep out, png_size_t length) {

@@ -7,20 +7,19 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "workbench/experiment.h"
 
 namespace wb {
 
 struct ModelInfo {
-  int64_t parameters = 0;        // trainable parameter count
-  int64_t flops_per_sample = 0;  // forward pass, multiply-adds counted as 2 FLOPs; 0 when unknown
+  int64_t parameters = 0;             // trainable parameter count
+  int64_t flops_per_sample = 0;       // forward pass, multiply-adds counted as 2 FLOPs; 0 when unknown
   std::vector<int64_t> output_shape;  // without the batch dimension
-  std::string summary;  // one line per layer: type, output shape, parameters
+  std::string summary;                // one line per layer: type, output shape, parameters
 };
 
 class Model {
@@ -51,8 +50,8 @@ nlohmann::json presetLayers(const std::string& preset, const std::vector<int64_t
 
 // Checks a layer list against the input without allocating weights: types, parameters, shape transforms, and
 // that the output is [num_classes]. Paths are reported as "model.layers[i]...". Empty when it fits.
-std::vector<ValidationIssue> checkLayers(const nlohmann::json& layers, const std::vector<int64_t>& input_shape,
-                                         int64_t num_classes);
+std::vector<ValidationIssue> checkLayers(const nlohmann::json& layers,
+                                         const std::vector<int64_t>& input_shape, int64_t num_classes);
 
 // Every layer type the list may name (for docs and for "did you mean").
 std::vector<std::string> layerTypes();

@@ -24,7 +24,8 @@ double applyLrOverrides(const std::vector<LrOverride>& overrides, int64_t k, dou
 nlohmann::json lrOverridesToJson(const std::vector<LrOverride>& overrides) {
   nlohmann::json out = nlohmann::json::array();
   for (const LrOverride& o : overrides) {
-    out.push_back({{"from_step", o.from_step}, {"kind", o.constant ? "constant" : "scale"}, {"value", o.value}});
+    out.push_back(
+        {{"from_step", o.from_step}, {"kind", o.constant ? "constant" : "scale"}, {"value", o.value}});
   }
   return out;
 }

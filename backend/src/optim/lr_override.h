@@ -4,9 +4,8 @@
 // checkpoint keeps them and a resumed run computes the same learning rate for every step.
 
 #include <cstdint>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace wb {
 

@@ -167,8 +167,9 @@ double LrSchedule::lrAt(int64_t steps_done) const {
 
 void LrSchedule::addOverride(const LrOverride& o) {
   // After every override of the same or an earlier step: changes made at one step apply in the order made.
-  auto at = std::upper_bound(m_overrides.begin(), m_overrides.end(), o.from_step,
-                             [](int64_t step, const LrOverride& existing) { return step < existing.from_step; });
+  auto at =
+      std::upper_bound(m_overrides.begin(), m_overrides.end(), o.from_step,
+                       [](int64_t step, const LrOverride& existing) { return step < existing.from_step; });
   m_overrides.insert(at, o);
 }
 
@@ -278,7 +279,8 @@ void LrSchedule::loadState(const nlohmann::json& state) {
     m_best = m_has_best ? decodeMetric(best) : 0.0;
     m_bad_epochs = bad_epochs;
     m_cooldown_counter = cooldown_counter;
-    m_overrides = state.contains("overrides") ? lrOverridesFromJson(state.at("overrides")) : std::vector<LrOverride>();
+    m_overrides =
+        state.contains("overrides") ? lrOverridesFromJson(state.at("overrides")) : std::vector<LrOverride>();
   } catch (const nlohmann::json::exception& error) {
     throw UserError(std::string("the checkpoint's learning-rate schedule state is damaged: ") + error.what(),
                     "resume from another checkpoint, or start the run afresh");

@@ -16,12 +16,10 @@
 // reduction must change the lr by more than 1e-8.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "optim/lr_override.h"
-
 #include "workbench/experiment.h"
 
 namespace wb {

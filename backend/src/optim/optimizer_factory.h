@@ -14,7 +14,8 @@
 namespace wb {
 
 std::unique_ptr<torch::optim::Optimizer> makeOptimizer(
-    const OptimizerConfig& config, const std::vector<std::pair<std::string, torch::Tensor>>& named_parameters);
+    const OptimizerConfig& config,
+    const std::vector<std::pair<std::string, torch::Tensor>>& named_parameters);
 
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 

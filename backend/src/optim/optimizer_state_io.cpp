@@ -29,7 +29,8 @@ std::vector<std::vector<std::string>> savedKeys(torch::serialize::InputArchive& 
 }
 
 // A checkpoint is read onto the CPU; each parameter's state goes to that parameter's device, as PyTorch's
-// Optimizer.load_state_dict casts it (a run resumed on CUDA failed its first step with CPU moments otherwise).
+// Optimizer.load_state_dict casts it (a run resumed on CUDA failed its first step with CPU moments
+// otherwise).
 void moveToDevice(torch::Tensor& t, const torch::Device& device) {
   if (t.defined() && t.device() != device) t = t.to(device);
 }
@@ -43,13 +44,17 @@ void moveStateTo(torch::optim::AdamWParamState& s, const torch::Device& d) {
   moveToDevice(s.exp_avg_sq(), d);
   moveToDevice(s.max_exp_avg_sq(), d);
 }
-void moveStateTo(torch::optim::SGDParamState& s, const torch::Device& d) { moveToDevice(s.momentum_buffer(), d); }
+void moveStateTo(torch::optim::SGDParamState& s, const torch::Device& d) {
+  moveToDevice(s.momentum_buffer(), d);
+}
 void moveStateTo(torch::optim::RMSpropParamState& s, const torch::Device& d) {
   moveToDevice(s.square_avg(), d);
   moveToDevice(s.momentum_buffer(), d);
   moveToDevice(s.grad_avg(), d);
 }
-void moveStateTo(torch::optim::AdagradParamState& s, const torch::Device& d) { moveToDevice(s.sum(), d); }
+void moveStateTo(torch::optim::AdagradParamState& s, const torch::Device& d) {
+  moveToDevice(s.sum(), d);
+}
 
 template <typename ParamState>
 void reattach(torch::optim::Optimizer& optimizer, torch::serialize::InputArchive& saved) {
@@ -60,16 +65,20 @@ void reattach(torch::optim::Optimizer& optimizer, torch::serialize::InputArchive
   auto& state = optimizer.state();
   using StateMap = std::remove_reference_t<decltype(state)>;
   if (keys.size() != optimizer.param_groups().size()) {
-    throw UserError("the checkpoint's optimizer has " + std::to_string(keys.size()) + " parameter groups, this "
-                    "one " + std::to_string(optimizer.param_groups().size()),
-                    "The optimizer or the model in experiment.json was changed after the checkpoint was written.");
+    throw UserError(
+        "the checkpoint's optimizer has " + std::to_string(keys.size()) +
+            " parameter groups, this "
+            "one " +
+            std::to_string(optimizer.param_groups().size()),
+        "The optimizer or the model in experiment.json was changed after the checkpoint was written.");
   }
   state.clear();
   for (size_t g = 0; g < keys.size(); ++g) {
     const std::vector<torch::Tensor>& params = optimizer.param_groups()[g].params();
     if (keys[g].size() != params.size()) {
       throw UserError("the checkpoint's optimizer group " + std::to_string(g) + " has " +
-                          std::to_string(keys[g].size()) + " parameters, this one " + std::to_string(params.size()),
+                          std::to_string(keys[g].size()) + " parameters, this one " +
+                          std::to_string(params.size()),
                       "The model in experiment.json was changed after the checkpoint was written.");
     }
     for (size_t i = 0; i < params.size(); ++i) {

@@ -21,7 +21,8 @@ void putU64(std::string& out, uint64_t value) {
 
 uint64_t getU64(const std::string& in, size_t at) {
   uint64_t value = 0;
-  for (int i = 0; i < 8; ++i) value |= static_cast<uint64_t>(static_cast<unsigned char>(in[at + i])) << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    value |= static_cast<uint64_t>(static_cast<unsigned char>(in[at + i])) << (8 * i);
   return value;
 }
 
@@ -89,7 +90,8 @@ CheckpointContents readCheckpointFile(const std::string& path) {
     throw CorruptCheckpoint(path + " is not a workbench checkpoint (bad header or truncated)");
   }
   const uint64_t meta_size = getU64(file, 8);
-  if (meta_size > file.size() || 16 + meta_size + 8 + 4 > file.size()) throw CorruptCheckpoint(path + " is truncated");
+  if (meta_size > file.size() || 16 + meta_size + 8 + 4 > file.size())
+    throw CorruptCheckpoint(path + " is truncated");
   const uint64_t payload_size = getU64(file, 16 + meta_size);
   const uint64_t payload_at = 16 + meta_size + 8;
   if (payload_size > file.size() || payload_at + payload_size + 4 != file.size()) {
@@ -97,7 +99,8 @@ CheckpointContents readCheckpointFile(const std::string& path) {
   }
   const size_t body = file.size() - 4;
   uint32_t stored = 0;
-  for (int i = 0; i < 4; ++i) stored |= static_cast<uint32_t>(static_cast<unsigned char>(file[body + i])) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    stored |= static_cast<uint32_t>(static_cast<unsigned char>(file[body + i])) << (8 * i);
   if (crc32Of(file.data(), body) != stored) throw CorruptCheckpoint(path + " is damaged (checksum mismatch)");
   CheckpointContents contents;
   contents.meta = parseMeta(path, file.substr(16, meta_size));

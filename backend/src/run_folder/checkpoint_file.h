@@ -6,10 +6,9 @@
 // leaves no temporary file). A file that is short, has another magic, or whose CRC
 // does not match is CorruptCheckpoint: the loader then falls back to the previous checkpoint.
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace wb {
 

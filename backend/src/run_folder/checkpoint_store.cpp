@@ -26,12 +26,14 @@ std::string fileName(int64_t step) {
 
 CheckpointStore::CheckpointStore(std::string run_dir, int64_t keep, bool minimize)
     : m_run_dir(std::move(run_dir)), m_keep(std::max<int64_t>(1, keep)), m_minimize(minimize) {
-  // A kill during a checkpoint's write leaves "step-N.wbckpt.tmp.<pid>": never a checkpoint (list() takes only
-  // complete names), and removed here, at the start or resume of the run.
+  // A kill during a checkpoint's write leaves "step-N.wbckpt.tmp.<pid>": never a checkpoint (list() takes
+  // only complete names), and removed here, at the start or resume of the run.
   removeStaleTempFiles(folder());
 }
 
-std::string CheckpointStore::folder() const { return m_run_dir + "/checkpoints"; }
+std::string CheckpointStore::folder() const {
+  return m_run_dir + "/checkpoints";
+}
 
 std::string CheckpointStore::save(int64_t step, nlohmann::json meta, const std::string& payload) {
   std::error_code ec;
@@ -47,9 +49,9 @@ std::string CheckpointStore::save(int64_t step, nlohmann::json meta, const std::
   } catch (const std::exception& e) {
     // Nothing was renamed into place: the newest complete checkpoint is still the one to resume from.
     const std::vector<std::string> kept = list();
-    const std::string latest = kept.empty()
-                                   ? std::string("there is no earlier checkpoint")
-                                   : "the latest checkpoint is still " + fs::path(kept.front()).filename().string();
+    const std::string latest =
+        kept.empty() ? std::string("there is no earlier checkpoint")
+                     : "the latest checkpoint is still " + fs::path(kept.front()).filename().string();
     std::string hint = "Check that the disk holding the run folder works and is not full";
     if (const auto* failed = dynamic_cast<const FileWriteError*>(&e)) {
       if (failed->errorNumber() == ENOSPC || failed->errorNumber() == EDQUOT) {

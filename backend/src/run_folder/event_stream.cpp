@@ -14,9 +14,12 @@ bool flushesAtOnce(const Event& event) {
 
 }  // namespace
 
-EventStream::EventStream(Sink sink) : m_sink(std::move(sink)), m_last_flush(std::chrono::steady_clock::now()) {}
+EventStream::EventStream(Sink sink)
+    : m_sink(std::move(sink)), m_last_flush(std::chrono::steady_clock::now()) {}
 
-void EventStream::setRecorder(RunFolder* folder) { m_recorder = folder; }
+void EventStream::setRecorder(RunFolder* folder) {
+  m_recorder = folder;
+}
 
 void EventStream::post(Event event) {
   bool flush_now = false;
@@ -28,7 +31,9 @@ void EventStream::post(Event event) {
   if (flush_now) flush();
 }
 
-void EventStream::log(LogLevel level, std::string text) { post(LogLine{level, std::move(text)}); }
+void EventStream::log(LogLevel level, std::string text) {
+  post(LogLine{level, std::move(text)});
+}
 
 void EventStream::flush() {
   EventBatch batch;
@@ -46,7 +51,8 @@ void EventStream::flush() {
       // Nothing more goes to a folder that refused a write (the next batch would tear a line in half). The
       // subscriber still gets this batch, with the failure in it, before the poster hears of it.
       m_recorder = nullptr;
-      batch.push_back(LogLine{LogLevel::Error, std::string("Recording stopped: ") + error.what() + " " + error.hint()});
+      batch.push_back(
+          LogLine{LogLevel::Error, std::string("Recording stopped: ") + error.what() + " " + error.hint()});
       record_failure = std::current_exception();
     }
   }

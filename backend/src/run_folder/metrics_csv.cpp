@@ -14,9 +14,13 @@ std::string csvNumber(double value) {
   return text;
 }
 
-std::string optional(double value, bool present) { return present ? csvNumber(value) : std::string(); }
+std::string optional(double value, bool present) {
+  return present ? csvNumber(value) : std::string();
+}
 
-std::string integer(int64_t value) { return std::to_string(value); }
+std::string integer(int64_t value) {
+  return std::to_string(value);
+}
 
 }  // namespace
 
@@ -36,15 +40,16 @@ std::string metricsCsvRow(const Event& event) {
            csvNumber(m->data_wait_fraction) + "," + optional(m->grad_norm, m->grad_norm >= 0) + "," +
            optional(m->loss_scale, m->loss_scale > 0) + "," +
            (m->loss_scale > 0 ? integer(m->skipped_steps) : std::string()) + "," + integer(m->cpu_rss_bytes) +
-           "," + (cuda ? integer(m->cuda_allocated_bytes) : "") + "," + (cuda ? integer(m->cuda_reserved_bytes) : "") +
-           "," + (cuda ? integer(m->cuda_peak_bytes) : "") + "," + csvNumber(m->elapsed_s) + ",,,,,\n";
+           "," + (cuda ? integer(m->cuda_allocated_bytes) : "") + "," +
+           (cuda ? integer(m->cuda_reserved_bytes) : "") + "," + (cuda ? integer(m->cuda_peak_bytes) : "") +
+           "," + csvNumber(m->elapsed_s) + ",,,,,\n";
   }
   if (const auto* e = std::get_if<EpochMetrics>(&event)) {
     const bool val = e->val_loss >= 0;
     return "epoch," + integer(e->step) + "," + integer(e->epoch) + ",1,," + csvNumber(e->lr) + "," +
-           csvNumber(e->samples_per_sec) + ",,,,,,,,,," + csvNumber(e->train_loss) + "," + csvNumber(e->train_accuracy) +
-           "," + optional(e->val_loss, val) + "," + optional(e->val_accuracy, val) + "," + csvNumber(e->epoch_s) +
-           "\n";
+           csvNumber(e->samples_per_sec) + ",,,,,,,,,," + csvNumber(e->train_loss) + "," +
+           csvNumber(e->train_accuracy) + "," + optional(e->val_loss, val) + "," +
+           optional(e->val_accuracy, val) + "," + csvNumber(e->epoch_s) + "\n";
   }
   return {};
 }

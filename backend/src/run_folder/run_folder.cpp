@@ -9,7 +9,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "run_folder/metrics_csv.h"
@@ -37,8 +36,8 @@ std::string timestamp() {
 std::string safeName(const std::string& name) {
   std::string out;
   for (char c : name) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                      c == '_' || c == '.';
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_' || c == '.';
     out += keep ? c : '_';
   }
   return out.empty() ? "run" : out;
@@ -88,9 +87,10 @@ void writeTensorBoard(TensorBoardWriter& tb, const Event& event) {
     }
     tb.addScalars(m->step, wallTime(), scalars);
   } else if (const auto* e = std::get_if<EpochMetrics>(&event)) {
-    std::vector<std::pair<std::string, double>> scalars = {{"loss/train_epoch", e->train_loss},
-                                                           {"accuracy/train", e->train_accuracy},
-                                                           {"throughput/epoch_samples_per_sec", e->samples_per_sec}};
+    std::vector<std::pair<std::string, double>> scalars = {
+        {"loss/train_epoch", e->train_loss},
+        {"accuracy/train", e->train_accuracy},
+        {"throughput/epoch_samples_per_sec", e->samples_per_sec}};
     if (e->val_loss >= 0) {
       scalars.emplace_back("loss/val", e->val_loss);
       scalars.emplace_back("accuracy/val", e->val_accuracy);
@@ -115,7 +115,8 @@ std::string checkRunsDirWritable(const std::string& runs_dir, bool create) {
     }
     if (::access(existing.c_str(), W_OK | X_OK) != 0) {
       const std::string why = std::strerror(errno);
-      if (existing == fs::absolute(runs_dir, ec)) return "runs folder " + runs_dir + " is not writable: " + why;
+      if (existing == fs::absolute(runs_dir, ec))
+        return "runs folder " + runs_dir + " is not writable: " + why;
       return "runs folder " + runs_dir + " cannot be made: " + existing.string() + " is not writable: " + why;
     }
   } else {
@@ -165,7 +166,8 @@ RunFolder RunFolder::open(const std::string& path) {
   }
   const std::string problem = checkRunsDirWritable(path);
   if (!problem.empty()) {
-    throw UserError("Cannot resume the run: " + problem + ".", "Free some space or make the folder writable.");
+    throw UserError("Cannot resume the run: " + problem + ".",
+                    "Free some space or make the folder writable.");
   }
   // A kill during an atomic write (experiment.json, summary.json, model.pt) leaves its temporary file; the
   // checkpoints/ folder's are removed by CheckpointStore.
@@ -217,13 +219,15 @@ RunFolder::RunFolder(RunFolder&& other) noexcept
   other.m_log = nullptr;
 }
 
-RunFolder::~RunFolder() { closeLogs(); }
+RunFolder::~RunFolder() {
+  closeLogs();
+}
 
 nlohmann::json RunFolder::logLengths() {
   flushLogs();  // the lengths a checkpoint records are of what is on disk, or the checkpoint is not written
   nlohmann::json lengths = nlohmann::json::object();
-  for (const std::string& name : {std::string("metrics.jsonl"), std::string("metrics.csv"), std::string("train.log"),
-                                 m_tensorboard_name}) {
+  for (const std::string& name : {std::string("metrics.jsonl"), std::string("metrics.csv"),
+                                  std::string("train.log"), m_tensorboard_name}) {
     std::error_code ec;
     const auto size = fs::file_size(file(name), ec);
     if (!ec) lengths[name] = static_cast<int64_t>(size);
@@ -233,8 +237,8 @@ nlohmann::json RunFolder::logLengths() {
 
 void RunFolder::truncateLogs(const nlohmann::json& lengths) {
   closeLogs();
-  for (const std::string& name : {std::string("metrics.jsonl"), std::string("metrics.csv"), std::string("train.log"),
-                                 m_tensorboard_name}) {
+  for (const std::string& name : {std::string("metrics.jsonl"), std::string("metrics.csv"),
+                                  std::string("train.log"), m_tensorboard_name}) {
     const int64_t keep = lengths.is_object() && lengths.contains(name) ? lengths[name].get<int64_t>() : 0;
     std::error_code ec;
     const auto size = fs::file_size(file(name), ec);
@@ -258,7 +262,8 @@ void RunFolder::append(const EventBatch& batch) {
     if (!row.empty()) writeChecked(m_csv, file("metrics.csv"), row);
     writeTensorBoard(*m_tensorboard, event);
     if (const auto* log = std::get_if<LogLine>(&event)) {
-      writeChecked(m_log, file("train.log"), "[" + std::string(toString(log->level)) + "] " + log->text + "\n");
+      writeChecked(m_log, file("train.log"),
+                   "[" + std::string(toString(log->level)) + "] " + log->text + "\n");
     } else if (const auto* control = std::get_if<ControlApplied>(&event)) {
       writeChecked(m_log, file("train.log"), "[info] " + control->message + "\n");
     } else if (const auto* error = std::get_if<RunError>(&event)) {
@@ -280,7 +285,8 @@ void RunFolder::flushLogs() {
 
 void RunFolder::writeSummary(const RunSummary& summary, const RunError* error) {
   nlohmann::json j = summaryToJson(summary);
-  if (error) j["error"] = {{"kind", toString(error->kind)}, {"message", error->message}, {"hint", error->hint}};
+  if (error)
+    j["error"] = {{"kind", toString(error->kind)}, {"message", error->message}, {"hint", error->hint}};
   writeFileAtomically(file("summary.json"), j.dump(2) + "\n");
 }
 

@@ -1,14 +1,13 @@
 #pragma once
 // A run's folder under runs_dir: the resolved experiment, metrics.jsonl (one event a line), metrics.csv,
-// a TensorBoard event file, train.log, checkpoints/, the final model and summary.json. Files that are replaced
-// are written atomically; the logs are appended, and a checkpoint records their lengths so a resumed run cuts
-// them back to that point instead of repeating steps.
+// a TensorBoard event file, train.log, checkpoints/, the final model and summary.json. Files that are
+// replaced are written atomically; the logs are appended, and a checkpoint records their lengths so a resumed
+// run cuts them back to that point instead of repeating steps.
 
 #include <cstdio>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "util/tensorboard_writer.h"
 #include "workbench/events.h"
@@ -58,8 +57,9 @@ class RunFolder {
 };
 
 // Checks that `runs_dir` exists or can be created and that a file can be written there (and is not on a full
-// disk). Returns an empty string when fine, else what is wrong. With `create` the folder is made (a run is about
-// to be written there); without, nothing is made: the nearest existing folder on its path must be writable.
+// disk). Returns an empty string when fine, else what is wrong. With `create` the folder is made (a run is
+// about to be written there); without, nothing is made: the nearest existing folder on its path must be
+// writable.
 std::string checkRunsDirWritable(const std::string& runs_dir, bool create = false);
 
 }  // namespace wb

@@ -35,7 +35,8 @@ std::string unescapedKey(const std::string& key) {
 // The tensors of a checkpoint: model weights and buffers, the optimizer's state, the RNG states, serialized
 // into `buffer`. The caller keeps the buffer from one checkpoint to the next: writing into memory that is
 // already mapped is several times faster than growing a fresh stream (page faults dominated: the CNN's
-// 37.5 MiB checkpoint took ~530 ms through an ostringstream, ~110 ms written and synced from a reused buffer).
+// 37.5 MiB checkpoint took ~530 ms through an ostringstream, ~110 ms written and synced from a reused
+// buffer).
 void serializeTrainingState(Model& model, torch::optim::Optimizer& optimizer, std::string& buffer,
                             const ExtraTensors& extra) {
   torch::serialize::OutputArchive archive;
@@ -79,8 +80,9 @@ ExtraTensors restoreTrainingState(const std::string& payload, const std::string&
       for (const auto& [name, target] : targets) {
         torch::Tensor value;
         if (!weights.try_read(name, value, buffers) || !value.sizes().equals(target.sizes())) {
-          throw UserError("Checkpoint " + file + " does not fit the model: tensor " + name + " is missing or "
-                          "has another shape.",
+          throw UserError("Checkpoint " + file + " does not fit the model: tensor " + name +
+                              " is missing or "
+                              "has another shape.",
                           "The model in experiment.json was changed after the checkpoint was written.");
         }
         target.copy_(value);

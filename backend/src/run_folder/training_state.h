@@ -15,8 +15,9 @@ namespace wb {
 using ExtraTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 
 // Serializes into `buffer`. The caller keeps the buffer from one checkpoint to the next: writing into memory
-// that is already mapped is several times faster than growing a fresh stream (page faults dominated: the CNN's
-// 37.5 MiB checkpoint took ~530 ms through an ostringstream, ~110 ms written and synced from a reused buffer).
+// that is already mapped is several times faster than growing a fresh stream (page faults dominated: the
+// CNN's 37.5 MiB checkpoint took ~530 ms through an ostringstream, ~110 ms written and synced from a reused
+// buffer).
 void serializeTrainingState(Model& model, torch::optim::Optimizer& optimizer, std::string& buffer,
                             const ExtraTensors& extra = {});
 

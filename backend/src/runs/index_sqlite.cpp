@@ -1,7 +1,5 @@
 #include "runs/index_sqlite.h"
 
-#include "runs/run_index_db.h"
-
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -9,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "runs/run_index_db.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -27,12 +26,14 @@ sqlite3* openIndexDatabase(const std::string& file) {
                       nullptr) != SQLITE_OK) {
     const std::string reason = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
-    throw UserError("Cannot open the run index " + file + ": " + reason, "Check that output.runs_dir is writable.");
+    throw UserError("Cannot open the run index " + file + ": " + reason,
+                    "Check that output.runs_dir is writable.");
   }
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
   try {
     execIndexSql(db, "PRAGMA journal_mode=WAL", file);
-    execIndexSql(db, "PRAGMA synchronous=NORMAL", file);  // WAL + NORMAL: a power cut may lose the last commit, never corrupts
+    execIndexSql(db, "PRAGMA synchronous=NORMAL",
+                 file);  // WAL + NORMAL: a power cut may lose the last commit, never corrupts
   } catch (...) {
     sqlite3_close(db);
     throw;
@@ -51,9 +52,13 @@ IndexConnection::IndexConnection(const std::string& runs_dir, const char* schema
   }
 }
 
-IndexConnection::~IndexConnection() { sqlite3_close(m_db); }
+IndexConnection::~IndexConnection() {
+  sqlite3_close(m_db);
+}
 
-int IndexConnection::changes() const { return sqlite3_changes(m_db); }
+int IndexConnection::changes() const {
+  return sqlite3_changes(m_db);
+}
 
 void execIndexSql(sqlite3* db, const char* sql, const std::string& file) {
   char* error = nullptr;
@@ -64,11 +69,14 @@ void execIndexSql(sqlite3* db, const char* sql, const std::string& file) {
   }
 }
 
-IndexStatement::IndexStatement(sqlite3* db, const char* sql, const std::string& file) : m_db(db), m_file(file) {
+IndexStatement::IndexStatement(sqlite3* db, const char* sql, const std::string& file)
+    : m_db(db), m_file(file) {
   if (sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr) != SQLITE_OK) fail("prepare");
 }
 
-IndexStatement::~IndexStatement() { sqlite3_finalize(m_stmt); }
+IndexStatement::~IndexStatement() {
+  sqlite3_finalize(m_stmt);
+}
 
 IndexStatement& IndexStatement::bind(int index, const std::string& value) {
   sqlite3_bind_text(m_stmt, index, value.c_str(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
@@ -97,12 +105,17 @@ std::string IndexStatement::text(int column) const {
   return value ? reinterpret_cast<const char*>(value) : "";
 }
 
-int64_t IndexStatement::integer(int column) const { return sqlite3_column_int64(m_stmt, column); }
+int64_t IndexStatement::integer(int column) const {
+  return sqlite3_column_int64(m_stmt, column);
+}
 
-double IndexStatement::real(int column) const { return sqlite3_column_double(m_stmt, column); }
+double IndexStatement::real(int column) const {
+  return sqlite3_column_double(m_stmt, column);
+}
 
 void IndexStatement::fail(const char* what) {
-  throw UserError("The run index " + m_file + " failed (" + what + "): " + sqlite3_errmsg(m_db), kDamagedHint);
+  throw UserError("The run index " + m_file + " failed (" + what + "): " + sqlite3_errmsg(m_db),
+                  kDamagedHint);
 }
 
 IndexTransaction::IndexTransaction(sqlite3* db, const std::string& file) : m_db(db), m_file(file) {

@@ -10,7 +10,8 @@ struct sqlite3_stmt;
 
 namespace wb {
 
-// Opens (creating when absent) an index file in WAL mode with the busy timeout. Throws wb::UserError naming it.
+// Opens (creating when absent) an index file in WAL mode with the busy timeout. Throws wb::UserError naming
+// it.
 sqlite3* openIndexDatabase(const std::string& file);
 
 // Runs SQL without results; throws wb::UserError naming the file.
@@ -38,9 +39,9 @@ class IndexStatement {
   sqlite3_stmt* m_stmt = nullptr;
 };
 
-// BEGIN IMMEDIATE: the write lock is taken at once (waiting up to the busy timeout), so that what is read inside
-// is still true when it is written — two processes claiming from one queue never take the same entry. Rolled
-// back unless commit() is called.
+// BEGIN IMMEDIATE: the write lock is taken at once (waiting up to the busy timeout), so that what is read
+// inside is still true when it is written — two processes claiming from one queue never take the same entry.
+// Rolled back unless commit() is called.
 class IndexTransaction {
  public:
   IndexTransaction(sqlite3* db, const std::string& file);

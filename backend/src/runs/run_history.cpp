@@ -2,9 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
@@ -13,8 +12,8 @@
 namespace wb {
 namespace {
 
-// Reads the whole lines of an events file from `offset` and hands each event over. Returns the offset after the
-// last whole line (a line without its newline yet is being written: it is read next time).
+// Reads the whole lines of an events file from `offset` and hands each event over. Returns the offset after
+// the last whole line (a line without its newline yet is being written: it is read next time).
 template <typename OnEvent>
 uint64_t readEventLines(const std::string& file, uint64_t offset, OnEvent on_event) {
   std::ifstream in(file, std::ios::binary);
@@ -49,15 +48,16 @@ RunHistoryTail readRunHistoryTail(const std::string& run_dir, uint64_t offset) {
     tail.metrics_bytes = offset;
     return tail;
   }
-  tail.metrics_bytes = readEventLines((fs::path(run_dir) / "metrics.jsonl").string(), offset, [&](Event&& event) {
-    if (auto* step = std::get_if<StepMetrics>(&event)) {
-      tail.steps.push_back(*step);
-    } else if (auto* epoch = std::get_if<EpochMetrics>(&event)) {
-      tail.epochs.push_back(*epoch);
-    } else if (auto* control = std::get_if<ControlApplied>(&event)) {
-      tail.controls.push_back(std::move(*control));
-    }
-  });
+  tail.metrics_bytes =
+      readEventLines((fs::path(run_dir) / "metrics.jsonl").string(), offset, [&](Event&& event) {
+        if (auto* step = std::get_if<StepMetrics>(&event)) {
+          tail.steps.push_back(*step);
+        } else if (auto* epoch = std::get_if<EpochMetrics>(&event)) {
+          tail.epochs.push_back(*epoch);
+        } else if (auto* control = std::get_if<ControlApplied>(&event)) {
+          tail.controls.push_back(std::move(*control));
+        }
+      });
   return tail;
 }
 

@@ -6,9 +6,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "runs/run_index_db.h"
 #include "workbench/errors.h"
@@ -66,7 +65,8 @@ std::vector<RunRecord> listRuns(const std::string& runs_dir) {
 }
 
 std::optional<RunRecord> findRun(const std::string& runs_dir, const std::string& id_or_folder) {
-  const bool numeric = !id_or_folder.empty() && id_or_folder.find_first_not_of("0123456789") == std::string::npos;
+  const bool numeric =
+      !id_or_folder.empty() && id_or_folder.find_first_not_of("0123456789") == std::string::npos;
   for (RunRecord& record : listRuns(runs_dir)) {
     if (numeric && std::to_string(record.id) == id_or_folder) return record;
     if (record.folder == id_or_folder || fs::path(record.folder).filename() == id_or_folder) return record;
@@ -79,7 +79,8 @@ std::optional<RunRecord> findRun(const std::string& runs_dir, const std::string&
 void updateRunInfo(const std::string& runs_dir, const std::string& folder, const RunInfo& info) {
   const RunRecord record = requireIndexed(runs_dir, folder);
   if (info.name.find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw UserError("A run's name cannot be empty.", "Type a name, or press Escape to keep \"" + record.name + "\".");
+    throw UserError("A run's name cannot be empty.",
+                    "Type a name, or press Escape to keep \"" + record.name + "\".");
   }
   // The folder's run.json first: it is what travels with the run; the index mirrors it.
   writeRunInfo(record.folder, info);
@@ -112,8 +113,8 @@ RunRecord addRunFolder(const std::string& runs_dir, const std::string& folder) {
   RunInfo info = readRunInfo(absolute).value_or(RunInfo{});
   RunIndexDb db(runs_dir);
   const int64_t id = db.importRun(info.name.empty() ? experimentRunName(parsed.experiment) : info.name,
-                                  experimentHash(experimentToJson(parsed.experiment).dump()), absolute, status,
-                                  startedUtc(absolute, absolute + "/experiment.json"), summary);
+                                  experimentHash(experimentToJson(parsed.experiment).dump()), absolute,
+                                  status, startedUtc(absolute, absolute + "/experiment.json"), summary);
   if (info.name.empty()) info.name = numberedRunName(parsed.experiment, id);
   db.describeRun(id, parsed.experiment);
   db.setInfo(id, info);
@@ -123,15 +124,16 @@ RunRecord addRunFolder(const std::string& runs_dir, const std::string& folder) {
 void deleteRun(const std::string& runs_dir, const std::string& folder) {
   const RunRecord record = requireIndexed(runs_dir, folder);
   if (record.status == "running") {
-    throw UserError("The run \"" + record.name + "\" is training (process " + std::to_string(record.pid) + " on " +
-                        record.host + "): it cannot be deleted.",
+    throw UserError("The run \"" + record.name + "\" is training (process " + std::to_string(record.pid) +
+                        " on " + record.host + "): it cannot be deleted.",
                     "Stop it first (Run ▸ Stop, or Ctrl-C in its terminal), then delete it.");
   }
   std::error_code ec;
   if (fs::exists(record.folder, ec)) {
     if (!fs::is_regular_file(fs::path(record.folder) / "experiment.json")) {
-      throw UserError(record.folder + " does not look like a run folder (no experiment.json): it was not deleted.",
-                      "Check the folder by hand; the index entry is kept.");
+      throw UserError(
+          record.folder + " does not look like a run folder (no experiment.json): it was not deleted.",
+          "Check the folder by hand; the index entry is kept.");
     }
     fs::remove_all(record.folder, ec);
     if (ec) {

@@ -9,9 +9,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "runs/index_sqlite.h"
 #include "workbench/errors.h"
@@ -24,7 +23,8 @@ using Statement = IndexStatement;
 
 constexpr const char* kColumns =
     "id, name, experiment_hash, status, started_at, ended_at, folder, steps, epochs, best_val_loss, "
-    "best_val_accuracy, test_loss, test_accuracy, pid, host, pid_start, model, dataset, optimizer, lr, batch_size, "
+    "best_val_accuracy, test_loss, test_accuracy, pid, host, pid_start, model, dataset, optimizer, lr, "
+    "batch_size, "
     "amp, devices, wall_s, tags, notes, described";
 
 // Columns added after the first release of the index: an older runs.sqlite gets them when opened.
@@ -33,17 +33,24 @@ struct AddedColumn {
   const char* definition;
 };
 const AddedColumn kAddedColumns[] = {
-    {"model", "TEXT NOT NULL DEFAULT ''"},       {"dataset", "TEXT NOT NULL DEFAULT ''"},
-    {"optimizer", "TEXT NOT NULL DEFAULT ''"},   {"lr", "REAL NOT NULL DEFAULT 0"},
-    {"batch_size", "INTEGER NOT NULL DEFAULT 0"}, {"amp", "TEXT NOT NULL DEFAULT ''"},
-    {"devices", "TEXT NOT NULL DEFAULT ''"},     {"wall_s", "REAL NOT NULL DEFAULT -1"},
-    {"tags", "TEXT NOT NULL DEFAULT '[]'"},      {"notes", "TEXT NOT NULL DEFAULT ''"},
+    {"model", "TEXT NOT NULL DEFAULT ''"},
+    {"dataset", "TEXT NOT NULL DEFAULT ''"},
+    {"optimizer", "TEXT NOT NULL DEFAULT ''"},
+    {"lr", "REAL NOT NULL DEFAULT 0"},
+    {"batch_size", "INTEGER NOT NULL DEFAULT 0"},
+    {"amp", "TEXT NOT NULL DEFAULT ''"},
+    {"devices", "TEXT NOT NULL DEFAULT ''"},
+    {"wall_s", "REAL NOT NULL DEFAULT -1"},
+    {"tags", "TEXT NOT NULL DEFAULT '[]'"},
+    {"notes", "TEXT NOT NULL DEFAULT ''"},
     // 1 once model..devices were filled from the experiment (or found unreadable): a run indexed before these
     // columns existed is described from its folder the first time it is listed.
     {"described", "INTEGER NOT NULL DEFAULT 0"},
 };
 
-std::string tagsToText(const std::vector<std::string>& tags) { return nlohmann::json(tags).dump(); }
+std::string tagsToText(const std::vector<std::string>& tags) {
+  return nlohmann::json(tags).dump();
+}
 
 std::vector<std::string> tagsFromText(const std::string& text) {
   std::vector<std::string> tags;
@@ -108,20 +115,24 @@ RunRecord readRecord(const Statement& s) {
 
 }  // namespace
 
-std::string RunIndexDb::fileIn(const std::string& runs_dir) { return runs_dir + "/runs.sqlite"; }
+std::string RunIndexDb::fileIn(const std::string& runs_dir) {
+  return runs_dir + "/runs.sqlite";
+}
 
 RunIndexDb::RunIndexDb(const std::string& runs_dir) : m_file(fileIn(runs_dir)) {
   m_db = openIndexDatabase(m_file);
   try {
-    exec("CREATE TABLE IF NOT EXISTS runs ("
-         " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-         " name TEXT NOT NULL, experiment_hash TEXT NOT NULL, status TEXT NOT NULL,"
-         " started_at TEXT NOT NULL, ended_at TEXT NOT NULL DEFAULT '',"
-         " folder TEXT NOT NULL UNIQUE,"
-         " steps INTEGER NOT NULL DEFAULT 0, epochs INTEGER NOT NULL DEFAULT 0,"
-         " best_val_loss REAL NOT NULL DEFAULT -1, best_val_accuracy REAL NOT NULL DEFAULT -1,"
-         " test_loss REAL NOT NULL DEFAULT -1, test_accuracy REAL NOT NULL DEFAULT -1,"
-         " pid INTEGER NOT NULL DEFAULT 0, host TEXT NOT NULL DEFAULT '', pid_start INTEGER NOT NULL DEFAULT 0)");
+    exec(
+        "CREATE TABLE IF NOT EXISTS runs ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " name TEXT NOT NULL, experiment_hash TEXT NOT NULL, status TEXT NOT NULL,"
+        " started_at TEXT NOT NULL, ended_at TEXT NOT NULL DEFAULT '',"
+        " folder TEXT NOT NULL UNIQUE,"
+        " steps INTEGER NOT NULL DEFAULT 0, epochs INTEGER NOT NULL DEFAULT 0,"
+        " best_val_loss REAL NOT NULL DEFAULT -1, best_val_accuracy REAL NOT NULL DEFAULT -1,"
+        " test_loss REAL NOT NULL DEFAULT -1, test_accuracy REAL NOT NULL DEFAULT -1,"
+        " pid INTEGER NOT NULL DEFAULT 0, host TEXT NOT NULL DEFAULT '', pid_start INTEGER NOT NULL DEFAULT "
+        "0)");
     addMissingColumns();
   } catch (...) {
     sqlite3_close(m_db);
@@ -130,9 +141,13 @@ RunIndexDb::RunIndexDb(const std::string& runs_dir) : m_file(fileIn(runs_dir)) {
   }
 }
 
-RunIndexDb::~RunIndexDb() { sqlite3_close(m_db); }
+RunIndexDb::~RunIndexDb() {
+  sqlite3_close(m_db);
+}
 
-void RunIndexDb::exec(const char* sql) { execIndexSql(m_db, sql, m_file); }
+void RunIndexDb::exec(const char* sql) {
+  execIndexSql(m_db, sql, m_file);
+}
 
 void RunIndexDb::addMissingColumns() {
   std::vector<std::string> present;
@@ -144,7 +159,8 @@ void RunIndexDb::addMissingColumns() {
     bool found = false;
     for (const std::string& name : present) found = found || name == column.name;
     if (found) continue;
-    const std::string sql = std::string("ALTER TABLE runs ADD COLUMN ") + column.name + " " + column.definition;
+    const std::string sql =
+        std::string("ALTER TABLE runs ADD COLUMN ") + column.name + " " + column.definition;
     char* error = nullptr;
     if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
       // Another process opening the same index may have added it a moment ago.
@@ -161,12 +177,18 @@ void RunIndexDb::addMissingColumns() {
 
 int64_t RunIndexDb::registerRun(const std::string& name, const std::string& experiment_hash,
                                 const std::string& folder) {
-  Statement insert(m_db,
-                   "INSERT INTO runs (name, experiment_hash, status, started_at, folder, pid, host, pid_start) "
-                   "VALUES (?, ?, 'running', ?, ?, ?, ?, ?)",
-                   m_file);
+  Statement insert(
+      m_db,
+      "INSERT INTO runs (name, experiment_hash, status, started_at, folder, pid, host, pid_start) "
+      "VALUES (?, ?, 'running', ?, ?, ?, ?, ?)",
+      m_file);
   const int64_t pid = ::getpid();
-  insert.bind(1, name).bind(2, experiment_hash).bind(3, utcNow()).bind(4, folder).bind(5, pid).bind(6, hostName());
+  insert.bind(1, name)
+      .bind(2, experiment_hash)
+      .bind(3, utcNow())
+      .bind(4, folder)
+      .bind(5, pid)
+      .bind(6, hostName());
   insert.bind(7, processStartTicks(pid));
   insert.step();
   return sqlite3_last_insert_rowid(m_db);
@@ -181,21 +203,26 @@ int64_t RunIndexDb::reopenRun(const std::string& name, const std::string& experi
     if (find.step()) id = find.integer(0);
   }
   if (id == 0) return registerRun(name, experiment_hash, folder);
-  Statement update(m_db,
-                   "UPDATE runs SET status = 'running', ended_at = '', experiment_hash = ?, pid = ?, host = ?, "
-                   "pid_start = ? WHERE id = ?",
-                   m_file);
+  Statement update(
+      m_db,
+      "UPDATE runs SET status = 'running', ended_at = '', experiment_hash = ?, pid = ?, host = ?, "
+      "pid_start = ? WHERE id = ?",
+      m_file);
   const int64_t pid = ::getpid();
-  update.bind(1, experiment_hash).bind(2, pid).bind(3, hostName()).bind(4, processStartTicks(pid)).bind(5, id);
+  update.bind(1, experiment_hash)
+      .bind(2, pid)
+      .bind(3, hostName())
+      .bind(4, processStartTicks(pid))
+      .bind(5, id);
   update.step();
   return id;
 }
 
 void RunIndexDb::updateProgress(int64_t id, int64_t steps, int64_t epochs, double best_val_loss,
                                 double best_val_accuracy) {
-  Statement update(m_db,
-                   "UPDATE runs SET steps = ?, epochs = ?, best_val_loss = ?, best_val_accuracy = ? WHERE id = ?",
-                   m_file);
+  Statement update(
+      m_db, "UPDATE runs SET steps = ?, epochs = ?, best_val_loss = ?, best_val_accuracy = ? WHERE id = ?",
+      m_file);
   update.bind(1, steps).bind(2, epochs).bind(3, best_val_loss).bind(4, best_val_accuracy).bind(5, id);
   update.step();
 }
@@ -229,13 +256,15 @@ void RunIndexDb::setInfo(int64_t id, const RunInfo& info) {
   update.step();
 }
 
-int64_t RunIndexDb::importRun(const std::string& name, const std::string& experiment_hash, const std::string& folder,
-                              const std::string& status, const std::string& started_at, const RunSummary& s) {
-  Statement insert(m_db,
-                   "INSERT INTO runs (name, experiment_hash, status, started_at, ended_at, folder, steps, epochs, "
-                   "best_val_loss, best_val_accuracy, test_loss, test_accuracy, wall_s, host) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   m_file);
+int64_t RunIndexDb::importRun(const std::string& name, const std::string& experiment_hash,
+                              const std::string& folder, const std::string& status,
+                              const std::string& started_at, const RunSummary& s) {
+  Statement insert(
+      m_db,
+      "INSERT INTO runs (name, experiment_hash, status, started_at, ended_at, folder, steps, epochs, "
+      "best_val_loss, best_val_accuracy, test_loss, test_accuracy, wall_s, host) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      m_file);
   insert.bind(1, name).bind(2, experiment_hash).bind(3, status).bind(4, started_at);
   insert.bind(5, status == "interrupted" ? std::string() : started_at).bind(6, folder).bind(7, s.steps);
   insert.bind(8, s.epochs).bind(9, s.best_val_loss).bind(10, s.best_val_accuracy).bind(11, s.test_loss);
@@ -270,7 +299,11 @@ void RunIndexDb::backfill(RunRecord& r) {
                    "amp = ?, devices = ?, wall_s = ?, tags = ?, notes = ?, described = 1 WHERE id = ?",
                    m_file);
   update.bind(1, r.name).bind(2, r.model).bind(3, r.dataset).bind(4, r.optimizer).bind(5, r.lr);
-  update.bind(6, r.batch_size).bind(7, r.amp).bind(8, r.devices).bind(9, r.wall_s).bind(10, tagsToText(r.tags));
+  update.bind(6, r.batch_size)
+      .bind(7, r.amp)
+      .bind(8, r.devices)
+      .bind(9, r.wall_s)
+      .bind(10, tagsToText(r.tags));
   update.bind(11, r.notes).bind(12, r.id);
   update.step();
 }
@@ -281,7 +314,8 @@ std::vector<RunRecord> RunIndexDb::list() {
   std::vector<size_t> undescribed;
   const std::string host = hostName();
   {
-    Statement select(m_db, (std::string("SELECT ") + kColumns + " FROM runs ORDER BY id DESC").c_str(), m_file);
+    Statement select(m_db, (std::string("SELECT ") + kColumns + " FROM runs ORDER BY id DESC").c_str(),
+                     m_file);
     while (select.step()) {
       RunRecord record = readRecord(select);
       const int64_t pid_start = select.integer(15);
@@ -296,7 +330,8 @@ std::vector<RunRecord> RunIndexDb::list() {
     }
   }
   for (int64_t id : dead) {
-    Statement update(m_db, "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'", m_file);
+    Statement update(m_db, "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'",
+                     m_file);
     update.bind(1, id);
     update.step();
   }
@@ -307,9 +342,12 @@ std::vector<RunRecord> RunIndexDb::list() {
 const char* indexStatus(RunStatus status) {
   switch (status) {
     case RunStatus::Completed:
-    case RunStatus::EarlyStopped: return "finished";
-    case RunStatus::Interrupted: return "interrupted";
-    case RunStatus::Failed: return "failed";
+    case RunStatus::EarlyStopped:
+      return "finished";
+    case RunStatus::Interrupted:
+      return "interrupted";
+    case RunStatus::Failed:
+      return "failed";
   }
   return "failed";
 }

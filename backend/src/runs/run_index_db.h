@@ -31,7 +31,8 @@ class RunIndexDb {
   // A resumed run: running again, owned by this process, no end time. Registers the folder when the index
   // does not know it (a run folder copied from elsewhere, or an index that was deleted). Returns its id.
   int64_t reopenRun(const std::string& name, const std::string& experiment_hash, const std::string& folder);
-  void updateProgress(int64_t id, int64_t steps, int64_t epochs, double best_val_loss, double best_val_accuracy);
+  void updateProgress(int64_t id, int64_t steps, int64_t epochs, double best_val_loss,
+                      double best_val_accuracy);
   void finishRun(int64_t id, const RunSummary& summary);
   // What was trained (the runs list's columns) and what the user said about it (run.json).
   void describeRun(int64_t id, const Experiment& experiment);

@@ -2,9 +2,8 @@
 
 #include <cstdio>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "util/atomic_file.h"
 
@@ -70,7 +69,8 @@ std::optional<RunInfo> readRunInfo(const std::string& run_dir) {
 }
 
 void writeRunInfo(const std::string& run_dir, const RunInfo& info) {
-  const nlohmann::json doc = {{"name", trimmed(info.name)}, {"tags", cleanTags(info.tags)}, {"notes", info.notes}};
+  const nlohmann::json doc = {
+      {"name", trimmed(info.name)}, {"tags", cleanTags(info.tags)}, {"notes", info.notes}};
   writeFileAtomically(run_dir + "/run.json", doc.dump(2) + "\n");
 }
 

@@ -14,7 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kQueueColumns =
-    "id, position, state, label, experiment, cwd, run_folder, message, added_at, started_at, ended_at, owner_pid, "
+    "id, position, state, label, experiment, cwd, run_folder, message, added_at, started_at, ended_at, "
+    "owner_pid, "
     "owner_host, attempts, sweep, overrides, sweep_metric";
 
 // One connection to the index with the queue's table.
@@ -35,7 +36,8 @@ class QueueDb : public IndexConnection {
   explicit QueueDb(const std::string& runs_dir) : IndexConnection(runs_dir, kQueueSchema) {}
 
   std::optional<QueueEntry> find(int64_t id) {
-    IndexStatement select(m_db, (std::string("SELECT ") + kQueueColumns + " FROM queue WHERE id = ?").c_str(), m_file);
+    IndexStatement select(m_db, (std::string("SELECT ") + kQueueColumns + " FROM queue WHERE id = ?").c_str(),
+                          m_file);
     select.bind(1, id);
     if (!select.step()) return std::nullopt;
     return read(select);
@@ -94,9 +96,10 @@ class QueueDb : public IndexConnection {
     std::vector<Orphan> orphans;
     const std::string host = hostName();
     {
-      IndexStatement select(
-          m_db, "SELECT id, owner_pid, owner_start, run_folder FROM queue WHERE state = 'running' AND owner_host = ?",
-          m_file);
+      IndexStatement select(m_db,
+                            "SELECT id, owner_pid, owner_start, run_folder FROM queue WHERE state = "
+                            "'running' AND owner_host = ?",
+                            m_file);
       select.bind(1, host);
       while (select.step()) {
         const int64_t pid = select.integer(1), start = select.integer(2);
@@ -119,14 +122,17 @@ class QueueDb : public IndexConnection {
   }
 };
 
-bool indexExists(const std::string& runs_dir) { return fs::exists(RunIndexDb::fileIn(runs_dir)); }
+bool indexExists(const std::string& runs_dir) {
+  return fs::exists(RunIndexDb::fileIn(runs_dir));
+}
 
 // Editing a queue that was never made names the folder, not SQLite's "unable to open database file".
 void requireIndex(const std::string& runs_dir) {
   if (indexExists(runs_dir)) return;
-  throw UserError("There is no queue in " + runs_dir + " (no runs.sqlite there).",
-                  "Give the runs folder with --runs-dir (the experiment's output.runs_dir), or add an entry first "
-                  "with `workbench-cli queue add EXPERIMENT.json`.");
+  throw UserError(
+      "There is no queue in " + runs_dir + " (no runs.sqlite there).",
+      "Give the runs folder with --runs-dir (the experiment's output.runs_dir), or add an entry first "
+      "with `workbench-cli queue add EXPERIMENT.json`.");
 }
 
 }  // namespace
@@ -142,11 +148,12 @@ std::vector<int64_t> addAllToQueue(const std::string& runs_dir, const std::vecto
   std::vector<int64_t> ids;
   IndexTransaction transaction(q.db(), q.file());
   for (const QueueAddition& addition : additions) {
-    IndexStatement insert(q.db(),
-                          "INSERT INTO queue (position, state, label, experiment, cwd, added_at, sweep, overrides, "
-                          "message, sweep_metric) "
-                          "VALUES ((SELECT COALESCE(MAX(position), 0) + 1 FROM queue), ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                          q.file());
+    IndexStatement insert(
+        q.db(),
+        "INSERT INTO queue (position, state, label, experiment, cwd, added_at, sweep, overrides, "
+        "message, sweep_metric) "
+        "VALUES ((SELECT COALESCE(MAX(position), 0) + 1 FROM queue), ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        q.file());
     const std::string state = !addition.failed.empty() ? "failed" : addition.held ? "held" : "queued";
     insert.bind(1, state).bind(2, addition.label).bind(3, addition.experiment).bind(4, addition.cwd);
     insert.bind(5, utcNow()).bind(6, addition.sweep).bind(7, addition.overrides).bind(8, addition.failed);
@@ -167,8 +174,9 @@ std::vector<QueueEntry> listQueue(const std::string& runs_dir) {
     q.requeueOrphans();
     transaction.commit();
   }
-  IndexStatement select(q.db(), (std::string("SELECT ") + kQueueColumns + " FROM queue ORDER BY position, id").c_str(),
-                        q.file());
+  IndexStatement select(
+      q.db(), (std::string("SELECT ") + kQueueColumns + " FROM queue ORDER BY position, id").c_str(),
+      q.file());
   while (select.step()) entries.push_back(QueueDb::read(select));
   return entries;
 }
@@ -186,10 +194,11 @@ void removeFromQueue(const std::string& runs_dir, int64_t id) {
   q.requeueOrphans();
   const QueueEntry entry = q.require(id);
   if (entry.state == "running") {
-    throw UserError("Queue entry " + std::to_string(id) + " (" + entry.label + ") is training" +
-                        (entry.run_folder.empty() ? "" : " in " + entry.run_folder) + ": it cannot be removed now.",
-                    "Stop its run first (`workbench-cli control RUN_DIR stop`, or Ctrl-C in its worker), then "
-                    "remove it.");
+    throw UserError(
+        "Queue entry " + std::to_string(id) + " (" + entry.label + ") is training" +
+            (entry.run_folder.empty() ? "" : " in " + entry.run_folder) + ": it cannot be removed now.",
+        "Stop its run first (`workbench-cli control RUN_DIR stop`, or Ctrl-C in its worker), then "
+        "remove it.");
   }
   IndexStatement remove(q.db(), "DELETE FROM queue WHERE id = ?", q.file());
   remove.bind(1, id);
@@ -203,10 +212,11 @@ void holdInQueue(const std::string& runs_dir, int64_t id, bool hold) {
   IndexTransaction transaction(q.db(), q.file());
   q.requeueOrphans();
   const QueueEntry entry = q.require(id);
-  IndexStatement update(q.db(),
-                        hold ? "UPDATE queue SET state = 'held' WHERE id = ? AND state = 'queued'"
-                             : "UPDATE queue SET state = 'queued', message = '' WHERE id = ? AND state IN ('held', 'failed')",
-                        q.file());
+  IndexStatement update(
+      q.db(),
+      hold ? "UPDATE queue SET state = 'held' WHERE id = ? AND state = 'queued'"
+           : "UPDATE queue SET state = 'queued', message = '' WHERE id = ? AND state IN ('held', 'failed')",
+      q.file());
   update.bind(1, id);
   update.step();
   if (q.changes() == 0 && entry.state != (hold ? "held" : "queued")) {
@@ -244,14 +254,20 @@ std::optional<QueueEntry> claimFromQueue(const std::string& runs_dir, int64_t ow
   QueueDb q(runs_dir);
   IndexTransaction transaction(q.db(), q.file());
   q.requeueOrphans();
-  IndexStatement next(q.db(), "SELECT id FROM queue WHERE state = 'queued' ORDER BY position, id LIMIT 1", q.file());
+  IndexStatement next(q.db(), "SELECT id FROM queue WHERE state = 'queued' ORDER BY position, id LIMIT 1",
+                      q.file());
   if (!next.step()) return std::nullopt;  // rolled back: nothing was written
   const int64_t id = next.integer(0);
-  IndexStatement claim(q.db(),
-                       "UPDATE queue SET state = 'running', owner_pid = ?, owner_host = ?, owner_start = ?, "
-                       "attempts = attempts + 1, started_at = ?, ended_at = '' WHERE id = ? AND state = 'queued'",
-                       q.file());
-  claim.bind(1, owner_pid).bind(2, hostName()).bind(3, processStartTicks(owner_pid)).bind(4, utcNow()).bind(5, id);
+  IndexStatement claim(
+      q.db(),
+      "UPDATE queue SET state = 'running', owner_pid = ?, owner_host = ?, owner_start = ?, "
+      "attempts = attempts + 1, started_at = ?, ended_at = '' WHERE id = ? AND state = 'queued'",
+      q.file());
+  claim.bind(1, owner_pid)
+      .bind(2, hostName())
+      .bind(3, processStartTicks(owner_pid))
+      .bind(4, utcNow())
+      .bind(5, id);
   claim.step();
   transaction.commit();
   return q.find(id);
@@ -260,9 +276,10 @@ std::optional<QueueEntry> claimFromQueue(const std::string& runs_dir, int64_t ow
 QueueEntry ownQueueEntry(const std::string& runs_dir, int64_t id, int64_t owner_pid) {
   requireIndex(runs_dir);
   QueueDb q(runs_dir);
-  IndexStatement update(q.db(),
-                        "UPDATE queue SET owner_pid = ?, owner_host = ?, owner_start = ? WHERE id = ? AND state = 'running'",
-                        q.file());
+  IndexStatement update(
+      q.db(),
+      "UPDATE queue SET owner_pid = ?, owner_host = ?, owner_start = ? WHERE id = ? AND state = 'running'",
+      q.file());
   update.bind(1, owner_pid).bind(2, hostName()).bind(3, processStartTicks(owner_pid)).bind(4, id);
   update.step();
   const QueueEntry entry = q.require(id);
@@ -273,14 +290,15 @@ QueueEntry ownQueueEntry(const std::string& runs_dir, int64_t id, int64_t owner_
   return entry;
 }
 
-void endQueueEntry(const std::string& runs_dir, int64_t id, const std::string& state, const std::string& run_folder,
-                   const std::string& message) {
+void endQueueEntry(const std::string& runs_dir, int64_t id, const std::string& state,
+                   const std::string& run_folder, const std::string& message) {
   requireIndex(runs_dir);
   QueueDb q(runs_dir);
-  IndexStatement update(q.db(),
-                        "UPDATE queue SET state = ?, run_folder = CASE WHEN ? = '' THEN run_folder ELSE ? END, "
-                        "message = ?, ended_at = ?, owner_pid = 0 WHERE id = ?",
-                        q.file());
+  IndexStatement update(
+      q.db(),
+      "UPDATE queue SET state = ?, run_folder = CASE WHEN ? = '' THEN run_folder ELSE ? END, "
+      "message = ?, ended_at = ?, owner_pid = 0 WHERE id = ?",
+      q.file());
   update.bind(1, state).bind(2, run_folder).bind(3, run_folder).bind(4, message);
   update.bind(5, state == "queued" ? std::string() : utcNow()).bind(6, id);
   update.step();

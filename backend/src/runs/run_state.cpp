@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "workbench/errors.h"
@@ -19,10 +18,14 @@ std::string RunState::describe() const {
   if (!status) return "still training, or killed before it could say (no summary.json)";
   const std::string at = " step " + std::to_string(steps) + " (epoch " + std::to_string(epochs) + ")";
   switch (*status) {
-    case RunStatus::Completed: return "completed at" + at;
-    case RunStatus::EarlyStopped: return "stopped early at" + at;
-    case RunStatus::Interrupted: return "interrupted at" + at;
-    case RunStatus::Failed: return "failed after " + std::to_string(steps) + " steps";
+    case RunStatus::Completed:
+      return "completed at" + at;
+    case RunStatus::EarlyStopped:
+      return "stopped early at" + at;
+    case RunStatus::Interrupted:
+      return "interrupted at" + at;
+    case RunStatus::Failed:
+      return "failed after " + std::to_string(steps) + " steps";
   }
   return toString(*status);
 }
@@ -48,26 +51,30 @@ RunState readRunState(const std::string& run_dir) {
 std::string checkRunModel(const std::string& run_dir, const std::string& action, bool allow_unfinished) {
   const RunState s = readRunState(run_dir);
   if (!s.folder) {
-    throw UserError("Run folder not found: " + run_dir, "Give the folder of a run (`workbench-cli runs` lists them).");
+    throw UserError("Run folder not found: " + run_dir,
+                    "Give the folder of a run (`workbench-cli runs` lists them).");
   }
   if (!s.experiment) {
-    throw UserError(run_dir + " is not a run folder: it has no readable experiment.json",
-                    "Give a folder that `workbench-cli train` made under the runs folder (`workbench-cli runs` lists "
-                    "them).");
+    throw UserError(
+        run_dir + " is not a run folder: it has no readable experiment.json",
+        "Give a folder that `workbench-cli train` made under the runs folder (`workbench-cli runs` lists "
+        "them).");
   }
   if (s.finished()) return {};
   if (s.status && *s.status == RunStatus::Failed) {
-    throw UserError("The run in " + run_dir + " " + s.describe() + ": it has no trained model to " + action + ".",
-                    "Its train.log says why; fix the experiment and train it again.");
+    throw UserError(
+        "The run in " + run_dir + " " + s.describe() + ": it has no trained model to " + action + ".",
+        "Its train.log says why; fix the experiment and train it again.");
   }
   if (!allow_unfinished) {
-    throw UserError("The run in " + run_dir + " has not finished (" + s.describe() + "): its model.pt is " +
-                        (s.status ? "the part-trained model of that step" : "not final") + ", not a trained one.",
-                    "Resume it to the end first (`workbench-cli resume " + run_dir + "`)" +
-                        (action == "compress" ? std::string(".")
-                                              : ", or " + action + " the part-trained model on purpose: `workbench-cli " +
-                                                    (action == "evaluate" ? "eval" : action) + " " + run_dir +
-                                                    " --allow-unfinished`."));
+    throw UserError(
+        "The run in " + run_dir + " has not finished (" + s.describe() + "): its model.pt is " +
+            (s.status ? "the part-trained model of that step" : "not final") + ", not a trained one.",
+        "Resume it to the end first (`workbench-cli resume " + run_dir + "`)" +
+            (action == "compress"
+                 ? std::string(".")
+                 : ", or " + action + " the part-trained model on purpose: `workbench-cli " +
+                       (action == "evaluate" ? "eval" : action) + " " + run_dir + " --allow-unfinished`."));
   }
   return "the run is " + s.describe() + ": this is its part-trained model" +
          (s.status ? " of step " + std::to_string(s.steps) : std::string()) + ", not a trained one";

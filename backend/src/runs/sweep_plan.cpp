@@ -37,7 +37,8 @@ class SweepRandom {
 
 const char* const kMetrics[] = {"best_val_accuracy", "best_val_loss", "test_accuracy", "test_loss"};
 
-// A drawn number kept to 3 significant digits, as a person would write it (0.00316, not 0.0031622776601683794).
+// A drawn number kept to 3 significant digits, as a person would write it (0.00316, not
+// 0.0031622776601683794).
 nlohmann::json tidy(double value, bool integer) {
   if (integer) return static_cast<int64_t>(std::llround(value));
   char text[32];
@@ -45,7 +46,9 @@ nlohmann::json tidy(double value, bool integer) {
   return std::stod(text);
 }
 
-std::string shown(const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+std::string shown(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
 
 }  // namespace
 
@@ -56,7 +59,8 @@ SweepSpec parseSweep(const nlohmann::json& doc, const std::string& source) {
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     if (std::find(fields.begin(), fields.end(), it.key()) == fields.end()) {
       const std::string near = didYouMean(it.key(), fields);
-      refuse(source, "unknown field \"" + it.key() + "\"" + (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
+      refuse(source,
+             "unknown field \"" + it.key() + "\"" + (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
              hint);
     }
   }
@@ -95,7 +99,8 @@ SweepSpec parseSweep(const nlohmann::json& doc, const std::string& source) {
       key.max = v["max"];
       key.integer = v["min"].is_number_integer() && v["max"].is_number_integer();
       const std::string scale = v.value("scale", std::string("linear"));
-      if (scale != "linear" && scale != "log") refuse(source, at + ".scale must be \"linear\" or \"log\"", hint);
+      if (scale != "linear" && scale != "log")
+        refuse(source, at + ".scale must be \"linear\" or \"log\"", hint);
       key.log_scale = scale == "log";
       if (!(key.min < key.max)) refuse(source, at + ": min must be below max", hint);
       if (key.log_scale && key.min <= 0) refuse(source, at + ": a log scale needs min above 0", hint);
@@ -125,8 +130,12 @@ SweepSpec parseSweep(const nlohmann::json& doc, const std::string& source) {
     const std::vector<std::string> metrics(std::begin(kMetrics), std::end(kMetrics));
     if (std::find(metrics.begin(), metrics.end(), spec.metric) == metrics.end()) {
       const std::string near = didYouMean(spec.metric, metrics);
-      refuse(source, "\"metric\" \"" + spec.metric + "\" is not one of best_val_accuracy, best_val_loss, "
-                     "test_accuracy, test_loss" + (near.empty() ? "" : "; did you mean \"" + near + "\"?"), hint);
+      refuse(source,
+             "\"metric\" \"" + spec.metric +
+                 "\" is not one of best_val_accuracy, best_val_loss, "
+                 "test_accuracy, test_loss" +
+                 (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
+             hint);
     }
   }
   if (doc.contains("early_stopping")) {
@@ -139,18 +148,21 @@ SweepSpec parseSweep(const nlohmann::json& doc, const std::string& source) {
       }
     }
     if (!es.contains("rule") || es["rule"] != "asha") {
-      refuse(source, "early_stopping.rule must be \"asha\" (successive halving of the trials at rungs)", hint);
+      refuse(source, "early_stopping.rule must be \"asha\" (successive halving of the trials at rungs)",
+             hint);
     }
     spec.early_stopping.rule = "asha";
     if (es.contains("eta")) {
       if (!es["eta"].is_number() || !(es["eta"].get<double>() >= 1.5)) {
-        refuse(source, "early_stopping.eta must be a number of at least 1.5 (each rung keeps the top 1/eta)", hint);
+        refuse(source, "early_stopping.eta must be a number of at least 1.5 (each rung keeps the top 1/eta)",
+               hint);
       }
       spec.early_stopping.eta = es["eta"];
     }
     if (es.contains("grace_epochs")) {
       if (!es["grace_epochs"].is_number_integer() || es["grace_epochs"].get<int64_t>() < 1) {
-        refuse(source, "early_stopping.grace_epochs must be a whole number of at least 1 (the first rung)", hint);
+        refuse(source, "early_stopping.grace_epochs must be a whole number of at least 1 (the first rung)",
+               hint);
       }
       spec.early_stopping.grace_epochs = es["grace_epochs"];
     }
@@ -168,7 +180,8 @@ SweepEarlyStopping SweepEarlyStopping::fromJson(const nlohmann::json& j) {
   if (!j.is_object() || !j.contains("rule") || !j["rule"].is_string()) return rule;
   rule.rule = j["rule"];
   if (j.contains("eta") && j["eta"].is_number()) rule.eta = j["eta"];
-  if (j.contains("grace_epochs") && j["grace_epochs"].is_number_integer()) rule.grace_epochs = j["grace_epochs"];
+  if (j.contains("grace_epochs") && j["grace_epochs"].is_number_integer())
+    rule.grace_epochs = j["grace_epochs"];
   return rule;
 }
 
@@ -176,7 +189,8 @@ SweepSpec loadSweepFile(const std::string& file) {
   std::ifstream in(file);
   if (!in) throw UserError("Cannot open the sweep file " + file, "Check the path.");
   const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) throw UserError("The sweep file " + file + " is not valid JSON.", "Check its syntax.");
+  if (doc.is_discarded())
+    throw UserError("The sweep file " + file + " is not valid JSON.", "Check its syntax.");
   return parseSweep(doc, file);
 }
 
@@ -186,8 +200,9 @@ std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& s
   if (spec.early_stopping.enabled()) {
     const ParseResult parsed = parseExperiment(base);
     if (parsed.ok() && parsed.experiment.data.val_fraction <= 0) {
-      refuse(source, "early stopping compares the trials' validations, but the experiment has none "
-                     "(data.val_fraction is 0)",
+      refuse(source,
+             "early stopping compares the trials' validations, but the experiment has none "
+             "(data.val_fraction is 0)",
              "Set data.val_fraction (such as 0.1) in the experiment, or drop early_stopping from the sweep.");
     }
   }
@@ -220,7 +235,8 @@ std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& s
     std::vector<size_t> chosen(total);
     std::iota(chosen.begin(), chosen.end(), 0);
     if (spec.trials > 0 && static_cast<size_t>(spec.trials) < total) {
-      for (size_t i = total - 1; i > 0; --i) std::swap(chosen[i], chosen[random.below(i + 1)]);  // Fisher-Yates
+      for (size_t i = total - 1; i > 0; --i)
+        std::swap(chosen[i], chosen[random.below(i + 1)]);  // Fisher-Yates
       chosen.resize(static_cast<size_t>(spec.trials));
       std::sort(chosen.begin(), chosen.end());
     }
@@ -241,14 +257,16 @@ std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& s
           continue;
         }
         const double u = random.uniform();
-        const double x = key.log_scale ? std::exp(std::log(key.min) + u * (std::log(key.max) - std::log(key.min)))
-                                       : key.min + u * (key.max - key.min);
+        const double x = key.log_scale
+                             ? std::exp(std::log(key.min) + u * (std::log(key.max) - std::log(key.min)))
+                             : key.min + u * (key.max - key.min);
         values[key.key] = tidy(x, key.integer);
       }
       combinations.push_back(std::move(values));
     }
   }
-  const int width = combinations.size() < 100 ? 2 : static_cast<int>(std::to_string(combinations.size()).size());
+  const int width =
+      combinations.size() < 100 ? 2 : static_cast<int>(std::to_string(combinations.size()).size());
   std::vector<SweepTrial> trials;
   for (size_t i = 0; i < combinations.size(); ++i) {
     SweepTrial trial;
@@ -258,7 +276,8 @@ std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& s
     trial.label = spec.name + "-t" + number;
     trial.overrides = combinations[i];
     nlohmann::json doc = base;
-    for (auto it = trial.overrides.begin(); it != trial.overrides.end(); ++it) applyOverride(doc, it.key() + "=" + it.value().dump());
+    for (auto it = trial.overrides.begin(); it != trial.overrides.end(); ++it)
+      applyOverride(doc, it.key() + "=" + it.value().dump());
     doc["name"] = trial.label;
     const ParseResult parsed = parseExperiment(doc);
     std::vector<ValidationIssue> issues = parsed.issues;

@@ -2,8 +2,8 @@
 
 #include <sqlite3.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -45,8 +45,9 @@ std::vector<int64_t> sweepRungEpochs(const SweepEarlyStopping& rule, int64_t epo
   return rungs;
 }
 
-RungDecision judgeSweepRung(const std::string& runs_dir, const std::string& sweep, int64_t trial, int64_t rung,
-                            const std::string& metric, bool maximize, double value, double eta) {
+RungDecision judgeSweepRung(const std::string& runs_dir, const std::string& sweep, int64_t trial,
+                            int64_t rung, const std::string& metric, bool maximize, double value,
+                            double eta) {
   SweepRungsDb rungs(runs_dir);
   RungDecision d;
   // Recorded and read in one write transaction: two trials reaching the rung at once see each other in order.
@@ -57,7 +58,8 @@ RungDecision judgeSweepRung(const std::string& runs_dir, const std::string& swee
                         rungs.file());
   record.bind(1, sweep).bind(2, rung).bind(3, trial).bind(4, value).bind(5, utcNow());
   record.step();
-  IndexStatement others(rungs.db(), "SELECT trial, value FROM sweep_rungs WHERE sweep = ? AND rung = ?", rungs.file());
+  IndexStatement others(rungs.db(), "SELECT trial, value FROM sweep_rungs WHERE sweep = ? AND rung = ?",
+                        rungs.file());
   others.bind(1, sweep).bind(2, rung);
   d.reached = 0;
   d.place = 1;
@@ -69,8 +71,8 @@ RungDecision judgeSweepRung(const std::string& runs_dir, const std::string& swee
   transaction.commit();
   d.kept = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(d.reached) / eta - 1e-9)));
   d.stop = d.place > d.kept;
-  d.reason = "ASHA rung at epoch " + std::to_string(rung) + ": " + metric + " " + shownMetric(value) + " places " +
-             std::to_string(d.place) + " of the " + std::to_string(d.reached) + " trial" +
+  d.reason = "ASHA rung at epoch " + std::to_string(rung) + ": " + metric + " " + shownMetric(value) +
+             " places " + std::to_string(d.place) + " of the " + std::to_string(d.reached) + " trial" +
              (d.reached == 1 ? "" : "s") + " that reached it; the top " + std::to_string(d.kept) + " (1/" +
              shownMetric(eta) + ") go on" + (d.stop ? ", so this trial stops here" : "");
   return d;
@@ -78,10 +80,11 @@ RungDecision judgeSweepRung(const std::string& runs_dir, const std::string& swee
 
 void recordSweepRule(const std::string& runs_dir, const std::string& sweep, const SweepEarlyStopping& rule) {
   std::error_code ignored;
-  std::filesystem::create_directories(runs_dir, ignored);  // a first sweep makes the runs folder (else: refused below)
+  std::filesystem::create_directories(runs_dir,
+                                      ignored);  // a first sweep makes the runs folder (else: refused below)
   SweepRungsDb rungs(runs_dir);
-  IndexStatement record(rungs.db(), "INSERT OR REPLACE INTO sweep_rules (sweep, early_stopping) VALUES (?, ?)",
-                        rungs.file());
+  IndexStatement record(
+      rungs.db(), "INSERT OR REPLACE INTO sweep_rules (sweep, early_stopping) VALUES (?, ?)", rungs.file());
   record.bind(1, sweep).bind(2, rule.toJson().dump());
   record.step();
 }
@@ -99,7 +102,8 @@ std::optional<SweepEarlyStopping> sweepRule(const std::string& runs_dir, const s
 
 std::vector<RungResult> sweepRungResults(const std::string& runs_dir, const std::string& sweep) {
   SweepRungsDb rungs(runs_dir);
-  IndexStatement select(rungs.db(), "SELECT trial, rung, value FROM sweep_rungs WHERE sweep = ? ORDER BY rung, trial",
+  IndexStatement select(rungs.db(),
+                        "SELECT trial, rung, value FROM sweep_rungs WHERE sweep = ? ORDER BY rung, trial",
                         rungs.file());
   select.bind(1, sweep);
   std::vector<RungResult> out;

@@ -18,15 +18,19 @@ double sweepMetricOf(const RunRecord& r, const std::string& metric) {
 
 }  // namespace
 
-std::string sweepTag(const std::string& sweep) { return "sweep:" + sweep; }
+std::string sweepTag(const std::string& sweep) {
+  return "sweep:" + sweep;
+}
 
 std::vector<int64_t> queueSweep(const std::string& runs_dir, const std::string& cwd, const SweepSpec& spec,
                                 const std::vector<SweepTrial>& trials) {
   for (const QueueEntry& e : listQueue(runs_dir)) {
     if (e.sweep == spec.name) {
-      throw UserError("A sweep named \"" + spec.name + "\" is already in the queue of " + runs_dir + ".",
-                      "Give this one another \"name\" in its sweep file, or see that one's trials (`workbench-cli "
-                      "sweep show " + spec.name + "`).");
+      throw UserError(
+          "A sweep named \"" + spec.name + "\" is already in the queue of " + runs_dir + ".",
+          "Give this one another \"name\" in its sweep file, or see that one's trials (`workbench-cli "
+          "sweep show " +
+              spec.name + "`).");
     }
   }
   std::vector<QueueAddition> additions;
@@ -46,7 +50,8 @@ std::vector<int64_t> queueSweep(const std::string& runs_dir, const std::string& 
 }
 
 int64_t SweepResults::count(const std::string& status) const {
-  return std::count_if(trials.begin(), trials.end(), [&](const SweepTrialResult& t) { return t.status() == status; });
+  return std::count_if(trials.begin(), trials.end(),
+                       [&](const SweepTrialResult& t) { return t.status() == status; });
 }
 
 bool SweepResults::finished() const {
@@ -104,7 +109,8 @@ SweepResults readSweepResults(const std::string& runs_dir, const std::string& na
 std::vector<std::string> listSweepNames(const std::string& runs_dir) {
   std::vector<std::string> names;
   for (const QueueEntry& e : listQueue(runs_dir)) {
-    if (!e.sweep.empty() && std::find(names.begin(), names.end(), e.sweep) == names.end()) names.push_back(e.sweep);
+    if (!e.sweep.empty() && std::find(names.begin(), names.end(), e.sweep) == names.end())
+      names.push_back(e.sweep);
   }
   return names;
 }

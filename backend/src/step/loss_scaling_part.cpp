@@ -5,9 +5,13 @@ namespace wb {
 LossScalingPart::LossScalingPart(GradScaler& scaler, torch::optim::Optimizer& optimizer)
     : m_scaler(scaler), m_optimizer(optimizer) {}
 
-torch::Tensor LossScalingPart::lossForBackward(torch::Tensor loss) { return m_scaler.scale(loss); }
+torch::Tensor LossScalingPart::lossForBackward(torch::Tensor loss) {
+  return m_scaler.scale(loss);
+}
 
-void LossScalingPart::gradientsReady() { m_scaler.unscale(m_optimizer); }
+void LossScalingPart::gradientsReady() {
+  m_scaler.unscale(m_optimizer);
+}
 
 std::optional<bool> LossScalingPart::optimizerStep(torch::optim::Optimizer& optimizer) {
   const bool stepped = m_scaler.step(optimizer);

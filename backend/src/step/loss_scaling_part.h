@@ -1,8 +1,8 @@
 #pragma once
 // train.amp "fp16" as a step part: torch.cuda.amp.GradScaler's use in a Python loop. The backward starts from
-// loss × scale; when the gradients are complete they are unscaled (so the parts after it, clipping among them,
-// see the true gradients); the optimizer steps through the scaler, which skips a step with inf/NaN gradients
-// and backs the scale off, or grows it after enough clean steps.
+// loss × scale; when the gradients are complete they are unscaled (so the parts after it, clipping among
+// them, see the true gradients); the optimizer steps through the scaler, which skips a step with inf/NaN
+// gradients and backs the scale off, or grows it after enough clean steps.
 
 #include "optim/grad_scaler.h"
 #include "step/step_part.h"

@@ -1,8 +1,9 @@
 #pragma once
 // A part of the training step: what one feature (data parallel's allreduce, pruning masks, gradual pruning, a
-// distillation loss, fp16 loss scaling, gradient clipping) does at the points of a step it cares about. The step calls every part
-// at each point in the order of its list, so parts compose instead of replacing each other, and a new feature is
-// a new part in a list, not a branch in the loop. Every point has a default that does nothing.
+// distillation loss, fp16 loss scaling, gradient clipping) does at the points of a step it cares about. The
+// step calls every part at each point in the order of its list, so parts compose instead of replacing each
+// other, and a new feature is a new part in a list, not a branch in the loop. Every point has a default that
+// does nothing.
 
 #include <torch/torch.h>
 
@@ -19,8 +20,8 @@ namespace wb {
 // Tensors a part keeps in a checkpoint (pruning masks), by name; restored before the resumed step.
 using PartState = std::vector<std::pair<std::string, torch::Tensor>>;
 
-// Collective time since the last report, in milliseconds: busy (the collectives' own time) and hidden (the part
-// of it that overlapped backward). -1 = not measured.
+// Collective time since the last report, in milliseconds: busy (the collectives' own time) and hidden (the
+// part of it that overlapped backward). -1 = not measured.
 struct CommunicationTimes {
   double busy_ms = -1;
   double hidden_ms = -1;
@@ -34,8 +35,8 @@ class StepPart {
 
   // An optimizer step begins, before its first micro-batch; `step` counts the steps done so far.
   virtual void beforeStep(int64_t /*step*/) {}
-  // The loss of a micro-batch from the model's logits, under the step's autocast. A part that defines the loss
-  // returns it; the first part in the list that does wins, and without one the loss is cross-entropy.
+  // The loss of a micro-batch from the model's logits, under the step's autocast. A part that defines the
+  // loss returns it; the first part in the list that does wins, and without one the loss is cross-entropy.
   virtual std::optional<torch::Tensor> loss(const torch::Tensor& /*logits*/, const Batch& /*batch*/) {
     return std::nullopt;
   }

@@ -5,13 +5,9 @@
 
 namespace wb {
 
-TrainingStep::TrainingStep(Model& model, torch::optim::Optimizer& optimizer, StepParts& parts, torch::Device device,
-                           std::optional<c10::ScalarType> amp_dtype)
-    : m_model(model),
-      m_optimizer(optimizer),
-      m_parts(parts),
-      m_device(device),
-      m_amp_dtype(amp_dtype) {}
+TrainingStep::TrainingStep(Model& model, torch::optim::Optimizer& optimizer, StepParts& parts,
+                           torch::Device device, std::optional<c10::ScalarType> amp_dtype)
+    : m_model(model), m_optimizer(optimizer), m_parts(parts), m_device(device), m_amp_dtype(amp_dtype) {}
 
 void TrainingStep::begin(int64_t step, double lr) {
   m_optimizer.zero_grad();
@@ -19,7 +15,8 @@ void TrainingStep::begin(int64_t step, double lr) {
   m_parts.beforeStep(step);
 }
 
-TrainingStep::MicroBatch TrainingStep::forwardBackward(const Batch& batch, int64_t micro_batches, bool completes) {
+TrainingStep::MicroBatch TrainingStep::forwardBackward(const Batch& batch, int64_t micro_batches,
+                                                       bool completes) {
   torch::Tensor logits, loss;
   {
     // Autocast is per thread: entered on the training thread for each forward.

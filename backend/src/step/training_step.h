@@ -1,9 +1,10 @@
 #pragma once
-// The one body of an optimizer step, shared by the run (and a compression pass's fine-tuning), the finders and
-// the benchmark: zero the gradients and set the learning rate, then per micro-batch the forward under autocast,
-// the loss and the backward of its share of the step's mean, and last the optimizer step. What features add to
-// it (fp16 loss scaling, clipping, allreduce, masks, a distillation loss) is in its parts (step_parts.h); what
-// a caller does around it (loading batches, metrics, checkpoints, live control) is the caller's.
+// The one body of an optimizer step, shared by the run (and a compression pass's fine-tuning), the finders
+// and the benchmark: zero the gradients and set the learning rate, then per micro-batch the forward under
+// autocast, the loss and the backward of its share of the step's mean, and last the optimizer step. What
+// features add to it (fp16 loss scaling, clipping, allreduce, masks, a distillation loss) is in its parts
+// (step_parts.h); what a caller does around it (loading batches, metrics, checkpoints, live control) is the
+// caller's.
 
 #include <torch/torch.h>
 
@@ -29,13 +30,13 @@ class TrainingStep {
     torch::Tensor logits;  // detached
     torch::Tensor loss;    // detached, the batch's mean loss before any division or scaling
   };
-  // Forward, loss and backward of one of the step's `micro_batches` batches (its loss is divided by that count
-  // for backward, so accumulated gradients are the mean's); `completes` on the last one of the step.
+  // Forward, loss and backward of one of the step's `micro_batches` batches (its loss is divided by that
+  // count for backward, so accumulated gradients are the mean's); `completes` on the last one of the step.
   MicroBatch forwardBackward(const Batch& batch, int64_t micro_batches, bool completes);
 
-  // The parts' gradients-ready point, then the optimizer step (a part's, as fp16 loss scaling takes it). False
-  // when it was skipped (inf/NaN gradients under fp16): nothing moved. Otherwise the parts' after-step point
-  // with `steps_done` (the count including this step).
+  // The parts' gradients-ready point, then the optimizer step (a part's, as fp16 loss scaling takes it).
+  // False when it was skipped (inf/NaN gradients under fp16): nothing moved. Otherwise the parts' after-step
+  // point with `steps_done` (the count including this step).
   bool finish(int64_t steps_done);
 
  private:

@@ -1,4 +1,5 @@
-// parseByteSize and formatBytes (declared in workbench/finders.h): memory sizes as a user types and reads them.
+// parseByteSize and formatBytes (declared in workbench/finders.h): memory sizes as a user types and reads
+// them.
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -12,7 +13,8 @@ int64_t parseByteSize(const std::string& text) {
   size_t pos = 0;
   while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
   const size_t number_start = pos;
-  while (pos < text.size() && (std::isdigit(static_cast<unsigned char>(text[pos])) || text[pos] == '.')) ++pos;
+  while (pos < text.size() && (std::isdigit(static_cast<unsigned char>(text[pos])) || text[pos] == '.'))
+    ++pos;
   if (pos == number_start) return -1;
   double value = 0;
   try {
@@ -24,7 +26,8 @@ int64_t parseByteSize(const std::string& text) {
   }
   while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
   std::string unit;
-  for (; pos < text.size(); ++pos) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(text[pos])));
+  for (; pos < text.size(); ++pos)
+    unit += static_cast<char>(std::tolower(static_cast<unsigned char>(text[pos])));
   // K, M, G, T and KiB... are powers of 1024 (as free, top and ulimit read them); KB, MB, GB, TB are SI.
   double scale = 1;
   const std::string prefixes = "kmgt";
@@ -59,7 +62,8 @@ std::string formatBytes(int64_t bytes) {
   if (unit == 0) {
     std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
   } else {
-    std::snprintf(text, sizeof text, value < 10 ? "%.2f %s" : (value < 100 ? "%.1f %s" : "%.0f %s"), value, units[unit]);
+    std::snprintf(text, sizeof text, value < 10 ? "%.2f %s" : (value < 100 ? "%.1f %s" : "%.0f %s"), value,
+                  units[unit]);
   }
   return text;
 }

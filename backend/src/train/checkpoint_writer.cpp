@@ -13,9 +13,10 @@ CheckpointWriter::CheckpointWriter(CheckpointStore& store, EventStream& events, 
                                    nlohmann::json experiment_json)
     : m_store(store), m_events(events), m_folder(folder), m_experiment(std::move(experiment_json)) {}
 
-std::string CheckpointWriter::write(const RankProgress& progress, Model& model, torch::optim::Optimizer& optimizer,
-                                    const LrSchedule& schedule, const GradScaler& scaler,
-                                    const nlohmann::json& extra_meta, const PartState& parts_state) {
+std::string CheckpointWriter::write(const RankProgress& progress, Model& model,
+                                    torch::optim::Optimizer& optimizer, const LrSchedule& schedule,
+                                    const GradScaler& scaler, const nlohmann::json& extra_meta,
+                                    const PartState& parts_state) {
   const auto t0 = std::chrono::steady_clock::now();
   m_events.flush();
   nlohmann::json meta = {{"format", 1},
@@ -36,7 +37,8 @@ std::string CheckpointWriter::write(const RankProgress& progress, Model& model, 
   line << "Checkpoint (" << progress.reason << ") at step " << progress.step << ": "
        << std::filesystem::path(path).filename().string() << ", ";
   line.precision(1);
-  line << static_cast<double>(m_payload.size()) / (1024.0 * 1024.0) << " MiB in " << static_cast<int64_t>(ms) << " ms";
+  line << static_cast<double>(m_payload.size()) / (1024.0 * 1024.0) << " MiB in " << static_cast<int64_t>(ms)
+       << " ms";
   m_events.log(LogLevel::Info, line.str());
   return path;
 }

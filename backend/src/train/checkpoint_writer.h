@@ -1,12 +1,12 @@
 #pragma once
-// Writes one training checkpoint, for a run and for a compression pass's fine-tuning alike: the events flushed
-// first (the header's log lengths must include every event up to this step), a header with what every
-// checkpoint holds (format, the experiment, the progress, the schedule's and the loss scaler's state, the logs'
-// lengths, the torch version) and the caller's own fields, the model's and optimizer's state (and the step parts'
-// state, e.g. pruning masks) as the payload, saved atomically through the store, and a log line saying so.
+// Writes one training checkpoint, for a run and for a compression pass's fine-tuning alike: the events
+// flushed first (the header's log lengths must include every event up to this step), a header with what every
+// checkpoint holds (format, the experiment, the progress, the schedule's and the loss scaler's state, the
+// logs' lengths, the torch version) and the caller's own fields, the model's and optimizer's state (and the
+// step parts' state, e.g. pruning masks) as the payload, saved atomically through the store, and a log line
+// saying so.
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "model/model.h"
@@ -23,12 +23,13 @@ namespace wb {
 class CheckpointWriter {
  public:
   // The references must outlive the writer.
-  CheckpointWriter(CheckpointStore& store, EventStream& events, RunFolder& folder, nlohmann::json experiment_json);
+  CheckpointWriter(CheckpointStore& store, EventStream& events, RunFolder& folder,
+                   nlohmann::json experiment_json);
 
   // `extra_meta`: fields of the caller's added to the header (an object). Returns the file's path.
   std::string write(const RankProgress& progress, Model& model, torch::optim::Optimizer& optimizer,
-                    const LrSchedule& schedule, const GradScaler& scaler, const nlohmann::json& extra_meta = {},
-                    const PartState& parts_state = {});
+                    const LrSchedule& schedule, const GradScaler& scaler,
+                    const nlohmann::json& extra_meta = {}, const PartState& parts_state = {});
 
  private:
   CheckpointStore& m_store;

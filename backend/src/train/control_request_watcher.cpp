@@ -4,10 +4,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "util/atomic_file.h"
 #include "workbench/run_control.h"
@@ -83,9 +82,9 @@ void ControlRequestWatcher::poll() {
     switch (request->kind) {
       case ControlRequest::Kind::LrScale:
       case ControlRequest::Kind::LrConstant:
-        m_control.requestLrChange(LrChange{request->kind == ControlRequest::Kind::LrScale ? LrChange::Kind::Scale
-                                                                                          : LrChange::Kind::Constant,
-                                           request->value, request->at_step, request->source});
+        m_control.requestLrChange(LrChange{
+            request->kind == ControlRequest::Kind::LrScale ? LrChange::Kind::Scale : LrChange::Kind::Constant,
+            request->value, request->at_step, request->source});
         break;
       case ControlRequest::Kind::StopAfterEpoch:
         m_control.requestStopAfterEpoch(request->source);

@@ -1,14 +1,14 @@
 #include "train/data_parallel.h"
 
-#include <torch/csrc/distributed/c10d/HashStore.hpp>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "data/seed_mixing.h"
 #include "distributed/collective_error.h"
@@ -35,7 +35,8 @@ RankLayout layoutRanks(const Experiment& experiment, const std::optional<Process
     const bool cuda = !devices.empty() && devices.front().rfind("cuda", 0) == 0;
     // cuda:LOCAL_RANK; where the launcher shows each process only its own GPUs (srun --gpus-per-task, or
     // CUDA_VISIBLE_DEVICES per process), modulo the devices this process sees.
-    const int64_t visible = cuda && torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 1;
+    const int64_t visible =
+        cuda && torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 1;
     const torch::Device device =
         cuda ? resolveDevice("cuda:" + std::to_string(launch->local_rank % std::max<int64_t>(1, visible)))
              : torch::Device(torch::kCPU);
@@ -114,8 +115,8 @@ void DataParallelStep::broadcastInitialState() {
 void DataParallelStep::beforeStep(int64_t step) {
   if (m_broadcast_buffers && !m_buffers.empty()) m_group.broadcast(m_buffers, 0);
   // Each rank draws its own dropout masks, the same ones at the same step in every run and after resume.
-  const uint64_t stream = mixSeed(mixSeed(m_seed, static_cast<uint64_t>(m_group.rank()) + 1),
-                                  static_cast<uint64_t>(step));
+  const uint64_t stream =
+      mixSeed(mixSeed(m_seed, static_cast<uint64_t>(m_group.rank()) + 1), static_cast<uint64_t>(step));
   seedStepGenerator(m_group.device(), stream);
 }
 
@@ -189,7 +190,8 @@ RankGroupOptions rankGroupOptions(const TrainConfig& train, const std::optional<
 std::optional<RankFailure> trainLocalRanks(const std::vector<LocalRank>& ranks, RankThreadSettings& settings,
                                            const std::function<void(size_t index)>& body) {
   const bool parallel = settings.world_size > 1;
-  if (parallel && !settings.store) settings.store = makeRankStore(std::nullopt, settings.group_options.timeout);
+  if (parallel && !settings.store)
+    settings.store = makeRankStore(std::nullopt, settings.group_options.timeout);
   std::vector<RankPlacement> placements;
   for (const LocalRank& r : ranks) placements.push_back(r.placement);
   return runRankThreads(placements, settings.store, settings.world_size, [&](size_t i) {

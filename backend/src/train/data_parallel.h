@@ -5,7 +5,6 @@
 // per-rank random streams), and running the rank threads so that the rank that failed first is the one
 // reported.
 
-#include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -14,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 #include <vector>
 
 #include "distributed/gradient_allreduce.h"
@@ -33,9 +33,9 @@ struct RankPlacement {
 
 struct RankLayout {
   int world_size = 1;
-  std::vector<RankPlacement> local;       // the ranks this process trains
-  std::vector<std::string> devices;       // every rank's device, by rank, for the metrics
-  int ranks_on_this_machine = 1;          // they share its cores
+  std::vector<RankPlacement> local;  // the ranks this process trains
+  std::vector<std::string> devices;  // every rank's device, by rank, for the metrics
+  int ranks_on_this_machine = 1;     // they share its cores
 };
 
 // One device: one rank. Several devices: one rank each, in this process. Launched (torchrun, Slurm): this
@@ -54,18 +54,23 @@ std::string glooAddressFor(const std::optional<ProcessLaunch>& launch);
 // Forwards to the group the rank joins on its own thread (models, built before the ranks meet, hold this).
 class DeferredRankGroup final : public RankGroup {
  public:
-  explicit DeferredRankGroup(int rank, int size, torch::Device device) : m_rank(rank), m_size(size), m_device(device) {}
+  explicit DeferredRankGroup(int rank, int size, torch::Device device)
+      : m_rank(rank), m_size(size), m_device(device) {}
   void attach(std::unique_ptr<RankGroup> group) { m_group = std::move(group); }
   void detach() { m_group.reset(); }  // leaves the group (closes its connections); later collectives throw
   int rank() const override { return m_rank; }
   int size() const override { return m_size; }
   torch::Device device() const override { return m_device; }
   void allreduceSum(torch::Tensor& t) override { target().allreduceSum(t); }
-  std::function<void()> allreduceSumAsync(torch::Tensor t) override { return target().allreduceSumAsync(std::move(t)); }
+  std::function<void()> allreduceSumAsync(torch::Tensor t) override {
+    return target().allreduceSumAsync(std::move(t));
+  }
   std::function<void()> allreduceSumAsync(torch::Tensor t, std::function<void()> on_done) override {
     return target().allreduceSumAsync(std::move(t), std::move(on_done));
   }
-  void broadcast(std::vector<torch::Tensor>& tensors, int root) override { target().broadcast(tensors, root); }
+  void broadcast(std::vector<torch::Tensor>& tensors, int root) override {
+    target().broadcast(tensors, root);
+  }
   torch::Tensor allgather(const torch::Tensor& row) override { return target().allgather(row); }
 
  private:
@@ -77,9 +82,9 @@ class DeferredRankGroup final : public RankGroup {
 
 // What data parallelism adds to one rank's step, as a part of it: the gradient allreduce (started before the
 // last backward, finished when the gradients are ready), rank 0's buffers broadcast at each step and before
-// validation (DDP's broadcast_buffers; not needed with sync_batchnorm), and random streams (dropout) seeded from
-// (seed, rank, step) so runs repeat and resume exactly. First in a step's list: the other parts see the group's
-// gradients.
+// validation (DDP's broadcast_buffers; not needed with sync_batchnorm), and random streams (dropout) seeded
+// from (seed, rank, step) so runs repeat and resume exactly. First in a step's list: the other parts see the
+// group's gradients.
 class DataParallelStep final : public StepPart {
  public:
   DataParallelStep(Model& model, RankGroup& group, const TrainConfig& train, uint64_t seed);
@@ -114,16 +119,16 @@ std::optional<RankFailure> runRankThreads(const std::vector<RankPlacement>& rank
                                           const c10::intrusive_ptr<c10d::Store>& store, int world_size,
                                           const std::function<void(size_t index)>& body);
 
-// The rank threads of one process, as a run and a compression pass's fine-tuning both start them: one rank per
-// local device, each on its own thread with its share of the cores and its CUDA device current, joining the group
-// there and taking rank 0's weights before its first step.
+// The rank threads of one process, as a run and a compression pass's fine-tuning both start them: one rank
+// per local device, each on its own thread with its share of the cores and its CUDA device current, joining
+// the group there and taking rank 0's weights before its first step.
 struct LocalRank {
   RankPlacement placement;
-  DeferredRankGroup* group = nullptr;       // joined on the rank's thread (data parallel)
-  DataParallelStep* parallel = nullptr;     // null with one rank
+  DeferredRankGroup* group = nullptr;    // joined on the rank's thread (data parallel)
+  DataParallelStep* parallel = nullptr;  // null with one rank
 };
 struct RankThreadSettings {
-  c10::intrusive_ptr<c10d::Store> store;    // made here when null and there are several ranks
+  c10::intrusive_ptr<c10d::Store> store;  // made here when null and there are several ranks
   int world_size = 1;
   int64_t cores_per_rank = 1;
   RankGroupOptions group_options;

@@ -16,8 +16,8 @@ class EarlyStopping {
     if (!m_config.enabled) return false;
     const bool maximize = m_config.metric == "val_accuracy";
     const double value = maximize ? val_accuracy : val_loss;
-    const bool improved = !m_has_best || (maximize ? value > m_best + m_config.min_delta
-                                                   : value < m_best - m_config.min_delta);
+    const bool improved =
+        !m_has_best || (maximize ? value > m_best + m_config.min_delta : value < m_best - m_config.min_delta);
     if (improved) {
       m_best = value;
       m_has_best = true;

@@ -43,15 +43,17 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
   } catch (const UserError& err) {
     issues.push_back({e.data.path.empty() ? "data.dataset" : "data.path", err.what()});
   }
-  if (have_shape && e.data.limit > 0 && e.data.limit < shape.train_samples) shape.train_samples = e.data.limit;
+  if (have_shape && e.data.limit > 0 && e.data.limit < shape.train_samples)
+    shape.train_samples = e.data.limit;
   if (have_shape) {
     const int64_t val = static_cast<int64_t>(std::llround(e.data.val_fraction * shape.train_samples));
     if (shape.train_samples - val < 1) {
-      issues.push_back({"data.val_fraction", "leaves no training samples out of " +
-                                                 std::to_string(shape.train_samples)});
+      issues.push_back(
+          {"data.val_fraction", "leaves no training samples out of " + std::to_string(shape.train_samples)});
     } else {
-      // The schedule against the run's real length: the steps come from the data (as the run counts them, each
-      // rank's shard with several devices), so `check` refuses what `train` would, before any run folder exists.
+      // The schedule against the run's real length: the steps come from the data (as the run counts them,
+      // each rank's shard with several devices), so `check` refuses what `train` would, before any run folder
+      // exists.
       const int64_t ranks = std::max<int64_t>(1, static_cast<int64_t>(e.train.devices.size()));
       const TrainingPlan plan = planTraining(e.train, (shape.train_samples - val + ranks - 1) / ranks);
       try {
@@ -61,12 +63,14 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
         std::string what = err.what();
         if (e.schedule.warmup_steps > 0 && e.schedule.warmup_steps >= plan.total_steps) {
           what += ": this run has " + std::to_string(plan.total_steps) + " steps (" +
-                  std::to_string(plan.epochs) + " epoch(s) of " + std::to_string(plan.steps_per_epoch) + ") and " +
-                  std::to_string(e.schedule.warmup_steps) + " warmup steps; lower schedule.warmup_steps below " +
-                  std::to_string(plan.total_steps) + " or train longer (train.epochs, data.limit)";
+                  std::to_string(plan.epochs) + " epoch(s) of " + std::to_string(plan.steps_per_epoch) +
+                  ") and " + std::to_string(e.schedule.warmup_steps) +
+                  " warmup steps; lower schedule.warmup_steps below " + std::to_string(plan.total_steps) +
+                  " or train longer (train.epochs, data.limit)";
           issues.push_back({"schedule.warmup_steps", what});
         } else {
-          issues.push_back({"schedule", what + " (the run has " + std::to_string(plan.total_steps) + " steps)"});
+          issues.push_back(
+              {"schedule", what + " (the run has " + std::to_string(plan.total_steps) + " steps)"});
         }
       }
     }

@@ -20,8 +20,8 @@ void MetricsWindow::reset(const torch::Device& device) {
   data = compute = optimizer = TrainClock::duration{};
 }
 
-EpochTotals::EpochTotals(const torch::Device& device, double loss_sum_, double loss_samples_, int64_t correct_,
-                         int64_t samples_)
+EpochTotals::EpochTotals(const torch::Device& device, double loss_sum_, double loss_samples_,
+                         int64_t correct_, int64_t samples_)
     : samples(samples_) {
   auto options = torch::TensorOptions().dtype(torch::kFloat64).device(device);
   loss_sum = torch::scalar_tensor(loss_sum_, options);
@@ -29,8 +29,8 @@ EpochTotals::EpochTotals(const torch::Device& device, double loss_sum_, double l
   correct = torch::scalar_tensor(correct_, torch::TensorOptions().dtype(torch::kInt64).device(device));
 }
 
-void countBatch(MetricsWindow& window, EpochTotals& epoch, const torch::Tensor& loss, const torch::Tensor& logits,
-                const torch::Tensor& labels, bool loss_scaling) {
+void countBatch(MetricsWindow& window, EpochTotals& epoch, const torch::Tensor& loss,
+                const torch::Tensor& logits, const torch::Tensor& labels, bool loss_scaling) {
   const int64_t n = labels.size(0);
   torch::NoGradGuard no_grad;
   auto weighted = loss.to(torch::kFloat64) * static_cast<double>(n);
@@ -79,8 +79,8 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
   const double loss = loss_sum / counted;
   if (!std::isfinite(loss)) {
     std::ostringstream msg;
-    msg << "The training loss became " << loss << " between steps " << (step - window.steps + 1) << " and " << step
-        << " (epoch " << epoch << ", learning rate " << schedule.lrAt(step - 1) << ").";
+    msg << "The training loss became " << loss << " between steps " << (step - window.steps + 1) << " and "
+        << step << " (epoch " << epoch << ", learning rate " << schedule.lrAt(step - 1) << ").";
     throw NonFiniteLossError(msg.str(), step);
   }
   StepMetrics m;
@@ -120,9 +120,9 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
       d.cuda_peak_bytes = static_cast<int64_t>(r[k][7]);
       m.devices.push_back(std::move(d));
     }
-    // Measured from c10d's completion callbacks: Gloo calls them when the sum is done, NCCL when the collective
-    // is enqueued on the stream (LibTorch 2.x), which would time the launch, not the allreduce: on CUDA devices
-    // they stay unmeasured (-1) until CUDA events time them.
+    // Measured from c10d's completion callbacks: Gloo calls them when the sum is done, NCCL when the
+    // collective is enqueued on the stream (LibTorch 2.x), which would time the launch, not the allreduce: on
+    // CUDA devices they stay unmeasured (-1) until CUDA events time them.
     if (busy > 0 && !device.is_cuda()) {
       m.allreduce_hidden_fraction = hidden / busy;
       m.allreduce_ms = busy / ranks.size(0) / window.steps;
@@ -131,7 +131,8 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
   m.elapsed_s = toSeconds(train_time + (TrainClock::now() - window.start));
   const int64_t steps_this_session = step - first_step;
   m.eta_s = steps_this_session > 0 && total_steps > step
-                ? toSeconds(TrainClock::now() - window.start) / window.steps * static_cast<double>(total_steps - step)
+                ? toSeconds(TrainClock::now() - window.start) / window.steps *
+                      static_cast<double>(total_steps - step)
                 : (step >= total_steps ? 0 : -1);
   events.post(m);
   train_time += TrainClock::now() - window.start;

@@ -1,7 +1,7 @@
 #pragma once
 // The metrics of one rank's training: what the steps since the last report accumulated (the window) and the
-// epoch in progress, kept as device tensors so that no step synchronizes the device, and the window's report as
-// StepMetrics, gathered from every rank in one collective every train.log_every_steps.
+// epoch in progress, kept as device tensors so that no step synchronizes the device, and the window's report
+// as StepMetrics, gathered from every rank in one collective every train.log_every_steps.
 
 #include <torch/torch.h>
 
@@ -20,11 +20,14 @@ namespace wb {
 
 using TrainClock = std::chrono::steady_clock;
 
-inline double toSeconds(TrainClock::duration d) { return std::chrono::duration<double>(d).count(); }
+inline double toSeconds(TrainClock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
 
 struct MetricsWindow {
-  torch::Tensor loss_sum;      // sum over samples of the per-sample loss
-  torch::Tensor loss_samples;  // samples in loss_sum; with fp16 loss scaling, only those whose loss was finite
+  torch::Tensor loss_sum;  // sum over samples of the per-sample loss
+  torch::Tensor
+      loss_samples;  // samples in loss_sum; with fp16 loss scaling, only those whose loss was finite
   int64_t samples = 0;
   int64_t steps = 0;
   int64_t skipped = 0;  // optimizer steps skipped for inf/NaN gradients (fp16)
@@ -41,14 +44,15 @@ struct EpochTotals {
   torch::Tensor correct;  // int64
   int64_t samples = 0;
 
-  EpochTotals(const torch::Device& device, double loss_sum, double loss_samples, int64_t correct, int64_t samples);
+  EpochTotals(const torch::Device& device, double loss_sum, double loss_samples, int64_t correct,
+              int64_t samples);
 };
 
-// A micro-batch's mean loss (detached) and predictions, added to the window and the epoch. With fp16 loss scaling
-// an overflowed (non-finite) loss, whose step the scaler skips, is left out of the averages rather than failing
-// the run; a window whose every loss is non-finite still fails.
-void countBatch(MetricsWindow& window, EpochTotals& epoch, const torch::Tensor& loss, const torch::Tensor& logits,
-                const torch::Tensor& labels, bool loss_scaling);
+// A micro-batch's mean loss (detached) and predictions, added to the window and the epoch. With fp16 loss
+// scaling an overflowed (non-finite) loss, whose step the scaler skips, is left out of the averages rather
+// than failing the run; a window whose every loss is non-finite still fails.
+void countBatch(MetricsWindow& window, EpochTotals& epoch, const torch::Tensor& loss,
+                const torch::Tensor& logits, const torch::Tensor& labels, bool loss_scaling);
 
 // What a report reads and where it goes.
 struct WindowReporter {
@@ -60,11 +64,11 @@ struct WindowReporter {
   EventStream& events;
   torch::Device device;
   const std::vector<std::string>& rank_devices;  // by rank, for the per-device metrics
-  int64_t first_step;  // where this session started (resume), for the ETA
+  int64_t first_step;                            // where this session started (resume), for the ETA
 
-  // Posts the window as StepMetrics at `step` (the group's: every rank calls it at the same point), adds its time
-  // to `train_time` and starts the next window. An empty window reports nothing. Throws NonFiniteLossError when
-  // the loss became NaN or infinite.
+  // Posts the window as StepMetrics at `step` (the group's: every rank calls it at the same point), adds its
+  // time to `train_time` and starts the next window. An empty window reports nothing. Throws
+  // NonFiniteLossError when the loss became NaN or infinite.
   void report(MetricsWindow& window, int64_t step, int64_t epoch, double epoch_fraction,
               TrainClock::duration& train_time) const;
 };

@@ -49,7 +49,8 @@ void summarizeLayers(ModelSummary& summary, const Experiment& e) {
   // The same checks as Start runs, so the table never shows a model the engine would refuse.
   summary.issues = checkLayers(list, summary.input_shape, summary.num_classes);
   if (preset) {
-    for (ValidationIssue& issue : summary.issues) issue.path = "model.preset";  // as checkExperiment names them
+    for (ValidationIssue& issue : summary.issues)
+      issue.path = "model.preset";  // as checkExperiment names them
   }
   if (!summary.ok()) return;
   std::vector<ValidationIssue> parse_issues;

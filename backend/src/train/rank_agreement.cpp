@@ -4,7 +4,8 @@
 
 namespace wb {
 
-ControlDecision agreeOnControl(RankGroup& group, TrainingControl& control, bool checkpoint_due, uint64_t seen) {
+ControlDecision agreeOnControl(RankGroup& group, TrainingControl& control, bool checkpoint_due,
+                               uint64_t seen) {
   ControlDecision local;
   local.seen = seen;
   local.stop = control.stopRequested();
@@ -17,12 +18,11 @@ ControlDecision agreeOnControl(RankGroup& group, TrainingControl& control, bool 
   }
   if (group.size() == 1) return local;
   const double lr_kind = !local.lr ? 0.0 : local.lr->kind == LrChange::Kind::Scale ? 1.0 : 2.0;
-  const torch::Tensor flags =
-      torch::tensor({local.stop ? 1.0 : 0.0, local.pause ? 1.0 : 0.0, local.checkpoint_requested ? 1.0 : 0.0,
-                     local.checkpoint_due ? 1.0 : 0.0, -static_cast<double>(seen), local.stop_after_epoch ? 1.0 : 0.0,
-                     lr_kind, local.lr ? local.lr->value : 0.0,
-                     local.lr ? static_cast<double>(local.lr->from_step) : 0.0},
-                    torch::kFloat64);
+  const torch::Tensor flags = torch::tensor(
+      {local.stop ? 1.0 : 0.0, local.pause ? 1.0 : 0.0, local.checkpoint_requested ? 1.0 : 0.0,
+       local.checkpoint_due ? 1.0 : 0.0, -static_cast<double>(seen), local.stop_after_epoch ? 1.0 : 0.0,
+       lr_kind, local.lr ? local.lr->value : 0.0, local.lr ? static_cast<double>(local.lr->from_step) : 0.0},
+      torch::kFloat64);
   const torch::Tensor rows = group.allgather(flags);
   const torch::Tensor any = rows.amax(0);
   ControlDecision d;

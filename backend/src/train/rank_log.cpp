@@ -12,7 +12,8 @@ void RankLog::write(EventBatch&& batch) {
   std::lock_guard<std::mutex> lock(m_mutex);
   if (!m_file) return;
   for (const Event& e : batch) {
-    if (const auto* line = std::get_if<LogLine>(&e)) m_file << toString(line->level) << ": " << line->text << "\n";
+    if (const auto* line = std::get_if<LogLine>(&e))
+      m_file << toString(line->level) << ": " << line->text << "\n";
   }
   m_file.flush();
 }

@@ -1,6 +1,6 @@
-// trainRank: one rank's epochs, each a run of optimizer steps (the shared step body with the run's parts), with
-// the live controls agreed by every rank between steps, metrics reported every train.log_every_steps, and at each
-// epoch's end the epoch's metrics, validation, the checkpoint and early stopping.
+// trainRank: one rank's epochs, each a run of optimizer steps (the shared step body with the run's parts),
+// with the live controls agreed by every rank between steps, metrics reported every train.log_every_steps,
+// and at each epoch's end the epoch's metrics, validation, the checkpoint and early stopping.
 #include "train/rank_trainer.h"
 
 #include <chrono>
@@ -96,7 +96,7 @@ class RankTrainer {
   Clock::time_point m_last_checkpoint = Clock::now();
   int64_t m_step = 0;
   int64_t m_first_epoch = 1;
-  int64_t m_carried_done = 0;      // samples of resumed partial epochs counted (see m_carried)
+  int64_t m_carried_done = 0;       // samples of resumed partial epochs counted (see m_carried)
   bool m_stop_after_epoch = false;  // agreed by every rank; the run ends Interrupted when the epoch ends
   // The epoch in progress.
   std::optional<EpochTotals> m_epoch;
@@ -117,8 +117,14 @@ RankTrainer::RankTrainer(const RankSetup& setup)
       m_parts(stepParts(setup)),
       m_body(setup.model, setup.optimizer, m_parts, setup.device, autocastDtype(m_train.amp)),
       m_early_stopping(m_train.early_stopping),
-      m_reporter{m_group,     m_parts,       setup.scaler,       setup.schedule,
-                 setup.plan.total_steps, setup.events, setup.device, setup.rank_devices,
+      m_reporter{m_group,
+                 m_parts,
+                 setup.scaler,
+                 setup.schedule,
+                 setup.plan.total_steps,
+                 setup.events,
+                 setup.device,
+                 setup.rank_devices,
                  setup.resume_from ? setup.resume_from->step : 0} {
   m_window.reset(s.device);
   if (const RankProgress* r = s.resume_from) {
@@ -130,7 +136,8 @@ RankTrainer::RankTrainer(const RankSetup& setup)
     m_outcome.samples = (r->samples - r->epoch_samples) / m_group.size();  // before the epoch in progress
     m_outcome.epochs = r->epoch - (r->next_batch == 0 ? 1 : 0);
     m_early_stopping.loadState(r->early_stopping);
-    m_train_time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(r->train_seconds));
+    m_train_time =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(r->train_seconds));
   }
 }
 
@@ -174,10 +181,11 @@ bool RankTrainer::trainEpoch(int64_t epoch) {
     m_window.data += t1 - t0;
     if (!batch || !trainBatch(*batch, epoch, t1)) break;
   }
-  report(epoch, (static_cast<double>(m_epoch->samples - m_carried) + static_cast<double>(m_carried) / m_group.size()) /
+  report(epoch, (static_cast<double>(m_epoch->samples - m_carried) +
+                 static_cast<double>(m_carried) / m_group.size()) /
                     std::max<int64_t>(1, m_loader.samples()));
-  // Exactly where the loop stands when stopped: no epoch metrics, no validation (the resumed run does them when
-  // the epoch really ends, as the uninterrupted run would).
+  // Exactly where the loop stands when stopped: no epoch metrics, no validation (the resumed run does them
+  // when the epoch really ends, as the uninterrupted run would).
   if (stopped) writeCheckpoint(progressAt(epoch, m_micro, "stop"));
   m_outcome.samples += m_epoch->samples - m_carried;
   m_carried_done += m_carried;
@@ -200,9 +208,9 @@ bool RankTrainer::atStepBoundary(int64_t epoch) {
       writeCheckpoint(progressAt(epoch, m_micro, d.checkpoint_requested ? "requested" : "minutes"));
     }
     if (!d.pause) return true;
-    // Before sleeping, the front end (and the run folder's logs) get everything done so far: the steps since the
-    // last report and a checkpoint's log line, not only after Resume. Every rank takes this branch alike, so the
-    // report's collective is safe.
+    // Before sleeping, the front end (and the run folder's logs) get everything done so far: the steps since
+    // the last report and a checkpoint's log line, not only after Resume. Every rank takes this branch alike,
+    // so the report's collective is safe.
     report(epoch, static_cast<double>(m_micro) / std::max<int64_t>(1, m_loader.batchesPerEpoch()));
     s.events.flush();
     m_window.start += s.control.waitWhilePaused(d.seen);
@@ -263,9 +271,9 @@ bool RankTrainer::endEpoch(int64_t epoch) {
     em.lr = s.schedule.lrAt(std::max<int64_t>(0, m_step - 1));
     em.samples_per_sec = sums[4];
     if (!std::isfinite(em.train_loss)) {
-      throw NonFiniteLossError(
-          "The training loss became " + formatNumber(em.train_loss) + " in epoch " + std::to_string(epoch) + ".",
-          m_step);
+      throw NonFiniteLossError("The training loss became " + formatNumber(em.train_loss) + " in epoch " +
+                                   std::to_string(epoch) + ".",
+                               m_step);
     }
     const bool has_val = s.data.val.size() > 0;
     const bool last = m_step >= s.plan.total_steps;
@@ -273,7 +281,8 @@ bool RankTrainer::endEpoch(int64_t epoch) {
       const EvalResult val = validate();
       em.val_loss = val.loss;
       em.val_accuracy = val.accuracy;
-      if (m_outcome.best_val_loss < 0 || val.loss < m_outcome.best_val_loss) m_outcome.best_val_loss = val.loss;
+      if (m_outcome.best_val_loss < 0 || val.loss < m_outcome.best_val_loss)
+        m_outcome.best_val_loss = val.loss;
       m_outcome.best_val_accuracy = std::max(m_outcome.best_val_accuracy, val.accuracy);
       s.schedule.observeValidation(s.experiment.schedule.plateau_mode == "max" ? val.accuracy : val.loss);
       stop_early = m_early_stopping.observe(val.loss, val.accuracy);
@@ -297,14 +306,15 @@ bool RankTrainer::endEpoch(int64_t epoch) {
     return false;
   }
   if (stop_early) {
-    s.events.log(LogLevel::Info, "Early stopping: " + m_train.early_stopping.metric + " did not improve for " +
+    s.events.log(LogLevel::Info, "Early stopping: " + m_train.early_stopping.metric +
+                                     " did not improve for " +
                                      std::to_string(m_train.early_stopping.patience) + " validations.");
     m_outcome.status = RunStatus::EarlyStopped;
     return false;
   }
   if (m_stop_after_epoch && m_step < s.plan.total_steps) {
-    // Interrupted, not completed: the plan (and the schedule laid over it) is not done, and resume continues with
-    // the next epoch from the checkpoint just written.
+    // Interrupted, not completed: the plan (and the schedule laid over it) is not done, and resume continues
+    // with the next epoch from the checkpoint just written.
     s.events.log(LogLevel::Info, "Stopping after epoch " + std::to_string(epoch) + " as requested, at step " +
                                      std::to_string(m_step) + ".");
     m_outcome.status = RunStatus::Interrupted;
@@ -319,10 +329,12 @@ bool RankTrainer::judgeValidation(const EpochMetrics& epoch) {
   try {
     const ValidationVerdict verdict = judge(epoch);
     if (!verdict.note.empty()) s.events.log(LogLevel::Info, verdict.note);
-    if (verdict.stop) s.events.log(LogLevel::Info, "Stopped after epoch " + std::to_string(epoch.epoch) + ".");
+    if (verdict.stop)
+      s.events.log(LogLevel::Info, "Stopped after epoch " + std::to_string(epoch.epoch) + ".");
     return verdict.stop;
   } catch (const std::exception& e) {
-    s.events.log(LogLevel::Warning, std::string("The validation judge failed, training goes on: ") + e.what());
+    s.events.log(LogLevel::Warning,
+                 std::string("The validation judge failed, training goes on: ") + e.what());
     return false;
   }
 }
@@ -338,8 +350,8 @@ EvalResult RankTrainer::validate() {
     const int64_t eval_batch = std::max<int64_t>(256, m_train.batch_size * 2);
     part = evaluateModel(s.model, s.data.val.slice(begin, end - begin), eval_batch, s.device);
   }
-  const auto sums = sumAcrossRanks(m_group, {part.loss * part.samples, part.accuracy * part.samples,
-                                             static_cast<double>(part.samples)});
+  const auto sums = sumAcrossRanks(
+      m_group, {part.loss * part.samples, part.accuracy * part.samples, static_cast<double>(part.samples)});
   EvalResult all;
   all.samples = static_cast<int64_t>(sums[2]);
   all.loss = all.samples > 0 ? sums[0] / sums[2] : 0;
@@ -382,8 +394,8 @@ void RankTrainer::announceStopAfterEpoch(int64_t epoch) {
   e.kind = ControlKind::StopAfterEpoch;
   e.value = static_cast<double>(epoch);
   e.source = s.control.stopAfterEpochSource();
-  e.message = "step " + std::to_string(m_step) + ": the run stops at the end of epoch " + std::to_string(epoch) +
-              " with a checkpoint (resume continues it)" +
+  e.message = "step " + std::to_string(m_step) + ": the run stops at the end of epoch " +
+              std::to_string(epoch) + " with a checkpoint (resume continues it)" +
               (e.source.empty() ? std::string() : ", requested via " + e.source);
   s.events.post(std::move(e));
 }
@@ -396,12 +408,13 @@ RankProgress RankTrainer::progressAt(int64_t next_epoch, int64_t next_batch, con
   p.epoch = next_epoch;
   p.next_batch = next_batch;
   if (next_batch > 0) {
-    // Data parallel: the whole group's partial sums (rank 0 writes them; on resume rank 0 carries them and the
-    // others start from zero, so the epoch's totals come out the same).
+    // Data parallel: the whole group's partial sums (rank 0 writes them; on resume rank 0 carries them and
+    // the others start from zero, so the epoch's totals come out the same).
     const auto sums = sumAcrossRanks(
-        m_group, {totals.loss_sum.item<double>(),
-                  s.scaler.enabled() ? totals.loss_samples.item<double>() : static_cast<double>(totals.samples),
-                  static_cast<double>(totals.correct.item<int64_t>()), static_cast<double>(totals.samples)});
+        m_group,
+        {totals.loss_sum.item<double>(),
+         s.scaler.enabled() ? totals.loss_samples.item<double>() : static_cast<double>(totals.samples),
+         static_cast<double>(totals.correct.item<int64_t>()), static_cast<double>(totals.samples)});
     p.epoch_loss_sum = sums[0];
     p.epoch_loss_samples = sums[1];
     p.epoch_correct = static_cast<int64_t>(sums[2]);
@@ -412,7 +425,8 @@ RankProgress RankTrainer::progressAt(int64_t next_epoch, int64_t next_batch, con
   p.early_stopping = m_early_stopping.state();
   p.train_seconds = toSeconds(m_train_time + (Clock::now() - m_window.start));
   const int64_t partial = next_batch > 0 ? totals.samples - m_carried : 0;
-  p.samples = (m_outcome.samples + partial) * m_group.size() + m_carried_done + (next_batch > 0 ? m_carried : 0);
+  p.samples =
+      (m_outcome.samples + partial) * m_group.size() + m_carried_done + (next_batch > 0 ? m_carried : 0);
   p.reason = reason;
   return p;
 }
@@ -425,6 +439,8 @@ void RankTrainer::writeCheckpoint(const RankProgress& p) {
 
 }  // namespace
 
-RankOutcome trainRank(const RankSetup& setup) { return RankTrainer(setup).run(); }
+RankOutcome trainRank(const RankSetup& setup) {
+  return RankTrainer(setup).run();
+}
 
 }  // namespace wb

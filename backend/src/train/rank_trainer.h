@@ -5,9 +5,8 @@
 
 #include <torch/torch.h>
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -73,12 +72,12 @@ struct RankSetup {
   torch::Device device;
   EventStream& events;
   TrainingControl& control;
-  GradScaler& scaler;  // train.amp fp16: dynamic loss scaling; disabled otherwise
+  GradScaler& scaler;                         // train.amp fp16: dynamic loss scaling; disabled otherwise
   const RankProgress* resume_from = nullptr;  // continue from here instead of step 0
   // Writes a checkpoint of this point; empty = no checkpoints (benchmarks).
   std::function<void(const RankProgress&)> checkpoint;
-  // The step's parts in their order (data parallel's allreduce first, then a compression pass's); trainRank adds
-  // train.clip_grad_norm's clipping last.
+  // The step's parts in their order (data parallel's allreduce first, then a compression pass's); trainRank
+  // adds train.clip_grad_norm's clipping last.
   StepParts parts = {};
   // Data parallel: this rank and its collectives (null = one device). Every rank runs trainRank with the
   // same plan; they agree on stops, pauses and checkpoints at each step, and metrics are global. Only rank 0

@@ -5,9 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
@@ -15,9 +14,9 @@
 namespace wb {
 namespace {
 
-constexpr ControlRequest::Kind kRequestKinds[] = {ControlRequest::Kind::LrScale, ControlRequest::Kind::LrConstant,
-                                                  ControlRequest::Kind::StopAfterEpoch, ControlRequest::Kind::Stop,
-                                                  ControlRequest::Kind::Checkpoint};
+constexpr ControlRequest::Kind kRequestKinds[] = {
+    ControlRequest::Kind::LrScale, ControlRequest::Kind::LrConstant, ControlRequest::Kind::StopAfterEpoch,
+    ControlRequest::Kind::Stop, ControlRequest::Kind::Checkpoint};
 
 bool isLrChange(ControlRequest::Kind kind) {
   return kind == ControlRequest::Kind::LrScale || kind == ControlRequest::Kind::LrConstant;
@@ -28,18 +27,24 @@ bool isLrChange(ControlRequest::Kind kind) {
 std::string checkLrChange(const LrChange& change) {
   if (std::isfinite(change.value) && change.value > 0) return {};
   std::ostringstream out;
-  out << (change.kind == LrChange::Kind::Scale ? "the learning-rate factor" : "the learning rate") << " must be a "
+  out << (change.kind == LrChange::Kind::Scale ? "the learning-rate factor" : "the learning rate")
+      << " must be a "
       << "number greater than 0; got " << change.value;
   return out.str();
 }
 
 const char* toString(ControlRequest::Kind kind) {
   switch (kind) {
-    case ControlRequest::Kind::LrScale: return "lr_scale";
-    case ControlRequest::Kind::LrConstant: return "lr";
-    case ControlRequest::Kind::StopAfterEpoch: return "stop_after_epoch";
-    case ControlRequest::Kind::Stop: return "stop";
-    case ControlRequest::Kind::Checkpoint: return "checkpoint";
+    case ControlRequest::Kind::LrScale:
+      return "lr_scale";
+    case ControlRequest::Kind::LrConstant:
+      return "lr";
+    case ControlRequest::Kind::StopAfterEpoch:
+      return "stop_after_epoch";
+    case ControlRequest::Kind::Stop:
+      return "stop";
+    case ControlRequest::Kind::Checkpoint:
+      return "checkpoint";
   }
   return "checkpoint";
 }
@@ -55,7 +60,9 @@ nlohmann::json controlRequestToJson(const ControlRequest& request) {
 
 std::optional<ControlRequest> controlRequestFromJson(const nlohmann::json& j, std::string& problem) {
   if (!j.is_object() || !j.contains("request") || !j["request"].is_string()) {
-    problem = "not a control request: it needs \"request\": one of lr_scale, lr, stop_after_epoch, stop, checkpoint";
+    problem =
+        "not a control request: it needs \"request\": one of lr_scale, lr, stop_after_epoch, stop, "
+        "checkpoint";
     return std::nullopt;
   }
   const std::string name = j["request"].get<std::string>();
@@ -68,7 +75,8 @@ std::optional<ControlRequest> controlRequestFromJson(const nlohmann::json& j, st
     }
   }
   if (!known) {
-    problem = "unknown request \"" + name + "\": expected one of lr_scale, lr, stop_after_epoch, stop, checkpoint";
+    problem =
+        "unknown request \"" + name + "\": expected one of lr_scale, lr, stop_after_epoch, stop, checkpoint";
     return std::nullopt;
   }
   if (j.contains("source") && j["source"].is_string()) r.source = j["source"].get<std::string>();
@@ -78,9 +86,9 @@ std::optional<ControlRequest> controlRequestFromJson(const nlohmann::json& j, st
       return std::nullopt;
     }
     r.value = j["value"].get<double>();
-    const std::string bad = checkLrChange(
-        LrChange{r.kind == ControlRequest::Kind::LrScale ? LrChange::Kind::Scale : LrChange::Kind::Constant, r.value,
-                 /*from_step=*/-1, /*source=*/{}});
+    const std::string bad = checkLrChange(LrChange{
+        r.kind == ControlRequest::Kind::LrScale ? LrChange::Kind::Scale : LrChange::Kind::Constant, r.value,
+        /*from_step=*/-1, /*source=*/{}});
     if (!bad.empty()) {
       problem = bad;
       return std::nullopt;
@@ -96,7 +104,9 @@ std::optional<ControlRequest> controlRequestFromJson(const nlohmann::json& j, st
   return r;
 }
 
-std::string controlFolder(const std::string& run_dir) { return run_dir + "/control"; }
+std::string controlFolder(const std::string& run_dir) {
+  return run_dir + "/control";
+}
 
 std::string sendControlRequest(const std::string& run_dir, const ControlRequest& request) {
   namespace fs = std::filesystem;

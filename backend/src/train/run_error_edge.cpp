@@ -24,13 +24,16 @@ RunError classifyRunError(std::exception_ptr error, const RunErrorHints& hints) 
     return {ErrorKind::BadInput, e.what(), e.hint()};
   } catch (const CollectiveError& e) {
     return {ErrorKind::Device, e.what(),
-            "Another rank failed, died or hangs: its own message is in its output (ranks other than 0 also log to "
-            "rank-N.log in the run folder). The last checkpoint is intact; resume the run once all ranks can run. "
+            "Another rank failed, died or hangs: its own message is in its output (ranks other than 0 also "
+            "log to "
+            "rank-N.log in the run folder). The last checkpoint is intact; resume the run once all ranks can "
+            "run. "
             "train.collective_timeout sets how long ranks wait for each other."};
   } catch (const c10::Error& e) {
     const std::string text = e.what_without_backtrace();
     if (text.find("CUDA") != std::string::npos) {
-      return {ErrorKind::Device, "CUDA error: " + text, "Check the GPU with nvidia-smi, or train on \"cpu\"."};
+      return {ErrorKind::Device, "CUDA error: " + text,
+              "Check the GPU with nvidia-smi, or train on \"cpu\"."};
     }
     return {ErrorKind::Internal, "LibTorch error: " + text,
             "This is likely a bug in the workbench or an unsupported model. " + hints.log_kept};

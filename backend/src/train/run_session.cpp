@@ -4,9 +4,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "distributed/collective_error.h"
 #include "distributed/device_selection.h"
@@ -51,11 +50,12 @@ std::string describeOptimizer(const Experiment& e, const TrainingPlan& plan, boo
 
 RunError classify(std::exception_ptr error) {
   return classifyRunError(
-      error, {"Lower train.batch_size (or use train.grad_accum to keep the effective batch), or a smaller model.",
-              "Lower train.batch_size or data.limit, or close other programs.",
-              "Lower optimizer.lr, set train.clip_grad_norm (e.g. 1.0), or add warmup (schedule.warmup_steps); "
-              "check the data for NaN or infinite values. The metrics up to this point are kept in the run folder.",
-              "The run folder keeps the log of what happened before."});
+      error,
+      {"Lower train.batch_size (or use train.grad_accum to keep the effective batch), or a smaller model.",
+       "Lower train.batch_size or data.limit, or close other programs.",
+       "Lower optimizer.lr, set train.clip_grad_norm (e.g. 1.0), or add warmup (schedule.warmup_steps); "
+       "check the data for NaN or infinite values. The metrics up to this point are kept in the run folder.",
+       "The run folder keeps the log of what happened before."});
 }
 
 // The form the run index keys folders by: absolute, normalized, no trailing separator.
@@ -74,7 +74,8 @@ std::string rankList(const RankLayout& layout) {
 }  // namespace
 
 RunSession::RunSession(Experiment& experiment_, const std::optional<ResumeRequest>& resume_,
-                       const std::optional<ProcessLaunch>& launch_, TrainingControl& control_, EventStream::Sink sink)
+                       const std::optional<ProcessLaunch>& launch_, TrainingControl& control_,
+                       EventStream::Sink sink)
     : experiment(experiment_),
       resume(resume_),
       launch(launch_),
@@ -88,8 +89,8 @@ RunSummary RunSession::run() {
   try {
     if (launch) {
       events.log(LogLevel::Info, describe(*launch));
-      const auto timeout = std::chrono::milliseconds(
-          static_cast<int64_t>(experiment.train.collective_timeout * 1000.0));
+      const auto timeout =
+          std::chrono::milliseconds(static_cast<int64_t>(experiment.train.collective_timeout * 1000.0));
       store = makeRankStore(launch, timeout);
     }
     if (!lead_process) {
@@ -124,15 +125,17 @@ RunSummary RunSession::run() {
 void RunSession::followRankZero() {
   try {
     // Rank 0 may refuse to start (a bad or changed experiment): it says so in the store; stop waiting then.
-    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(
-                                              experiment.train.collective_timeout * 1000.0));
+    const auto deadline =
+        Clock::now() +
+        std::chrono::milliseconds(static_cast<int64_t>(experiment.train.collective_timeout * 1000.0));
     for (;;) {
       try {
         store->wait({"wb/run_dir"}, std::chrono::seconds(1));
         break;
       } catch (const c10::Error&) {
         const std::string refused = describeRankFailures(store, launch->world_size, launch->rank);
-        if (!refused.empty()) throw CollectiveError("Rank " + std::to_string(launch->rank) + ": not started, " + refused);
+        if (!refused.empty())
+          throw CollectiveError("Rank " + std::to_string(launch->rank) + ": not started, " + refused);
         if (Clock::now() > deadline) throw;
       }
     }
@@ -185,8 +188,8 @@ void RunSession::reopenForResume() {
   }
   const CheckpointStore store_of_run(folder->path(), experiment.train.keep_checkpoints,
                                      experiment.train.early_stopping.metric != "val_accuracy");
-  checkpoint =
-      store_of_run.loadLatestGood([&](const std::string& warning) { events.log(LogLevel::Warning, warning); });
+  checkpoint = store_of_run.loadLatestGood(
+      [&](const std::string& warning) { events.log(LogLevel::Warning, warning); });
   if (checkpoint) {
     // The compress section does not change training: editing it (the window's Compress dialogs do)
     // must not block resuming the training.
@@ -197,16 +200,20 @@ void RunSession::reopenForResume() {
                   changes.end());
     // Data parallel: the number of ranks is part of the data order (each rank's shard).
     const int64_t saved_world = checkpoint->contents.meta.value("world_size", int64_t{1});
-    const int64_t world_now = launch ? launch->world_size : static_cast<int64_t>(experiment.train.devices.size());
+    const int64_t world_now =
+        launch ? launch->world_size : static_cast<int64_t>(experiment.train.devices.size());
     std::string world_change;
     if (saved_world != world_now) {
-      world_change = "the checkpoint was written by " + std::to_string(saved_world) + " rank(s), this resume has " +
-                     std::to_string(world_now);
+      world_change = "the checkpoint was written by " + std::to_string(saved_world) +
+                     " rank(s), this resume has " + std::to_string(world_now);
     }
     if ((!changes.empty() || !world_change.empty()) && !resume->force) {
       std::string what;
-      if (!changes.empty()) what = "The run's experiment.json changed since its checkpoint was written: " + describeChanges(changes);
-      if (!world_change.empty()) what += (what.empty() ? "The number of ranks differs: " : "; and ") + world_change;
+      if (!changes.empty())
+        what =
+            "The run's experiment.json changed since its checkpoint was written: " + describeChanges(changes);
+      if (!world_change.empty())
+        what += (what.empty() ? "The number of ranks differs: " : "; and ") + world_change;
       throw ExperimentChangedError(
           what + ".",
           "Undo the change, or resume anyway (workbench-cli resume --force; in the window, Resume Anyway): "
@@ -214,12 +221,14 @@ void RunSession::reopenForResume() {
               std::string(world_change.empty() ? "" : " and the data sharded for the new number of ranks") +
               ".");
     }
-    if (!changes.empty()) events.log(LogLevel::Warning, "Resuming with a changed experiment (forced): " +
-                                                            describeChanges(changes));
+    if (!changes.empty())
+      events.log(LogLevel::Warning,
+                 "Resuming with a changed experiment (forced): " + describeChanges(changes));
     if (!world_change.empty()) {
-      events.log(LogLevel::Warning, "Resuming on another number of ranks (forced): " + world_change +
-                                        ". Training continues at the checkpoint's step; the rest of the epoch "
-                                        "is sharded anew, so the samples seen differ from an uninterrupted run.");
+      events.log(LogLevel::Warning,
+                 "Resuming on another number of ranks (forced): " + world_change +
+                     ". Training continues at the checkpoint's step; the rest of the epoch "
+                     "is sharded anew, so the samples seen differ from an uninterrupted run.");
     }
     folder->truncateLogs(checkpoint->contents.meta.value("log_lengths", nlohmann::json::object()));
     wall_before = checkpoint->contents.meta.value("wall_s", 0.0);
@@ -238,7 +247,8 @@ void RunSession::reopenForResume() {
 }
 
 void RunSession::createFolder() {
-  // The folder after the experiment's name, or its model and data when it has none ("<date>-cnn-fashion-mnist").
+  // The folder after the experiment's name, or its model and data when it has none
+  // ("<date>-cnn-fashion-mnist").
   folder = std::make_unique<RunFolder>(
       RunFolder::create(experiment.output.runs_dir, experimentRunName(experiment)));
   folder->writeExperiment(experimentToJson(experiment));
@@ -258,8 +268,9 @@ void RunSession::announceFolder() {
     // Other shells control the run through its folder (workbench-cli control).
     watcher = std::make_unique<ControlRequestWatcher>(run_dir, control);
     if (watcher->staleRequests() > 0) {
-      events.log(LogLevel::Warning, "Removed " + std::to_string(watcher->staleRequests()) +
-                                        " control request(s) left in control/ from before this session started");
+      events.log(LogLevel::Warning,
+                 "Removed " + std::to_string(watcher->staleRequests()) +
+                     " control request(s) left in control/ from before this session started");
     }
   }
   if (store && lead_process) {
@@ -290,16 +301,17 @@ void RunSession::announceFolder() {
 void RunSession::setUpDevicesAndData() {
   layout = layoutRanks(experiment, launch);
   parallel = layout.world_size > 1;
-  const int64_t cores_per_rank = std::max<int64_t>(
-      1, (experiment.train.threads > 0 ? experiment.train.threads : coresAvailable()) / layout.ranks_on_this_machine);
+  const int64_t cores_per_rank =
+      std::max<int64_t>(1, (experiment.train.threads > 0 ? experiment.train.threads : coresAvailable()) /
+                               layout.ranks_on_this_machine);
   rank_threads.world_size = layout.world_size;
   rank_threads.cores_per_rank = cores_per_rank;
   rank_threads.group_options = rankGroupOptions(experiment.train, launch);
-  const std::string threads = configureThreads(parallel ? cores_per_rank : experiment.train.threads,
-                                               parallel ? std::max<int64_t>(1, experiment.train.blas_threads > 0
-                                                                                   ? experiment.train.blas_threads
-                                                                                   : cores_per_rank)
-                                                        : experiment.train.blas_threads);
+  const std::string threads = configureThreads(
+      parallel ? cores_per_rank : experiment.train.threads,
+      parallel ? std::max<int64_t>(
+                     1, experiment.train.blas_threads > 0 ? experiment.train.blas_threads : cores_per_rank)
+               : experiment.train.blas_threads);
   torch::manual_seed(experiment.seed);
   device = layout.local.front().device;
   events.log(LogLevel::Info, describe(querySystemInfo()));
@@ -310,10 +322,12 @@ void RunSession::setUpDevicesAndData() {
     std::ostringstream line;
     line << "Data parallel: " << layout.world_size << " ranks (" << rankList(layout) << "), "
          << (device.is_cuda() ? "NCCL" : "Gloo") << ", gradients averaged in buckets of "
-         << experiment.train.bucket_mb << " MB, batch " << experiment.train.batch_size << " per rank = global batch "
-         << experiment.train.batch_size * layout.world_size * std::max<int64_t>(1, experiment.train.grad_accum)
-         << (experiment.train.sync_batchnorm ? ", batch norm synchronized" : "") << ", collectives time out after "
-         << experiment.train.collective_timeout << " s";
+         << experiment.train.bucket_mb << " MB, batch " << experiment.train.batch_size
+         << " per rank = global batch "
+         << experiment.train.batch_size * layout.world_size *
+                std::max<int64_t>(1, experiment.train.grad_accum)
+         << (experiment.train.sync_batchnorm ? ", batch norm synchronized" : "")
+         << ", collectives time out after " << experiment.train.collective_timeout << " s";
     events.log(LogLevel::Info, line.str());
   }
 
@@ -354,11 +368,13 @@ void RunSession::buildRanks() {
   result.parameters = info.parameters;
   result.flops_per_sample = info.flops_per_sample;
   events.log(LogLevel::Info, "Model: " + std::to_string(info.parameters) + " parameters, " +
-                                 std::to_string(info.flops_per_sample) + " FLOPs per sample\n" + info.summary);
-  events.log(LogLevel::Info, describeOptimizer(experiment, plan, takesFusedStep(optimizer)) +
-                                 (parallel ? " per rank" : ""));
+                                 std::to_string(info.flops_per_sample) + " FLOPs per sample\n" +
+                                 info.summary);
+  events.log(LogLevel::Info,
+             describeOptimizer(experiment, plan, takesFusedStep(optimizer)) + (parallel ? " per rank" : ""));
   if (parallel) {
-    events.log(LogLevel::Info, std::to_string(ranks.front()->parallel->bucketCount()) + " gradient bucket(s)");
+    events.log(LogLevel::Info,
+               std::to_string(ranks.front()->parallel->bucketCount()) + " gradient bucket(s)");
   }
   if (device.is_cuda()) resetCudaPeakMemory(device.index() < 0 ? 0 : device.index());
   if (experiment.train.amp != "off") {
@@ -374,10 +390,11 @@ void RunSession::buildRanks() {
                                    std::to_string(resume_point->epoch) + ", batch " +
                                    std::to_string(resume_point->next_batch));
   }
-  if (resume_point) resume_point->restartEpochIfPast((shard + experiment.train.batch_size - 1) / experiment.train.batch_size);
+  if (resume_point)
+    resume_point->restartEpochIfPast((shard + experiment.train.batch_size - 1) / experiment.train.batch_size);
 
   checkpoints = std::make_unique<CheckpointStore>(run_dir, experiment.train.keep_checkpoints,
-                                                 experiment.train.early_stopping.metric != "val_accuracy");
+                                                  experiment.train.early_stopping.metric != "val_accuracy");
   if (lead_process) {
     checkpoint_writer =
         std::make_unique<CheckpointWriter>(*checkpoints, events, *folder, experimentToJson(experiment));
@@ -386,10 +403,11 @@ void RunSession::buildRanks() {
 
 void RunSession::writeCheckpoint(const RankProgress& progress) {
   TrainingRank& lead = *ranks.front();
-  nlohmann::json meta = {{"experiment_hash", hash},
-                         {"wall_s", wall_before + std::chrono::duration<double>(Clock::now() - started).count()},
-                         {"world_size", layout.world_size},
-                         {"devices", layout.devices}};
+  nlohmann::json meta = {
+      {"experiment_hash", hash},
+      {"wall_s", wall_before + std::chrono::duration<double>(Clock::now() - started).count()},
+      {"world_size", layout.world_size},
+      {"devices", layout.devices}};
   // The store keeps the best checkpoint by it besides the newest.
   if (progress.val_metric) meta["val_metric"] = *progress.val_metric;
   checkpoint_writer->write(progress, *lead.model, *lead.optimizer, *lead.schedule, *lead.scaler, meta);
@@ -407,23 +425,12 @@ void RunSession::trainRanks() {
   for (const auto& rank : ranks) local.push_back(rank->local());
   const auto failure = trainLocalRanks(local, rank_threads, [&](size_t i) {
     TrainingRank& rank = *ranks[i];
-    rank.train({experiment,
-                data,
-                *rank.model,
-                *rank.optimizer,
-                *rank.schedule,
-                plan,
-                rank.placement.device,
-                rank.events(events),
-                control,
-                *rank.scaler,
-                resume_point ? &*resume_point : nullptr,
+    rank.train({experiment, data, *rank.model, *rank.optimizer, *rank.schedule, plan, rank.placement.device,
+                rank.events(events), control, *rank.scaler, resume_point ? &*resume_point : nullptr,
                 rank.isLead() ? std::function<void(const RankProgress&)>(
                                     [this](const RankProgress& p) { writeCheckpoint(p); })
                               : [](const RankProgress&) {},
-                rank.parts,
-                parallel ? rank.group.get() : nullptr,
-                layout.devices});
+                rank.parts, parallel ? rank.group.get() : nullptr, layout.devices});
   });
   store = rank_threads.store;
   if (failure) {
@@ -435,8 +442,8 @@ void RunSession::trainRanks() {
     } catch (...) {
     }
     if (parallel && !collective) {
-      failed_rank = "Rank " + std::to_string(failure->rank) + " of " + std::to_string(layout.world_size) + " (" +
-                    layout.devices[failure->rank] + "): ";
+      failed_rank = "Rank " + std::to_string(failure->rank) + " of " + std::to_string(layout.world_size) +
+                    " (" + layout.devices[failure->rank] + "): ";
     }
     std::rethrow_exception(failure->error);
   }
@@ -457,7 +464,8 @@ void RunSession::saveModel() {
   } else if (outcome.status == RunStatus::Interrupted) {
     model.save(folder->modelPath());  // the weights so far, for `eval`; the checkpoint is what resumes
     events.log(LogLevel::Info, "Stopped at step " + std::to_string(outcome.steps) +
-                                   " with a checkpoint; continue with: workbench-cli resume " + folder->path());
+                                   " with a checkpoint; continue with: workbench-cli resume " +
+                                   folder->path());
   } else {
     const int64_t eval_batch = std::max<int64_t>(256, experiment.train.batch_size * 2);
     const EvalResult test = evaluateModel(model, data.test, eval_batch, device);

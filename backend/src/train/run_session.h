@@ -6,12 +6,12 @@
 // session's state below. Errors are caught at this thread's edge (run) and become the run's RunError.
 
 #include <c10/util/intrusive_ptr.h>
-#include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 #include <vector>
 
 #include "data/dataset.h"

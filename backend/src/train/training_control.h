@@ -99,7 +99,8 @@ class TrainingControl {
     if (!m_paused.load()) return {};
     const auto start = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> lock(m_mutex);
-    m_cv.wait(lock, [&] { return !m_paused.load() || m_stop.load() || m_generation.load() != seen_generation; });
+    m_cv.wait(lock,
+              [&] { return !m_paused.load() || m_stop.load() || m_generation.load() != seen_generation; });
     return std::chrono::steady_clock::now() - start;
   }
 

@@ -1,10 +1,10 @@
 #pragma once
 // One rank of a training as its thread trains it, built the same way for a run's ranks and a compression
-// pass's fine-tuning: its device and group (joined later, on its thread), its model and optimizer (the caller's
-// choice: a run builds them from the experiment, a pass from its artifact), its schedule and loss scaler, its
-// step parts (data parallel's allreduce first when there are several ranks), its own log when it is not rank 0,
-// and what it came to. Built one rank after another on the run's thread (ranks that are threads would otherwise
-// race for torch's one CPU generator while initializing their weights).
+// pass's fine-tuning: its device and group (joined later, on its thread), its model and optimizer (the
+// caller's choice: a run builds them from the experiment, a pass from its artifact), its schedule and loss
+// scaler, its step parts (data parallel's allreduce first when there are several ranks), its own log when it
+// is not rank 0, and what it came to. Built one rank after another on the run's thread (ranks that are
+// threads would otherwise race for torch's one CPU generator while initializing their weights).
 
 #include <torch/torch.h>
 
@@ -28,11 +28,12 @@ namespace wb {
 struct TrainingRank {
   TrainingRank(const RankPlacement& placement, int world_size);
 
-  // With the model (owned, or the caller's for `model_in_use`) and its optimizer: the schedule, the scaler and,
-  // with several ranks, the allreduce part; a rank other than 0 gets its log (rank-N.log) in `folder`.
+  // With the model (owned, or the caller's for `model_in_use`) and its optimizer: the schedule, the scaler
+  // and, with several ranks, the allreduce part; a rank other than 0 gets its log (rank-N.log) in `folder`.
   void setUp(const Experiment& experiment, const TrainingPlan& plan, Model& model_in_use,
              std::unique_ptr<torch::optim::Optimizer> rank_optimizer, const std::string& folder);
-  // The model's and optimizer's states, the schedule's, the scaler's and the parts' (masks) from a checkpoint.
+  // The model's and optimizer's states, the schedule's, the scaler's and the parts' (masks) from a
+  // checkpoint.
   void restore(const LoadedCheckpoint& checkpoint);
   bool isLead() const { return placement.rank == 0; }
   // Rank 0 reports through the training's stream; the others through their log.

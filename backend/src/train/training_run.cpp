@@ -74,21 +74,42 @@ void TrainingRun::start() {
   });
 }
 
-void TrainingRun::setProcessLaunch(const ProcessLaunch& launch) { m_impl->launch = launch; }
-void TrainingRun::setValidationJudge(ValidationJudge judge) { m_impl->control.setValidationJudge(std::move(judge)); }
-void TrainingRun::setRunTags(std::vector<std::string> tags) { m_impl->control.setRunTags(std::move(tags)); }
-void TrainingRun::pause() { m_impl->control.pause(); }
-void TrainingRun::resume() { m_impl->control.resume(); }
-void TrainingRun::requestStop() { m_impl->control.requestStop(); }
-void TrainingRun::requestCheckpoint() { m_impl->control.requestCheckpoint(); }
+void TrainingRun::setProcessLaunch(const ProcessLaunch& launch) {
+  m_impl->launch = launch;
+}
+void TrainingRun::setValidationJudge(ValidationJudge judge) {
+  m_impl->control.setValidationJudge(std::move(judge));
+}
+void TrainingRun::setRunTags(std::vector<std::string> tags) {
+  m_impl->control.setRunTags(std::move(tags));
+}
+void TrainingRun::pause() {
+  m_impl->control.pause();
+}
+void TrainingRun::resume() {
+  m_impl->control.resume();
+}
+void TrainingRun::requestStop() {
+  m_impl->control.requestStop();
+}
+void TrainingRun::requestCheckpoint() {
+  m_impl->control.requestCheckpoint();
+}
 void TrainingRun::setLearningRate(const LrChange& change) {
   const std::string problem = checkLrChange(change);
-  if (!problem.empty()) throw UserError("Cannot change the learning rate: " + problem + ".", "Give a positive number.");
+  if (!problem.empty())
+    throw UserError("Cannot change the learning rate: " + problem + ".", "Give a positive number.");
   m_impl->control.requestLrChange(change);
 }
-void TrainingRun::stopAfterEpoch(const std::string& source) { m_impl->control.requestStopAfterEpoch(source); }
-bool TrainingRun::isRunning() const { return m_impl->running.load(); }
-bool TrainingRun::isPaused() const { return m_impl->control.paused(); }
+void TrainingRun::stopAfterEpoch(const std::string& source) {
+  m_impl->control.requestStopAfterEpoch(source);
+}
+bool TrainingRun::isRunning() const {
+  return m_impl->running.load();
+}
+bool TrainingRun::isPaused() const {
+  return m_impl->control.paused();
+}
 
 void TrainingRun::wait() {
   if (m_impl->worker.joinable()) m_impl->worker.join();

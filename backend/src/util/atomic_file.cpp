@@ -1,7 +1,5 @@
 #include "util/atomic_file.h"
 
-#include "util/file_syscalls.h"
-
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -11,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+
+#include "util/file_syscalls.h"
 
 namespace wb {
 
@@ -24,7 +24,9 @@ namespace fs = std::filesystem;
 
 constexpr const char* kTempInfix = ".tmp.";
 
-std::string tempPathFor(const std::string& path) { return path + kTempInfix + std::to_string(::getpid()); }
+std::string tempPathFor(const std::string& path) {
+  return path + kTempInfix + std::to_string(::getpid());
+}
 
 std::string folderOf(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
@@ -52,25 +54,27 @@ std::string sizeText(uint64_t bytes) {
   if (replaced) {
     throw FileWriteError("Wrote " + path + " (" + what + "), but " + step + " failed: " + reason +
                              "; the new version may not survive a power loss.",
-                         "Check the disk holding " + folderOf(path) + "; " + path + " holds the new version.", error);
+                         "Check the disk holding " + folderOf(path) + "; " + path + " holds the new version.",
+                         error);
   }
   if (error == ENOSPC || error == EDQUOT) {
-    throw FileWriteError("The disk holding " + folderOf(path) + " is full: could not write " + path + " (" + what +
-                             "): " + reason + ".",
-                         "Free some space on that disk, or write to another one; " + path + " was left as it was.",
-                         error);
+    throw FileWriteError(
+        "The disk holding " + folderOf(path) + " is full: could not write " + path + " (" + what +
+            "): " + reason + ".",
+        "Free some space on that disk, or write to another one; " + path + " was left as it was.", error);
   }
   if (error == EFBIG) {
-    throw FileWriteError("Could not write " + path + " (" + what +
-                             "): the file is larger than this process may write (the file size limit, ulimit -f, "
-                             "or the file system's): " + reason + ".",
-                         "Raise the limit (ulimit -f unlimited) or use another file system; " + path +
-                             " was left as it was.",
-                         error);
+    throw FileWriteError(
+        "Could not write " + path + " (" + what +
+            "): the file is larger than this process may write (the file size limit, ulimit -f, "
+            "or the file system's): " +
+            reason + ".",
+        "Raise the limit (ulimit -f unlimited) or use another file system; " + path + " was left as it was.",
+        error);
   }
-  throw FileWriteError("Could not write " + path + " (" + what + ") while " + step + ": " + reason + ".",
-                       "Check that the folder is writable and its disk works; " + path + " was left as it was.",
-                       error);
+  throw FileWriteError(
+      "Could not write " + path + " (" + what + ") while " + step + ": " + reason + ".",
+      "Check that the folder is writable and its disk works; " + path + " was left as it was.", error);
 }
 
 // Closes `fd` (when open) and removes the temporary file, keeping errno for the message.
@@ -85,7 +89,8 @@ void discard(int fd, const std::string& tmp) {
 void fsyncPath(const std::string& path, bool directory, const std::string& target, uint64_t bytes) {
   const int fd = ::open(path.c_str(), (directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY) | O_CLOEXEC);
   if (fd < 0) {
-    throwWriteError(target, bytes, directory ? "opening its folder to flush it" : "flushing it", errno, directory);
+    throwWriteError(target, bytes, directory ? "opening its folder to flush it" : "flushing it", errno,
+                    directory);
   }
   if (fileSyscalls().fsync(fd) != 0 && !(directory && (errno == EINVAL || errno == EROFS))) {
     // Some file systems cannot fsync a folder (EINVAL): the rename is then as durable as they make it.
@@ -113,15 +118,17 @@ FileWriteError appendFailure(const std::string& path, int error) {
   if (error == 0) error = EIO;  // stdio's error flag without an errno
   const std::string reason = std::strerror(error);
   if (error == ENOSPC || error == EDQUOT) {
-    return FileWriteError("The disk holding " + folderOf(path) + " is full: could not append to " + path + ": " +
-                              reason + ".",
-                          "Free some space on that disk; what was written before stays.", error);
+    return FileWriteError(
+        "The disk holding " + folderOf(path) + " is full: could not append to " + path + ": " + reason + ".",
+        "Free some space on that disk; what was written before stays.", error);
   }
   if (error == EFBIG) {
-    return FileWriteError("Could not append to " + path +
-                              ": the file is larger than this process may write (the file size limit, ulimit -f, "
-                              "or the file system's): " + reason + ".",
-                          "Raise the limit (ulimit -f unlimited) or use another file system.", error);
+    return FileWriteError(
+        "Could not append to " + path +
+            ": the file is larger than this process may write (the file size limit, ulimit -f, "
+            "or the file system's): " +
+            reason + ".",
+        "Raise the limit (ulimit -f unlimited) or use another file system.", error);
   }
   return FileWriteError("Could not append to " + path + ": " + reason + ".",
                         "Check that the folder is writable and its disk works.", error);
@@ -137,8 +144,8 @@ void writeFileAtomically(const std::string& path, std::initializer_list<std::str
     const char* at = piece.data();
     size_t left = piece.size();
     while (left > 0) {
-      // A write may take less than it was given (a disk filling up): the rest is written next, and the one after
-      // the disk is full returns the error.
+      // A write may take less than it was given (a disk filling up): the rest is written next, and the one
+      // after the disk is full returns the error.
       const ssize_t n = fileSyscalls().write(fd, at, std::min<size_t>(left, size_t{1} << 30));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {

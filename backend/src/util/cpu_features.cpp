@@ -1,5 +1,5 @@
-// queryCpuFeatures and what they mean for bf16 (declared in workbench/system_info.h). CPUID says what the core
-// implements; XGETBV says which register states the operating system saves: AVX-512 counts only with the
+// queryCpuFeatures and what they mean for bf16 (declared in workbench/system_info.h). CPUID says what the
+// core implements; XGETBV says which register states the operating system saves: AVX-512 counts only with the
 // opmask and ZMM states (XCR0 bits 5-7), AMX only with its tile states (bits 17-18), as LibTorch's cpuinfo
 // and oneDNN decide.
 #include <string>
@@ -31,7 +31,9 @@ unsigned long long xgetbv0() {
   return (static_cast<unsigned long long>(edx) << 32) | eax;
 }
 
-bool bit(unsigned value, int n) { return ((value >> n) & 1u) != 0; }
+bool bit(unsigned value, int n) {
+  return ((value >> n) & 1u) != 0;
+}
 
 std::string brandString() {
   if (cpuid(0x80000000).eax < 0x80000004) return {};
@@ -60,8 +62,8 @@ CpuFeatures queryCpuFeatures() {
   const Regs l1 = cpuid(1);
   const bool osxsave = bit(l1.ecx, 27);
   const unsigned long long xcr0 = osxsave ? xgetbv0() : 0;
-  const bool ymm = (xcr0 & 0x6) == 0x6;             // SSE and AVX state
-  const bool zmm = ymm && (xcr0 & 0xe0) == 0xe0;    // opmask, ZMM0-15 upper halves, ZMM16-31
+  const bool ymm = (xcr0 & 0x6) == 0x6;            // SSE and AVX state
+  const bool zmm = ymm && (xcr0 & 0xe0) == 0xe0;   // opmask, ZMM0-15 upper halves, ZMM16-31
   const bool tiles = (xcr0 & 0x60000) == 0x60000;  // XTILECFG and XTILEDATA
   f.fma = ymm && bit(l1.ecx, 12);
   if (basic.eax < 7) return f;
@@ -113,14 +115,17 @@ CpuBf16Cost cpuBf16Cost(const CpuFeatures& f) {
   } else if (f.avx512Core()) {
     cost.kind = CpuBf16::Emulated;
     cost.slower_than_fp32 = false;
-    cost.summary = "bf16 on this CPU: emulated by oneDNN with AVX-512 (no AVX512-BF16): about fp32's speed, "
-                   "half the activation memory";
+    cost.summary =
+        "bf16 on this CPU: emulated by oneDNN with AVX-512 (no AVX512-BF16): about fp32's speed, "
+        "half the activation memory";
   } else {
     cost.kind = CpuBf16::ReferenceKernels;
     cost.slower_than_fp32 = true;
-    cost.summary = "bf16 on this CPU: no AVX-512, so LibTorch runs bf16 matrix products and convolutions on its "
-                   "reference loops, many times slower than fp32 (measured with LibTorch 1.13 on an AVX2 EPYC: 0.06x fp32's speed): "
-                   "train in fp32 here, or use bf16 on a GPU";
+    cost.summary =
+        "bf16 on this CPU: no AVX-512, so LibTorch runs bf16 matrix products and convolutions on its "
+        "reference loops, many times slower than fp32 (measured with LibTorch 1.13 on an AVX2 EPYC: 0.06x "
+        "fp32's speed): "
+        "train in fp32 here, or use bf16 on a GPU";
   }
   return cost;
 }

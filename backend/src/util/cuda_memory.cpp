@@ -8,7 +8,9 @@
 namespace wb {
 
 #ifdef WB_WITH_CUDA
-void setCurrentCudaDevice(int device_index) { c10::cuda::set_device(static_cast<c10::DeviceIndex>(device_index)); }
+void setCurrentCudaDevice(int device_index) {
+  c10::cuda::set_device(static_cast<c10::DeviceIndex>(device_index));
+}
 
 CudaMemoryStats cudaMemoryStats(int device_index) {
   // The stats struct moved namespaces between 1.x and 2.x; `auto` keeps this file version-agnostic.
@@ -26,7 +28,9 @@ void resetCudaPeakMemory(int device_index) {
   c10::cuda::CUDACachingAllocator::resetPeakStats(device_index);
 }
 #else
-CudaMemoryStats cudaMemoryStats(int) { return {}; }
+CudaMemoryStats cudaMemoryStats(int) {
+  return {};
+}
 void resetCudaPeakMemory(int) {}
 void setCurrentCudaDevice(int) {}
 #endif
@@ -53,8 +57,12 @@ int64_t cudaDeviceMemory(int64_t index) {
   return static_cast<int64_t>(prop.totalGlobalMem);
 }
 #else
-std::string cudaDeviceName(int64_t) { return "CUDA device"; }
-int64_t cudaDeviceMemory(int64_t) { return 0; }
+std::string cudaDeviceName(int64_t) {
+  return "CUDA device";
+}
+int64_t cudaDeviceMemory(int64_t) {
+  return 0;
+}
 #endif
 
 }  // namespace wb::compat

@@ -15,7 +15,8 @@ struct CudaMemoryStats {
 
 CudaMemoryStats cudaMemoryStats(int device_index);
 void resetCudaPeakMemory(int device_index);
-// The calling thread's current CUDA device (data-parallel ranks are threads, one device each). No-op without CUDA.
+// The calling thread's current CUDA device (data-parallel ranks are threads, one device each). No-op without
+// CUDA.
 void setCurrentCudaDevice(int device_index);
 
 }  // namespace wb

@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "workbench/errors.h"
@@ -41,9 +40,10 @@ void makeAbsolute(nlohmann::json& doc, const char* section, const char* key, con
 std::vector<ExampleInfo> listExamples(const std::string& dir_in) {
   const std::string dir = dir_in.empty() ? examplesDir() : dir_in;
   if (dir.empty()) {
-    throw UserError("The example experiments are not installed (no share/torch-workbench/examples beside the "
-                    "program, and no source tree).",
-                    "Install the package, or set TORCH_WORKBENCH_EXAMPLES to a folder of examples.");
+    throw UserError(
+        "The example experiments are not installed (no share/torch-workbench/examples beside the "
+        "program, and no source tree).",
+        "Install the package, or set TORCH_WORKBENCH_EXAMPLES to a folder of examples.");
   }
   const fs::path index_file = fs::path(dir) / "index.json";
   const nlohmann::json index = readJson(index_file, "the list of examples");

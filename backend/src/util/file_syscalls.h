@@ -1,8 +1,8 @@
 #pragma once
 // The system calls behind atomic writes (util/atomic_file), called through this table so that a test can make
 // one of them fail: a failing fsync or close (an I/O error, a network file system reporting a full disk
-// late) cannot be caused for real on a test machine, and those are exactly the results that are easy to ignore.
-// Production code never changes the table.
+// late) cannot be caused for real on a test machine, and those are exactly the results that are easy to
+// ignore. Production code never changes the table.
 
 #include <sys/types.h>
 

@@ -7,7 +7,8 @@
 #include <atomic>
 
 namespace wb {
-// Named, not anonymous: HostAllocationMeter::Impl holds one (GCC warns of a field whose type has internal linkage).
+// Named, not anonymous: HostAllocationMeter::Impl holds one (GCC warns of a field whose type has internal
+// linkage).
 namespace host_allocation_meter_detail {
 
 // reportMemoryUsage's totals are int64_t in LibTorch 1.13 and size_t in 2.x: take the types from the base.
@@ -48,8 +49,14 @@ struct HostAllocationMeter::Impl {
 HostAllocationMeter::HostAllocationMeter() : m_impl(std::make_unique<Impl>()) {}
 HostAllocationMeter::~HostAllocationMeter() = default;
 
-int64_t HostAllocationMeter::currentBytes() const { return m_impl->counter->current.load(); }
-int64_t HostAllocationMeter::peakBytes() const { return m_impl->counter->peak.load(); }
-void HostAllocationMeter::resetPeak() { m_impl->counter->peak.store(m_impl->counter->current.load()); }
+int64_t HostAllocationMeter::currentBytes() const {
+  return m_impl->counter->current.load();
+}
+int64_t HostAllocationMeter::peakBytes() const {
+  return m_impl->counter->peak.load();
+}
+void HostAllocationMeter::resetPeak() {
+  m_impl->counter->peak.store(m_impl->counter->current.load());
+}
 
 }  // namespace wb

@@ -5,9 +5,9 @@
 // AddressSanitizer quarantines them, so two runs of the same step can differ by more than the step needs.
 //
 // It uses c10's memory-reporting hook (what torch.profiler's profile_memory uses): while a meter is installed
-// on a thread, every CPU tensor allocated there (and on threads that inherit the thread's c10 debug info, such
-// as the batch loader's prefetch thread) is reported with its size, and so is its free. Memory allocated before
-// the meter was installed is not counted, nor are its frees.
+// on a thread, every CPU tensor allocated there (and on threads that inherit the thread's c10 debug info,
+// such as the batch loader's prefetch thread) is reported with its size, and so is its free. Memory allocated
+// before the meter was installed is not counted, nor are its frees.
 
 #include <cstdint>
 #include <memory>

@@ -32,7 +32,8 @@ std::string examplesDir() {
     if (isDirectory(installed)) return fs::weakly_canonical(installed).string();
   }
 #ifdef WB_SOURCE_DIR
-  // Built in a source tree and not installed: the tree's own copy (the path is compiled in, see backend/CMakeLists.txt).
+  // Built in a source tree and not installed: the tree's own copy (the path is compiled in, see
+  // backend/CMakeLists.txt).
   const fs::path source = fs::path(WB_SOURCE_DIR) / "resources" / "examples";
   if (isDirectory(source)) return source.string();
 #endif
@@ -40,10 +41,12 @@ std::string examplesDir() {
 }
 
 std::string cliExecutable() {
-  if (const char* overridden = std::getenv("TORCH_WORKBENCH_CLI"); overridden && *overridden) return overridden;
+  if (const char* overridden = std::getenv("TORCH_WORKBENCH_CLI"); overridden && *overridden)
+    return overridden;
   const std::string exe_dir = executableDir();
   if (exe_dir.empty()) return {};
-  for (const fs::path candidate : {fs::path(exe_dir) / "workbench-cli", fs::path(exe_dir) / ".." / "cli" / "workbench-cli"}) {
+  for (const fs::path candidate :
+       {fs::path(exe_dir) / "workbench-cli", fs::path(exe_dir) / ".." / "cli" / "workbench-cli"}) {
     std::error_code ec;
     if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
   }

@@ -56,15 +56,17 @@ CudaDeviceMemory cudaDeviceMemory(int device_index) {
 
 void releaseCachedCudaMemory() {
   // LibTorch 2.x keeps a cuBLAS workspace per handle and stream in the caching allocator (32 MiB each on
-  // Hopper, allocated and never freed by emptyCache): seen as 65 MiB still allocated after a search on an H200.
-  // cuBLAS makes a new one at its next call.
+  // Hopper, allocated and never freed by emptyCache): seen as 65 MiB still allocated after a search on an
+  // H200. cuBLAS makes a new one at its next call.
 #if WB_TORCH_AT_LEAST(2, 0)
   at::cuda::clearCublasWorkspaces();
 #endif
   c10::cuda::CUDACachingAllocator::emptyCache();
 }
 #else
-CudaDeviceMemory cudaDeviceMemory(int) { return {}; }
+CudaDeviceMemory cudaDeviceMemory(int) {
+  return {};
+}
 void releaseCachedCudaMemory() {}
 #endif
 

@@ -1,7 +1,7 @@
 #pragma once
 // Memory measurements for trials that must know what one training step needs: the host memory the system
-// reports available, and a CUDA device's free memory and cache (implemented only in CUDA builds; elsewhere they
-// report nothing). What a step allocates on the host: host_allocation_meter.h.
+// reports available, and a CUDA device's free memory and cache (implemented only in CUDA builds; elsewhere
+// they report nothing). What a step allocates on the host: host_allocation_meter.h.
 
 #include <cstdint>
 

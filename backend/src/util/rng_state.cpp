@@ -30,8 +30,9 @@ std::vector<std::pair<std::string, torch::Tensor>> captureRngStates() {
 #ifdef WB_WITH_CUDA
   if (torch::cuda::is_available()) {
     for (int64_t i = 0; i < static_cast<int64_t>(torch::cuda::device_count()); ++i) {
-      states.emplace_back("cuda:" + std::to_string(i),
-                          stateOf(at::cuda::detail::getDefaultCUDAGenerator(static_cast<c10::DeviceIndex>(i))));
+      states.emplace_back(
+          "cuda:" + std::to_string(i),
+          stateOf(at::cuda::detail::getDefaultCUDAGenerator(static_cast<c10::DeviceIndex>(i))));
     }
   }
 #endif

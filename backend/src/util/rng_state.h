@@ -13,8 +13,8 @@ namespace wb {
 
 // ("cpu", state) and ("cuda:N", state) for every CUDA device that has been initialized.
 std::vector<std::pair<std::string, torch::Tensor>> captureRngStates();
-// Restores those it is given; a CUDA entry without CUDA (a checkpoint from a GPU machine resumed on a CPU one)
-// is skipped.
+// Restores those it is given; a CUDA entry without CUDA (a checkpoint from a GPU machine resumed on a CPU
+// one) is skipped.
 void restoreRngStates(const std::vector<std::pair<std::string, torch::Tensor>>& states);
 
 }  // namespace wb

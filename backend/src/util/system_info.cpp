@@ -1,10 +1,9 @@
 #include "workbench/system_info.h"
 
+#include <ATen/Version.h>
 #include <dlfcn.h>
 #include <sched.h>
 #include <unistd.h>
-
-#include <ATen/Version.h>
 
 #include <climits>
 #include <cstdlib>
@@ -30,14 +29,16 @@ std::string blasLibraryPath() {
 }
 
 // A function of the library that provides sgemm_ (or of the libraries it loads), by name; nullptr when it has
-// none. Not RTLD_DEFAULT: another BLAS can be loaded beside it (Debian's LAPACK pulls in libopenblas.so.0 even
-// when libblas.so.3 is the reference BLAS), and its functions would describe a library that multiplies nothing.
+// none. Not RTLD_DEFAULT: another BLAS can be loaded beside it (Debian's LAPACK pulls in libopenblas.so.0
+// even when libblas.so.3 is the reference BLAS), and its functions would describe a library that multiplies
+// nothing.
 void* blasLibraryHandle() {
   static void* const handle = [] {
     void* symbol = ::dlsym(RTLD_DEFAULT, "sgemm_");
     Dl_info info{};
     if (!symbol || ::dladdr(symbol, &info) == 0 || !info.dli_fname) return static_cast<void*>(nullptr);
-    return ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);  // kept open: the process keeps the library anyway
+    return ::dlopen(info.dli_fname,
+                    RTLD_LAZY | RTLD_NOLOAD);  // kept open: the process keeps the library anyway
   }();
   return handle;
 }
@@ -64,8 +65,8 @@ Fn loadedFunction(const char* name) {
   return reinterpret_cast<Fn>(::dlsym(RTLD_DEFAULT, name));
 }
 
-// The words of OpenBLAS's configuration ("OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ... Haswell MAX_THREADS=64")
-// that matter to a user: its version, its threading and the kernels chosen for this CPU.
+// The words of OpenBLAS's configuration ("OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ... Haswell
+// MAX_THREADS=64") that matter to a user: its version, its threading and the kernels chosen for this CPU.
 std::string openBlasName(const std::string& config) {
   std::istringstream words(config);
   std::string name, version;
@@ -83,7 +84,8 @@ std::string openBlasName(const std::string& config) {
   return details.empty() ? out : out + " (" + details + ")";
 }
 
-// One line of at::show_config() that starts with `prefix` (after its "  - "), without the prefix; "" when none.
+// One line of at::show_config() that starts with `prefix` (after its "  - "), without the prefix; "" when
+// none.
 std::string configLine(const std::string& config, const std::string& prefix) {
   std::istringstream lines(config);
   std::string line;
@@ -125,7 +127,8 @@ BlasDescription describeBlas() {
   } else if (blas.library.find("/blas/") != std::string::npos || file.rfind("libblas.so", 0) == 0) {
     // Debian's reference BLAS (netlib): its version is in the file name, libblas.so.3.11.0.
     const std::string prefix = "libblas.so.";
-    blas.name = "reference BLAS" + (file.rfind(prefix, 0) == 0 ? " " + file.substr(prefix.size()) : std::string());
+    blas.name =
+        "reference BLAS" + (file.rfind(prefix, 0) == 0 ? " " + file.substr(prefix.size()) : std::string());
     blas.is_reference = true;
   } else {
     blas.name = "unknown BLAS (" + file + ")";
@@ -133,8 +136,8 @@ BlasDescription describeBlas() {
   return blas;
 }
 
-// NVIDIA's version numbers: CUDA 12010 = 12.1; cuDNN 8902 = 8.9.2 and, from 9, 90100 = 9.1.0; NCCL 2708 = 2.7.8
-// and, from 2.9, 21803 = 2.18.3.
+// NVIDIA's version numbers: CUDA 12010 = 12.1; cuDNN 8902 = 8.9.2 and, from 9, 90100 = 9.1.0; NCCL 2708
+// = 2.7.8 and, from 2.9, 21803 = 2.18.3.
 std::string cudaVersionText(int code) {
   return std::to_string(code / 1000) + "." + std::to_string((code % 1000) / 10);
 }

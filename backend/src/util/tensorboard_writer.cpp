@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "util/atomic_file.h"
-
 #include "workbench/errors.h"
 
 namespace wb {
@@ -35,7 +34,9 @@ void putFixed(std::string& out, uint64_t bits, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
 }
 
-void putTag(std::string& out, uint32_t field, uint32_t wire_type) { putVarint(out, (field << 3) | wire_type); }
+void putTag(std::string& out, uint32_t field, uint32_t wire_type) {
+  putVarint(out, (field << 3) | wire_type);
+}
 
 void putBytes(std::string& out, uint32_t field, const std::string& bytes) {
   putTag(out, field, 2);
@@ -89,7 +90,8 @@ std::string fileVersionEvent(double wall_time) {
   return event;
 }
 
-std::string scalarEvent(int64_t step, double wall_time, const std::vector<std::pair<std::string, double>>& scalars) {
+std::string scalarEvent(int64_t step, double wall_time,
+                        const std::vector<std::pair<std::string, double>>& scalars) {
   std::string summary;
   for (const auto& [tag, value] : scalars) {
     std::string v;
@@ -114,7 +116,8 @@ TensorBoardWriter::TensorBoardWriter(const std::string& path) : m_path(path) {
   if (std::ftell(m_file) == 0) {
     std::fseek(m_file, 0, SEEK_END);
     if (std::ftell(m_file) == 0) {
-      const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      const double now =
+          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
       writeRecord(fileVersionEvent(now));
       flush();
     }

@@ -36,7 +36,8 @@ class TensorBoardWriter {
 uint32_t crc32c(const void* data, size_t size);
 uint32_t maskedCrc32c(const void* data, size_t size);
 std::string tfRecord(const std::string& record);
-std::string scalarEvent(int64_t step, double wall_time, const std::vector<std::pair<std::string, double>>& scalars);
+std::string scalarEvent(int64_t step, double wall_time,
+                        const std::vector<std::pair<std::string, double>>& scalars);
 std::string fileVersionEvent(double wall_time);
 
 }  // namespace wb

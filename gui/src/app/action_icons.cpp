@@ -49,7 +49,8 @@ QIcon actionIcon(const QString& name) {
 
 QIcon applicationIcon() {
   registerWorkbenchResources();
-  return QIcon::fromTheme(QStringLiteral("torch-workbench"), QIcon(QStringLiteral(":/icons/torch-workbench.svg")));
+  return QIcon::fromTheme(QStringLiteral("torch-workbench"),
+                          QIcon(QStringLiteral(":/icons/torch-workbench.svg")));
 }
 
 }  // namespace wb::gui

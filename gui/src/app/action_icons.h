@@ -1,8 +1,8 @@
 #pragma once
 // The window's icons. An action with a name in the freedesktop icon naming spec (document-open,
-// media-playback-start, ...) takes the desktop theme's icon, so the window matches the desktop; ours, compiled in
-// from resources/icons/actions (resources/workbench.qrc), stand in where the theme has none and for the actions
-// the spec does not name (checkpoint, prune, quantize, distill, ...).
+// media-playback-start, ...) takes the desktop theme's icon, so the window matches the desktop; ours,
+// compiled in from resources/icons/actions (resources/workbench.qrc), stand in where the theme has none and
+// for the actions the spec does not name (checkpoint, prune, quantize, distill, ...).
 
 #include <QIcon>
 #include <QString>

@@ -1,13 +1,12 @@
 #pragma once
-// A window's actions as a table, one row each: what the user sees (icon, text, shortcuts, tip), the name tests and
-// screenshots find it by, and what it does. The window lists its rows; makeActions makes the QActions, the same
-// way for every row.
+// A window's actions as a table, one row each: what the user sees (icon, text, shortcuts, tip), the name
+// tests and screenshots find it by, and what it does. The window lists its rows; makeActions makes the
+// QActions, the same way for every row.
 
 #include <QAction>
 #include <QKeySequence>
 #include <QList>
 #include <QString>
-
 #include <functional>
 #include <vector>
 

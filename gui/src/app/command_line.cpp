@@ -4,8 +4,10 @@ namespace wb::gui {
 
 QString usageText() {
   return QStringLiteral(
-      "usage: workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--compression RUN_DIR [--compress-dialog KIND]]\n"
-      "                 [--export FORMAT [--artifact NAME]] [--evaluate RUN_DIR] [--model-table] [--sweep NAME]\n"
+      "usage: workbench [EXPERIMENT.json] [--open RUN_DIR ...] [--compression RUN_DIR [--compress-dialog "
+      "KIND]]\n"
+      "                 [--export FORMAT [--artifact NAME]] [--evaluate RUN_DIR] [--model-table] [--sweep "
+      "NAME]\n"
       "                 [--screenshot FILE [--after-steps N]]\n"
       "\n"
       "Opens the workbench window with the experiment (default: the CNN on Fashion-MNIST).\n"
@@ -28,7 +30,8 @@ QString usageText() {
       "  --model-table       show the Model tab (the experiment's layers, parameters, FLOPs); with\n"
       "                      --screenshot, the PNG shows it and nothing is trained\n"
       "  --sweep NAME        show that sweep of the experiment's runs folder in the Sweeps tab (its trials,\n"
-      "                      the parallel-coordinates chart, the best); with --screenshot, nothing is trained\n"
+      "                      the parallel-coordinates chart, the best); with --screenshot, nothing is "
+      "trained\n"
       "  --version           print the version\n");
 }
 
@@ -59,8 +62,8 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       }
       cl.compressionRun = arguments[i];
     } else if (a == QLatin1String("--compress-dialog")) {
-      static const QStringList kinds = {QStringLiteral("prune"), QStringLiteral("quantize"), QStringLiteral("distill"),
-                                        QStringLiteral("pipeline")};
+      static const QStringList kinds = {QStringLiteral("prune"), QStringLiteral("quantize"),
+                                        QStringLiteral("distill"), QStringLiteral("pipeline")};
       if (++i >= arguments.size() || !kinds.contains(arguments[i])) {
         cl.error = QStringLiteral("--compress-dialog needs one of: %1").arg(kinds.join(QStringLiteral(", ")));
         return cl;
@@ -80,7 +83,8 @@ CommandLine parseCommandLine(const QStringList& arguments) {
         return cl;
       }
       cl.exportArtifact = arguments[i];
-      if (!cl.exportArtifact.contains(QLatin1Char('/'))) cl.exportArtifact.prepend(QStringLiteral("compressed/"));
+      if (!cl.exportArtifact.contains(QLatin1Char('/')))
+        cl.exportArtifact.prepend(QStringLiteral("compressed/"));
     } else if (a == QLatin1String("--evaluate")) {
       if (++i >= arguments.size()) {
         cl.error = QStringLiteral("--evaluate needs a run folder");

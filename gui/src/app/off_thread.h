@@ -5,12 +5,11 @@
 // runs and compressions report through JobDrain, and the finders, exports and evaluations through PoolJob
 // (pool_job.h), which show progress while they work.
 
-#include <type_traits>
-#include <utility>
-
 #include <QFutureWatcher>
 #include <QObject>
 #include <QtConcurrent/QtConcurrent>
+#include <type_traits>
+#include <utility>
 
 namespace wb::gui {
 
@@ -18,10 +17,11 @@ template <typename Work, typename Done>
 void runOffThread(QObject* context, Work work, Done done) {
   using Result = std::invoke_result_t<Work>;
   auto* watcher = new QFutureWatcher<Result>(context);
-  QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, done = std::move(done)]() mutable {
-    watcher->deleteLater();
-    done(watcher->result());
-  });
+  QObject::connect(watcher, &QFutureWatcherBase::finished, context,
+                   [watcher, done = std::move(done)]() mutable {
+                     watcher->deleteLater();
+                     done(watcher->result());
+                   });
   watcher->setFuture(QtConcurrent::run(std::move(work)));
 }
 

@@ -1,21 +1,21 @@
 #pragma once
 // One job at a time on Qt's global thread pool, for a controller that shows its progress while it works (the
 // finders, an export, an evaluation). The worker and the controller share a state object (counters, staged
-// items, the cancel flag the worker polls); a timer on the owner's thread reads it, so the worker never signals
-// per step and never touches a QObject. The outcome comes back once on the owner's thread, after a last read.
-// The UI thread does not wait: a job still in flight when its owner goes is cancelled and finishes on its own,
-// holding its own share of the state (or, for an owner whose job reads what may be deleted next, is waited for
-// from its destructor: cancelAndWait). One-shot jobs with nothing to show meanwhile use runOffThread.
-
-#include <atomic>
-#include <functional>
-#include <memory>
-#include <utility>
+// items, the cancel flag the worker polls); a timer on the owner's thread reads it, so the worker never
+// signals per step and never touches a QObject. The outcome comes back once on the owner's thread, after a
+// last read. The UI thread does not wait: a job still in flight when its owner goes is cancelled and finishes
+// on its own, holding its own share of the state (or, for an owner whose job reads what may be deleted next,
+// is waited for from its destructor: cancelAndWait). One-shot jobs with nothing to show meanwhile use
+// runOffThread.
 
 #include <QFutureWatcher>
 #include <QObject>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrent>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <utility>
 
 namespace wb::gui {
 
@@ -30,7 +30,7 @@ template <typename State, typename Outcome>
 class PoolJob {
  public:
   struct Handlers {
-    std::function<void(State& state)> poll;        // on the timer, and once more before `finished`
+    std::function<void(State& state)> poll;         // on the timer, and once more before `finished`
     std::function<void(Outcome outcome)> finished;  // exactly once per job
     std::function<void(bool running)> runningChanged;
   };
@@ -63,9 +63,9 @@ class PoolJob {
     m_state->cancel_requested = true;
     return true;
   }
-  // For an owner that must not outlive the job's reads (an evaluation of a folder that may be deleted next): cancels
-  // it and waits until the work returns. Only from a destructor: the UI thread waits for as long as the work takes
-  // to notice the flag.
+  // For an owner that must not outlive the job's reads (an evaluation of a folder that may be deleted next):
+  // cancels it and waits until the work returns. Only from a destructor: the UI thread waits for as long as
+  // the work takes to notice the flag.
   void cancelAndWait() {
     if (!m_running || !m_state) return;
     m_state->cancel_requested = true;

@@ -1,9 +1,8 @@
 #include "app/screenshot_driver.h"
 
-#include <cstdio>
-
 #include <QApplication>
 #include <QPixmap>
+#include <cstdio>
 
 #include "charts/charts_panel.h"
 #include "window/main_window.h"
@@ -11,15 +10,16 @@
 namespace wb::gui {
 namespace {
 
-constexpr int kSettleMs = 400;               // a drain tick and a replot tick after the last event
-constexpr int kTimeoutMs = 30 * 60 * 1000;   // a screenshot that takes longer than this is stuck
+constexpr int kSettleMs = 400;              // a drain tick and a replot tick after the last event
+constexpr int kTimeoutMs = 30 * 60 * 1000;  // a screenshot that takes longer than this is stuck
 
 }  // namespace
 
 ScreenshotDriver::ScreenshotDriver(MainWindow* window, QString file, long long afterSteps, QObject* parent)
     : QObject(parent), m_window(window), m_file(std::move(file)), m_afterSteps(afterSteps) {
   m_window->setErrorPresenter([this](const QString& title, const QString& message, const QString& hint) {
-    std::fprintf(stderr, "error: %s: %s\n  what to do: %s\n", qPrintable(title), qPrintable(message), qPrintable(hint));
+    std::fprintf(stderr, "error: %s: %s\n  what to do: %s\n", qPrintable(title), qPrintable(message),
+                 qPrintable(hint));
     m_failed = true;
   });
   // The engine's checks refused the experiment (the error presenter printed why): nothing will train.
@@ -38,9 +38,7 @@ ScreenshotDriver::ScreenshotDriver(MainWindow* window, QString file, long long a
       // The run ended before N steps (a short experiment, or a failure): the window as it is now.
       m_captured = true;
       m_failed = m_failed || summary.status == RunStatus::Failed;
-      QTimer::singleShot(kSettleMs, this, [this] {
-        capture();
-      });
+      QTimer::singleShot(kSettleMs, this, [this] { capture(); });
       return;
     }
     // A run that ends while its capture waits to settle (a short one) is closed by the capture.
@@ -95,6 +93,8 @@ void ScreenshotDriver::capture() {
   }
 }
 
-void ScreenshotDriver::finish(int code) { QApplication::exit(code); }
+void ScreenshotDriver::finish(int code) {
+  QApplication::exit(code);
+}
 
 }  // namespace wb::gui

@@ -6,8 +6,8 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
-#include <QWidget>
 #include <QTimer>
+#include <QWidget>
 
 #include "workbench/events.h"
 

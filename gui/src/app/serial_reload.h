@@ -1,13 +1,14 @@
 #pragma once
-// One load at a time off the UI thread, for a view that reloads whenever the runs folder's index changes: a reload
-// asked while a load is in flight is done once after it (not once per change), and a load the view has since
-// made stale (another folder, another pick) is dropped when it comes back.
+// One load at a time off the UI thread, for a view that reloads whenever the runs folder's index changes: a
+// reload asked while a load is in flight is done once after it (not once per change), and a load the view has
+// since made stale (another folder, another pick) is dropped when it comes back.
 
 namespace wb::gui {
 
 class SerialReload {
  public:
-  // Starts a load: the generation to tag it with, or -1 when one is in flight (it is loaded again after that one).
+  // Starts a load: the generation to tag it with, or -1 when one is in flight (it is loaded again after that
+  // one).
   int begin() {
     if (m_loading) {
       m_pending = true;

@@ -1,7 +1,7 @@
 #pragma once
-// The charts in a grid that reflows with the room it has: three columns (3×2) on a wide window, two (2×3), or one
-// column, each chart at least its minimum size; what does not fit in height scrolls. So the charts never make
-// the window wider or taller than a laptop screen.
+// The charts in a grid that reflows with the room it has: three columns (3×2) on a wide window, two (2×3), or
+// one column, each chart at least its minimum size; what does not fit in height scrolls. So the charts never
+// make the window wider or taller than a laptop screen.
 
 #include <QList>
 #include <QScrollArea>

@@ -1,8 +1,5 @@
 #include "charts/charts_panel.h"
 
-#include "charts/chart_grid.h"
-#include "widgets/eliding_label.h"
-
 #include <QDir>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -11,11 +8,14 @@
 #include <QSlider>
 #include <QVBoxLayout>
 
+#include "charts/chart_grid.h"
+#include "widgets/eliding_label.h"
+
 namespace wb::gui {
 namespace {
 
-// The engine sends a batch at most every ~100 ms while steps run; replotting dirty charts at that pace keeps them
-// live while leaving the cores to training (on a 2-core machine every replot is taken from the trainer).
+// The engine sends a batch at most every ~100 ms while steps run; replotting dirty charts at that pace keeps
+// them live while leaving the cores to training (on a 2-core machine every replot is taken from the trainer).
 // Zoom, pan and hover replot at once, outside this timer.
 constexpr int kReplotIntervalMs = 100;
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -28,10 +28,10 @@ const QColor kColors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QC
 constexpr int kColorCount = sizeof(kColors) / sizeof(kColors[0]);
 
 // Overlaid runs: tab10 (more hues would be too close to tell apart; beyond ten runs colours repeat).
-const QColor kOverlayColors[] = {
-    QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
-    QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b), QColor(0xe3, 0x77, 0xc2), QColor(0x17, 0xbe, 0xcf),
-    QColor(0xbc, 0xbd, 0x22), QColor(0x7f, 0x7f, 0x7f)};
+const QColor kOverlayColors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
+                                 QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
+                                 QColor(0xe3, 0x77, 0xc2), QColor(0x17, 0xbe, 0xcf), QColor(0xbc, 0xbd, 0x22),
+                                 QColor(0x7f, 0x7f, 0x7f)};
 constexpr int kOverlayColorCount = sizeof(kOverlayColors) / sizeof(kOverlayColors[0]);
 
 // FNV-1a over the run folder's name (not its path: a runs folder moved or opened by another path keeps the
@@ -47,15 +47,30 @@ int overlayColorIndex(const QString& id) {
 }
 
 enum Kind {
-  kTrainLossRaw, kTrainLoss, kValLoss, kTrainAcc, kValAcc, kThroughput, kLr, kRss, kCudaAllocated, kCudaReserved,
-  kCudaPeak, kGradNorm, kLossScale, kReservedKey, kPeakKey
+  kTrainLossRaw,
+  kTrainLoss,
+  kValLoss,
+  kTrainAcc,
+  kValAcc,
+  kThroughput,
+  kLr,
+  kRss,
+  kCudaAllocated,
+  kCudaReserved,
+  kCudaPeak,
+  kGradNorm,
+  kLossScale,
+  kReservedKey,
+  kPeakKey
 };
 
 // A data-parallel run's per-device curves: kind = kDeviceBase + rank * kDeviceKinds + one of these.
 enum DeviceKind { kDevThroughput, kDevMemory, kDevReserved, kDevPeak, kDeviceKinds };
 constexpr int kDeviceBase = 1000;
 
-int deviceKind(int64_t rank, int sub) { return kDeviceBase + static_cast<int>(rank) * kDeviceKinds + sub; }
+int deviceKind(int64_t rank, int sub) {
+  return kDeviceBase + static_cast<int>(rank) * kDeviceKinds + sub;
+}
 
 // Overlaid runs share a colour per run: their ranks' curves are told apart by the line.
 const Qt::PenStyle kRankPens[] = {Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
@@ -63,8 +78,8 @@ const Qt::PenStyle kRankPens[] = {Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt
 struct KindInfo {
   ChartId chart;
   const char* name;
-  int color;            // colour when one run is shown
-  Qt::PenStyle pen;     // line style when several runs are overlaid (colour then tells the runs apart)
+  int color;         // colour when one run is shown
+  Qt::PenStyle pen;  // line style when several runs are overlaid (colour then tells the runs apart)
   double width;
   bool markers;
   bool rightAxis;
@@ -119,12 +134,15 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
   m_smoothing->setRange(0, 99);
   m_smoothing->setValue(60);
   m_smoothing->setFixedWidth(160);
-  m_smoothing->setToolTip(tr("Weight of the exponential moving average of the training loss (0 = raw values)"));
+  m_smoothing->setToolTip(
+      tr("Weight of the exponential moving average of the training loss (0 = raw values)"));
   m_smoothingValue = new QLabel(this);
   m_smoothingValue->setMinimumWidth(QFontMetrics(font()).horizontalAdvance(QStringLiteral("0.00")) + 4);
   auto* autoscaleButton = new QPushButton(tr("Autoscale all"), this);
-  autoscaleButton->setToolTip(tr("Fit every chart to its data and follow new data (double-click a chart for one)"));
-  auto* hint = new ElidingLabel(tr("Wheel: zoom · drag: pan · right-click: log scale, save PNG/PDF/CSV"), this);
+  autoscaleButton->setToolTip(
+      tr("Fit every chart to its data and follow new data (double-click a chart for one)"));
+  auto* hint =
+      new ElidingLabel(tr("Wheel: zoom · drag: pan · right-click: log scale, save PNG/PDF/CSV"), this);
   hint->setEnabled(false);
   toolbar->addWidget(smoothingLabel);
   toolbar->addWidget(m_smoothing);
@@ -155,11 +173,17 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
   m_replotTimer.start();
 }
 
-MetricChart* ChartsPanel::chart(ChartId id) const { return m_charts.at(static_cast<int>(id)); }
+MetricChart* ChartsPanel::chart(ChartId id) const {
+  return m_charts.at(static_cast<int>(id));
+}
 
-double ChartsPanel::smoothing() const { return m_smoothing->value() / 100.0; }
+double ChartsPanel::smoothing() const {
+  return m_smoothing->value() / 100.0;
+}
 
-void ChartsPanel::setSmoothing(double weight) { m_smoothing->setValue(qRound(weight * 100)); }
+void ChartsPanel::setSmoothing(double weight) {
+  m_smoothing->setValue(qRound(weight * 100));
+}
 
 QStringList ChartsPanel::traceIds() const {
   QStringList ids;
@@ -172,7 +196,9 @@ QString ChartsPanel::traceLabel(const QString& id) const {
   return it == m_traces.end() ? QString() : it->second.label;
 }
 
-QColor ChartsPanel::runColor(const QString& id) { return kOverlayColors[overlayColorIndex(id)]; }
+QColor ChartsPanel::runColor(const QString& id) {
+  return kOverlayColors[overlayColorIndex(id)];
+}
 
 QColor ChartsPanel::traceColor(const QString& id) const {
   auto it = m_traces.find(id);
@@ -203,10 +229,11 @@ void ChartsPanel::addTrace(const QString& id, const QString& label) {
   trace.ema = Ema(smoothing());
   m_traces.emplace(id, std::move(trace));
   Trace& t = m_traces.at(id);
-  // A run added (a new live run, a past one opened): every chart fits the data again, whatever the last zoom was.
+  // A run added (a new live run, a past one opened): every chart fits the data again, whatever the last zoom
+  // was.
   for (MetricChart* c : m_charts) c->followData();
-  // The curves every run has; memory, gradient norm, loss scale and per-device curves appear when first reported
-  // (a data-parallel run on CPU ranks plots each rank's memory instead of one CPU RSS curve).
+  // The curves every run has; memory, gradient norm, loss scale and per-device curves appear when first
+  // reported (a data-parallel run on CPU ranks plots each rank's memory instead of one CPU RSS curve).
   for (int kind : {kTrainLossRaw, kTrainLoss, kValLoss, kTrainAcc, kValAcc, kThroughput, kLr}) {
     ensureSeries(id, t, kind);
   }
@@ -239,7 +266,8 @@ ChartsPanel::SeriesLook ChartsPanel::look(const Trace& trace, int kind, bool ove
     auto device = trace.devices.find(rank);
     const bool cuda = device != trace.devices.end() && device->second.cuda;
     out.chart = sub == kDevThroughput ? ChartId::Throughput : ChartId::Memory;
-    out.name = tr("rank %1 · %2").arg(rank).arg(device != trace.devices.end() ? device->second.name : QString());
+    out.name =
+        tr("rank %1 · %2").arg(rank).arg(device != trace.devices.end() ? device->second.name : QString());
     if (sub == kDevMemory) out.name += cuda ? tr(" (allocated)") : tr(" (RSS)");
     if (sub == kDevReserved) out.name += tr(" (reserved)");
     if (sub == kDevPeak) out.name += tr(" (peak)");
@@ -332,8 +360,9 @@ void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>&
       for (const DeviceMetrics& d : s.devices) {
         auto device = t.devices.find(d.rank);
         if (device == t.devices.end()) {
-          device = t.devices.emplace(d.rank, Device{QString::fromStdString(d.device), d.cuda_allocated_bytes >= 0})
-                       .first;
+          device =
+              t.devices.emplace(d.rank, Device{QString::fromStdString(d.device), d.cuda_allocated_bytes >= 0})
+                  .first;
         }
         RankPoints& r = ranks[d.rank];
         r.keys.push_back(step);
@@ -455,9 +484,15 @@ void ChartsPanel::addControlMarks(const QString& id, const std::vector<ControlAp
   for (const ControlApplied& c : controls) {
     QString label;
     switch (c.kind) {
-      case ControlKind::LrScale: label = tr("lr ×%1").arg(c.value); break;
-      case ControlKind::LrConstant: label = tr("lr %1").arg(c.value); break;
-      case ControlKind::StopAfterEpoch: label = tr("stop after epoch %1").arg(c.value); break;
+      case ControlKind::LrScale:
+        label = tr("lr ×%1").arg(c.value);
+        break;
+      case ControlKind::LrConstant:
+        label = tr("lr %1").arg(c.value);
+        break;
+      case ControlKind::StopAfterEpoch:
+        label = tr("stop after epoch %1").arg(c.value);
+        break;
     }
     m_controlMarkLabels[id].append(label);
     // Steps are the charts' x: the mark stands where the first step with the change begins.

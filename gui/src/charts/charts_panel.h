@@ -4,12 +4,11 @@
 // dirty; a ~30 Hz timer replots only the dirty ones. A data-parallel run (StepMetrics::devices) also gets one
 // curve per device on the throughput and memory charts ("rank 1 · cuda:1"), each rank in a colour of its own.
 
-#include <map>
-#include <vector>
-
 #include <QColor>
 #include <QTimer>
 #include <QWidget>
+#include <map>
+#include <vector>
 
 #include "charts/ema.h"
 #include "charts/metric_chart.h"
@@ -39,17 +38,17 @@ class ChartsPanel : public QWidget {
   QStringList traceIds() const;
   QString traceLabel(const QString& id) const;
   void setTraceLabel(const QString& id, const QString& label);  // a renamed run: its legend entries follow
-  // The colour of a trace when several runs are overlaid: derived from the run folder's name, so a run keeps its
-  // colour across sessions and whatever else is shown (unless two runs on the charts hash to the same colour:
-  // the later one then takes the next free one).
+  // The colour of a trace when several runs are overlaid: derived from the run folder's name, so a run keeps
+  // its colour across sessions and whatever else is shown (unless two runs on the charts hash to the same
+  // colour: the later one then takes the next free one).
   static QColor runColor(const QString& id);
   QColor traceColor(const QString& id) const;
   int traceCount() const { return static_cast<int>(m_traces.size()); }
 
   void appendSteps(const QString& id, const std::vector<StepMetrics>& steps);
   void appendEpochs(const QString& id, const std::vector<EpochMetrics>& epochs);
-  // Live changes of a trace's run (learning rate, stop after epoch) as labelled vertical marks at their step on
-  // the loss and learning-rate charts; they go with the trace.
+  // Live changes of a trace's run (learning rate, stop after epoch) as labelled vertical marks at their step
+  // on the loss and learning-rate charts; they go with the trace.
   void addControlMarks(const QString& id, const std::vector<ControlApplied>& controls);
   QStringList controlMarkLabels(const QString& id) const;  // "lr ×0.5", in the order added
 
@@ -70,10 +69,11 @@ class ChartsPanel : public QWidget {
   };
   struct Trace {
     QString label;
-    int index = 0;  // order of addition
-    QColor color;   // the run's colour when several are overlaid (runColor, or the next free one)
-    std::map<int, int> series;                 // series kind -> chart series handle
-    QVector<double> lossKeys, lossValues;  // raw training loss, kept to recompute the EMA when the slider moves
+    int index = 0;              // order of addition
+    QColor color;               // the run's colour when several are overlaid (runColor, or the next free one)
+    std::map<int, int> series;  // series kind -> chart series handle
+    QVector<double> lossKeys,
+        lossValues;  // raw training loss, kept to recompute the EMA when the slider moves
     Ema ema;
     std::map<int64_t, Device> devices;  // data parallel: rank -> its device; empty with one device
   };

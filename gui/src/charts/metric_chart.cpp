@@ -1,9 +1,5 @@
 #include "charts/metric_chart.h"
 
-#include <algorithm>
-#include <cmath>
-#include <numeric>
-
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -11,14 +7,17 @@
 #include <QMessageBox>
 #include <QTextStream>
 #include <QToolTip>
+#include <algorithm>
+#include <cmath>
+#include <numeric>
 
 namespace wb::gui {
 namespace {
 
 // How close (in pixels) the cursor must be to a point for the hover tooltip.
 constexpr double kChartHoverRadiusPx = 24;
-// Up to this many points a series is drawn from all its data; beyond, from a min/max-per-pixel view (QCustomPlot's
-// own adaptive sampling still walks every point on each replot: ~50 ms per million).
+// Up to this many points a series is drawn from all its data; beyond, from a min/max-per-pixel view
+// (QCustomPlot's own adaptive sampling still walks every point on each replot: ~50 ms per million).
 constexpr int kDirectPoints = 20000;
 
 QString csvQuote(const QString& text) {
@@ -150,7 +149,8 @@ void MetricChart::fitLegendColumns() {
   int widest = 1;
   for (int i = 0; i < legend->itemCount(); ++i) {
     // itemCount() counts the grid's cells: a wrapped legend's last row has empty ones (null).
-    if (QCPAbstractLegendItem* item = legend->item(i)) widest = std::max(widest, item->minimumOuterSizeHint().width());
+    if (QCPAbstractLegendItem* item = legend->item(i))
+      widest = std::max(widest, item->minimumOuterSizeHint().width());
   }
   const int columns = std::max(1, (width() - 40) / (widest + legend->columnSpacing()));
   if (legend->wrap() == columns) return;
@@ -175,7 +175,9 @@ void MetricChart::placeLegend() {
   m_legendPlaced = wanted;
 }
 
-void MetricChart::setRightAxisLabel(const QString& label) { yAxis2->setLabel(label); }
+void MetricChart::setRightAxisLabel(const QString& label) {
+  yAxis2->setLabel(label);
+}
 
 void MetricChart::setEmptyText(const QString& text) {
   m_emptyText = text;
@@ -183,7 +185,9 @@ void MetricChart::setEmptyText(const QString& text) {
   m_dirty = true;
 }
 
-QString MetricChart::emptyTextShown() const { return m_emptyLabel->text(); }
+QString MetricChart::emptyTextShown() const {
+  return m_emptyLabel->text();
+}
 
 namespace {
 
@@ -360,7 +364,9 @@ void MetricChart::removeGroup(const QString& group) {
   if (totalPointCount() == 0) followData();  // a zoom into the run that left means nothing for the next one
 }
 
-int MetricChart::seriesCount() const { return static_cast<int>(m_series.size()); }
+int MetricChart::seriesCount() const {
+  return static_cast<int>(m_series.size());
+}
 
 QStringList MetricChart::seriesNames(bool inLegend) const {
   QStringList names;
@@ -435,7 +441,8 @@ void MetricChart::rescaleFromCache() {
     if (!std::isfinite(lo[a])) continue;
     const bool log = axes[a]->scaleType() == QCPAxis::stLogarithmic;
     double low = lo[a], high = hi[a];
-    const double least = std::max(m_minSpanAbsolute, m_minSpanFraction * std::max(std::abs(low), std::abs(high)));
+    const double least =
+        std::max(m_minSpanAbsolute, m_minSpanFraction * std::max(std::abs(low), std::abs(high)));
     if (!log && least > 0 && high - low < least) {
       const double mid = (low + high) / 2;
       low = mid - least / 2;
@@ -462,8 +469,9 @@ void MetricChart::updateViews() {
   }
 }
 
-// Per pixel column of the visible range: the lowest and the highest point, in key order. Drawn as a line this is
-// the same picture as all the points (a vertical stroke per column), at a few thousand points instead of a million.
+// Per pixel column of the visible range: the lowest and the highest point, in key order. Drawn as a line this
+// is the same picture as all the points (a vertical stroke per column), at a few thousand points instead of a
+// million.
 void MetricChart::rebuildView(Series& s) {
   s.viewStale = false;
   const double lo = m_viewRange.lower, hi = m_viewRange.upper;
@@ -497,7 +505,8 @@ void MetricChart::rebuildView(Series& s) {
   s.graph->setAntialiased(false);
   QPen pen = s.graph->pen();
   if (pen.widthF() > 1) {
-    pen.setWidthF(1);  // wide pens take Qt's slow stroker; at one stroke per pixel column the width is not seen
+    pen.setWidthF(
+        1);  // wide pens take Qt's slow stroker; at one stroke per pixel column the width is not seen
     s.graph->setPen(pen);
   }
 }
@@ -553,8 +562,8 @@ bool MetricChart::saveCsv(const QString& file) const {
     const QString unit = csvQuote(s.rightAxis ? yAxis2->label() : yAxis->label());
     const QString name = csvQuote(s.name);
     for (int i = 0; i < s.keys.size(); ++i) {
-      stream << name << ',' << QString::number(s.keys[i], 'g', 12) << ',' << QString::number(s.values[i], 'g', 10)
-             << ',' << unit << '\n';
+      stream << name << ',' << QString::number(s.keys[i], 'g', 12) << ','
+             << QString::number(s.values[i], 'g', 10) << ',' << unit << '\n';
     }
   }
   stream.flush();
@@ -602,12 +611,12 @@ void MetricChart::mouseMoveEvent(QMouseEvent* event) {
   m_tracer->setVisible(true);
   m_overlay->replot();
   const QString yLabel = best->rightAxis ? yAxis2->label() : yAxis->label();
-  QToolTip::showText(event->globalPosition().toPoint(),
-                     QStringLiteral("<b>%1</b><br>%2: %3<br>%4: %5")
-                         .arg(best->name.toHtmlEscaped(), xAxis->label().toHtmlEscaped(),
-                              QString::number(bestKey, 'g', 10), yLabel.toHtmlEscaped(),
-                              QString::number(bestValue, 'g', 7)),
-                     this);
+  QToolTip::showText(
+      event->globalPosition().toPoint(),
+      QStringLiteral("<b>%1</b><br>%2: %3<br>%4: %5")
+          .arg(best->name.toHtmlEscaped(), xAxis->label().toHtmlEscaped(), QString::number(bestKey, 'g', 10),
+               yLabel.toHtmlEscaped(), QString::number(bestValue, 'g', 7)),
+      this);
 }
 
 void MetricChart::hideHover() {
@@ -690,14 +699,16 @@ void MetricChart::showContextMenu(const QPoint& pos) {
   } else if (chosen == legendAction) {
     setLegendShown(legendAction->isChecked());
   } else if (chosen == imageAction) {
-    const QString suggested = m_title.toLower().replace(QLatin1Char(' '), QLatin1Char('-')) + QStringLiteral(".png");
+    const QString suggested =
+        m_title.toLower().replace(QLatin1Char(' '), QLatin1Char('-')) + QStringLiteral(".png");
     const QString file = QFileDialog::getSaveFileName(this, tr("Save chart image"), suggested,
                                                       tr("PNG image (*.png);;PDF document (*.pdf)"));
     if (!file.isEmpty() && !saveImage(file)) {
       QMessageBox::warning(this, tr("Save image"), tr("Could not write %1.").arg(file));
     }
   } else if (chosen == csvAction) {
-    const QString suggested = m_title.toLower().replace(QLatin1Char(' '), QLatin1Char('-')) + QStringLiteral(".csv");
+    const QString suggested =
+        m_title.toLower().replace(QLatin1Char(' '), QLatin1Char('-')) + QStringLiteral(".csv");
     const QString file =
         QFileDialog::getSaveFileName(this, tr("Save chart data"), suggested, tr("CSV file (*.csv)"));
     if (!file.isEmpty() && !saveCsv(file)) {

@@ -1,18 +1,17 @@
 #pragma once
 // One chart of the window: a QCustomPlot with named series that only grow at the end (sorted keys), a cached
 // data range per series (so autoscaling never rescans a million points), a dirty flag the replot timer reads,
-// and the interactions a user expects: wheel zoom, drag pan, double-click autoscale, log scale, hover tooltips
-// with exact values, and saving the image (PNG/PDF) or the data (CSV).
+// and the interactions a user expects: wheel zoom, drag pan, double-click autoscale, log scale, hover
+// tooltips with exact values, and saving the image (PNG/PDF) or the data (CSV).
 
-#include <limits>
-#include <vector>
+#include <qcustomplot.h>
 
 #include <QColor>
 #include <QString>
 #include <QStringList>
 #include <QVector>
-
-#include <qcustomplot.h>
+#include <limits>
+#include <vector>
 
 namespace wb::gui {
 
@@ -20,8 +19,8 @@ struct SeriesStyle {
   QColor color;
   Qt::PenStyle pen = Qt::SolidLine;
   double width = 1.6;
-  bool markers = false;     // a circle at each point (per-epoch values)
-  bool rightAxis = false;   // plotted against the right y axis (its own unit)
+  bool markers = false;    // a circle at each point (per-epoch values)
+  bool rightAxis = false;  // plotted against the right y axis (its own unit)
   bool legend = true;
 };
 
@@ -41,8 +40,8 @@ class MetricChart : public QCustomPlot {
   bool legendShown() const { return m_legendShown; }
   bool legendPlaced() const { return m_legendPlaced; }  // in the layout now (shown, with data, with entries)
   // The least span of the y axis while following the data, so a nearly flat curve (memory that grows by a few
-  // MiB) is drawn nearly flat instead of magnified into a staircase: the larger of `absolute` and `fraction` of
-  // the value's size.
+  // MiB) is drawn nearly flat instead of magnified into a staircase: the larger of `absolute` and `fraction`
+  // of the value's size.
   void setMinimumValueSpan(double absolute, double fraction);
   // Follow the data again (a new run starts): the next replot fits the axes to what the chart holds.
   void followData();

@@ -1,9 +1,5 @@
 #include "compression_view/compress_dialog.h"
 
-#include "widgets/screen_fit.h"
-
-#include <fstream>
-
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QHBoxLayout>
@@ -16,8 +12,10 @@
 #include <QStyle>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <fstream>
 
 #include "compression_view/pass_form.h"
+#include "widgets/screen_fit.h"
 #include "workbench/compression.h"
 
 namespace wb::gui {
@@ -65,10 +63,14 @@ int passIndexOf(const std::string& path, std::string& rest) {
 
 QString dialogTitle(CompressDialog::Kind kind) {
   switch (kind) {
-    case CompressDialog::Kind::Prune: return QObject::tr("Prune");
-    case CompressDialog::Kind::Quantize: return QObject::tr("Quantize to int8");
-    case CompressDialog::Kind::Distill: return QObject::tr("Distill");
-    case CompressDialog::Kind::Pipeline: return QObject::tr("Compression pipeline");
+    case CompressDialog::Kind::Prune:
+      return QObject::tr("Prune");
+    case CompressDialog::Kind::Quantize:
+      return QObject::tr("Quantize to int8");
+    case CompressDialog::Kind::Distill:
+      return QObject::tr("Distill");
+    case CompressDialog::Kind::Pipeline:
+      return QObject::tr("Compression pipeline");
   }
   return QObject::tr("Compress");
 }
@@ -82,16 +84,18 @@ CompressDialog::CompressDialog(Kind kind, const QString& runDir, QWidget* parent
   setWindowTitle(QStringLiteral("%1 — %2").arg(dialogTitle(kind), runName));
 
   auto* outer = new QVBoxLayout(this);
-  auto* intro = new QLabel(
-      kind == Kind::Pipeline
-          ? tr("Passes run in order on the trained model of <b>%1</b>, each on the result of the one before. Each "
-               "writes a model into the run's <tt>compressed/</tt> folder, measured against the original (accuracy, "
-               "size, latency) in the Compression view.")
-                .arg(runName.toHtmlEscaped())
-          : tr("Compresses the trained model of <b>%1</b> into the run's <tt>compressed/</tt> folder, measured "
-               "against the original (accuracy, size, latency) in the Compression view.")
-                .arg(runName.toHtmlEscaped()),
-      this);
+  auto* intro = new QLabel(kind == Kind::Pipeline
+                               ? tr("Passes run in order on the trained model of <b>%1</b>, each on the "
+                                    "result of the one before. Each "
+                                    "writes a model into the run's <tt>compressed/</tt> folder, measured "
+                                    "against the original (accuracy, "
+                                    "size, latency) in the Compression view.")
+                                     .arg(runName.toHtmlEscaped())
+                               : tr("Compresses the trained model of <b>%1</b> into the run's "
+                                    "<tt>compressed/</tt> folder, measured "
+                                    "against the original (accuracy, size, latency) in the Compression view.")
+                                     .arg(runName.toHtmlEscaped()),
+                           this);
   intro->setWordWrap(true);
   outer->addWidget(intro);
 
@@ -169,9 +173,15 @@ CompressDialog::CompressDialog(Kind kind, const QString& runDir, QWidget* parent
 
   nlohmann::json passes = nlohmann::json::array();
   switch (kind) {
-    case Kind::Prune: passes.push_back(initialPass("prune", m_runDoc)); break;
-    case Kind::Quantize: passes.push_back(initialPass("quantize", m_runDoc)); break;
-    case Kind::Distill: passes.push_back(initialPass("distill", m_runDoc)); break;
+    case Kind::Prune:
+      passes.push_back(initialPass("prune", m_runDoc));
+      break;
+    case Kind::Quantize:
+      passes.push_back(initialPass("quantize", m_runDoc));
+      break;
+    case Kind::Distill:
+      passes.push_back(initialPass("distill", m_runDoc));
+      break;
     case Kind::Pipeline: {
       // The run's own compress section when it has one; else a common recipe: prune, then int8.
       const nlohmann::json* own = nullptr;
@@ -195,7 +205,9 @@ CompressDialog::CompressDialog(Kind kind, const QString& runDir, QWidget* parent
 
 CompressDialog::~CompressDialog() = default;
 
-QPushButton* CompressDialog::okButton() const { return m_buttons->button(QDialogButtonBox::Ok); }
+QPushButton* CompressDialog::okButton() const {
+  return m_buttons->button(QDialogButtonBox::Ok);
+}
 
 PassForm* CompressDialog::passForm(int index) const {
   return index >= 0 && index < passCount() ? m_forms[index] : nullptr;
@@ -206,10 +218,11 @@ void CompressDialog::addForm(int at, const nlohmann::json& pass) {
   connect(form, &PassForm::edited, this, &CompressDialog::onEdited);
   m_forms.insert(m_forms.begin() + at, form);
   m_stack->addWidget(form);
-  // A form made after the dialog's buttons would come after them in Tab's order: its fields go first, then the
-  // buttons, as the dialog reads.
+  // A form made after the dialog's buttons would come after them in Tab's order: its fields go first, then
+  // the buttons, as the dialog reads.
   QWidget* last = form;
-  for (QWidget* w = form->nextInFocusChain(); w != form && form->isAncestorOf(w); w = w->nextInFocusChain()) last = w;
+  for (QWidget* w = form->nextInFocusChain(); w != form && form->isAncestorOf(w); w = w->nextInFocusChain())
+    last = w;
   QWidget* previous = last;
   for (QAbstractButton* button : m_buttons->buttons()) {
     QWidget::setTabOrder(previous, button);
@@ -266,7 +279,9 @@ void CompressDialog::movePass(int from, int to) {
   validateNow();
 }
 
-int CompressDialog::currentPass() const { return m_list->currentRow(); }
+int CompressDialog::currentPass() const {
+  return m_list->currentRow();
+}
 
 void CompressDialog::setCurrentPass(int index) {
   if (index < 0 || index >= passCount()) {
@@ -327,10 +342,11 @@ void CompressDialog::validateNow() {
     m_issues.push_back({"compress.passes", tr("Add at least one pass.").toStdString()});
   }
   if (m_issues.empty()) {
-    // What needs the run folder (a teacher that exists, a model the pass can take): a few file look-ups, cheap
-    // enough for the UI thread.
+    // What needs the run folder (a teacher that exists, a model the pass can take): a few file look-ups,
+    // cheap enough for the UI thread.
     try {
-      for (const ValidationIssue& issue : checkCompression(m_runDir.toStdString(), parsed.experiment.compress)) {
+      for (const ValidationIssue& issue :
+           checkCompression(m_runDir.toStdString(), parsed.experiment.compress)) {
         m_issues.push_back(issue);
       }
     } catch (const std::exception& e) {
@@ -347,7 +363,9 @@ void CompressDialog::validateNow() {
     if (index >= 0 && index < passCount()) {
       perPass[static_cast<size_t>(index)].push_back({rest, issue.message});
     } else {
-      general << (issue.path.empty() ? QString::fromStdString(issue.message) : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message)));
+      general << (issue.path.empty() ? QString::fromStdString(issue.message)
+                                     : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path),
+                                                                    QString::fromStdString(issue.message)));
     }
   }
   for (int i = 0; i < passCount(); ++i) m_forms[i]->setIssues(perPass[static_cast<size_t>(i)]);
@@ -357,7 +375,8 @@ void CompressDialog::validateNow() {
     m_status->setText(tr("✓ The engine accepts these passes."));
   } else {
     QString text = tr("⚠ %n problem(s), marked at the fields.", nullptr, static_cast<int>(m_issues.size()));
-    if (m_kind == Kind::Pipeline && passCount() > 1) text += tr(" Passes with a problem have a ⚠ in the list.");
+    if (m_kind == Kind::Pipeline && passCount() > 1)
+      text += tr(" Passes with a problem have a ⚠ in the list.");
     for (const QString& line : general) text += QStringLiteral("\n⚠ ") + line;
     m_status->setText(text);
   }

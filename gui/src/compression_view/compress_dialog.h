@@ -5,13 +5,11 @@
 // for what needs the run — and every issue is shown at its field in the CLI's words; OK stays disabled until
 // there are none.
 
-#include <optional>
-#include <vector>
-
 #include <QDialog>
 #include <QTimer>
-
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 
 #include "workbench/experiment.h"
 

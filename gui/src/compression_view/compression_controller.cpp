@@ -29,7 +29,8 @@ bool CompressionController::start(const CompressRequest& request) {
   m_drain.restart();
   m_runDir = QString::fromStdString(request.run_dir);
   std::shared_ptr<EventBuffer> buffer = m_buffer;
-  m_run = std::make_unique<CompressionRun>(request, [buffer](EventBatch&& batch) { buffer->push(std::move(batch)); });
+  m_run = std::make_unique<CompressionRun>(request,
+                                           [buffer](EventBatch&& batch) { buffer->push(std::move(batch)); });
   m_run->start();
   m_drainTimer.start();
   setState(State::Running);

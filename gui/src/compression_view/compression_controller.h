@@ -4,11 +4,10 @@
 // thread: the run is released (its thread joined) only once it has reported RunFinished and its worker is no
 // longer running.
 
-#include <memory>
-
 #include <QObject>
 #include <QString>
 #include <QTimer>
+#include <memory>
 
 #include "run/event_buffer.h"
 #include "run/job_drain.h"

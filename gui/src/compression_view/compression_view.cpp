@@ -1,10 +1,5 @@
 #include "compression_view/compression_view.h"
 
-#include "widgets/eliding_label.h"
-
-#include <algorithm>
-#include <cmath>
-
 #include <QDir>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -15,8 +10,11 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 
 #include "compression_view/pareto_chart.h"
+#include "widgets/eliding_label.h"
 #include "workbench/compression.h"
 
 namespace wb::gui {
@@ -30,7 +28,9 @@ double baselineLatency64(const wb::ArtifactFigures& a, const wb::ArtifactFigures
 
 const QString kDash = QStringLiteral("—");
 
-double mib(int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+double mib(int64_t bytes) {
+  return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
 
 QString formatCount(int64_t n) {
   const double v = static_cast<double>(n);
@@ -79,21 +79,29 @@ const ArtifactFigures* originalOf(const std::vector<ArtifactFigures>& all) {
 }
 
 QString hoverText(const ArtifactFigures& a, const ArtifactFigures* original) {
-  QString html = QStringLiteral("<b>%1</b> (%2)").arg(QString::fromStdString(a.name).toHtmlEscaped(), QString::fromStdString(a.pass).toHtmlEscaped());
-  if (!a.description.empty()) html += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(a.description).toHtmlEscaped());
+  QString html = QStringLiteral("<b>%1</b> (%2)")
+                     .arg(QString::fromStdString(a.name).toHtmlEscaped(),
+                          QString::fromStdString(a.pass).toHtmlEscaped());
+  if (!a.description.empty())
+    html += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(a.description).toHtmlEscaped());
   html += QObject::tr("<br>test accuracy %1").arg(formatAccuracy(a.test_accuracy));
-  if (original && original != &a) html += QStringLiteral(" (%1)").arg(formatChange(a.test_accuracy, original->test_accuracy));
+  if (original && original != &a)
+    html += QStringLiteral(" (%1)").arg(formatChange(a.test_accuracy, original->test_accuracy));
   html += QObject::tr("<br>size %1").arg(formatMiB(a.size_bytes));
   if (original && original != &a && a.size_bytes > 0) {
-    html += QObject::tr(", %1 smaller").arg(formatTimes(static_cast<double>(original->size_bytes) / static_cast<double>(a.size_bytes)));
+    html +=
+        QObject::tr(", %1 smaller")
+            .arg(formatTimes(static_cast<double>(original->size_bytes) / static_cast<double>(a.size_bytes)));
   }
-  html += QObject::tr("<br>latency %1 (batch 1), %2 (batch 64)").arg(formatMs(a.latency_ms_batch1), formatMs(a.latency_ms_batch64));
+  html += QObject::tr("<br>latency %1 (batch 1), %2 (batch 64)")
+              .arg(formatMs(a.latency_ms_batch1), formatMs(a.latency_ms_batch64));
   if (original && original != &a && a.latency_ms_batch64 > 0) {
-    html += QObject::tr(", %1 faster").arg(formatTimes(baselineLatency64(a, *original) / a.latency_ms_batch64));
+    html +=
+        QObject::tr(", %1 faster").arg(formatTimes(baselineLatency64(a, *original) / a.latency_ms_batch64));
   }
   html += QObject::tr("<br>%1 of %2 parameters non-zero, %3 FLOPs per sample, %4 weights")
-              .arg(formatCount(a.nonzero_parameters), formatCount(a.parameters), formatCount(a.flops_per_sample),
-                   QString::fromStdString(a.weights_dtype).toHtmlEscaped());
+              .arg(formatCount(a.nonzero_parameters), formatCount(a.parameters),
+                   formatCount(a.flops_per_sample), QString::fromStdString(a.weights_dtype).toHtmlEscaped());
   return html;
 }
 
@@ -121,8 +129,9 @@ CompressionView::CompressionView(QWidget* parent) : QWidget(parent) {
   m_progress->setMaximumWidth(220);
   m_cancel = new QPushButton(tr("Cancel"), this);
   m_cancel->setObjectName(QStringLiteral("cancelCompression"));
-  m_cancel->setToolTip(tr("Stop after the step in flight: the pass writes a checkpoint, and running the same "
-                          "pipeline again continues it"));
+  m_cancel->setToolTip(
+      tr("Stop after the step in flight: the pass writes a checkpoint, and running the same "
+         "pipeline again continues it"));
   m_stage->setVisible(false);
   m_progress->setVisible(false);
   m_cancel->setVisible(false);
@@ -145,8 +154,9 @@ CompressionView::CompressionView(QWidget* parent) : QWidget(parent) {
   m_table = new QTableWidget(0, kCompressionColumns, this);
   m_table->setObjectName(QStringLiteral("compressionTable"));
   m_table->setHorizontalHeaderLabels({tr("Model"), tr("Pass"), tr("Test acc"), tr("Δ acc"), tr("Parameters"),
-                                      tr("Non-zero"), tr("Size"), tr("Smaller"), tr("FLOPs"), tr("Latency b1"),
-                                      tr("Latency b64"), tr("Faster (b64)"), tr("Weights"), tr("Left in float")});
+                                      tr("Non-zero"), tr("Size"), tr("Smaller"), tr("FLOPs"),
+                                      tr("Latency b1"), tr("Latency b64"), tr("Faster (b64)"), tr("Weights"),
+                                      tr("Left in float")});
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->verticalHeader()->setVisible(false);
@@ -205,8 +215,10 @@ void CompressionView::rebuild() {
   if (m_runDir.isEmpty()) {
     m_title->setText(tr("Select a finished run in the Runs panel to see its compressed models."));
   } else if (m_artifacts.empty()) {
-    m_title->setText(tr("<b>%1</b>: no compressed models yet (Compress ▸ Prune…, Quantize to int8…, Distill… or "
-                        "Pipeline…)").arg(QDir(m_runDir).dirName().toHtmlEscaped()));
+    m_title->setText(
+        tr("<b>%1</b>: no compressed models yet (Compress ▸ Prune…, Quantize to int8…, Distill… or "
+           "Pipeline…)")
+            .arg(QDir(m_runDir).dirName().toHtmlEscaped()));
   } else {
     m_title->setText(tr("<b>%1</b>: the original and %n compressed model(s)", nullptr,
                         static_cast<int>(m_artifacts.size()) - 1)
@@ -219,8 +231,10 @@ void CompressionView::rebuild() {
     const QString details = hoverText(a, original);
     const bool isOriginal = &a == original;
     const double accuracy = a.test_accuracy >= 0 ? a.test_accuracy * 100 : -1;
-    bySize.push_back({QString::fromStdString(a.name), a.size_bytes > 0 ? mib(a.size_bytes) : -1, accuracy, isOriginal, details});
-    byLatency.push_back({QString::fromStdString(a.name), a.latency_ms_batch64, accuracy, isOriginal, details});
+    bySize.push_back({QString::fromStdString(a.name), a.size_bytes > 0 ? mib(a.size_bytes) : -1, accuracy,
+                      isOriginal, details});
+    byLatency.push_back(
+        {QString::fromStdString(a.name), a.latency_ms_batch64, accuracy, isOriginal, details});
   }
   m_sizeChart->setPoints(bySize);
   m_latencyChart->setPoints(byLatency);
@@ -233,7 +247,8 @@ void CompressionView::rebuild() {
     const bool isOriginal = &a == original;
     auto* name = new QTableWidgetItem(QString::fromStdString(a.name));
     name->setData(Qt::UserRole, QString::fromStdString(a.path));
-    name->setToolTip(QStringLiteral("%1\n%2").arg(QString::fromStdString(a.path), QString::fromStdString(a.description)));
+    name->setToolTip(
+        QStringLiteral("%1\n%2").arg(QString::fromStdString(a.path), QString::fromStdString(a.description)));
     if (isOriginal) {
       QFont bold = name->font();
       bold.setBold(true);
@@ -246,20 +261,32 @@ void CompressionView::rebuild() {
     m_table->setItem(row, kAccuracyColumn, new NumberItem(a.test_accuracy, formatAccuracy(a.test_accuracy)));
     const double change = original && a.test_accuracy >= 0 ? a.test_accuracy - original->test_accuracy : 0;
     m_table->setItem(row, kAccuracyChangeColumn,
-                     new NumberItem(change, isOriginal || !original ? kDash : formatChange(a.test_accuracy, original->test_accuracy)));
-    m_table->setItem(row, kParametersColumn, new NumberItem(static_cast<double>(a.parameters), formatCount(a.parameters)));
+                     new NumberItem(change, isOriginal || !original
+                                                ? kDash
+                                                : formatChange(a.test_accuracy, original->test_accuracy)));
+    m_table->setItem(row, kParametersColumn,
+                     new NumberItem(static_cast<double>(a.parameters), formatCount(a.parameters)));
     QString nonzero = formatCount(a.nonzero_parameters);
     if (a.parameters > 0) {
-      nonzero += QStringLiteral(" (%1 %)").arg(100.0 * static_cast<double>(a.nonzero_parameters) / static_cast<double>(a.parameters), 0, 'f', 0);
+      nonzero += QStringLiteral(" (%1 %)").arg(
+          100.0 * static_cast<double>(a.nonzero_parameters) / static_cast<double>(a.parameters), 0, 'f', 0);
     }
     m_table->setItem(row, kNonzeroColumn, new NumberItem(static_cast<double>(a.nonzero_parameters), nonzero));
-    m_table->setItem(row, kSizeColumn, new NumberItem(static_cast<double>(a.size_bytes), formatMiB(a.size_bytes)));
-    const double ratio = original && a.size_bytes > 0 ? static_cast<double>(original->size_bytes) / static_cast<double>(a.size_bytes) : 0;
+    m_table->setItem(row, kSizeColumn,
+                     new NumberItem(static_cast<double>(a.size_bytes), formatMiB(a.size_bytes)));
+    const double ratio = original && a.size_bytes > 0
+                             ? static_cast<double>(original->size_bytes) / static_cast<double>(a.size_bytes)
+                             : 0;
     m_table->setItem(row, kSizeRatioColumn, new NumberItem(ratio, formatTimes(ratio)));
-    m_table->setItem(row, kFlopsColumn, new NumberItem(static_cast<double>(a.flops_per_sample), formatCount(a.flops_per_sample)));
-    m_table->setItem(row, kLatency1Column, new NumberItem(a.latency_ms_batch1, formatMs(a.latency_ms_batch1)));
-    m_table->setItem(row, kLatency64Column, new NumberItem(a.latency_ms_batch64, formatMs(a.latency_ms_batch64)));
-    const double speedup = original && a.latency_ms_batch64 > 0 ? baselineLatency64(a, *original) / a.latency_ms_batch64 : 0;
+    m_table->setItem(
+        row, kFlopsColumn,
+        new NumberItem(static_cast<double>(a.flops_per_sample), formatCount(a.flops_per_sample)));
+    m_table->setItem(row, kLatency1Column,
+                     new NumberItem(a.latency_ms_batch1, formatMs(a.latency_ms_batch1)));
+    m_table->setItem(row, kLatency64Column,
+                     new NumberItem(a.latency_ms_batch64, formatMs(a.latency_ms_batch64)));
+    const double speedup =
+        original && a.latency_ms_batch64 > 0 ? baselineLatency64(a, *original) / a.latency_ms_batch64 : 0;
     m_table->setItem(row, kSpeedupColumn, new NumberItem(speedup, formatTimes(speedup)));
     m_table->setItem(row, kDtypeColumn, new QTableWidgetItem(QString::fromStdString(a.weights_dtype)));
     QStringList floats;
@@ -288,13 +315,19 @@ void CompressionView::beginProgress(const QString& runDir, int passCount) {
 void CompressionView::updateStage(const CompressionStage& stage) {
   m_passCount = static_cast<int>(stage.pass_count);
   m_passIndex = static_cast<int>(stage.pass_index);
-  const QString what = QStringLiteral("%1 (%2)").arg(QString::fromStdString(stage.pass), QString::fromStdString(stage.artifact));
+  const QString what = QStringLiteral("%1 (%2)").arg(QString::fromStdString(stage.pass),
+                                                     QString::fromStdString(stage.artifact));
   QString state;
-  if (stage.state == "started") state = tr("running");
-  else if (stage.state == "resumed") state = tr("resumed from its checkpoint");
-  else if (stage.state == "finished") state = tr("done, measuring");
-  else if (stage.state == "reused") state = tr("done before, reused");
-  else state = QString::fromStdString(stage.state);
+  if (stage.state == "started")
+    state = tr("running");
+  else if (stage.state == "resumed")
+    state = tr("resumed from its checkpoint");
+  else if (stage.state == "finished")
+    state = tr("done, measuring");
+  else if (stage.state == "reused")
+    state = tr("done before, reused");
+  else
+    state = QString::fromStdString(stage.state);
   m_passText = tr("pass %1 of %2: %3, %4").arg(stage.pass_index).arg(stage.pass_count).arg(what, state);
   const bool done = stage.state == "finished" || stage.state == "reused";
   const double fraction = m_passCount > 0 ? (m_passIndex - (done ? 0.0 : 1.0)) / m_passCount : 0;
@@ -304,7 +337,8 @@ void CompressionView::updateStage(const CompressionStage& stage) {
 
 void CompressionView::updateStep(const StepMetrics& step) {
   if (m_passCount <= 0 || step.total_steps <= 0) return;
-  const double within = std::clamp(static_cast<double>(step.step) / static_cast<double>(step.total_steps), 0.0, 1.0);
+  const double within =
+      std::clamp(static_cast<double>(step.step) / static_cast<double>(step.total_steps), 0.0, 1.0);
   const double fraction = (std::max(0, m_passIndex - 1) + within) / m_passCount;
   m_progress->setValue(static_cast<int>(std::lround(fraction * 1000)));
   m_stage->setText(tr("%1: %2 · step %3 of %4, loss %5")
@@ -320,7 +354,11 @@ void CompressionView::endProgress(const QString& text) {
   m_cancel->setVisible(false);
 }
 
-QString CompressionView::progressText() const { return m_stage->text(); }
-int CompressionView::progressValue() const { return m_progress->value(); }
+QString CompressionView::progressText() const {
+  return m_stage->text();
+}
+int CompressionView::progressValue() const {
+  return m_progress->value();
+}
 
 }  // namespace wb::gui

@@ -1,14 +1,13 @@
 #pragma once
 // The Compression view of one run: test accuracy against size on disk and against batch-64 latency, with the
 // original and every compressed model as labelled points and the Pareto front as a line, over a table of each
-// model's figures beside the original's. It reads the run folder's compress.json, takes ArtifactFigures events
-// live while a pipeline runs, and shows that pipeline's progress (pass i of n, the fine-tuning's steps) with a
-// Cancel button.
-
-#include <vector>
+// model's figures beside the original's. It reads the run folder's compress.json, takes ArtifactFigures
+// events live while a pipeline runs, and shows that pipeline's progress (pass i of n, the fine-tuning's
+// steps) with a Cancel button.
 
 #include <QString>
 #include <QWidget>
+#include <vector>
 
 #include "workbench/events.h"
 
@@ -23,9 +22,21 @@ class ParetoChart;
 
 // Table columns, in order.
 enum CompressionColumn {
-  kArtifactColumn, kPassColumn, kAccuracyColumn, kAccuracyChangeColumn, kParametersColumn, kNonzeroColumn,
-  kSizeColumn, kSizeRatioColumn, kFlopsColumn, kLatency1Column, kLatency64Column, kSpeedupColumn, kDtypeColumn,
-  kFloatLayersColumn, kCompressionColumns
+  kArtifactColumn,
+  kPassColumn,
+  kAccuracyColumn,
+  kAccuracyChangeColumn,
+  kParametersColumn,
+  kNonzeroColumn,
+  kSizeColumn,
+  kSizeRatioColumn,
+  kFlopsColumn,
+  kLatency1Column,
+  kLatency64Column,
+  kSpeedupColumn,
+  kDtypeColumn,
+  kFloatLayersColumn,
+  kCompressionColumns
 };
 
 class CompressionView : public QWidget {

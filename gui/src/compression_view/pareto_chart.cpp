@@ -1,10 +1,9 @@
 #include "compression_view/pareto_chart.h"
 
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-
-#include <QToolTip>
 
 namespace wb::gui {
 namespace {
@@ -77,7 +76,8 @@ ParetoChart::ParetoChart(const QString& title, const QString& costLabel, QWidget
   m_original = addGraph();
   m_original->setName(tr("original"));
   m_original->setLineStyle(QCPGraph::lsNone);
-  m_original->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(kOriginalColor, 2), kOriginalColor, 11));
+  m_original->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(kOriginalColor, 2), kOriginalColor, 11));
   m_original->setPen(QPen(kOriginalColor));
 
   m_emptyLabel = new QCPItemText(this);

@@ -1,20 +1,19 @@
 #pragma once
-// A trade-off chart of a run's compressed models: test accuracy (up is better) against a cost (size on disk or
-// latency; left is better). Every model is a labelled point, the original drawn apart; the Pareto front — the
-// models no other model beats on both — is a line. Hovering a point shows its figures.
+// A trade-off chart of a run's compressed models: test accuracy (up is better) against a cost (size on disk
+// or latency; left is better). Every model is a labelled point, the original drawn apart; the Pareto front —
+// the models no other model beats on both — is a line. Hovering a point shows its figures.
 
-#include <vector>
+#include <qcustomplot.h>
 
 #include <QString>
 #include <QStringList>
-
-#include <qcustomplot.h>
+#include <vector>
 
 namespace wb::gui {
 
 struct TradeOffPoint {
-  QString name;     // "01-prune"
-  double cost = 0;  // x: MiB or ms
+  QString name;         // "01-prune"
+  double cost = 0;      // x: MiB or ms
   double accuracy = 0;  // y: percent
   bool original = false;
   QString details;  // the hover text (HTML)

@@ -1,7 +1,5 @@
 #include "compression_view/pass_form.h"
 
-#include <map>
-
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
@@ -11,6 +9,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <map>
 
 #include "editor/json_path.h"
 
@@ -49,7 +48,8 @@ QString describePassJson(const nlohmann::json& pass) {
   if (type == "prune") {
     parts << QString::fromStdString(stringOf(pass, "method"));
     auto amount = pass.find("amount");
-    if (amount != pass.end() && amount->is_number()) parts << QStringLiteral("%1 %").arg(amount->get<double>() * 100, 0, 'g', 3);
+    if (amount != pass.end() && amount->is_number())
+      parts << QStringLiteral("%1 %").arg(amount->get<double>() * 100, 0, 'g', 3);
   } else if (type == "quantize") {
     parts << QString::fromStdString(stringOf(pass, "mode"));
   } else if (type == "distill") {
@@ -62,7 +62,9 @@ QString describePassJson(const nlohmann::json& pass) {
     parts << QObject::tr("%n epoch(s)", nullptr, static_cast<int>(epochs->get<int64_t>()));
   }
   parts.removeAll(QString());
-  return parts.isEmpty() ? QString::fromStdString(type) : QStringLiteral("%1: %2").arg(QString::fromStdString(type), parts.join(QStringLiteral(", ")));
+  return parts.isEmpty()
+             ? QString::fromStdString(type)
+             : QStringLiteral("%1: %2").arg(QString::fromStdString(type), parts.join(QStringLiteral(", ")));
 }
 
 PassForm::PassForm(const nlohmann::json& pass, QWidget* parent) : QWidget(parent) {
@@ -86,13 +88,17 @@ PassForm::PassForm(const nlohmann::json& pass, QWidget* parent) : QWidget(parent
   outer->addStretch(1);
 
   if (m_type == QLatin1String("prune")) {
-    addChoice("method", tr("Method"),
-              {{"unstructured", tr("Unstructured: single weights")}, {"structured", tr("Structured: whole channels")}},
-              tr("Unstructured pruning zeroes single weights (smaller when compressed, no faster); structured "
-                 "pruning removes whole conv channels and linear neurons (a smaller, faster model)."));
-    addNumber("amount", tr("Amount"), tr("Share of the selected weights (or channels) removed, between 0 and 1."));
-    addChoice("scope", tr("Scope"), {{"global", tr("Global: one threshold")}, {"layer", tr("Each layer alike")}},
-              tr("Unstructured: one magnitude threshold across all layers, or the same share in every layer."));
+    addChoice(
+        "method", tr("Method"),
+        {{"unstructured", tr("Unstructured: single weights")},
+         {"structured", tr("Structured: whole channels")}},
+        tr("Unstructured pruning zeroes single weights (smaller when compressed, no faster); structured "
+           "pruning removes whole conv channels and linear neurons (a smaller, faster model)."));
+    addNumber("amount", tr("Amount"),
+              tr("Share of the selected weights (or channels) removed, between 0 and 1."));
+    addChoice(
+        "scope", tr("Scope"), {{"global", tr("Global: one threshold")}, {"layer", tr("Each layer alike")}},
+        tr("Unstructured: one magnitude threshold across all layers, or the same share in every layer."));
     addChoice("norm", tr("Norm"), {{"l1", QStringLiteral("L1")}, {"l2", QStringLiteral("L2")}},
               tr("Structured: the norm that ranks a conv filter or a linear neuron."));
     auto* types = new QLineEdit;
@@ -105,18 +111,21 @@ PassForm::PassForm(const nlohmann::json& pass, QWidget* parent) : QWidget(parent
         tr("Parameter-name prefixes such as layers.3; empty = every layer of the types above."));
     add(tr("Prune the output layer"), std::make_unique<BoolBinding>("prune_output_layer", new QCheckBox),
         tr("The last linear layer (one output per class) is left alone unless this is on."));
-    addChoice("schedule", tr("Schedule"), {{"one_shot", tr("One shot")}, {"gradual", tr("Gradual (during fine-tuning)")}},
+    addChoice("schedule", tr("Schedule"),
+              {{"one_shot", tr("One shot")}, {"gradual", tr("Gradual (during fine-tuning)")}},
               tr("Unstructured: prune at once, or raise the sparsity step by step while fine-tuning."));
   } else if (m_type == QLatin1String("distill")) {
     auto* teacher = new QLineEdit;
     teacher->setPlaceholderText(tr("original"));
-    FieldBinding* b = add(tr("Teacher"), std::make_unique<TextBinding>("teacher", teacher),
-                          tr("\"original\" (the run's own model), an artifact such as compressed/01-prune, a run "
-                             "folder, a checkpoint (.wbckpt) or a TorchScript file (.pt)."));
+    FieldBinding* b =
+        add(tr("Teacher"), std::make_unique<TextBinding>("teacher", teacher),
+            tr("\"original\" (the run's own model), an artifact such as compressed/01-prune, a run "
+               "folder, a checkpoint (.wbckpt) or a TorchScript file (.pt)."));
     auto* browse = new QPushButton(tr("Browse…"));
     b->addBeside(browse);
     connect(browse, &QPushButton::clicked, this, [this, teacher] {
-      const QString chosen = QFileDialog::getExistingDirectory(this, tr("Teacher: a run folder or an artifact"));
+      const QString chosen =
+          QFileDialog::getExistingDirectory(this, tr("Teacher: a run folder or an artifact"));
       if (chosen.isEmpty()) return;
       teacher->setText(chosen);
       emit teacher->textEdited(chosen);
@@ -124,31 +133,38 @@ PassForm::PassForm(const nlohmann::json& pass, QWidget* parent) : QWidget(parent
     auto* student = new QLineEdit;
     student->setPlaceholderText(tr("empty: the model as it is (its weights are the start)"));
     add(tr("Student"), std::make_unique<JsonBinding>("student", student),
-        tr("A model section such as {\"preset\": \"mlp\"} or {\"layers\": [...]}, trained from scratch to copy "
+        tr("A model section such as {\"preset\": \"mlp\"} or {\"layers\": [...]}, trained from scratch to "
+           "copy "
            "the teacher; empty = the current model."));
-    addNumber("temperature", tr("Temperature"), tr("Softens both models' outputs before comparing them; > 0."));
+    addNumber("temperature", tr("Temperature"),
+              tr("Softens both models' outputs before comparing them; > 0."));
     addNumber("alpha", tr("α (teacher weight)"),
               tr("Weight of the soft (teacher) loss, in [0, 1]; 1 − α weighs cross-entropy on the labels."));
   } else if (m_type == QLatin1String("quantize")) {
-    addChoice("mode", tr("Mode"),
-              {{"dynamic", tr("Dynamic: linear layers, no calibration")},
-               {"static", tr("Static: calibrated activations")},
-               {"qat", tr("Quantization-aware training")}},
-              tr("Dynamic quantizes linear layers' weights; static also calibrates activations (conv nets); qat "
-                 "fine-tunes with int8 rounding simulated."));
+    addChoice(
+        "mode", tr("Mode"),
+        {{"dynamic", tr("Dynamic: linear layers, no calibration")},
+         {"static", tr("Static: calibrated activations")},
+         {"qat", tr("Quantization-aware training")}},
+        tr("Dynamic quantizes linear layers' weights; static also calibrates activations (conv nets); qat "
+           "fine-tunes with int8 rounding simulated."));
     addChoice("observer", tr("Observer"), {{"histogram", tr("Histogram")}, {"minmax", tr("Min/max")}},
               tr("Static and qat: how activation ranges are measured."));
     addInteger("calibration_batches", tr("Calibration batches"),
                tr("Static: training batches run through the model to calibrate."));
     addChoice("engine", tr("Engine"),
-              {{"auto", tr("Automatic")}, {"onednn", QStringLiteral("oneDNN")}, {"qnnpack", QStringLiteral("QNNPACK")},
-               {"fbgemm", QStringLiteral("FBGEMM")}, {"x86", QStringLiteral("x86")}},
+              {{"auto", tr("Automatic")},
+               {"onednn", QStringLiteral("oneDNN")},
+               {"qnnpack", QStringLiteral("QNNPACK")},
+               {"fbgemm", QStringLiteral("FBGEMM")},
+               {"x86", QStringLiteral("x86")}},
               tr("LibTorch's quantized kernels."));
   }
   addInteger("epochs", tr("Epochs"),
              m_type == QLatin1String("prune") ? tr("Fine-tuning with the masks after pruning; 0 = none.")
                                               : tr("Passes over the training split."));
-  addInteger("max_steps", tr("Max steps"), tr("Stop the pass's training after this many steps; 0 = the epochs decide."));
+  addInteger("max_steps", tr("Max steps"),
+             tr("Stop the pass's training after this many steps; 0 = the epochs decide."));
   addNumber("lr", tr("Learning rate"), tr("0 = a tenth of the run's optimizer.lr."));
 
   for (const auto& b : m_bindings) b->load(m_base);
@@ -157,9 +173,11 @@ PassForm::PassForm(const nlohmann::json& pass, QWidget* parent) : QWidget(parent
 
 PassForm::~PassForm() = default;
 
-FieldBinding* PassForm::add(const QString& label, std::unique_ptr<FieldBinding> binding, const QString& help) {
+FieldBinding* PassForm::add(const QString& label, std::unique_ptr<FieldBinding> binding,
+                            const QString& help) {
   FieldBinding* b = binding.get();
-  const QString tip = QStringLiteral("<b>%1</b><br>%2").arg(QString::fromStdString(b->path()), help.toHtmlEscaped());
+  const QString tip =
+      QStringLiteral("<b>%1</b><br>%2").arg(QString::fromStdString(b->path()), help.toHtmlEscaped());
   b->input()->setToolTip(tip);
   b->input()->setProperty("help", tip);
   b->setOnChange([this] {
@@ -188,7 +206,8 @@ FieldBinding* PassForm::addInteger(const std::string& key, const QString& label,
 }
 
 FieldBinding* PassForm::addChoice(const std::string& key, const QString& label,
-                                  const std::vector<std::pair<QString, QString>>& choices, const QString& help) {
+                                  const std::vector<std::pair<QString, QString>>& choices,
+                                  const QString& help) {
   auto* combo = new QComboBox;
   for (const auto& [value, text] : choices) {
     combo->addItem(text == value ? value : QStringLiteral("%1  (%2)").arg(text, value), value);
@@ -257,11 +276,15 @@ void PassForm::setIssues(const std::vector<ValidationIssue>& issues) {
       }
     }
     if (target) {
-      messages[target] << (target->path() == issue.path ? QString::fromStdString(issue.message)
-                                                        : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message)));
+      messages[target] << (target->path() == issue.path
+                               ? QString::fromStdString(issue.message)
+                               : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path),
+                                                              QString::fromStdString(issue.message)));
     } else {
-      m_passMessages << (issue.path.empty() ? QString::fromStdString(issue.message)
-                                            : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message)));
+      m_passMessages << (issue.path.empty()
+                             ? QString::fromStdString(issue.message)
+                             : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path),
+                                                            QString::fromStdString(issue.message)));
     }
   }
   for (const auto& b : m_bindings) {

@@ -1,17 +1,15 @@
 #pragma once
-// The keys of one compression pass (an item of the experiment's compress.passes) as a form. Each field is bound
-// to its key of the pass object, as the experiment editor binds keys of the experiment file; the dialog that
-// holds the form runs the engine's checks and hands back each issue for this pass, shown at its field in the
-// engine's own words.
-
-#include <memory>
-#include <string>
-#include <vector>
+// The keys of one compression pass (an item of the experiment's compress.passes) as a form. Each field is
+// bound to its key of the pass object, as the experiment editor binds keys of the experiment file; the dialog
+// that holds the form runs the engine's checks and hands back each issue for this pass, shown at its field in
+// the engine's own words.
 
 #include <QStringList>
 #include <QWidget>
-
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "editor/field_binding.h"
 #include "workbench/experiment.h"

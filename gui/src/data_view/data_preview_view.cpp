@@ -33,7 +33,8 @@ QString dataShapeText(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-DataPreviewView::DataPreviewView(ExperimentEditor* editor, QWidget* parent) : QWidget(parent), m_editor(editor) {
+DataPreviewView::DataPreviewView(ExperimentEditor* editor, QWidget* parent)
+    : QWidget(parent), m_editor(editor) {
   setObjectName(QStringLiteral("dataPreviewView"));
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("dataSummary"));
@@ -81,8 +82,9 @@ DataPreviewView::DataPreviewView(ExperimentEditor* editor, QWidget* parent) : QW
 void DataPreviewView::compute() {
   const std::optional<Experiment> experiment = m_editor->experiment();
   if (!experiment) {
-    showMessage(tr("The experiment has problems, marked at the fields of the Experiment form; the data preview "
-                   "follows once they are fixed."));
+    showMessage(
+        tr("The experiment has problems, marked at the fields of the Experiment form; the data preview "
+           "follows once they are fixed."));
     emit previewShown();
     return;
   }
@@ -104,7 +106,8 @@ void DataPreviewView::compute() {
       outcome.preview = previewData(e, kDataPreviewSamples);
     } catch (const UserError& error) {
       outcome.error = QString::fromStdString(error.what());
-      if (!error.hint().empty()) outcome.error += tr("\nWhat to do: %1").arg(QString::fromStdString(error.hint()));
+      if (!error.hint().empty())
+        outcome.error += tr("\nWhat to do: %1").arg(QString::fromStdString(error.hint()));
     } catch (const std::exception& error) {  // the tab shows it; the window carries on
       outcome.error = QString::fromStdString(error.what());
     }
@@ -133,10 +136,11 @@ void DataPreviewView::show(const DataPreviewOutcome& outcome) {
   const DataPreview& p = outcome.preview;
   QString text = tr("<b>%1</b>").arg(QString::fromStdString(p.dataset).toHtmlEscaped());
   if (!p.source.empty()) text += tr(" from %1").arg(QString::fromStdString(p.source).toHtmlEscaped());
-  text += tr(" · %1 training samples (before the limit and the validation share) · model input %2 · %3 classes")
-              .arg(p.train_samples)
-              .arg(dataShapeText(p.sample_shape))
-              .arg(p.class_names.size());
+  text +=
+      tr(" · %1 training samples (before the limit and the validation share) · model input %2 · %3 classes")
+          .arg(p.train_samples)
+          .arg(dataShapeText(p.sample_shape))
+          .arg(p.class_names.size());
   if (!p.preprocessing.empty()) {
     text += tr("<br>Preprocessing: %1").arg(QString::fromStdString(p.preprocessing).toHtmlEscaped());
   }
@@ -148,7 +152,7 @@ void DataPreviewView::show(const DataPreviewOutcome& outcome) {
     const int row = static_cast<int>(c);
     m_classes->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(p.class_names[c])));
     auto* count = new QTableWidgetItem(c < p.class_counts.size() ? QString::number(p.class_counts[c])
-                                                                  : QStringLiteral("—"));
+                                                                 : QStringLiteral("—"));
     count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_classes->setItem(row, 1, count);
   }
@@ -161,7 +165,8 @@ void DataPreviewView::show(const DataPreviewOutcome& outcome) {
     item->setIcon(QIcon(thumbnailPixmap(imageFromPixels(s.pixels, s.width, s.height, s.channels), kDataThumb,
                                         m_samples->iconSize())));
     item->setText(QString::fromStdString(s.class_name));
-    item->setToolTip(tr("%1\n%2 × %3 after preprocessing").arg(QString::fromStdString(s.file)).arg(s.width).arg(s.height));
+    item->setToolTip(
+        tr("%1\n%2 × %3 after preprocessing").arg(QString::fromStdString(s.file)).arg(s.width).arg(s.height));
     item->setTextAlignment(Qt::AlignHCenter | Qt::AlignTop);
   }
   m_samples->setVisible(!p.samples.empty());
@@ -174,6 +179,8 @@ void DataPreviewView::showMessage(const QString& text) {
   m_shownKey.clear();
 }
 
-QString DataPreviewView::summaryText() const { return m_summary->text(); }
+QString DataPreviewView::summaryText() const {
+  return m_summary->text();
+}
 
 }  // namespace wb::gui

@@ -1,15 +1,14 @@
 #pragma once
-// The Data tab: what the experiment in the editor will train on, before it trains — the dataset and its folder,
-// the classes with their counts (an image folder's files per class), the model's input shape, the preprocessing,
-// the loader's workers, and a strip of samples after preprocessing (what the model will see, augmentation
-// included). It follows the editor after a short pause; the engine's previewData runs on a worker thread (it
-// lists the folder and decodes one file per class) and the tab is replaced when it answers.
-
-#include <string>
+// The Data tab: what the experiment in the editor will train on, before it trains — the dataset and its
+// folder, the classes with their counts (an image folder's files per class), the model's input shape, the
+// preprocessing, the loader's workers, and a strip of samples after preprocessing (what the model will see,
+// augmentation included). It follows the editor after a short pause; the engine's previewData runs on a
+// worker thread (it lists the folder and decodes one file per class) and the tab is replaced when it answers.
 
 #include <QFutureWatcher>
 #include <QTimer>
 #include <QWidget>
+#include <string>
 
 #include "workbench/data_preview.h"
 #include "workbench/experiment.h"

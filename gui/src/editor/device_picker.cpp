@@ -65,8 +65,9 @@ DevicePicker::DevicePicker(QWidget* parent) : QWidget(parent) {
   m_cpuRanks->setRange(1, kMaxCpuRanks);
   m_cpuRanks->setValue(1);
   m_cpuRanks->setSuffix(tr(" rank(s)"));
-  m_cpuRanks->setToolTip(tr("Data-parallel ranks on the CPU, each with its share of the cores: the experiment "
-                            "lists \"cpu\" this many times. 1 = ordinary training."));
+  m_cpuRanks->setToolTip(
+      tr("Data-parallel ranks on the CPU, each with its share of the cores: the experiment "
+         "lists \"cpu\" this many times. 1 = ordinary training."));
   auto* ranksLabel = new QLabel(tr("CPU ranks:"), this);
   ranksLabel->setBuddy(m_cpuRanks);
   ranksLabel->setToolTip(m_cpuRanks->toolTip());
@@ -74,8 +75,9 @@ DevicePicker::DevicePicker(QWidget* parent) : QWidget(parent) {
   m_note = new QLabel(tr("Several devices: data parallel, one rank each; batch size is per device"), this);
   m_note->setObjectName(QStringLiteral("dataParallelNote"));
   m_note->setWordWrap(true);
-  m_note->setToolTip(tr("Each rank trains on its own share of every epoch and the gradients are averaged after "
-                        "each step: the global batch is train.batch_size × the number of ranks."));
+  m_note->setToolTip(
+      tr("Each rank trains on its own share of every epoch and the gradients are averaged after "
+         "each step: the global batch is train.batch_size × the number of ranks."));
   QFont small = m_note->font();
   small.setPointSizeF(small.pointSizeF() * 0.9);
   m_note->setFont(small);
@@ -108,10 +110,10 @@ QListWidgetItem* DevicePicker::ensureItem(const QString& id) {
   for (int i = 0; i < m_list->count(); ++i) {
     if (m_list->item(i)->data(Qt::UserRole).toString() == id) return m_list->item(i);
   }
-  auto* added = new QListWidgetItem(
-      id == QLatin1String("cuda") && systemInfo().cuda_available ? tr("cuda — the current CUDA device")
-                                                                 : tr("%1 — not found on this machine").arg(id),
-      m_list);
+  auto* added = new QListWidgetItem(id == QLatin1String("cuda") && systemInfo().cuda_available
+                                        ? tr("cuda — the current CUDA device")
+                                        : tr("%1 — not found on this machine").arg(id),
+                                    m_list);
   added->setData(Qt::UserRole, id);
   added->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
   added->setCheckState(Qt::Unchecked);

@@ -1,9 +1,9 @@
 #pragma once
-// train.devices as a checklist of what this machine has: the CPU with its cores, each CUDA device with its name
-// and memory. Devices named by a file that are not here stay in the list, marked, so the engine's device check
-// flags them at this field. Several devices mean data parallel, one rank each; the CPU can be several ranks
-// (the "CPU ranks" box: the experiment lists "cpu" that many times), which is how data parallel is tried on a
-// machine without GPUs.
+// train.devices as a checklist of what this machine has: the CPU with its cores, each CUDA device with its
+// name and memory. Devices named by a file that are not here stay in the list, marked, so the engine's device
+// check flags them at this field. Several devices mean data parallel, one rank each; the CPU can be several
+// ranks (the "CPU ranks" box: the experiment lists "cpu" that many times), which is how data parallel is
+// tried on a machine without GPUs.
 
 #include <QWidget>
 

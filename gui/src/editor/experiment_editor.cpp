@@ -17,7 +17,6 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
-
 #include <nlohmann/json.hpp>
 
 #include "editor/device_picker.h"
@@ -35,7 +34,8 @@ constexpr int kEditorDebounceMs = 150;
 // Shorthands such as "augment": true become objects, so every key has exactly one field.
 nlohmann::json expandShorthands(nlohmann::json doc) {
   if (!doc.is_object()) return nlohmann::json::object();
-  for (const auto& [section, key] : {std::pair<const char*, const char*>{"data", "augment"}, {"train", "early_stopping"}}) {
+  for (const auto& [section, key] :
+       {std::pair<const char*, const char*>{"data", "augment"}, {"train", "early_stopping"}}) {
     auto s = doc.find(section);
     if (s == doc.end() || !s->is_object()) continue;
     auto k = s->find(key);
@@ -54,16 +54,18 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
   auto* header = new QFormLayout;
   header->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   outer->addLayout(header);
-  FieldBinding* name = addText(header, "name", tr("Name"),
-                               tr("The run's name; each run's folder is named <date>-<name>. Empty: each run is "
-                                  "named after its model and data, numbered in the runs folder "
-                                  "(cnn-fashion-mnist-0007)."));
+  FieldBinding* name =
+      addText(header, "name", tr("Name"),
+              tr("The run's name; each run's folder is named <date>-<name>. Empty: each run is "
+                 "named after its model and data, numbered in the runs folder "
+                 "(cnn-fashion-mnist-0007)."));
   if (auto* edit = qobject_cast<QLineEdit*>(name->input())) {
     edit->setPlaceholderText(tr("empty: named after the model and data (cnn-fashion-mnist-0007)"));
   }
-  addNumber(header, "seed", tr("Seed"),
-            tr("Seeds initialization, the validation split, shuffling and augmentation: the same seed on the same "
-               "machine gives the same run."));
+  addNumber(
+      header, "seed", tr("Seed"),
+      tr("Seeds initialization, the validation split, shuffling and augmentation: the same seed on the same "
+         "machine gives the same run."));
 
   m_lockNote = new QLabel(this);
   m_lockNote->setObjectName(QStringLiteral("runningNote"));
@@ -109,38 +111,54 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
 void ExperimentEditor::buildDataSection() {
   QFormLayout* data = addSection(tr("Data"), QStringLiteral("data"));
   addChoice(data, "data.dataset", tr("Dataset"),
-            {{"fashion-mnist", tr("Fashion-MNIST")}, {"mnist", tr("MNIST")}, {"cifar10", tr("CIFAR-10")},
-             {"csv", tr("CSV table")}, {"image_folder", tr("Image folder (your JPEG/PNG images)")},
+            {{"fashion-mnist", tr("Fashion-MNIST")},
+             {"mnist", tr("MNIST")},
+             {"cifar10", tr("CIFAR-10")},
+             {"csv", tr("CSV table")},
+             {"image_folder", tr("Image folder (your JPEG/PNG images)")},
              {"synthetic", tr("Synthetic (no download)")}},
             tr("Which data to train on."));
-  FieldBinding* dataPath = addPath(data, "data.path", tr("Path"),
-          tr("Folder of the IDX/CIFAR files, the image folder (one subfolder of images per class), or the CSV "
-             "file. Empty: /usr/share/datasets/<dataset>."), true);
-  qobject_cast<QLineEdit*>(dataPath->input())->setPlaceholderText(tr("default: /usr/share/datasets/<dataset>"));
-  addInteger(data, "data.limit", tr("Limit"), tr("Use only the first N training samples; 0 = all."), tr(" samples"));
+  FieldBinding* dataPath = addPath(
+      data, "data.path", tr("Path"),
+      tr("Folder of the IDX/CIFAR files, the image folder (one subfolder of images per class), or the CSV "
+         "file. Empty: /usr/share/datasets/<dataset>."),
+      true);
+  qobject_cast<QLineEdit*>(dataPath->input())
+      ->setPlaceholderText(tr("default: /usr/share/datasets/<dataset>"));
+  addInteger(data, "data.limit", tr("Limit"), tr("Use only the first N training samples; 0 = all."),
+             tr(" samples"));
   addNumber(data, "data.val_fraction", tr("Validation fraction"),
             tr("Share of the training split held out for validation, in [0, 1). 0 = no validation."));
-  addBool(data, "data.augment.enabled", tr("Augmentation"), tr("Random crops and flips of training images each epoch."));
+  addBool(data, "data.augment.enabled", tr("Augmentation"),
+          tr("Random crops and flips of training images each epoch."));
   addBool(data, "data.augment.random_crop", tr("Random crop"), tr("Pad, then crop back at a random offset."));
-  addInteger(data, "data.augment.crop_padding", tr("Crop padding"), tr("Padding of the random crop."), tr(" px"));
+  addInteger(data, "data.augment.crop_padding", tr("Crop padding"), tr("Padding of the random crop."),
+             tr(" px"));
   addBool(data, "data.augment.random_resized_crop", tr("Random resized crop"),
-          tr("Image folder: torchvision's RandomResizedCrop to the crop size (8–100 % of the area, ratio 3/4–4/3)."));
+          tr("Image folder: torchvision's RandomResizedCrop to the crop size (8–100 % of the area, ratio "
+             "3/4–4/3)."));
   addBool(data, "data.augment.horizontal_flip", tr("Horizontal flip"),
           tr("Mirror half of the images. Good for clothes and objects, harmful for digits."));
-  addInteger(data, "data.prefetch", tr("Prefetch"), tr("Batches prepared ahead of the training step."), tr(" batches"));
-  addInteger(data, "data.workers", tr("Loader workers"),
-             tr("Image folder: threads that read, decode and augment batches (PyTorch's num_workers); 0 = the "
-                "training thread."));
+  addInteger(data, "data.prefetch", tr("Prefetch"), tr("Batches prepared ahead of the training step."),
+             tr(" batches"));
+  addInteger(
+      data, "data.workers", tr("Loader workers"),
+      tr("Image folder: threads that read, decode and augment batches (PyTorch's num_workers); 0 = the "
+         "training thread."));
   addChoice(data, "data.augment_on", tr("Augment on"),
             {{"workers", tr("Loader workers")}, {"device", tr("Training device")}},
             tr("Image folder: where the random crop, flip and normalization run. Device: the workers stop at "
                "8-bit pixels, a quarter of the bytes travel, the GPU crops (bilinear, not antialiased)."));
-  addInteger(data, "data.images.resize", tr("Resize"),
-             tr("Image folder: the shorter side becomes this (torchvision's Resize, antialiased bilinear); 0 = as "
-                "stored."), tr(" px"));
-  addInteger(data, "data.images.crop", tr("Crop"),
-             tr("Image folder: the square the model sees: center crop for evaluation, random resized crop for "
-                "training; 0 = none."), tr(" px"));
+  addInteger(
+      data, "data.images.resize", tr("Resize"),
+      tr("Image folder: the shorter side becomes this (torchvision's Resize, antialiased bilinear); 0 = as "
+         "stored."),
+      tr(" px"));
+  addInteger(
+      data, "data.images.crop", tr("Crop"),
+      tr("Image folder: the square the model sees: center crop for evaluation, random resized crop for "
+         "training; 0 = none."),
+      tr(" px"));
   addInteger(data, "data.images.channels", tr("Channels"),
              tr("Image folder: 3 = RGB (convert(\"RGB\")), 1 = grey (convert(\"L\"))."));
   addChoice(data, "data.images.bad_files", tr("Unreadable files"),
@@ -149,10 +167,12 @@ void ExperimentEditor::buildDataSection() {
   addBool(data, "data.images.jpeg_draft", tr("JPEG draft decoding"),
           tr("Image folder: decode JPEGs at 1/2, 1/4 or 1/8 scale when that still covers the resize and crop "
              "(Pillow's Image.draft): much faster, but other pixels than torchvision's loader gives."));
-  addText(data, "data.label_column", tr("Label column"), tr("CSV: the column holding the class (0, 1, 2, …)."));
-  addPath(data, "data.test_path", tr("Test file or folder"),
-          tr("CSV: a separate test file; image folder: a folder with the same classes. Empty = test fraction."),
-          true, tr("CSV files (*.csv);;All files (*)"));
+  addText(data, "data.label_column", tr("Label column"),
+          tr("CSV: the column holding the class (0, 1, 2, …)."));
+  addPath(
+      data, "data.test_path", tr("Test file or folder"),
+      tr("CSV: a separate test file; image folder: a folder with the same classes. Empty = test fraction."),
+      true, tr("CSV files (*.csv);;All files (*)"));
   addNumber(data, "data.test_fraction", tr("Test fraction"),
             tr("CSV or image folder without a test path: share kept for the test."));
   addInteger(data, "data.synthetic.samples", tr("Samples"), tr("Synthetic: training samples to generate."));
@@ -164,16 +184,21 @@ void ExperimentEditor::buildDataSection() {
 void ExperimentEditor::buildOptimizerSection() {
   QFormLayout* opt = addSection(tr("Optimizer"), QStringLiteral("optimizer"));
   addChoice(opt, "optimizer.name", tr("Optimizer"),
-            {{"sgd", QStringLiteral("SGD")}, {"adam", QStringLiteral("Adam")}, {"adamw", QStringLiteral("AdamW")},
-             {"rmsprop", QStringLiteral("RMSprop")}, {"adagrad", QStringLiteral("Adagrad")}},
+            {{"sgd", QStringLiteral("SGD")},
+             {"adam", QStringLiteral("Adam")},
+             {"adamw", QStringLiteral("AdamW")},
+             {"rmsprop", QStringLiteral("RMSprop")},
+             {"adagrad", QStringLiteral("Adagrad")}},
             tr("The update rule, as in torch.optim."));
   addNumber(opt, "optimizer.lr", tr("Learning rate"),
             tr("The (peak) learning rate. Typical: 1e-3 for Adam/AdamW, 0.01–0.1 for SGD."));
   addNumber(opt, "optimizer.weight_decay", tr("Weight decay"), tr("Decoupled for AdamW, L2 for the others."));
   addNumber(opt, "optimizer.momentum", tr("Momentum"), tr("SGD and RMSprop."));
   addBool(opt, "optimizer.nesterov", tr("Nesterov"), tr("SGD with momentum > 0."));
-  addNumber(opt, "optimizer.betas[0]", tr("β₁"), tr("Adam/AdamW: decay of the gradient's running mean, in [0, 1)."));
-  addNumber(opt, "optimizer.betas[1]", tr("β₂"), tr("Adam/AdamW: decay of the squared gradient's mean, in [0, 1)."));
+  addNumber(opt, "optimizer.betas[0]", tr("β₁"),
+            tr("Adam/AdamW: decay of the gradient's running mean, in [0, 1)."));
+  addNumber(opt, "optimizer.betas[1]", tr("β₂"),
+            tr("Adam/AdamW: decay of the squared gradient's mean, in [0, 1)."));
   addNumber(opt, "optimizer.eps", tr("ε"), tr("Added to the denominator for stability."));
   addNumber(opt, "optimizer.alpha", tr("α"), tr("RMSprop: smoothing constant."));
   addBool(opt, "optimizer.decay_bias_and_norm", tr("Decay biases and norms"),
@@ -186,29 +211,39 @@ void ExperimentEditor::buildOptimizerSection() {
 void ExperimentEditor::buildScheduleSection() {
   QFormLayout* sch = addSection(tr("Schedule"), QStringLiteral("schedule"));
   addChoice(sch, "schedule.name", tr("Schedule"),
-            {{"constant", tr("Constant")}, {"step", tr("Step")}, {"multistep", tr("Multi-step")},
-             {"exponential", tr("Exponential")}, {"cosine", tr("Cosine")}, {"onecycle", tr("One-cycle")},
+            {{"constant", tr("Constant")},
+             {"step", tr("Step")},
+             {"multistep", tr("Multi-step")},
+             {"exponential", tr("Exponential")},
+             {"cosine", tr("Cosine")},
+             {"onecycle", tr("One-cycle")},
              {"plateau", tr("Reduce on plateau")}},
             tr("The learning rate over the run (after the warmup)."));
-  addInteger(sch, "schedule.warmup_steps", tr("Warmup"), tr("Steps of linear warmup; 0 = none."), tr(" steps"));
-  addNumber(sch, "schedule.warmup_start_factor", tr("Warmup start factor"), tr("The warmup starts at lr × this."));
+  addInteger(sch, "schedule.warmup_steps", tr("Warmup"), tr("Steps of linear warmup; 0 = none."),
+             tr(" steps"));
+  addNumber(sch, "schedule.warmup_start_factor", tr("Warmup start factor"),
+            tr("The warmup starts at lr × this."));
   addInteger(sch, "schedule.step_size", tr("Step size"), tr("Step: steps between two decays."), tr(" steps"));
-  addList(sch, "schedule.milestones", tr("Milestones"), tr("Multi-step: the steps at which lr is multiplied by γ."));
+  addList(sch, "schedule.milestones", tr("Milestones"),
+          tr("Multi-step: the steps at which lr is multiplied by γ."));
   addNumber(sch, "schedule.gamma", tr("γ"), tr("Decay factor."));
-  addInteger(sch, "schedule.t_max", tr("T_max"), tr("Cosine: length in steps; 0 = the rest of the run."), tr(" steps"));
+  addInteger(sch, "schedule.t_max", tr("T_max"), tr("Cosine: length in steps; 0 = the rest of the run."),
+             tr(" steps"));
   addNumber(sch, "schedule.eta_min", tr("η_min"), tr("Cosine: the lowest rate."));
   addNumber(sch, "schedule.pct_start", tr("Rising share"), tr("One-cycle: share of the cycle spent rising."));
-  addChoice(sch, "schedule.anneal_strategy", tr("Annealing"), {{"cos", tr("Cosine")}, {"linear", tr("Linear")}},
-            tr("One-cycle: shape of the rise and fall."));
+  addChoice(sch, "schedule.anneal_strategy", tr("Annealing"),
+            {{"cos", tr("Cosine")}, {"linear", tr("Linear")}}, tr("One-cycle: shape of the rise and fall."));
   addNumber(sch, "schedule.div_factor", tr("Div factor"), tr("One-cycle: start rate = lr / this."));
-  addNumber(sch, "schedule.final_div_factor", tr("Final div factor"), tr("One-cycle: final rate = start / this."));
+  addNumber(sch, "schedule.final_div_factor", tr("Final div factor"),
+            tr("One-cycle: final rate = start / this."));
   addBool(sch, "schedule.three_phase", tr("Three phases"), tr("One-cycle: a third, annealing phase."));
   addChoice(sch, "schedule.mode", tr("Mode"), {{"min", tr("min (loss)")}, {"max", tr("max")}},
             tr("Plateau: whether the value should fall or rise."));
   addNumber(sch, "schedule.factor", tr("Factor"), tr("Plateau: lr × this on a plateau."));
   addInteger(sch, "schedule.patience", tr("Patience"), tr("Plateau: validations without improvement."));
   addNumber(sch, "schedule.threshold", tr("Threshold"), tr("Plateau: least improvement that counts."));
-  addChoice(sch, "schedule.threshold_mode", tr("Threshold mode"), {{"rel", tr("relative")}, {"abs", tr("absolute")}},
+  addChoice(sch, "schedule.threshold_mode", tr("Threshold mode"),
+            {{"rel", tr("relative")}, {"abs", tr("absolute")}},
             tr("Plateau: threshold relative to the best value, or absolute."));
   addInteger(sch, "schedule.cooldown", tr("Cooldown"), tr("Plateau: validations to wait after lowering."));
   addNumber(sch, "schedule.min_lr", tr("Min lr"), tr("Plateau: never below this."));
@@ -217,13 +252,18 @@ void ExperimentEditor::buildScheduleSection() {
 void ExperimentEditor::buildTrainingSection() {
   QFormLayout* tr_ = addSection(tr("Training"), QStringLiteral("train"));
   addInteger(tr_, "train.epochs", tr("Epochs"), tr("Passes over the training split; 0 = max steps decides."));
-  addInteger(tr_, "train.max_steps", tr("Max steps"), tr("Optimizer steps to stop after; 0 = epochs decide."));
-  addInteger(tr_, "train.batch_size", tr("Batch size"),
-             tr("Samples per batch, per device: with several devices the global batch is this × their number."));
+  addInteger(tr_, "train.max_steps", tr("Max steps"),
+             tr("Optimizer steps to stop after; 0 = epochs decide."));
+  addInteger(
+      tr_, "train.batch_size", tr("Batch size"),
+      tr("Samples per batch, per device: with several devices the global batch is this × their number."));
   addInteger(tr_, "train.grad_accum", tr("Gradient accumulation"), tr("Batches summed per optimizer step."));
-  addNumber(tr_, "train.clip_grad_norm", tr("Clip grad norm"), tr("Clip the gradients' total norm; 0 = off."));
+  addNumber(tr_, "train.clip_grad_norm", tr("Clip grad norm"),
+            tr("Clip the gradients' total norm; 0 = off."));
   addChoice(tr_, "train.amp", tr("Mixed precision"),
-            {{"off", tr("off (float32)")}, {"bf16", QStringLiteral("bfloat16")}, {"fp16", tr("float16 + loss scaling")}},
+            {{"off", tr("off (float32)")},
+             {"bf16", QStringLiteral("bfloat16")},
+             {"fp16", tr("float16 + loss scaling")}},
             tr("Forward pass in a 16-bit type where safe; weights stay float32."));
   // What bf16 costs on this machine's CPU, under the field while bf16 is chosen for a CPU device: on a CPU
   // without AVX-512 it is many times slower than fp32, which a user toggling it to go faster must be told.
@@ -232,7 +272,8 @@ void ExperimentEditor::buildTrainingSection() {
   m_ampNote->setWordWrap(true);
   {
     static const CpuBf16Cost cost = cpuBf16Cost(queryCpuFeatures());
-    m_ampNote->setText((cost.slower_than_fp32 ? QStringLiteral("⚠ ") : QString()) + QString::fromStdString(cost.summary));
+    m_ampNote->setText((cost.slower_than_fp32 ? QStringLiteral("⚠ ") : QString()) +
+                       QString::fromStdString(cost.summary));
   }
   tr_->addRow(QString(), m_ampNote);
   {
@@ -246,17 +287,20 @@ void ExperimentEditor::buildTrainingSection() {
                "backward has produced it."));
   addBool(tr_, "train.sync_batchnorm", tr("Sync batch norm"),
           tr("Several devices: batch norm statistics over the global batch (all ranks)."));
-  addNumber(tr_, "train.collective_timeout", tr("Rank timeout (s)"),
-            tr("Several devices: how long a rank waits for the others before the run fails, naming the rank."));
+  addNumber(
+      tr_, "train.collective_timeout", tr("Rank timeout (s)"),
+      tr("Several devices: how long a rank waits for the others before the run fails, naming the rank."));
   addInteger(tr_, "train.threads", tr("CPU threads"), tr("0 = one per core."));
-  addInteger(tr_, "train.eval_every_epochs", tr("Validate every"), tr("Validate every N epochs (and after the last)."),
-             tr(" epochs"));
+  addInteger(tr_, "train.eval_every_epochs", tr("Validate every"),
+             tr("Validate every N epochs (and after the last)."), tr(" epochs"));
   addInteger(tr_, "train.log_every_steps", tr("Report every"),
              tr("How often the loss is read back and plotted; larger is faster on GPUs."), tr(" steps"));
-  addInteger(tr_, "train.checkpoint_every_steps", tr("Checkpoint every"), tr("0 = not by steps."), tr(" steps"));
+  addInteger(tr_, "train.checkpoint_every_steps", tr("Checkpoint every"), tr("0 = not by steps."),
+             tr(" steps"));
   addNumber(tr_, "train.checkpoint_every_minutes", tr("Checkpoint every (min)"), tr("0 = not by time."));
   addInteger(tr_, "train.keep_checkpoints", tr("Keep checkpoints"), tr("The newest N, plus the best."));
-  addBool(tr_, "train.early_stopping.enabled", tr("Early stopping"), tr("Stop when validation stops improving."));
+  addBool(tr_, "train.early_stopping.enabled", tr("Early stopping"),
+          tr("Stop when validation stops improving."));
   addChoice(tr_, "train.early_stopping.metric", tr("Watch"),
             {{"val_loss", tr("validation loss")}, {"val_accuracy", tr("validation accuracy")}},
             tr("Early stopping: the metric watched."));
@@ -324,10 +368,11 @@ QFormLayout* ExperimentEditor::addSection(const QString& title, const QString& s
   return form;
 }
 
-FieldBinding* ExperimentEditor::add(QFormLayout* form, const QString& label, std::unique_ptr<FieldBinding> binding,
-                                    const QString& help) {
+FieldBinding* ExperimentEditor::add(QFormLayout* form, const QString& label,
+                                    std::unique_ptr<FieldBinding> binding, const QString& help) {
   FieldBinding* b = binding.get();
-  const QString tip = QStringLiteral("<b>%1</b><br>%2").arg(QString::fromStdString(b->path()), help.toHtmlEscaped());
+  const QString tip =
+      QStringLiteral("<b>%1</b><br>%2").arg(QString::fromStdString(b->path()), help.toHtmlEscaped());
   b->input()->setToolTip(tip);
   b->input()->setProperty("help", tip);
   b->setOnChange([this] { onEdited(); });
@@ -359,8 +404,8 @@ FieldBinding* ExperimentEditor::addPath(QFormLayout* form, const std::string& pa
     const bool wantsFile = !directory || ((path == "data.path" || path == "data.test_path") &&
                                           word("data.dataset") == QLatin1String("csv"));
     if (wantsFile) {
-      chosen = QFileDialog::getOpenFileName(this, label, edit->text(),
-                                            filter.isEmpty() ? tr("CSV files (*.csv);;All files (*)") : filter);
+      chosen = QFileDialog::getOpenFileName(
+          this, label, edit->text(), filter.isEmpty() ? tr("CSV files (*.csv);;All files (*)") : filter);
     } else {
       chosen = QFileDialog::getExistingDirectory(this, label, edit->text());
     }
@@ -423,10 +468,10 @@ void ExperimentEditor::buildModelSource(QFormLayout* form) {
   form->addRow(tr("Model from"), m_modelSource);
   connect(m_modelSource, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { onEdited(); });
 
-  FieldBinding* preset = addChoice(form, "model.preset", tr("Preset"),
-                                   {{"mlp", tr("MLP")}, {"cnn", tr("CNN")}, {"resnet", tr("ResNet")},
-                                    {"vit", tr("Vision Transformer")}},
-                                   tr("A built-in architecture sized to the data."));
+  FieldBinding* preset = addChoice(
+      form, "model.preset", tr("Preset"),
+      {{"mlp", tr("MLP")}, {"cnn", tr("CNN")}, {"resnet", tr("ResNet")}, {"vit", tr("Vision Transformer")}},
+      tr("A built-in architecture sized to the data."));
   auto* layersEdit = new QPlainTextEdit;
   layersEdit->setPlaceholderText(
       QStringLiteral("[\n  {\"type\": \"flatten\"},\n  {\"type\": \"linear\", \"out_features\": 256},\n"
@@ -435,9 +480,10 @@ void ExperimentEditor::buildModelSource(QFormLayout* form) {
   layersEdit->setFont(mono);
   layersEdit->setMinimumHeight(220);
   layersEdit->setTabChangesFocus(true);
-  FieldBinding* layers = add(form, tr("Layers"), std::make_unique<JsonBinding>("model.layers", layersEdit),
-                             tr("A list of typed layers (docs/experiment.md lists every type); the engine checks "
-                                "each against the data's shape."));
+  FieldBinding* layers =
+      add(form, tr("Layers"), std::make_unique<JsonBinding>("model.layers", layersEdit),
+          tr("A list of typed layers (docs/experiment.md lists every type); the engine checks "
+             "each against the data's shape."));
   FieldBinding* script = addPath(form, "model.torchscript", tr("TorchScript file"),
                                  tr("A .pt file saved with torch.jit.script(model).save(path)."), false,
                                  tr("TorchScript (*.pt *.pth);;All files (*)"));
@@ -457,15 +503,22 @@ void ExperimentEditor::addGenericFields() {
     if (covered) continue;
     const std::string section = leaf.substr(0, leaf.find('.'));
     auto formIt = m_sectionForms.find(QString::fromStdString(section));
-    QFormLayout* form = formIt != m_sectionForms.end() ? formIt->second : m_sectionForms.at(QStringLiteral("output"));
+    QFormLayout* form =
+        formIt != m_sectionForms.end() ? formIt->second : m_sectionForms.at(QStringLiteral("output"));
     QString label = QString::fromStdString(leaf.substr(leaf.rfind('.') + 1));
     label.replace(QLatin1Char('_'), QLatin1Char(' '));
     label[0] = label[0].toUpper();
     const QString help = tr("See docs/experiment.md for %1.").arg(QString::fromStdString(leaf));
     switch (key.kind) {
-      case ExperimentKeyKind::Boolean: addBool(form, leaf, label, help); break;
-      case ExperimentKeyKind::Integer: addInteger(form, leaf, label, help); break;
-      case ExperimentKeyKind::Number: addNumber(form, leaf, label, help); break;
+      case ExperimentKeyKind::Boolean:
+        addBool(form, leaf, label, help);
+        break;
+      case ExperimentKeyKind::Integer:
+        addInteger(form, leaf, label, help);
+        break;
+      case ExperimentKeyKind::Number:
+        addNumber(form, leaf, label, help);
+        break;
       case ExperimentKeyKind::String:
         if (key.choices.empty()) {
           addText(form, leaf, label, help);
@@ -510,7 +563,9 @@ std::vector<FieldBinding*> ExperimentEditor::bindingsFor(const std::string& path
   return {};
 }
 
-void ExperimentEditor::setDocument(const nlohmann::json& doc) { loadDocument(doc, /*asSaved=*/true); }
+void ExperimentEditor::setDocument(const nlohmann::json& doc) {
+  loadDocument(doc, /*asSaved=*/true);
+}
 
 void ExperimentEditor::loadDocument(const nlohmann::json& doc, bool asSaved) {
   m_loading = true;
@@ -582,11 +637,14 @@ void ExperimentEditor::showKeyFix(const std::optional<UnknownKey>& key) {
   m_fixing = key;
   m_keyFix->setVisible(key.has_value());
   if (!key) return;
-  m_keyFixText->setText(tr("Unknown key \"%1\"%2: the engine refuses the file until it is renamed or removed.")
-                            .arg(QString::fromStdString(key->path), key->parent.empty() ? QString() : tr(" in %1").arg(QString::fromStdString(key->parent))));
+  m_keyFixText->setText(
+      tr("Unknown key \"%1\"%2: the engine refuses the file until it is renamed or removed.")
+          .arg(QString::fromStdString(key->path),
+               key->parent.empty() ? QString() : tr(" in %1").arg(QString::fromStdString(key->parent))));
   m_renameKey->setVisible(!key->suggestion.empty());
   m_renameKey->setText(tr("Rename to \"%1\"").arg(QString::fromStdString(key->suggestion)));
-  m_renameKey->setToolTip(tr("Its values move to \"%1\" (they win over the form's current ones).").arg(QString::fromStdString(key->suggestion)));
+  m_renameKey->setToolTip(tr("Its values move to \"%1\" (they win over the form's current ones).")
+                              .arg(QString::fromStdString(key->suggestion)));
   m_removeKey->setText(tr("Remove \"%1\"").arg(QString::fromStdString(key->key)));
   m_removeKey->setToolTip(tr("Drop the key and everything under it."));
 }
@@ -663,11 +721,14 @@ void ExperimentEditor::updateRelevance() {
   {
     const nlohmann::json doc = document();
     const nlohmann::json* devices = jsonAt(doc, "train.devices");
-    bool onCpu = devices == nullptr || !devices->is_array() || devices->empty();  // the default device is the CPU
+    bool onCpu =
+        devices == nullptr || !devices->is_array() || devices->empty();  // the default device is the CPU
     if (devices != nullptr && devices->is_array()) {
-      for (const auto& d : *devices) onCpu = onCpu || (d.is_string() && d.get<std::string>().rfind("cpu", 0) == 0);
+      for (const auto& d : *devices)
+        onCpu = onCpu || (d.is_string() && d.get<std::string>().rfind("cpu", 0) == 0);
     }
-    m_formOf.at(binding("train.amp"))->setRowVisible(m_ampNote, word("train.amp") == QLatin1String("bf16") && onCpu);
+    m_formOf.at(binding("train.amp"))
+        ->setRowVisible(m_ampNote, word("train.amp") == QLatin1String("bf16") && onCpu);
   }
   const bool augmentOn = static_cast<QCheckBox*>(augment->input())->isChecked();
   const bool earlyOn = static_cast<QCheckBox*>(early->input())->isChecked();
@@ -766,7 +827,8 @@ void ExperimentEditor::showIssues() {
     for (FieldBinding* b : targets) {
       messages[b] << (b->path() == issue.path || issue.path.empty()
                           ? QString::fromStdString(issue.message)
-                          : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message)));
+                          : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path),
+                                                         QString::fromStdString(issue.message)));
     }
     const std::string section = issue.path.substr(0, issue.path.find_first_of(".["));
     auto tab = m_sectionTabs.find(QString::fromStdString(section));
@@ -783,9 +845,11 @@ void ExperimentEditor::showIssues() {
   // Every issue is listed, including those no single field owns (a whole section, an unknown top-level key).
   m_issueList->clear();
   for (const ValidationIssue& issue : m_issues) {
-    auto* item = new QListWidgetItem(issue.path.empty() ? QString::fromStdString(issue.message)
-                                                        : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message)),
-                                     m_issueList);
+    auto* item = new QListWidgetItem(
+        issue.path.empty() ? QString::fromStdString(issue.message)
+                           : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path),
+                                                          QString::fromStdString(issue.message)),
+        m_issueList);
     item->setData(Qt::UserRole, QString::fromStdString(issue.path));
     item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
   }
@@ -794,9 +858,11 @@ void ExperimentEditor::showIssues() {
   if (m_issues.empty()) {
     m_status->setText(checksPending() ? tr("Checking…") : tr("✓ The engine accepts this experiment."));
   } else if (!unknown.empty()) {
-    m_status->setText(tr("⚠ %n problem(s), %1 of them an unknown key (no field shows it): rename or remove it "
-                         "below; click a problem to go to it.", nullptr, static_cast<int>(m_issues.size()))
-                          .arg(unknown.size()));
+    m_status->setText(
+        tr("⚠ %n problem(s), %1 of them an unknown key (no field shows it): rename or remove it "
+           "below; click a problem to go to it.",
+           nullptr, static_cast<int>(m_issues.size()))
+            .arg(unknown.size()));
   } else {
     m_status->setText(tr("⚠ %n problem(s): marked at the fields; click one below to go there.", nullptr,
                          static_cast<int>(m_issues.size())));
@@ -826,7 +892,8 @@ void ExperimentEditor::focusIssue(const std::string& path) {
     if (f != form) continue;
     const int index = m_sectionTabs.at(section);
     m_tabs->setCurrentIndex(index);
-    if (auto* scroll = qobject_cast<QScrollArea*>(m_tabs->widget(index))) scroll->ensureWidgetVisible(b->row());
+    if (auto* scroll = qobject_cast<QScrollArea*>(m_tabs->widget(index)))
+      scroll->ensureWidgetVisible(b->row());
   }
   b->input()->setFocus(Qt::OtherFocusReason);
 }
@@ -835,7 +902,8 @@ void ExperimentEditor::setLocked(const QString& note) {
   m_locked = !note.isEmpty();
   m_lockNote->setText(note);
   m_lockNote->setVisible(m_locked);
-  // Each field's row (its input, Browse button, message), not the tabs: a locked form still scrolls and reads.
+  // Each field's row (its input, Browse button, message), not the tabs: a locked form still scrolls and
+  // reads.
   for (const auto& b : m_bindings) b->row()->setEnabled(!m_locked);
   m_modelSource->setEnabled(!m_locked);
   m_keyFix->setEnabled(!m_locked);

@@ -1,19 +1,17 @@
 #pragma once
 // The experiment editor: a form for every section of the experiment file, bound key by key to the same JSON
 // document the CLI runs. After each edit the document goes through the engine's own checks — parseExperiment
-// at once, checkExperiment and the learning-rate preview on a worker thread — and every issue is shown next to
-// the field its JSON path names.
-
-#include <map>
-#include <memory>
-#include <optional>
-#include <vector>
+// at once, checkExperiment and the learning-rate preview on a worker thread — and every issue is shown next
+// to the field its JSON path names.
 
 #include <QFutureWatcher>
 #include <QTimer>
 #include <QWidget>
-
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 
 #include "editor/field_binding.h"
 #include "editor/unknown_key.h"
@@ -58,8 +56,8 @@ class ExperimentEditor : public QWidget {
   void showEngineIssues(const std::vector<ValidationIssue>& issues);
 
   FieldBinding* binding(const std::string& path) const;
-  // The bindings that show an issue at `path`: the field itself, the field of the list or section above it, or
-  // the fields below it (an issue at optimizer.betas shows at both betas).
+  // The bindings that show an issue at `path`: the field itself, the field of the list or section above it,
+  // or the fields below it (an issue at optimizer.betas shows at both betas).
   std::vector<FieldBinding*> bindingsFor(const std::string& path) const;
   void focusIssue(const std::string& path);
   LrPreview* lrPreview() const { return m_lrPreview; }
@@ -72,12 +70,14 @@ class ExperimentEditor : public QWidget {
   QWidget* unknownKeyBar() const { return m_keyFix; }
 
   // While a run trains, the form shows the experiment it trains and takes no edits (tabs and scrolling still
-  // work), under a note saying so; an empty note unlocks it. No field can then disagree with the run in progress.
+  // work), under a note saying so; an empty note unlocks it. No field can then disagree with the run in
+  // progress.
   void setLocked(const QString& note);
   bool isLocked() const { return m_locked; }
   QString runsDir() const;
-  // Sets one key as if it were typed into its field (the finders' Apply): the field shows it, the edit counts as
-  // unsaved and is checked. False (nothing changes) while the form is locked or when no field edits `path`.
+  // Sets one key as if it were typed into its field (the finders' Apply): the field shows it, the edit counts
+  // as unsaved and is checked. False (nothing changes) while the form is locked or when no field edits
+  // `path`.
   bool setValue(const std::string& path, const nlohmann::json& value);
 
  signals:
@@ -94,19 +94,24 @@ class ExperimentEditor : public QWidget {
   };
 
   QFormLayout* addSection(const QString& title, const QString& section);
-  FieldBinding* add(QFormLayout* form, const QString& label, std::unique_ptr<FieldBinding> binding, const QString& help);
-  FieldBinding* addText(QFormLayout* form, const std::string& path, const QString& label, const QString& help);
+  FieldBinding* add(QFormLayout* form, const QString& label, std::unique_ptr<FieldBinding> binding,
+                    const QString& help);
+  FieldBinding* addText(QFormLayout* form, const std::string& path, const QString& label,
+                        const QString& help);
   FieldBinding* addPath(QFormLayout* form, const std::string& path, const QString& label, const QString& help,
                         bool directory, const QString& filter = QString());
-  FieldBinding* addNumber(QFormLayout* form, const std::string& path, const QString& label, const QString& help);
-  FieldBinding* addInteger(QFormLayout* form, const std::string& path, const QString& label, const QString& help,
-                           const QString& suffix = QString());
-  FieldBinding* addBool(QFormLayout* form, const std::string& path, const QString& label, const QString& help);
+  FieldBinding* addNumber(QFormLayout* form, const std::string& path, const QString& label,
+                          const QString& help);
+  FieldBinding* addInteger(QFormLayout* form, const std::string& path, const QString& label,
+                           const QString& help, const QString& suffix = QString());
+  FieldBinding* addBool(QFormLayout* form, const std::string& path, const QString& label,
+                        const QString& help);
   // A chooser of the words the schema gives the key, in its order; `names` are how the form shows some of
   // them ("adamw" → "AdamW"), the rest show as they are spelt.
   FieldBinding* addChoice(QFormLayout* form, const std::string& path, const QString& label,
                           const std::vector<std::pair<QString, QString>>& names, const QString& help);
-  FieldBinding* addList(QFormLayout* form, const std::string& path, const QString& label, const QString& help);
+  FieldBinding* addList(QFormLayout* form, const std::string& path, const QString& label,
+                        const QString& help);
   void addGenericFields();
   void buildModelSource(QFormLayout* form);
   void buildDataSection();

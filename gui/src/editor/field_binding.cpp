@@ -8,7 +8,6 @@
 #include <QPlainTextEdit>
 #include <QSpinBox>
 #include <QVBoxLayout>
-
 #include <limits>
 
 #include "editor/json_path.h"
@@ -16,7 +15,9 @@
 namespace wb::gui {
 namespace {
 
-QString fromStd(const std::string& s) { return QString::fromStdString(s); }
+QString fromStd(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 // Text that is valid JSON becomes that value; anything else stays the string the user typed.
 nlohmann::json parseOrString(const QString& text) {
@@ -33,7 +34,11 @@ QString compact(const nlohmann::json& value) {
 }  // namespace
 
 FieldBinding::FieldBinding(std::string path, QWidget* input)
-    : m_path(std::move(path)), m_input(input), m_row(new QWidget), m_message(new QLabel), m_defaultMark(new QLabel) {
+    : m_path(std::move(path)),
+      m_input(input),
+      m_row(new QWidget),
+      m_message(new QLabel),
+      m_defaultMark(new QLabel) {
   m_row->setObjectName(fromStd(m_path) + QStringLiteral("#row"));
   auto* column = new QVBoxLayout(m_row);
   column->setContentsMargins(0, 0, 0, 0);
@@ -81,8 +86,9 @@ void FieldBinding::showDefault(const nlohmann::json& doc, const nlohmann::json& 
   m_atDefault = value && def && *value == *def;
   m_defaultMark->setVisible(m_atDefault);
   m_defaultMark->setToolTip(
-      def ? QObject::tr("The default, %1: what runs when the experiment file does not write %2. Where PyTorch "
-                        "has a default (torch.optim's options, no augmentation, no scheduler), it is PyTorch's.")
+      def ? QObject::tr(
+                "The default, %1: what runs when the experiment file does not write %2. Where PyTorch "
+                "has a default (torch.optim's options, no augmentation, no scheduler), it is PyTorch's.")
                 .arg(compact(*def), fromStd(m_path))
           : QString());
 }
@@ -109,13 +115,15 @@ void FieldBinding::setMessages(const QStringList& messages) {
   const QString color = dark ? QStringLiteral("#ff8a80") : QStringLiteral("#c62828");
   QStringList escaped;
   for (const QString& m : messages) escaped << m.toHtmlEscaped();
-  m_message->setText(QStringLiteral("<span style=\"color:%1\">⚠ %2</span>").arg(color, escaped.join(QStringLiteral("<br>⚠ "))));
+  m_message->setText(QStringLiteral("<span style=\"color:%1\">⚠ %2</span>")
+                         .arg(color, escaped.join(QStringLiteral("<br>⚠ "))));
   m_message->setVisible(true);
 }
 
 // --- TextBinding
 
-TextBinding::TextBinding(std::string path, QLineEdit* edit) : FieldBinding(std::move(path), edit), m_edit(edit) {
+TextBinding::TextBinding(std::string path, QLineEdit* edit)
+    : FieldBinding(std::move(path), edit), m_edit(edit) {
   QObject::connect(edit, &QLineEdit::textEdited, edit, [this] { changed(); });
 }
 
@@ -128,11 +136,14 @@ void TextBinding::loadValue(const nlohmann::json& value) {
   }
 }
 
-nlohmann::json TextBinding::storeValue() const { return m_edit->text().toStdString(); }
+nlohmann::json TextBinding::storeValue() const {
+  return m_edit->text().toStdString();
+}
 
 // --- NumberBinding
 
-NumberBinding::NumberBinding(std::string path, QLineEdit* edit) : FieldBinding(std::move(path), edit), m_edit(edit) {
+NumberBinding::NumberBinding(std::string path, QLineEdit* edit)
+    : FieldBinding(std::move(path), edit), m_edit(edit) {
   QObject::connect(edit, &QLineEdit::textEdited, edit, [this] { changed(); });
 }
 
@@ -141,11 +152,14 @@ void NumberBinding::loadValue(const nlohmann::json& value) {
   m_edit->setText(value.is_null() ? QString() : compact(value));
 }
 
-nlohmann::json NumberBinding::storeValue() const { return parseOrString(m_edit->text()); }
+nlohmann::json NumberBinding::storeValue() const {
+  return parseOrString(m_edit->text());
+}
 
 // --- IntegerBinding
 
-IntegerBinding::IntegerBinding(std::string path, QSpinBox* spin) : FieldBinding(std::move(path), spin), m_spin(spin) {
+IntegerBinding::IntegerBinding(std::string path, QSpinBox* spin)
+    : FieldBinding(std::move(path), spin), m_spin(spin) {
   // The engine checks the range; the spin box only keeps the input an integer.
   spin->setRange(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
   spin->setGroupSeparatorShown(true);
@@ -155,20 +169,25 @@ IntegerBinding::IntegerBinding(std::string path, QSpinBox* spin) : FieldBinding(
 
 void IntegerBinding::loadValue(const nlohmann::json& value) {
   const QSignalBlocker block(m_spin);
-  if (value.is_number_integer() && value.get<int64_t>() >= m_spin->minimum() && value.get<int64_t>() <= m_spin->maximum()) {
+  if (value.is_number_integer() && value.get<int64_t>() >= m_spin->minimum() &&
+      value.get<int64_t>() <= m_spin->maximum()) {
     m_spin->setValue(static_cast<int>(value.get<int64_t>()));
-  } else if (value.is_number_float() && value.get<double>() == static_cast<double>(static_cast<int64_t>(value.get<double>()))) {
+  } else if (value.is_number_float() &&
+             value.get<double>() == static_cast<double>(static_cast<int64_t>(value.get<double>()))) {
     m_spin->setValue(static_cast<int>(value.get<double>()));  // "3.0" is an integer to the engine too
   } else if (!value.is_null()) {
     m_raw = value;
   }
 }
 
-nlohmann::json IntegerBinding::storeValue() const { return static_cast<int64_t>(m_spin->value()); }
+nlohmann::json IntegerBinding::storeValue() const {
+  return static_cast<int64_t>(m_spin->value());
+}
 
 // --- BoolBinding
 
-BoolBinding::BoolBinding(std::string path, QCheckBox* check) : FieldBinding(std::move(path), check), m_check(check) {
+BoolBinding::BoolBinding(std::string path, QCheckBox* check)
+    : FieldBinding(std::move(path), check), m_check(check) {
   QObject::connect(check, &QCheckBox::toggled, check, [this] { changed(); });
 }
 
@@ -181,11 +200,14 @@ void BoolBinding::loadValue(const nlohmann::json& value) {
   }
 }
 
-nlohmann::json BoolBinding::storeValue() const { return m_check->isChecked(); }
+nlohmann::json BoolBinding::storeValue() const {
+  return m_check->isChecked();
+}
 
 // --- ChoiceBinding
 
-ChoiceBinding::ChoiceBinding(std::string path, QComboBox* combo) : FieldBinding(std::move(path), combo), m_combo(combo) {
+ChoiceBinding::ChoiceBinding(std::string path, QComboBox* combo)
+    : FieldBinding(std::move(path), combo), m_combo(combo) {
   QObject::connect(combo, qOverload<int>(&QComboBox::currentIndexChanged), combo, [this] { changed(); });
 }
 
@@ -204,11 +226,14 @@ void ChoiceBinding::loadValue(const nlohmann::json& value) {
   m_combo->setCurrentIndex(index);
 }
 
-nlohmann::json ChoiceBinding::storeValue() const { return m_combo->currentData().toString().toStdString(); }
+nlohmann::json ChoiceBinding::storeValue() const {
+  return m_combo->currentData().toString().toStdString();
+}
 
 // --- ListBinding
 
-ListBinding::ListBinding(std::string path, QLineEdit* edit) : FieldBinding(std::move(path), edit), m_edit(edit) {
+ListBinding::ListBinding(std::string path, QLineEdit* edit)
+    : FieldBinding(std::move(path), edit), m_edit(edit) {
   QObject::connect(edit, &QLineEdit::textEdited, edit, [this] { changed(); });
 }
 
@@ -236,15 +261,19 @@ nlohmann::json ListBinding::storeValue() const {
 
 // --- JsonBinding
 
-JsonBinding::JsonBinding(std::string path, QPlainTextEdit* edit) : FieldBinding(std::move(path), edit), m_plain(edit) {
+JsonBinding::JsonBinding(std::string path, QPlainTextEdit* edit)
+    : FieldBinding(std::move(path), edit), m_plain(edit) {
   QObject::connect(edit, &QPlainTextEdit::textChanged, edit, [this] { changed(); });
 }
 
-JsonBinding::JsonBinding(std::string path, QLineEdit* edit) : FieldBinding(std::move(path), edit), m_line(edit) {
+JsonBinding::JsonBinding(std::string path, QLineEdit* edit)
+    : FieldBinding(std::move(path), edit), m_line(edit) {
   QObject::connect(edit, &QLineEdit::textEdited, edit, [this] { changed(); });
 }
 
-QString JsonBinding::text() const { return m_plain ? m_plain->toPlainText() : m_line->text(); }
+QString JsonBinding::text() const {
+  return m_plain ? m_plain->toPlainText() : m_line->text();
+}
 
 void JsonBinding::loadValue(const nlohmann::json& value) {
   if (m_plain) {

@@ -1,18 +1,16 @@
 #pragma once
-// A form field bound to one path of the experiment document: it loads its widget from the document, stores the
-// widget's value back, and shows the engine's validation messages for its path inline, under the widget.
-// Values the widget cannot read are stored as typed (text stays text), so the engine — not the form — says what
-// is wrong, in the same words as the CLI.
-
-#include <functional>
-#include <optional>
-#include <string>
-#include <vector>
+// A form field bound to one path of the experiment document: it loads its widget from the document, stores
+// the widget's value back, and shows the engine's validation messages for its path inline, under the widget.
+// Values the widget cannot read are stored as typed (text stays text), so the engine — not the form — says
+// what is wrong, in the same words as the CLI.
 
 #include <QStringList>
 #include <QWidget>
-
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "workbench/experiment.h"
 
@@ -34,7 +32,7 @@ class FieldBinding {
 
   const std::string& path() const { return m_path; }
   QWidget* input() const { return m_input; }  // the widget that takes focus
-  QWidget* row() const { return m_row; }      // what the form lays out: the input (and extras) over the message
+  QWidget* row() const { return m_row; }  // what the form lays out: the input (and extras) over the message
   QLabel* messageLabel() const { return m_message; }
 
   void load(const nlohmann::json& doc);
@@ -83,9 +81,11 @@ class FieldBinding {
 class TextBinding : public FieldBinding {
  public:
   TextBinding(std::string path, QLineEdit* edit);
+
  protected:
   void loadValue(const nlohmann::json& value) override;
   nlohmann::json storeValue() const override;
+
  private:
   QLineEdit* m_edit;
 };
@@ -94,9 +94,11 @@ class TextBinding : public FieldBinding {
 class NumberBinding : public FieldBinding {
  public:
   NumberBinding(std::string path, QLineEdit* edit);
+
  protected:
   void loadValue(const nlohmann::json& value) override;
   nlohmann::json storeValue() const override;
+
  private:
   QLineEdit* m_edit;
 };
@@ -104,9 +106,11 @@ class NumberBinding : public FieldBinding {
 class IntegerBinding : public FieldBinding {
  public:
   IntegerBinding(std::string path, QSpinBox* spin);
+
  protected:
   void loadValue(const nlohmann::json& value) override;
   nlohmann::json storeValue() const override;
+
  private:
   QSpinBox* m_spin;
 };
@@ -114,9 +118,11 @@ class IntegerBinding : public FieldBinding {
 class BoolBinding : public FieldBinding {
  public:
   BoolBinding(std::string path, QCheckBox* check);
+
  protected:
   void loadValue(const nlohmann::json& value) override;
   nlohmann::json storeValue() const override;
+
  private:
   QCheckBox* m_check;
 };
@@ -126,9 +132,11 @@ class BoolBinding : public FieldBinding {
 class ChoiceBinding : public FieldBinding {
  public:
   ChoiceBinding(std::string path, QComboBox* combo);
+
  protected:
   void loadValue(const nlohmann::json& value) override;
   nlohmann::json storeValue() const override;
+
  private:
   QComboBox* m_combo;
 };
@@ -137,9 +145,11 @@ class ChoiceBinding : public FieldBinding {
 class ListBinding : public FieldBinding {
  public:
   ListBinding(std::string path, QLineEdit* edit);
+
  protected:
   void loadValue(const nlohmann::json& value) override;
   nlohmann::json storeValue() const override;
+
  private:
   QLineEdit* m_edit;
 };
@@ -150,9 +160,11 @@ class JsonBinding : public FieldBinding {
   JsonBinding(std::string path, QPlainTextEdit* edit);
   JsonBinding(std::string path, QLineEdit* edit);
   std::vector<ValidationIssue> localIssues() const override;
+
  protected:
   void loadValue(const nlohmann::json& value) override;
   nlohmann::json storeValue() const override;
+
  private:
   QString text() const;
   QPlainTextEdit* m_plain = nullptr;

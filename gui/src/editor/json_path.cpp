@@ -7,8 +7,8 @@ namespace wb::gui {
 namespace {
 
 struct Token {
-  std::string key;   // object key, or empty for an index
-  long index = -1;   // array index, or -1
+  std::string key;  // object key, or empty for an index
+  long index = -1;  // array index, or -1
 };
 
 std::vector<Token> tokenize(const std::string& path) {

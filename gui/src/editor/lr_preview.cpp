@@ -38,7 +38,8 @@ void LrPreview::setCurve(const LrCurve& curve, int64_t warmupSteps, bool plateau
   m_chart->autoscale();
   QString caption = tr("%1 steps in all (%2 per epoch)").arg(curve.total_steps).arg(curve.steps_per_epoch);
   if (warmupSteps > 0) caption += tr(", the first %1 warming up").arg(warmupSteps);
-  if (plateau) caption += tr(". Plateau lowers the rate when validation stalls; drawn as if it kept improving");
+  if (plateau)
+    caption += tr(". Plateau lowers the rate when validation stalls; drawn as if it kept improving");
   m_caption->setText(caption + QLatin1Char('.'));
 }
 
@@ -49,6 +50,8 @@ void LrPreview::setUnavailable(const QString& why) {
   m_caption->setText(QString());
 }
 
-int LrPreview::pointCount() const { return m_chart->pointCount(m_series); }
+int LrPreview::pointCount() const {
+  return m_chart->pointCount(m_series);
+}
 
 }  // namespace wb::gui

@@ -5,7 +5,8 @@
 namespace wb::gui {
 namespace {
 
-// The engine words it `unknown key "trian"; did you mean "train"?` (experiment_schema.cpp, unknownKeyMessage).
+// The engine words it `unknown key "trian"; did you mean "train"?` (experiment_schema.cpp,
+// unknownKeyMessage).
 const std::string kUnknownPrefix = "unknown key \"";
 const std::string kDidYouMean = "did you mean \"";
 

@@ -1,12 +1,11 @@
 #pragma once
-// A key of an opened file that the experiment does not have ("trian": {...}): recognized from the engine's own
-// issue (its path and its "did you mean"), and the two ways to fix it in the window: rename it to the suggested
-// key, or remove it.
-
-#include <optional>
-#include <string>
+// A key of an opened file that the experiment does not have ("trian": {...}): recognized from the engine's
+// own issue (its path and its "did you mean"), and the two ways to fix it in the window: rename it to the
+// suggested key, or remove it.
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "workbench/experiment.h"
 

@@ -1,12 +1,11 @@
 #include "evaluate/confusion_matrix_widget.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <algorithm>
+#include <cmath>
 
 namespace wb::gui {
 namespace {
@@ -35,7 +34,8 @@ ConfusionMatrixWidget::ConfusionMatrixWidget(QWidget* parent) : QWidget(parent) 
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
 
-void ConfusionMatrixWidget::setMatrix(const std::vector<std::vector<int64_t>>& counts, const QStringList& names) {
+void ConfusionMatrixWidget::setMatrix(const std::vector<std::vector<int64_t>>& counts,
+                                      const QStringList& names) {
   m_counts = counts;
   m_names = names;
   m_rowSums.assign(counts.size(), 0);
@@ -47,7 +47,9 @@ void ConfusionMatrixWidget::setMatrix(const std::vector<std::vector<int64_t>>& c
   update();
 }
 
-void ConfusionMatrixWidget::clear() { setMatrix({}, {}); }
+void ConfusionMatrixWidget::clear() {
+  setMatrix({}, {});
+}
 
 double ConfusionMatrixWidget::rowShare(int truth, int predicted) const {
   const int64_t sum = m_rowSums[static_cast<size_t>(truth)];
@@ -149,11 +151,13 @@ void ConfusionMatrixWidget::paintEvent(QPaintEvent*) {
   bold.setBold(true);
   painter.setFont(bold);
   painter.setPen(pal.color(QPalette::WindowText));
-  painter.drawText(QRectF(g.grid.left(), kMargin, g.grid.width(), kAxisTitle), Qt::AlignCenter, tr("Predicted class"));
+  painter.drawText(QRectF(g.grid.left(), kMargin, g.grid.width(), kAxisTitle), Qt::AlignCenter,
+                   tr("Predicted class"));
   painter.save();
   painter.translate(kMargin, g.grid.top() + g.grid.height() / 2);
   painter.rotate(-90);
-  painter.drawText(QRectF(-g.grid.height() / 2, 0, g.grid.height(), kAxisTitle), Qt::AlignCenter, tr("True class"));
+  painter.drawText(QRectF(-g.grid.height() / 2, 0, g.grid.height(), kAxisTitle), Qt::AlignCenter,
+                   tr("True class"));
   painter.restore();
   painter.setFont(font());
 
@@ -164,7 +168,8 @@ void ConfusionMatrixWidget::paintEvent(QPaintEvent*) {
     painter.save();
     painter.translate(g.grid.left() + i * g.cell, g.grid.top() - 4);
     painter.rotate(-90);
-    painter.drawText(QRectF(0, 0, g.columnLabelHeight - 6, g.cell), Qt::AlignLeft | Qt::AlignVCenter, m_names[i]);
+    painter.drawText(QRectF(0, 0, g.columnLabelHeight - 6, g.cell), Qt::AlignLeft | Qt::AlignVCenter,
+                     m_names[i]);
     painter.restore();
   }
 
@@ -188,7 +193,8 @@ void ConfusionMatrixWidget::paintEvent(QPaintEvent*) {
   // The diagonal (correct predictions) outlined so it reads at a glance.
   painter.setPen(QPen(pal.color(QPalette::Highlight), 1.5));
   for (int i = 0; i < n; ++i) {
-    painter.drawRect(QRectF(g.grid.left() + i * g.cell + 1, g.grid.top() + i * g.cell + 1, g.cell - 2, g.cell - 2));
+    painter.drawRect(
+        QRectF(g.grid.left() + i * g.cell + 1, g.grid.top() + i * g.cell + 1, g.cell - 2, g.cell - 2));
   }
 }
 

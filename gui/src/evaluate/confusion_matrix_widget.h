@@ -3,11 +3,10 @@
 // with its count, coloured by its share of the row (so a small class's mistakes show as clearly as a large
 // one's). Hovering a cell names both classes, the count and the share.
 
-#include <cstdint>
-#include <vector>
-
 #include <QStringList>
 #include <QWidget>
+#include <cstdint>
+#include <vector>
 
 namespace wb::gui {
 

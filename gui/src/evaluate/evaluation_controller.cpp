@@ -13,9 +13,12 @@ EvaluationController::EvaluationController(QObject* parent)
     : QObject(parent),
       m_job(this, kPollMs,
             {[this](const Progress& progress) { poll(progress); },
-             [this](EvaluationOutcome outcome) { emit finished(outcome); }, {}}) {}
+             [this](EvaluationOutcome outcome) { emit finished(outcome); },
+             {}}) {}
 
-EvaluationController::~EvaluationController() { m_job.cancelAndWait(); }
+EvaluationController::~EvaluationController() {
+  m_job.cancelAndWait();
+}
 
 bool EvaluationController::start(const QString& runDir, const QString& model, int maxMisclassified) {
   if (m_job.isRunning()) return false;
@@ -50,7 +53,9 @@ bool EvaluationController::start(const QString& runDir, const QString& model, in
   });
 }
 
-void EvaluationController::cancel() { m_job.cancel(); }
+void EvaluationController::cancel() {
+  m_job.cancel();
+}
 
 void EvaluationController::poll(const Progress& progress) {
   const int64_t done = progress.done;

@@ -1,13 +1,12 @@
 #pragma once
-// Runs the engine's evaluateRunDetailed for the window on a worker thread (a PoolJob): one evaluation at a time,
-// its progress read by a timer (the worker only stores two numbers; no signal per batch), Cancel honoured
-// between batches, and the report or the error handed back on the UI thread.
-
-#include <atomic>
-#include <optional>
+// Runs the engine's evaluateRunDetailed for the window on a worker thread (a PoolJob): one evaluation at a
+// time, its progress read by a timer (the worker only stores two numbers; no signal per batch), Cancel
+// honoured between batches, and the report or the error handed back on the UI thread.
 
 #include <QObject>
 #include <QString>
+#include <atomic>
+#include <optional>
 
 #include "app/pool_job.h"
 #include "workbench/evaluation_report.h"
@@ -28,8 +27,8 @@ class EvaluationController : public QObject {
 
  public:
   explicit EvaluationController(QObject* parent = nullptr);
-  // Cancels an evaluation in flight and waits for it to notice (at most one batch, or the data load in flight):
-  // it reads the run folder and holds the model's memory until then.
+  // Cancels an evaluation in flight and waits for it to notice (at most one batch, or the data load in
+  // flight): it reads the run folder and holds the model's memory until then.
   ~EvaluationController() override;
 
   // False while another evaluation runs.

@@ -19,8 +19,12 @@ namespace {
 
 constexpr int kMistakesShown = 48;
 
-QString groupedCount(long long value) { return QLocale(QLocale::English, QLocale::UnitedStates).toString(value); }
-QString percent(double fraction) { return QStringLiteral("%1 %").arg(fraction * 100, 0, 'f', 2); }
+QString groupedCount(long long value) {
+  return QLocale(QLocale::English, QLocale::UnitedStates).toString(value);
+}
+QString percent(double fraction) {
+  return QStringLiteral("%1 %").arg(fraction * 100, 0, 'f', 2);
+}
 
 QTableWidgetItem* numberCell(const QString& text) {
   auto* item = new QTableWidgetItem(text);
@@ -30,7 +34,8 @@ QTableWidgetItem* numberCell(const QString& text) {
 
 }  // namespace
 
-EvaluationView::EvaluationView(QWidget* parent) : QWidget(parent), m_controller(new EvaluationController(this)) {
+EvaluationView::EvaluationView(QWidget* parent)
+    : QWidget(parent), m_controller(new EvaluationController(this)) {
   setObjectName(QStringLiteral("evaluationView"));
   m_title = new QLabel(this);
   m_title->setObjectName(QStringLiteral("evaluationTitle"));
@@ -103,8 +108,9 @@ EvaluationView::EvaluationView(QWidget* parent) : QWidget(parent), m_controller(
   connect(m_cancel, &QPushButton::clicked, this, &EvaluationView::cancel);
   connect(m_controller, &EvaluationController::progress, this, &EvaluationView::onProgress);
   connect(m_controller, &EvaluationController::finished, this, &EvaluationView::onFinished);
-  showEmpty(tr("Choose a finished run in the Runs panel and Evaluate it (Run ▸ Evaluate Run…, or right-click the "
-               "run): its test accuracy, per-class figures, confusion matrix and mistakes appear here."));
+  showEmpty(
+      tr("Choose a finished run in the Runs panel and Evaluate it (Run ▸ Evaluate Run…, or right-click the "
+         "run): its test accuracy, per-class figures, confusion matrix and mistakes appear here."));
 }
 
 bool EvaluationView::evaluate(const QString& runDir, const QString& model) {
@@ -172,16 +178,17 @@ void EvaluationView::showEmpty(const QString& text) {
 
 void EvaluationView::showReport(const EvaluationReport& r) {
   const ClassificationFigures& f = r.figures;
-  m_summary->setText(tr("Test accuracy <b>%1</b> (%2 of %3) · test loss %4 · macro precision %5, recall %6, F1 %7 · "
-                        "%8 misclassified%9")
-                         .arg(percent(f.accuracy), groupedCount(f.correct), groupedCount(f.samples))
-                         .arg(r.loss, 0, 'f', 4)
-                         .arg(f.macro_precision, 0, 'f', 4)
-                         .arg(f.macro_recall, 0, 'f', 4)
-                         .arg(f.macro_f1, 0, 'f', 4)
-                         .arg(groupedCount(r.misclassified_total))
-                         .arg(r.dataset.empty() ? QString()
-                                                : tr(" · %1 test split").arg(QString::fromStdString(r.dataset))));
+  m_summary->setText(
+      tr("Test accuracy <b>%1</b> (%2 of %3) · test loss %4 · macro precision %5, recall %6, F1 %7 · "
+         "%8 misclassified%9")
+          .arg(percent(f.accuracy), groupedCount(f.correct), groupedCount(f.samples))
+          .arg(r.loss, 0, 'f', 4)
+          .arg(f.macro_precision, 0, 'f', 4)
+          .arg(f.macro_recall, 0, 'f', 4)
+          .arg(f.macro_f1, 0, 'f', 4)
+          .arg(groupedCount(r.misclassified_total))
+          .arg(r.dataset.empty() ? QString()
+                                 : tr(" · %1 test split").arg(QString::fromStdString(r.dataset))));
 
   QStringList names;
   for (const std::string& name : r.class_names) names << QString::fromStdString(name);
@@ -212,10 +219,11 @@ void EvaluationView::showReport(const EvaluationReport& r) {
   if (r.misclassified.empty()) {
     m_gridTitle->setText(r.misclassified_total == 0 ? tr("No test sample is misclassified.") : QString());
   } else {
-    m_gridTitle->setText(tr("The %1 most confident mistakes (of %2): the predicted class with its probability, and "
-                            "the true class. Test images as the dataset holds them.")
-                             .arg(r.misclassified.size())
-                             .arg(groupedCount(r.misclassified_total)));
+    m_gridTitle->setText(
+        tr("The %1 most confident mistakes (of %2): the predicted class with its probability, and "
+           "the true class. Test images as the dataset holds them.")
+            .arg(r.misclassified.size())
+            .arg(groupedCount(r.misclassified_total)));
   }
 }
 

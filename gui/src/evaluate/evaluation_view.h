@@ -4,10 +4,9 @@
 // confident mistakes as a grid of test images. The same figures as `workbench-cli eval`; computed on a worker
 // thread with progress and Cancel.
 
-#include <optional>
-
 #include <QString>
 #include <QWidget>
+#include <optional>
 
 #include "evaluate/evaluation_controller.h"
 #include "workbench/evaluation_report.h"
@@ -24,7 +23,12 @@ class MisclassifiedGrid;
 
 // Per-class table columns, in order.
 enum ClassColumn {
-  kEvalClassColumn, kEvalPrecisionColumn, kEvalRecallColumn, kEvalF1Column, kEvalSupportColumn, kEvalColumns
+  kEvalClassColumn,
+  kEvalPrecisionColumn,
+  kEvalRecallColumn,
+  kEvalF1Column,
+  kEvalSupportColumn,
+  kEvalColumns
 };
 
 class EvaluationView : public QWidget {

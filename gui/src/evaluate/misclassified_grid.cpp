@@ -20,7 +20,8 @@ MisclassifiedGrid::MisclassifiedGrid(QWidget* parent) : QListWidget(parent) {
   setViewMode(QListView::IconMode);
   // Icon mode lays a label out no wider than the icon: the icon is as wide as the cell (the thumbnail centred
   // in it, see setSamples), so "Ankle boot 99.8 %" and "true: T-shirt/top" fit on a line each.
-  const int cell = std::max(kThumb, fontMetrics().horizontalAdvance(QStringLiteral("Ankle boot 99.9 %"))) + 16;
+  const int cell =
+      std::max(kThumb, fontMetrics().horizontalAdvance(QStringLiteral("Ankle boot 99.9 %"))) + 16;
   setIconSize(QSize(cell, kThumb));
   setGridSize(QSize(cell + 12, kThumb + 2 * fontMetrics().height() + 14));
   setResizeMode(QListView::Adjust);
@@ -36,7 +37,8 @@ QImage MisclassifiedGrid::sampleImage(const MisclassifiedSample& s) {
   return imageFromPixels(s.pixels, s.width, s.height, s.channels);
 }
 
-void MisclassifiedGrid::setSamples(const std::vector<MisclassifiedSample>& samples, const QStringList& classNames) {
+void MisclassifiedGrid::setSamples(const std::vector<MisclassifiedSample>& samples,
+                                   const QStringList& classNames) {
   clear();
   for (const MisclassifiedSample& s : samples) {
     const QString predicted = className(classNames, s.predicted);

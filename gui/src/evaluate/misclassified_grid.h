@@ -2,11 +2,10 @@
 // A grid of test images the model got wrong: each thumbnail (the pixels as the file holds them, enlarged
 // without smoothing) with what the model predicted, how sure it was, and the true class.
 
-#include <vector>
-
 #include <QImage>
 #include <QListWidget>
 #include <QStringList>
+#include <vector>
 
 #include "workbench/evaluation_report.h"
 

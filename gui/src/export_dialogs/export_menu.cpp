@@ -1,9 +1,5 @@
 #include "export_dialogs/export_menu.h"
 
-#include "widgets/screen_fit.h"
-
-#include <fstream>
-
 #include <QAction>
 #include <QDialog>
 #include <QDir>
@@ -19,13 +15,14 @@
 #include <QSvgGenerator>
 #include <QTimer>
 #include <QVBoxLayout>
-
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "app/action_icons.h"
 #include "charts/charts_panel.h"
 #include "export_dialogs/export_result_dialog.h"
 #include "runs_browser/runs_browser.h"
+#include "widgets/screen_fit.h"
 
 namespace wb::gui {
 namespace {
@@ -60,22 +57,30 @@ constexpr qint64 kCopyChunk = 1 << 20;
 // Charts rendered while hidden (another tab in front) may never have been laid out: a size that reads well.
 constexpr int kChartMinWidth = 480, kChartMinHeight = 300, kChartWidth = 960, kChartHeight = 600;
 
-int index(ExportFormat format) { return static_cast<int>(format); }
+int index(ExportFormat format) {
+  return static_cast<int>(format);
+}
 
 QString suffixOf(ExportFormat format) {
   switch (format) {
-    case ExportFormat::TorchScript: return QStringLiteral("pt");
-    case ExportFormat::Onnx: return QStringLiteral("onnx");
-    case ExportFormat::Safetensors: return QStringLiteral("safetensors");
+    case ExportFormat::TorchScript:
+      return QStringLiteral("pt");
+    case ExportFormat::Onnx:
+      return QStringLiteral("onnx");
+    case ExportFormat::Safetensors:
+      return QStringLiteral("safetensors");
   }
   return {};
 }
 
 QString filterOf(ExportFormat format) {
   switch (format) {
-    case ExportFormat::TorchScript: return ExportMenu::tr("TorchScript module (*.pt);;All files (*)");
-    case ExportFormat::Onnx: return ExportMenu::tr("ONNX model (*.onnx);;All files (*)");
-    case ExportFormat::Safetensors: return ExportMenu::tr("safetensors weights (*.safetensors);;All files (*)");
+    case ExportFormat::TorchScript:
+      return ExportMenu::tr("TorchScript module (*.pt);;All files (*)");
+    case ExportFormat::Onnx:
+      return ExportMenu::tr("ONNX model (*.onnx);;All files (*)");
+    case ExportFormat::Safetensors:
+      return ExportMenu::tr("safetensors weights (*.safetensors);;All files (*)");
   }
   return {};
 }
@@ -89,7 +94,8 @@ QString fileNamePart(const QString& text) {
 
 QString targetLabel(const ExportMenu::Target& target) {
   const QString run = target.runName.isEmpty() ? QDir(target.runDir).dirName() : target.runName;
-  return target.artifact.isEmpty() ? run : run + QStringLiteral(" · ") + QFileInfo(target.artifact).fileName();
+  return target.artifact.isEmpty() ? run
+                                   : run + QStringLiteral(" · ") + QFileInfo(target.artifact).fileName();
 }
 
 // Replaces `to` as a whole (never half written), in chunks.
@@ -111,14 +117,18 @@ QString copyFile(const QString& from, const QString& to) {
 
 QString formatLabel(ExportFormat format) {
   switch (format) {
-    case ExportFormat::TorchScript: return QStringLiteral("TorchScript");
-    case ExportFormat::Onnx: return QStringLiteral("ONNX");
-    case ExportFormat::Safetensors: return QStringLiteral("safetensors");
+    case ExportFormat::TorchScript:
+      return QStringLiteral("TorchScript");
+    case ExportFormat::Onnx:
+      return QStringLiteral("ONNX");
+    case ExportFormat::Safetensors:
+      return QStringLiteral("safetensors");
   }
   return {};
 }
 
-ExportMenu::ExportMenu(QMainWindow* window, RunsBrowser* runs, ChartsPanel* charts, ErrorPresenter presentError)
+ExportMenu::ExportMenu(QMainWindow* window, RunsBrowser* runs, ChartsPanel* charts,
+                       ErrorPresenter presentError)
     : QObject(window),
       m_window(window),
       m_runs(runs),
@@ -151,13 +161,18 @@ ExportMenu::ExportMenu(QMainWindow* window, RunsBrowser* runs, ChartsPanel* char
     a->setObjectName(QLatin1String(spec.name));
     m_actions[static_cast<int>(spec.item)] = a;
   }
-  connect(action(Item::TorchScript), &QAction::triggered, this, [this] { chooseModelFile(ExportFormat::TorchScript); });
+  connect(action(Item::TorchScript), &QAction::triggered, this,
+          [this] { chooseModelFile(ExportFormat::TorchScript); });
   connect(action(Item::Onnx), &QAction::triggered, this, [this] { chooseModelFile(ExportFormat::Onnx); });
-  connect(action(Item::Safetensors), &QAction::triggered, this, [this] { chooseModelFile(ExportFormat::Safetensors); });
+  connect(action(Item::Safetensors), &QAction::triggered, this,
+          [this] { chooseModelFile(ExportFormat::Safetensors); });
   connect(action(Item::MetricsCsv), &QAction::triggered, this, &ExportMenu::chooseMetricsFile);
-  connect(action(Item::ChartsPng), &QAction::triggered, this, [this] { chooseChartsFolder(QStringLiteral("png")); });
-  connect(action(Item::ChartsSvg), &QAction::triggered, this, [this] { chooseChartsFolder(QStringLiteral("svg")); });
-  connect(action(Item::ChartsPdf), &QAction::triggered, this, [this] { chooseChartsFolder(QStringLiteral("pdf")); });
+  connect(action(Item::ChartsPng), &QAction::triggered, this,
+          [this] { chooseChartsFolder(QStringLiteral("png")); });
+  connect(action(Item::ChartsSvg), &QAction::triggered, this,
+          [this] { chooseChartsFolder(QStringLiteral("svg")); });
+  connect(action(Item::ChartsPdf), &QAction::triggered, this,
+          [this] { chooseChartsFolder(QStringLiteral("pdf")); });
 
   m_menu->addAction(action(Item::TorchScript));
   m_menu->addAction(action(Item::Onnx));
@@ -178,7 +193,9 @@ ExportMenu::ExportMenu(QMainWindow* window, RunsBrowser* runs, ChartsPanel* char
   update();
 }
 
-QAction* ExportMenu::action(Item item) const { return m_actions[static_cast<int>(item)]; }
+QAction* ExportMenu::action(Item item) const {
+  return m_actions[static_cast<int>(item)];
+}
 
 std::optional<ExportMenu::Target> ExportMenu::selectedTarget() const {
   const std::optional<RunRecord> run = m_runs->selectedRun();
@@ -195,7 +212,8 @@ ExportMenu::Target ExportMenu::targetOf(const QString& runDir, const QString& ar
   target.runDir = QDir(runDir).absolutePath();
   target.artifact = artifact;
   std::ifstream in(QDir(runDir).filePath(QStringLiteral("experiment.json")).toStdString());
-  const nlohmann::json doc = in ? nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false) : nlohmann::json();
+  const nlohmann::json doc =
+      in ? nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false) : nlohmann::json();
   if (doc.is_object() && doc.value("name", nlohmann::json()).is_string()) {
     target.runName = QString::fromStdString(doc["name"].get<std::string>());
   }
@@ -213,18 +231,21 @@ void ExportMenu::update() {
   const bool oneRow = m_runs->selectedRowCount() == 1;
   const bool artifact = !m_runs->selectedArtifact().isEmpty();
 
-  // The model items: one finished run or one compressed model, a format this build writes, no export in flight.
+  // The model items: one finished run or one compressed model, a format this build writes, no export in
+  // flight.
   QString why;
   if (!run || !oneRow) {
     why = tr("Select one finished run, or one of its compressed models, in the Runs panel (View ▸ Runs)");
   } else if (!artifact && run->status != "finished") {
-    // As the CLI, a part-trained model is not exported as if it were trained; the window's way on is to finish it.
-    why = run->status == "interrupted"
-              ? tr("The run was interrupted at step %1: its model is part-trained. Resume it (Run ▸ Resume an "
-                   "Interrupted Run) to finish its training, then export it")
-                    .arg(run->steps)
-              : tr("The run is %1: only a finished run has a trained model to export")
-                    .arg(QString::fromStdString(run->status));
+    // As the CLI, a part-trained model is not exported as if it were trained; the window's way on is to
+    // finish it.
+    why =
+        run->status == "interrupted"
+            ? tr("The run was interrupted at step %1: its model is part-trained. Resume it (Run ▸ Resume an "
+                 "Interrupted Run) to finish its training, then export it")
+                  .arg(run->steps)
+            : tr("The run is %1: only a finished run has a trained model to export")
+                  .arg(QString::fromStdString(run->status));
   } else if (m_exporter->isActive()) {
     why = tr("An export is in progress");
   }
@@ -234,8 +255,10 @@ void ExportMenu::update() {
     QString tip;
   } models[] = {
       {ExportFormat::TorchScript,
-       tr("Save %1 as a TorchScript module (.pt): torch.jit.load in Python, torch::jit::load in C++").arg(what)},
-      {ExportFormat::Onnx, tr("Save %1 as an ONNX model (.onnx), for ONNX Runtime and other tools").arg(what)},
+       tr("Save %1 as a TorchScript module (.pt): torch.jit.load in Python, torch::jit::load in C++")
+           .arg(what)},
+      {ExportFormat::Onnx,
+       tr("Save %1 as an ONNX model (.onnx), for ONNX Runtime and other tools").arg(what)},
       {ExportFormat::Safetensors, tr("Save the weights of %1 as a .safetensors file").arg(what)},
   };
   for (const auto& m : models) {
@@ -250,20 +273,22 @@ void ExportMenu::update() {
   QString metricsWhy;
   if (!run) {
     metricsWhy = tr("Select one run in the Runs panel (View ▸ Runs)");
-  } else if (!QFileInfo::exists(QDir(QString::fromStdString(run->folder)).filePath(QStringLiteral("metrics.csv")))) {
+  } else if (!QFileInfo::exists(
+                 QDir(QString::fromStdString(run->folder)).filePath(QStringLiteral("metrics.csv")))) {
     metricsWhy = tr("The run has no metrics.csv yet");
   }
   QAction* metrics = action(Item::MetricsCsv);
   metrics->setEnabled(metricsWhy.isEmpty());
-  metrics->setToolTip(metricsWhy.isEmpty() ? tr("Save a copy of the run's metrics.csv (every logged step and epoch)")
-                                           : metricsWhy);
+  metrics->setToolTip(metricsWhy.isEmpty()
+                          ? tr("Save a copy of the run's metrics.csv (every logged step and epoch)")
+                          : metricsWhy);
   metrics->setStatusTip(metrics->toolTip());
 
   const bool charted = m_charts->traceCount() > 0;
   for (Item item : {Item::ChartsPng, Item::ChartsSvg, Item::ChartsPdf}) {
     QAction* a = action(item);
     a->setEnabled(charted);
-    const QString format = item == Item::ChartsPng ? QStringLiteral("PNG")
+    const QString format = item == Item::ChartsPng   ? QStringLiteral("PNG")
                            : item == Item::ChartsSvg ? QStringLiteral("SVG")
                                                      : QStringLiteral("PDF");
     a->setToolTip(charted ? tr("Save every chart of the Training view as a %1 file into a folder").arg(format)
@@ -284,7 +309,8 @@ void ExportMenu::chooseModelFile(ExportFormat format) {
   if (!target) return;
   const QString suggested = QDir(startFolder(target->runDir)).filePath(defaultFileName(*target, format));
   QString file = QFileDialog::getSaveFileName(
-      m_window, tr("Export %1 as %2").arg(targetLabel(*target), formatLabel(format)), suggested, filterOf(format));
+      m_window, tr("Export %1 as %2").arg(targetLabel(*target), formatLabel(format)), suggested,
+      filterOf(format));
   if (file.isEmpty()) return;
   if (QFileInfo(file).suffix().isEmpty()) file += QLatin1Char('.') + suffixOf(format);
   m_lastFolder = QFileInfo(file).absolutePath();
@@ -310,7 +336,8 @@ bool ExportMenu::exportModelTo(const Target& target, ExportFormat format, const 
   dialog->setObjectName(QStringLiteral("exportProgressDialog"));
   dialog->setWindowTitle(tr("Exporting"));
   dialog->setWindowModality(Qt::WindowModal);
-  auto* label = new QLabel(tr("Exporting %1 to %2…").arg(m_exportLabel, QDir::toNativeSeparators(file)), dialog);
+  auto* label =
+      new QLabel(tr("Exporting %1 to %2…").arg(m_exportLabel, QDir::toNativeSeparators(file)), dialog);
   label->setWordWrap(true);
   m_progressBar = new QProgressBar(dialog);
   m_progressBar->setRange(0, 1000);
@@ -341,13 +368,15 @@ void ExportMenu::onModelExported(const ExportOutcome& outcome) {
     m_result = dialog;
     dialog->open();
     emit statusMessage(tr("Exported %1: %2 (%3)")
-                           .arg(m_exportLabel, QDir::toNativeSeparators(QString::fromStdString(outcome.result.file)),
+                           .arg(m_exportLabel,
+                                QDir::toNativeSeparators(QString::fromStdString(outcome.result.file)),
                                 formatFileSize(outcome.result.bytes)));
   } else {
     m_presentError(tr("Could not export %1").arg(m_exportLabel), outcome.error,
-                   !outcome.hint.isEmpty() ? outcome.hint
-                                           : tr("Check that the folder exists and can be written to, then export "
-                                                "again."));
+                   !outcome.hint.isEmpty()
+                       ? outcome.hint
+                       : tr("Check that the folder exists and can be written to, then export "
+                            "again."));
   }
   emit modelExported(outcome);
 }
@@ -357,10 +386,12 @@ void ExportMenu::onModelExported(const ExportOutcome& outcome) {
 void ExportMenu::chooseMetricsFile() {
   const std::optional<Target> target = selectedTarget();
   if (!target) return;
-  const QString stem = fileNamePart(target->runName.isEmpty() ? QDir(target->runDir).dirName() : target->runName);
-  QString file = QFileDialog::getSaveFileName(m_window, tr("Export the metrics of %1").arg(targetLabel(*target)),
-                                              QDir(startFolder(target->runDir)).filePath(stem + QStringLiteral("-metrics.csv")),
-                                              tr("CSV files (*.csv);;All files (*)"));
+  const QString stem =
+      fileNamePart(target->runName.isEmpty() ? QDir(target->runDir).dirName() : target->runName);
+  QString file = QFileDialog::getSaveFileName(
+      m_window, tr("Export the metrics of %1").arg(targetLabel(*target)),
+      QDir(startFolder(target->runDir)).filePath(stem + QStringLiteral("-metrics.csv")),
+      tr("CSV files (*.csv);;All files (*)"));
   if (file.isEmpty()) return;
   if (QFileInfo(file).suffix().isEmpty()) file += QStringLiteral(".csv");
   m_lastFolder = QFileInfo(file).absolutePath();
@@ -411,7 +442,8 @@ QStringList ExportMenu::exportChartsTo(const QString& folder, const QString& suf
   QStringList written;
   QStringList failed;
   for (MetricChart* chart : m_charts->charts()) {
-    const QString file = QDir(folder).filePath(fileNamePart(chart->title().toLower()) + QLatin1Char('.') + kind);
+    const QString file =
+        QDir(folder).filePath(fileNamePart(chart->title().toLower()) + QLatin1Char('.') + kind);
     const int w = chart->width() >= kChartMinWidth ? chart->width() : kChartWidth;
     const int h = chart->height() >= kChartMinHeight ? chart->height() : kChartHeight;
     bool ok = false;

@@ -1,17 +1,17 @@
 #pragma once
-// Export ▸ …: the selected run's model (or the selected compressed model) as TorchScript, ONNX or safetensors,
-// the run's metrics as CSV, and every chart of the Training view as PNG or PDF files in a folder. Each item is
-// enabled only when it can work, and says why not in its tooltip when it cannot. The menu items ask for a path,
-// then call the *To functions, which tests call directly. A model export runs on a pool thread with a progress
-// dialog, and ends in a result dialog (file, size, time, the lines that load it) or in an error dialog.
-
-#include <functional>
-#include <optional>
+// Export ▸ …: the selected run's model (or the selected compressed model) as TorchScript, ONNX or
+// safetensors, the run's metrics as CSV, and every chart of the Training view as PNG or PDF files in a
+// folder. Each item is enabled only when it can work, and says why not in its tooltip when it cannot. The
+// menu items ask for a path, then call the *To functions, which tests call directly. A model export runs on a
+// pool thread with a progress dialog, and ends in a result dialog (file, size, time, the lines that load it)
+// or in an error dialog.
 
 #include <QObject>
 #include <QPointer>
 #include <QString>
 #include <QStringList>
+#include <functional>
+#include <optional>
 
 #include "export_dialogs/export_result_dialog.h"
 #include "export_dialogs/model_exporter.h"
@@ -33,7 +33,8 @@ class ExportMenu : public QObject {
 
  public:
   enum class Item { TorchScript, Onnx, Safetensors, MetricsCsv, ChartsPng, ChartsSvg, ChartsPdf };
-  using ErrorPresenter = std::function<void(const QString& title, const QString& message, const QString& hint)>;
+  using ErrorPresenter =
+      std::function<void(const QString& title, const QString& message, const QString& hint)>;
 
   // What a model export starts from: a run, or one of its compressed models.
   struct Target {

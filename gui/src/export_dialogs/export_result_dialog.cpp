@@ -1,9 +1,5 @@
 #include "export_dialogs/export_result_dialog.h"
 
-#include "widgets/screen_fit.h"
-
-#include <algorithm>
-
 #include <QClipboard>
 #include <QDesktopServices>
 #include <QDialogButtonBox>
@@ -17,10 +13,13 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPlainTextEdit>
-#include <QScrollBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <algorithm>
+
+#include "widgets/screen_fit.h"
 
 namespace wb::gui {
 namespace {
@@ -59,10 +58,11 @@ ExportResultDialog::ExportResultDialog(const ExportResult& result, const QString
   file->setObjectName(QStringLiteral("exportFile"));
   file->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
   file->setWordWrap(true);
-  m_summary = new QLabel(tr("%1 (%2 bytes) in %3 s")
-                             .arg(formatFileSize(result.bytes), QLocale().toString(static_cast<qlonglong>(result.bytes)))
-                             .arg(result.seconds, 0, 'f', result.seconds < 10 ? 2 : 1),
-                         this);
+  m_summary = new QLabel(
+      tr("%1 (%2 bytes) in %3 s")
+          .arg(formatFileSize(result.bytes), QLocale().toString(static_cast<qlonglong>(result.bytes)))
+          .arg(result.seconds, 0, 'f', result.seconds < 10 ? 2 : 1),
+      this);
   m_summary->setObjectName(QStringLiteral("exportSummary"));
   auto* form = new QFormLayout;
   form->addRow(tr("File:"), file);
@@ -73,7 +73,8 @@ ExportResultDialog::ExportResultDialog(const ExportResult& result, const QString
     copy = new QPushButton(tr("Copy"), box);
     copy->setAutoDefault(false);  // Enter closes the dialog
     copy->setToolTip(tr("Copy these lines to the clipboard"));
-    connect(copy, &QPushButton::clicked, this, [view] { QGuiApplication::clipboard()->setText(view->toPlainText()); });
+    connect(copy, &QPushButton::clicked, this,
+            [view] { QGuiApplication::clipboard()->setText(view->toPlainText()); });
     auto* row = new QHBoxLayout;
     row->addStretch(1);
     row->addWidget(copy);
@@ -93,9 +94,8 @@ ExportResultDialog::ExportResultDialog(const ExportResult& result, const QString
   buttons->button(QDialogButtonBox::Close)->setDefault(true);
   QPushButton* folder = buttons->addButton(tr("Show in Folder"), QDialogButtonBox::ActionRole);
   folder->setAutoDefault(false);
-  connect(folder, &QPushButton::clicked, this, [this] {
-    QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(m_file).absolutePath()));
-  });
+  connect(folder, &QPushButton::clicked, this,
+          [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(m_file).absolutePath())); });
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
   auto* layout = new QVBoxLayout(this);

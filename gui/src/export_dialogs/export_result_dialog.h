@@ -1,6 +1,6 @@
 #pragma once
-// After an export: the file, its size and how long it took, and the few lines that load it in Python and in C++
-// (selectable, each with a Copy button).
+// After an export: the file, its size and how long it took, and the few lines that load it in Python and in
+// C++ (selectable, each with a Copy button).
 
 #include <QDialog>
 

@@ -32,7 +32,8 @@ ModelExporter::ModelExporter(QObject* parent)
     : QObject(parent),
       m_job(this, kPollIntervalMs,
             {[this](const Progress& progress) { poll(progress); },
-             [this](ExportOutcome outcome) { emit finished(outcome); }, {}}) {}
+             [this](ExportOutcome outcome) { emit finished(outcome); },
+             {}}) {}
 
 // An export still in flight finishes on its pool thread and only writes its own share of the counter.
 ModelExporter::~ModelExporter() = default;
@@ -42,7 +43,8 @@ bool ModelExporter::start(const ExportRequest& request) {
   m_shownPermille = -1;
   return m_job.start([request](Progress& progress) {
     return runExport(request, [&progress](double fraction) {
-      progress.permille.store(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000), std::memory_order_relaxed);
+      progress.permille.store(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000),
+                              std::memory_order_relaxed);
     });
   });
 }

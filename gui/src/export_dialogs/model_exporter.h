@@ -1,13 +1,12 @@
 #pragma once
 // Runs one wb::exportModel on a pool thread for the window (a PoolJob). The engine's progress callback only
-// stores a number (per mille) that a UI-thread timer reads, so the worker never touches a QObject; the outcome
-// comes back on the UI thread. Nothing here waits on the worker.
-
-#include <atomic>
-#include <functional>
+// stores a number (per mille) that a UI-thread timer reads, so the worker never touches a QObject; the
+// outcome comes back on the UI thread. Nothing here waits on the worker.
 
 #include <QObject>
 #include <QString>
+#include <atomic>
+#include <functional>
 
 #include "app/pool_job.h"
 #include "workbench/export.h"

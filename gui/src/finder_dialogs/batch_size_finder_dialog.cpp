@@ -1,8 +1,5 @@
 #include "finder_dialogs/batch_size_finder_dialog.h"
 
-#include "finder_dialogs/finder_frame.h"
-#include "widgets/screen_fit.h"
-
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -17,6 +14,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "finder_dialogs/finder_frame.h"
+#include "widgets/screen_fit.h"
 #include "workbench/run_info.h"
 
 namespace wb::gui {
@@ -46,14 +45,19 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
   setObjectName(QStringLiteral("batchSizeFinderDialog"));
   setWindowTitle(tr("Find Batch Size — %1").arg(QString::fromStdString(experimentRunName(experiment))));
   auto* layout = new QVBoxLayout(this);
-  const QString device = QString::fromStdString(experiment.train.devices.empty() ? "cpu" : experiment.train.devices.front());
-  auto* intro = new QLabel(
-      tr("Tries training steps (forward, backward, optimizer%1) on %2 at growing batch sizes until one does not "
-         "fit, then bisects. On a GPU an out-of-memory is caught and the search goes on; on the CPU each step's "
-         "peak memory is held against the limit below. Nothing is written.")
-          .arg(experiment.train.amp == "off" ? QString() : tr(", %1 autocast").arg(QString::fromStdString(experiment.train.amp)),
-               device),
-      this);
+  const QString device =
+      QString::fromStdString(experiment.train.devices.empty() ? "cpu" : experiment.train.devices.front());
+  auto* intro =
+      new QLabel(tr("Tries training steps (forward, backward, optimizer%1) on %2 at growing batch sizes "
+                    "until one does not "
+                    "fit, then bisects. On a GPU an out-of-memory is caught and the search goes on; on the "
+                    "CPU each step's "
+                    "peak memory is held against the limit below. Nothing is written.")
+                     .arg(experiment.train.amp == "off"
+                              ? QString()
+                              : tr(", %1 autocast").arg(QString::fromStdString(experiment.train.amp)),
+                          device),
+                 this);
   intro->setWordWrap(true);
   layout->addWidget(intro);
 
@@ -69,14 +73,16 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
   m_maxBatch->setSpecialValueText(tr("the training split's size"));
   m_maxBatch->setValue(0);
   form->addRow(tr("Largest size tried"), m_maxBatch);
-  const FinderControls controls = addFinderControls(this, layout, form, QStringLiteral("batch"), tr("&Cancel Search"));
+  const FinderControls controls =
+      addFinderControls(this, layout, form, QStringLiteral("batch"), tr("&Cancel Search"));
   m_run = controls.run;
   m_cancel = controls.cancel;
   m_progress = controls.progress;
 
   m_table = new QTableWidget(0, kFinderColumns, this);
   m_table->setObjectName(QStringLiteral("batchTrials"));
-  m_table->setHorizontalHeaderLabels({tr("Batch"), tr("Outcome"), tr("Peak memory"), tr("Samples/s"), tr("Note")});
+  m_table->setHorizontalHeaderLabels(
+      {tr("Batch"), tr("Outcome"), tr("Peak memory"), tr("Samples/s"), tr("Note")});
   m_table->verticalHeader()->setVisible(false);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -84,8 +90,8 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
   m_table->setMinimumHeight(220);
   layout->addWidget(m_table, 1);
 
-  const FinderFooter footer =
-      addFinderFooter(this, layout, QStringLiteral("batch"), tr("Run the search to see which batch sizes fit."));
+  const FinderFooter footer = addFinderFooter(this, layout, QStringLiteral("batch"),
+                                              tr("Run the search to see which batch sizes fit."));
   m_summary = footer.summary;
   m_log = footer.log;
   m_apply = footer.apply;
@@ -97,11 +103,13 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
     const int64_t batch = batchToApply();
     if (batch <= 0) return;
     if (m_applyBatch && m_applyBatch(batch)) {
-      m_summary->setText(m_summary->text() + tr("\nApplied: train.batch_size is now %1 in the form (not saved yet).").arg(batch));
+      m_summary->setText(m_summary->text() +
+                         tr("\nApplied: train.batch_size is now %1 in the form (not saved yet).").arg(batch));
     } else {
-      QMessageBox::information(this, tr("Cannot apply now"),
-                               tr("The form takes no edits while a run trains. Set train.batch_size to %1 once it ends.")
-                                   .arg(batch));
+      QMessageBox::information(
+          this, tr("Cannot apply now"),
+          tr("The form takes no edits while a run trains. Set train.batch_size to %1 once it ends.")
+              .arg(batch));
     }
   });
   fitDialogToScreen(this, QSize(680, 520));
@@ -116,8 +124,10 @@ void BatchSizeFinderDialog::start() {
   if (!limit.isEmpty()) {
     options.max_memory_bytes = parseByteSize(limit.toStdString());
     if (options.max_memory_bytes <= 0) {
-      m_summary->setText(tr("The memory limit \"%1\" is not a size: write e.g. 4GiB, 512MiB or 2GB, or leave it "
-                            "empty for the device's free memory.").arg(limit));
+      m_summary->setText(
+          tr("The memory limit \"%1\" is not a size: write e.g. 4GiB, 512MiB or 2GB, or leave it "
+             "empty for the device's free memory.")
+              .arg(limit));
       return;
     }
   }
@@ -147,7 +157,8 @@ void BatchSizeFinderDialog::onRunningChanged(bool running) {
   m_maxBatch->setEnabled(!running);
 }
 
-void BatchSizeFinderDialog::onStaged(const std::vector<BatchTrial>& trials, const std::vector<std::string>& log) {
+void BatchSizeFinderDialog::onStaged(const std::vector<BatchTrial>& trials,
+                                     const std::vector<std::string>& log) {
   for (const std::string& line : log) m_log->appendPlainText(QString::fromStdString(line));
   for (const BatchTrial& t : trials) addRow(t);
   if (!trials.empty() && m_job.isRunning()) {
@@ -165,8 +176,12 @@ void BatchSizeFinderDialog::addRow(const BatchTrial& t) {
   m_table->item(row, kBatch)->setData(Qt::UserRole, static_cast<qlonglong>(t.batch_size));
   m_table->item(row, kBatch)->setData(Qt::UserRole + 1, t.outcome == BatchTrialOutcome::Fits);
   m_table->setItem(row, kOutcome, cell(QString::fromUtf8(toString(t.outcome)), false));
-  m_table->setItem(row, kMemory, cell(t.peak_bytes > 0 ? QString::fromStdString(formatBytes(t.peak_bytes)) : QStringLiteral("–"), true));
-  m_table->setItem(row, kThroughput, cell(t.samples_per_sec > 0 ? QString::number(qRound64(t.samples_per_sec)) : QStringLiteral("–"), true));
+  m_table->setItem(
+      row, kMemory,
+      cell(t.peak_bytes > 0 ? QString::fromStdString(formatBytes(t.peak_bytes)) : QStringLiteral("–"), true));
+  m_table->setItem(
+      row, kThroughput,
+      cell(t.samples_per_sec > 0 ? QString::number(qRound64(t.samples_per_sec)) : QStringLiteral("–"), true));
   m_table->setItem(row, kNote, cell(QString::fromStdString(t.note), false));
   if (t.outcome != BatchTrialOutcome::Fits) {
     for (int c = 0; c < kFinderColumns; ++c) m_table->item(row, c)->setForeground(QColor(214, 39, 40));
@@ -180,7 +195,8 @@ void BatchSizeFinderDialog::onFinished(FinderOutcome<BatchFinderResult> outcome)
   m_progress->setValue(1);
   if (!outcome.result) {
     m_progress->setFormat(tr("Failed"));
-    m_summary->setText(outcome.hint.isEmpty() ? outcome.error : tr("%1\nWhat to do: %2").arg(outcome.error, outcome.hint));
+    m_summary->setText(outcome.hint.isEmpty() ? outcome.error
+                                              : tr("%1\nWhat to do: %2").arg(outcome.error, outcome.hint));
     emit finderFinished();
     return;
   }
@@ -196,11 +212,12 @@ void BatchSizeFinderDialog::onFinished(FinderOutcome<BatchFinderResult> outcome)
                           QString::fromStdString(r.device));
   text += QLatin1Char('\n') + tr("Stopped: %1.").arg(QString::fromStdString(r.stop_reason));
   if (r.largest > 0) text += QLatin1Char('\n') + tr("Largest batch that fits: %1.").arg(r.largest);
-  text += QLatin1Char('\n') + (r.suggested > 0 ? tr("Suggested batch size: %1 (%2; the form has %3).")
-                                                     .arg(r.suggested)
-                                                     .arg(QString::fromStdString(r.suggestion_reason))
-                                                     .arg(m_experiment.train.batch_size)
-                                               : tr("No suggestion: %1.").arg(QString::fromStdString(r.suggestion_reason)));
+  text += QLatin1Char('\n') +
+          (r.suggested > 0 ? tr("Suggested batch size: %1 (%2; the form has %3).")
+                                 .arg(r.suggested)
+                                 .arg(QString::fromStdString(r.suggestion_reason))
+                                 .arg(m_experiment.train.batch_size)
+                           : tr("No suggestion: %1.").arg(QString::fromStdString(r.suggestion_reason)));
   m_summary->setText(text);
   // Preselect the suggestion's row.
   for (int row = 0; row < m_table->rowCount(); ++row) {

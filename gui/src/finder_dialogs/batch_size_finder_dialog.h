@@ -1,14 +1,13 @@
 #pragma once
-// Tools ▸ Find Batch Size: the batch-size finder (workbench/finders.h) on the experiment in the form, on a worker
-// thread with progress and Cancel: each size tried with its outcome, peak memory and samples/s as it completes,
-// the largest that fits and the suggestion, and "Apply" to put the suggestion (or the selected size that fits)
-// into the form's train.batch_size.
+// Tools ▸ Find Batch Size: the batch-size finder (workbench/finders.h) on the experiment in the form, on a
+// worker thread with progress and Cancel: each size tried with its outcome, peak memory and samples/s as it
+// completes, the largest that fits and the suggestion, and "Apply" to put the suggestion (or the selected
+// size that fits) into the form's train.batch_size.
 
+#include <QDialog>
 #include <functional>
 #include <memory>
 #include <optional>
-
-#include <QDialog>
 
 #include "finder_dialogs/finder_job.h"
 #include "workbench/experiment.h"
@@ -29,7 +28,8 @@ class BatchSizeFinderDialog : public QDialog {
 
  public:
   // `apply` puts a batch size into the experiment's form; false when the form takes no edits now.
-  BatchSizeFinderDialog(const Experiment& experiment, std::function<bool(int64_t)> apply, QWidget* parent = nullptr);
+  BatchSizeFinderDialog(const Experiment& experiment, std::function<bool(int64_t)> apply,
+                        QWidget* parent = nullptr);
   ~BatchSizeFinderDialog() override;  // cancels a search in flight without waiting for it
 
   void start();

@@ -12,8 +12,8 @@
 
 namespace wb::gui {
 
-FinderControls addFinderControls(QDialog* dialog, QVBoxLayout* layout, QFormLayout* options, const QString& prefix,
-                                 const QString& cancel_text) {
+FinderControls addFinderControls(QDialog* dialog, QVBoxLayout* layout, QFormLayout* options,
+                                 const QString& prefix, const QString& cancel_text) {
   FinderControls controls;
   auto* row = new QHBoxLayout;
   row->addLayout(options, 1);
@@ -37,7 +37,8 @@ FinderControls addFinderControls(QDialog* dialog, QVBoxLayout* layout, QFormLayo
   return controls;
 }
 
-FinderFooter addFinderFooter(QDialog* dialog, QVBoxLayout* layout, const QString& prefix, const QString& summary) {
+FinderFooter addFinderFooter(QDialog* dialog, QVBoxLayout* layout, const QString& prefix,
+                             const QString& summary) {
   FinderFooter footer;
   footer.summary = new QLabel(summary, dialog);
   footer.summary->setObjectName(prefix + QStringLiteral("Summary"));

@@ -1,7 +1,7 @@
 #pragma once
-// The frame both finder dialogs have around their results: the options beside Run and Cancel with the progress
-// bar under them, and at the foot the summary, the finder's log lines and "Apply to Experiment" beside Close
-// (which rejects the dialog).
+// The frame both finder dialogs have around their results: the options beside Run and Cancel with the
+// progress bar under them, and at the foot the summary, the finder's log lines and "Apply to Experiment"
+// beside Close (which rejects the dialog).
 
 #include <QString>
 
@@ -23,8 +23,8 @@ struct FinderControls {
 
 // `options` (the dialog's fields) beside Run and `cancel_text`, then the progress bar ("Not run yet"); Run is
 // named "<prefix>Run".
-FinderControls addFinderControls(QDialog* dialog, QVBoxLayout* layout, QFormLayout* options, const QString& prefix,
-                                 const QString& cancel_text);
+FinderControls addFinderControls(QDialog* dialog, QVBoxLayout* layout, QFormLayout* options,
+                                 const QString& prefix, const QString& cancel_text);
 
 struct FinderFooter {
   QLabel* summary = nullptr;
@@ -33,6 +33,7 @@ struct FinderFooter {
 };
 
 // `prefix` names the widgets for tests and screenshots: "<prefix>Summary", "<prefix>Apply".
-FinderFooter addFinderFooter(QDialog* dialog, QVBoxLayout* layout, const QString& prefix, const QString& summary);
+FinderFooter addFinderFooter(QDialog* dialog, QVBoxLayout* layout, const QString& prefix,
+                             const QString& summary);
 
 }  // namespace wb::gui

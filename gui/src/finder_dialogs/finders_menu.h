@@ -1,11 +1,10 @@
 #pragma once
-// Tools ▸ Find Learning Rate… / Find Batch Size…: opens each finder's dialog on the experiment in the form, with
-// Apply wired to the form's field. Dialogs are not modal: the window stays usable while a finder runs.
-
-#include <functional>
+// Tools ▸ Find Learning Rate… / Find Batch Size…: opens each finder's dialog on the experiment in the form,
+// with Apply wired to the form's field. Dialogs are not modal: the window stays usable while a finder runs.
 
 #include <QMenu>
 #include <QPointer>
+#include <functional>
 
 namespace wb::gui {
 
@@ -22,7 +21,8 @@ class FindersMenu : public QMenu {
 
   QAction* findLrAction() const { return m_findLr; }
   QAction* findBatchAction() const { return m_findBatch; }
-  // Opens (or raises) the dialog; null when the form's experiment has problems or a run trains (the user is told).
+  // Opens (or raises) the dialog; null when the form's experiment has problems or a run trains (the user is
+  // told).
   LrFinderDialog* openLrFinder();
   BatchSizeFinderDialog* openBatchSizeFinder();
 

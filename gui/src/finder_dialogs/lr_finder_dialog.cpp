@@ -1,10 +1,6 @@
 #include "finder_dialogs/lr_finder_dialog.h"
 
-#include "finder_dialogs/finder_frame.h"
-#include "widgets/screen_fit.h"
-
-#include <algorithm>
-#include <cmath>
+#include <qcustomplot.h>
 
 #include <QDialogButtonBox>
 #include <QDoubleValidator>
@@ -18,20 +14,26 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 
+#include "finder_dialogs/finder_frame.h"
+#include "widgets/screen_fit.h"
 #include "workbench/run_info.h"
-#include <qcustomplot.h>
 
 namespace wb::gui {
 namespace {
 
 constexpr int kLrFinderDrainMs = 50;  // the curve grows at most 20 times a second, however fast the steps are
 
-QString lrText(double lr) { return QString::number(lr, 'g', 3); }
+QString lrText(double lr) {
+  return QString::number(lr, 'g', 3);
+}
 
 }  // namespace
 
-LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(double)> apply, QWidget* parent)
+LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(double)> apply,
+                               QWidget* parent)
     : QDialog(parent),
       m_experiment(experiment),
       m_applyLr(std::move(apply)),
@@ -44,11 +46,13 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
   auto* layout = new QVBoxLayout(this);
 
   auto* intro = new QLabel(
-      tr("Trains a fresh copy of the model (the run's seed, data, optimizer %1, device %2, batch %3) while the "
+      tr("Trains a fresh copy of the model (the run's seed, data, optimizer %1, device %2, batch %3) while "
+         "the "
          "learning rate grows exponentially, and stops once the loss diverges. Nothing is written and the "
          "experiment is not changed until you apply the suggestion.")
           .arg(QString::fromStdString(experiment.optimizer.name),
-               QString::fromStdString(experiment.train.devices.empty() ? "cpu" : experiment.train.devices.front()))
+               QString::fromStdString(experiment.train.devices.empty() ? "cpu"
+                                                                       : experiment.train.devices.front()))
           .arg(experiment.train.batch_size),
       this);
   intro->setWordWrap(true);
@@ -78,7 +82,8 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
   m_steps->setValue(100);
   m_steps->setSuffix(tr(" steps"));
   form->addRow(tr("Sweep over"), m_steps);
-  const FinderControls controls = addFinderControls(this, layout, form, QStringLiteral("lr"), tr("&Cancel Test"));
+  const FinderControls controls =
+      addFinderControls(this, layout, form, QStringLiteral("lr"), tr("&Cancel Test"));
   m_run = controls.run;
   m_cancel = controls.cancel;
   m_progress = controls.progress;
@@ -106,7 +111,8 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
   m_marker = m_plot->addGraph();
   m_marker->setName(tr("suggested"));
   m_marker->setLineStyle(QCPGraph::lsNone);
-  m_marker->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(214, 39, 40), QColor(214, 39, 40), 9));
+  m_marker->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(214, 39, 40), QColor(214, 39, 40), 9));
   m_markerLine = new QCPItemStraightLine(m_plot);
   m_markerLine->setPen(QPen(QColor(214, 39, 40), 1, Qt::DashLine));
   m_markerLine->setVisible(false);
@@ -134,12 +140,14 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
   connect(m_apply, &QPushButton::clicked, this, [this] {
     if (!m_result || m_result->suggestion.rule == LrSuggestionRule::None) return;
     if (m_applyLr && m_applyLr(m_result->suggestion.lr)) {
-      m_summary->setText(m_summary->text() + tr("\nApplied: optimizer.lr is now %1 in the form (not saved yet).")
-                                                 .arg(lrText(m_result->suggestion.lr)));
+      m_summary->setText(m_summary->text() +
+                         tr("\nApplied: optimizer.lr is now %1 in the form (not saved yet).")
+                             .arg(lrText(m_result->suggestion.lr)));
     } else {
-      QMessageBox::information(this, tr("Cannot apply now"),
-                               tr("The form takes no edits while a run trains. Set optimizer.lr to %1 once it ends.")
-                                   .arg(lrText(m_result->suggestion.lr)));
+      QMessageBox::information(
+          this, tr("Cannot apply now"),
+          tr("The form takes no edits while a run trains. Set optimizer.lr to %1 once it ends.")
+              .arg(lrText(m_result->suggestion.lr)));
     }
   });
   fitDialogToScreen(this, QSize(720, 640));
@@ -157,7 +165,8 @@ void LrFinderDialog::start() {
   options.start_lr = m_start->text().toDouble(&startOk);
   options.end_lr = m_end->text().toDouble(&endOk);
   if (!startOk || !endOk || !(options.start_lr > 0) || !(options.end_lr > options.start_lr)) {
-    m_summary->setText(tr("The learning-rate range needs two positive numbers, the second larger (e.g. 1e-7 to 10)."));
+    m_summary->setText(
+        tr("The learning-rate range needs two positive numbers, the second larger (e.g. 1e-7 to 10)."));
     return;
   }
   m_points.clear();
@@ -222,8 +231,8 @@ void LrFinderDialog::addPoints(const std::vector<LrFinderPoint>& points) {
   rescale();
 }
 
-// The y range follows the smoothed curve (from a little under its minimum to its start or its divergence): the
-// raw loss of the last, diverging steps would otherwise flatten everything else.
+// The y range follows the smoothed curve (from a little under its minimum to its start or its divergence):
+// the raw loss of the last, diverging steps would otherwise flatten everything else.
 void LrFinderDialog::rescale() {
   if (m_points.empty()) return;
   double low = m_points.front().smoothed, high = low;
@@ -238,7 +247,8 @@ void LrFinderDialog::rescale() {
 void LrFinderDialog::onFinished(FinderOutcome<LrFinderResult> outcome) {
   if (!outcome.result) {
     m_progress->setFormat(tr("Failed"));
-    m_summary->setText(outcome.hint.isEmpty() ? outcome.error : tr("%1\nWhat to do: %2").arg(outcome.error, outcome.hint));
+    m_summary->setText(outcome.hint.isEmpty() ? outcome.error
+                                              : tr("%1\nWhat to do: %2").arg(outcome.error, outcome.hint));
     emit finderFinished();
     return;
   }
@@ -263,7 +273,8 @@ void LrFinderDialog::showSuggestion() {
   const QString stopped = tr("Stopped: %1.").arg(QString::fromStdString(r.stop_reason));
   if (r.suggestion.rule == LrSuggestionRule::None || r.suggestion.index < 0 ||
       r.suggestion.index >= static_cast<int64_t>(r.points.size())) {
-    m_summary->setText(tr("No suggestion. %1\n%2").arg(QString::fromStdString(r.suggestion.explanation), stopped));
+    m_summary->setText(
+        tr("No suggestion. %1\n%2").arg(QString::fromStdString(r.suggestion.explanation), stopped));
     return;
   }
   const double lr = r.suggestion.lr;

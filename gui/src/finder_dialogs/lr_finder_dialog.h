@@ -1,14 +1,13 @@
 #pragma once
-// Tools ▸ Find Learning Rate: the learning-rate range test (workbench/finders.h) on the experiment in the form,
-// run on a worker thread with progress and Cancel; the loss against the learning rate on a logarithmic axis
-// (raw and smoothed), the suggested rate marked with the rule that chose it, and "Apply to Experiment" to put
-// it into the form's optimizer.lr.
+// Tools ▸ Find Learning Rate: the learning-rate range test (workbench/finders.h) on the experiment in the
+// form, run on a worker thread with progress and Cancel; the loss against the learning rate on a logarithmic
+// axis (raw and smoothed), the suggested rate marked with the rule that chose it, and "Apply to Experiment"
+// to put it into the form's optimizer.lr.
 
+#include <QDialog>
 #include <functional>
 #include <memory>
 #include <optional>
-
-#include <QDialog>
 
 #include "finder_dialogs/finder_job.h"
 #include "workbench/experiment.h"

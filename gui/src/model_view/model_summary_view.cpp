@@ -1,8 +1,8 @@
 #include "model_view/model_summary_view.h"
 
 #include <QHeaderView>
-#include <QLocale>
 #include <QLabel>
+#include <QLocale>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -16,7 +16,9 @@ namespace {
 constexpr int kSummaryDebounceMs = 300;  // after the last keystroke: a spin box held down asks once
 
 // Grouped the same on every system locale, like the engine's run log ("1,234,567").
-QString groupedDigits(long long value) { return QLocale(QLocale::English, QLocale::UnitedStates).toString(value); }
+QString groupedDigits(long long value) {
+  return QLocale(QLocale::English, QLocale::UnitedStates).toString(value);
+}
 
 QString shapeOf(const std::vector<int64_t>& shape) {
   QStringList parts;
@@ -26,7 +28,8 @@ QString shapeOf(const std::vector<int64_t>& shape) {
 
 QString flopsOf(long long flops) {
   if (flops < 0) return QStringLiteral("—");
-  if (flops >= 1'000'000'000) return QStringLiteral("%1 GFLOPs").arg(static_cast<double>(flops) / 1e9, 0, 'f', 2);
+  if (flops >= 1'000'000'000)
+    return QStringLiteral("%1 GFLOPs").arg(static_cast<double>(flops) / 1e9, 0, 'f', 2);
   if (flops >= 1'000'000) return QStringLiteral("%1 MFLOPs").arg(static_cast<double>(flops) / 1e6, 0, 'f', 2);
   if (flops >= 1'000) return QStringLiteral("%1 kFLOPs").arg(static_cast<double>(flops) / 1e3, 0, 'f', 1);
   return QString::number(flops);
@@ -63,8 +66,8 @@ ModelSummaryView::ModelSummaryView(ExperimentEditor* editor, QWidget* parent)
   m_message->setContentsMargins(8, 8, 8, 8);
 
   m_model = new QStandardItemModel(0, kModelColumns, this);
-  m_model->setHorizontalHeaderLabels({tr("Layer"), tr("Type"), tr("Output shape"), tr("Parameters"),
-                                      tr("FLOPs / sample")});
+  m_model->setHorizontalHeaderLabels(
+      {tr("Layer"), tr("Type"), tr("Output shape"), tr("Parameters"), tr("FLOPs / sample")});
   m_table = new QTableView(this);
   m_table->setObjectName(QStringLiteral("modelTable"));
   m_table->setModel(m_model);
@@ -94,7 +97,9 @@ ModelSummaryView::ModelSummaryView(ExperimentEditor* editor, QWidget* parent)
   schedule();
 }
 
-void ModelSummaryView::schedule() { m_debounce.start(); }
+void ModelSummaryView::schedule() {
+  m_debounce.start();
+}
 
 void ModelSummaryView::refreshNow() {
   m_debounce.stop();
@@ -110,11 +115,14 @@ void ModelSummaryView::compute() {
     const std::vector<ValidationIssue>& issues = m_editor->issues();
     QStringList lines;
     for (const ValidationIssue& issue : issues) {
-      lines << QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message));
+      lines << QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path),
+                                            QString::fromStdString(issue.message));
     }
-    showMessage(tr("The experiment has %n problem(s), marked at the fields of the Experiment form; the layer table "
-                   "follows once they are fixed.", nullptr, static_cast<int>(issues.size())) +
-                (lines.isEmpty() ? QString() : QStringLiteral("\n") + lines.join(QLatin1Char('\n'))));
+    showMessage(
+        tr("The experiment has %n problem(s), marked at the fields of the Experiment form; the layer table "
+           "follows once they are fixed.",
+           nullptr, static_cast<int>(issues.size())) +
+        (lines.isEmpty() ? QString() : QStringLiteral("\n") + lines.join(QLatin1Char('\n'))));
     emit summaryShown();
     return;
   }
@@ -174,10 +182,13 @@ void ModelSummaryView::show(const ModelSummary& summary) {
   if (!summary.ok()) {
     QStringList lines;
     for (const ValidationIssue& issue : summary.issues) {
-      lines << QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path), QString::fromStdString(issue.message));
+      lines << QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path),
+                                            QString::fromStdString(issue.message));
     }
-    showMessage(tr("The model cannot be built for this data:\n%1\nFix it in the Experiment form (Model and Data "
-                   "sections).").arg(lines.join(QLatin1Char('\n'))));
+    showMessage(
+        tr("The model cannot be built for this data:\n%1\nFix it in the Experiment form (Model and Data "
+           "sections).")
+            .arg(lines.join(QLatin1Char('\n'))));
     return;
   }
   m_showingMessage = false;
@@ -189,17 +200,20 @@ void ModelSummaryView::show(const ModelSummary& summary) {
   for (const ModelSummaryRow& row : summary.rows) {
     QList<QStandardItem*> items;
     // Branch layers of a residual are indented under it, named by their state-dict prefix.
-    auto* name = new QStandardItem(QString(row.depth * 4, QLatin1Char(' ')) + QString::fromStdString(row.name));
+    auto* name =
+        new QStandardItem(QString(row.depth * 4, QLatin1Char(' ')) + QString::fromStdString(row.name));
     name->setToolTip(tr("State-dict prefix: %1").arg(QString::fromStdString(row.name)));
     items << name;
-    items << new QStandardItem(QString::fromStdString(row.type) + (row.trainable ? QString() : tr(" (frozen)")));
+    items << new QStandardItem(QString::fromStdString(row.type) +
+                               (row.trainable ? QString() : tr(" (frozen)")));
     items << new QStandardItem(shapeOf(row.shape));
     items << numberItem(groupedDigits(row.parameters), row.parameters,
                         row.depth > 0 ? tr("Counted in the residual above it") : QString());
     items << numberItem(row.flops < 0 ? QStringLiteral("—") : groupedDigits(row.flops), row.flops,
                         row.flops < 0 ? tr("Unknown for TorchScript modules") : flopsOf(row.flops));
     if (row.depth > 0) {
-      for (QStandardItem* item : items) item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
+      for (QStandardItem* item : items)
+        item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
     }
     m_model->appendRow(items);
   }
@@ -215,13 +229,15 @@ QString ModelSummaryView::totalsText() const {
   if (s.frozen_parameters > 0) text += tr(" (+ %1 frozen)").arg(groupedDigits(s.frozen_parameters));
   text += s.total_flops >= 0
               ? tr(" · <b>%1</b> per sample (forward; a multiply-add counts 2)").arg(flopsOf(s.total_flops))
-                             : tr(" · FLOPs unknown (TorchScript)");
+              : tr(" · FLOPs unknown (TorchScript)");
   text += tr(" · input %1 → output %2").arg(shapeOf(s.input_shape), shapeOf(s.output_shape));
   if (s.torchscript) text += tr(" · TorchScript: one row per parameter tensor");
   return text;
 }
 
-QString ModelSummaryView::messageText() const { return m_showingMessage ? m_message->text() : QString(); }
+QString ModelSummaryView::messageText() const {
+  return m_showingMessage ? m_message->text() : QString();
+}
 
 void ModelSummaryView::showMessage(const QString& text) {
   m_showingMessage = true;

@@ -1,16 +1,15 @@
 #pragma once
 // The Model tab: the layer table of the experiment in the editor — each layer's output shape, parameters and
-// forward FLOPs, with the totals — before anything trains. It follows the editor: a short pause after the last
-// edit, the engine's summarizeModel runs on a worker thread (it reads the dataset's headers, and loads a
+// forward FLOPs, with the totals — before anything trains. It follows the editor: a short pause after the
+// last edit, the engine's summarizeModel runs on a worker thread (it reads the dataset's headers, and loads a
 // TorchScript file), and the table is replaced when it answers. An experiment with problems shows what to fix
 // instead of a stale table.
-
-#include <optional>
-#include <string>
 
 #include <QFutureWatcher>
 #include <QTimer>
 #include <QWidget>
+#include <optional>
+#include <string>
 
 #include "workbench/experiment.h"
 #include "workbench/model_summary.h"
@@ -25,7 +24,12 @@ class ExperimentEditor;
 
 // Table columns, in order.
 enum ModelSummaryColumn {
-  kModelLayerColumn, kModelTypeColumn, kModelShapeColumn, kModelParamsColumn, kModelFlopsColumn, kModelColumns
+  kModelLayerColumn,
+  kModelTypeColumn,
+  kModelShapeColumn,
+  kModelParamsColumn,
+  kModelFlopsColumn,
+  kModelColumns
 };
 
 class ModelSummaryView : public QWidget {

@@ -43,19 +43,27 @@ QueueOutcome queueOutcome(Work work) {
 
 }  // namespace
 
-QueueActions::QueueActions(ExperimentEditor* editor, QueuePanel* panel, QWidget* window, ErrorPresenter presentError)
-    : QObject(window), m_editor(editor), m_panel(panel), m_window(window), m_presentError(std::move(presentError)) {
+QueueActions::QueueActions(ExperimentEditor* editor, QueuePanel* panel, QWidget* window,
+                           ErrorPresenter presentError)
+    : QObject(window),
+      m_editor(editor),
+      m_panel(panel),
+      m_window(window),
+      m_presentError(std::move(presentError)) {
   m_queue = new QAction(tr("&Queue"), this);
   m_queue->setObjectName(QStringLiteral("queueExperiment"));
   m_queue->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
-  m_queue->setToolTip(tr("Add the experiment in the editor to the run queue of its runs folder (Ctrl+Shift+Q)"));
+  m_queue->setToolTip(
+      tr("Add the experiment in the editor to the run queue of its runs folder (Ctrl+Shift+Q)"));
   m_queueSweep = new QAction(tr("Queue S&weep…"), this);
   m_queueSweep->setObjectName(QStringLiteral("queueSweep"));
-  m_queueSweep->setToolTip(tr("Try several values of the experiment's keys: a sweep file's trials, each a run, "
-                              "queued and compared in the Sweeps tab"));
+  m_queueSweep->setToolTip(
+      tr("Try several values of the experiment's keys: a sweep file's trials, each a run, "
+         "queued and compared in the Sweeps tab"));
   m_startWorker = new QAction(tr("Start Queue Wor&ker"), this);
   m_startWorker->setObjectName(QStringLiteral("startQueueWorker"));
-  m_startWorker->setToolTip(tr("Train the queued entries in a process of its own (it goes on after this window closes)"));
+  m_startWorker->setToolTip(
+      tr("Train the queued entries in a process of its own (it goes on after this window closes)"));
   connect(m_queue, &QAction::triggered, this, [this] { queueExperiment(); });
   connect(m_queueSweep, &QAction::triggered, this, &QueueActions::chooseSweepFile);
   connect(m_startWorker, &QAction::triggered, this, [this] { m_panel->startWorker(); });
@@ -67,9 +75,10 @@ bool QueueActions::begin(const char* what) {
   if (!m_editor->experiment()) {
     const auto& issues = m_editor->issues();
     if (!issues.empty()) m_editor->focusIssue(issues.front().path);
-    m_presentError(tr("The experiment cannot be queued"),
-                   tr("%n field(s) in the editor are marked with a problem.", nullptr, static_cast<int>(issues.size())),
-                   tr("Fix the marked fields, then %1 again.").arg(QLatin1String(what)));
+    m_presentError(
+        tr("The experiment cannot be queued"),
+        tr("%n field(s) in the editor are marked with a problem.", nullptr, static_cast<int>(issues.size())),
+        tr("Fix the marked fields, then %1 again.").arg(QLatin1String(what)));
     return false;
   }
   return true;
@@ -88,14 +97,17 @@ bool QueueActions::queueExperiment() {
             out.hint = QObject::tr("Fix the marked fields, then queue it again.");
             return;
           }
-          const std::string runs = QDir(QString::fromStdString(e.output.runs_dir)).absolutePath().toStdString();
+          const std::string runs =
+              QDir(QString::fromStdString(e.output.runs_dir)).absolutePath().toStdString();
           QueueAddition a;
           a.experiment = experimentToJson(e).dump(2);
           a.label = experimentRunName(e);
           a.cwd = cwd;
           const int64_t id = addToQueue(runs, a);
           out.runsDir = QString::fromStdString(runs);
-          out.message = QObject::tr("Queued %1 as entry %2 in %3").arg(QString::fromStdString(a.label)).arg(id)
+          out.message = QObject::tr("Queued %1 as entry %2 in %3")
+                            .arg(QString::fromStdString(a.label))
+                            .arg(id)
                             .arg(QDir::toNativeSeparators(QString::fromStdString(runs)));
         });
       },
@@ -119,7 +131,8 @@ void QueueActions::finish(const QueueOutcome& out, const QString& refusedTitle) 
 }
 
 void QueueActions::chooseSweepFile() {
-  auto* dialog = new QFileDialog(m_window, tr("Queue a Sweep"), QDir::currentPath(), tr("Sweep files (*.json)"));
+  auto* dialog =
+      new QFileDialog(m_window, tr("Queue a Sweep"), QDir::currentPath(), tr("Sweep files (*.json)"));
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->setFileMode(QFileDialog::ExistingFile);
   connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& file) { queueSweep(file); });
@@ -135,15 +148,19 @@ bool QueueActions::queueSweep(const QString& sweepFile) {
         return queueOutcome([&](QueueOutcome& out) {
           const SweepSpec spec = loadSweepFile(file);
           const std::vector<SweepTrial> trials = planSweep(experimentToJson(e), spec, checkExperiment);
-          const std::string runs = QDir(QString::fromStdString(e.output.runs_dir)).absolutePath().toStdString();
+          const std::string runs =
+              QDir(QString::fromStdString(e.output.runs_dir)).absolutePath().toStdString();
           wb::queueSweep(runs, cwd, spec, trials);
           out.runsDir = QString::fromStdString(runs);
           int refused = 0;
           for (const SweepTrial& t : trials) refused += t.problem.empty() ? 0 : 1;
           out.sweep = QString::fromStdString(spec.name);
-          out.message = QObject::tr("Sweep %1: %2 trials queued in %3").arg(out.sweep).arg(trials.size())
+          out.message = QObject::tr("Sweep %1: %2 trials queued in %3")
+                            .arg(out.sweep)
+                            .arg(trials.size())
                             .arg(QDir::toNativeSeparators(QString::fromStdString(runs)));
-          if (refused > 0) out.message += QObject::tr(" (%1 refused by the engine's checks: marked failed)").arg(refused);
+          if (refused > 0)
+            out.message += QObject::tr(" (%1 refused by the engine's checks: marked failed)").arg(refused);
         });
       },
       [this](const QueueOutcome& out) { finish(out, tr("The sweep was not queued")); });

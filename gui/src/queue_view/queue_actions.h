@@ -1,14 +1,13 @@
 #pragma once
-// Run ▸ Queue, Queue Sweep… and Start Queue Worker: the experiment in the editor, or a sweep file's trials over
-// it, checked by the engine off the UI thread and added to the queue of its runs folder (wb::addToQueue,
+// Run ▸ Queue, Queue Sweep… and Start Queue Worker: the experiment in the editor, or a sweep file's trials
+// over it, checked by the engine off the UI thread and added to the queue of its runs folder (wb::addToQueue,
 // wb::queueSweep); a worker process is started unless this window's own is still working. Problems (a field
 // the engine refuses, a sweep key that is not an experiment key) are shown naming the thing, and nothing is
 // queued.
 
-#include <functional>
-
 #include <QObject>
 #include <QString>
+#include <functional>
 
 class QAction;
 class QWidget;
@@ -23,7 +22,8 @@ class QueueActions : public QObject {
   Q_OBJECT
 
  public:
-  using ErrorPresenter = std::function<void(const QString& title, const QString& message, const QString& hint)>;
+  using ErrorPresenter =
+      std::function<void(const QString& title, const QString& message, const QString& hint)>;
 
   QueueActions(ExperimentEditor* editor, QueuePanel* panel, QWidget* window, ErrorPresenter presentError);
 

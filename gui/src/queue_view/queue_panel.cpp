@@ -9,9 +9,9 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QRegularExpression>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -32,7 +32,9 @@ struct LoadedQueue {
 };
 
 // Ended early by its sweep's rule (ASHA), as wb::SweepTrialResult::stopped says.
-bool stoppedBySweep(const QueueEntry& e) { return e.state == "done" && e.message.rfind("stopped at the ", 0) == 0; }
+bool stoppedBySweep(const QueueEntry& e) {
+  return e.state == "done" && e.message.rfind("stopped at the ", 0) == 0;
+}
 
 QString stateText(const QueueEntry& e) {
   if (stoppedBySweep(e)) return QObject::tr("stopped");
@@ -46,35 +48,40 @@ QueuePanel::QueuePanel(QWidget* parent) : QWidget(parent) {
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("queueSummary"));
   m_summary->setWordWrap(true);
-  m_start = namedButton(tr("Start Worker"), "queueStartWorker",
-                        tr("Train the queued entries in a workbench-cli process of its own: the queue goes on when "
-                           "this window closes"),
-                        this);
+  m_start =
+      namedButton(tr("Start Worker"), "queueStartWorker",
+                  tr("Train the queued entries in a workbench-cli process of its own: the queue goes on when "
+                     "this window closes"),
+                  this);
   m_devices = new QLineEdit(this);
   m_devices->setObjectName(QStringLiteral("queueWorkerDevices"));
   m_devices->setPlaceholderText(tr("one at a time"));
-  m_devices->setToolTip(tr("The worker's slots, one entry training in each at once: cuda:0,cuda:1 (a GPU each) or "
-                           "cpu,cpu (the CPU cores shared out). Empty: one entry at a time."));
+  m_devices->setToolTip(
+      tr("The worker's slots, one entry training in each at once: cuda:0,cuda:1 (a GPU each) or "
+         "cpu,cpu (the CPU cores shared out). Empty: one entry at a time."));
   m_devices->setMaximumWidth(160);
   // Offered, not filled in: an experiment for several GPUs needs a worker without GPU slots.
   QStringList gpus;
   for (const DeviceInfo& d : systemInfo().devices) {
     if (QString::fromStdString(d.id).startsWith(QLatin1String("cuda:"))) gpus << QString::fromStdString(d.id);
   }
-  if (gpus.size() > 1) m_devices->setPlaceholderText(tr("one at a time; %1: one per GPU").arg(gpus.join(QLatin1Char(','))));
-  m_hold = namedButton(tr("Hold"), "queueHold", tr("Hold the selected entries (no worker takes them), or release held ones"), this);
+  if (gpus.size() > 1)
+    m_devices->setPlaceholderText(tr("one at a time; %1: one per GPU").arg(gpus.join(QLatin1Char(','))));
+  m_hold = namedButton(tr("Hold"), "queueHold",
+                       tr("Hold the selected entries (no worker takes them), or release held ones"), this);
   m_up = namedButton(tr("Up"), "queueUp", tr("Move the selected entry up the queue"), this);
   m_down = namedButton(tr("Down"), "queueDown", tr("Move the selected entry down the queue"), this);
-  m_remove = namedButton(tr("Remove"), "queueRemove",
-                         tr("Remove the selected entries that are not running (a run folder they made stays)"), this);
+  m_remove = namedButton(
+      tr("Remove"), "queueRemove",
+      tr("Remove the selected entries that are not running (a run folder they made stays)"), this);
 
   m_view = new QTreeWidget(this);
   m_view->setObjectName(QStringLiteral("queueView"));
   m_view->setRootIsDecorated(false);
   m_view->setUniformRowHeights(true);
   m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
-  m_view->setHeaderLabels({tr("#"), tr("Experiment"), tr("State"), tr("Sweep"), tr("Starts"), tr("Started (UTC)"),
-                           tr("Run / message")});
+  m_view->setHeaderLabels({tr("#"), tr("Experiment"), tr("State"), tr("Sweep"), tr("Starts"),
+                           tr("Started (UTC)"), tr("Run / message")});
   m_view->header()->setStretchLastSection(true);
 
   auto* bar = new QHBoxLayout;
@@ -102,7 +109,8 @@ QueuePanel::QueuePanel(QWidget* parent) : QWidget(parent) {
   connect(m_remove, &QPushButton::clicked, this, &QueuePanel::removeSelected);
   connect(m_view, &QTreeWidget::itemSelectionChanged, this, &QueuePanel::updateButtons);
   m_presentError = [this](const QString& title, const QString& message, const QString& hint) {
-    m_summary->setText(title + QStringLiteral(": ") + message + (hint.isEmpty() ? QString() : QStringLiteral(" ") + hint));
+    m_summary->setText(title + QStringLiteral(": ") + message +
+                       (hint.isEmpty() ? QString() : QStringLiteral(" ") + hint));
   };
   updateButtons();
 }
@@ -132,7 +140,9 @@ void QueuePanel::reload() {
         }
         return out;
       },
-      [this, generation](LoadedQueue loaded) { onLoaded(std::move(loaded.entries), loaded.problem, generation); });
+      [this, generation](LoadedQueue loaded) {
+        onLoaded(std::move(loaded.entries), loaded.problem, generation);
+      });
 }
 
 void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& problem, int generation) {
@@ -151,13 +161,16 @@ void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& proble
       item->setText(kState, stateText(e));
       item->setText(kSweep, QString::fromStdString(e.sweep));
       item->setData(kAttempts, Qt::DisplayRole, static_cast<qlonglong>(e.attempts));
-      item->setText(kStarted, QString::fromStdString(e.started_at).replace(QLatin1Char('T'), QLatin1Char(' ')));
+      item->setText(kStarted,
+                    QString::fromStdString(e.started_at).replace(QLatin1Char('T'), QLatin1Char(' ')));
       const QString folder = QString::fromStdString(e.run_folder);
       const QString message = QString::fromStdString(e.message);
       item->setText(kRun, e.state == "failed" || stoppedBySweep(e)
                               ? message
                               : (folder.isEmpty() ? message : QDir(folder).dirName()));
-      item->setToolTip(kRun, folder.isEmpty() ? message : QDir::toNativeSeparators(folder) + QStringLiteral("\n") + message);
+      item->setToolTip(kRun, folder.isEmpty()
+                                 ? message
+                                 : QDir::toNativeSeparators(folder) + QStringLiteral("\n") + message);
       if (e.state == "failed") item->setForeground(kState, QColor(200, 40, 40));
       if (e.state == "running") {
         QFont bold = item->font(kState);
@@ -181,14 +194,15 @@ void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& proble
       text = tr("The queue is empty: Run ▸ Queue adds the experiment, Run ▸ Queue Sweep… a sweep's trials.");
     } else {
       QStringList parts;
-      const std::pair<int, QString> counts[] = {{queued, tr("%1 queued")}, {running, tr("%1 running")},
-                                                {held, tr("%1 held")},     {done, tr("%1 done")},
-                                                {stopped, tr("%1 stopped early")}, {failed, tr("%1 failed")}};
+      const std::pair<int, QString> counts[] = {
+          {queued, tr("%1 queued")}, {running, tr("%1 running")},       {held, tr("%1 held")},
+          {done, tr("%1 done")},     {stopped, tr("%1 stopped early")}, {failed, tr("%1 failed")}};
       for (const auto& [n, words] : counts) {
         if (n > 0) parts << words.arg(n);
       }
       text = parts.join(QStringLiteral(", "));
-      if (queued > 0 && running == 0 && !workerAlive()) text += tr(" · no worker is running: Start Worker trains them");
+      if (queued > 0 && running == 0 && !workerAlive())
+        text += tr(" · no worker is running: Start Worker trains them");
       if (workerAlive()) text += tr(" · worker pid %1").arg(m_workerPid);
     }
     m_summary->setText(text);
@@ -196,7 +210,8 @@ void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& proble
     if (!m_problem.isEmpty()) {
       // Unreadable for now: nothing is known to have finished.
     } else if (m_wasActive && !active) {
-      emit queueFinished(tr("%1 done, %2 stopped early, %3 failed, %4 held").arg(done).arg(stopped).arg(failed).arg(held));
+      emit queueFinished(
+          tr("%1 done, %2 stopped early, %3 failed, %4 held").arg(done).arg(stopped).arg(failed).arg(held));
     }
     if (m_problem.isEmpty()) m_wasActive = active;
     updateButtons();
@@ -205,13 +220,15 @@ void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& proble
   if (m_reload.takePending()) reload();
 }
 
-bool QueuePanel::workerAlive() const { return m_workerPid > 0 && ::kill(static_cast<pid_t>(m_workerPid), 0) == 0; }
+bool QueuePanel::workerAlive() const {
+  return m_workerPid > 0 && ::kill(static_cast<pid_t>(m_workerPid), 0) == 0;
+}
 
 bool QueuePanel::startWorker() {
   if (m_dir.isEmpty()) return false;
   if (workerAlive()) {
-    m_presentError(tr("A worker is running"), tr("This window's worker (pid %1) is training the queue.").arg(m_workerPid),
-                   QString());
+    m_presentError(tr("A worker is running"),
+                   tr("This window's worker (pid %1) is training the queue.").arg(m_workerPid), QString());
     return false;
   }
   const QString cli = QString::fromStdString(cliExecutable());
@@ -226,9 +243,10 @@ bool QueuePanel::startWorker() {
     static const QRegularExpression slot(QStringLiteral("^(cpu|cuda:[0-9]+)$"));
     for (const QString& item : devices.split(QLatin1Char(','))) {
       if (!slot.match(item).hasMatch()) {
-        m_presentError(tr("Cannot start a queue worker"), tr("Slots: '%1' is not a device.").arg(item),
-                       tr("List one slot per device: cuda:0,cuda:1 (a GPU each) or cpu,cpu (the CPU cores shared "
-                          "out); empty for one entry at a time."));
+        m_presentError(
+            tr("Cannot start a queue worker"), tr("Slots: '%1' is not a device.").arg(item),
+            tr("List one slot per device: cuda:0,cuda:1 (a GPU each) or cpu,cpu (the CPU cores shared "
+               "out); empty for one entry at a time."));
         return false;
       }
     }
@@ -244,7 +262,8 @@ bool QueuePanel::startWorker() {
   worker.setStandardErrorFile(QDir(dir).filePath(QStringLiteral("queue-worker.log")), QIODevice::Append);
   qint64 pid = 0;
   if (!worker.startDetached(&pid)) {
-    m_presentError(tr("Cannot start a queue worker"), tr("%1 did not start.").arg(QDir::toNativeSeparators(cli)),
+    m_presentError(tr("Cannot start a queue worker"),
+                   tr("%1 did not start.").arg(QDir::toNativeSeparators(cli)),
                    tr("Check that it runs: %1 --help").arg(cli));
     return false;
   }
@@ -301,12 +320,14 @@ void QueuePanel::moveSelected(int by) {
   if (ids.size() != 1) return;
   // Up: before the entry above it; down: before the one two below (or to the end).
   int at = -1;
-  for (size_t i = 0; i < m_entries.size(); ++i) at = m_entries[i].id == ids.front() ? static_cast<int>(i) : at;
+  for (size_t i = 0; i < m_entries.size(); ++i)
+    at = m_entries[i].id == ids.front() ? static_cast<int>(i) : at;
   if (at < 0) return;
   const int target = by < 0 ? at - 1 : at + 2;
   if (by < 0 && at == 0) return;
   if (by > 0 && at + 1 >= static_cast<int>(m_entries.size())) return;
-  const qint64 before = target < static_cast<int>(m_entries.size()) ? m_entries[static_cast<size_t>(target)].id : 0;
+  const qint64 before =
+      target < static_cast<int>(m_entries.size()) ? m_entries[static_cast<size_t>(target)].id : 0;
   changeOffThread([dir = m_dir.toStdString(), id = ids.front(), before] { moveInQueue(dir, id, before); },
                   tr("Could not move the entry"));
 }

@@ -1,15 +1,16 @@
 #pragma once
-// The run queue of the runs folder shown (wb::listQueue, read off the UI thread whenever the index changes): its
-// entries in order with their state, sweep, attempts and run or reason; the selected ones held or released,
-// moved up or down, removed. "Start Worker" trains the queue in a workbench-cli process of its own (`queue run
-// --until-empty`, its output in DIR/queue-worker.log), so the queue goes on when the window closes and a window
-// opened later shows where it is; with several devices listed for it, it trains one entry per device at once. When the last entry ends, `queueFinished` says how it went.
-
-#include <functional>
-#include <vector>
+// The run queue of the runs folder shown (wb::listQueue, read off the UI thread whenever the index changes):
+// its entries in order with their state, sweep, attempts and run or reason; the selected ones held or
+// released, moved up or down, removed. "Start Worker" trains the queue in a workbench-cli process of its own
+// (`queue run
+// --until-empty`, its output in DIR/queue-worker.log), so the queue goes on when the window closes and a
+// window opened later shows where it is; with several devices listed for it, it trains one entry per device
+// at once. When the last entry ends, `queueFinished` says how it went.
 
 #include <QString>
 #include <QWidget>
+#include <functional>
+#include <vector>
 
 #include "app/serial_reload.h"
 #include "workbench/run_queue.h"
@@ -25,7 +26,8 @@ class QueuePanel : public QWidget {
   Q_OBJECT
 
  public:
-  using ErrorPresenter = std::function<void(const QString& title, const QString& message, const QString& hint)>;
+  using ErrorPresenter =
+      std::function<void(const QString& title, const QString& message, const QString& hint)>;
 
   explicit QueuePanel(QWidget* parent = nullptr);
 
@@ -40,8 +42,8 @@ class QueuePanel : public QWidget {
   // Starts a worker process on the queue; false (after telling the user why) when there is none to start or
   // it could not start. A worker of this window still alive is not started twice.
   bool startWorker();
-  // The worker's slots (`queue run --devices`): "cuda:0,cuda:1" trains one entry per GPU at once, "cpu,cpu" two
-  // on half the cores each; empty, one entry at a time.
+  // The worker's slots (`queue run --devices`): "cuda:0,cuda:1" trains one entry per GPU at once, "cpu,cpu"
+  // two on half the cores each; empty, one entry at a time.
   QLineEdit* workerDevices() const { return m_devices; }
   bool workerAlive() const;
   qint64 workerPid() const { return m_workerPid; }

@@ -1,6 +1,6 @@
 #pragma once
-// Hands event batches from the run's worker thread to the UI thread. The worker only appends under a short lock;
-// the UI thread takes everything at once on its drain timer, so a burst of batches costs one UI update.
+// Hands event batches from the run's worker thread to the UI thread. The worker only appends under a short
+// lock; the UI thread takes everything at once on its drain timer, so a burst of batches costs one UI update.
 
 #include <mutex>
 #include <utility>

@@ -1,7 +1,7 @@
 #pragma once
 // One drain tick of an engine job's controller (a training run, a compression): everything the worker posted
-// since the last tick, and whether the job has ended — its RunFinished seen (its last event) and its worker no
-// longer running, so that releasing the job joins its thread at once and the UI thread never waits.
+// since the last tick, and whether the job has ended — its RunFinished seen (its last event) and its worker
+// no longer running, so that releasing the job joins its thread at once and the UI thread never waits.
 
 #include <optional>
 

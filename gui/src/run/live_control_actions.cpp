@@ -13,13 +13,15 @@ LiveControlActions::LiveControlActions(RunController* controller, QWidget* windo
   m_changeLr = new QAction(tr("Change &Learning Rate…"), this);
   m_changeLr->setObjectName(QStringLiteral("changeLearningRate"));
   m_changeLr->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
-  m_changeLr->setToolTip(tr("Multiply the run's learning-rate schedule, or set a constant learning rate, from the "
-                            "next step on (Ctrl+L)"));
+  m_changeLr->setToolTip(
+      tr("Multiply the run's learning-rate schedule, or set a constant learning rate, from the "
+         "next step on (Ctrl+L)"));
   connect(m_changeLr, &QAction::triggered, this, &LiveControlActions::openLrDialog);
   m_stopAfterEpoch = new QAction(tr("Stop After This &Epoch"), this);
   m_stopAfterEpoch->setObjectName(QStringLiteral("stopAfterEpoch"));
-  m_stopAfterEpoch->setToolTip(tr("End the run when the epoch in progress ends, after its validation, with a "
-                                  "checkpoint; Resume an Interrupted Run continues it"));
+  m_stopAfterEpoch->setToolTip(
+      tr("End the run when the epoch in progress ends, after its validation, with a "
+         "checkpoint; Resume an Interrupted Run continues it"));
   connect(m_stopAfterEpoch, &QAction::triggered, this, [this] {
     m_controller->stopAfterEpoch();
     update();

@@ -1,12 +1,11 @@
 #pragma once
-// Run ▸ Change Learning Rate… and Run ▸ Stop After This Epoch: the window's live control of the run in progress.
-// Enabled only while a run is running or paused; the engine confirms each change with a ControlApplied event,
-// which the window logs and marks on the charts.
-
-#include <cstdint>
+// Run ▸ Change Learning Rate… and Run ▸ Stop After This Epoch: the window's live control of the run in
+// progress. Enabled only while a run is running or paused; the engine confirms each change with a
+// ControlApplied event, which the window logs and marks on the charts.
 
 #include <QObject>
 #include <QPointer>
+#include <cstdint>
 
 #include "workbench/events.h"
 

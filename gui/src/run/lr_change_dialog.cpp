@@ -1,7 +1,5 @@
 #include "run/lr_change_dialog.h"
 
-#include <cmath>
-
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -10,6 +8,7 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QVBoxLayout>
+#include <cmath>
 
 namespace wb::gui {
 
@@ -47,8 +46,9 @@ LrChangeDialog::LrChangeDialog(double current_lr, int64_t step, QWidget* parent)
   m_preview->setObjectName(QStringLiteral("lrPreview"));
   m_preview->setWordWrap(true);
   layout->addWidget(m_preview);
-  auto* note = new QLabel(tr("From the next step on, on every device; the change is marked on the charts, "
-                             "logged, and kept in checkpoints."));
+  auto* note =
+      new QLabel(tr("From the next step on, on every device; the change is marked on the charts, "
+                    "logged, and kept in checkpoints."));
   note->setWordWrap(true);
   layout->addWidget(note);
 

@@ -1,6 +1,6 @@
 #pragma once
-// Run ▸ Change Learning Rate…: a factor on the schedule from the next step on, or a constant learning rate that
-// replaces it; shows the learning rate the run trains with now and what either choice would make of it.
+// Run ▸ Change Learning Rate…: a factor on the schedule from the next step on, or a constant learning rate
+// that replaces it; shows the learning rate the run trains with now and what either choice would make of it.
 
 #include <QDialog>
 

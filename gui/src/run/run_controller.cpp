@@ -18,8 +18,9 @@ RunController::RunController(QObject* parent) : QObject(parent), m_buffer(std::m
 }
 
 RunController::~RunController() {
-  // Only reached at application exit: the window has already stopped the run and waited for it asynchronously,
-  // so this join is immediate in practice. TrainingRun's destructor requests a stop before joining.
+  // Only reached at application exit: the window has already stopped the run and waited for it
+  // asynchronously, so this join is immediate in practice. TrainingRun's destructor requests a stop before
+  // joining.
   m_drainTimer.stop();
   m_run.reset();
 }
@@ -28,7 +29,8 @@ bool RunController::start(const Experiment& experiment) {
   if (isActive()) return false;
   m_experiment = experiment;
   std::shared_ptr<EventBuffer> buffer = m_buffer;
-  launch(std::make_unique<TrainingRun>(experiment, [buffer](EventBatch&& batch) { buffer->push(std::move(batch)); }));
+  launch(std::make_unique<TrainingRun>(experiment,
+                                       [buffer](EventBatch&& batch) { buffer->push(std::move(batch)); }));
   return true;
 }
 
@@ -42,7 +44,8 @@ bool RunController::resumeInterrupted(const ResumeRequest& request) {
     m_experiment.reset();
   }
   std::shared_ptr<EventBuffer> buffer = m_buffer;
-  launch(std::make_unique<TrainingRun>(request, [buffer](EventBatch&& batch) { buffer->push(std::move(batch)); }));
+  launch(std::make_unique<TrainingRun>(request,
+                                       [buffer](EventBatch&& batch) { buffer->push(std::move(batch)); }));
   return true;
 }
 

@@ -1,13 +1,12 @@
 #pragma once
-// Owns the engine's TrainingRun for the window: starts, pauses, stops it, and turns the worker's event batches
-// into one Qt signal per drain tick. Nothing here blocks the UI thread: the run is released (and its thread
-// joined) only once it has reported RunFinished and its worker is no longer running.
-
-#include <memory>
-#include <optional>
+// Owns the engine's TrainingRun for the window: starts, pauses, stops it, and turns the worker's event
+// batches into one Qt signal per drain tick. Nothing here blocks the UI thread: the run is released (and its
+// thread joined) only once it has reported RunFinished and its worker is no longer running.
 
 #include <QObject>
 #include <QTimer>
+#include <memory>
+#include <optional>
 
 #include "run/event_buffer.h"
 #include "run/job_drain.h"

@@ -35,7 +35,8 @@ void RunFollower::poll() {
             return;
           }
           it->second.offset = tail.metrics_bytes;
-          if (!tail.steps.empty() || !tail.epochs.empty() || !tail.controls.empty()) emit appended(folder, tail);
+          if (!tail.steps.empty() || !tail.epochs.empty() || !tail.controls.empty())
+            emit appended(folder, tail);
           if (tail.ended) {
             unfollow(folder);
             emit ended(folder);

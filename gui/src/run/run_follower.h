@@ -1,14 +1,13 @@
 #pragma once
-// Follows runs that another process trains (the CLI, a queue worker, torchrun on shared storage) from their run
-// folders: twice a second the lines each one's metrics.jsonl gained are read off the UI thread
-// (wb::readRunHistoryTail) and handed over as they are; a run is let go once its summary.json exists (after its
-// last lines) or when unfollowed. The window reads such runs only through the folder and the index.
-
-#include <map>
+// Follows runs that another process trains (the CLI, a queue worker, torchrun on shared storage) from their
+// run folders: twice a second the lines each one's metrics.jsonl gained are read off the UI thread
+// (wb::readRunHistoryTail) and handed over as they are; a run is let go once its summary.json exists (after
+// its last lines) or when unfollowed. The window reads such runs only through the folder and the index.
 
 #include <QObject>
 #include <QString>
 #include <QTimer>
+#include <map>
 
 #include "workbench/run_history.h"
 

@@ -24,10 +24,17 @@ bool RunLifecycle::beginResume(const QString& dir) {
 
 void RunLifecycle::controllerStateChanged(RunController::State state) {
   switch (state) {
-    case RunController::State::Running: m_phase = Phase::Running; break;
-    case RunController::State::Paused: m_phase = Phase::Paused; break;
-    case RunController::State::Stopping: m_phase = Phase::Stopping; break;
-    case RunController::State::Idle: break;  // finished() says what the end means
+    case RunController::State::Running:
+      m_phase = Phase::Running;
+      break;
+    case RunController::State::Paused:
+      m_phase = Phase::Paused;
+      break;
+    case RunController::State::Stopping:
+      m_phase = Phase::Stopping;
+      break;
+    case RunController::State::Idle:
+      break;  // finished() says what the end means
   }
 }
 
@@ -55,7 +62,9 @@ RunLifecycle::AfterFinish RunLifecycle::finished(bool jobs_left) {
   return after;
 }
 
-bool RunLifecycle::jobEnded(bool jobs_left) { return closeAfterJob(jobs_left); }
+bool RunLifecycle::jobEnded(bool jobs_left) {
+  return closeAfterJob(jobs_left);
+}
 
 bool RunLifecycle::closeAfterJob(bool jobs_left) {
   if (m_quit == Quit::Asking && !jobs_left) m_quit = Quit::Pending;  // the question no longer means anything
@@ -64,9 +73,12 @@ bool RunLifecycle::closeAfterJob(bool jobs_left) {
 
 RunLifecycle::CloseAnswer RunLifecycle::closeRequested(bool jobs) const {
   switch (m_quit) {
-    case Quit::Pending: return jobs ? CloseAnswer::Wait : CloseAnswer::Quit;
-    case Quit::Asking: return CloseAnswer::RaiseQuestion;
-    case Quit::None: break;
+    case Quit::Pending:
+      return jobs ? CloseAnswer::Wait : CloseAnswer::Quit;
+    case Quit::Asking:
+      return CloseAnswer::RaiseQuestion;
+    case Quit::None:
+      break;
   }
   return jobs ? CloseAnswer::AskToStop : CloseAnswer::Close;
 }
@@ -100,13 +112,20 @@ RunLifecycle::Actions RunLifecycle::actions() const {
 
 const char* phaseName(RunLifecycle::Phase phase) {
   switch (phase) {
-    case RunLifecycle::Phase::Idle: return "Idle";
-    case RunLifecycle::Phase::Checking: return "Checking";
-    case RunLifecycle::Phase::Starting: return "Starting";
-    case RunLifecycle::Phase::Resuming: return "Resuming";
-    case RunLifecycle::Phase::Running: return "Running";
-    case RunLifecycle::Phase::Paused: return "Paused";
-    case RunLifecycle::Phase::Stopping: return "Stopping";
+    case RunLifecycle::Phase::Idle:
+      return "Idle";
+    case RunLifecycle::Phase::Checking:
+      return "Checking";
+    case RunLifecycle::Phase::Starting:
+      return "Starting";
+    case RunLifecycle::Phase::Resuming:
+      return "Resuming";
+    case RunLifecycle::Phase::Running:
+      return "Running";
+    case RunLifecycle::Phase::Paused:
+      return "Paused";
+    case RunLifecycle::Phase::Stopping:
+      return "Stopping";
   }
   return "?";
 }

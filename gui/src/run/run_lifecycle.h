@@ -1,9 +1,10 @@
 #pragma once
 // The window's run lifecycle as a state machine without widgets: which of Start, Resume, Pause, Stop and
-// Checkpoint each phase allows, the "Resume Anyway" question when the engine refuses a resume because the run's
-// experiment changed, and the quit protocol (ask while a job runs, stop it, close once it has ended). The window
-// feeds it what happens (the user's actions, the engine's checks and events, the controller's state, the end of
-// a run) and does what it answers; tests drive it with those events alone, without a window or a run.
+// Checkpoint each phase allows, the "Resume Anyway" question when the engine refuses a resume because the
+// run's experiment changed, and the quit protocol (ask while a job runs, stop it, close once it has ended).
+// The window feeds it what happens (the user's actions, the engine's checks and events, the controller's
+// state, the end of a run) and does what it answers; tests drive it with those events alone, without a window
+// or a run.
 
 #include <QString>
 
@@ -38,8 +39,8 @@ class RunLifecycle {
   // The engine refused the resume in progress because the run's experiment changed since its checkpoint: true
   // when the window should ask whether to resume anyway (a resume is in progress).
   bool resumeRefusedAsChanged();
-  // "Resume Anyway" chosen for `dir`: true when it may start now (the refused attempt has wound down); otherwise
-  // it is kept and finished() hands it back.
+  // "Resume Anyway" chosen for `dir`: true when it may start now (the refused attempt has wound down);
+  // otherwise it is kept and finished() hands it back.
   bool resumeAnywayChosen(const QString& dir);
 
   // What the run's end asks of the window. The phase is Idle after it.
@@ -53,8 +54,8 @@ class RunLifecycle {
   // A compression ended: true when the window should close now (quit pending and nothing left running).
   bool jobEnded(bool jobs_left);
 
-  // The window is asked to close; `jobs` = a run or a compression is running. Asks nothing of the user itself:
-  // for Close and AskToStop the window first confirms discarding unsaved edits.
+  // The window is asked to close; `jobs` = a run or a compression is running. Asks nothing of the user
+  // itself: for Close and AskToStop the window first confirms discarding unsaved edits.
   enum class CloseAnswer {
     Close,          // nothing runs: close
     AskToStop,      // open "Stop and quit?", then quitAsked(); its answer: quitConfirmed or quitCancelled
@@ -64,8 +65,8 @@ class RunLifecycle {
   };
   CloseAnswer closeRequested(bool jobs) const;
   void quitAsked();
-  // "Stop and quit?" answered yes: the window stops its jobs and closes once they have ended; true when that is
-  // already the case (close now).
+  // "Stop and quit?" answered yes: the window stops its jobs and closes once they have ended; true when that
+  // is already the case (close now).
   bool quitConfirmed(bool jobs);
   void quitCancelled();
   bool quitPending() const { return m_quit == Quit::Pending; }

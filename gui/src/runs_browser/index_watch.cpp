@@ -35,16 +35,18 @@ void IndexWatch::look() {
   if (m_inFlight || m_dir.isEmpty()) return;
   m_inFlight = true;
   const QString index = m_dir + QStringLiteral("/runs.sqlite");
-  runOffThread(this, [index] { return fileStamp(index) + QLatin1Char(' ') + fileStamp(index + QStringLiteral("-wal")); },
-               [this, generation = m_generation](const QString& stamp) {
-                 m_inFlight = false;
-                 ++m_looks;
-                 if (generation != m_generation) return;
-                 // The first look too: the index may have changed between the reader's load and this look.
-                 const bool differs = stamp != m_stamp;
-                 m_stamp = stamp;
-                 if (differs) emit changed();
-               });
+  runOffThread(
+      this,
+      [index] { return fileStamp(index) + QLatin1Char(' ') + fileStamp(index + QStringLiteral("-wal")); },
+      [this, generation = m_generation](const QString& stamp) {
+        m_inFlight = false;
+        ++m_looks;
+        if (generation != m_generation) return;
+        // The first look too: the index may have changed between the reader's load and this look.
+        const bool differs = stamp != m_stamp;
+        m_stamp = stamp;
+        if (differs) emit changed();
+      });
 }
 
 }  // namespace wb::gui

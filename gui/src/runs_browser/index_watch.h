@@ -1,9 +1,9 @@
 #pragma once
-// Notices when a runs folder's index changes, whoever wrote it — this window, the CLI, a queue worker, torchrun
-// on shared storage: every second the size and time of runs.sqlite and its write-ahead log (runs.sqlite-wal) are
-// read off the UI thread, and `changed` is emitted when they differ from the last look. SQLite writes one of
-// them on every commit, so a run registered, a step count updated or a queue entry claimed shows up within a
-// second, without a query per tick.
+// Notices when a runs folder's index changes, whoever wrote it — this window, the CLI, a queue worker,
+// torchrun on shared storage: every second the size and time of runs.sqlite and its write-ahead log
+// (runs.sqlite-wal) are read off the UI thread, and `changed` is emitted when they differ from the last look.
+// SQLite writes one of them on every commit, so a run registered, a step count updated or a queue entry
+// claimed shows up within a second, without a query per tick.
 
 #include <QObject>
 #include <QString>

@@ -1,9 +1,5 @@
 #include "runs_browser/interrupted_runs_dialog.h"
 
-#include "widgets/screen_fit.h"
-
-#include <fstream>
-
 #include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -14,10 +10,11 @@
 #include <QPushButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "run/run_status_words.h"
+#include "widgets/screen_fit.h"
 #include "workbench/event_json.h"
 #include "workbench/experiment.h"
 #include "workbench/run_index.h"
@@ -27,15 +24,19 @@ namespace {
 
 enum ResumeColumn { kName, kReached, kCheckpoint, kModel, kFolder, kResumeColumns };
 
-// "MLP (preset)", "layer list (6 layers)", "TorchScript model.pt": what the run trains, from its experiment.json.
+// "MLP (preset)", "layer list (6 layers)", "TorchScript model.pt": what the run trains, from its
+// experiment.json.
 QString describeModel(const QString& runDir) {
-  const ParseResult parsed = loadExperimentFile(QDir(runDir).filePath(QStringLiteral("experiment.json")).toStdString());
+  const ParseResult parsed =
+      loadExperimentFile(QDir(runDir).filePath(QStringLiteral("experiment.json")).toStdString());
   if (!parsed.ok()) return InterruptedRunsDialog::tr("(experiment.json unreadable)");
   const ModelConfig& m = parsed.experiment.model;
   if (!m.torchscript.empty()) {
-    return InterruptedRunsDialog::tr("TorchScript %1").arg(QFileInfo(QString::fromStdString(m.torchscript)).fileName());
+    return InterruptedRunsDialog::tr("TorchScript %1")
+        .arg(QFileInfo(QString::fromStdString(m.torchscript)).fileName());
   }
-  if (!m.preset.empty()) return InterruptedRunsDialog::tr("%1 (preset)").arg(QString::fromStdString(m.preset));
+  if (!m.preset.empty())
+    return InterruptedRunsDialog::tr("%1 (preset)").arg(QString::fromStdString(m.preset));
   return InterruptedRunsDialog::tr("layer list");
 }
 
@@ -101,7 +102,9 @@ void InterruptedRunsDialog::fill() {
     auto* item = new QTreeWidgetItem(m_list);
     item->setText(kName, QString::fromStdString(r.name));
     item->setData(kName, Qt::UserRole, folder);
-    item->setText(kReached, tr("step %1, epoch %2").arg(locale.toString(static_cast<qlonglong>(r.steps))).arg(r.epochs));
+    item->setText(
+        kReached,
+        tr("step %1, epoch %2").arg(locale.toString(static_cast<qlonglong>(r.steps))).arg(r.epochs));
     const QDateTime when = lastCheckpointTime(folder);
     item->setText(kCheckpoint, when.isValid() ? locale.toString(when, QLocale::ShortFormat) : tr("none"));
     item->setText(kModel, describeModel(folder));
@@ -112,18 +115,24 @@ void InterruptedRunsDialog::fill() {
   if (!problem.isEmpty()) {
     m_header->setText(tr("The runs of %1 could not be read: %2").arg(shown, problem));
   } else if (m_list->topLevelItemCount() == 0) {
-    m_header->setText(tr("No interrupted run in %1. A run stopped with Run ▸ Stop (or closed with the window) is "
-                         "listed here; Other Folder… resumes one kept elsewhere.").arg(shown));
+    m_header->setText(
+        tr("No interrupted run in %1. A run stopped with Run ▸ Stop (or closed with the window) is "
+           "listed here; Other Folder… resumes one kept elsewhere.")
+            .arg(shown));
   } else {
-    m_header->setText(tr("Interrupted runs in %1: each continues from its latest checkpoint, exactly where it "
-                         "stopped.").arg(shown));
+    m_header->setText(
+        tr("Interrupted runs in %1: each continues from its latest checkpoint, exactly where it "
+           "stopped.")
+            .arg(shown));
     m_list->setCurrentItem(m_list->topLevelItem(0));
   }
   for (int c = 0; c < kResumeColumns - 1; ++c) m_list->resizeColumnToContents(c);
   m_resume->setEnabled(!selectedFolder().isEmpty());
 }
 
-int InterruptedRunsDialog::runCount() const { return m_list->topLevelItemCount(); }
+int InterruptedRunsDialog::runCount() const {
+  return m_list->topLevelItemCount();
+}
 
 bool InterruptedRunsDialog::selectFolder(const QString& folder) {
   for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
@@ -151,21 +160,23 @@ void InterruptedRunsDialog::accept() {
 ResumeRefusal checkResumable(const QString& runDir) {
   const QDir dir(runDir);
   if (!QFileInfo::exists(dir.filePath(QStringLiteral("experiment.json")))) {
-    return {InterruptedRunsDialog::tr("Not a run folder"),
-            InterruptedRunsDialog::tr("%1 has no experiment.json: it is not a folder the workbench ran.")
-                .arg(QDir::toNativeSeparators(runDir)),
-            InterruptedRunsDialog::tr("Choose a run folder (a folder of the runs folder, named <date>-<name>).")};
+    return {
+        InterruptedRunsDialog::tr("Not a run folder"),
+        InterruptedRunsDialog::tr("%1 has no experiment.json: it is not a folder the workbench ran.")
+            .arg(QDir::toNativeSeparators(runDir)),
+        InterruptedRunsDialog::tr("Choose a run folder (a folder of the runs folder, named <date>-<name>).")};
   }
   std::ifstream in(dir.filePath(QStringLiteral("summary.json")).toStdString());
   const nlohmann::json summary = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
   if (!summary.is_object()) return {};
   const RunStatus status = summaryFromJson(summary).status;
   if (status != RunStatus::Completed && status != RunStatus::EarlyStopped) return {};
-  return {InterruptedRunsDialog::tr("This run has already finished"),
-          InterruptedRunsDialog::tr("%1 is %2: it trained to its end, so there is nothing to resume.")
-              .arg(dir.dirName(), runStatusWord(status)),
-          InterruptedRunsDialog::tr("To train it further or again, select it in the Runs panel and Clone it into "
-                                    "the editor (raise the epochs there), then Run ▸ Start.")};
+  return {
+      InterruptedRunsDialog::tr("This run has already finished"),
+      InterruptedRunsDialog::tr("%1 is %2: it trained to its end, so there is nothing to resume.")
+          .arg(dir.dirName(), runStatusWord(status)),
+      InterruptedRunsDialog::tr("To train it further or again, select it in the Runs panel and Clone it into "
+                                "the editor (raise the epochs there), then Run ▸ Start.")};
 }
 
 }  // namespace wb::gui

@@ -1,7 +1,7 @@
 #pragma once
 // Run ▸ Resume an Interrupted Run…: the interrupted runs of the runs folder to choose from — name, where each
-// stopped (step, epoch), when its last checkpoint was written, its model — plus "Other Folder…" for a run kept
-// elsewhere. Window-modal, no nested event loop: the choice comes back as a signal.
+// stopped (step, epoch), when its last checkpoint was written, its model — plus "Other Folder…" for a run
+// kept elsewhere. Window-modal, no nested event loop: the choice comes back as a signal.
 
 #include <QDialog>
 #include <QString>
@@ -42,7 +42,8 @@ class InterruptedRunsDialog : public QDialog {
 };
 
 // Why a folder cannot be resumed, in the window's words ("" when it can be tried): a finished run, a folder
-// that is not a run. The engine still decides for everything else (a changed experiment, damaged checkpoints).
+// that is not a run. The engine still decides for everything else (a changed experiment, damaged
+// checkpoints).
 struct ResumeRefusal {
   QString title;
   QString message;

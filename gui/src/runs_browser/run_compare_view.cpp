@@ -1,12 +1,5 @@
 #include "runs_browser/run_compare_view.h"
 
-#include <algorithm>
-#include <fstream>
-#include <functional>
-#include <map>
-#include <optional>
-#include <sstream>
-
 #include <QApplication>
 #include <QCheckBox>
 #include <QDir>
@@ -17,6 +10,12 @@
 #include <QPalette>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <sstream>
 
 #include "run/run_status_words.h"
 #include "runs_browser/runs_table_model.h"
@@ -31,7 +30,8 @@ namespace {
 // diff compares them).
 void flatten(const nlohmann::json& node, const std::string& path, std::map<std::string, std::string>& out) {
   if (node.is_object() && !node.empty()) {
-    for (auto it = node.begin(); it != node.end(); ++it) flatten(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
+    for (auto it = node.begin(); it != node.end(); ++it)
+      flatten(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
     return;
   }
   out[path] = node.is_string() ? node.get<std::string>() : node.dump();
@@ -135,10 +135,14 @@ void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
        [](const RunColumn& c) { return QString::fromStdString(c.record.model + " · " + c.record.dataset); }},
       {tr("Steps (epochs)"),
        [](const RunColumn& c) { return QStringLiteral("%1 (%2)").arg(c.record.steps).arg(c.record.epochs); }},
-      {tr("Best val loss"), [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.best_val_loss, false); }},
-      {tr("Best val accuracy"), [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.best_val_accuracy, true); }},
-      {tr("Test loss"), [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.test_loss, false); }},
-      {tr("Test accuracy"), [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.test_accuracy, true); }},
+      {tr("Best val loss"),
+       [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.best_val_loss, false); }},
+      {tr("Best val accuracy"),
+       [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.best_val_accuracy, true); }},
+      {tr("Test loss"),
+       [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.test_loss, false); }},
+      {tr("Test accuracy"),
+       [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.test_accuracy, true); }},
       {tr("Samples/s"),
        [](const RunColumn& c) {
          return c.summary ? QString::number(c.summary->samples_per_sec, 'f', 0) : QStringLiteral("—");
@@ -160,7 +164,8 @@ void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
   for (const RunColumn& c : columns) headers << QString::fromStdString(c.record.name);
   m_table->setHorizontalHeaderLabels(headers);
   for (int col = 0; col < static_cast<int>(columns.size()); ++col) {
-    m_table->horizontalHeaderItem(col)->setToolTip(QDir::toNativeSeparators(QString::fromStdString(columns[col].record.folder)));
+    m_table->horizontalHeaderItem(col)->setToolTip(
+        QDir::toNativeSeparators(QString::fromStdString(columns[col].record.folder)));
   }
 
   const bool dark = QApplication::palette().color(QPalette::Base).lightness() < 128;
@@ -180,7 +185,8 @@ void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
   }
   rowLabels << tr("Experiment (%n key(s) differ)", nullptr, static_cast<int>(m_differing.size()));
   for (int col = 0; col < static_cast<int>(columns.size()); ++col) {
-    auto* item = new QTableWidgetItem(columns[col].problem.isEmpty() ? QString() : tr("experiment.json unreadable"));
+    auto* item =
+        new QTableWidgetItem(columns[col].problem.isEmpty() ? QString() : tr("experiment.json unreadable"));
     item->setBackground(section);
     if (!columns[col].problem.isEmpty()) item->setToolTip(columns[col].problem);
     m_table->setItem(m_firstKeyRow - 1, col, item);
@@ -191,8 +197,10 @@ void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
     for (int col = 0; col < static_cast<int>(columns.size()); ++col) {
       auto it = columns[col].keys.find(m_keys[k].toStdString());
       const RunColumn& column = columns[col];
-      auto* item = new QTableWidgetItem(it == column.keys.end() ? tr("(absent)") : QString::fromStdString(it->second));
-      if (std::binary_search(column.defaulted.begin(), column.defaulted.end(), it == column.keys.end() ? std::string() : it->first)) {
+      auto* item =
+          new QTableWidgetItem(it == column.keys.end() ? tr("(absent)") : QString::fromStdString(it->second));
+      if (std::binary_search(column.defaulted.begin(), column.defaulted.end(),
+                             it == column.keys.end() ? std::string() : it->first)) {
         item->setText(item->text() + tr("  (default)"));
         item->setToolTip(tr("The key's default value (docs/experiment.md lists every default)"));
       }
@@ -228,9 +236,13 @@ QStringList RunCompareView::differingKeys() const {
   return keys;
 }
 
-void RunCompareView::setOnlyDifferences(bool on) { m_onlyDifferences->setChecked(on); }
+void RunCompareView::setOnlyDifferences(bool on) {
+  m_onlyDifferences->setChecked(on);
+}
 
-bool RunCompareView::onlyDifferences() const { return m_onlyDifferences->isChecked(); }
+bool RunCompareView::onlyDifferences() const {
+  return m_onlyDifferences->isChecked();
+}
 
 int RunCompareView::rowOf(const QString& key) const {
   const int k = m_keys.indexOf(key);

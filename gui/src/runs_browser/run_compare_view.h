@@ -1,8 +1,8 @@
 #pragma once
-// The settings of several runs side by side — the CLI's `runs compare` in the window: a column per run, at the
-// top their results (status, best validation and test metrics, throughput, duration), below every key of their
-// experiment files, one row each. Keys whose values differ between the runs are marked (a highlighted row, "≠"
-// before the key); "Only differences" hides the others.
+// The settings of several runs side by side — the CLI's `runs compare` in the window: a column per run, at
+// the top their results (status, best validation and test metrics, throughput, duration), below every key of
+// their experiment files, one row each. Keys whose values differ between the runs are marked (a highlighted
+// row, "≠" before the key); "Only differences" hides the others.
 
 #include <QSet>
 #include <QStringList>

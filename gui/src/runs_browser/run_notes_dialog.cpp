@@ -1,7 +1,5 @@
 #include "runs_browser/run_notes_dialog.h"
 
-#include "widgets/screen_fit.h"
-
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -9,12 +7,13 @@
 #include <QPlainTextEdit>
 #include <QVBoxLayout>
 
+#include "widgets/screen_fit.h"
 #include "workbench/run_info.h"
 
 namespace wb::gui {
 
-RunNotesDialog::RunNotesDialog(const QString& runName, const std::vector<std::string>& tags, const QString& notes,
-                               QWidget* parent)
+RunNotesDialog::RunNotesDialog(const QString& runName, const std::vector<std::string>& tags,
+                               const QString& notes, QWidget* parent)
     : QDialog(parent) {
   setObjectName(QStringLiteral("runNotesDialog"));
   setWindowTitle(tr("Tags and notes of %1").arg(runName));
@@ -28,9 +27,10 @@ RunNotesDialog::RunNotesDialog(const QString& runName, const std::vector<std::st
   m_notes->setObjectName(QStringLiteral("runNotes"));
   m_notes->setPlaceholderText(tr("What this run tried, what came of it"));
   m_notes->setTabChangesFocus(true);  // Tab goes on to the buttons, as in every other field of the window
-  auto* where = new QLabel(tr("Kept in the run folder's run.json and in the run index (`workbench-cli runs` shows "
-                              "them)."),
-                           this);
+  auto* where =
+      new QLabel(tr("Kept in the run folder's run.json and in the run index (`workbench-cli runs` shows "
+                    "them)."),
+                 this);
   where->setWordWrap(true);
   where->setEnabled(false);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -46,8 +46,12 @@ RunNotesDialog::RunNotesDialog(const QString& runName, const std::vector<std::st
   fitDialogToScreen(this, QSize(460, 300));
 }
 
-std::vector<std::string> RunNotesDialog::tags() const { return parseTags(m_tags->text().toStdString()); }
+std::vector<std::string> RunNotesDialog::tags() const {
+  return parseTags(m_tags->text().toStdString());
+}
 
-QString RunNotesDialog::notes() const { return m_notes->toPlainText(); }
+QString RunNotesDialog::notes() const {
+  return m_notes->toPlainText();
+}
 
 }  // namespace wb::gui

@@ -2,10 +2,9 @@
 // Tags and notes of one run, edited in a small dialog (the runs list's right-click menu ▸ Tags and Notes…).
 // Tags are typed comma-separated; what OK stores is the run folder's run.json and the index (RunsBrowser).
 
+#include <QDialog>
 #include <string>
 #include <vector>
-
-#include <QDialog>
 
 class QLineEdit;
 class QPlainTextEdit;

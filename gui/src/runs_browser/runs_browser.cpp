@@ -1,10 +1,5 @@
 #include "runs_browser/runs_browser.h"
 
-#include "widgets/eliding_label.h"
-#include "widgets/screen_fit.h"
-
-#include <algorithm>
-
 #include <QAction>
 #include <QComboBox>
 #include <QDesktopServices>
@@ -23,6 +18,7 @@
 #include <QTreeView>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "app/off_thread.h"
 #include "run/run_status_words.h"
@@ -31,6 +27,8 @@
 #include "runs_browser/run_notes_dialog.h"
 #include "runs_browser/runs_filter_proxy.h"
 #include "runs_browser/runs_table_model.h"
+#include "widgets/eliding_label.h"
+#include "widgets/screen_fit.h"
 #include "workbench/errors.h"
 #include "workbench/run_info.h"
 
@@ -59,7 +57,8 @@ constexpr RunsTableModel::Column kHiddenAtFirst[] = {RunsTableModel::kSteps, Run
 
 RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
   m_model = new RunsTableModel(this);
-  m_model->setRenameHandler([this](const QString& folder, const QString& name) { return renameRun(folder, name); });
+  m_model->setRenameHandler(
+      [this](const QString& folder, const QString& name) { return renameRun(folder, name); });
   m_proxy = new RunsFilterProxy(this);
   m_proxy->setSourceModel(m_model);
 
@@ -68,7 +67,8 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
   m_search = new QLineEdit(this);
   m_search->setObjectName(QStringLiteral("runsSearch"));
   m_search->setPlaceholderText(tr("Search name, model, data, tags, notes…"));
-  m_search->setToolTip(tr("Every word must match (case-insensitive); \"tag:baseline\" looks in the tags only"));
+  m_search->setToolTip(
+      tr("Every word must match (case-insensitive); \"tag:baseline\" looks in the tags only"));
   m_search->setClearButtonEnabled(true);
   m_search->setMinimumWidth(160);
   m_status = new QComboBox(this);
@@ -90,7 +90,8 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
   refresh->setObjectName(QStringLiteral("refreshRuns"));
   m_open = new QPushButton(tr("Open"), this);
   m_open->setObjectName(QStringLiteral("openRun"));
-  m_open->setToolTip(tr("Show the selected runs' plots instead of the past runs shown now (also: double-click)"));
+  m_open->setToolTip(
+      tr("Show the selected runs' plots instead of the past runs shown now (also: double-click)"));
   m_overlay = new QPushButton(tr("Overlay"), this);
   m_overlay->setObjectName(QStringLiteral("overlayRuns"));
   m_overlay->setToolTip(tr("Add the selected runs to the charts, each in its own colour"));
@@ -234,7 +235,8 @@ void RunsBrowser::buildActions() {
       connect(a, &QAction::triggered, this, spec.slot);
     } else {
       connect(a, &QAction::triggered, this, [this] {
-        for (const QString& folder : selectedFolders()) QDesktopServices::openUrl(QUrl::fromLocalFile(folder));
+        for (const QString& folder : selectedFolders())
+          QDesktopServices::openUrl(QUrl::fromLocalFile(folder));
       });
     }
     m_actions << a;
@@ -284,9 +286,11 @@ void RunsBrowser::refresh() {
   }
   m_loading = true;
   const int generation = ++m_generation;
-  runOffThread(this, [dir = m_dir] { return loadRows(dir); }, [this, generation](LoadedRows loaded) {
-    onRowsLoaded(std::move(loaded.rows), loaded.problem, generation);
-  });
+  runOffThread(
+      this, [dir = m_dir] { return loadRows(dir); },
+      [this, generation](LoadedRows loaded) {
+        onRowsLoaded(std::move(loaded.rows), loaded.problem, generation);
+      });
 }
 
 void RunsBrowser::onRowsLoaded(std::vector<RunRow> rows, const QString& problem, int generation) {
@@ -302,10 +306,12 @@ void RunsBrowser::onRowsLoaded(std::vector<RunRow> rows, const QString& problem,
     // The contents of the rows laid out so far, but at least what typical values need (a hidden dock lays out
     // none).
     const QFontMetrics fm(m_view->font());
-    const std::pair<int, const char*> typical[] = {
-        {RunsTableModel::kName, "resnet-fashion-mnist-0000"}, {RunsTableModel::kLr, "0.0003"},
-        {RunsTableModel::kTags, "baseline, lr-sweep"}, {RunsTableModel::kDevices, "cuda:0, cuda:1"},
-        {RunsTableModel::kDuration, "1 min 00 s"}, {RunsTableModel::kData, "fashion-mnist"}};
+    const std::pair<int, const char*> typical[] = {{RunsTableModel::kName, "resnet-fashion-mnist-0000"},
+                                                   {RunsTableModel::kLr, "0.0003"},
+                                                   {RunsTableModel::kTags, "baseline, lr-sweep"},
+                                                   {RunsTableModel::kDevices, "cuda:0, cuda:1"},
+                                                   {RunsTableModel::kDuration, "1 min 00 s"},
+                                                   {RunsTableModel::kData, "fashion-mnist"}};
     for (int c = 0; c < RunsTableModel::kColumnCount - 1; ++c) {
       if (!m_view->isColumnHidden(c)) m_view->resizeColumnToContents(c);
     }
@@ -357,17 +363,25 @@ void RunsBrowser::updateHeader() {
   m_header->setToolTip(shown);
 }
 
-int RunsBrowser::rowCount() const { return m_model->rowCount(); }
+int RunsBrowser::rowCount() const {
+  return m_model->rowCount();
+}
 
-int RunsBrowser::visibleRowCount() const { return m_proxy->rowCount(); }
+int RunsBrowser::visibleRowCount() const {
+  return m_proxy->rowCount();
+}
 
 QString RunsBrowser::visibleFolder(int row) const {
   return m_proxy->index(row, 0).data(RunsTableModel::kFolderRole).toString();
 }
 
-QModelIndex RunsBrowser::sourceIndex(const QModelIndex& proxyIndex) const { return m_proxy->mapToSource(proxyIndex); }
+QModelIndex RunsBrowser::sourceIndex(const QModelIndex& proxyIndex) const {
+  return m_proxy->mapToSource(proxyIndex);
+}
 
-int RunsBrowser::selectedRowCount() const { return static_cast<int>(m_view->selectionModel()->selectedRows().size()); }
+int RunsBrowser::selectedRowCount() const {
+  return static_cast<int>(m_view->selectionModel()->selectedRows().size());
+}
 
 QStringList RunsBrowser::selectedFolders() const {
   QModelIndexList rows = m_view->selectionModel()->selectedRows();
@@ -396,7 +410,8 @@ void RunsBrowser::selectFolders(const QStringList& folders) {
     const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
     if (index.isValid()) selection.select(index, index);
   }
-  m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  m_view->selectionModel()->select(selection,
+                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   if (!selection.isEmpty()) m_view->scrollTo(selection.indexes().front());
 }
 
@@ -444,7 +459,8 @@ QStringList RunsBrowser::artifactNames(const QString& folder) const {
   const int row = m_model->runRow(folder);
   if (row < 0) return names;
   const QModelIndex runIndex = m_model->index(row, 0);
-  for (int i = 0; i < m_model->rowCount(runIndex); ++i) names << m_model->index(i, 0, runIndex).data().toString();
+  for (int i = 0; i < m_model->rowCount(runIndex); ++i)
+    names << m_model->index(i, 0, runIndex).data().toString();
   return names;
 }
 
@@ -494,7 +510,8 @@ void RunsBrowser::showContextMenu(const QPoint& at) {
   menu->setAttribute(Qt::WA_DeleteOnClose);
   int i = 0;
   for (QAction* a : m_actions) {
-    if (a->objectName() == QLatin1String("runResume") && !a->isEnabled()) continue;  // only for interrupted runs
+    if (a->objectName() == QLatin1String("runResume") && !a->isEnabled())
+      continue;  // only for interrupted runs
     menu->addAction(a);
     if (++i == 3 || a->objectName() == QLatin1String("runReveal")) menu->addSeparator();
   }
@@ -539,7 +556,9 @@ void RunsBrowser::compareSelected() {
   m_compareWindow->raise();
 }
 
-RunCompareView* RunsBrowser::compareView() const { return m_compareView; }
+RunCompareView* RunsBrowser::compareView() const {
+  return m_compareView;
+}
 
 void RunsBrowser::cloneSelected() {
   const QStringList folders = selectedFolders();
@@ -566,7 +585,8 @@ void RunsBrowser::renameSelected() {
 void RunsBrowser::editNotesSelected() {
   const std::optional<RunRecord> r = selectedRun();
   if (!r) return;
-  auto* dialog = new RunNotesDialog(QString::fromStdString(r->name), r->tags, QString::fromStdString(r->notes), this);
+  auto* dialog =
+      new RunNotesDialog(QString::fromStdString(r->name), r->tags, QString::fromStdString(r->notes), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   const QString folder = QString::fromStdString(r->folder);
   connect(dialog, &QDialog::accepted, this, [this, dialog, folder] {
@@ -582,13 +602,13 @@ void RunsBrowser::deleteSelected() {
   QStringList names;
   for (const QString& folder : folders) {
     const std::optional<RunRecord> r = run(folder);
-    names << QStringLiteral("%1  (%2)").arg(r ? QString::fromStdString(r->name) : QString(),
-                                            QDir::toNativeSeparators(folder));
+    names << QStringLiteral("%1  (%2)")
+                 .arg(r ? QString::fromStdString(r->name) : QString(), QDir::toNativeSeparators(folder));
   }
-  const QString text =
-      tr("Delete %n run(s) with their folders — checkpoints, model, metrics and logs? This cannot be undone.\n\n%1",
-         nullptr, static_cast<int>(folders.size()))
-          .arg(names.join(QLatin1Char('\n')));
+  const QString text = tr("Delete %n run(s) with their folders — checkpoints, model, metrics and logs? This "
+                          "cannot be undone.\n\n%1",
+                          nullptr, static_cast<int>(folders.size()))
+                           .arg(names.join(QLatin1Char('\n')));
   if (m_confirm) {
     m_confirm(tr("Delete runs"), text, [this, folders] {
       const QString problem = deleteRuns(folders);
@@ -599,11 +619,13 @@ void RunsBrowser::deleteSelected() {
 
 QString RunsBrowser::renameRun(const QString& folder, const QString& name) {
   const std::optional<RunRecord> r = run(folder);
-  if (!r) return tr("The run %1 is no longer listed; refresh the list.").arg(QDir::toNativeSeparators(folder));
+  if (!r)
+    return tr("The run %1 is no longer listed; refresh the list.").arg(QDir::toNativeSeparators(folder));
   try {
     updateRunInfo(m_dir.toStdString(), folder.toStdString(), RunInfo{name.toStdString(), r->tags, r->notes});
   } catch (const UserError& e) {
-    return QString::fromUtf8(e.what()) + (e.hint().empty() ? QString() : QLatin1Char('\n') + QString::fromStdString(e.hint()));
+    return QString::fromUtf8(e.what()) +
+           (e.hint().empty() ? QString() : QLatin1Char('\n') + QString::fromStdString(e.hint()));
   } catch (const std::exception& e) {
     return QString::fromUtf8(e.what());
   }
@@ -612,9 +634,11 @@ QString RunsBrowser::renameRun(const QString& folder, const QString& name) {
   return {};
 }
 
-QString RunsBrowser::setTagsAndNotes(const QString& folder, const std::vector<std::string>& tags, const QString& notes) {
+QString RunsBrowser::setTagsAndNotes(const QString& folder, const std::vector<std::string>& tags,
+                                     const QString& notes) {
   const std::optional<RunRecord> r = run(folder);
-  if (!r) return tr("The run %1 is no longer listed; refresh the list.").arg(QDir::toNativeSeparators(folder));
+  if (!r)
+    return tr("The run %1 is no longer listed; refresh the list.").arg(QDir::toNativeSeparators(folder));
   try {
     updateRunInfo(m_dir.toStdString(), folder.toStdString(), RunInfo{r->name, tags, notes.toStdString()});
   } catch (const std::exception& e) {

@@ -1,16 +1,16 @@
 #pragma once
-// The runs of a runs folder (its SQLite index, via wb::listRuns, read off the UI thread): a sortable table with
-// what each run trained (model, data, optimizer, learning rate, batch, AMP, devices), its duration, metrics,
-// tags and notes; under each run, the compressed models of its compress.json. A search box and a status filter
-// narrow it. From here runs open on the charts (one, or overlaid), are compared side by side, renamed, tagged,
-// annotated, deleted with their folder, their experiment cloned into the editor, and an interrupted run resumed.
-
-#include <functional>
-#include <optional>
+// The runs of a runs folder (its SQLite index, via wb::listRuns, read off the UI thread): a sortable table
+// with what each run trained (model, data, optimizer, learning rate, batch, AMP, devices), its duration,
+// metrics, tags and notes; under each run, the compressed models of its compress.json. A search box and a
+// status filter narrow it. From here runs open on the charts (one, or overlaid), are compared side by side,
+// renamed, tagged, annotated, deleted with their folder, their experiment cloned into the editor, and an
+// interrupted run resumed.
 
 #include <QPointer>
 #include <QStringList>
 #include <QWidget>
+#include <functional>
+#include <optional>
 
 #include "workbench/run_index.h"
 
@@ -56,15 +56,15 @@ class RunsBrowser : public QWidget {
   QComboBox* sweepFilter() const { return m_sweep; }
   void showSweep(const QString& name);  // filters to that sweep's trials ("" for every run)
   QStringList sweepNames() const;       // of the runs loaded, by their sweep:NAME tags
-  // Notices changes to the runs folder's index made by anyone (this window, the CLI, a queue worker): the list
-  // reloads by itself; the queue and sweep views follow it too.
+  // Notices changes to the runs folder's index made by anyone (this window, the CLI, a queue worker): the
+  // list reloads by itself; the queue and sweep views follow it too.
   IndexWatch* indexWatch() const { return m_watch; }
   QAction* action(const QString& objectName) const;
 
-  int rowCount() const;         // runs loaded (whatever the filter shows)
-  int visibleRowCount() const;  // runs the filter shows
+  int rowCount() const;                  // runs loaded (whatever the filter shows)
+  int visibleRowCount() const;           // runs the filter shows
   QString visibleFolder(int row) const;  // of the row-th run as shown (sorted and filtered)
-  int selectedRowCount() const;  // rows, compressed models included
+  int selectedRowCount() const;          // rows, compressed models included
   // The run folders of the selected rows (a selected compressed model stands for its run), in shown order.
   QStringList selectedFolders() const;
   // Selects these runs (applied again once a load in flight ends).
@@ -92,7 +92,7 @@ class RunsBrowser : public QWidget {
   void cloneSelected();
   void resumeSelected();
   void evaluateSelected();  // the one selected finished run, in the window's Evaluation tab
-  void renameSelected();  // starts editing the Name cell
+  void renameSelected();    // starts editing the Name cell
   void editNotesSelected();
   void deleteSelected();  // asks, then deletes the runs' folders
 
@@ -153,8 +153,8 @@ class RunsBrowser : public QWidget {
   QPushButton* m_backToLive;
   QList<QAction*> m_actions;
   QPointer<QWidget> m_compareWindow;
-  // Guarded (nulled when the compare window closes): a lambda on destroyed() ran while this browser was itself
-  // being destroyed (its children go last), touching a member of a half-destroyed object (UBSan).
+  // Guarded (nulled when the compare window closes): a lambda on destroyed() ran while this browser was
+  // itself being destroyed (its children go last), touching a member of a half-destroyed object (UBSan).
   QPointer<RunCompareView> m_compareView;
   Confirm m_confirm;
   ErrorPresenter m_presentError;

@@ -43,7 +43,8 @@ bool RunsFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceP
     return false;
   }
   if (!m_sweep.isEmpty()) {
-    if (!index.data(RunsTableModel::kTagsRole).toStringList().contains(QStringLiteral("sweep:") + m_sweep)) return false;
+    if (!index.data(RunsTableModel::kTagsRole).toStringList().contains(QStringLiteral("sweep:") + m_sweep))
+      return false;
   }
   if (m_words.isEmpty() && m_tagWords.isEmpty()) return true;
   const QString text = index.data(RunsTableModel::kSearchTextRole).toString().toLower();

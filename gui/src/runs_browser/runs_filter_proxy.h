@@ -1,8 +1,8 @@
 #pragma once
-// What the runs list shows of the model: runs whose name, model, data, optimizer, tags, notes or folder contain
-// every word typed in the search box (case-insensitive; "tag:baseline" looks in tags only), with one of the
-// ticked statuses, of one sweep when one is picked; sorted by the clicked column's value (numbers as numbers). A run's compressed models stay
-// under it, in their order.
+// What the runs list shows of the model: runs whose name, model, data, optimizer, tags, notes or folder
+// contain every word typed in the search box (case-insensitive; "tag:baseline" looks in tags only), with one
+// of the ticked statuses, of one sweep when one is picked; sorted by the clicked column's value (numbers as
+// numbers). A run's compressed models stay under it, in their order.
 
 #include <QSet>
 #include <QSortFilterProxyModel>

@@ -81,12 +81,13 @@ QString RunsTableModel::formatDuration(double seconds) {
 
 void RunsTableModel::setRows(std::vector<RunRow> rows) {
   m_dark = QApplication::palette().color(QPalette::Base).lightness() < 128;
-  // The index is read again every time it changes (a run elsewhere reports its steps): when the same runs come
-  // back, their rows are updated in place, so the selection, the scroll position and a name being edited
+  // The index is read again every time it changes (a run elsewhere reports its steps): when the same runs
+  // come back, their rows are updated in place, so the selection, the scroll position and a name being edited
   // survive. A run added or deleted, or compressed models added, resets the rows (the browser selects again).
   bool same = rows.size() == m_rows.size() && !m_rows.empty();
   for (size_t i = 0; same && i < m_rows.size(); ++i) {
-    same = rows[i].record.folder == m_rows[i].record.folder && rows[i].artifacts.size() == m_rows[i].artifacts.size();
+    same = rows[i].record.folder == m_rows[i].record.folder &&
+           rows[i].artifacts.size() == m_rows[i].artifacts.size();
   }
   if (!same) {
     beginResetModel();
@@ -99,7 +100,8 @@ void RunsTableModel::setRows(std::vector<RunRow> rows) {
   for (size_t i = 0; i < m_rows.size(); ++i) {
     if (m_rows[i].artifacts.empty()) continue;
     const QModelIndex parent = index(static_cast<int>(i), 0);
-    emit dataChanged(index(0, 0, parent), index(static_cast<int>(m_rows[i].artifacts.size()) - 1, kColumnCount - 1, parent));
+    emit dataChanged(index(0, 0, parent),
+                     index(static_cast<int>(m_rows[i].artifacts.size()) - 1, kColumnCount - 1, parent));
   }
 }
 
@@ -116,8 +118,8 @@ int RunsTableModel::runRow(const QString& folder) const {
   return -1;
 }
 
-void RunsTableModel::setRunInfo(const QString& folder, const QString& name, const std::vector<std::string>& tags,
-                                const QString& notes) {
+void RunsTableModel::setRunInfo(const QString& folder, const QString& name,
+                                const std::vector<std::string>& tags, const QString& notes) {
   const int row = runRow(folder);
   if (row < 0) return;
   RunRecord& r = m_rows[static_cast<size_t>(row)].record;
@@ -149,11 +151,14 @@ int RunsTableModel::rowCount(const QModelIndex& parent) const {
   return static_cast<int>(m_rows[static_cast<size_t>(parent.row())].artifacts.size());
 }
 
-int RunsTableModel::columnCount(const QModelIndex&) const { return kColumnCount; }
+int RunsTableModel::columnCount(const QModelIndex&) const {
+  return kColumnCount;
+}
 
 QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
-  if (index.internalId() == kRunId) return runData(m_rows[static_cast<size_t>(index.row())], index.column(), role);
+  if (index.internalId() == kRunId)
+    return runData(m_rows[static_cast<size_t>(index.row())], index.column(), role);
   const RunRow& run = m_rows[static_cast<size_t>(index.internalId() - 1)];
   return artifactData(run, run.artifacts[static_cast<size_t>(index.row())], index.column(), role);
 }
@@ -162,28 +167,44 @@ QVariant RunsTableModel::runData(const RunRow& row, int column, int role) const 
   const RunRecord& r = row.record;
   const QString folder = QString::fromStdString(r.folder);
   switch (role) {
-    case kFolderRole: return folder;
-    case kStatusRole: return QString::fromStdString(r.status);
+    case kFolderRole:
+      return folder;
+    case kStatusRole:
+      return QString::fromStdString(r.status);
     case kTagsRole: {
       QStringList tags;
       for (const std::string& tag : r.tags) tags << QString::fromStdString(tag);
       return tags;
     }
     case kSearchTextRole:
-      return QStringList{QString::fromStdString(r.name), QString::fromStdString(r.model),
-                         QString::fromStdString(r.dataset), QString::fromStdString(r.optimizer), joined(r.tags),
-                         QString::fromStdString(r.notes), QDir(folder).dirName(), runStatusWord(r.status)}
+      return QStringList{QString::fromStdString(r.name),
+                         QString::fromStdString(r.model),
+                         QString::fromStdString(r.dataset),
+                         QString::fromStdString(r.optimizer),
+                         joined(r.tags),
+                         QString::fromStdString(r.notes),
+                         QDir(folder).dirName(),
+                         runStatusWord(r.status)}
           .join(QLatin1Char('\n'));
     case Qt::ForegroundRole:
       return column == kStatus ? QVariant(statusColor(r.status, m_dark)) : QVariant();
     case Qt::TextAlignmentRole:
       switch (column) {
-        case kLr: case kBatch: case kDuration: case kValLoss: case kValAcc: case kTestAcc: case kSteps: case kSize:
+        case kLr:
+        case kBatch:
+        case kDuration:
+        case kValLoss:
+        case kValAcc:
+        case kTestAcc:
+        case kSteps:
+        case kSize:
           return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-        default: return {};
+        default:
+          return {};
       }
     case Qt::ToolTipRole:
-      if (column == kName) return QStringLiteral("%1\n%2").arg(QString::fromStdString(r.name), QDir::toNativeSeparators(folder));
+      if (column == kName)
+        return QStringLiteral("%1\n%2").arg(QString::fromStdString(r.name), QDir::toNativeSeparators(folder));
       if (column == kTags && !r.notes.empty()) return QString::fromStdString(r.notes);
       if (column == kDevices) return QString::fromStdString(r.devices);
       return {};
@@ -192,67 +213,109 @@ QVariant RunsTableModel::runData(const RunRow& row, int column, int role) const 
       [[fallthrough]];
     case Qt::DisplayRole:
       switch (column) {
-        case kName: return QString::fromStdString(r.name);
-        case kStatus: return runStatusWord(r.status);
-        case kModel: return QString::fromStdString(r.model);
-        case kData: return QString::fromStdString(r.dataset);
-        case kOptimizer: return QString::fromStdString(r.optimizer);
-        case kLr: return r.lr > 0 ? QString::number(r.lr, 'g', 3) : QStringLiteral("—");
-        case kBatch: return r.batch_size > 0 ? QString::number(r.batch_size) : QStringLiteral("—");
-        case kAmp: return QString::fromStdString(r.amp);
-        case kDevices: return QString::fromStdString(r.devices);
-        case kDuration: return formatDuration(durationOf(r));
-        case kValLoss: return RunsTableModel::formatMetric(r.best_val_loss, false);
-        case kValAcc: return RunsTableModel::formatMetric(r.best_val_accuracy, true);
-        case kTestAcc: return RunsTableModel::formatMetric(r.test_accuracy, true);
-        case kSteps: return QLocale().toString(static_cast<qlonglong>(r.steps));
+        case kName:
+          return QString::fromStdString(r.name);
+        case kStatus:
+          return runStatusWord(r.status);
+        case kModel:
+          return QString::fromStdString(r.model);
+        case kData:
+          return QString::fromStdString(r.dataset);
+        case kOptimizer:
+          return QString::fromStdString(r.optimizer);
+        case kLr:
+          return r.lr > 0 ? QString::number(r.lr, 'g', 3) : QStringLiteral("—");
+        case kBatch:
+          return r.batch_size > 0 ? QString::number(r.batch_size) : QStringLiteral("—");
+        case kAmp:
+          return QString::fromStdString(r.amp);
+        case kDevices:
+          return QString::fromStdString(r.devices);
+        case kDuration:
+          return formatDuration(durationOf(r));
+        case kValLoss:
+          return RunsTableModel::formatMetric(r.best_val_loss, false);
+        case kValAcc:
+          return RunsTableModel::formatMetric(r.best_val_accuracy, true);
+        case kTestAcc:
+          return RunsTableModel::formatMetric(r.test_accuracy, true);
+        case kSteps:
+          return QLocale().toString(static_cast<qlonglong>(r.steps));
         case kStarted: {
           const QDateTime started = QDateTime::fromString(QString::fromStdString(r.started_at), Qt::ISODate);
           return started.isValid() ? QLocale().toString(started.toLocalTime(), QLocale::ShortFormat)
                                    : QString::fromStdString(r.started_at);
         }
-        case kTags: return joined(r.tags) + (r.notes.empty() ? QString() : QStringLiteral("  ✎"));
-        case kSize: return formatMiB(row.modelBytes);
-        case kFolder: return QDir(folder).dirName();
-        default: return {};
+        case kTags:
+          return joined(r.tags) + (r.notes.empty() ? QString() : QStringLiteral("  ✎"));
+        case kSize:
+          return formatMiB(row.modelBytes);
+        case kFolder:
+          return QDir(folder).dirName();
+        default:
+          return {};
       }
     case kSortRole:
       switch (column) {
-        case kLr: return r.lr;
-        case kBatch: return static_cast<double>(r.batch_size);
-        case kDuration: return durationOf(r);
+        case kLr:
+          return r.lr;
+        case kBatch:
+          return static_cast<double>(r.batch_size);
+        case kDuration:
+          return durationOf(r);
         // Not measured sorts last when ascending (best loss first).
-        case kValLoss: return r.best_val_loss < 0 ? 1e300 : r.best_val_loss;
-        case kValAcc: return r.best_val_accuracy;
-        case kTestAcc: return r.test_accuracy;
-        case kSteps: return static_cast<double>(r.steps);
-        case kStarted: return QString::fromStdString(r.started_at);
-        case kSize: return static_cast<double>(row.modelBytes);
-        case kStatus: return runStatusWord(r.status);
-        default: return runData(row, column, Qt::DisplayRole).toString().toLower();
+        case kValLoss:
+          return r.best_val_loss < 0 ? 1e300 : r.best_val_loss;
+        case kValAcc:
+          return r.best_val_accuracy;
+        case kTestAcc:
+          return r.test_accuracy;
+        case kSteps:
+          return static_cast<double>(r.steps);
+        case kStarted:
+          return QString::fromStdString(r.started_at);
+        case kSize:
+          return static_cast<double>(row.modelBytes);
+        case kStatus:
+          return runStatusWord(r.status);
+        default:
+          return runData(row, column, Qt::DisplayRole).toString().toLower();
       }
-    default: return {};
+    default:
+      return {};
   }
 }
 
-QVariant RunsTableModel::artifactData(const RunRow& run, const ArtifactFigures& a, int column, int role) const {
+QVariant RunsTableModel::artifactData(const RunRow& run, const ArtifactFigures& a, int column,
+                                      int role) const {
   switch (role) {
-    case kFolderRole: return QString::fromStdString(run.record.folder);
-    case kArtifactRole: return QString::fromStdString(a.path);
-    case Qt::ToolTipRole: return column == kName || column == kStatus ? QString::fromStdString(a.description) : QVariant();
+    case kFolderRole:
+      return QString::fromStdString(run.record.folder);
+    case kArtifactRole:
+      return QString::fromStdString(a.path);
+    case Qt::ToolTipRole:
+      return column == kName || column == kStatus ? QString::fromStdString(a.description) : QVariant();
     case Qt::TextAlignmentRole:
       return column == kTestAcc || column == kSize ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::DisplayRole:
       switch (column) {
-        case kName: return QString::fromStdString(a.name);
-        case kStatus: return QString::fromStdString(a.pass);
-        case kTestAcc: return RunsTableModel::formatMetric(a.test_accuracy, true);
-        case kSize: return formatMiB(a.size_bytes);
-        case kFolder: return QString::fromStdString(a.path);
-        default: return {};
+        case kName:
+          return QString::fromStdString(a.name);
+        case kStatus:
+          return QString::fromStdString(a.pass);
+        case kTestAcc:
+          return RunsTableModel::formatMetric(a.test_accuracy, true);
+        case kSize:
+          return formatMiB(a.size_bytes);
+        case kFolder:
+          return QString::fromStdString(a.path);
+        default:
+          return {};
       }
-    case kSortRole: return QString::fromStdString(a.name);
-    default: return {};
+    case kSortRole:
+      return QString::fromStdString(a.name);
+    default:
+      return {};
   }
 }
 
@@ -263,7 +326,8 @@ bool RunsTableModel::setData(const QModelIndex& index, const QVariant& value, in
   RunRecord& r = m_rows[static_cast<size_t>(index.row())].record;
   const QString name = value.toString().trimmed();
   if (name == QString::fromStdString(r.name)) return false;
-  const QString problem = m_rename ? m_rename(QString::fromStdString(r.folder), name) : tr("Renaming is not set up");
+  const QString problem =
+      m_rename ? m_rename(QString::fromStdString(r.folder), name) : tr("Renaming is not set up");
   if (!problem.isEmpty()) {
     emit renameFailed(problem);
     return false;
@@ -277,35 +341,60 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
   if (orientation != Qt::Horizontal) return {};
   if (role == Qt::DisplayRole) {
     switch (section) {
-      case kName: return tr("Name");
-      case kStatus: return tr("Status");
-      case kModel: return tr("Model");
-      case kData: return tr("Data");
-      case kOptimizer: return tr("Optimizer");
-      case kLr: return tr("LR");
-      case kBatch: return tr("Batch");
-      case kAmp: return tr("AMP");
-      case kDevices: return tr("Devices");
-      case kDuration: return tr("Duration");
-      case kValLoss: return tr("Best val loss");
-      case kValAcc: return tr("Best val acc");
-      case kTestAcc: return tr("Test acc");
-      case kSteps: return tr("Steps");
-      case kStarted: return tr("Started");
-      case kTags: return tr("Tags");
-      case kSize: return tr("Size");
-      case kFolder: return tr("Folder");
-      default: return {};
+      case kName:
+        return tr("Name");
+      case kStatus:
+        return tr("Status");
+      case kModel:
+        return tr("Model");
+      case kData:
+        return tr("Data");
+      case kOptimizer:
+        return tr("Optimizer");
+      case kLr:
+        return tr("LR");
+      case kBatch:
+        return tr("Batch");
+      case kAmp:
+        return tr("AMP");
+      case kDevices:
+        return tr("Devices");
+      case kDuration:
+        return tr("Duration");
+      case kValLoss:
+        return tr("Best val loss");
+      case kValAcc:
+        return tr("Best val acc");
+      case kTestAcc:
+        return tr("Test acc");
+      case kSteps:
+        return tr("Steps");
+      case kStarted:
+        return tr("Started");
+      case kTags:
+        return tr("Tags");
+      case kSize:
+        return tr("Size");
+      case kFolder:
+        return tr("Folder");
+      default:
+        return {};
     }
   }
   if (role == Qt::ToolTipRole) {
     switch (section) {
-      case kLr: return tr("optimizer.lr: the peak learning rate of the schedule");
-      case kBatch: return tr("train.batch_size (per device)");
-      case kDuration: return tr("Training time (the summary's wall time; while running, the time since it started)");
-      case kTags: return tr("Tags; ✎: the run has notes (hover to read them)");
-      case kSize: return tr("Size of model.pt");
-      default: return {};
+      case kLr:
+        return tr("optimizer.lr: the peak learning rate of the schedule");
+      case kBatch:
+        return tr("train.batch_size (per device)");
+      case kDuration:
+        return tr("Training time (the summary's wall time; while running, the time since it started)");
+      case kTags:
+        return tr("Tags; ✎: the run has notes (hover to read them)");
+      case kSize:
+        return tr("Size of model.pt");
+      default:
+        return {};
     }
   }
   return {};

@@ -4,11 +4,10 @@
 // The rows are loaded off the UI thread (loadRunRows) and handed over whole (setRows); the model itself never
 // touches the disk, except to store a rename made by editing the Name cell.
 
-#include <functional>
-#include <vector>
-
 #include <QAbstractItemModel>
 #include <QString>
+#include <functional>
+#include <vector>
 
 #include "workbench/events.h"
 #include "workbench/run_index.h"
@@ -17,7 +16,7 @@ namespace wb::gui {
 
 struct RunRow {
   RunRecord record;
-  qint64 modelBytes = 0;                  // model.pt, 0 when absent
+  qint64 modelBytes = 0;                   // model.pt, 0 when absent
   std::vector<ArtifactFigures> artifacts;  // compressed models (not the original)
 };
 
@@ -30,16 +29,33 @@ class RunsTableModel : public QAbstractItemModel {
 
  public:
   enum Column {
-    kName, kStatus, kModel, kData, kOptimizer, kLr, kBatch, kAmp, kDevices, kDuration, kValLoss, kValAcc, kTestAcc,
-    kSteps, kStarted, kTags, kSize, kFolder, kColumnCount
+    kName,
+    kStatus,
+    kModel,
+    kData,
+    kOptimizer,
+    kLr,
+    kBatch,
+    kAmp,
+    kDevices,
+    kDuration,
+    kValLoss,
+    kValAcc,
+    kTestAcc,
+    kSteps,
+    kStarted,
+    kTags,
+    kSize,
+    kFolder,
+    kColumnCount
   };
   enum Role {
     kSortRole = Qt::UserRole + 1,  // numbers as numbers, dates as ISO text
     kFolderRole,                   // the run folder (children: their run's)
     kArtifactRole,                 // children: "compressed/02-quantize"
-    kSearchTextRole,               // name, model, data, optimizer, tags, notes, folder: what the filter searches
-    kStatusRole,                   // the index's status word ("finished")
-    kTagsRole,                     // the run's tags as a QStringList
+    kSearchTextRole,  // name, model, data, optimizer, tags, notes, folder: what the filter searches
+    kStatusRole,      // the index's status word ("finished")
+    kTagsRole,        // the run's tags as a QStringList
   };
 
   explicit RunsTableModel(QObject* parent = nullptr);

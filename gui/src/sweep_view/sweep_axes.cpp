@@ -23,7 +23,8 @@ SweepAxis SweepAxis::fromValues(const QString& name, const std::vector<nlohmann:
   }
   if (!axis.m_categorical) return fromNumbers(name, numbers);
   for (const nlohmann::json& v : values) {
-    if (!v.is_null() && !axis.m_categories.contains(sweepValueText(v))) axis.m_categories << sweepValueText(v);
+    if (!v.is_null() && !axis.m_categories.contains(sweepValueText(v)))
+      axis.m_categories << sweepValueText(v);
   }
   axis.m_categories.sort();
   axis.m_min = 0;
@@ -61,7 +62,8 @@ double SweepAxis::position(const nlohmann::json& value) const {
 QString SweepAxis::label(double position) const {
   if (m_categorical) {
     if (m_categories.isEmpty()) return {};
-    const int at = m_categories.size() <= 1 ? 0 : static_cast<int>(std::lround(position * (m_categories.size() - 1)));
+    const int at =
+        m_categories.size() <= 1 ? 0 : static_cast<int>(std::lround(position * (m_categories.size() - 1)));
     return m_categories.value(std::clamp(at, 0, static_cast<int>(m_categories.size()) - 1));
   }
   const double v = m_log ? std::exp(std::log(m_min) + position * (std::log(m_max) - std::log(m_min)))

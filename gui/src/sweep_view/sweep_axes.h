@@ -1,15 +1,13 @@
 #pragma once
 // How a sweep's values are laid out on a chart axis: numbers on a linear or a log scale (log when every value
 // is > 0 and they span 20x or more, as a learning rate's do), anything else (optimizer names, booleans) as
-// categories in sorted order. Positions are 0..1 for the parallel-coordinates chart; `place` gives the value on
-// the axis's own scale for the metric-against-key chart.
-
-#include <vector>
+// categories in sorted order. Positions are 0..1 for the parallel-coordinates chart; `place` gives the value
+// on the axis's own scale for the metric-against-key chart.
 
 #include <QString>
 #include <QStringList>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace wb::gui {
 

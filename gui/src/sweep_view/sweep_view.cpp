@@ -1,6 +1,6 @@
 #include "sweep_view/sweep_view.h"
 
-#include <cmath>
+#include <qcustomplot.h>
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -10,8 +10,7 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
-
-#include <qcustomplot.h>
+#include <cmath>
 
 #include "app/off_thread.h"
 #include "runs_browser/runs_table_model.h"
@@ -27,7 +26,9 @@ struct LoadedSweep {
   QString problem;
 };
 
-bool percentMetric(const std::string& metric) { return metric.find("accuracy") != std::string::npos; }
+bool percentMetric(const std::string& metric) {
+  return metric.find("accuracy") != std::string::npos;
+}
 
 QString metricText(const SweepResults& s, double value) {
   return RunsTableModel::formatMetric(value, percentMetric(s.metric));
@@ -57,10 +58,13 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("sweepSummary"));
   m_summary->setWordWrap(true);
-  m_cloneBest = namedButton(tr("Clone Best into Editor"), "sweepCloneBest",
-                            tr("The best trial's experiment in the editor, to train it longer or edit it further"), this);
-  m_showTrials = namedButton(tr("Show in Runs List"), "sweepShowTrials", tr("The runs list filtered to this sweep's trials"), this);
-  m_overlay = namedButton(tr("Overlay Trials"), "sweepOverlay", tr("The trials that ran, on the Training charts"), this);
+  m_cloneBest = namedButton(
+      tr("Clone Best into Editor"), "sweepCloneBest",
+      tr("The best trial's experiment in the editor, to train it longer or edit it further"), this);
+  m_showTrials = namedButton(tr("Show in Runs List"), "sweepShowTrials",
+                             tr("The runs list filtered to this sweep's trials"), this);
+  m_overlay = namedButton(tr("Overlay Trials"), "sweepOverlay",
+                          tr("The trials that ran, on the Training charts"), this);
   m_key = new QComboBox(this);
   m_key->setObjectName(QStringLiteral("sweepKeyPicker"));
   m_key->setToolTip(tr("The key the lower chart sets the metric against"));
@@ -141,7 +145,9 @@ void SweepView::setRunsDir(const QString& dir) {
   reload();
 }
 
-QString SweepView::currentSweep() const { return m_sweeps->currentData().toString(); }
+QString SweepView::currentSweep() const {
+  return m_sweeps->currentData().toString();
+}
 
 void SweepView::showSweep(const QString& name) {
   m_wanted = name;
@@ -170,7 +176,8 @@ void SweepView::reload() {
         LoadedSweep out;
         try {
           for (const std::string& name : listSweepNames(dir)) out.names << QString::fromStdString(name);
-          const QString name = out.names.contains(picked) ? picked : (out.names.isEmpty() ? QString() : out.names.last());
+          const QString name =
+              out.names.contains(picked) ? picked : (out.names.isEmpty() ? QString() : out.names.last());
           if (!name.isEmpty()) out.results = readSweepResults(dir, name.toStdString());
         } catch (const std::exception& e) {
           out.problem = QString::fromUtf8(e.what());
@@ -207,13 +214,16 @@ void SweepView::onLoaded(QStringList names, std::optional<SweepResults> results,
       QString text = tr("%n trial(s): ", nullptr, static_cast<int>(s.trials.size()));
       QStringList parts;
       for (const char* status : {"done", "stopped", "running", "queued", "held", "failed"}) {
-        if (s.count(status) > 0) parts << QStringLiteral("%1 %2").arg(s.count(status)).arg(QLatin1String(status));
+        if (s.count(status) > 0)
+          parts << QStringLiteral("%1 %2").arg(s.count(status)).arg(QLatin1String(status));
       }
       text += parts.join(QStringLiteral(", "));
-      text += tr(" · %1, %2 is better").arg(QString::fromStdString(s.metric), s.maximize ? tr("higher") : tr("lower"));
+      text += tr(" · %1, %2 is better")
+                  .arg(QString::fromStdString(s.metric), s.maximize ? tr("higher") : tr("lower"));
       if (s.best >= 0) {
         const SweepTrialResult& best = s.trials[static_cast<size_t>(s.best)];
-        text += tr(" · best ★ %1: %2").arg(QString::fromStdString(best.entry.label), metricText(s, best.metric));
+        text +=
+            tr(" · best ★ %1: %2").arg(QString::fromStdString(best.entry.label), metricText(s, best.metric));
       }
       text += tr(" · %1 of training").arg(RunsTableModel::formatDuration(s.compute_s));
       if (s.finished()) text += tr(" · finished");
@@ -279,7 +289,8 @@ void SweepView::fillTable() {
     m_table->setItem(row, 2, metric);
     set(3, t.run && t.run->wall_s > 0 ? RunsTableModel::formatDuration(t.run->wall_s) : QStringLiteral("—"));
     int column = 4;
-    for (const std::string& k : s.keys) set(column++, t.values.contains(k) ? sweepValueText(t.values[k]) : QString());
+    for (const std::string& k : s.keys)
+      set(column++, t.values.contains(k) ? sweepValueText(t.values[k]) : QString());
     set(column, QString::fromStdString(t.entry.message))->setToolTip(QString::fromStdString(t.entry.message));
   }
   m_table->resizeColumnsToContents();
@@ -301,7 +312,8 @@ void SweepView::drawParallel() {
   std::vector<SweepAxis> axes;
   for (const std::string& k : s.keys) {
     std::vector<nlohmann::json> values;
-    for (const SweepTrialResult& t : s.trials) values.push_back(t.values.contains(k) ? t.values[k] : nlohmann::json());
+    for (const SweepTrialResult& t : s.trials)
+      values.push_back(t.values.contains(k) ? t.values[k] : nlohmann::json());
     axes.push_back(SweepAxis::fromValues(QString::fromStdString(k), values));
   }
   std::vector<double> measured;
@@ -321,7 +333,9 @@ void SweepView::drawParallel() {
     QVector<double> x, y;
     for (int a = 0; a < n; ++a) {
       x << a;
-      y << axes[static_cast<size_t>(a)].position(t.values.contains(s.keys[static_cast<size_t>(a)]) ? t.values[s.keys[static_cast<size_t>(a)]] : nlohmann::json());
+      y << axes[static_cast<size_t>(a)].position(t.values.contains(s.keys[static_cast<size_t>(a)])
+                                                     ? t.values[s.keys[static_cast<size_t>(a)]]
+                                                     : nlohmann::json());
     }
     x << n;
     y << (t.metric >= 0 ? metricAxis.position(t.metric) : std::nan(""));
@@ -335,10 +349,11 @@ void SweepView::drawParallel() {
     pen.setWidthF(best ? 3.0 : 1.4);
     if (t.metric < 0) pen.setStyle(Qt::DashLine);
     g->setPen(pen);
-    g->setScatterStyle(QCPScatterStyle(best ? QCPScatterStyle::ssStar : QCPScatterStyle::ssDisc, best ? 10 : 4));
+    g->setScatterStyle(
+        QCPScatterStyle(best ? QCPScatterStyle::ssStar : QCPScatterStyle::ssDisc, best ? 10 : 4));
   }
-  // Each axis named by the last part of its key ("lr" for optimizer.lr) where that is unambiguous: the full keys
-  // of four axes do not fit side by side.
+  // Each axis named by the last part of its key ("lr" for optimizer.lr) where that is unambiguous: the full
+  // keys of four axes do not fit side by side.
   QStringList shortNames;
   for (const SweepAxis& axis : axes) shortNames << axis.name().section(QLatin1Char('.'), -1);
   for (int a = 0; a <= n; ++a) {
@@ -351,8 +366,11 @@ void SweepView::drawParallel() {
     name->position->setCoords(a, -0.12);
     name->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
     name->setPadding(QMargins(0, 4, 0, 0));
-    name->setText(a == n ? QString::fromStdString(s.metric).replace(QLatin1String("accuracy"), QLatin1String("acc")).replace(QLatin1Char('_'), QLatin1Char(' '))
-                         : unique ? shortNames[a] : axis.name());
+    name->setText(a == n ? QString::fromStdString(s.metric)
+                               .replace(QLatin1String("accuracy"), QLatin1String("acc"))
+                               .replace(QLatin1Char('_'), QLatin1Char(' '))
+                  : unique ? shortNames[a]
+                           : axis.name());
     // A category axis names each of its values beside it; a number axis its ends.
     const QFont small(font().family(), qMax(7, font().pointSize() - 2));
     if (axis.categorical() && axis.categories().size() > 2) {
@@ -368,9 +386,11 @@ void SweepView::drawParallel() {
       for (const double at : {0.0, 1.0}) {
         auto* label = new QCPItemText(plot);
         label->position->setCoords(a, at);
-        label->setPositionAlignment(at == 0 ? (Qt::AlignTop | Qt::AlignHCenter) : (Qt::AlignBottom | Qt::AlignHCenter));
-        label->setText(a < n ? axis.label(at)
-                             : (measured.empty() ? QString() : metricText(s, at == 0 ? axis.min() : axis.max())));
+        label->setPositionAlignment(at == 0 ? (Qt::AlignTop | Qt::AlignHCenter)
+                                            : (Qt::AlignBottom | Qt::AlignHCenter));
+        label->setText(
+            a < n ? axis.label(at)
+                  : (measured.empty() ? QString() : metricText(s, at == 0 ? axis.min() : axis.max())));
         label->setFont(small);
       }
     }
@@ -401,7 +421,8 @@ void SweepView::drawKeyChart() {
   const SweepResults& s = *m_results;
   const std::string key = m_key->currentText().toStdString();
   std::vector<nlohmann::json> values;
-  for (const SweepTrialResult& t : s.trials) values.push_back(t.values.contains(key) ? t.values[key] : nlohmann::json());
+  for (const SweepTrialResult& t : s.trials)
+    values.push_back(t.values.contains(key) ? t.values[key] : nlohmann::json());
   const SweepAxis axis = SweepAxis::fromValues(m_key->currentText(), values);
   const double scale = percentMetric(s.metric) ? 100.0 : 1.0;
   QVector<double> x, y, bx, by;

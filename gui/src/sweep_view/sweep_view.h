@@ -5,10 +5,9 @@
 // the best trial marked everywhere. "Clone Best into Editor" puts the best trial's experiment in the editor;
 // "Show in Runs List" filters the runs list to the sweep's trials; "Overlay Trials" puts them on the charts.
 
-#include <optional>
-
 #include <QString>
 #include <QWidget>
+#include <optional>
 
 #include "app/serial_reload.h"
 #include "workbench/sweep_runs.h"
@@ -29,7 +28,7 @@ class SweepView : public QWidget {
 
   void setRunsDir(const QString& dir);
   void showSweep(const QString& name);  // picks it (once listed) and loads it
-  void reload();  // the sweep names and the picked sweep's results, off the UI thread
+  void reload();                        // the sweep names and the picked sweep's results, off the UI thread
   QString currentSweep() const;
   const std::optional<SweepResults>& results() const { return m_results; }
   QString bestFolder() const;  // the best trial's run folder, empty when none finished
@@ -50,7 +49,8 @@ class SweepView : public QWidget {
   void loaded();
 
  private:
-  void onLoaded(QStringList names, std::optional<SweepResults> results, const QString& problem, int generation);
+  void onLoaded(QStringList names, std::optional<SweepResults> results, const QString& problem,
+                int generation);
   void fillTable();
   void drawParallel();
   void drawKeyChart();

@@ -31,7 +31,9 @@ QSize ElidingLabel::minimumSizeHint() const {
   return size;
 }
 
-bool ElidingLabel::isCut() const { return !wordWrap() && QLabel::sizeHint().width() > width(); }
+bool ElidingLabel::isCut() const {
+  return !wordWrap() && QLabel::sizeHint().width() > width();
+}
 
 bool ElidingLabel::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip && isCut()) {
@@ -55,8 +57,8 @@ void ElidingLabel::paintEvent(QPaintEvent* event) {
   QStyleOption option;
   option.initFrom(this);
   const QString shown = fontMetrics().elidedText(plainText(*this), Qt::ElideRight, area.width());
-  style()->drawItemText(&painter, area, QStyle::visualAlignment(layoutDirection(), alignment()), option.palette,
-                        isEnabled(), shown, foregroundRole());
+  style()->drawItemText(&painter, area, QStyle::visualAlignment(layoutDirection(), alignment()),
+                        option.palette, isEnabled(), shown, foregroundRole());
 }
 
 }  // namespace wb::gui

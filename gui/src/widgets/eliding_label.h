@@ -1,8 +1,9 @@
 #pragma once
-// A one-line label that never widens its window: it asks for a few characters of width at least (its size hint
-// stays the whole text), shows as much of its text as fits with "…" at the end, and shows the whole text in its
-// tooltip while cut, above the tooltip the caller set. text() stays the whole text. For status and header lines
-// whose length depends on the run (a pass name, a step count, a folder). Rich text is cut as its plain text.
+// A one-line label that never widens its window: it asks for a few characters of width at least (its size
+// hint stays the whole text), shows as much of its text as fits with "…" at the end, and shows the whole text
+// in its tooltip while cut, above the tooltip the caller set. text() stays the whole text. For status and
+// header lines whose length depends on the run (a pass name, a step count, a folder). Rich text is cut as its
+// plain text.
 
 #include <QLabel>
 

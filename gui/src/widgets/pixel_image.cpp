@@ -1,8 +1,7 @@
 #include "widgets/pixel_image.h"
 
-#include <algorithm>
-
 #include <QPainter>
+#include <algorithm>
 
 namespace wb::gui {
 

@@ -3,16 +3,16 @@
 #include <QEvent>
 #include <QGuiApplication>
 #include <QPointer>
-#include <QTimer>
 #include <QScreen>
+#include <QTimer>
 #include <QWidget>
-
 #include <algorithm>
 
 namespace wb::gui {
 
 QRect fittedGeometry(QRect wanted, QSize preferred, QSize minimum, QRect available, QSize frame) {
-  const QSize room(std::max(1, available.width() - frame.width()), std::max(1, available.height() - frame.height()));
+  const QSize room(std::max(1, available.width() - frame.width()),
+                   std::max(1, available.height() - frame.height()));
   QSize size = (wanted.isValid() ? wanted.size() : preferred).boundedTo(room).expandedTo(minimum);
   QRect out(QPoint(0, 0), size);
   if (!wanted.isValid()) {
@@ -23,8 +23,8 @@ QRect fittedGeometry(QRect wanted, QSize preferred, QSize minimum, QRect availab
   // Inside the available area with its frame: the title bar above the client area, the borders around it.
   const int top = frame.height() - frame.width() / 2;
   const int side = frame.width() / 2;
-  out.moveLeft(std::clamp(out.left(), available.left() + side, std::max(available.left() + side,
-                                                                        available.right() - side - out.width() + 1)));
+  out.moveLeft(std::clamp(out.left(), available.left() + side,
+                          std::max(available.left() + side, available.right() - side - out.width() + 1)));
   out.moveTop(std::clamp(out.top(), available.top() + top,
                          std::max(available.top() + top, available.bottom() - side - out.height() + 1)));
   return out;
@@ -77,8 +77,11 @@ class InsideScreenKeeper : public QObject {
     QRect frame = m_window->frameGeometry();
     const QRect client = m_window->geometry();
     // Before the frame is known, the typical one.
-    const int top = frame.top() < client.top() ? client.top() - frame.top() : kTypicalFrame.height() - kTypicalFrame.width() / 2;
-    if (frame == client) frame = client.adjusted(-kTypicalFrame.width() / 2, -top, kTypicalFrame.width() / 2, kTypicalFrame.width() / 2);
+    const int top = frame.top() < client.top() ? client.top() - frame.top()
+                                               : kTypicalFrame.height() - kTypicalFrame.width() / 2;
+    if (frame == client)
+      frame = client.adjusted(-kTypicalFrame.width() / 2, -top, kTypicalFrame.width() / 2,
+                              kTypicalFrame.width() / 2);
     QPoint shift(0, 0);
     if (frame.right() > available.right()) shift.rx() = available.right() - frame.right();
     if (frame.left() + shift.x() < available.left()) shift.rx() = available.left() - frame.left();
@@ -92,7 +95,9 @@ class InsideScreenKeeper : public QObject {
 
 }  // namespace
 
-void keepInsideScreen(QWidget* window) { window->installEventFilter(new InsideScreenKeeper(window)); }
+void keepInsideScreen(QWidget* window) {
+  window->installEventFilter(new InsideScreenKeeper(window));
+}
 
 void fitDialogToScreen(QWidget* dialog, QSize preferred) {
   dialog->resize(fittedSize(dialog, preferred));

@@ -16,7 +16,8 @@ inline constexpr QSize kTypicalFrame{16, 48};
 
 // `wanted` (a client-area rectangle; an invalid one: centred at `preferred`) moved and shrunk to fit inside
 // `available` with `frame` around it, but not below `minimum`.
-QRect fittedGeometry(QRect wanted, QSize preferred, QSize minimum, QRect available, QSize frame = kTypicalFrame);
+QRect fittedGeometry(QRect wanted, QSize preferred, QSize minimum, QRect available,
+                     QSize frame = kTypicalFrame);
 
 // Applies fittedGeometry to `window` on its screen: with `keepPosition`, its current geometry brought inside;
 // else only its size (`preferred` where there is room), the window manager placing it.
@@ -29,9 +30,9 @@ QSize fittedSize(const QWidget* dialog, QSize preferred);
 // A dialog at fittedSize(dialog, preferred), kept inside its screen each time it is shown (keepInsideScreen).
 void fitDialogToScreen(QWidget* dialog, QSize preferred);
 
-// Each time `window` is shown, once the window manager has framed it, moves it so that its frame lies inside its
-// screen's available area (Qt centres a dialog over its parent from a guess of the frame, which puts a tall one's
-// title bar above the screen's top when the parent is at the top).
+// Each time `window` is shown, once the window manager has framed it, moves it so that its frame lies inside
+// its screen's available area (Qt centres a dialog over its parent from a guess of the frame, which puts a
+// tall one's title bar above the screen's top when the parent is at the top).
 void keepInsideScreen(QWidget* window);
 
 }  // namespace wb::gui

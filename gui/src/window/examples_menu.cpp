@@ -22,7 +22,8 @@ void ExamplesMenu::reload() {
     for (const ExampleInfo& example : listExamples()) {
       const QString id = QString::fromStdString(example.id);
       // Numbered for the keyboard (Alt+F, then the example's digit), as Open Recent is.
-      const QString title = QString::fromStdString(example.title).replace(QLatin1Char('&'), QStringLiteral("&&"));
+      const QString title =
+          QString::fromStdString(example.title).replace(QLatin1Char('&'), QStringLiteral("&&"));
       ++number;
       QAction* action = addAction(number <= 9 ? QStringLiteral("&%1 %2").arg(number).arg(title) : title);
       action->setObjectName(QStringLiteral("example-") + id);
@@ -44,7 +45,8 @@ void ExamplesMenu::choose(const QString& id) {
     const std::vector<ExampleInfo> examples = listExamples();
     const std::optional<ExampleInfo> example = findExample(id.toStdString(), examples);
     if (!example) {
-      emit exampleFailed(tr("The example %1 is no longer installed.").arg(id), tr("Reinstall Torch Workbench."));
+      emit exampleFailed(tr("The example %1 is no longer installed.").arg(id),
+                         tr("Reinstall Torch Workbench."));
       return;
     }
     emit exampleChosen(QString::fromStdString(example->title), loadExampleDocument(*example));

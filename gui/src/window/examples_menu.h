@@ -1,11 +1,11 @@
 #pragma once
-// File ▸ New from Example: the example experiments installed with the workbench (share/torch-workbench/examples,
-// or the source tree's resources/examples), each with its description. Choosing one hands its experiment over
-// as a new, unsaved document: the installed file is never the one saved to.
+// File ▸ New from Example: the example experiments installed with the workbench
+// (share/torch-workbench/examples, or the source tree's resources/examples), each with its description.
+// Choosing one hands its experiment over as a new, unsaved document: the installed file is never the one
+// saved to.
 
 #include <QMenu>
 #include <QString>
-
 #include <nlohmann/json.hpp>
 
 namespace wb::gui {

@@ -26,10 +26,18 @@ void LogPanel::append(LogLevel level, const QString& text) {
   const bool dark = palette().color(QPalette::Base).lightness() < 128;
   QTextCharFormat format;
   switch (level) {
-    case LogLevel::Debug: format.setForeground(palette().color(QPalette::PlaceholderText)); break;
-    case LogLevel::Info: format.setForeground(palette().color(QPalette::Text)); break;
-    case LogLevel::Warning: format.setForeground(dark ? QColor(0xff, 0xb7, 0x4d) : QColor(0xb2, 0x54, 0x00)); break;
-    case LogLevel::Error: format.setForeground(dark ? QColor(0xff, 0x8a, 0x80) : QColor(0xc6, 0x28, 0x28)); break;
+    case LogLevel::Debug:
+      format.setForeground(palette().color(QPalette::PlaceholderText));
+      break;
+    case LogLevel::Info:
+      format.setForeground(palette().color(QPalette::Text));
+      break;
+    case LogLevel::Warning:
+      format.setForeground(dark ? QColor(0xff, 0xb7, 0x4d) : QColor(0xb2, 0x54, 0x00));
+      break;
+    case LogLevel::Error:
+      format.setForeground(dark ? QColor(0xff, 0x8a, 0x80) : QColor(0xc6, 0x28, 0x28));
+      break;
   }
   // Follow the end only when the user is already there: reading older lines must not be interrupted.
   QScrollBar* bar = verticalScrollBar();

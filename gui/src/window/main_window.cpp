@@ -1,11 +1,5 @@
 #include "window/main_window.h"
 
-#include "widgets/screen_fit.h"
-
-#include <fstream>
-#include <utility>
-#include <variant>
-
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -25,6 +19,9 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
+#include <fstream>
+#include <utility>
+#include <variant>
 
 #include "app/action_icons.h"
 #include "app/action_table.h"
@@ -32,22 +29,23 @@
 #include "charts/charts_panel.h"
 #include "compression_view/compression_controller.h"
 #include "compression_view/compression_view.h"
+#include "data_view/data_preview_view.h"
 #include "editor/experiment_editor.h"
 #include "evaluate/evaluation_view.h"
 #include "export_dialogs/export_menu.h"
 #include "finder_dialogs/finders_menu.h"
-#include "data_view/data_preview_view.h"
 #include "model_view/model_summary_view.h"
-#include "run/live_control_actions.h"
-#include "run/lr_change_dialog.h"  // LiveControlActions::openDialog converts its QPointer: needs the whole type
-#include "run/run_status_words.h"
-#include "runs_browser/interrupted_runs_dialog.h"
 #include "queue_view/queue_actions.h"
 #include "queue_view/queue_panel.h"
+#include "run/live_control_actions.h"
+#include "run/lr_change_dialog.h"  // LiveControlActions::openDialog converts its QPointer: needs the whole type
 #include "run/run_follower.h"
+#include "run/run_status_words.h"
 #include "runs_browser/index_watch.h"
+#include "runs_browser/interrupted_runs_dialog.h"
 #include "runs_browser/runs_browser.h"
 #include "sweep_view/sweep_view.h"
+#include "widgets/screen_fit.h"
 #include "window/about_dialog.h"
 #include "window/examples_menu.h"
 #include "window/log_panel.h"
@@ -68,7 +66,9 @@ QString epochLine(const EpochMetrics& ep, const QString& what) {
                      .arg(ep.train_loss, 0, 'f', 4)
                      .arg(ep.train_accuracy * 100, 0, 'f', 2);
   if (ep.val_loss >= 0) {
-    line += MainWindow::tr(", val loss %1, val accuracy %2 %").arg(ep.val_loss, 0, 'f', 4).arg(ep.val_accuracy * 100, 0, 'f', 2);
+    line += MainWindow::tr(", val loss %1, val accuracy %2 %")
+                .arg(ep.val_loss, 0, 'f', 4)
+                .arg(ep.val_accuracy * 100, 0, 'f', 2);
   }
   return line;
 }
@@ -78,24 +78,35 @@ constexpr int kRunsRefreshDelayMs = 1500;  // the engine registers a new run in 
 
 QString errorTitle(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::BadInput: return QObject::tr("The experiment or its data has a problem");
-    case ErrorKind::ExperimentChanged: return QObject::tr("The run's experiment was changed");
-    case ErrorKind::OutOfMemory: return QObject::tr("Out of memory");
-    case ErrorKind::NonFinite: return QObject::tr("The loss became NaN or infinite");
-    case ErrorKind::Device: return QObject::tr("Device error");
-    case ErrorKind::Internal: return QObject::tr("The run failed");
+    case ErrorKind::BadInput:
+      return QObject::tr("The experiment or its data has a problem");
+    case ErrorKind::ExperimentChanged:
+      return QObject::tr("The run's experiment was changed");
+    case ErrorKind::OutOfMemory:
+      return QObject::tr("Out of memory");
+    case ErrorKind::NonFinite:
+      return QObject::tr("The loss became NaN or infinite");
+    case ErrorKind::Device:
+      return QObject::tr("Device error");
+    case ErrorKind::Internal:
+      return QObject::tr("The run failed");
   }
   return QObject::tr("The run failed");
 }
 
 QString compressionErrorTitle(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::BadInput: return QObject::tr("The compression cannot run");
-    case ErrorKind::OutOfMemory: return QObject::tr("Out of memory while compressing");
-    case ErrorKind::NonFinite: return QObject::tr("The loss became NaN or infinite while compressing");
-    case ErrorKind::Device: return QObject::tr("Device error while compressing");
+    case ErrorKind::BadInput:
+      return QObject::tr("The compression cannot run");
+    case ErrorKind::OutOfMemory:
+      return QObject::tr("Out of memory while compressing");
+    case ErrorKind::NonFinite:
+      return QObject::tr("The loss became NaN or infinite while compressing");
+    case ErrorKind::Device:
+      return QObject::tr("Device error while compressing");
     case ErrorKind::ExperimentChanged:
-    case ErrorKind::Internal: return QObject::tr("The compression failed");
+    case ErrorKind::Internal:
+      return QObject::tr("The compression failed");
   }
   return QObject::tr("The compression failed");
 }
@@ -167,8 +178,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   m_log = new LogPanel;
   m_progress = new RunProgress;
 
-  m_queueActions = new QueueActions(m_editor, m_queue, this, [this](const QString& title, const QString& message,
-                                                                    const QString& hint) { showError(title, message, hint); });
+  m_queueActions = new QueueActions(
+      m_editor, m_queue, this, [this](const QString& title, const QString& message, const QString& hint) {
+        showError(title, message, hint);
+      });
   buildActions();
   buildMenus();
   buildToolbar();
@@ -190,8 +203,9 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     auto* box = new QMessageBox(QMessageBox::Warning, tr("The run's experiment was changed"), message,
                                 QMessageBox::Cancel, this);
     box->setObjectName(QStringLiteral("forceResumeDialog"));
-    box->setInformativeText(tr("Resume anyway? Training continues from the checkpoint's step with the experiment "
-                               "file as it is now; the run's log records the changes. Or cancel and undo them."));
+    box->setInformativeText(
+        tr("Resume anyway? Training continues from the checkpoint's step with the experiment "
+           "file as it is now; the run's log records the changes. Or cancel and undo them."));
     QPushButton* anyway = box->addButton(tr("Resume Anyway"), QMessageBox::AcceptRole);
     box->setDefaultButton(QMessageBox::Cancel);
     box->setAttribute(Qt::WA_DeleteOnClose);
@@ -235,15 +249,16 @@ MainWindow::MainWindow(Options options, QWidget* parent)
       if (m_follower->follows(id) && record && record->status == "interrupted") m_follower->unfollow(id);
     }
   });
-  connect(m_follower, &RunFollower::appended, this, [this](const QString& folder, const RunHistoryTail& tail) {
-    if (!m_charts->hasTrace(folder)) {
-      m_follower->unfollow(folder);
-      return;
-    }
-    m_charts->appendSteps(folder, tail.steps);
-    m_charts->appendEpochs(folder, tail.epochs);
-    m_charts->addControlMarks(folder, tail.controls);
-  });
+  connect(m_follower, &RunFollower::appended, this,
+          [this](const QString& folder, const RunHistoryTail& tail) {
+            if (!m_charts->hasTrace(folder)) {
+              m_follower->unfollow(folder);
+              return;
+            }
+            m_charts->appendSteps(folder, tail.steps);
+            m_charts->appendEpochs(folder, tail.epochs);
+            m_charts->addControlMarks(folder, tail.controls);
+          });
   connect(m_follower, &RunFollower::rewound, this, [this](const QString& folder) {
     if (m_charts->hasTrace(folder)) openRuns({folder}, false);  // read whole again, and followed from its end
   });
@@ -256,11 +271,12 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     m_queueDock->show();
     m_queueDock->raise();
   });
-  connect(m_queueActions, &QueueActions::sweepQueued, this, [this](const QString& sweep, const QString& runs) {
-    m_sweepView->setRunsDir(runs);
-    m_sweepView->showSweep(sweep);
-    m_centralTabs->setCurrentWidget(m_sweepView);
-  });
+  connect(m_queueActions, &QueueActions::sweepQueued, this,
+          [this](const QString& sweep, const QString& runs) {
+            m_sweepView->setRunsDir(runs);
+            m_sweepView->showSweep(sweep);
+            m_centralTabs->setCurrentWidget(m_sweepView);
+          });
   connect(m_queue, &QueuePanel::queueFinished, this, [this](const QString& summary) {
     const QString text = tr("The queue is finished: %1").arg(summary);
     statusBar()->showMessage(text, 15000);
@@ -311,61 +327,113 @@ MainWindow::~MainWindow() = default;
 void MainWindow::buildActions() {
   using K = QKeySequence;
   auto compress = [this](CompressDialog::Kind kind) { return [this, kind] { openCompressDialog(kind); }; };
-  makeActions(this, {
-      {&m_newAction, "new", tr("&New"), {K::New}, tr("Start from the default experiment"), [this] { newExperiment(); }},
-      {&m_openAction, "open", tr("&Open…"), {K::Open}, {}, [this] { openDialog(); }},
-      {&m_saveAction, "save", tr("&Save"), {K::Save}, {}, [this] { save(); }},
-      {&m_saveAsAction, "save-as", tr("Save &As…"), {K::SaveAs}, {}, [this] { saveAs(); }},
-      {&m_quitAction, "quit", tr("&Quit"), {K::Quit}, {}, [this] { close(); }, {}, QAction::QuitRole},
+  makeActions(
+      this,
+      {
+          {&m_newAction,
+           "new",
+           tr("&New"),
+           {K::New},
+           tr("Start from the default experiment"),
+           [this] { newExperiment(); }},
+          {&m_openAction, "open", tr("&Open…"), {K::Open}, {}, [this] { openDialog(); }},
+          {&m_saveAction, "save", tr("&Save"), {K::Save}, {}, [this] { save(); }},
+          {&m_saveAsAction, "save-as", tr("Save &As…"), {K::SaveAs}, {}, [this] { saveAs(); }},
+          {&m_quitAction, "quit", tr("&Quit"), {K::Quit}, {}, [this] { close(); }, {}, QAction::QuitRole},
 
-      {&m_startAction, "start", tr("&Start"), {K(Qt::Key_F5), K(Qt::CTRL | Qt::Key_Return)},
-       tr("Train the experiment in the editor (F5)"), [this] { startRun(); }},
-      {&m_pauseAction, "pause", tr("&Pause"), {K(Qt::Key_F6)}, tr("Pause after the step in flight, or resume (F6)"),
-       [this] { togglePause(); }},
-      {&m_stopAction, "stop", tr("S&top"), {K(Qt::SHIFT | Qt::Key_F5)},
-       tr("Stop after the step in flight; a checkpoint is written so the run can be resumed (Shift+F5)"),
-       [this] { stopRun(); }},
-      {&m_checkpointAction, "checkpoint", tr("&Checkpoint now"), {K(Qt::CTRL | Qt::Key_K)},
-       tr("Write a checkpoint after the step in flight (Ctrl+K)"), [this] { checkpointNow(); }},
-      {&m_resumeAction, "resume-run", tr("&Resume an Interrupted Run…"), {K(Qt::CTRL | Qt::SHIFT | Qt::Key_R)},
-       tr("Continue a stopped run from its latest checkpoint"), [this] { resumeDialog(); }},
+          {&m_startAction,
+           "start",
+           tr("&Start"),
+           {K(Qt::Key_F5), K(Qt::CTRL | Qt::Key_Return)},
+           tr("Train the experiment in the editor (F5)"),
+           [this] { startRun(); }},
+          {&m_pauseAction,
+           "pause",
+           tr("&Pause"),
+           {K(Qt::Key_F6)},
+           tr("Pause after the step in flight, or resume (F6)"),
+           [this] { togglePause(); }},
+          {&m_stopAction,
+           "stop",
+           tr("S&top"),
+           {K(Qt::SHIFT | Qt::Key_F5)},
+           tr("Stop after the step in flight; a checkpoint is written so the run can be resumed (Shift+F5)"),
+           [this] { stopRun(); }},
+          {&m_checkpointAction,
+           "checkpoint",
+           tr("&Checkpoint now"),
+           {K(Qt::CTRL | Qt::Key_K)},
+           tr("Write a checkpoint after the step in flight (Ctrl+K)"),
+           [this] { checkpointNow(); }},
+          {&m_resumeAction,
+           "resume-run",
+           tr("&Resume an Interrupted Run…"),
+           {K(Qt::CTRL | Qt::SHIFT | Qt::Key_R)},
+           tr("Continue a stopped run from its latest checkpoint"),
+           [this] { resumeDialog(); }},
 
-      {&m_pruneAction, "prune", tr("&Prune…"), {},
-       tr("Remove the smallest weights or whole channels of the selected run's model"),
-       compress(CompressDialog::Kind::Prune), QStringLiteral("compressPrune")},
-      {&m_quantizeAction, "quantize", tr("&Quantize to int8…"), {}, tr("Store the selected run's weights as 8-bit integers"),
-       compress(CompressDialog::Kind::Quantize), QStringLiteral("compressQuantize")},
-      {&m_distillAction, "distill", tr("&Distill…"), {},
-       tr("Train a model to copy the outputs of a teacher (by default the run's own model)"),
-       compress(CompressDialog::Kind::Distill), QStringLiteral("compressDistill")},
-      {&m_pipelineAction, "compress", tr("Pipe&line…"), {K(Qt::CTRL | Qt::SHIFT | Qt::Key_P)},
-       tr("Several passes in order: prune, fine-tune, distill, quantize"), compress(CompressDialog::Kind::Pipeline),
-       QStringLiteral("compressPipeline")},
-      {&m_evaluateAction, {}, tr("E&valuate Run…"), {K(Qt::CTRL | Qt::Key_E)},
-       tr("The selected run's model on its test split: accuracy, per-class figures, confusion matrix and mistakes "
-          "(Ctrl+E)"),
-       [this] { evaluateRun(); }, QStringLiteral("evaluateRun")},
-  });
+          {&m_pruneAction,
+           "prune",
+           tr("&Prune…"),
+           {},
+           tr("Remove the smallest weights or whole channels of the selected run's model"),
+           compress(CompressDialog::Kind::Prune),
+           QStringLiteral("compressPrune")},
+          {&m_quantizeAction,
+           "quantize",
+           tr("&Quantize to int8…"),
+           {},
+           tr("Store the selected run's weights as 8-bit integers"),
+           compress(CompressDialog::Kind::Quantize),
+           QStringLiteral("compressQuantize")},
+          {&m_distillAction,
+           "distill",
+           tr("&Distill…"),
+           {},
+           tr("Train a model to copy the outputs of a teacher (by default the run's own model)"),
+           compress(CompressDialog::Kind::Distill),
+           QStringLiteral("compressDistill")},
+          {&m_pipelineAction,
+           "compress",
+           tr("Pipe&line…"),
+           {K(Qt::CTRL | Qt::SHIFT | Qt::Key_P)},
+           tr("Several passes in order: prune, fine-tune, distill, quantize"),
+           compress(CompressDialog::Kind::Pipeline),
+           QStringLiteral("compressPipeline")},
+          {&m_evaluateAction,
+           {},
+           tr("E&valuate Run…"),
+           {K(Qt::CTRL | Qt::Key_E)},
+           tr("The selected run's model on its test split: accuracy, per-class figures, confusion matrix and "
+              "mistakes "
+              "(Ctrl+E)"),
+           [this] { evaluateRun(); },
+           QStringLiteral("evaluateRun")},
+      });
 }
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(m_newAction);
-  // New from Example: the example opens as a new, unsaved experiment (Save asks where; the installed file stays).
+  // New from Example: the example opens as a new, unsaved experiment (Save asks where; the installed file
+  // stays).
   auto* examples = new ExamplesMenu(file);
   file->addMenu(examples);
   connect(examples, &ExamplesMenu::exampleFailed, this, [this](const QString& message, const QString& hint) {
     showError(tr("Could not open the example"), message, hint);
   });
-  connect(examples, &ExamplesMenu::exampleChosen, this, [this](const QString& title, const nlohmann::json& doc) {
-    if (!confirmDiscard()) return;
-    m_editor->setDocument(doc);
-    m_file.clear();
-    updateTitle();
-    m_editorDock->show();
-    m_editorDock->raise();
-    statusBar()->showMessage(tr("The example “%1” is in the editor, unsaved: File ▸ Save As… keeps your copy").arg(title), 6000);
-  });
+  connect(examples, &ExamplesMenu::exampleChosen, this,
+          [this](const QString& title, const nlohmann::json& doc) {
+            if (!confirmDiscard()) return;
+            m_editor->setDocument(doc);
+            m_file.clear();
+            updateTitle();
+            m_editorDock->show();
+            m_editorDock->raise();
+            statusBar()->showMessage(
+                tr("The example “%1” is in the editor, unsaved: File ▸ Save As… keeps your copy").arg(title),
+                6000);
+          });
   file->addAction(m_openAction);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   m_recent = new RecentFiles(m_recentMenu, this);
@@ -405,8 +473,10 @@ void MainWindow::buildMenus() {
   m_compressMenu->addSeparator();
   m_compressMenu->addAction(m_pipelineAction);
 
-  m_export = new ExportMenu(this, m_runs, m_charts, [this](const QString& title, const QString& message,
-                                                           const QString& hint) { showError(title, message, hint); });
+  m_export = new ExportMenu(this, m_runs, m_charts,
+                            [this](const QString& title, const QString& message, const QString& hint) {
+                              showError(title, message, hint);
+                            });
   menuBar()->addMenu(m_export->menu());
   connect(m_export, &ExportMenu::statusMessage, this, [this](const QString& text) {
     statusBar()->showMessage(text, 6000);
@@ -510,7 +580,8 @@ void MainWindow::buildDocks() {
 void MainWindow::restoreSettings() {
   QSettings settings;
   // A layout saved on a bigger screen (or another monitor) is brought inside this one.
-  if (restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) fitToScreen(this, size(), true);
+  if (restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+    fitToScreen(this, size(), true);
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   if (settings.contains(QStringLiteral("charts/smoothing"))) {
     m_charts->setSmoothing(settings.value(QStringLiteral("charts/smoothing")).toDouble());
@@ -536,9 +607,9 @@ void MainWindow::newExperiment() {
 
 void MainWindow::openDialog() {
   if (!confirmDiscard()) return;
-  const QString file = QFileDialog::getOpenFileName(this, tr("Open experiment"),
-                                                    m_file.isEmpty() ? QDir::currentPath() : QFileInfo(m_file).path(),
-                                                    tr("Experiment files (*.json);;All files (*)"));
+  const QString file = QFileDialog::getOpenFileName(
+      this, tr("Open experiment"), m_file.isEmpty() ? QDir::currentPath() : QFileInfo(m_file).path(),
+      tr("Experiment files (*.json);;All files (*)"));
   if (!file.isEmpty()) openFile(file);
 }
 
@@ -565,7 +636,8 @@ bool MainWindow::openFile(const QString& file) {
 bool MainWindow::saveFile(const QString& file) {
   QSaveFile out(file);
   const std::string text = m_editor->document().dump(2) + "\n";
-  if (!out.open(QIODevice::WriteOnly) || out.write(text.data(), static_cast<qint64>(text.size())) < 0 || !out.commit()) {
+  if (!out.open(QIODevice::WriteOnly) || out.write(text.data(), static_cast<qint64>(text.size())) < 0 ||
+      !out.commit()) {
     showError(tr("Could not save %1").arg(QFileInfo(file).fileName()), out.errorString(),
               tr("Choose a folder you can write to (File ▸ Save As…)."));
     return false;
@@ -577,16 +649,19 @@ bool MainWindow::saveFile(const QString& file) {
   statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(m_file)), 4000);
   if (const QString unknown = unknownKeysText(m_editor->unknownKeys()); !unknown.isEmpty()) {
     // Saved as asked (work in progress is worth keeping), but never silently with keys the engine refuses.
-    const QString told = tr("Saved %1 with unknown key(s) %2: the engine refuses the file until they are renamed or "
-                            "removed (the bar under the problem list does either).")
-                             .arg(QFileInfo(m_file).fileName(), unknown);
+    const QString told =
+        tr("Saved %1 with unknown key(s) %2: the engine refuses the file until they are renamed or "
+           "removed (the bar under the problem list does either).")
+            .arg(QFileInfo(m_file).fileName(), unknown);
     statusBar()->showMessage(told, 10000);
     m_log->append(LogLevel::Warning, told);
   }
   return true;
 }
 
-bool MainWindow::save() { return m_file.isEmpty() ? saveAs() : saveFile(m_file); }
+bool MainWindow::save() {
+  return m_file.isEmpty() ? saveAs() : saveFile(m_file);
+}
 
 bool MainWindow::saveAs() {
   QString suggested = m_file;
@@ -604,9 +679,9 @@ bool MainWindow::saveAs() {
 
 bool MainWindow::confirmDiscard() {
   if (!m_editor->isModified()) return true;
-  const auto answer = QMessageBox::warning(
-      this, tr("Unsaved changes"), tr("The experiment has changes that are not saved."),
-      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  const auto answer =
+      QMessageBox::warning(this, tr("Unsaved changes"), tr("The experiment has changes that are not saved."),
+                           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
   if (answer == QMessageBox::Save) return save();
   return answer == QMessageBox::Discard;
 }
@@ -635,13 +710,15 @@ bool MainWindow::startRun() {
   if (!experiment) {
     const auto& issues = m_editor->issues();
     if (!issues.empty()) m_editor->focusIssue(issues.front().path);
-    showError(tr("The experiment cannot start"),
-              tr("%n field(s) in the editor are marked with a problem.", nullptr, static_cast<int>(issues.size())),
-              tr("Fix the marked fields (the list under the form leads to each), then start again."));
+    showError(
+        tr("The experiment cannot start"),
+        tr("%n field(s) in the editor are marked with a problem.", nullptr, static_cast<int>(issues.size())),
+        tr("Fix the marked fields (the list under the form leads to each), then start again."));
     return false;
   }
-  // The parse above needs neither data nor Torch; what the engine would refuse at start (a device this machine
-  // lacks, fp16 on the CPU, a missing dataset) needs checkExperiment, which reads data headers: not on this thread.
+  // The parse above needs neither data nor Torch; what the engine would refuse at start (a device this
+  // machine lacks, fp16 on the CPU, a missing dataset) needs checkExperiment, which reads data headers: not
+  // on this thread.
   m_lifecycle.beginCheck();
   m_stateLabel->setText(tr("Checking the experiment…"));
   m_progress->reset(tr("Checking the experiment…"), experiment->train.epochs);
@@ -655,7 +732,9 @@ bool MainWindow::startRun() {
           return std::vector<ValidationIssue>{{"", error.what()}};
         }
       },
-      [this, checked = *experiment](const std::vector<ValidationIssue>& issues) { onStartChecked(checked, issues); });
+      [this, checked = *experiment](const std::vector<ValidationIssue>& issues) {
+        onStartChecked(checked, issues);
+      });
   return true;
 }
 
@@ -669,8 +748,8 @@ void MainWindow::onStartChecked(const Experiment& experiment, const std::vector<
   }
   // The same words as `workbench-cli train` prints, marked at the fields like any other bad input.
   const QString problems = QString::fromStdString(formatIssues(issues)).trimmed();
-  m_progress->reset(tr("Not started: the experiment has %n problem(s)", nullptr, static_cast<int>(issues.size())),
-                    0);
+  m_progress->reset(
+      tr("Not started: the experiment has %n problem(s)", nullptr, static_cast<int>(issues.size())), 0);
   m_log->append(LogLevel::Error, tr("The experiment is not valid:\n%1").arg(problems));
   m_editor->showEngineIssues(issues);
   m_editor->focusIssue(issues.front().path);
@@ -682,18 +761,18 @@ void MainWindow::onStartChecked(const Experiment& experiment, const std::vector<
 
 bool MainWindow::startExperiment(const Experiment& experiment) {
   if (m_controller->isActive()) return false;
-  const QString name = QString::fromStdString(experimentRunName(experiment));  // the experiment's, or model-data
+  const QString name =
+      QString::fromStdString(experimentRunName(experiment));  // the experiment's, or model-data
   beginLiveTrace(name);
   m_lastStep = 0;
-  m_log->appendNote(tr("Starting %1 on %2")
-                        .arg(name, describeDevices(experiment.train.devices)));
+  m_log->appendNote(tr("Starting %1 on %2").arg(name, describeDevices(experiment.train.devices)));
   m_progress->reset(tr("Starting: loading the data and building the model…"), experiment.train.epochs);
-  m_progress->setDevices(experiment.train.devices,
-                         tr("The devices of the run in progress (%1)").arg(name));
+  m_progress->setDevices(experiment.train.devices, tr("The devices of the run in progress (%1)").arg(name));
   m_controller->start(experiment);
-  m_editor->setLocked(tr("Showing the experiment being trained (%1): the form is locked while the run goes on. "
-                         "Edits apply to the next run — stop this one or let it finish.")
-                          .arg(name));
+  m_editor->setLocked(
+      tr("Showing the experiment being trained (%1): the form is locked while the run goes on. "
+         "Edits apply to the next run — stop this one or let it finish.")
+          .arg(name));
   m_runs->setRunsDir(QString::fromStdString(experiment.output.runs_dir));
   QTimer::singleShot(kRunsRefreshDelayMs, m_runs, &RunsBrowser::refresh);
   return true;
@@ -715,29 +794,35 @@ bool MainWindow::resumeRun(const QString& runDir, bool force) {
   // The run's curves so far come first, then the resumed run appends to them; loaded off the UI thread.
   m_lifecycle.beginResume(runDir);
   updateActions();
-  runOffThread(this, [runDir] { return loadHistory(runDir); }, [this, runDir, force](const LoadedHistory& loaded) {
-    const std::optional<RunRecord> listed = m_runs->run(QDir(runDir).absolutePath());
-    const QString label = listed ? QString::fromStdString(listed->name)
-                          : loaded.history ? QString::fromStdString(experimentRunName(loaded.history->experiment))
-                                           : QDir(runDir).dirName();
-    beginLiveTrace(label);
-    if (loaded.history) {
-      m_charts->appendSteps(kLiveTrace, loaded.history->steps);
-      m_charts->appendEpochs(kLiveTrace, loaded.history->epochs);
-      m_charts->addControlMarks(kLiveTrace, loaded.history->controls);
-    }
-    m_lastStep = 0;
-    m_log->appendNote(tr("Resuming %1").arg(QDir::toNativeSeparators(runDir)));
-    m_controller->resumeInterrupted(ResumeRequest{runDir.toStdString(), force});
-    m_editor->setLocked(tr("A resumed run is training %1 with its own experiment.json: the form is locked while it "
-                           "goes on, and edits apply to the next run.").arg(QDir(runDir).dirName()));
-    const auto& e = m_controller->experiment();
-    m_progress->reset(tr("Resuming from the latest checkpoint…"), e ? e->train.epochs : 0);
-    if (e) {
-      m_progress->setDevices(e->train.devices, tr("The devices of the run in progress (%1)").arg(QDir(runDir).dirName()));
-    }
-    updateActions();
-  });
+  runOffThread(
+      this, [runDir] { return loadHistory(runDir); },
+      [this, runDir, force](const LoadedHistory& loaded) {
+        const std::optional<RunRecord> listed = m_runs->run(QDir(runDir).absolutePath());
+        const QString label = listed ? QString::fromStdString(listed->name)
+                              : loaded.history
+                                  ? QString::fromStdString(experimentRunName(loaded.history->experiment))
+                                  : QDir(runDir).dirName();
+        beginLiveTrace(label);
+        if (loaded.history) {
+          m_charts->appendSteps(kLiveTrace, loaded.history->steps);
+          m_charts->appendEpochs(kLiveTrace, loaded.history->epochs);
+          m_charts->addControlMarks(kLiveTrace, loaded.history->controls);
+        }
+        m_lastStep = 0;
+        m_log->appendNote(tr("Resuming %1").arg(QDir::toNativeSeparators(runDir)));
+        m_controller->resumeInterrupted(ResumeRequest{runDir.toStdString(), force});
+        m_editor->setLocked(
+            tr("A resumed run is training %1 with its own experiment.json: the form is locked while it "
+               "goes on, and edits apply to the next run.")
+                .arg(QDir(runDir).dirName()));
+        const auto& e = m_controller->experiment();
+        m_progress->reset(tr("Resuming from the latest checkpoint…"), e ? e->train.epochs : 0);
+        if (e) {
+          m_progress->setDevices(e->train.devices,
+                                 tr("The devices of the run in progress (%1)").arg(QDir(runDir).dirName()));
+        }
+        updateActions();
+      });
   return true;
 }
 
@@ -746,10 +831,12 @@ void MainWindow::resumeDialog() {
   auto* dialog = new InterruptedRunsDialog(start, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->setWindowModality(Qt::WindowModal);
-  connect(dialog, &InterruptedRunsDialog::resumeRequested, this, [this](const QString& dir) { resumeRun(dir); });
+  connect(dialog, &InterruptedRunsDialog::resumeRequested, this,
+          [this](const QString& dir) { resumeRun(dir); });
   connect(dialog, &InterruptedRunsDialog::otherFolderRequested, this, [this, start] {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Resume an interrupted run: choose its folder"),
-                                                          start.isEmpty() ? QDir::currentPath() : start);
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Resume an interrupted run: choose its folder"),
+                                          start.isEmpty() ? QDir::currentPath() : start);
     if (!dir.isEmpty()) resumeRun(dir);
   });
   dialog->open();
@@ -764,7 +851,9 @@ void MainWindow::togglePause() {
 }
 
 void MainWindow::stopRun() {
-  if (m_controller->state() != RunController::State::Running && m_controller->state() != RunController::State::Paused) return;
+  if (m_controller->state() != RunController::State::Running &&
+      m_controller->state() != RunController::State::Paused)
+    return;
   m_controller->stop();
   m_log->appendNote(tr("Stopping after the step in flight; a checkpoint is written"));
 }
@@ -779,37 +868,44 @@ void MainWindow::openRuns(const QStringList& folders, bool replace) {
   if (replace) m_charts->clearTracesExcept(kLiveTrace);
   for (const QString& folder : folders) {
     ++m_pendingLoads;
-    runOffThread(this, [folder] { return loadHistory(folder); }, [this](const LoadedHistory& loaded) {
-      --m_pendingLoads;
-      if (!loaded.history) {
-        showError(tr("Could not open the run %1").arg(QDir(loaded.folder).dirName()), loaded.error,
-                  loaded.hint.isEmpty() ? tr("Check that the folder is a run folder (it has experiment.json).")
-                                        : loaded.hint);
-        return;
-      }
-      // The run's name (as listed, renamed or not) reads best in legends; the folder (its date) tells apart runs
-      // of the same name.
-      const std::optional<RunRecord> listed = m_runs->run(loaded.folder);
-      QString label = QString::fromStdString(listed ? listed->name : experimentRunName(loaded.history->experiment));
-      for (const QString& id : m_charts->traceIds()) {
-        if (id != loaded.folder && m_charts->traceLabel(id) == label) label = QDir(loaded.folder).dirName();
-      }
-      m_charts->addTrace(loaded.folder, label);
-      m_charts->appendSteps(loaded.folder, loaded.history->steps);
-      // While a run trains, the header keeps its devices; else it shows those of the run just opened.
-      if (!m_lifecycle.busy()) {
-        m_progress->setDevices(loaded.history->experiment.train.devices,
-                               tr("The devices of %1 (its experiment.json)").arg(QDir(loaded.folder).dirName()));
-      }
-      m_charts->appendEpochs(loaded.folder, loaded.history->epochs);
-      m_charts->addControlMarks(loaded.folder, loaded.history->controls);
-      // Still training (no summary yet), by another process or this one: its new lines follow as they come.
-      if (!loaded.history->summary && !(listed && listed->status != "running")) {
-        m_follower->follow(loaded.folder, loaded.history->metrics_bytes);
-      }
-      updateActions();  // "Back to Live Run" while a run trains
-      statusBar()->showMessage(tr("Opened run %1").arg(QDir(loaded.folder).dirName()), 4000);
-    });
+    runOffThread(
+        this, [folder] { return loadHistory(folder); },
+        [this](const LoadedHistory& loaded) {
+          --m_pendingLoads;
+          if (!loaded.history) {
+            showError(tr("Could not open the run %1").arg(QDir(loaded.folder).dirName()), loaded.error,
+                      loaded.hint.isEmpty()
+                          ? tr("Check that the folder is a run folder (it has experiment.json).")
+                          : loaded.hint);
+            return;
+          }
+          // The run's name (as listed, renamed or not) reads best in legends; the folder (its date) tells
+          // apart runs of the same name.
+          const std::optional<RunRecord> listed = m_runs->run(loaded.folder);
+          QString label =
+              QString::fromStdString(listed ? listed->name : experimentRunName(loaded.history->experiment));
+          for (const QString& id : m_charts->traceIds()) {
+            if (id != loaded.folder && m_charts->traceLabel(id) == label)
+              label = QDir(loaded.folder).dirName();
+          }
+          m_charts->addTrace(loaded.folder, label);
+          m_charts->appendSteps(loaded.folder, loaded.history->steps);
+          // While a run trains, the header keeps its devices; else it shows those of the run just opened.
+          if (!m_lifecycle.busy()) {
+            m_progress->setDevices(
+                loaded.history->experiment.train.devices,
+                tr("The devices of %1 (its experiment.json)").arg(QDir(loaded.folder).dirName()));
+          }
+          m_charts->appendEpochs(loaded.folder, loaded.history->epochs);
+          m_charts->addControlMarks(loaded.folder, loaded.history->controls);
+          // Still training (no summary yet), by another process or this one: its new lines follow as they
+          // come.
+          if (!loaded.history->summary && !(listed && listed->status != "running")) {
+            m_follower->follow(loaded.folder, loaded.history->metrics_bytes);
+          }
+          updateActions();  // "Back to Live Run" while a run trains
+          statusBar()->showMessage(tr("Opened run %1").arg(QDir(loaded.folder).dirName()), 4000);
+        });
   }
 }
 
@@ -823,7 +919,8 @@ void MainWindow::cloneRun(const QString& folder) {
   std::ifstream in(file.toStdString());
   nlohmann::json doc = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
   if (!in || doc.is_discarded()) {
-    showError(tr("Could not clone the run"), tr("%1 is missing or not valid JSON.").arg(QDir::toNativeSeparators(file)),
+    showError(tr("Could not clone the run"),
+              tr("%1 is missing or not valid JSON.").arg(QDir::toNativeSeparators(file)),
               tr("Choose a run folder made by the workbench."));
     return;
   }
@@ -833,7 +930,8 @@ void MainWindow::cloneRun(const QString& folder) {
   updateTitle();
   m_editorDock->show();
   m_editorDock->raise();
-  statusBar()->showMessage(tr("The experiment of %1 is in the editor, unsaved").arg(QDir(folder).dirName()), 6000);
+  statusBar()->showMessage(tr("The experiment of %1 is in the editor, unsaved").arg(QDir(folder).dirName()),
+                           6000);
 }
 
 void MainWindow::showRunsPanel(const QStringList& selected) {
@@ -855,11 +953,12 @@ void MainWindow::onEvents(const EventBatch& batch) {
     if (const auto* s = std::get_if<StepMetrics>(&e)) {
       steps.push_back(*s);
       if (s->nonfinite_steps_in_window > 0) {
-        m_log->append(LogLevel::Warning,
-                      tr("%n optimizer step(s) skipped for inf/NaN gradients before step %1; AMP loss scale now %2",
-                         nullptr, static_cast<int>(s->nonfinite_steps_in_window))
-                          .arg(s->step)
-                          .arg(s->loss_scale));
+        m_log->append(
+            LogLevel::Warning,
+            tr("%n optimizer step(s) skipped for inf/NaN gradients before step %1; AMP loss scale now %2",
+               nullptr, static_cast<int>(s->nonfinite_steps_in_window))
+                .arg(s->step)
+                .arg(s->loss_scale));
       }
     } else if (const auto* ep = std::get_if<EpochMetrics>(&e)) {
       epochs.push_back(*ep);
@@ -871,7 +970,8 @@ void MainWindow::onEvents(const EventBatch& batch) {
       m_charts->addControlMarks(kLiveTrace, {*control});
     } else if (const auto* error = std::get_if<RunError>(&e)) {
       m_log->append(LogLevel::Error, QString::fromStdString(error->message));
-      if (error->kind == ErrorKind::ExperimentChanged && m_askForceResume && m_lifecycle.resumeRefusedAsChanged()) {
+      if (error->kind == ErrorKind::ExperimentChanged && m_askForceResume &&
+          m_lifecycle.resumeRefusedAsChanged()) {
         m_askForceResume(QString::fromStdString(error->message), [this, dir = m_lifecycle.resumingDir()] {
           // The refused attempt may still be winding down on its thread: then it resumes once that has ended.
           if (m_lifecycle.resumeAnywayChosen(dir)) resumeRun(dir, /*force=*/true);
@@ -908,11 +1008,13 @@ void MainWindow::onRunFinished(const RunSummary& summary) {
   switch (summary.status) {
     case RunStatus::Completed:
     case RunStatus::EarlyStopped:
-      if (summary.test_accuracy >= 0) text += tr(" · test accuracy %1 %").arg(summary.test_accuracy * 100, 0, 'f', 2);
+      if (summary.test_accuracy >= 0)
+        text += tr(" · test accuracy %1 %").arg(summary.test_accuracy * 100, 0, 'f', 2);
       if (summary.test_loss >= 0) text += tr(" · test loss %1").arg(summary.test_loss, 0, 'f', 4);
       break;
     case RunStatus::Interrupted:
-      text += tr(" at step %1 with a checkpoint: Run ▸ Resume an Interrupted Run continues it").arg(summary.steps);
+      text += tr(" at step %1 with a checkpoint: Run ▸ Resume an Interrupted Run continues it")
+                  .arg(summary.steps);
       break;
     case RunStatus::Failed:
       // A resume refused because the experiment changed did not fail anything: the question about it is open.
@@ -923,8 +1025,9 @@ void MainWindow::onRunFinished(const RunSummary& summary) {
   text += tr(" · %1 steps · %2").arg(summary.steps).arg(formatDuration(summary.wall_s));
   m_progress->setText(text);
   m_editor->setLocked(QString());
-  m_log->appendNote(text + (summary.run_dir.empty() ? QString()
-                                                    : tr(" · %1").arg(QString::fromStdString(summary.run_dir))));
+  m_log->appendNote(text + (summary.run_dir.empty()
+                                ? QString()
+                                : tr(" · %1").arg(QString::fromStdString(summary.run_dir))));
   m_runs->refresh();
   updateActions();
   emit runEnded(summary);
@@ -942,15 +1045,17 @@ QString MainWindow::finishedRunFolder(const QString& runDir, const QString& why,
   if (!runDir.isEmpty()) return runDir;
   const std::optional<RunRecord> selected = m_runs->selectedRun();
   if (!selected || selected->status != "finished") {
-    showError(tr("No finished run selected"), why,
-              tr("Select a finished run in the Runs panel (View ▸ Runs), then choose %1 again.").arg(command));
+    showError(
+        tr("No finished run selected"), why,
+        tr("Select a finished run in the Runs panel (View ▸ Runs), then choose %1 again.").arg(command));
     return QString();
   }
   return QString::fromStdString(selected->folder);
 }
 
 bool MainWindow::evaluateRun(const QString& runDir) {
-  const QString dir = finishedRunFolder(runDir, tr("Evaluation needs a trained model."), tr("Run ▸ Evaluate Run"));
+  const QString dir =
+      finishedRunFolder(runDir, tr("Evaluation needs a trained model."), tr("Run ▸ Evaluate Run"));
   if (dir.isEmpty()) return false;
   m_centralTabs->setCurrentWidget(m_evaluationView);
   if (!m_evaluationView->evaluate(dir)) return false;
@@ -961,7 +1066,8 @@ bool MainWindow::evaluateRun(const QString& runDir) {
 // --- compression
 
 CompressDialog* MainWindow::openCompressDialog(CompressDialog::Kind kind, const QString& runDir) {
-  const QString dir = finishedRunFolder(runDir, tr("Compression starts from a trained model."), tr("Compress"));
+  const QString dir =
+      finishedRunFolder(runDir, tr("Compression starts from a trained model."), tr("Compress"));
   if (dir.isEmpty()) return nullptr;
   if (m_compressor->isActive()) {
     showError(tr("A compression is in progress"), tr("One pipeline runs at a time."),
@@ -971,7 +1077,8 @@ CompressDialog* MainWindow::openCompressDialog(CompressDialog::Kind kind, const 
   auto* dialog = new CompressDialog(kind, dir, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &QDialog::accepted, this, [this, dialog] {
-    if (const std::optional<CompressConfig> config = dialog->config()) startCompression(dialog->runDir(), *config);
+    if (const std::optional<CompressConfig> config = dialog->config())
+      startCompression(dialog->runDir(), *config);
   });
   dialog->open();  // window-modal, no nested event loop
   return dialog;
@@ -1014,7 +1121,8 @@ void MainWindow::onRunSelectionChanged() {
   updateActions();
   // The view follows the selection; with no single run selected it keeps what it shows.
   const QStringList folders = m_runs->selectedFolders();
-  if (folders.size() == 1 && !showsCompressionOf(folders.front())) m_compressionView->setRunDir(folders.front());
+  if (folders.size() == 1 && !showsCompressionOf(folders.front()))
+    m_compressionView->setRunDir(folders.front());
 }
 
 void MainWindow::onCompressionEvents(const EventBatch& batch) {
@@ -1022,8 +1130,8 @@ void MainWindow::onCompressionEvents(const EventBatch& batch) {
   const bool shown = showsCompressionOf(runDir);
   bool newArtifact = false;
   const StepMetrics* lastStep = nullptr;
-  // A pass's fine-tuning is a training phase: its losses are plotted live on the Training charts as a trace of
-  // their own ("fine-tuning 01-prune"), beside the run's.
+  // A pass's fine-tuning is a training phase: its losses are plotted live on the Training charts as a trace
+  // of their own ("fine-tuning 01-prune"), beside the run's.
   std::vector<StepMetrics> steps;
   std::vector<EpochMetrics> epochs;
   auto plotPhase = [&] {
@@ -1046,9 +1154,11 @@ void MainWindow::onCompressionEvents(const EventBatch& batch) {
       m_compressionView->updateStage(*stage);
       if (stage->state == "started" || stage->state == "resumed") {
         plotPhase();
-        m_compressionTrace = QStringLiteral("compress:") + runDir + QLatin1Char('/') + QString::fromStdString(stage->artifact);
+        m_compressionTrace =
+            QStringLiteral("compress:") + runDir + QLatin1Char('/') + QString::fromStdString(stage->artifact);
         m_charts->removeTrace(m_compressionTrace);  // a resumed pass's log starts again from its checkpoint
-        m_charts->addTrace(m_compressionTrace, tr("fine-tuning %1").arg(QString::fromStdString(stage->artifact)));
+        m_charts->addTrace(m_compressionTrace,
+                           tr("fine-tuning %1").arg(QString::fromStdString(stage->artifact)));
       }
     } else if (const auto* figures = std::get_if<ArtifactFigures>(&e)) {
       if (shown) m_compressionView->applyFigures(*figures);
@@ -1066,17 +1176,22 @@ void MainWindow::onCompressionEvents(const EventBatch& batch) {
 }
 
 void MainWindow::onCompressionFinished(const RunSummary& summary) {
-  const QString runDir = QString::fromStdString(summary.run_dir).isEmpty() ? m_compressor->runDir()
-                                                                           : QString::fromStdString(summary.run_dir);
+  const QString runDir = QString::fromStdString(summary.run_dir).isEmpty()
+                             ? m_compressor->runDir()
+                             : QString::fromStdString(summary.run_dir);
   QString text;
   switch (summary.status) {
     case RunStatus::Completed:
-    case RunStatus::EarlyStopped: text = tr("Compressed %1: every pass done").arg(QDir(runDir).dirName()); break;
+    case RunStatus::EarlyStopped:
+      text = tr("Compressed %1: every pass done").arg(QDir(runDir).dirName());
+      break;
     case RunStatus::Interrupted:
       text = tr("Compression of %1 stopped with a checkpoint: the same pipeline again continues it")
                  .arg(QDir(runDir).dirName());
       break;
-    case RunStatus::Failed: text = tr("Compression of %1 failed: see the log").arg(QDir(runDir).dirName()); break;
+    case RunStatus::Failed:
+      text = tr("Compression of %1 failed: see the log").arg(QDir(runDir).dirName());
+      break;
   }
   m_compressionView->endProgress(text);
   m_log->appendNote(text);
@@ -1101,7 +1216,8 @@ void MainWindow::updateActions() {
   const RunLifecycle::Actions run = m_lifecycle.actions();
   m_startAction->setEnabled(run.start);
   // The form shows the experiment being trained while a run goes on (ExperimentEditor::setLocked).
-  for (QAction* a : {m_newAction, m_openAction, m_recentMenu->menuAction()}) a->setEnabled(run.change_experiment);
+  for (QAction* a : {m_newAction, m_openAction, m_recentMenu->menuAction()})
+    a->setEnabled(run.change_experiment);
   m_resumeAction->setEnabled(run.resume);
   m_pauseAction->setEnabled(run.pause);
   m_stopAction->setEnabled(run.stop);
@@ -1146,16 +1262,18 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::askToStopAndQuit() {
-  // Not exec(): the run goes on while the question is open, its events keep arriving, and the question withdraws
-  // itself if the run ends on its own meanwhile (onRunFinished).
+  // Not exec(): the run goes on while the question is open, its events keep arriving, and the question
+  // withdraws itself if the run ends on its own meanwhile (onRunFinished).
   const bool run = m_controller->isActive();
-  auto* box = new QMessageBox(
-      QMessageBox::Question, run ? tr("A run is in progress") : tr("A compression is in progress"),
-      run ? tr("Stop the run and quit? The step in flight finishes and a checkpoint is written, so the run can be "
-               "resumed later (Run ▸ Resume an Interrupted Run).")
-          : tr("Stop the compression and quit? The pass in flight writes a checkpoint; running the same pipeline "
-               "again continues it."),
-      QMessageBox::Yes | QMessageBox::Cancel, this);
+  auto* box = new QMessageBox(QMessageBox::Question,
+                              run ? tr("A run is in progress") : tr("A compression is in progress"),
+                              run ? tr("Stop the run and quit? The step in flight finishes and a checkpoint "
+                                       "is written, so the run can be "
+                                       "resumed later (Run ▸ Resume an Interrupted Run).")
+                                  : tr("Stop the compression and quit? The pass in flight writes a "
+                                       "checkpoint; running the same pipeline "
+                                       "again continues it."),
+                              QMessageBox::Yes | QMessageBox::Cancel, this);
   box->setObjectName(QStringLiteral("quitDuringRunDialog"));
   box->setDefaultButton(QMessageBox::Cancel);
   box->setAttribute(Qt::WA_DeleteOnClose);
@@ -1181,8 +1299,8 @@ void MainWindow::askToStopAndQuit() {
 }
 
 void MainWindow::withdrawQuitQuestion() {
-  // The jobs ended on their own while "Stop the run and quit?" was open: nothing is left to stop, so the close
-  // the user asked for goes ahead instead of a question that no longer means anything.
+  // The jobs ended on their own while "Stop the run and quit?" was open: nothing is left to stop, so the
+  // close the user asked for goes ahead instead of a question that no longer means anything.
   if (!m_quitQuestion) return;
   m_quitQuestion->disconnect(this);
   m_quitQuestion->close();

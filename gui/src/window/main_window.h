@@ -3,16 +3,14 @@
 // (bottom), run controls and progress (top). It adapts the engine's events to widgets; it never waits on the
 // training thread.
 
-#include <functional>
-#include <optional>
-#include <vector>
-
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QPointer>
 #include <QStringList>
-
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 
 #include "compression_view/compress_dialog.h"
 #include "run/run_controller.h"
@@ -54,7 +52,8 @@ class MainWindow : public QMainWindow {
     bool useSettings = true;  // restore and save layout (off for screenshots and tests)
   };
   // Shows a problem to the user: a dialog by default. Tests and the benchmark may replace it.
-  using ErrorPresenter = std::function<void(const QString& title, const QString& message, const QString& hint)>;
+  using ErrorPresenter =
+      std::function<void(const QString& title, const QString& message, const QString& hint)>;
   // Asks whether to resume a run whose experiment file changed since its checkpoint (the engine refused it,
   // naming the changes in `message`); calls `resumeAnyway` on yes. A dialog by default; tests may replace it.
   using ForceResumeAsker = std::function<void(const QString& message, std::function<void()> resumeAnyway)>;
@@ -68,9 +67,10 @@ class MainWindow : public QMainWindow {
   QString currentFile() const { return m_file; }
 
   // Run ▸ Start with what the editor holds. The form is parsed at once, then the engine's full checks
-  // (checkExperiment: devices, data files, model shapes) run off the UI thread and the run starts once they pass;
-  // when they find problems no run starts, the form marks them and startRefused is emitted. True while those
-  // checks are under way; false at once when the form has issues or a run (or another Start's check) is active.
+  // (checkExperiment: devices, data files, model shapes) run off the UI thread and the run starts once they
+  // pass; when they find problems no run starts, the form marks them and startRefused is emitted. True while
+  // those checks are under way; false at once when the form has issues or a run (or another Start's check) is
+  // active.
   bool startRun();
   bool isCheckingStart() const { return m_lifecycle.phase() == RunLifecycle::Phase::Checking; }
   const RunLifecycle& lifecycle() const { return m_lifecycle; }
@@ -104,12 +104,14 @@ class MainWindow : public QMainWindow {
   RunController* controller() const { return m_controller; }
   CompressionController* compressor() const { return m_compressor; }
   CompressionView* compressionView() const { return m_compressionView; }
-  // The Model tab (the editor's experiment, layer by layer) and the Evaluation tab (a finished run's test figures).
+  // The Model tab (the editor's experiment, layer by layer) and the Evaluation tab (a finished run's test
+  // figures).
   ModelSummaryView* modelView() const { return m_modelView; }
   DataPreviewView* dataView() const { return m_dataView; }
   EvaluationView* evaluationView() const { return m_evaluationView; }
   // Run ▸ Evaluate Run…: a finished run (the one selected in the runs browser when `runDir` is empty) on its
-  // test split, in the Evaluation tab; false (after telling the user) when there is no finished run to evaluate.
+  // test split, in the Evaluation tab; false (after telling the user) when there is no finished run to
+  // evaluate.
   bool evaluateRun(const QString& runDir = QString());
   QAction* evaluateAction() const { return m_evaluateAction; }
   QTabWidget* centralTabs() const { return m_centralTabs; }
@@ -119,8 +121,8 @@ class MainWindow : public QMainWindow {
   QAction* startAction() const { return m_startAction; }
   // Run ▸ Change Learning Rate… and Stop After This Epoch.
   LiveControlActions* liveControl() const { return m_liveControl; }
-  // The run queue (Run ▸ Queue, Queue Sweep…; the Queue dock), the Sweeps tab, and the runs this window follows
-  // live from their folders because another process trains them.
+  // The run queue (Run ▸ Queue, Queue Sweep…; the Queue dock), the Sweeps tab, and the runs this window
+  // follows live from their folders because another process trains them.
   QueueActions* queueActions() const { return m_queueActions; }
   QueuePanel* queuePanel() const { return m_queue; }
   SweepView* sweepView() const { return m_sweepView; }
@@ -133,7 +135,8 @@ class MainWindow : public QMainWindow {
   // Start was refused by the engine's checks: `problems` is their text as the CLI prints it.
   void startRefused(const QString& problems);
   void runEnded(const wb::RunSummary& summary);
-  // The queue has nothing left to train ("3 done, 1 failed"), told in the status bar, the log and the taskbar.
+  // The queue has nothing left to train ("3 done, 1 failed"), told in the status bar, the log and the
+  // taskbar.
   void queueFinished(const QString& summary);
   void compressionEnded(const wb::RunSummary& summary);
 
@@ -228,7 +231,8 @@ class MainWindow : public QMainWindow {
   int64_t m_lastStep = 0;
   int m_pendingLoads = 0;
   QPointer<QMessageBox> m_quitQuestion;  // "Stop the run and quit?" while it is open
-  RunLifecycle m_lifecycle;  // checking, starting, resuming, running, paused, stopping; Resume Anyway; quitting
+  RunLifecycle
+      m_lifecycle;  // checking, starting, resuming, running, paused, stopping; Resume Anyway; quitting
 };
 
 }  // namespace wb::gui

@@ -27,7 +27,9 @@ void RecentFiles::add(const QString& file) {
   rebuild();
 }
 
-void RecentFiles::save() { QSettings().setValue(QLatin1String(kKey), m_files); }
+void RecentFiles::save() {
+  QSettings().setValue(QLatin1String(kKey), m_files);
+}
 
 void RecentFiles::rebuild() {
   m_menu->clear();

@@ -1,12 +1,11 @@
 #include "window/run_progress.h"
 
-#include <cmath>
-
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
 #include <QStringList>
+#include <cmath>
 
 namespace wb::gui {
 
@@ -60,17 +59,18 @@ void RunProgress::reset(const QString& text, int64_t plannedEpochs) {
 }
 
 void RunProgress::update(const StepMetrics& s) {
-  const double fraction = s.total_steps > 0 ? static_cast<double>(s.step) / static_cast<double>(s.total_steps) : 0;
+  const double fraction =
+      s.total_steps > 0 ? static_cast<double>(s.step) / static_cast<double>(s.total_steps) : 0;
   m_bar->setValue(static_cast<int>(std::lround(std::min(1.0, fraction) * 1000)));
   m_bar->setFormat(QStringLiteral("%1 %").arg(fraction * 100, 0, 'f', 1));
   const QLocale locale;
   QString epoch = m_epochs > 0 ? tr("Epoch %1/%2").arg(s.epoch).arg(m_epochs) : tr("Epoch %1").arg(s.epoch);
   m_hasStep = true;
   QString line = (tr("%1 · step %2/%3 · %4 samples/s · elapsed %5 · ETA %6")
-                       .arg(epoch, locale.toString(static_cast<qlonglong>(s.step)),
-                            locale.toString(static_cast<qlonglong>(s.total_steps)),
-                            locale.toString(s.samples_per_sec, 'f', 0), formatDuration(s.elapsed_s),
-                            formatDuration(s.eta_s)));
+                      .arg(epoch, locale.toString(static_cast<qlonglong>(s.step)),
+                           locale.toString(static_cast<qlonglong>(s.total_steps)),
+                           locale.toString(s.samples_per_sec, 'f', 0), formatDuration(s.elapsed_s),
+                           formatDuration(s.eta_s)));
   if (s.allreduce_ms >= 0) {
     QString comm = tr(" · allreduce %1 ms/step").arg(s.allreduce_ms, 0, 'f', 1);
     if (s.allreduce_hidden_fraction >= 0) {
@@ -98,8 +98,9 @@ void RunProgress::showText() {
   } else if (m_hasStep) {
     m_label->setText(tr("Paused · %1").arg(m_text));
   } else {
-    m_label->setText(tr("Paused before the first step: the data and the model are made ready, then the run waits "
-                        "for Resume"));
+    m_label->setText(
+        tr("Paused before the first step: the data and the model are made ready, then the run waits "
+           "for Resume"));
   }
 }
 
@@ -109,10 +110,16 @@ void RunProgress::setDevices(const std::vector<std::string>& devices, const QStr
   m_devices->setVisible(!devices.empty());
 }
 
-QString RunProgress::devicesText() const { return m_devices->text(); }
+QString RunProgress::devicesText() const {
+  return m_devices->text();
+}
 
-QString RunProgress::text() const { return m_label->text(); }
+QString RunProgress::text() const {
+  return m_label->text();
+}
 
-int RunProgress::value() const { return m_bar->value(); }
+int RunProgress::value() const {
+  return m_bar->value();
+}
 
 }  // namespace wb::gui

@@ -1,11 +1,10 @@
 #pragma once
-// Where the run is: a progress bar over all planned steps, a line with epoch, step, throughput and ETA, and the
-// devices the run trains on ("2 ranks: cpu, cpu (data parallel)").
-
-#include <string>
-#include <vector>
+// Where the run is: a progress bar over all planned steps, a line with epoch, step, throughput and ETA, and
+// the devices the run trains on ("2 ranks: cpu, cpu (data parallel)").
 
 #include <QWidget>
+#include <string>
+#include <vector>
 
 #include "workbench/events.h"
 
@@ -22,8 +21,8 @@ class RunProgress : public QWidget {
   void reset(const QString& text, int64_t plannedEpochs);
   void update(const StepMetrics& step);
   void setText(const QString& text);
-  // While paused the line says so, with where the run stands ("Paused · Epoch 2/5 · step 1,579/…"), or that no
-  // step has trained yet: never a stale "Starting: loading the data…".
+  // While paused the line says so, with where the run stands ("Paused · Epoch 2/5 · step 1,579/…"), or that
+  // no step has trained yet: never a stale "Starting: loading the data…".
   void setPaused(bool paused);
   bool isPaused() const { return m_paused; }
   QString text() const;

@@ -2,12 +2,13 @@
 // removed without changing a single output (which proves each reader was rewired), real pruning shrinks the
 // presets to the expected shapes with residual groups kept consistent, and the selection rules and refusals.
 
+#include "compress/channel_pruning.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 
-#include "compress/channel_pruning.h"
 #include "data/dataset_readers.h"
 #include "model/layer_list.h"
 #include "workbench/errors.h"
@@ -61,7 +62,9 @@ ModelArtifact deepCopy(const ModelArtifact& a) {
   return copy;
 }
 
-bool hasTensor(const ModelArtifact& a, const std::string& name) { return a.tensor(name).defined(); }
+bool hasTensor(const ModelArtifact& a, const std::string& name) {
+  return a.tensor(name).defined();
+}
 
 // Batch norms get statistics and affine parameters unlike their defaults, so a wrongly sliced one shows.
 void randomizeBatchNorms(ModelArtifact& a) {
@@ -160,7 +163,8 @@ TEST(ChannelPruning, SilentChannelsOfMlpAreRemovedWithoutChangingOutputs) {
 TEST(ChannelPruning, SilentChannelsOfCnnAreRemovedWithoutChangingOutputs) {
   const ModelArtifact a = channelPresetArtifact("cnn");
   for (const std::string norm : {"l1", "l2"}) {
-    expectLosslessPrune(a, {{{"layers.0"}, 32}, {{"layers.3"}, 64}, {{"layers.7"}, 1024}}, fashionImages(), norm);
+    expectLosslessPrune(a, {{{"layers.0"}, 32}, {{"layers.3"}, 64}, {{"layers.7"}, 1024}}, fashionImages(),
+                        norm);
   }
 }
 
@@ -226,7 +230,8 @@ TEST(ChannelPruning, MasksAreSlicedWithTheirWeights) {
 
 // The pruned model computes exactly what the original computes with the removed channels zeroed (their
 // producers' rows and the batch norm after them): the shrunk model against the masked one.
-void expectEqualsMaskedOriginal(const ModelArtifact& original, const ModelArtifact& pruned, const json& record) {
+void expectEqualsMaskedOriginal(const ModelArtifact& original, const ModelArtifact& pruned,
+                                const json& record) {
   ModelArtifact masked = deepCopy(original);
   for (const json& entry : record["pruned"]) {
     silence(masked, entry["name"].get<std::string>(), entry["removed"].get<std::vector<int64_t>>());
@@ -284,14 +289,19 @@ TEST(ChannelPruning, HalfOfResnetKeepsEveryResidualGroupConsistent) {
   pass.norm = "l2";
   json record = json::object();
   const ModelArtifact p = pruneChannels(a, pass, record);
-  const std::map<std::string, std::vector<int64_t>> shapes = {
-      {"layers.0.weight", {16, 1, 3, 3}},          {"layers.1.running_var", {16}},
-      {"layers.3.layers.0.weight", {16, 16, 3, 3}}, {"layers.3.layers.3.weight", {16, 16, 3, 3}},
-      {"layers.3.layers.4.running_mean", {16}},     {"layers.5.layers.0.weight", {32, 16, 3, 3}},
-      {"layers.5.layers.3.weight", {32, 32, 3, 3}}, {"layers.5.shortcut.0.weight", {32, 16, 1, 1}},
-      {"layers.5.shortcut.1.weight", {32}},         {"layers.7.layers.0.weight", {64, 32, 3, 3}},
-      {"layers.7.layers.3.weight", {64, 64, 3, 3}}, {"layers.7.shortcut.0.weight", {64, 32, 1, 1}},
-      {"layers.11.weight", {10, 64}}};
+  const std::map<std::string, std::vector<int64_t>> shapes = {{"layers.0.weight", {16, 1, 3, 3}},
+                                                              {"layers.1.running_var", {16}},
+                                                              {"layers.3.layers.0.weight", {16, 16, 3, 3}},
+                                                              {"layers.3.layers.3.weight", {16, 16, 3, 3}},
+                                                              {"layers.3.layers.4.running_mean", {16}},
+                                                              {"layers.5.layers.0.weight", {32, 16, 3, 3}},
+                                                              {"layers.5.layers.3.weight", {32, 32, 3, 3}},
+                                                              {"layers.5.shortcut.0.weight", {32, 16, 1, 1}},
+                                                              {"layers.5.shortcut.1.weight", {32}},
+                                                              {"layers.7.layers.0.weight", {64, 32, 3, 3}},
+                                                              {"layers.7.layers.3.weight", {64, 64, 3, 3}},
+                                                              {"layers.7.shortcut.0.weight", {64, 32, 1, 1}},
+                                                              {"layers.11.weight", {10, 64}}};
   for (const auto& [name, shape] : shapes) EXPECT_EQ(shapeOf(p, name), shape) << name;
   EXPECT_EQ(shapeOf(p, "layers.1.num_batches_tracked"), shapeOf(a, "layers.1.num_batches_tracked"));
 
@@ -299,10 +309,10 @@ TEST(ChannelPruning, HalfOfResnetKeepsEveryResidualGroupConsistent) {
   std::map<std::string, json> byName;
   for (const json& entry : record["pruned"]) byName[entry["name"].get<std::string>()] = entry;
   ASSERT_EQ(byName.size(), 9u);
-  for (const auto& [x, y] : std::vector<std::pair<std::string, std::string>>{
-           {"layers.0", "layers.3.layers.3"},
-           {"layers.5.layers.3", "layers.5.shortcut.0"},
-           {"layers.7.layers.3", "layers.7.shortcut.0"}}) {
+  for (const auto& [x, y] :
+       std::vector<std::pair<std::string, std::string>>{{"layers.0", "layers.3.layers.3"},
+                                                        {"layers.5.layers.3", "layers.5.shortcut.0"},
+                                                        {"layers.7.layers.3", "layers.7.shortcut.0"}}) {
     EXPECT_EQ(byName[x]["removed"], byName[y]["removed"]) << x << " / " << y;
     EXPECT_EQ(byName[x]["coupled_with"], json::array({y}));
   }
@@ -311,7 +321,8 @@ TEST(ChannelPruning, HalfOfResnetKeepsEveryResidualGroupConsistent) {
   const json rewired = byName["layers.0"]["rewired"];
   for (const char* reader : {"layers[1]", "layers[3].layers[0]", "layers[3].layers[4]", "layers[5].layers[0]",
                              "layers[5].shortcut[0]"}) {
-    EXPECT_NE(std::find(rewired.begin(), rewired.end(), reader), rewired.end()) << reader << " in " << rewired;
+    EXPECT_NE(std::find(rewired.begin(), rewired.end(), reader), rewired.end())
+        << reader << " in " << rewired;
   }
 
   EXPECT_LT(flopsPerSample(artifactLayers(p), kImage) * 3, flopsPerSample(artifactLayers(a), kImage));
@@ -424,14 +435,15 @@ TEST(ChannelPruning, LayersFeedingLayerNormOrTransformersAreSkipped) {
   EXPECT_EQ(p.layers[4]["out_features"], 16);
   EXPECT_EQ(shapeOf(p, "layers.2.weight"), (std::vector<int64_t>{64}));
 
-  const ModelArtifact vitish = listArtifact(json::array({{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"padding", 1}},
-                                                         {{"type", "relu"}},
-                                                         {{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"padding", 1}},
-                                                         {{"type", "patch_embed"}, {"patch_size", 7}, {"dim", 16}},
-                                                         {{"type", "position_embedding"}, {"cls_token", true}},
-                                                         {{"type", "encoder_block"}, {"heads", 2}, {"mlp_ratio", 2}},
-                                                         {{"type", "token_pool"}, {"mode", "cls"}},
-                                                         {{"type", "linear"}, {"out_features", 10}}}));
+  const ModelArtifact vitish =
+      listArtifact(json::array({{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"padding", 1}},
+                                {{"type", "relu"}},
+                                {{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"padding", 1}},
+                                {{"type", "patch_embed"}, {"patch_size", 7}, {"dim", 16}},
+                                {{"type", "position_embedding"}, {"cls_token", true}},
+                                {{"type", "encoder_block"}, {"heads", 2}, {"mlp_ratio", 2}},
+                                {{"type", "token_pool"}, {"mode", "cls"}},
+                                {{"type", "linear"}, {"out_features", 10}}}));
   record = json::object();
   p = pruneChannels(vitish, pass, record);
   ASSERT_EQ(record["pruned"].size(), 1u);

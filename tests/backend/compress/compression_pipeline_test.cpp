@@ -8,12 +8,11 @@
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "backend/train/test_experiments.h"
-#include "support/test_helpers.h"
 #include "compress/model_artifact.h"
+#include "support/test_helpers.h"
 #include "workbench/compression.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
@@ -24,7 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 
 CompressPassConfig pass(const std::string& json) {
-  const ParseResult r = parseExperiment(nlohmann::json{{"compress", {{"passes", nlohmann::json::array({nlohmann::json::parse(json)})}}}});
+  const ParseResult r = parseExperiment(
+      nlohmann::json{{"compress", {{"passes", nlohmann::json::array({nlohmann::json::parse(json)})}}}});
   EXPECT_TRUE(r.ok()) << formatIssues(r.issues);
   return r.experiment.compress.passes.at(0);
 }
@@ -110,7 +110,8 @@ TEST_F(CompressionPipeline, PruneFineTuneAndMeasureAgainstTheOriginal) {
   EXPECT_EQ(original.parameters, pruned.parameters);
   // 80% of the two hidden layers' weights (784*256 + 256*128) are zero; the output layer and biases are not.
   const int64_t selected = 784 * 256 + 256 * 128;
-  EXPECT_NEAR(static_cast<double>(original.nonzero_parameters - pruned.nonzero_parameters), 0.8 * selected, 2.0);
+  EXPECT_NEAR(static_cast<double>(original.nonzero_parameters - pruned.nonzero_parameters), 0.8 * selected,
+              2.0);
   EXPECT_GT(pruned.test_accuracy, 0.5);
   EXPECT_GT(original.latency_ms_batch64, 0);
   EXPECT_GT(pruned.size_bytes, 0);
@@ -144,7 +145,8 @@ TEST_F(CompressionPipeline, PruneFineTuneAndMeasureAgainstTheOriginal) {
 
   // A second pipeline on the same run numbers its artifacts after the first's.
   Collected again;
-  const CompressionReport second = compress(run, config({pass(R"({"type": "prune", "amount": 0.5, "scope": "layer"})")}), again);
+  const CompressionReport second =
+      compress(run, config({pass(R"({"type": "prune", "amount": 0.5, "scope": "layer"})")}), again);
   ASSERT_EQ(second.status, RunStatus::Completed);
   ASSERT_EQ(second.artifacts.size(), 3u);
   EXPECT_EQ(second.artifacts[2].name, "02-prune");
@@ -157,9 +159,11 @@ TEST_F(CompressionPipeline, StructuredDistilledAndQuantizedInOnePipeline) {
   Collected got;
   const CompressionReport report = compress(
       run,
-      config({pass(R"({"type": "prune", "method": "structured", "amount": 0.5})"),
-              pass(R"({"type": "distill", "teacher": "original", "max_steps": 15, "temperature": 2, "alpha": 0.5})"),
-              pass(R"({"type": "quantize", "mode": "static", "calibration_batches": 4})")}),
+      config(
+          {pass(R"({"type": "prune", "method": "structured", "amount": 0.5})"),
+           pass(
+               R"({"type": "distill", "teacher": "original", "max_steps": 15, "temperature": 2, "alpha": 0.5})"),
+           pass(R"({"type": "quantize", "mode": "static", "calibration_batches": 4})")}),
       got);
   ASSERT_EQ(report.status, RunStatus::Completed) << (got.errors.empty() ? "" : got.errors[0].message);
   ASSERT_EQ(report.artifacts.size(), 4u);
@@ -192,7 +196,9 @@ TEST_F(CompressionPipeline, GradualPruningReachesTheTargetDuringFineTuning) {
   const std::string run = freshRun("gradual");
   Collected got;
   const CompressionReport report = compress(
-      run, config({pass(R"({"type": "prune", "amount": 0.6, "schedule": "gradual", "scope": "layer", "max_steps": 20})")}),
+      run,
+      config({pass(
+          R"({"type": "prune", "amount": 0.6, "schedule": "gradual", "scope": "layer", "max_steps": 20})")}),
       got);
   ASSERT_EQ(report.status, RunStatus::Completed) << (got.errors.empty() ? "" : got.errors[0].message);
   const ModelArtifact a = loadArtifact(run + "/compressed/01-prune");
@@ -214,8 +220,8 @@ TEST_F(CompressionPipeline, GradualPruningReachesTheTargetDuringFineTuning) {
 TEST_F(CompressionPipeline, QuantizationAwareTrainingEndsInt8) {
   const std::string run = freshRun("qat");
   Collected got;
-  const CompressionReport report =
-      compress(run, config({pass(R"({"type": "quantize", "mode": "qat", "max_steps": 12, "lr": 0.0001})")}), got);
+  const CompressionReport report = compress(
+      run, config({pass(R"({"type": "quantize", "mode": "qat", "max_steps": 12, "lr": 0.0001})")}), got);
   ASSERT_EQ(report.status, RunStatus::Completed) << (got.errors.empty() ? "" : got.errors[0].message);
   ASSERT_EQ(report.artifacts.size(), 2u);
   EXPECT_EQ(report.artifacts[1].weights_dtype, "int8");
@@ -260,7 +266,8 @@ TEST_F(CompressionPipeline, StoppedFineTuneContinuesFromItsCheckpoint) {
   ASSERT_EQ(left_alone.weights.size(), continued.weights.size());
   ASSERT_FALSE(left_alone.weights.empty());
   for (size_t i = 0; i < left_alone.weights.size(); ++i) {
-    EXPECT_TRUE(torch::equal(left_alone.weights[i].second, continued.weights[i].second)) << left_alone.weights[i].first;
+    EXPECT_TRUE(torch::equal(left_alone.weights[i].second, continued.weights[i].second))
+        << left_alone.weights[i].first;
   }
 }
 
@@ -294,7 +301,8 @@ TEST_F(CompressionPipeline, FineTuningTrainsDataParallelOnTheRunsDevices) {
 #ifndef WB_WITH_GLOO
   GTEST_SKIP() << WB_NO_GLOO_REASON;
 #endif
-  // A run of a model without dropout (each rank draws its own dropout masks, one rank of the whole batch others).
+  // A run of a model without dropout (each rank draws its own dropout masks, one rank of the whole batch
+  // others).
   Experiment e = test::smallMlpExperiment(s_runs + "/dp-runs");
   e.model.preset = "";
   e.model.layers = nlohmann::json::array({{{"type", "flatten"}},
@@ -327,7 +335,8 @@ TEST_F(CompressionPipeline, FineTuningTrainsDataParallelOnTheRunsDevices) {
     EXPECT_EQ(b.tensor(name).masked_select(mask == 0).abs().max().item<double>(), 0.0) << name;
   }
   bool said = false;
-  for (const std::string& line : two_got.logs) said = said || line.find("data parallel on 2 ranks") != std::string::npos;
+  for (const std::string& line : two_got.logs)
+    said = said || line.find("data parallel on 2 ranks") != std::string::npos;
   EXPECT_TRUE(said);
   EXPECT_TRUE(fs::exists(two + "/compressed/01-prune/rank-1.log"));
   // And not by accident: one rank of batch 16 (half the data per step) trains other weights.
@@ -335,9 +344,9 @@ TEST_F(CompressionPipeline, FineTuningTrainsDataParallelOnTheRunsDevices) {
   EXPECT_GT(maxArtifactDifference(a, loadArtifact(half + "/compressed/01-prune")), 1e-3);
 }
 
-// Every kind of training pass on two ranks: gradual pruning (each rank raises its own copy of the masks, alike:
-// the weights are the same on every rank), distillation (a teacher per rank) and quantization-aware training
-// (rank 0's observer ranges broadcast with the buffers).
+// Every kind of training pass on two ranks: gradual pruning (each rank raises its own copy of the masks,
+// alike: the weights are the same on every rank), distillation (a teacher per rank) and quantization-aware
+// training (rank 0's observer ranges broadcast with the buffers).
 TEST_F(CompressionPipeline, EveryTrainingPassRunsDataParallelOnTwoRanks) {
 #ifndef WB_WITH_GLOO
   GTEST_SKIP() << WB_NO_GLOO_REASON;
@@ -347,15 +356,18 @@ TEST_F(CompressionPipeline, EveryTrainingPassRunsDataParallelOnTwoRanks) {
   Collected got;
   const CompressionReport report = compress(
       run,
-      config({pass(R"({"type": "prune", "amount": 0.5, "schedule": "gradual", "scope": "layer", "max_steps": 8})"),
-              pass(R"({"type": "distill", "max_steps": 4})"),
-              pass(R"({"type": "quantize", "mode": "qat", "max_steps": 4, "lr": 0.0001})")}),
+      config(
+          {pass(
+               R"({"type": "prune", "amount": 0.5, "schedule": "gradual", "scope": "layer", "max_steps": 8})"),
+           pass(R"({"type": "distill", "max_steps": 4})"),
+           pass(R"({"type": "quantize", "mode": "qat", "max_steps": 4, "lr": 0.0001})")}),
       got);
   ASSERT_EQ(report.status, RunStatus::Completed) << (got.errors.empty() ? "" : got.errors[0].message);
   ASSERT_EQ(report.artifacts.size(), 4u);
   const ModelArtifact pruned = loadArtifact(run + "/compressed/01-prune");
   EXPECT_EQ(pruned.history.at(0)["fine_tuning"]["steps"], 8);
-  for (const auto& [name, mask] : pruned.masks) EXPECT_NEAR(1.0 - mask.mean().item<double>(), 0.5, 1e-3) << name;
+  for (const auto& [name, mask] : pruned.masks)
+    EXPECT_NEAR(1.0 - mask.mean().item<double>(), 0.5, 1e-3) << name;
   EXPECT_EQ(report.artifacts[3].weights_dtype, "int8");
   EXPECT_GT(report.artifacts[3].test_accuracy, 0.5);
   for (const char* folder : {"01-prune", "02-distill", "03-quantize"}) {
@@ -380,7 +392,8 @@ TEST_F(CompressionPipeline, RefusesWhatCannotRun) {
   const std::string unfinished = freshRun("unfinished");
   fs::remove(unfinished + "/summary.json");
   Collected refused;
-  EXPECT_EQ(compress(unfinished, config({pass(R"({"type": "finetune"})")}), refused).status, RunStatus::Failed);
+  EXPECT_EQ(compress(unfinished, config({pass(R"({"type": "finetune"})")}), refused).status,
+            RunStatus::Failed);
   ASSERT_FALSE(refused.errors.empty());
   EXPECT_NE(refused.errors[0].message.find("has not finished"), std::string::npos);
 }

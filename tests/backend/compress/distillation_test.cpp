@@ -1,11 +1,11 @@
 // The distillation loss against python3-torch's (tests/fixtures/distillation.json, made by
 // scripts/make_distillation_fixtures.py): the value and the gradient with respect to the student's logits.
 
+#include "compress/distillation.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
-
-#include "compress/distillation.h"
 
 namespace wb {
 namespace {
@@ -32,10 +32,12 @@ TEST(Distillation, LossAndGradientMatchPyTorch) {
     const double t = c["temperature"];
     const double alpha = c["alpha"];
     const torch::Tensor loss = distillationLoss(student, teacher, labels, t, alpha);
-    EXPECT_NEAR(loss.item<double>(), c["loss"].get<double>(), 1e-5 * std::max(1.0, std::abs(c["loss"].get<double>())))
+    EXPECT_NEAR(loss.item<double>(), c["loss"].get<double>(),
+                1e-5 * std::max(1.0, std::abs(c["loss"].get<double>())))
         << "T " << t << " alpha " << alpha;
     loss.backward();
-    EXPECT_TRUE(torch::allclose(student.grad(), tensorFrom(c["grad"]), 1e-4, 1e-6)) << "T " << t << " alpha " << alpha;
+    EXPECT_TRUE(torch::allclose(student.grad(), tensorFrom(c["grad"]), 1e-4, 1e-6))
+        << "T " << t << " alpha " << alpha;
   }
 }
 

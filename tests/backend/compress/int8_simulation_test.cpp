@@ -1,9 +1,10 @@
-// The engine's int8 kernels against the int8 model's own float simulation (compress/int8_reference.h), for every
-// quantized engine of this LibTorch build: static models with convolutions, linear layers, fused relus, float
-// layers between int8 ones and average pools on the int8 grid; the CNN preset; dynamic linear layers. Each within
-// 3 steps of the output grid (static; why at kSteps) and 99 % of the same classes. The stored weights use 7 bits, the range
-// that keeps x86 kernels without VNNI from saturating (observers.h); the two small models also run on an emulated
-// AVX2 CPU (ctest entry test_compress_avx2), where 8-bit weights were 34 output steps off.
+// The engine's int8 kernels against the int8 model's own float simulation (compress/int8_reference.h), for
+// every quantized engine of this LibTorch build: static models with convolutions, linear layers, fused relus,
+// float layers between int8 ones and average pools on the int8 grid; the CNN preset; dynamic linear layers.
+// Each within 3 steps of the output grid (static; why at kSteps) and 99 % of the same classes. The stored
+// weights use 7 bits, the range that keeps x86 kernels without VNNI from saturating (observers.h); the two
+// small models also run on an emulated AVX2 CPU (ctest entry test_compress_avx2), where 8-bit weights were 34
+// output steps off.
 
 #include <gtest/gtest.h>
 
@@ -23,11 +24,12 @@ using nlohmann::json;
 using test::fashion;
 using test::resized;
 
-// Every quint8 grid has at most a step's rounding between two correct kernels at each layer, carried on shrunk by
-// the next layers: measured 0 or 1 step for oneDNN, x86 and FBGEMM with VNNI. Two kernels take another step:
-// QNNPACK requantizes with a 32-bit fixed-point multiplier (gemmlowp's), and oneDNN without VNNI halves the
-// int8 weights internally (its "scale adjust", rounding the odd ones), so this model measured 2 steps with
-// QNNPACK everywhere and with oneDNN on emulated AVX2. A saturating kernel is 10 to 35 steps off.
+// Every quint8 grid has at most a step's rounding between two correct kernels at each layer, carried on
+// shrunk by the next layers: measured 0 or 1 step for oneDNN, x86 and FBGEMM with VNNI. Two kernels take
+// another step: QNNPACK requantizes with a 32-bit fixed-point multiplier (gemmlowp's), and oneDNN without
+// VNNI halves the int8 weights internally (its "scale adjust", rounding the odd ones), so this model measured
+// 2 steps with QNNPACK everywhere and with oneDNN on emulated AVX2. A saturating kernel is 10 to 35 steps
+// off.
 constexpr long kSteps = 3;
 
 std::function<std::optional<torch::Tensor>()> calibration(const Shape& shape) {
@@ -71,8 +73,8 @@ Gap engineAgainstSimulation(const ModelArtifact& q, const std::string& label) {
   g.max_diff = (engine - simulation).abs().max().item<double>();
   g.top1 = engine.argmax(1).eq(simulation.argmax(1)).to(torch::kFloat64).mean().item<double>();
   g.logit_range = (simulation.max() - simulation.min()).item<double>();
-  std::printf("    [%s] engine vs simulation on 500 images: max |diff| %.4g, top-1 agreement %.4f\n", label.c_str(),
-              g.max_diff, g.top1);
+  std::printf("    [%s] engine vs simulation on 500 images: max |diff| %.4g, top-1 agreement %.4f\n",
+              label.c_str(), g.max_diff, g.top1);
   return g;
 }
 
@@ -87,7 +89,8 @@ void expectStaticMatches(const ModelArtifact& q, const std::string& label) {
   EXPECT_GE(g.top1, 0.99) << label;
 }
 
-// Every int8 weight in [-64, 63], and some channel's largest weight at the range's end (the scale is set by it).
+// Every int8 weight in [-64, 63], and some channel's largest weight at the range's end (the scale is set by
+// it).
 void expectSevenBitWeights(const ModelArtifact& q) {
   EXPECT_EQ(q.quantization["weight_range"], json::array({-64, 63}));
   EXPECT_EQ(q.quantization["format"], kInt8Format);
@@ -101,7 +104,11 @@ void expectSevenBitWeights(const ModelArtifact& q) {
 }
 
 json withFloatLayersBetween() {
-  return json::array({{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"stride", 2}, {"padding", 1},
+  return json::array({{{"type", "conv2d"},
+                       {"out_channels", 8},
+                       {"kernel_size", 3},
+                       {"stride", 2},
+                       {"padding", 1},
                        {"bias", false}},
                       {{"type", "batchnorm2d"}},
                       {{"type", "tanh"}},
@@ -136,7 +143,8 @@ TEST(Int8Simulation, DynamicMlpMatchesOnEveryEngine) {
     SCOPED_TRACE(engine);
     const QuantizeResult q = quantized(a, "dynamic", engine);
     expectSevenBitWeights(q.artifact);
-    // No output grid: each batch's own range sets the input's scale, computed in each kernel's float arithmetic.
+    // No output grid: each batch's own range sets the input's scale, computed in each kernel's float
+    // arithmetic.
     const Gap g = engineAgainstSimulation(q.artifact, "mlp dynamic, " + engine);
     EXPECT_LE(g.max_diff, 0.005 * g.logit_range);
     EXPECT_GE(g.top1, 0.99);

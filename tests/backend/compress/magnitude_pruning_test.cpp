@@ -1,13 +1,14 @@
 // Unstructured pruning: torch.nn.utils.prune's semantics (round(amount × live) entries, smallest |w| first,
 // global or per layer), masks that survive optimizer steps, and the cubic schedule.
 
+#include "compress/magnitude_pruning.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "compress/magnitude_pruning.h"
-#include "model/layer_net_model.h"
 #include "model/layer_list.h"
+#include "model/layer_net_model.h"
 #include "optim/optimizer_factory.h"
 #include "workbench/errors.h"
 
@@ -32,7 +33,9 @@ std::vector<torch::Tensor> paramsOf(Model& model, const std::vector<PruneTarget>
   return out;
 }
 
-int64_t zeros(const torch::Tensor& t) { return t.numel() - t.count_nonzero().item<int64_t>(); }
+int64_t zeros(const torch::Tensor& t) {
+  return t.numel() - t.count_nonzero().item<int64_t>();
+}
 
 TEST(MagnitudePruning, SelectsConvAndLinearWeightsButNotTheOutputLayer) {
   const ModelArtifact cnn = presetArtifact("cnn");
@@ -79,11 +82,13 @@ TEST(MagnitudePruning, GlobalAndPerLayerReachTheTargetExactly) {
     // The pruned entries are the smallest: every surviving |w| >= every pruned original |w| (global).
     if (global) {
       std::vector<torch::Tensor> kept;
-      for (const auto& p : paramsOf(*model, targets)) kept.push_back(p.abs().flatten().masked_select(p.flatten() != 0));
+      for (const auto& p : paramsOf(*model, targets))
+        kept.push_back(p.abs().flatten().masked_select(p.flatten() != 0));
       std::vector<torch::Tensor> originals;
       for (const auto& t : targets) originals.push_back(a.tensor(t.name).abs().flatten());
       const torch::Tensor all = torch::cat(originals);
-      const double threshold = std::get<0>(all.kthvalue(static_cast<int64_t>(std::nearbyint(0.6 * total)))).item<double>();
+      const double threshold =
+          std::get<0>(all.kthvalue(static_cast<int64_t>(std::nearbyint(0.6 * total)))).item<double>();
       EXPECT_GE(torch::cat(kept).min().item<double>(), threshold);
     }
   }
@@ -162,8 +167,10 @@ TEST(MagnitudePruning, TorchScriptWeightsAreFoundByShape) {
   ModelArtifact a;
   a.name = "ts";
   a.torchscript = "model.pt";
-  a.weights = {{"conv.weight", torch::zeros({4, 1, 3, 3})}, {"conv.bias", torch::zeros({4})},
-               {"fc.weight", torch::zeros({8, 16})},        {"out.weight", torch::zeros({10, 8})}};
+  a.weights = {{"conv.weight", torch::zeros({4, 1, 3, 3})},
+               {"conv.bias", torch::zeros({4})},
+               {"fc.weight", torch::zeros({8, 16})},
+               {"out.weight", torch::zeros({10, 8})}};
   CompressPassConfig pass;
   const auto targets = selectPruneTargets(a, pass);
   ASSERT_EQ(targets.size(), 2u);

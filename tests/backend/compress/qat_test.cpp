@@ -1,7 +1,7 @@
 // Quantization-aware training: the fake-quantized float model against the int8 model convert makes of it (on
-// real Fashion-MNIST test images: what was trainedForQat is what runs), training through fake quant (weights move,
-// observers follow, gradients pass straight through), the converted artifact, observer state as buffers that
-// resume bit-identically, and QAT's int8 accuracy against static post-training quantization's.
+// real Fashion-MNIST test images: what was trainedForQat is what runs), training through fake quant (weights
+// move, observers follow, gradients pass straight through), the converted artifact, observer state as buffers
+// that resume bit-identically, and QAT's int8 accuracy against static post-training quantization's.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,11 +10,11 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "support/fashion_subset.h"
 #include "compress/qat_model.h"
 #include "compress/quantization.h"
 #include "compress/quantized_net.h"
 #include "data/dataset.h"
+#include "support/fashion_subset.h"
 #include "workbench/errors.h"
 
 namespace wb {

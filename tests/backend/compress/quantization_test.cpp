@@ -1,7 +1,9 @@
 // int8 quantization: observers against python3-torch's (tests/fixtures/observers.json, made by
-// scripts/make_observer_fixtures.py), batch-norm folding, and int8 models of briefly trainedForPtq Fashion-MNIST
-// nets against their float originals (top-1 agreement and logit error on real test images), the int8
-// tensors in the artifact, layers without an int8 kernel, a trip through disk, and batch-64 latency.
+// scripts/make_observer_fixtures.py), batch-norm folding, and int8 models of briefly trainedForPtq
+// Fashion-MNIST nets against their float originals (top-1 agreement and logit error on real test images), the
+// int8 tensors in the artifact, layers without an int8 kernel, a trip through disk, and batch-64 latency.
+
+#include "compress/quantization.h"
 
 #include <gtest/gtest.h>
 
@@ -11,11 +13,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "support/fashion_subset.h"
 #include "compress/observers.h"
-#include "compress/quantization.h"
 #include "compress/quantized_net.h"
 #include "data/dataset.h"
+#include "support/fashion_subset.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -23,7 +24,9 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<float> floatsOf(const json& list) { return list.get<std::vector<float>>(); }
+std::vector<float> floatsOf(const json& list) {
+  return list.get<std::vector<float>>();
+}
 
 json observerFixture() {
   std::ifstream in(std::string(WB_SOURCE_DIR) + "/tests/fixtures/observers.json");
@@ -119,7 +122,8 @@ struct Agreement {
   double logit_range = 0;
 };
 
-Agreement compare(const ModelArtifact& float_artifact, InferenceModel& int8, const Shape& shape, int64_t n = 1000) {
+Agreement compare(const ModelArtifact& float_artifact, InferenceModel& int8, const Shape& shape,
+                  int64_t n = 1000) {
   auto reference = makeInferenceModel(float_artifact);
   const torch::Tensor x = resized(fashion().test.x.slice(0, 0, n), shape);
   const torch::Tensor a = reference->forward(x);
@@ -128,8 +132,8 @@ Agreement compare(const ModelArtifact& float_artifact, InferenceModel& int8, con
   g.top1 = a.argmax(1).eq(b.argmax(1)).to(torch::kFloat64).mean().item<double>();
   g.max_diff = (a - b).abs().max().item<double>();
   g.logit_range = (a.max() - a.min()).item<double>();
-  std::printf("    top-1 agreement %.4f, max |logit diff| %.4f (float logits span %.2f)\n", g.top1, g.max_diff,
-              g.logit_range);
+  std::printf("    top-1 agreement %.4f, max |logit diff| %.4f (float logits span %.2f)\n", g.top1,
+              g.max_diff, g.logit_range);
   return g;
 }
 
@@ -177,7 +181,9 @@ TEST(Quantization, DynamicMlpMatchesFloat) {
   EXPECT_LE(g.max_diff, 0.05 * g.logit_range);
 }
 
-json cnnLayers() { return presetLayers("cnn", {1, 28, 28}, 10); }
+json cnnLayers() {
+  return presetLayers("cnn", {1, 28, 28}, 10);
+}
 
 TEST(Quantization, StaticCnnMatchesFloat) {
   const Shape shape = {1, 28, 28};
@@ -205,9 +211,9 @@ TEST(Quantization, StaticCnnMatchesFloat) {
   EXPECT_GE(g.top1, 0.97);
   EXPECT_LE(g.max_diff, 0.1 * g.logit_range);
 
-  // Whether int8 is faster here is a benchmark's question, not a test's: it depends on the CPU, the engine, the
-  // LibTorch (int8 was 0.33x fp32's speed on pip's 2.11 x86 engine in one CI run, faster on 1.13's) and the
-  // machine's load. `workbench-cli compress RUN_DIR --measure` and bench/ measure it.
+  // Whether int8 is faster here is a benchmark's question, not a test's: it depends on the CPU, the engine,
+  // the LibTorch (int8 was 0.33x fp32's speed on pip's 2.11 x86 engine in one CI run, faster on 1.13's) and
+  // the machine's load. `workbench-cli compress RUN_DIR --measure` and bench/ measure it.
 }
 
 TEST(Quantization, StaticResnetFoldsBatchNormsAndAddsInInt8) {
@@ -293,9 +299,8 @@ TEST(Quantization, SurvivesTheTripThroughDisk) {
   pass.calibration_batches = 1;
   QuantizeResult r = quantizeArtifact(resnet, pass, calibrationBatches(shape, 1), {});
   r.artifact.name = "01-quantize";
-  const std::string folder = (std::filesystem::temp_directory_path() /
-                              ("wb-quant-test-" + std::to_string(::getpid())))
-                                 .string();
+  const std::string folder =
+      (std::filesystem::temp_directory_path() / ("wb-quant-test-" + std::to_string(::getpid()))).string();
   saveArtifact(r.artifact, folder);
   const ModelArtifact loaded = loadArtifact(folder);
   std::filesystem::remove_all(folder);

@@ -48,8 +48,8 @@ TEST(FashionMnistDataset, LimitSplitAndNormalize) {
   EXPECT_LT(dataset.normalization.mean[0], 0.4);
 
   // Train and validation together are exactly the first 1000 training images, each once.
-  const RawSplit raw =
-      readIdx(test::fashionFile("train-images-idx3-ubyte.gz"), test::fashionFile("train-labels-idx1-ubyte.gz"));
+  const RawSplit raw = readIdx(test::fashionFile("train-images-idx3-ubyte.gz"),
+                               test::fashionFile("train-labels-idx1-ubyte.gz"));
   const auto denormalize = [&](const torch::Tensor& x) {
     return (x * dataset.normalization.std[0] + dataset.normalization.mean[0])
         .mul(255)

@@ -1,13 +1,14 @@
-// data.augment_on "device": the batched crop samples each box as F.interpolate would (bilinear, edges clamped),
-// mirrored when asked; an image folder's evaluation batches and flip-only training batches are the workers' own,
-// bit for bit; with RandomResizedCrop the batches are the same whatever the worker count.
+// data.augment_on "device": the batched crop samples each box as F.interpolate would (bilinear, edges
+// clamped), mirrored when asked; an image folder's evaluation batches and flip-only training batches are the
+// workers' own, bit for bit; with RandomResizedCrop the batches are the same whatever the worker count.
+
+#include "data/device_augment.h"
 
 #include <gtest/gtest.h>
 
 #include "data/batch_loader.h"
-#include "data_test_support.h"
 #include "data/dataset.h"
-#include "data/device_augment.h"
+#include "data_test_support.h"
 #include "support/image_folder.h"
 
 namespace wb {
@@ -23,9 +24,14 @@ TEST(DeviceAugment, BatchedCropIsInterpolateOfEachBox) {
   for (size_t i = 0; i < boxes.size(); ++i) {
     const CropBox& b = boxes[i];
     const auto index = static_cast<int64_t>(i);
-    torch::Tensor box = images.slice(0, index, index + 1).slice(2, b.top, b.top + b.height).slice(3, b.left, b.left + b.width);
-    torch::Tensor expected = torch::nn::functional::interpolate(
-        box, torch::nn::functional::InterpolateFuncOptions().size(std::vector<int64_t>{10, 10}).mode(torch::kBilinear).align_corners(false));
+    torch::Tensor box = images.slice(0, index, index + 1)
+                            .slice(2, b.top, b.top + b.height)
+                            .slice(3, b.left, b.left + b.width);
+    torch::Tensor expected =
+        torch::nn::functional::interpolate(box, torch::nn::functional::InterpolateFuncOptions()
+                                                    .size(std::vector<int64_t>{10, 10})
+                                                    .mode(torch::kBilinear)
+                                                    .align_corners(false));
     if (flips[i]) expected = expected.flip({3});
     EXPECT_LT((ours.slice(0, index, index + 1) - expected).abs().max().item<float>(), 1e-3) << "sample " << i;
   }
@@ -61,14 +67,15 @@ TEST(DeviceAugment, ImageFolderOnTheDeviceMatchesTheWorkers) {
   const Dataset device = loadDataset(config, 4);
   EXPECT_NE(device.description.find("on the training device"), std::string::npos) << device.description;
   // Evaluation: Resize and CenterCrop on the workers, the normalization after the copy: the same numbers.
-  EXPECT_TRUE(torch::equal(device.test.inputs(0, device.test.size()), workers.test.inputs(0, workers.test.size())));
+  EXPECT_TRUE(
+      torch::equal(device.test.inputs(0, device.test.size()), workers.test.inputs(0, workers.test.size())));
   const std::vector<Batch> a = epochOf(workers.train, config.augment, 1);
   const std::vector<Batch> b = epochOf(device.train, config.augment, 1);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i].x, b[i].x)) << "batch " << i;
 
-  // RandomResizedCrop on the device: the model's shape, the same batches for any worker count, other crops than
-  // the evaluation's.
+  // RandomResizedCrop on the device: the model's shape, the same batches for any worker count, other crops
+  // than the evaluation's.
   config.augment.random_resized_crop = true;
   std::vector<std::vector<Batch>> runs;
   for (const int count : {0, 3}) {

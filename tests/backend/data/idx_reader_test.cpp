@@ -49,8 +49,8 @@ TEST(IdxReader, ReadsRealFashionMnistLikeNumpy) {
             6)
       << reference;
 
-  const RawSplit train =
-      readIdx(test::fashionFile("train-images-idx3-ubyte.gz"), test::fashionFile("train-labels-idx1-ubyte.gz"));
+  const RawSplit train = readIdx(test::fashionFile("train-images-idx3-ubyte.gz"),
+                                 test::fashionFile("train-labels-idx1-ubyte.gz"));
   EXPECT_EQ(train.inputs.sizes(), torch::IntArrayRef({60000, 1, 28, 28}));
   EXPECT_EQ(train.inputs.scalar_type(), torch::kUInt8);
   EXPECT_EQ(train.labels.sizes(), torch::IntArrayRef({60000}));

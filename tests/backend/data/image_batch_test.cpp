@@ -1,5 +1,8 @@
-// Decoded images become the batch a step takes with torchvision's numbers: collated to uint8 [N, C, H, W], then
-// ToTensor and Normalize — compared bit for bit with Debian's torchvision on the same pixels, RGB and grey.
+// Decoded images become the batch a step takes with torchvision's numbers: collated to uint8 [N, C, H, W],
+// then ToTensor and Normalize — compared bit for bit with Debian's torchvision on the same pixels, RGB and
+// grey.
+
+#include "data/image_batch.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "data/image_batch.h"
 #include "data/recycled_batch_memory.h"
 
 namespace wb {
@@ -21,7 +23,8 @@ namespace fs = std::filesystem;
 
 DecodedImage pattern(int64_t height, int64_t width, int channels, int seed) {
   DecodedImage image{height, width, channels, PixelBytes(static_cast<size_t>(height * width * channels))};
-  for (size_t i = 0; i < image.pixels.size(); ++i) image.pixels[i] = static_cast<uint8_t>((i * 37 + seed * 101) % 256);
+  for (size_t i = 0; i < image.pixels.size(); ++i)
+    image.pixels[i] = static_cast<uint8_t>((i * 37 + seed * 101) % 256);
   return image;
 }
 
@@ -32,7 +35,8 @@ std::string commaList(const std::vector<double>& values) {
 }
 
 TEST(ImageBatch, CollatedAndNormalizedAsTorchvision) {
-  const std::string dir = (fs::temp_directory_path() / ("wb-test-batch-" + std::to_string(::getpid()))).string();
+  const std::string dir =
+      (fs::temp_directory_path() / ("wb-test-batch-" + std::to_string(::getpid()))).string();
   fs::remove_all(dir);
   fs::create_directories(dir);
   struct Case {
@@ -65,7 +69,8 @@ TEST(ImageBatch, CollatedAndNormalizedAsTorchvision) {
   for (const Case& c : cases) {
     for (size_t i = 0; i < c.images.size(); ++i) {
       const auto index = static_cast<int64_t>(i);
-      std::ifstream in(dir + "/c" + std::to_string(c.channels) + "_" + std::to_string(i) + ".float", std::ios::binary);
+      std::ifstream in(dir + "/c" + std::to_string(c.channels) + "_" + std::to_string(i) + ".float",
+                       std::ios::binary);
       const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       ASSERT_EQ(bytes.size(), static_cast<size_t>(c.channels * 5 * 7 * 4));
       const torch::Tensor theirs =
@@ -110,10 +115,10 @@ TEST(ImageBatch, RecycledMemoryHoldsTheSameNumbersAndComesBack) {
   EXPECT_TRUE(torch::equal(outliving, kept));
 }
 
-// A batch past the caches (here 64 x 3 x 127 x 129 floats, 12.6 MB) is written with streaming stores; a plane of
-// 127 x 129 is not a multiple of 4 floats, so the unaligned head and tail take the ordinary path. The numbers are
-// those of the uint8 batch normalized with torch's operations (checked against torchvision above), whatever order
-// the images are put in.
+// A batch past the caches (here 64 x 3 x 127 x 129 floats, 12.6 MB) is written with streaming stores; a plane
+// of 127 x 129 is not a multiple of 4 floats, so the unaligned head and tail take the ordinary path. The
+// numbers are those of the uint8 batch normalized with torch's operations (checked against torchvision
+// above), whatever order the images are put in.
 TEST(ImageBatch, LargeBatchesWrittenImageByImageHoldTheSameNumbers) {
   const std::vector<double> mean{0.485, 0.456, 0.406}, std{0.229, 0.224, 0.225};
   for (const auto& [height, width] : {std::pair<int64_t, int64_t>{127, 129}, {128, 128}}) {

@@ -1,7 +1,7 @@
-// data.dataset "image_folder": a folder of the user's JPEG and PNG files read as torchvision reads it — the same
-// classes, the same input tensors bit for bit (ImageFolder's loader, Resize, CenterCrop, ToTensor, Normalize with
-// the training files' statistics), batches that do not depend on the worker count and resume mid-epoch, the
-// statistics kept in the folder's sidecar, and every bad input named.
+// data.dataset "image_folder": a folder of the user's JPEG and PNG files read as torchvision reads it — the
+// same classes, the same input tensors bit for bit (ImageFolder's loader, Resize, CenterCrop, ToTensor,
+// Normalize with the training files' statistics), batches that do not depend on the worker count and resume
+// mid-epoch, the statistics kept in the folder's sidecar, and every bad input named.
 
 #include <gtest/gtest.h>
 
@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "data/batch_loader.h"
+#include "data/dataset.h"
 #include "data_test_support.h"
 #include "support/image_folder.h"
-#include "data/dataset.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -100,9 +100,11 @@ TEST(ImageFolderDataset, ClassesSplitsStatisticsAndInputsAreTorchvisions) {
   std::ofstream eval(folder + "/eval.txt");
   for (const auto& file : splitFiles(data.test)) eval << file << "\n";
   eval.close();
-  std::ofstream(folder + "/norm") << folderNumberList(data.normalization.mean) << ";" << folderNumberList(data.normalization.std);
+  std::ofstream(folder + "/norm") << folderNumberList(data.normalization.mean) << ";"
+                                  << folderNumberList(data.normalization.std);
   const std::string command = std::string(WB_TORCHVISION_PYTHON) + " " + WB_SOURCE_DIR +
-                              "/tests/backend/data/image_folder_like_torchvision.py " + config.path + " " + folder;
+                              "/tests/backend/data/image_folder_like_torchvision.py " + config.path + " " +
+                              folder;
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
 
   std::string classes;
@@ -121,7 +123,8 @@ TEST(ImageFolderDataset, ClassesSplitsStatisticsAndInputsAreTorchvisions) {
   const torch::Tensor theirs =
       torch::from_blob(const_cast<char*>(bytes.data()), {30, 3, 32, 32}, torch::kFloat32).clone();
   const torch::Tensor ours = data.test.inputs(0, 30);
-  EXPECT_TRUE(torch::equal(ours, theirs)) << "largest difference " << (ours - theirs).abs().max().item<float>();
+  EXPECT_TRUE(torch::equal(ours, theirs))
+      << "largest difference " << (ours - theirs).abs().max().item<float>();
 
   // Labels follow the class folders.
   for (int64_t i = 0; i < data.test.size(); ++i) {
@@ -180,7 +183,8 @@ TEST(ImageFolderDataset, StatisticsAreMeasuredOnceAndKeptBesideTheClasses) {
   EXPECT_NE(first.description.find("measured once"), std::string::npos) << first.description;
   EXPECT_TRUE(fs::exists(config.path + "/.workbench-statistics.json"));
   const Dataset again = loadDataset(config, 3);
-  EXPECT_NE(again.description.find("read from " + config.path + "/.workbench-statistics.json"), std::string::npos)
+  EXPECT_NE(again.description.find("read from " + config.path + "/.workbench-statistics.json"),
+            std::string::npos)
       << again.description;
   EXPECT_EQ(again.normalization.mean, first.normalization.mean);
   // A changed file is measured again.
@@ -201,8 +205,8 @@ TEST(ImageFolderDataset, BadFilesAreNamedOrSkippedAndCounted) {
   test::writeBytes(text, "not an image at all\n");
   config.test_fraction = 0.0;  // every file in a split that is read
   config.val_fraction = 0.0;
-  const std::string hint = test::expectDataError([&] { loadDataset(config, 1); },
-                                                 {"2 of the 122 image files cannot be read", truncated, text});
+  const std::string hint = test::expectDataError(
+      [&] { loadDataset(config, 1); }, {"2 of the 122 image files cannot be read", truncated, text});
   EXPECT_NE(hint.find("data.images.bad_files"), std::string::npos) << hint;
 
   config.images.bad_files = "skip";
@@ -219,7 +223,8 @@ TEST(ImageFolderDataset, FoldersThatCannotTrainAreNamed) {
   DataConfig no_resize = config;
   no_resize.images.resize = 0;
   no_resize.images.crop = 0;
-  const std::string hint = test::expectDataError([&] { loadDataset(no_resize, 1); }, {"pixels after the transforms"});
+  const std::string hint =
+      test::expectDataError([&] { loadDataset(no_resize, 1); }, {"pixels after the transforms"});
   EXPECT_NE(hint.find("data.images.resize"), std::string::npos);
   // An empty class folder, a folder without class folders, a folder that does not exist.
   fs::create_directories(config.path + "/Zebra");

@@ -1,7 +1,9 @@
-// The loader's work queue: results come out in the order the jobs were asked for whatever the worker count and
-// however long each job takes; no more than `depth` are ever in flight (memory bounded by the queue); with 0
-// workers the jobs run in the taker's thread; a job's exception reaches the taker at its turn, after the earlier
-// results; a queue dropped with work pending stops.
+// The loader's work queue: results come out in the order the jobs were asked for whatever the worker count
+// and however long each job takes; no more than `depth` are ever in flight (memory bounded by the queue);
+// with 0 workers the jobs run in the taker's thread; a job's exception reaches the taker at its turn, after
+// the earlier results; a queue dropped with work pending stops.
+
+#include "data/ordered_work_queue.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +12,6 @@
 #include <random>
 #include <stdexcept>
 #include <thread>
-
-#include "data/ordered_work_queue.h"
 
 namespace wb {
 namespace {

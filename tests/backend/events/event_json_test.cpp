@@ -1,8 +1,8 @@
+#include "workbench/event_json.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
-#include "workbench/event_json.h"
 
 namespace wb {
 namespace {

@@ -65,11 +65,13 @@ TEST(CompressSection, NamesEveryBadKeyAndValue) {
     "prune"
   ])"));
   EXPECT_TRUE(hasIssue(issues, "compress.passes[0].amount", "in (0, 1)")) << formatIssues(issues);
-  EXPECT_TRUE(hasIssue(issues, "compress.passes[0].methd", "did you mean \"method\"")) << formatIssues(issues);
+  EXPECT_TRUE(hasIssue(issues, "compress.passes[0].methd", "did you mean \"method\""))
+      << formatIssues(issues);
   EXPECT_TRUE(hasIssue(issues, "compress.passes[1].type", "quantize")) << formatIssues(issues);
   EXPECT_TRUE(hasIssue(issues, "compress.passes[2].temperature", "> 0")) << formatIssues(issues);
   EXPECT_TRUE(hasIssue(issues, "compress.passes[2].alpha", "[0, 1]")) << formatIssues(issues);
-  EXPECT_TRUE(hasIssue(issues, "compress.passes[2].amount", "a distill pass has no key")) << formatIssues(issues);
+  EXPECT_TRUE(hasIssue(issues, "compress.passes[2].amount", "a distill pass has no key"))
+      << formatIssues(issues);
   EXPECT_TRUE(hasIssue(issues, "compress.passes[3]", "needs a \"type\"")) << formatIssues(issues);
   EXPECT_TRUE(hasIssue(issues, "compress.passes[4]", "expected a pass object")) << formatIssues(issues);
 }
@@ -81,7 +83,8 @@ TEST(CompressSection, RefusesImpossibleOrders) {
   EXPECT_TRUE(hasIssue(issues, "compress.passes[1]", "must come before it")) << formatIssues(issues);
   issues = issuesOf(json::parse(R"([{"type": "prune", "schedule": "gradual"}])"));
   EXPECT_TRUE(hasIssue(issues, "compress.passes[0].schedule", "epochs 0")) << formatIssues(issues);
-  issues = issuesOf(json::parse(R"([{"type": "prune", "method": "structured", "schedule": "gradual", "epochs": 1}])"));
+  issues = issuesOf(
+      json::parse(R"([{"type": "prune", "method": "structured", "schedule": "gradual", "epochs": 1}])"));
   EXPECT_TRUE(hasIssue(issues, "compress.passes[0].schedule", "one_shot")) << formatIssues(issues);
   issues = issuesOf(json::parse(R"([{"type": "finetune", "epochs": 0}])"));
   EXPECT_TRUE(hasIssue(issues, "compress.passes[0].epochs", "at least 1")) << formatIssues(issues);
@@ -92,7 +95,8 @@ TEST(CompressSection, RefusesImpossibleOrders) {
 TEST(CompressSection, OverridesReachIntoPasses) {
   json doc = {{"compress", {{"passes", json::parse(R"([{"type": "prune", "amount": 0.5}])")}}}};
   EXPECT_TRUE(applyOverride(doc, "compress.passes[0].amount=0.7").empty());
-  EXPECT_TRUE(applyOverride(doc, "compress.passes[1]={\"type\": \"quantize\", \"mode\": \"dynamic\"}").empty());
+  EXPECT_TRUE(
+      applyOverride(doc, "compress.passes[1]={\"type\": \"quantize\", \"mode\": \"dynamic\"}").empty());
   const ParseResult r = parseExperiment(doc);
   ASSERT_TRUE(r.ok()) << formatIssues(r.issues);
   EXPECT_DOUBLE_EQ(r.experiment.compress.passes[0].amount, 0.7);

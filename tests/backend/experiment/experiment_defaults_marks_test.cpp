@@ -49,12 +49,13 @@ TEST(DefaultedKeys, OptimizerDefaultsFollowTheOptimizerNamed) {
   json doc = experimentToJson(Experiment{});
   EXPECT_TRUE(contains(defaultedKeys(doc), "optimizer.weight_decay"));  // AdamW's 0.01
   doc["optimizer"]["name"] = "sgd";
-  EXPECT_FALSE(contains(defaultedKeys(doc), "optimizer.name"));  // the default optimizer is AdamW, whatever is named
+  EXPECT_FALSE(
+      contains(defaultedKeys(doc), "optimizer.name"));  // the default optimizer is AdamW, whatever is named
   EXPECT_FALSE(contains(defaultedKeys(doc), "optimizer.weight_decay"));  // SGD's is 0
   doc["optimizer"]["weight_decay"] = 0.0;
   EXPECT_TRUE(contains(defaultedKeys(doc), "optimizer.weight_decay"));
   doc["optimizer"]["name"] = "adagrad";
-  EXPECT_FALSE(contains(defaultedKeys(doc), "optimizer.lr"));  // Adagrad's is 0.01
+  EXPECT_FALSE(contains(defaultedKeys(doc), "optimizer.lr"));   // Adagrad's is 0.01
   EXPECT_FALSE(contains(defaultedKeys(doc), "optimizer.eps"));  // and 1e-10
   EXPECT_EQ(experimentDefaults(doc)["optimizer"]["eps"], json(1e-10));
   // A name the parser cannot read leaves the plain defaults (AdamW's).
@@ -74,24 +75,27 @@ TEST(DefaultedKeys, TheParserGivesTheNamedOptimizersDefaultsToUnwrittenKeys) {
 
 TEST(TrainingRecipe, SaysWhatIsOnAndWhichAreDefaults) {
   Experiment e;
-  EXPECT_EQ(describeTrainingRecipe(e),
-            "Recipe: augmentation off (data.augment, default) · validation 10% of the training split held out "
-            "(data.val_fraction, default) · schedule constant, lr 0.001 (schedule.name, default)");
+  EXPECT_EQ(
+      describeTrainingRecipe(e),
+      "Recipe: augmentation off (data.augment, default) · validation 10% of the training split held out "
+      "(data.val_fraction, default) · schedule constant, lr 0.001 (schedule.name, default)");
   e.data.augment_enabled = true;
   e.data.augment.horizontal_flip = false;
   e.data.val_fraction = 0;
   e.schedule.name = "cosine";
   e.schedule.warmup_steps = 100;
-  EXPECT_EQ(describeTrainingRecipe(e),
-            "Recipe: augmentation random crop (padding 2 px) (data.augment) · no validation split "
-            "(data.val_fraction) · schedule cosine from lr 0.001 to 0 over the whole run, after 100 warmup steps "
-            "(schedule.name)");
+  EXPECT_EQ(
+      describeTrainingRecipe(e),
+      "Recipe: augmentation random crop (padding 2 px) (data.augment) · no validation split "
+      "(data.val_fraction) · schedule cosine from lr 0.001 to 0 over the whole run, after 100 warmup steps "
+      "(schedule.name)");
   e.data.dataset = "csv";
   e.schedule.name = "step";
   e.schedule.warmup_steps = 0;
-  EXPECT_EQ(describeTrainingRecipe(e),
-            "Recipe: no augmentation (tables are never augmented) · no validation split (data.val_fraction) · "
-            "schedule step, lr 0.001 x0.1 every 1000 steps (schedule.name)");
+  EXPECT_EQ(
+      describeTrainingRecipe(e),
+      "Recipe: no augmentation (tables are never augmented) · no validation split (data.val_fraction) · "
+      "schedule step, lr 0.001 x0.1 every 1000 steps (schedule.name)");
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
-// The keys the front ends read (experiment_keys.h): the words a key takes are the ones the parser accepts, and
-// "when a key matters" names real keys and real words, so a chooser or a hidden field cannot drift from the file.
+// The keys the front ends read (experiment_keys.h): the words a key takes are the ones the parser accepts,
+// and "when a key matters" names real keys and real words, so a chooser or a hidden field cannot drift from
+// the file.
+
+#include "workbench/experiment_keys.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +12,6 @@
 
 #include "backend/experiment/experiment_test_support.h"
 #include "workbench/experiment.h"
-#include "workbench/experiment_keys.h"
 
 namespace wb {
 namespace {

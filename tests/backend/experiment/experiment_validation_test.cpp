@@ -351,8 +351,8 @@ TEST(ExperimentValidation, CollectiveTimeoutBounds) {
 }
 
 TEST(ExperimentValidation, DataParallelKeysSuggestTheirSpelling) {
-  const ParseResult result = parseText(
-      R"({"train": {"bucket_mbs": 25, "collective_timout": 60, "sync_batch_norm": true}})");
+  const ParseResult result =
+      parseText(R"({"train": {"bucket_mbs": 25, "collective_timout": 60, "sync_batch_norm": true}})");
   EXPECT_CONTAINS(messageAt(result.issues, "train.bucket_mbs"), "did you mean \"bucket_mb\"?");
   EXPECT_CONTAINS(messageAt(result.issues, "train.collective_timout"),
                   "did you mean \"collective_timeout\"?");

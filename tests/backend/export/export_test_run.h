@@ -22,7 +22,8 @@ namespace wb::test {
 // first trains it, the other reuses the folder): compressed/01-prune (structured 50%), 02-quantize (static
 // int8 of it), 03-quantize (dynamic int8 of the original).
 inline std::string sharedExportRun() {
-  const std::filesystem::path root = std::filesystem::temp_directory_path() / ("wb-test-export-" + std::to_string(::getpid()));
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("wb-test-export-" + std::to_string(::getpid()));
   const std::filesystem::path ready = root / "ready";
   if (std::filesystem::exists(ready)) {
     std::ifstream in(ready);
@@ -55,7 +56,8 @@ inline std::string sharedExportRun() {
   if (s.status != RunStatus::Completed) throw std::runtime_error("test: the export run did not train");
   // The passes called directly (not through CompressionRun, which also measures every artifact).
   auto pass = [](const std::string& text) {
-    const ParseResult r = parseExperiment(nlohmann::json{{"compress", {{"passes", nlohmann::json::array({nlohmann::json::parse(text)})}}}});
+    const ParseResult r = parseExperiment(
+        nlohmann::json{{"compress", {{"passes", nlohmann::json::array({nlohmann::json::parse(text)})}}}});
     if (!r.ok()) throw std::runtime_error("test: " + formatIssues(r.issues));
     return r.experiment.compress.passes.at(0);
   };
@@ -66,7 +68,8 @@ inline std::string sharedExportRun() {
     next += 64;
     return data.train.x.slice(0, next - 64, next);
   };
-  auto save = [&](ModelArtifact a, const std::string& name, const std::string& source, const nlohmann::json& record) {
+  auto save = [&](ModelArtifact a, const std::string& name, const std::string& source,
+                  const nlohmann::json& record) {
     a.name = name;
     a.source = source;
     a.history.push_back(record);
@@ -75,14 +78,16 @@ inline std::string sharedExportRun() {
   };
   const ModelArtifact original = loadRunModel(s.run_dir, data.sample_shape, data.num_classes);
   nlohmann::json record;
-  const ModelArtifact pruned =
-      save(pruneChannels(original, pass(R"({"type": "prune", "method": "structured", "amount": 0.5})"), record),
-           "01-prune", "original", record);
+  const ModelArtifact pruned = save(
+      pruneChannels(original, pass(R"({"type": "prune", "method": "structured", "amount": 0.5})"), record),
+      "01-prune", "original", record);
   auto log = [](const std::string&) {};
   save(quantizeArtifact(pruned, pass(R"({"type": "quantize", "mode": "static", "calibration_batches": 4})"),
-                        calibration, log).artifact,
+                        calibration, log)
+           .artifact,
        "02-quantize", "01-prune", {{"pass", "quantize"}, {"mode", "static"}});
-  save(quantizeArtifact(original, pass(R"({"type": "quantize", "mode": "dynamic"})"), calibration, log).artifact,
+  save(quantizeArtifact(original, pass(R"({"type": "quantize", "mode": "dynamic"})"), calibration, log)
+           .artifact,
        "03-quantize", "original", {{"pass", "quantize"}, {"mode", "dynamic"}});
   std::ofstream(ready) << s.run_dir << "\n";
   return s.run_dir;

@@ -1,13 +1,12 @@
-// A run on the user's own images exported to ONNX carries its preprocessing (convert, Resize, CenterCrop) and its
-// normalization in the file's metadata, so that ONNX Runtime and Pillow, reading nothing but the file, reproduce
-// the run's test accuracy on the same folder's test files.
+// A run on the user's own images exported to ONNX carries its preprocessing (convert, Resize, CenterCrop) and
+// its normalization in the file's metadata, so that ONNX Runtime and Pillow, reading nothing but the file,
+// reproduce the run's test accuracy on the same folder's test files.
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "backend/train/test_experiments.h"
@@ -68,14 +67,15 @@ TEST(OnnxExport, ImageFolderRunCarriesItsPreprocessingAndOnnxRuntimeReproducesIt
     listing << data.test.y[i].item<int64_t>() << "\t" << data.test.source->sampleName(i) << "\n";
   }
   listing.close();
-  const auto result = nlohmann::json::parse(
-      output(test::pypiToolCommand("onnx_image_folder.py") + " " + request.out + " " + (root / "test.txt").string()));
+  const auto result = nlohmann::json::parse(output(test::pypiToolCommand("onnx_image_folder.py") + " " +
+                                                   request.out + " " + (root / "test.txt").string()));
   EXPECT_EQ(result["samples"], data.test.size());
   EXPECT_EQ(result["preprocessing"]["resize"], 36);
   EXPECT_EQ(result["preprocessing"]["center_crop"], 32);
   EXPECT_EQ(result["preprocessing"]["convert"], "RGB");
   // The same pixels and weights: the same predictions, up to a float tie between two classes.
-  EXPECT_NEAR(result["accuracy"].get<double>(), run.test_accuracy, 1.0 / static_cast<double>(data.test.size()) + 1e-9)
+  EXPECT_NEAR(result["accuracy"].get<double>(), run.test_accuracy,
+              1.0 / static_cast<double>(data.test.size()) + 1e-9)
       << result.dump();
   fs::remove_all(root);
 }

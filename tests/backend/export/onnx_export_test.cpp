@@ -1,16 +1,18 @@
 // ONNX export against two independent judges: python3-onnx's checker (full_check: the checker plus strict
 // shape inference) reads every file, and ONNX Runtime (PyPI's onnxruntime in .venv/, tests/python/
-// run_onnx.py) runs it on real Fashion-MNIST test images, standardized like the engine's data. Float files are
-// compared with the engine's own forward (makeInferenceModel); int8 files, and the engine's int8 forward, each
-// with the model's float simulation (makeInt8ReferenceModel), so that a kernel that is wrong on this CPU cannot
-// hide behind another that is wrong the same way. Briefly trained mlp, cnn, resnet and vit presets (float), a
-// static int8 CNN and ResNet, a dynamic int8 MLP and a structured-pruned CNN; batches of 1, 37 and 500
-// (dynamic batch); int8 files must hold INT8 weights and no float copy of them; the metadata ONNX Runtime
+// run_onnx.py) runs it on real Fashion-MNIST test images, standardized like the engine's data. Float files
+// are compared with the engine's own forward (makeInferenceModel); int8 files, and the engine's int8 forward,
+// each with the model's float simulation (makeInt8ReferenceModel), so that a kernel that is wrong on this CPU
+// cannot hide behind another that is wrong the same way. Briefly trained mlp, cnn, resnet and vit presets
+// (float), a static int8 CNN and ResNet, a dynamic int8 MLP and a structured-pruned CNN; batches of 1, 37 and
+// 500 (dynamic batch); int8 files must hold INT8 weights and no float copy of them; the metadata ONNX Runtime
 // reads (get_modelmeta) is the file's contract; refusals name the layer.
 //
 // ONNX Runtime comes from scripts/setup.sh (the README's test command); without it these tests fail.
 // The int8 cases also run on an emulated AVX2 CPU (ctest entry test_export_avx2); why they hold on AVX-512
 // without VNNI, which no emulator here offers, is written at kInt8Steps.
+
+#include "export/onnx_export.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -19,20 +21,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
-#include <fstream>
 #include <sstream>
 
-#include "support/fashion_subset.h"
-#include "support/emulated_cpu.h"
-#include "support/pypi_tools.h"
 #include "compress/channel_pruning.h"
 #include "compress/int8_reference.h"
 #include "compress/model_artifact.h"
 #include "compress/quantization.h"
 #include "data/dataset.h"
-#include "export/onnx_export.h"
+#include "support/emulated_cpu.h"
+#include "support/fashion_subset.h"
+#include "support/pypi_tools.h"
 #include "workbench/errors.h"
 #include "workbench/export.h"
 #include "workbench/system_info.h"
@@ -43,11 +44,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// A build without ONNX export (pip's LibTorch brings its own protobuf): every case here skips with the reason,
-// in a ctest entry of its own (test_export_onnx), so the rest of test_export reports as it is.
-#define SKIP_WITHOUT_ONNX_EXPORT()                                                 \
-  if (const std::string why = exportUnavailable(ExportFormat::Onnx); !why.empty()) \
-  GTEST_SKIP() << why
+// A build without ONNX export (pip's LibTorch brings its own protobuf): every case here skips with the
+// reason, in a ctest entry of its own (test_export_onnx), so the rest of test_export reports as it is.
+#define SKIP_WITHOUT_ONNX_EXPORT() \
+  if (const std::string why = exportUnavailable(ExportFormat::Onnx); !why.empty()) GTEST_SKIP() << why
 
 // The files of this process, removed at exit.
 class TempDir {
@@ -149,7 +149,8 @@ json.dump({
 )";
   const std::string out = onnx_path + ".json";
   const std::string log = onnx_path + ".check.log";
-  const std::string cmd = std::string(WB_PYTHON) + " " + script + " " + onnx_path + " " + out + " > " + log + " 2>&1";
+  const std::string cmd =
+      std::string(WB_PYTHON) + " " + script + " " + onnx_path + " " + out + " > " + log + " 2>&1";
   if (std::system(cmd.c_str()) != 0) {
     ADD_FAILURE() << "python3-onnx refuses " << onnx_path << ":\n" << readText(log);
     return json();
@@ -172,8 +173,8 @@ OrtRun runOnnxRuntime(const std::string& onnx_path, const torch::Tensor& x) {
       .write(static_cast<const char*>(input.data_ptr()), static_cast<std::streamsize>(input.numel() * 4));
   std::string dims;
   for (int64_t d : input.sizes()) dims += (dims.empty() ? "" : ",") + std::to_string(d);
-  const std::string cmd = test::pypiToolCommand("run_onnx.py") + " " + onnx_path + " " + in_path + " " + dims +
-                          " " + out_path + " > " + log + " 2>&1";
+  const std::string cmd = test::pypiToolCommand("run_onnx.py") + " " + onnx_path + " " + in_path + " " +
+                          dims + " " + out_path + " > " + log + " 2>&1";
   if (std::system(cmd.c_str()) != 0) {
     ADD_FAILURE() << "ONNX Runtime failed on " << onnx_path << ":\n" << readText(log);
     return {};
@@ -183,10 +184,12 @@ OrtRun runOnnxRuntime(const std::string& onnx_path, const torch::Tensor& x) {
   for (std::string line; std::getline(printed, line);) {
     if (line.rfind("{\"output\"", 0) == 0) run.info = json::parse(line, nullptr, false);
   }
-  EXPECT_TRUE(run.info.is_object()) << "run_onnx.py printed no summary for " << onnx_path << ":\n" << readText(log);
+  EXPECT_TRUE(run.info.is_object()) << "run_onnx.py printed no summary for " << onnx_path << ":\n"
+                                    << readText(log);
   const std::string raw = readText(out_path);
   const int64_t n = static_cast<int64_t>(raw.size() / 4);
-  run.output = torch::from_blob(const_cast<char*>(raw.data()), {n}, torch::kFloat32).clone().view({input.size(0), -1});
+  run.output =
+      torch::from_blob(const_cast<char*>(raw.data()), {n}, torch::kFloat32).clone().view({input.size(0), -1});
   return run;
 }
 
@@ -218,8 +221,8 @@ Comparison compareOnTestImages(const Shape& shape, const Forward& got_of, const 
     c.logit_range = std::max(c.logit_range, (expected.max() - expected.min()).item<double>());
   }
   c.top1 = agree / static_cast<double>(images);
-  std::printf("    [%s] on %lld images: max |diff| %.3g, top-1 agreement %.4f (logits span %.1f)\n", label.c_str(),
-              static_cast<long long>(images), c.max_diff, c.top1, c.logit_range);
+  std::printf("    [%s] on %lld images: max |diff| %.3g, top-1 agreement %.4f (logits span %.1f)\n",
+              label.c_str(), static_cast<long long>(images), c.max_diff, c.top1, c.logit_range);
   return c;
 }
 
@@ -260,7 +263,8 @@ void expectContract(const json& summary, const ModelArtifact& a) {
   EXPECT_FALSE(summary["metadata"].value("torch_version", "").empty());
   EXPECT_EQ(json::parse(summary["metadata"].value("layers", "null")), a.layers);
   if (a.isQuantized()) {
-    EXPECT_EQ(summary["metadata"].value("quantized_engine", ""), a.quantization.value("engine", std::string()));
+    EXPECT_EQ(summary["metadata"].value("quantized_engine", ""),
+              a.quantization.value("engine", std::string()));
     const json q = json::parse(summary["metadata"].value("quantization", "{}"));
     // The integer ranges a runtime must know to read the scales (README, "int8 on every x86 CPU").
     EXPECT_EQ(q.value("weight_range", json()), json::array({-64, 63}));
@@ -302,11 +306,12 @@ void expectInt8Weights(const json& summary, const std::vector<std::string>& laye
     if (info[0] != "FLOAT") continue;
     float_elements += elements(info[1]);
     for (const json& shape : int8_shapes) {
-      EXPECT_TRUE(info[1] != shape || shape.size() == 1) << name << " is a float tensor shaped like an int8 weight";
+      EXPECT_TRUE(info[1] != shape || shape.size() == 1)
+          << name << " is a float tensor shaped like an int8 weight";
     }
   }
-  std::printf("    initializers: %lld int8 values, %lld float values\n", static_cast<long long>(int8_elements),
-              static_cast<long long>(float_elements));
+  std::printf("    initializers: %lld int8 values, %lld float values\n",
+              static_cast<long long>(int8_elements), static_cast<long long>(float_elements));
   EXPECT_LT(float_elements, int8_elements / 10);
 }
 
@@ -322,8 +327,9 @@ void expectFloatExportMatches(const ModelArtifact& a, const std::string& label) 
   const json summary = pythonCheck(path);
   expectContract(summary, a);
   json ort_info;
-  const Comparison c = compareOnTestImages(a.input_shape, onnxRuntimeForward(path, &ort_info),
-                                           forwardOf(makeInferenceModel(a)), label + ": ONNX Runtime vs engine");
+  const Comparison c =
+      compareOnTestImages(a.input_shape, onnxRuntimeForward(path, &ort_info),
+                          forwardOf(makeInferenceModel(a)), label + ": ONNX Runtime vs engine");
   expectRuntimeReadsMetadata(ort_info, summary);
   EXPECT_LE(c.max_diff, kFloatTolerance) << label;
   EXPECT_EQ(c.top1, 1.0) << label;
@@ -357,7 +363,11 @@ TEST(OnnxExport, FloatVitMatchesTheEngine) {
 // The layer types the presets leave out: avgpool2d with padding, batchnorm1d, tanh, sigmoid, gelu, layernorm
 // on features, dropout, identity; and tokens without a class token, pooled by their mean.
 json everyOtherLayer() {
-  return json::array({{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"stride", 2}, {"padding", 1},
+  return json::array({{{"type", "conv2d"},
+                       {"out_channels", 8},
+                       {"kernel_size", 3},
+                       {"stride", 2},
+                       {"padding", 1},
                        {"bias", false}},
                       {{"type", "batchnorm2d"}},
                       {{"type", "tanh"}},
@@ -417,10 +427,10 @@ TEST(OnnxExport, StructuredPrunedCnnMatchesTheEngine) {
 // AVX512-VNNI and on emulated AVX2, for every model here.
 // What the bar catches: a kernel that saturates. x86 without VNNI (AVX2, and AVX-512 without VNNI, e.g.
 // Skylake-SP) has no int8 dot product that sums in 32 bits: oneDNN, FBGEMM and ONNX Runtime's MLAS multiply
-// uint8 x int8 with vpmaddubsw, which adds each pair of products in a signed 16-bit lane, saturating at 32767.
-// With 8-bit weights (255 x 128 x 2 = 65280) that cost 10 to 35 output steps on emulated AVX2 (3 on the CNN);
-// the workbench's 7-bit weights bound every pair by 255 x 64 x 2 = 32640, on AVX2 and AVX-512 alike (the same
-// instruction in wider registers), so the emulated AVX2 run (test_export_avx2) stands for both.
+// uint8 x int8 with vpmaddubsw, which adds each pair of products in a signed 16-bit lane, saturating at
+// 32767. With 8-bit weights (255 x 128 x 2 = 65280) that cost 10 to 35 output steps on emulated AVX2 (3 on
+// the CNN); the workbench's 7-bit weights bound every pair by 255 x 64 x 2 = 32640, on AVX2 and AVX-512 alike
+// (the same instruction in wider registers), so the emulated AVX2 run (test_export_avx2) stands for both.
 constexpr long kInt8Steps = 2;
 
 // The quantized model's last output grid (its logits are on it).
@@ -435,8 +445,8 @@ void expectInt8MatchesItsSimulation(const ModelArtifact& q, const std::string& p
   std::shared_ptr<InferenceModel> simulation = makeInt8ReferenceModel(q);
   const Comparison engine = compareOnTestImages(q.input_shape, forwardOf(makeInferenceModel(q)),
                                                 forwardOf(simulation), label + ": engine vs simulation");
-  const Comparison runtime = compareOnTestImages(q.input_shape, onnxRuntimeForward(path), forwardOf(simulation),
-                                                 label + ": ONNX Runtime vs simulation");
+  const Comparison runtime = compareOnTestImages(
+      q.input_shape, onnxRuntimeForward(path), forwardOf(simulation), label + ": ONNX Runtime vs simulation");
   // The logits are on the output grid: each difference is a whole number of steps.
   const long engine_steps = std::lround(engine.max_diff / step);
   const long runtime_steps = std::lround(runtime.max_diff / step);
@@ -447,7 +457,6 @@ void expectInt8MatchesItsSimulation(const ModelArtifact& q, const std::string& p
   EXPECT_GE(engine.top1, 0.99) << label;
   EXPECT_GE(runtime.top1, 0.99) << label;
 }
-
 
 // Static int8 with layers that stay float between int8 ones (tanh, batchnorm1d, sigmoid, gelu, layernorm) and
 // an average pool on the int8 grid: the file quantizes where LibTorch does, with the same qparams. (The case
@@ -491,8 +500,8 @@ TEST(OnnxExport, StaticInt8ResnetAddsOnTheEnginesGrids) {
   const std::string path = exportFile(q.artifact, "resnet-int8-static");
   const json summary = pythonCheck(path);
   expectContract(summary, q.artifact);
-  expectInt8Weights(summary, {"layers.0", "layers.3.layers.0", "layers.3.layers.3", "layers.5.shortcut.0",
-                              "layers.11"});
+  expectInt8Weights(
+      summary, {"layers.0", "layers.3.layers.0", "layers.3.layers.3", "layers.5.shortcut.0", "layers.11"});
   expectInt8MatchesItsSimulation(q.artifact, path, outputStep(q.artifact, 11), "resnet int8 static");
 }
 
@@ -508,12 +517,13 @@ TEST(OnnxExport, DynamicInt8MlpStaysInt8AndMatchesItsSimulation) {
   expectInt8Weights(summary, {"layers.1", "layers.4", "layers.6"});
   EXPECT_EQ(summary["ops"].value("MatMulInteger", 0), 3);
   EXPECT_EQ(summary["ops"].value("DynamicQuantizeLinear", 0), 3);
-  // No output grid here: each batch quantizes its activations with scales from its own range, and each runtime
-  // computes that range and its rounding in its own float arithmetic, so a value near a rounding tie can land a
-  // step away; bound the difference by the logits' span (measured: below 0.1 % of it).
+  // No output grid here: each batch quantizes its activations with scales from its own range, and each
+  // runtime computes that range and its rounding in its own float arithmetic, so a value near a rounding tie
+  // can land a step away; bound the difference by the logits' span (measured: below 0.1 % of it).
   std::shared_ptr<InferenceModel> simulation = makeInt8ReferenceModel(q.artifact);
-  const Comparison engine = compareOnTestImages(shape, forwardOf(makeInferenceModel(q.artifact)),
-                                                forwardOf(simulation), "mlp int8 dynamic: engine vs simulation");
+  const Comparison engine =
+      compareOnTestImages(shape, forwardOf(makeInferenceModel(q.artifact)), forwardOf(simulation),
+                          "mlp int8 dynamic: engine vs simulation");
   const Comparison runtime = compareOnTestImages(shape, onnxRuntimeForward(path), forwardOf(simulation),
                                                  "mlp int8 dynamic: ONNX Runtime vs simulation");
   EXPECT_LE(engine.max_diff, 0.005 * engine.logit_range);

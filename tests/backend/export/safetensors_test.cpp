@@ -1,9 +1,9 @@
 // safetensors export read back twice: by a reader that follows the specification alone
-// (tests/fixtures/read_safetensors.py: header length, space padding to a multiple of 8, offsets contiguous from
-// 0, string-only __metadata__) and by the safetensors library's own safe_open (PyPI's safetensors in .venv/,
-// tests/python/load_safetensors.py), which users load the files with; every tensor's name, dtype, shape and
-// bytes equal the artifact's, for the trained CNN, a 50% structured-pruned one and a static int8 one (I8
-// weights, F32 scales, I64 zero points, F32 biases).
+// (tests/fixtures/read_safetensors.py: header length, space padding to a multiple of 8, offsets contiguous
+// from 0, string-only __metadata__) and by the safetensors library's own safe_open (PyPI's safetensors in
+// .venv/, tests/python/load_safetensors.py), which users load the files with; every tensor's name, dtype,
+// shape and bytes equal the artifact's, for the trained CNN, a 50% structured-pruned one and a static int8
+// one (I8 weights, F32 scales, I64 zero points, F32 biases).
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -21,12 +21,12 @@
 #include "compress/quantization.h"
 #include "data/dataset.h"
 #include "export/safetensors_writer.h"
+#include "support/pypi_tools.h"
+#include "support/test_helpers.h"
 #include "workbench/compression.h"
 #include "workbench/errors.h"
 #include "workbench/export.h"
 #include "workbench/training_run.h"
-#include "support/pypi_tools.h"
-#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
@@ -53,8 +53,8 @@ std::string fnv1a64(const torch::Tensor& tensor) {
 
 json readBack(const std::string& file) {
   const std::string json_file = file + ".json";
-  const std::string command = std::string(WB_PYTHON) + " " + WB_SOURCE_DIR + "/tests/fixtures/read_safetensors.py " +
-                              file + " > " + json_file;
+  const std::string command = std::string(WB_PYTHON) + " " + WB_SOURCE_DIR +
+                              "/tests/fixtures/read_safetensors.py " + file + " > " + json_file;
   if (std::system(command.c_str()) != 0) throw std::runtime_error("test: failed: " + command);
   return json::parse(test::readBytes(json_file));
 }
@@ -70,22 +70,32 @@ json loadWithSafetensors(const std::string& file) {
 // numpy's name for a tensor's dtype, as safe_open(framework="numpy") returns it.
 std::string numpyDtype(const torch::Tensor& t) {
   switch (t.scalar_type()) {
-    case torch::kFloat: return "float32";
-    case torch::kDouble: return "float64";
-    case torch::kHalf: return "float16";
-    case torch::kLong: return "int64";
-    case torch::kInt: return "int32";
-    case torch::kChar: return "int8";
-    case torch::kByte: return "uint8";
-    case torch::kBool: return "bool";
-    default: return "?";
+    case torch::kFloat:
+      return "float32";
+    case torch::kDouble:
+      return "float64";
+    case torch::kHalf:
+      return "float16";
+    case torch::kLong:
+      return "int64";
+    case torch::kInt:
+      return "int32";
+    case torch::kChar:
+      return "int8";
+    case torch::kByte:
+      return "uint8";
+    case torch::kBool:
+      return "bool";
+    default:
+      return "?";
   }
 }
 
 TEST(SafetensorsWriter, LayoutFollowsTheSpecification) {
-  const std::string bytes = safetensorsBytes(
-      {{"b", torch::tensor({1.5f, -2.0f})}, {"a", torch::tensor({int64_t{7}})}, {"c", torch::tensor({int8_t{-3}}, torch::kChar)}},
-      {{"k", "v"}});
+  const std::string bytes = safetensorsBytes({{"b", torch::tensor({1.5f, -2.0f})},
+                                              {"a", torch::tensor({int64_t{7}})},
+                                              {"c", torch::tensor({int8_t{-3}}, torch::kChar)}},
+                                             {{"k", "v"}});
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[i]);
   EXPECT_EQ(n % 8, 0u);
@@ -116,14 +126,17 @@ TEST_F(SafetensorsExport, ReadsBackByTheSpecificationWithTheArtifactsTensors) {
   ASSERT_PYPI_TOOLS();
   for (const std::string artifact : {"", "compressed/01-prune", "compressed/02-quantize"}) {
     SCOPED_TRACE(artifact.empty() ? "the trained model" : artifact);
-    const std::string out = s_run + "/export/" + (artifact.empty() ? "model" : fs::path(artifact).filename().string()) + ".safetensors";
+    const std::string out = s_run + "/export/" +
+                            (artifact.empty() ? "model" : fs::path(artifact).filename().string()) +
+                            ".safetensors";
     const ExportResult r = exportModel({s_run, artifact, ExportFormat::Safetensors, out});
     EXPECT_EQ(r.bytes, static_cast<int64_t>(fs::file_size(out)));
     EXPECT_NE(r.python_snippet.find("safetensors"), std::string::npos);
     const json got = readBack(out);
     EXPECT_EQ(got["problems"], json::array()) << got["problems"].dump(2);
 
-    const ModelArtifact a = artifact.empty() ? loadRunModel(s_run, {1, 28, 28}, 10) : loadArtifact(s_run + "/" + artifact);
+    const ModelArtifact a =
+        artifact.empty() ? loadRunModel(s_run, {1, 28, 28}, 10) : loadArtifact(s_run + "/" + artifact);
     NamedTensors want = a.weights;
     want.insert(want.end(), a.buffers.begin(), a.buffers.end());
     want.insert(want.end(), a.quantized.begin(), a.quantized.end());
@@ -170,8 +183,8 @@ TEST_F(SafetensorsExport, ReadsBackByTheSpecificationWithTheArtifactsTensors) {
     EXPECT_EQ(json::parse(meta["history"].get<std::string>()).size(), a.history.size());
     EXPECT_TRUE(json::parse(meta["normalization"].get<std::string>()).contains("std"));
     EXPECT_EQ(json::parse(meta["layers"].get<std::string>()), a.layers);
-    std::printf("[ figures  ] safetensors %-22s %9lld bytes  %.2f s\n", artifact.empty() ? "model" : artifact.c_str(),
-                static_cast<long long>(r.bytes), r.seconds);
+    std::printf("[ figures  ] safetensors %-22s %9lld bytes  %.2f s\n",
+                artifact.empty() ? "model" : artifact.c_str(), static_cast<long long>(r.bytes), r.seconds);
   }
 }
 

@@ -2,8 +2,8 @@
 // trained model, a 50% structured-pruned one, a static int8 and a dynamic int8 one are exported and loaded
 // back with torch::jit::load here and torch.jit.load in Debian's Python (tests/fixtures/
 // check_torchscript_export.py), and their outputs on real test images compared with the engine's
-// (makeInferenceModel). Float: within 1e-4 (the ops are the engine's own, in the same order). int8: within one
-// step of the output's quantization scale (the same kernels, repacked at load). Refusals write nothing.
+// (makeInferenceModel). Float: within 1e-4 (the ops are the engine's own, in the same order). int8: within
+// one step of the output's quantization scale (the same kernels, repacked at load). Refusals write nothing.
 
 #include <gtest/gtest.h>
 #include <torch/script.h>
@@ -20,11 +20,11 @@
 #include "compress/model_artifact.h"
 #include "compress/quantization.h"
 #include "data/dataset.h"
+#include "support/test_helpers.h"
 #include "workbench/compression.h"
 #include "workbench/errors.h"
 #include "workbench/export.h"
 #include "workbench/training_run.h"
-#include "support/test_helpers.h"
 
 namespace wb {
 namespace {
@@ -45,7 +45,8 @@ class TorchScriptExport : public ::testing::Test {
   static void SetUpTestSuite() {
     s_run = sharedExportRun();
     const ParseResult parsed = loadExperimentFile(s_run + "/experiment.json");
-    s_images = loadDataset(parsed.experiment.data, parsed.experiment.seed).test.x.slice(0, 0, 256).contiguous();
+    s_images =
+        loadDataset(parsed.experiment.data, parsed.experiment.seed).test.x.slice(0, 0, 256).contiguous();
   }
   static std::string s_run;
   static torch::Tensor s_images;
@@ -72,10 +73,11 @@ double outputStep(const ModelArtifact& a) {
 TEST_P(TorchScriptModels, LoadsInPythonAndLibTorchWithTheEnginesOutputs) {
   {
     const std::string artifact = GetParam();
-    const std::string out = s_run + "/export/" + (artifact.empty() ? "model" : fs::path(artifact).filename().string()) + ".pt";
+    const std::string out =
+        s_run + "/export/" + (artifact.empty() ? "model" : fs::path(artifact).filename().string()) + ".pt";
     std::vector<double> seen;
-    const ExportResult r = exportModel({s_run, artifact, ExportFormat::TorchScript, out},
-                                       [&](double f) { seen.push_back(f); });
+    const ExportResult r =
+        exportModel({s_run, artifact, ExportFormat::TorchScript, out}, [&](double f) { seen.push_back(f); });
     ASSERT_TRUE(fs::is_regular_file(out));
     EXPECT_EQ(r.bytes, static_cast<int64_t>(fs::file_size(out)));
     ASSERT_FALSE(seen.empty());
@@ -85,13 +87,16 @@ TEST_P(TorchScriptModels, LoadsInPythonAndLibTorchWithTheEnginesOutputs) {
     EXPECT_NE(r.python_snippet.find("torch.jit.load"), std::string::npos);
     EXPECT_NE(r.cpp_snippet.find("torch::jit::load"), std::string::npos);
 
-    const ModelArtifact a = artifact.empty() ? loadRunModel(s_run, {1, 28, 28}, 10) : loadArtifact(s_run + "/" + artifact);
+    const ModelArtifact a =
+        artifact.empty() ? loadRunModel(s_run, {1, 28, 28}, 10) : loadArtifact(s_run + "/" + artifact);
     const torch::Tensor expected = makeInferenceModel(a)->forward(s_images);
     // Static int8: one step of the output's grid; dynamic int8 computes in float around int8 matmuls.
     const bool static_int8 = a.isQuantized() && a.quantization["mode"] == "static";
     const double tolerance = static_int8 ? outputStep(a) * 1.001 + 1e-6 : 1e-4;
     if (a.isQuantized()) {
-      EXPECT_NE(r.python_snippet.find("torch.backends.quantized.engine = \"" + a.quantization["engine"].get<std::string>()), std::string::npos);
+      EXPECT_NE(r.python_snippet.find("torch.backends.quantized.engine = \"" +
+                                      a.quantization["engine"].get<std::string>()),
+                std::string::npos);
     }
 
     // LibTorch, in this process.
@@ -127,8 +132,9 @@ TEST_P(TorchScriptModels, LoadsInPythonAndLibTorchWithTheEnginesOutputs) {
     const std::string x_file = out + ".x", y_file = out + ".y", json_file = out + ".json";
     writeFloats(x_file, s_images);
     writeFloats(y_file, expected);
-    const std::string command = std::string(WB_PYTHON) + " " + WB_SOURCE_DIR + "/tests/fixtures/check_torchscript_export.py " +
-                                out + " " + x_file + " " + y_file + " 256,1,28,28 > " + json_file;
+    const std::string command = std::string(WB_PYTHON) + " " + WB_SOURCE_DIR +
+                                "/tests/fixtures/check_torchscript_export.py " + out + " " + x_file + " " +
+                                y_file + " 256,1,28,28 > " + json_file;
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
     const json py = json::parse(test::readBytes(json_file));
     EXPECT_EQ(py["output_shape"], json({256, 10}));
@@ -139,11 +145,14 @@ TEST_P(TorchScriptModels, LoadsInPythonAndLibTorchWithTheEnginesOutputs) {
     if (a.isQuantized()) {
       EXPECT_EQ(py["engine"], a.quantization["engine"]);
     } else {
-      for (const auto& [name, t] : a.weights) EXPECT_EQ(py["state_dict"][name], json(t.sizes().vec())) << name;
+      for (const auto& [name, t] : a.weights)
+        EXPECT_EQ(py["state_dict"][name], json(t.sizes().vec())) << name;
     }
-    std::printf("[ figures  ] torchscript %-22s %9lld bytes  %.2f s  max|diff| C++ %.3g Python %.3g (tolerance %.3g)\n",
-                artifact.empty() ? "model" : artifact.c_str(), static_cast<long long>(r.bytes), r.seconds, cpp_diff,
-                py["max_abs_diff"].get<double>(), tolerance);
+    std::printf(
+        "[ figures  ] torchscript %-22s %9lld bytes  %.2f s  max|diff| C++ %.3g Python %.3g (tolerance "
+        "%.3g)\n",
+        artifact.empty() ? "model" : artifact.c_str(), static_cast<long long>(r.bytes), r.seconds, cpp_diff,
+        py["max_abs_diff"].get<double>(), tolerance);
   }
 }
 
@@ -153,7 +162,8 @@ std::string caseName(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Export, TorchScriptModels,
-                         ::testing::Values("", "compressed/01-prune", "compressed/02-quantize", "compressed/03-quantize"),
+                         ::testing::Values("", "compressed/01-prune", "compressed/02-quantize",
+                                           "compressed/03-quantize"),
                          caseName);
 
 TEST_F(TorchScriptExport, StructuredPrunedModelHasTheSmallerShapes) {
@@ -181,7 +191,8 @@ TEST_F(TorchScriptExport, RefusalsLeaveAnExistingFileAlone) {
     EXPECT_NE(e.hint().find("compressed/01-prune"), std::string::npos) << e.hint();
   }
   EXPECT_THROW(exportModel({s_run + "/no-such-run", "", ExportFormat::TorchScript, out}), UserError);
-  EXPECT_THROW(exportModel({s_run, "", ExportFormat::TorchScript, s_run + "/export"}), UserError);  // a folder
+  EXPECT_THROW(exportModel({s_run, "", ExportFormat::TorchScript, s_run + "/export"}),
+               UserError);  // a folder
   EXPECT_EQ(test::readBytes(out), "keep me");
   for (const auto& entry : fs::directory_iterator(s_run + "/export")) {
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();

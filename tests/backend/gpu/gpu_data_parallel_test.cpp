@@ -1,6 +1,6 @@
-// Data parallel on CUDA devices (NCCL), on a machine with two or more GPUs: two ranks of batch B train the same
-// weights as one rank of batch 2B (float32, TF32 off), and the metrics report both devices' memory. Skips
-// without two CUDA devices or without NCCL in this LibTorch build.
+// Data parallel on CUDA devices (NCCL), on a machine with two or more GPUs: two ranks of batch B train the
+// same weights as one rank of batch 2B (float32, TF32 off), and the metrics report both devices' memory.
+// Skips without two CUDA devices or without NCCL in this LibTorch build.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -47,7 +47,8 @@ TEST(GpuDataParallel, TwoCudaRanksTrainLikeOneRankOfDoubleBatch) {
   const RunSummary one = trainBlocking(cudaExperiment({"cuda:0"}, 128), [](EventBatch&&) {});
   const RunSummary two = trainBlocking(cudaExperiment({"cuda:0", "cuda:1"}, 64), [&](EventBatch&& batch) {
     std::lock_guard<std::mutex> lock(mutex);
-    for (auto& e : batch) if (auto* m = std::get_if<StepMetrics>(&e)) steps.push_back(*m);
+    for (auto& e : batch)
+      if (auto* m = std::get_if<StepMetrics>(&e)) steps.push_back(*m);
   });
   ASSERT_EQ(one.status, RunStatus::Completed);
   ASSERT_EQ(two.status, RunStatus::Completed);

@@ -1,7 +1,7 @@
-// data.augment_on "device" on CUDA against the same on the CPU: an image folder's uint8 batch, after its copy,
-// cropped (RandomResizedCrop as one grid_sample), flipped and normalized on the GPU gives the CPU's numbers
-// within float rounding, for training (seeded draws) and evaluation (normalization alone). Skips without CUDA;
-// needs no image files (the staged batch is what the workers hand over).
+// data.augment_on "device" on CUDA against the same on the CPU: an image folder's uint8 batch, after its
+// copy, cropped (RandomResizedCrop as one grid_sample), flipped and normalized on the GPU gives the CPU's
+// numbers within float rounding, for training (seeded draws) and evaluation (normalization alone). Skips
+// without CUDA; needs no image files (the staged batch is what the workers hand over).
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

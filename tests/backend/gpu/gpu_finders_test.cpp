@@ -1,5 +1,6 @@
 // The finders on CUDA (skipped without a GPU):
-//   - the batch-size finder meets a real CUDA out-of-memory (a 1 TiB allocation inside the step, above a batch
+//   - the batch-size finder meets a real CUDA out-of-memory (a 1 TiB allocation inside the step, above a
+//   batch
 //     size), catches it, releases the cache and bisects on to the right largest; memory is back afterwards;
 //   - a cap on torch's peak allocated memory limits the batch, and a bigger cap gives a bigger batch;
 //   - the LR range test runs on CUDA with fp16 autocast and loss scaling and suggests a rate in the fall.
@@ -52,10 +53,12 @@ TEST(GpuBatchSizeFinder, ARealCudaOutOfMemoryIsCaughtReleasedAndTheSearchGoesOn)
   options.timed_steps = 1;
   // Above 100 samples the step asks the caching allocator for 1 TiB: the allocator's own out-of-memory.
   options.inside_step = [](int64_t batch) {
-    if (batch > 100) torch::empty({int64_t{1} << 40}, torch::TensorOptions().dtype(torch::kByte).device(torch::kCUDA));
+    if (batch > 100)
+      torch::empty({int64_t{1} << 40}, torch::TensorOptions().dtype(torch::kByte).device(torch::kCUDA));
   };
   std::vector<int64_t> order;
-  const BatchFinderResult r = findBatchSize(e, options, {}, [&](const BatchTrial& t) { order.push_back(t.batch_size); });
+  const BatchFinderResult r =
+      findBatchSize(e, options, {}, [&](const BatchTrial& t) { order.push_back(t.batch_size); });
   const std::vector<int64_t> expected = {1, 2, 4, 8, 16, 32, 64, 128, 96, 112, 104, 100};
   EXPECT_EQ(order, expected);
   EXPECT_EQ(r.largest, 100);

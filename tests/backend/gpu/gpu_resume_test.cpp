@@ -1,8 +1,8 @@
-// Resume on CUDA: a run stopped on cuda:0 (after its first epoch of three) and resumed on cuda:0 continues at its checkpoint's step
-// and ends with the weights of the run left alone, for an optimizer with per-parameter state (AdamW's moments,
-// SGD's momentum). The checkpoint is read onto the CPU; the first H200 run failed the resumed run's first step
-// because the optimizer's state stayed there. The net is linear layers only (cuBLAS is deterministic on one
-// stream; cuDNN's convolution gradients need not be), float32 with TF32 off.
+// Resume on CUDA: a run stopped on cuda:0 (after its first epoch of three) and resumed on cuda:0 continues at
+// its checkpoint's step and ends with the weights of the run left alone, for an optimizer with per-parameter
+// state (AdamW's moments, SGD's momentum). The checkpoint is read onto the CPU; the first H200 run failed the
+// resumed run's first step because the optimizer's state stayed there. The net is linear layers only (cuBLAS
+// is deterministic on one stream; cuDNN's convolution gradients need not be), float32 with TF32 off.
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

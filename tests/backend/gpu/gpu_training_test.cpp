@@ -11,8 +11,8 @@
 //   - the loader's pinned-memory branch: batches arrive on the device, equal to the CPU loader's.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <limits>

@@ -1,7 +1,9 @@
-// Every kind of JPEG and PNG the decoder reads gives the pixels Pillow gives (torchvision's ImageFolder loader),
-// byte for byte, as RGB and as grey: baseline, 4:4:4, progressive, grey and CMYK JPEGs; RGB, grey, RGBA,
-// grey+alpha, palette (with transparency), 1-bit and 16-bit PNGs. Bad files are refused, naming the file.
-// The images and Pillow's pixels are made by make_test_images.py with Debian's python3-pil.
+// Every kind of JPEG and PNG the decoder reads gives the pixels Pillow gives (torchvision's ImageFolder
+// loader), byte for byte, as RGB and as grey: baseline, 4:4:4, progressive, grey and CMYK JPEGs; RGB, grey,
+// RGBA, grey+alpha, palette (with transparency), 1-bit and 16-bit PNGs. Bad files are refused, naming the
+// file. The images and Pillow's pixels are made by make_test_images.py with Debian's python3-pil.
+
+#include "images/image_decoding.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,7 +14,6 @@
 #include <fstream>
 #include <iterator>
 
-#include "images/image_decoding.h"
 #include "images/image_transform.h"
 #include "workbench/errors.h"
 
@@ -33,7 +34,8 @@ class ImageDecoding : public ::testing::Test {
     fs::remove_all(s_dir);
     const std::string command = std::string(WB_TORCHVISION_PYTHON) + " " + WB_SOURCE_DIR +
                                 "/tests/backend/images/make_test_images.py " + s_dir;
-    ASSERT_EQ(std::system(command.c_str()), 0) << command << " (needs python3-pil and python3-numpy: scripts/setup.sh)";
+    ASSERT_EQ(std::system(command.c_str()), 0)
+        << command << " (needs python3-pil and python3-numpy: scripts/setup.sh)";
   }
   static void TearDownTestSuite() { fs::remove_all(s_dir); }
 
@@ -70,8 +72,9 @@ TEST_F(ImageDecoding, JpegsAsPillowDecodesThem) {
 }
 
 TEST_F(ImageDecoding, PngsAsPillowDecodesThem) {
-  for (const char* name : {"rgb.png", "grey.png", "rgba.png", "grey_alpha.png", "palette.png",
-                           "palette_transparent.png", "bilevel.png", "grey16.png", "rgb16.png", "rgba16.png"}) {
+  for (const char* name :
+       {"rgb.png", "grey.png", "rgba.png", "grey_alpha.png", "palette.png", "palette_transparent.png",
+        "bilevel.png", "grey16.png", "rgb16.png", "rgba16.png"}) {
     expectPillowPixels(name);
   }
 }
@@ -133,14 +136,15 @@ TEST_F(ImageDecoding, BadFilesAreRefusedNamingTheFile) {
       EXPECT_NE(message.find(words), std::string::npos) << message;
       EXPECT_FALSE(e.hint().empty()) << name;
     }
-    // The next file on the same thread (a loader worker's next sample) still decodes: a refused file leaves the
-    // thread's decompressor usable.
-    EXPECT_EQ(readImageFile((fs::path(s_dir) / "progressive.jpg").string(), 3).channels, 3) << "after " << name;
+    // The next file on the same thread (a loader worker's next sample) still decodes: a refused file leaves
+    // the thread's decompressor usable.
+    EXPECT_EQ(readImageFile((fs::path(s_dir) / "progressive.jpg").string(), 3).channels, 3)
+        << "after " << name;
   }
 }
 
-// A caller that needs only the top rows (a training crop's box) gets those rows as the whole decode gives them,
-// Pillow's bytes, and nothing below; a PNG comes back whole, the size asked all the same.
+// A caller that needs only the top rows (a training crop's box) gets those rows as the whole decode gives
+// them, Pillow's bytes, and nothing below; a PNG comes back whole, the size asked all the same.
 TEST_F(ImageDecoding, TopRowsAsTheWholeDecodeGivesThem) {
   for (const char* name : {"baseline.jpg", "subsampling444.jpg", "progressive.jpg", "grey.jpg", "cmyk.jpg"}) {
     const fs::path file = fs::path(s_dir) / name;
@@ -157,14 +161,16 @@ TEST_F(ImageDecoding, TopRowsAsTheWholeDecodeGivesThem) {
       EXPECT_EQ(asked_width, whole.width) << name;
       ASSERT_EQ(top.height, rows) << name;
       ASSERT_EQ(top.pixels.size(), static_cast<size_t>(rows * whole.width * 3)) << name;
-      EXPECT_TRUE(std::equal(top.pixels.begin(), top.pixels.end(), pillow.begin())) << name << ", " << rows << " rows";
+      EXPECT_TRUE(std::equal(top.pixels.begin(), top.pixels.end(), pillow.begin()))
+          << name << ", " << rows << " rows";
     }
   }
   int64_t asked = 0;
-  const DecodedImage png = readImageFile((fs::path(s_dir) / "rgb.png").string(), 3, 0, [&](int64_t height, int64_t) {
-    asked = height;
-    return int64_t{1};
-  });
+  const DecodedImage png =
+      readImageFile((fs::path(s_dir) / "rgb.png").string(), 3, 0, [&](int64_t height, int64_t) {
+        asked = height;
+        return int64_t{1};
+      });
   EXPECT_EQ(png.height, asked);
   EXPECT_GT(png.height, 1);
 }

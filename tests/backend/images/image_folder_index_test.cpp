@@ -1,7 +1,9 @@
 // An image folder gives the classes, labels and sample order torchvision's ImageFolder gives (Debian's
-// python3-torchvision lists the same folder): sorted class folders (upper case first, hidden ones too), nested
-// folders walked in sorted path order, extensions in any case, other files and files in the root left out,
-// linked folders followed. An empty class, no class folder, or no folder at all is refused, naming it.
+// python3-torchvision lists the same folder): sorted class folders (upper case first, hidden ones too),
+// nested folders walked in sorted path order, extensions in any case, other files and files in the root left
+// out, linked folders followed. An empty class, no class folder, or no folder at all is refused, naming it.
+
+#include "images/image_folder_index.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,7 +14,6 @@
 #include <memory>
 #include <sstream>
 
-#include "images/image_folder_index.h"
 #include "workbench/errors.h"
 
 namespace wb {

@@ -1,7 +1,10 @@
-// Resize(int), CenterCrop, F.resized_crop and F.hflip give the bytes torchvision gives on its loader's PIL images
-// (Debian's python3-torchvision makes them): shrinking (Pillow's filter widens: antialiased), shrinking a lot,
-// enlarging, a side already right, a crop whose offsets are halves (rounded to even), a crop larger than the
-// image (padded); RandomResizedCrop's boxes lie in the image and follow the seed, and its fallback is torchvision's.
+// Resize(int), CenterCrop, F.resized_crop and F.hflip give the bytes torchvision gives on its loader's PIL
+// images (Debian's python3-torchvision makes them): shrinking (Pillow's filter widens: antialiased),
+// shrinking a lot, enlarging, a side already right, a crop whose offsets are halves (rounded to even), a crop
+// larger than the image (padded); RandomResizedCrop's boxes lie in the image and follow the seed, and its
+// fallback is torchvision's.
+
+#include "images/image_resize.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,7 +17,6 @@
 #include <tuple>
 
 #include "images/image_augment.h"
-#include "images/image_resize.h"
 
 namespace wb {
 namespace {
@@ -81,7 +83,9 @@ TEST_F(ImageResize, CenterCropAsTorchvision) {
 
 TEST_F(ImageResize, ResizedCropAndFlipAsTorchvision) {
   const std::vector<std::tuple<std::string, CropBox, int64_t, int64_t>> crops = {
-      {"rcrop_a", {3, 5, 20, 30}, 16, 16}, {"rcrop_b", {0, 0, 29, 17}, 40, 24}, {"rcrop_c", {10, 2, 7, 9}, 32, 32}};
+      {"rcrop_a", {3, 5, 20, 30}, 16, 16},
+      {"rcrop_b", {0, 0, 29, 17}, 40, 24},
+      {"rcrop_c", {10, 2, 7, 9}, 32, 32}};
   for (const char* image : {"rgb", "grey"}) {
     const DecodedImage in = source(image);
     for (const auto& [name, box, height, width] : crops) {

@@ -1,11 +1,11 @@
 // data.images.jpeg_draft: a JPEG decoded at 1/2, 1/4 or 1/8 of its size, the scale chosen as Pillow's draft
-// chooses it, gives Pillow's drafted pixels byte for byte; a scale that would go below the size asked for is not
-// used; PNG files are decoded whole.
+// chooses it, gives Pillow's drafted pixels byte for byte; a scale that would go below the size asked for is
+// not used; PNG files are decoded whole.
 
-#include <algorithm>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -40,11 +40,13 @@ TEST(JpegDraft, ScaledDecodeIsPillowsDraftPixelForPixel) {
       int64_t width = 0, height = 0;
       std::ifstream(stem + ".size") >> width >> height;
       std::ifstream in(stem + ".rgb", std::ios::binary);
-      const std::vector<uint8_t> pillow((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::vector<uint8_t> pillow((std::istreambuf_iterator<char>(in)),
+                                        std::istreambuf_iterator<char>());
       const DecodedImage image = readImageFile(file, 3, size);
       EXPECT_EQ(image.width, width) << file << " at " << size;
       EXPECT_EQ(image.height, height) << file << " at " << size;
-      EXPECT_TRUE(std::equal(image.pixels.begin(), image.pixels.end(), pillow.begin(), pillow.end())) << file << " at " << size << ": drafted pixels differ from Pillow's";
+      EXPECT_TRUE(std::equal(image.pixels.begin(), image.pixels.end(), pillow.begin(), pillow.end()))
+          << file << " at " << size << ": drafted pixels differ from Pillow's";
       EXPECT_GE(std::min(image.width, image.height), std::min<int64_t>(size, 256)) << file;
       if (size <= 64) {
         EXPECT_LE(image.width, 383 / 4 + 1) << file << ": a scale of 1/4 or less was due";

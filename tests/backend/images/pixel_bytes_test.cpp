@@ -1,11 +1,11 @@
-// Decoded images' bytes come from a few blocks per thread, reused: a block given back is handed out again for an
-// image of about its size, not for one less than half of it, and at most a few stay idle (the largest).
+// Decoded images' bytes come from a few blocks per thread, reused: a block given back is handed out again for
+// an image of about its size, not for one less than half of it, and at most a few stay idle (the largest).
+
+#include "images/pixel_bytes.h"
 
 #include <gtest/gtest.h>
 
 #include <thread>
-
-#include "images/pixel_bytes.h"
 
 namespace wb {
 namespace {
@@ -30,7 +30,8 @@ TEST(PixelBytes, BlocksAreReusedForImagesOfAboutTheirSize) {
     PixelBytes filled(image, 9);  // sized with a value: filled
     EXPECT_EQ(filled[image - 1], 9);
   }
-  // Many blocks given back at once: the largest few stay, the others are freed; any size still comes out right.
+  // Many blocks given back at once: the largest few stay, the others are freed; any size still comes out
+  // right.
   {
     std::vector<PixelBytes> many;
     for (size_t i = 1; i <= 12; ++i) many.emplace_back(i * 40000);

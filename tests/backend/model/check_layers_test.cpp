@@ -3,14 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "model/model.h"
-#include "workbench/errors.h"
 #include "support/test_helpers.h"
+#include "workbench/errors.h"
 
 namespace wb {
 namespace {
 
 using nlohmann::json;
-
 
 // The one issue a list produces (the test fails when there are more or none).
 ValidationIssue onlyIssue(const json& layers, const std::vector<int64_t>& input = test::kFashionImage,
@@ -96,7 +95,8 @@ TEST(CheckLayers, ImageLayerOnFeaturesSaysSo) {
   const ValidationIssue issue =
       onlyIssue(json::parse(R"([{"type": "conv2d", "out_channels": 4, "kernel_size": 3}])"), {20}, 3);
   EXPECT_EQ(issue.path, "model.layers[0]");
-  EXPECT_TRUE(test::contains(issue.message, "conv2d expects an image input [channels, height, width], got [20]"))
+  EXPECT_TRUE(
+      test::contains(issue.message, "conv2d expects an image input [channels, height, width], got [20]"))
       << issue.message;
 }
 
@@ -155,7 +155,8 @@ TEST(CheckLayers, WrongNumberOfOutputsNamesTheClassCount) {
   const ValidationIssue issue =
       onlyIssue(json::parse(R"([{"type": "flatten"}, {"type": "linear", "out_features": 5}])"));
   EXPECT_EQ(issue.path, "model.layers");
-  EXPECT_TRUE(test::contains(issue.message, "the model outputs [5] but the data has 10 classes")) << issue.message;
+  EXPECT_TRUE(test::contains(issue.message, "the model outputs [5] but the data has 10 classes"))
+      << issue.message;
   EXPECT_TRUE(test::contains(issue.message, "\"out_features\": 10")) << issue.message;
 
   const ValidationIssue imageOut = onlyIssue(json::parse(R"([{"type": "relu"}])"));
@@ -178,7 +179,8 @@ TEST(CheckLayers, AttentionHeadsMustDivideTheTokenDim) {
       R"([{"type": "patch_embed", "patch_size": 7, "dim": 30}, {"type": "encoder_block", "heads": 4},
           {"type": "token_pool"}, {"type": "linear", "out_features": 10}])"));
   EXPECT_EQ(issue.path, "model.layers[1]");
-  EXPECT_TRUE(test::contains(issue.message, "4 heads, which do not divide the token dim 30")) << issue.message;
+  EXPECT_TRUE(test::contains(issue.message, "4 heads, which do not divide the token dim 30"))
+      << issue.message;
 }
 
 TEST(CheckLayers, TokenLayersNeedTokens) {
@@ -203,17 +205,34 @@ TEST(CheckLayers, BuildModelThrowsTheIssuesAsAUserError) {
     buildModel(config, test::kFashionImage, 10);
     FAIL() << "expected a UserError";
   } catch (const UserError& error) {
-    EXPECT_TRUE(test::contains(error.what(), "model.layers: the model outputs [5] but the data has 10 classes"))
+    EXPECT_TRUE(
+        test::contains(error.what(), "model.layers: the model outputs [5] but the data has 10 classes"))
         << error.what();
   }
 }
 
 TEST(CheckLayers, EveryTypeIsListed) {
   const std::vector<std::string> types = layerTypes();
-  for (const char* type :
-       {"conv2d", "batchnorm2d", "batchnorm1d", "relu", "gelu", "tanh", "sigmoid", "maxpool2d", "avgpool2d",
-        "adaptive_avgpool2d", "flatten", "linear", "dropout", "layernorm", "residual", "patch_embed",
-        "position_embedding", "encoder_block", "token_pool", "identity"}) {
+  for (const char* type : {"conv2d",
+                           "batchnorm2d",
+                           "batchnorm1d",
+                           "relu",
+                           "gelu",
+                           "tanh",
+                           "sigmoid",
+                           "maxpool2d",
+                           "avgpool2d",
+                           "adaptive_avgpool2d",
+                           "flatten",
+                           "linear",
+                           "dropout",
+                           "layernorm",
+                           "residual",
+                           "patch_embed",
+                           "position_embedding",
+                           "encoder_block",
+                           "token_pool",
+                           "identity"}) {
     EXPECT_NE(std::find(types.begin(), types.end(), type), types.end()) << type;
   }
   EXPECT_EQ(types.size(), 20u);

@@ -9,8 +9,8 @@
 
 #include "model/model.h"
 #include "python_models.h"
-#include "workbench/errors.h"
 #include "support/test_helpers.h"
+#include "workbench/errors.h"
 
 namespace wb {
 namespace {
@@ -19,8 +19,8 @@ using nlohmann::json;
 
 const std::vector<std::string> kPresets = {"mlp", "cnn", "resnet", "vit"};
 
-std::unique_ptr<Model> preset(const std::string& name, const std::vector<int64_t>& input = test::kFashionImage,
-                              int64_t classes = 10) {
+std::unique_ptr<Model> preset(const std::string& name,
+                              const std::vector<int64_t>& input = test::kFashionImage, int64_t classes = 10) {
   ModelConfig config;
   config.preset = name;
   return buildModel(config, input, classes);

@@ -8,14 +8,13 @@
 
 #include "model/model.h"
 #include "python_models.h"
-#include "workbench/errors.h"
 #include "support/test_helpers.h"
+#include "workbench/errors.h"
 
 namespace wb {
 namespace {
 
 using nlohmann::json;
-
 
 std::unique_ptr<Model> fromLayers(const json& layers) {
   ModelConfig config;
@@ -89,13 +88,15 @@ TEST(SaveLoad, MissingTensorIsNamed) {
 TEST(SaveLoad, MissingOrDamagedFileIsAUserError) {
   const std::string dir = test::makeTempDir("damaged");
   const auto model = savedPreset("mlp");
-  EXPECT_EQ(test::userErrorOf([&] { model->load(dir + "/absent.pt"); }), dir + "/absent.pt: no such weights file");
+  EXPECT_EQ(test::userErrorOf([&] { model->load(dir + "/absent.pt"); }),
+            dir + "/absent.pt: no such weights file");
   std::ofstream(dir + "/garbage.pt") << "not a zip archive";
   const std::string message = test::userErrorOf([&] { model->load(dir + "/garbage.pt"); });
   EXPECT_NE(message.find("not a weights file"), std::string::npos) << message;
-  EXPECT_NE(
-      test::userErrorOf([&] { model->save(dir + "/no/such/folder/model.pt"); }).find("no/such/folder/model.pt"),
-      std::string::npos);
+  EXPECT_NE(test::userErrorOf([&] {
+              model->save(dir + "/no/such/folder/model.pt");
+            }).find("no/such/folder/model.pt"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // The dropout layer with a rank's step generator (model/step_generator.h): the same seed draws the same mask,
 // on any thread and however the threads interleave; the mask is torch's dropout drawn from that generator;
 // without a generator (one device) and in eval mode it is torch's dropout itself, and the global generator is
-// left alone when a step generator is set. Exact comparisons throughout: the draws are meant to be bit for bit
-// the same. (On CUDA: test_gpu's gpu_step_dropout_test.cpp.)
+// left alone when a step generator is set. Exact comparisons throughout: the draws are meant to be bit for
+// bit the same. (On CUDA: test_gpu's gpu_step_dropout_test.cpp.)
 
 #include "model/step_dropout.h"
 

@@ -10,7 +10,6 @@
 // statistics as float32 from the same values, the outputs within one bf16 rounding (2^-8 relative).
 
 #include "model/sync_batch_norm.h"
-#include "torch_compat_autocast.h"
 
 #include <ATen/autocast_mode.h>
 #include <gtest/gtest.h>
@@ -23,6 +22,7 @@
 #include "model/model.h"
 #include "model/shape_rules.h"
 #include "support/thread_rank_group.h"
+#include "torch_compat_autocast.h"
 
 namespace wb {
 namespace {

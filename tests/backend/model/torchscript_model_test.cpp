@@ -4,14 +4,14 @@
 
 #include "model/model.h"
 #include "python_models.h"
-#include "workbench/errors.h"
 #include "support/test_helpers.h"
+#include "workbench/errors.h"
 
 namespace wb {
 namespace {
 
 std::unique_ptr<Model> scriptedModel(const std::string& file, const std::vector<int64_t>& input = {1, 28, 28},
-                                   int64_t classes = 10) {
+                                     int64_t classes = 10) {
   ModelConfig config;
   config.preset.clear();
   config.torchscript = file;
@@ -65,8 +65,8 @@ TEST(TorchScriptModel, SaveAndLoadCopyWeightsByName) {
   }
   // a TorchScript file of another architecture does not fit
   const std::string message = test::userErrorOf([&] { fresh->load(python.path("mlp")); });
-  EXPECT_TRUE(
-      test::contains(message, "layers.1.weight has shape [256, 784], the experiment's model expects [16, 784]"))
+  EXPECT_TRUE(test::contains(
+      message, "layers.1.weight has shape [256, 784], the experiment's model expects [16, 784]"))
       << message;
 }
 
@@ -75,20 +75,23 @@ TEST(TorchScriptModel, ProblemsAreUserErrors) {
   EXPECT_EQ(test::userErrorOf([] { scriptedModel("/nonexistent/model.pt"); }),
             "model.torchscript: /nonexistent/model.pt does not exist");
   EXPECT_TRUE(test::contains(test::userErrorOf([&] {
-                         scriptedModel(python.path("tiny_mlp"), {1, 28, 28}, 5);
-                       }),
-                       "outputs [10] per sample, but the data has 5 classes"));
+                               scriptedModel(python.path("tiny_mlp"), {1, 28, 28}, 5);
+                             }),
+                             "outputs [10] per sample, but the data has 5 classes"));
   EXPECT_TRUE(test::contains(test::userErrorOf([&] {
-                         scriptedModel(python.path("tiny_mlp"), {3, 32, 32}, 10);
-                       }),
-                       "does not accept inputs of shape [1, 3, 32, 32]"));
-  EXPECT_TRUE(
-      test::contains(test::userErrorOf([&] { scriptedModel(python.dir + "/counts.txt"); }), "not a TorchScript file"));
+                               scriptedModel(python.path("tiny_mlp"), {3, 32, 32}, 10);
+                             }),
+                             "does not accept inputs of shape [1, 3, 32, 32]"));
+  EXPECT_TRUE(test::contains(test::userErrorOf([&] { scriptedModel(python.dir + "/counts.txt"); }),
+                             "not a TorchScript file"));
 
   ModelConfig both;
   both.torchscript = python.path("tiny_mlp");
   both.layers = nlohmann::json::array({{{"type", "flatten"}}});
-  EXPECT_TRUE(test::contains(test::userErrorOf([&] { buildModel(both, {1, 28, 28}, 10); }), "both model.layers and"));
+  EXPECT_TRUE(test::contains(test::userErrorOf([&] {
+                               buildModel(both, {1, 28, 28}, 10);
+                             }),
+                             "both model.layers and"));
 }
 
 }  // namespace

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "workbench/errors.h"
 #include "support/test_helpers.h"
+#include "workbench/errors.h"
 
 namespace wb {
 namespace {

@@ -39,28 +39,44 @@ json builtOptions(const torch::optim::Optimizer& optimizer, const std::string& n
   const torch::optim::OptimizerOptions& options = optimizer.param_groups().front().options();
   if (name == "sgd") {
     const auto& o = static_cast<const torch::optim::SGDOptions&>(options);
-    return {{"lr", o.lr()}, {"momentum", o.momentum()}, {"dampening", o.dampening()},
-            {"weight_decay", o.weight_decay()}, {"nesterov", o.nesterov()}};
+    return {{"lr", o.lr()},
+            {"momentum", o.momentum()},
+            {"dampening", o.dampening()},
+            {"weight_decay", o.weight_decay()},
+            {"nesterov", o.nesterov()}};
   }
   if (name == "adam") {
     const auto& o = static_cast<const torch::optim::AdamOptions&>(options);
-    return {{"lr", o.lr()}, {"betas", {std::get<0>(o.betas()), std::get<1>(o.betas())}}, {"eps", o.eps()},
-            {"weight_decay", o.weight_decay()}, {"amsgrad", o.amsgrad()}};
+    return {{"lr", o.lr()},
+            {"betas", {std::get<0>(o.betas()), std::get<1>(o.betas())}},
+            {"eps", o.eps()},
+            {"weight_decay", o.weight_decay()},
+            {"amsgrad", o.amsgrad()}};
   }
   if (name == "adamw") {
     const auto& o = static_cast<const torch::optim::AdamWOptions&>(options);
-    return {{"lr", o.lr()}, {"betas", {std::get<0>(o.betas()), std::get<1>(o.betas())}}, {"eps", o.eps()},
-            {"weight_decay", o.weight_decay()}, {"amsgrad", o.amsgrad()}};
+    return {{"lr", o.lr()},
+            {"betas", {std::get<0>(o.betas()), std::get<1>(o.betas())}},
+            {"eps", o.eps()},
+            {"weight_decay", o.weight_decay()},
+            {"amsgrad", o.amsgrad()}};
   }
   if (name == "rmsprop") {
     const auto& o = static_cast<const torch::optim::RMSpropOptions&>(options);
-    return {{"lr", o.lr()}, {"alpha", o.alpha()}, {"eps", o.eps()}, {"weight_decay", o.weight_decay()},
-            {"momentum", o.momentum()}, {"centered", o.centered()}};
+    return {{"lr", o.lr()},
+            {"alpha", o.alpha()},
+            {"eps", o.eps()},
+            {"weight_decay", o.weight_decay()},
+            {"momentum", o.momentum()},
+            {"centered", o.centered()}};
   }
   if (name == "adagrad") {
     const auto& o = static_cast<const torch::optim::AdagradOptions&>(options);
-    return {{"lr", o.lr()}, {"lr_decay", o.lr_decay()}, {"weight_decay", o.weight_decay()},
-            {"initial_accumulator_value", o.initial_accumulator_value()}, {"eps", o.eps()}};
+    return {{"lr", o.lr()},
+            {"lr_decay", o.lr_decay()},
+            {"weight_decay", o.weight_decay()},
+            {"initial_accumulator_value", o.initial_accumulator_value()},
+            {"eps", o.eps()}};
   }
   ADD_FAILURE() << "no options reader for " << name;
   return json::object();
@@ -86,7 +102,8 @@ TEST(OptimizerDefaults, AnOptimizerNamedAloneIsBuiltWithTorchsDefaults) {
         EXPECT_EQ(built[key], json(1e-3));
       } else if (value.is_array()) {
         ASSERT_EQ(built[key].size(), value.size());
-        for (size_t i = 0; i < value.size(); ++i) EXPECT_DOUBLE_EQ(built[key][i].get<double>(), value[i].get<double>());
+        for (size_t i = 0; i < value.size(); ++i)
+          EXPECT_DOUBLE_EQ(built[key][i].get<double>(), value[i].get<double>());
       } else if (value.is_boolean()) {
         EXPECT_EQ(built[key], value);
       } else {

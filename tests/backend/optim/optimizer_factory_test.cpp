@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "optim/fused_adam.h"
-#include "workbench/errors.h"
 #include "support/test_helpers.h"
+#include "workbench/errors.h"
 
 namespace wb {
 namespace {
@@ -113,14 +113,14 @@ std::vector<std::string> namesOf(const torch::optim::OptimizerParamGroup& group,
   return names;
 }
 
-// float32 after `steps` optimizer steps. The fixture was made by torch 1.13 on OpenBLAS; the matmuls of the loss's
-// gradient may sum in another order here (pip torch's MKL, another CPU's kernels), which moves each gradient
-// element by a few float32 roundings (unit roundoff 6e-8) of its terms, and every step adds that again, twice
-// over with Nesterov momentum (the gradient enters the update directly and through the buffer). So: 1e-6 of the
-// value, plus 2e-7 a step (measured with MKL against OpenBLAS: 2.2e-7 after 4 steps of Nesterov SGD, 6.9e-7
-// after 5, where a fixed 1e-7 failed; a wrong formula is off by 1e-4 and more).
-void expectCloseFloat32(const torch::Tensor& actual, const std::vector<double>& expected, const std::string& what,
-                        size_t steps) {
+// float32 after `steps` optimizer steps. The fixture was made by torch 1.13 on OpenBLAS; the matmuls of the
+// loss's gradient may sum in another order here (pip torch's MKL, another CPU's kernels), which moves each
+// gradient element by a few float32 roundings (unit roundoff 6e-8) of its terms, and every step adds that
+// again, twice over with Nesterov momentum (the gradient enters the update directly and through the buffer).
+// So: 1e-6 of the value, plus 2e-7 a step (measured with MKL against OpenBLAS: 2.2e-7 after 4 steps of
+// Nesterov SGD, 6.9e-7 after 5, where a fixed 1e-7 failed; a wrong formula is off by 1e-4 and more).
+void expectCloseFloat32(const torch::Tensor& actual, const std::vector<double>& expected,
+                        const std::string& what, size_t steps) {
   const torch::Tensor flat = actual.detach().to(torch::kFloat64).flatten().contiguous();
   ASSERT_EQ(flat.numel(), static_cast<int64_t>(expected.size())) << what;
   const double* values = flat.data_ptr<double>();
@@ -164,7 +164,8 @@ TEST(OptimizerFactoryTest, StepsLikeTorchWithTheLrChangingEveryStep) {
         optimizer->step();
         const nlohmann::json& expected = fixture_case.at("after_step").at(step);
         for (const auto& named : parameters) {
-          expectCloseFloat32(named.second, expected.at(named.first).get<std::vector<double>>(), named.first, step + 1);
+          expectCloseFloat32(named.second, expected.at(named.first).get<std::vector<double>>(), named.first,
+                             step + 1);
         }
         if (HasFailure()) {
           return;  // later steps only repeat the first difference

@@ -1,12 +1,14 @@
 // An optimizer's state read back whichever LibTorch wrote the checkpoint: archives laid out as optimizer.save
-// lays them out, with the state keys 1.13 writes (hex pointers) and those 2.x writes (decimal), each parameter
-// getting back its own moments and step, in every group, and a parameter without state staying without.
+// lays them out, with the state keys 1.13 writes (hex pointers) and those 2.x writes (decimal), each
+// parameter getting back its own moments and step, in every group, and a parameter without state staying
+// without.
+
+#include "optim/optimizer_state_io.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "optim/optimizer_state_io.h"
 #include "torch_compat.h"
 
 namespace wb {
@@ -61,7 +63,8 @@ void expectEachParameterGetsItsOwnState(const std::vector<std::string>& keys) {
     const auto& s = static_cast<const torch::optim::AdamParamState&>(*it->second);
     EXPECT_EQ(s.step(), static_cast<int64_t>(7 + i));
     EXPECT_TRUE(torch::equal(s.exp_avg(), torch::full_like(params[i], static_cast<double>(i + 1)))) << i;
-    EXPECT_TRUE(torch::equal(s.exp_avg_sq(), torch::full_like(params[i], 10.0 * static_cast<double>(i + 1)))) << i;
+    EXPECT_TRUE(torch::equal(s.exp_avg_sq(), torch::full_like(params[i], 10.0 * static_cast<double>(i + 1))))
+        << i;
   }
   EXPECT_EQ(state.find(compat::optimizerStateKey<StateMap>(params[2])), state.end());
 }
@@ -77,7 +80,8 @@ TEST(OptimizerStateIo, KeysWrittenByLibTorch2AsDecimalPointers) {
 TEST(OptimizerStateIo, ACheckpointOfAnotherModelIsRefusedNamingWhy) {
   std::vector<torch::Tensor> saved_params = {torch::zeros({3}), torch::zeros({2}), torch::zeros({1})};
   const std::string bytes = adamArchive(saved_params, {"0x1", "0x2", "0x3"});
-  std::vector<torch::Tensor> params = {torch::zeros({3}, torch::requires_grad()), torch::zeros({2}, torch::requires_grad())};
+  std::vector<torch::Tensor> params = {torch::zeros({3}, torch::requires_grad()),
+                                       torch::zeros({2}, torch::requires_grad())};
   torch::optim::Adam optimizer(params, torch::optim::AdamOptions(1e-3));
   std::istringstream in(bytes);
   torch::serialize::InputArchive archive;

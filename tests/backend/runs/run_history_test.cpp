@@ -1,3 +1,5 @@
+#include "workbench/run_history.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -6,7 +8,6 @@
 
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
-#include "workbench/run_history.h"
 
 namespace wb {
 namespace {

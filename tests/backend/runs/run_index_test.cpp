@@ -1,3 +1,5 @@
+#include "workbench/run_index.h"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -7,7 +9,6 @@
 
 #include "runs/run_index_db.h"
 #include "workbench/errors.h"
-#include "workbench/run_index.h"
 
 namespace wb {
 namespace {
@@ -26,13 +27,16 @@ class RunIndexTest : public ::testing::Test {
   fs::path dir;
 };
 
-TEST_F(RunIndexTest, AbsentIndexIsEmpty) { EXPECT_TRUE(listRuns(dir.string()).empty()); }
+TEST_F(RunIndexTest, AbsentIndexIsEmpty) {
+  EXPECT_TRUE(listRuns(dir.string()).empty());
+}
 
 TEST_F(RunIndexTest, RegistersUpdatesAndFinishesRunsNewestFirst) {
   {
     RunIndexDb db(dir.string());
     const int64_t a = db.registerRun("first", experimentHash("{}"), (dir / "20261202-100000-first").string());
-    const int64_t b = db.registerRun("second", experimentHash("{\"x\":1}"), (dir / "20261202-110000-second").string());
+    const int64_t b =
+        db.registerRun("second", experimentHash("{\"x\":1}"), (dir / "20261202-110000-second").string());
     EXPECT_LT(a, b);
     db.updateProgress(a, 120, 2, 0.5, 0.8);
     RunSummary summary;

@@ -1,20 +1,20 @@
 // A run's name, tags and notes (run.json, mirrored in the index), its deletion, and runs named after their
 // experiment when the user gave no name.
 
+#include "workbench/run_info.h"
+
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "runs/run_index_db.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
 #include "workbench/run_index.h"
-#include "workbench/run_info.h"
 
 namespace wb {
 namespace {
@@ -70,13 +70,15 @@ TEST(RunNaming, UnnamedExperimentsAreNamedAfterModelAndData) {
 }
 
 TEST(RunNaming, TagsAreSplitTrimmedAndDeduplicated) {
-  EXPECT_EQ(parseTags(" baseline, lr-sweep,,baseline ,  "), (std::vector<std::string>{"baseline", "lr-sweep"}));
+  EXPECT_EQ(parseTags(" baseline, lr-sweep,,baseline ,  "),
+            (std::vector<std::string>{"baseline", "lr-sweep"}));
   EXPECT_TRUE(parseTags("").empty());
 }
 
 TEST_F(RunInfoTest, RunJsonRoundTripsAndIsWrittenAtomically) {
   EXPECT_FALSE(readRunInfo(dir.string()));
-  writeRunInfo(dir.string(), RunInfo{" best so far ", {"baseline", " a ", "baseline", ""}, "lr 3e-4\nno aug"});
+  writeRunInfo(dir.string(),
+               RunInfo{" best so far ", {"baseline", " a ", "baseline", ""}, "lr 3e-4\nno aug"});
   const std::optional<RunInfo> info = readRunInfo(dir.string());
   ASSERT_TRUE(info);
   EXPECT_EQ(info->name, "best so far");
@@ -179,14 +181,21 @@ TEST_F(RunInfoTest, AnOlderIndexIsUpgradedAndItsRunsDescribed) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir / "runs.sqlite").c_str(), &db), SQLITE_OK);
   const std::string sql =
-      "CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, experiment_hash TEXT NOT NULL,"
-      " status TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT NOT NULL DEFAULT '', folder TEXT NOT NULL "
-      "UNIQUE, steps INTEGER NOT NULL DEFAULT 0, epochs INTEGER NOT NULL DEFAULT 0, best_val_loss REAL NOT NULL "
-      "DEFAULT -1, best_val_accuracy REAL NOT NULL DEFAULT -1, test_loss REAL NOT NULL DEFAULT -1, test_accuracy "
-      "REAL NOT NULL DEFAULT -1, pid INTEGER NOT NULL DEFAULT 0, host TEXT NOT NULL DEFAULT '', pid_start INTEGER "
+      "CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, experiment_hash TEXT NOT "
+      "NULL,"
+      " status TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT NOT NULL DEFAULT '', folder TEXT NOT "
+      "NULL "
+      "UNIQUE, steps INTEGER NOT NULL DEFAULT 0, epochs INTEGER NOT NULL DEFAULT 0, best_val_loss REAL NOT "
+      "NULL "
+      "DEFAULT -1, best_val_accuracy REAL NOT NULL DEFAULT -1, test_loss REAL NOT NULL DEFAULT -1, "
+      "test_accuracy "
+      "REAL NOT NULL DEFAULT -1, pid INTEGER NOT NULL DEFAULT 0, host TEXT NOT NULL DEFAULT '', pid_start "
+      "INTEGER "
       "NOT NULL DEFAULT 0);"
-      "INSERT INTO runs (name, experiment_hash, status, started_at, ended_at, folder) VALUES ('old-run', 'x', "
-      "'finished', '2026-11-01T09:00:00Z', '2026-11-01T09:10:00Z', '" + folder.string() + "');";
+      "INSERT INTO runs (name, experiment_hash, status, started_at, ended_at, folder) VALUES ('old-run', "
+      "'x', "
+      "'finished', '2026-11-01T09:00:00Z', '2026-11-01T09:10:00Z', '" +
+      folder.string() + "');";
   ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
 

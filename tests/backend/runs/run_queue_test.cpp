@@ -2,6 +2,8 @@
 // processes (four forked processes racing over one queue); an entry whose process died goes back to the queue
 // with the run it started, so that the next worker resumes it.
 
+#include "workbench/run_queue.h"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,7 +14,6 @@
 
 #include "runs/run_index_db.h"
 #include "workbench/errors.h"
-#include "workbench/run_queue.h"
 
 namespace wb {
 namespace {

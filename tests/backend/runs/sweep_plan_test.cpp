@@ -14,7 +14,9 @@
 namespace wb {
 namespace {
 
-nlohmann::json baseExperiment() { return experimentToJson(Experiment{}); }
+nlohmann::json baseExperiment() {
+  return experimentToJson(Experiment{});
+}
 
 std::string refusal(const nlohmann::json& doc) {
   try {
@@ -36,7 +38,8 @@ std::string planRefusal(const nlohmann::json& doc) {
 
 TEST(SweepPlan, TheFileIsCheckedNamingWhatIsWrong) {
   const nlohmann::json keys = {{"optimizer.lr", {0.1, 0.01}}};
-  EXPECT_NE(refusal({{"name", "s"}, {"keys", keys}, {"trails", 3}}).find("did you mean \"trials\""), std::string::npos);
+  EXPECT_NE(refusal({{"name", "s"}, {"keys", keys}, {"trails", 3}}).find("did you mean \"trials\""),
+            std::string::npos);
   EXPECT_NE(refusal({{"keys", keys}}).find("\"name\""), std::string::npos);
   EXPECT_NE(refusal({{"name", "a b"}, {"keys", keys}}).find("run folders"), std::string::npos);
   EXPECT_NE(refusal({{"name", "s"}, {"keys", nlohmann::json::object()}}).find("\"keys\""), std::string::npos);
@@ -45,8 +48,9 @@ TEST(SweepPlan, TheFileIsCheckedNamingWhatIsWrong) {
   const nlohmann::json range = {{"optimizer.lr", {{"min", 0.0}, {"max", 0.1}, {"scale", "log"}}}};
   EXPECT_NE(refusal({{"name", "s"}, {"keys", range}, {"trials", 3}}).find("log scale needs min above 0"),
             std::string::npos);
-  EXPECT_NE(refusal({{"name", "s"}, {"keys", {{"optimizer.lr", {{"min", 0.01}, {"max", 0.1}}}}}}).find("trials"),
-            std::string::npos)
+  EXPECT_NE(
+      refusal({{"name", "s"}, {"keys", {{"optimizer.lr", {{"min", 0.01}, {"max", 0.1}}}}}}).find("trials"),
+      std::string::npos)
       << "a range needs a number of trials";
   EXPECT_NE(refusal({{"name", "s"}, {"keys", keys}, {"metric", "val_acuracy"}}).find("best_val_accuracy"),
             std::string::npos);
@@ -55,8 +59,9 @@ TEST(SweepPlan, TheFileIsCheckedNamingWhatIsWrong) {
 }
 
 TEST(SweepPlan, AGridIsEveryCombinationInOrderOrASeededSubset) {
-  const nlohmann::json doc = {{"name", "grid"},
-                              {"keys", {{"optimizer.name", {"adam", "sgd", "adamw"}}, {"optimizer.lr", {0.1, 0.01}}}}};
+  const nlohmann::json doc = {
+      {"name", "grid"},
+      {"keys", {{"optimizer.name", {"adam", "sgd", "adamw"}}, {"optimizer.lr", {0.1, 0.01}}}}};
   const std::vector<SweepTrial> all = planSweep(baseExperiment(), parseSweep(doc, "t"));
   ASSERT_EQ(all.size(), 6u);
   EXPECT_EQ(all[0].label, "grid-t01");
@@ -147,7 +152,9 @@ TEST(SweepPlan, ACombinationTheEngineRefusesIsATrialWithItsProblem) {
 
 TEST(SweepPlan, EarlyStoppingIsCheckedNamingTheField) {
   const nlohmann::json keys = {{"optimizer.lr", {0.1, 0.01}}};
-  auto with = [&](const nlohmann::json& es) { return nlohmann::json{{"name", "s"}, {"keys", keys}, {"early_stopping", es}}; };
+  auto with = [&](const nlohmann::json& es) {
+    return nlohmann::json{{"name", "s"}, {"keys", keys}, {"early_stopping", es}};
+  };
   const SweepSpec spec = parseSweep(with({{"rule", "asha"}, {"eta", 2}, {"grace_epochs", 3}}), "test.json");
   EXPECT_EQ(spec.early_stopping.rule, "asha");
   EXPECT_EQ(spec.early_stopping.eta, 2);
@@ -158,7 +165,8 @@ TEST(SweepPlan, EarlyStoppingIsCheckedNamingTheField) {
   EXPECT_NE(refusal(with({{"rule", "asha"}, {"eta", 1}})).find("early_stopping.eta"), std::string::npos);
   EXPECT_NE(refusal(with({{"rule", "asha"}, {"grace_epochs", 0}})).find("early_stopping.grace_epochs"),
             std::string::npos);
-  EXPECT_NE(refusal(with({{"rule", "asha"}, {"grace", 1}})).find("unknown field \"grace\""), std::string::npos);
+  EXPECT_NE(refusal(with({{"rule", "asha"}, {"grace", 1}})).find("unknown field \"grace\""),
+            std::string::npos);
   // Nothing to compare without validation: refused before any trial.
   nlohmann::json no_validation = baseExperiment();
   no_validation["data"]["val_fraction"] = 0;

@@ -1,14 +1,14 @@
 // ASHA's rungs: the rung epochs for a rule; each trial's value recorded in the runs folder's index and set
 // against the others at its rung — the first always goes on, then only the top ceil(n / eta) of the n that
-// reached it (higher accuracy or lower loss); a resumed trial's value replaces its own; the rule is kept for the
-// trials' processes.
+// reached it (higher accuracy or lower loss); a resumed trial's value replaces its own; the rule is kept for
+// the trials' processes.
+
+#include "workbench/sweep_rungs.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
-
-#include "workbench/sweep_rungs.h"
 
 namespace wb {
 namespace {
@@ -26,12 +26,14 @@ TEST(SweepRungs, RungEpochsGrowByEtaBelowTheLastEpoch) {
   EXPECT_EQ(sweepRungEpochs(rule, 20), (std::vector<int64_t>{2, 4, 8, 16}));
   rule.eta = 1.5;
   rule.grace_epochs = 1;
-  EXPECT_EQ(sweepRungEpochs(rule, 6), (std::vector<int64_t>{1, 2, 3, 5})) << "rounded, each after the one before";
+  EXPECT_EQ(sweepRungEpochs(rule, 6), (std::vector<int64_t>{1, 2, 3, 5}))
+      << "rounded, each after the one before";
   EXPECT_TRUE(sweepRungEpochs(SweepEarlyStopping{}, 10).empty()) << "no rule, no rungs";
 }
 
 TEST(SweepRungs, OnlyTheTopShareAtARungGoesOn) {
-  const std::string runs = (fs::temp_directory_path() / ("wb-sweep-rungs-" + std::to_string(::getpid()))).string();
+  const std::string runs =
+      (fs::temp_directory_path() / ("wb-sweep-rungs-" + std::to_string(::getpid()))).string();
   fs::remove_all(runs);
   fs::create_directories(runs);
   auto judge = [&](int64_t trial, double value) {
@@ -61,7 +63,8 @@ TEST(SweepRungs, OnlyTheTopShareAtARungGoesOn) {
   d = judgeSweepRung(runs, "other", 2, 1, "val_loss", false, 0.3, 2);
   EXPECT_FALSE(d.stop) << "a lower loss places first";
   EXPECT_EQ(d.place, 1);
-  EXPECT_TRUE(judgeSweepRung(runs, "other", 3, 1, "val_loss", false, 0.8, 2).stop) << "2 of 3 go on: 3rd stops";
+  EXPECT_TRUE(judgeSweepRung(runs, "other", 3, 1, "val_loss", false, 0.8, 2).stop)
+      << "2 of 3 go on: 3rd stops";
 
   const std::vector<RungResult> results = sweepRungResults(runs, "s");
   ASSERT_EQ(results.size(), 5u);

@@ -1,6 +1,7 @@
-// The training step's parts: every point of a step reaches every part in the order of the list, the first part
-// that defines the loss is the one trained on, loss scaling and clipping come after the caller's parts, and what
-// parts carry goes into checkpoints and comes back. The step is the trainer's own (trainRank on a small synthetic set).
+// The training step's parts: every point of a step reaches every part in the order of the list, the first
+// part that defines the loss is the one trained on, loss scaling and clipping come after the caller's parts,
+// and what parts carry goes into checkpoints and comes back. The step is the trainer's own (trainRank on a
+// small synthetic set).
 
 #include <gtest/gtest.h>
 
@@ -53,13 +54,17 @@ Experiment tinyExperiment() {
 std::shared_ptr<test::FunctionPart> tracing(const std::string& name, std::vector<std::string>& trace) {
   auto p = std::make_shared<test::FunctionPart>();
   p->label = name;
-  p->before_step = [&trace, name](int64_t step) { trace.push_back(name + ".before_step " + std::to_string(step)); };
+  p->before_step = [&trace, name](int64_t step) {
+    trace.push_back(name + ".before_step " + std::to_string(step));
+  };
   p->loss_fn = nullptr;
   p->before_backward = [&trace, name](bool completes) {
     trace.push_back(name + ".before_backward " + (completes ? "last" : "more"));
   };
   p->gradients_ready = [&trace, name] { trace.push_back(name + ".gradients_ready"); };
-  p->after_step = [&trace, name](int64_t step) { trace.push_back(name + ".after_step " + std::to_string(step)); };
+  p->after_step = [&trace, name](int64_t step) {
+    trace.push_back(name + ".after_step " + std::to_string(step));
+  };
   p->before_evaluation = [&trace, name] { trace.push_back(name + ".before_evaluation"); };
   return p;
 }
@@ -141,13 +146,14 @@ TEST(StepOrder, ClippingComesAfterTheCallersPartsAndReportsTheNorm) {
   ASSERT_EQ(seen_norms.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_GT(seen_norms[i], 0.5);
-    EXPECT_NEAR(run.steps[i].grad_norm, seen_norms[i], 1e-4 * seen_norms[i]);  // clipping measured the boosted ones
+    EXPECT_NEAR(run.steps[i].grad_norm, seen_norms[i],
+                1e-4 * seen_norms[i]);  // clipping measured the boosted ones
   }
 }
 
-// fp16 loss scaling is a part: the parts before it see the scaled gradients, the parts after it (clipping) the
-// true ones, and the optimizer steps through the scaler: a step with an inf gradient is skipped (the weights stay,
-// no after-step point) and the scale backs off, as torch.cuda.amp.GradScaler does.
+// fp16 loss scaling is a part: the parts before it see the scaled gradients, the parts after it (clipping)
+// the true ones, and the optimizer steps through the scaler: a step with an inf gradient is skipped (the
+// weights stay, no after-step point) and the scale backs off, as torch.cuda.amp.GradScaler does.
 TEST(StepOrder, LossScalingUnscalesForThePartsAfterItAndSkipsAStepWithInfGradients) {
   const Experiment e = tinyExperiment();
   const Dataset data = loadDataset(e.data, e.seed);

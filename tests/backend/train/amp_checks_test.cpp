@@ -1,8 +1,8 @@
 // train.amp against the devices, before training: bf16 anywhere, fp16 only on CUDA (with a hint to bf16).
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>

@@ -1,8 +1,10 @@
 // Data parallel in one process (CPU ranks over Gloo): what DistributedDataParallel promises, checked against
-// one rank — 2 ranks x batch B train the same weights as 1 rank x batch 2B (DistributedSampler shards, averaged
-// gradients), with gradient accumulation and with bf16 autocast too; a rank that throws stops the other
-// within train.collective_timeout, naming the rank; a run stopped mid-epoch resumes exactly, and on another
-// number of ranks only when forced.
+// one rank — 2 ranks x batch B train the same weights as 1 rank x batch 2B (DistributedSampler shards,
+// averaged gradients), with gradient accumulation and with bf16 autocast too; a rank that throws stops the
+// other within train.collective_timeout, naming the rank; a run stopped mid-epoch resumes exactly, and on
+// another number of ranks only when forced.
+
+#include "train/data_parallel.h"
 
 #include <gtest/gtest.h>
 
@@ -10,11 +12,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <thread>
-
-#include <torch/csrc/distributed/c10d/HashStore.hpp>
-
 #include <nlohmann/json.hpp>
+#include <thread>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
 
 #include "backend/train/test_experiments.h"
 #include "data/dataset.h"
@@ -28,7 +28,6 @@
 #include "support/function_part.h"
 #include "support/model_weights.h"
 #include "support/test_helpers.h"
-#include "train/data_parallel.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
@@ -94,7 +93,9 @@ class DataParallel : public ::testing::Test {
 #endif
     runs = test::freshDir("dp");
   }
-  void TearDown() override { fs::remove_all(runs); }
+  void TearDown() override {
+    fs::remove_all(runs);
+  }
   std::string runs;
 };
 
@@ -106,7 +107,8 @@ TEST_F(DataParallel, TwoRanksOfBatchBTrainLikeOneRankOfBatch2B) {
   EXPECT_EQ(one.summary.steps, 32);
   EXPECT_EQ(two.summary.steps, 32);
   // fp32: only the order of additions differs (two half-batch means averaged vs one mean).
-  EXPECT_LT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 2e-5);
+  EXPECT_LT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"),
+            2e-5);
   EXPECT_NEAR(one.summary.test_accuracy, two.summary.test_accuracy, 0.005);
   // The metrics are the group's: one entry per device, and the global loss equals the single rank's.
   ASSERT_FALSE(two.steps.empty());
@@ -118,7 +120,8 @@ TEST_F(DataParallel, TwoRanksOfBatchBTrainLikeOneRankOfBatch2B) {
   EXPECT_NEAR(one.steps.back().loss, two.steps.back().loss, 1e-4);
   // And not by accident: one rank of batch B (half the data per step) trains other weights.
   const Finished half = train(parallelExperiment(runs, 1, 64));
-  EXPECT_GT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", half.summary.run_dir + "/model.pt"), 1e-3);
+  EXPECT_GT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", half.summary.run_dir + "/model.pt"),
+            1e-3);
 }
 
 // Batch norm: with train.sync_batchnorm the two ranks normalize over the global batch, so they train what one
@@ -127,12 +130,13 @@ TEST_F(DataParallel, SyncBatchNormTrainsLikeOneRankOfTheWholeBatch) {
   auto withBatchNorm = [&](int ranks, int64_t batch, bool sync) {
     Experiment e = parallelExperiment(runs, ranks, batch);
     e.train.epochs = 1;
-    e.model.layers = nlohmann::json::array({{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"padding", 1}},
-                                            {{"type", "batchnorm2d"}},
-                                            {{"type", "relu"}},
-                                            {{"type", "maxpool2d"}, {"kernel_size", 2}},
-                                            {{"type", "flatten"}},
-                                            {{"type", "linear"}, {"out_features", 10}}});
+    e.model.layers =
+        nlohmann::json::array({{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 3}, {"padding", 1}},
+                               {{"type", "batchnorm2d"}},
+                               {{"type", "relu"}},
+                               {{"type", "maxpool2d"}, {"kernel_size", 2}},
+                               {{"type", "flatten"}},
+                               {{"type", "linear"}, {"out_features", 10}}});
     e.train.sync_batchnorm = sync;
     // A gentle rate, a few steps: at lr 0.05 with momentum 0.9 this conv net amplifies float32 rounding (the
     // order of the batch sums) about 5x a step (1e-5 after 2 steps, 6e-3 after 16); per-rank normalization
@@ -145,11 +149,14 @@ TEST_F(DataParallel, SyncBatchNormTrainsLikeOneRankOfTheWholeBatch) {
   const Finished one = train(withBatchNorm(1, 128, false));
   const Finished synced = train(withBatchNorm(2, 64, true));
   const Finished local = train(withBatchNorm(2, 64, false));
-  ASSERT_EQ(synced.summary.status, RunStatus::Completed) << (synced.errors.empty() ? "" : synced.errors[0].message);
+  ASSERT_EQ(synced.summary.status, RunStatus::Completed)
+      << (synced.errors.empty() ? "" : synced.errors[0].message);
   ASSERT_EQ(local.summary.status, RunStatus::Completed);
-  const double sync_gap = test::maxWeightDifference(one.summary.run_dir + "/model.pt", synced.summary.run_dir + "/model.pt");
-  const double local_gap = test::maxWeightDifference(one.summary.run_dir + "/model.pt", local.summary.run_dir + "/model.pt");
-  EXPECT_LT(sync_gap, 2e-5);  // running statistics included (measured 2e-6)
+  const double sync_gap =
+      test::maxWeightDifference(one.summary.run_dir + "/model.pt", synced.summary.run_dir + "/model.pt");
+  const double local_gap =
+      test::maxWeightDifference(one.summary.run_dir + "/model.pt", local.summary.run_dir + "/model.pt");
+  EXPECT_LT(sync_gap, 2e-5);             // running statistics included (measured 2e-6)
   EXPECT_GT(local_gap, 100 * sync_gap);  // measured 8e-3
 }
 
@@ -162,7 +169,8 @@ TEST_F(DataParallel, GradientAccumulationAcrossRanksMatchesOneRank) {
   const Finished two = train(both);
   ASSERT_EQ(two.summary.status, RunStatus::Completed) << (two.errors.empty() ? "" : two.errors[0].message);
   EXPECT_EQ(one.summary.steps, two.summary.steps);
-  EXPECT_LT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 2e-5);
+  EXPECT_LT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"),
+            2e-5);
 }
 
 TEST_F(DataParallel, Bf16AutocastAcrossRanksMatchesOneRank) {
@@ -175,16 +183,16 @@ TEST_F(DataParallel, Bf16AutocastAcrossRanksMatchesOneRank) {
   ASSERT_EQ(one.summary.status, RunStatus::Completed) << (one.errors.empty() ? "" : one.errors[0].message);
   ASSERT_EQ(two.summary.status, RunStatus::Completed) << (two.errors.empty() ? "" : two.errors[0].message);
   // In fp32 the two layouts differ only in the order of additions (2e-5 above). Under bf16 autocast each rank
-  // rounds its half-batch gradient sums to bf16's 8-bit significand (unit roundoff 2^-8) where one rank rounds
-  // the whole batch's, and 32 SGD steps with momentum carry those roundings on. How far that can take the
-  // weights depends on the CPU's bf16 kernels (oneDNN with AVX-512 accumulates in fp32; without AVX-512
-  // LibTorch's reference loops round more often), so the bar is not a number tuned on one CPU: it is bf16's own
-  // effect on the same 32 steps on this CPU, one rank in bf16 against one rank in fp32. Splitting the batch
-  // changes where some of those roundings fall (the gradient sums'), not the others (every activation's), so it
-  // stays below that. Measured (deterministic for a CPU): AVX512-BF16 0.0072 against 0.0146; emulated AVX2
-  // (qemu EPYC-Rome, LibTorch's reference bf16 loops) 0.0151 against 0.0217 -- the AVX2 EPYC's 0.0151 that a
-  // fixed bar of 0.015 failed. And it is not a real difference: one rank with half the batch (other data per
-  // step, the same bf16) moves the weights 20 to 40 times further.
+  // rounds its half-batch gradient sums to bf16's 8-bit significand (unit roundoff 2^-8) where one rank
+  // rounds the whole batch's, and 32 SGD steps with momentum carry those roundings on. How far that can take
+  // the weights depends on the CPU's bf16 kernels (oneDNN with AVX-512 accumulates in fp32; without AVX-512
+  // LibTorch's reference loops round more often), so the bar is not a number tuned on one CPU: it is bf16's
+  // own effect on the same 32 steps on this CPU, one rank in bf16 against one rank in fp32. Splitting the
+  // batch changes where some of those roundings fall (the gradient sums'), not the others (every
+  // activation's), so it stays below that. Measured (deterministic for a CPU): AVX512-BF16 0.0072 against
+  // 0.0146; emulated AVX2 (qemu EPYC-Rome, LibTorch's reference bf16 loops) 0.0151 against 0.0217 -- the AVX2
+  // EPYC's 0.0151 that a fixed bar of 0.015 failed. And it is not a real difference: one rank with half the
+  // batch (other data per step, the same bf16) moves the weights 20 to 40 times further.
   Experiment fp32 = parallelExperiment(runs, 1, 128);
   const Finished reference = train(fp32);
   Experiment half_batch = parallelExperiment(runs, 1, 64);
@@ -201,8 +209,9 @@ TEST_F(DataParallel, Bf16AutocastAcrossRanksMatchesOneRank) {
   EXPECT_NEAR(one.summary.test_accuracy, two.summary.test_accuracy, 0.02);
 }
 
-// A rank that throws mid-run: the other is waiting in a collective; it gives up after train.collective_timeout
-// and says which rank failed and why, and the rank that failed first is the one reported.
+// A rank that throws mid-run: the other is waiting in a collective; it gives up after
+// train.collective_timeout and says which rank failed and why, and the rank that failed first is the one
+// reported.
 TEST_F(DataParallel, ARankThatThrowsStopsTheOtherWithinTheTimeoutNamingIt) {
   Experiment e = parallelExperiment(runs, 2, 64);
   e.train.collective_timeout = 10;
@@ -235,8 +244,9 @@ TEST_F(DataParallel, ARankThatThrowsStopsTheOtherWithinTheTimeoutNamingIt) {
       };
       parts.add(failing);
     }
-    RankSetup setup{e, data, *model, *optimizer, schedule, plan, torch::kCPU, events, control, scaler, nullptr,
-                    [](const RankProgress&) {}, parts, group.get(), layout.devices};
+    RankSetup setup{e,           data,        *model,        *optimizer, schedule, plan,
+                    torch::kCPU, events,      control,       scaler,     nullptr,  [](const RankProgress&) {},
+                    parts,       group.get(), layout.devices};
     try {
       trainRank(setup);
     } catch (const std::exception& err) {
@@ -290,7 +300,8 @@ TEST_F(DataParallel, TheSchedulePreviewCountsEachRanksShard) {
   const LrCurve two = learningRateCurve(parallelExperiment(runs, 2, 64), 2048);
   EXPECT_EQ(one.steps_per_epoch, 32);
   EXPECT_EQ(two.steps_per_epoch, 16);
-  EXPECT_EQ(learningRateCurve(parallelExperiment(runs, 3, 64), 2048).steps_per_epoch, 11);  // 683 a rank, padded
+  EXPECT_EQ(learningRateCurve(parallelExperiment(runs, 3, 64), 2048).steps_per_epoch,
+            11);  // 683 a rank, padded
 }
 
 // The pre-flight: ranks announce themselves in the store and wait for each other; the ones that never come
@@ -326,7 +337,8 @@ TEST_F(DataParallel, StoppedMidEpochResumesExactlyAndOnAnotherRankCountOnlyWhenF
   std::atomic<bool> stop_sent{false};
   run = std::make_unique<TrainingRun>(e, [&](EventBatch&& batch) {
     for (auto& ev : batch) {
-      if (auto* m = std::get_if<StepMetrics>(&ev); m && m->step >= 4 && !stop_sent.exchange(true)) run->requestStop();
+      if (auto* m = std::get_if<StepMetrics>(&ev); m && m->step >= 4 && !stop_sent.exchange(true))
+        run->requestStop();
     }
   });
   run->start();
@@ -345,7 +357,8 @@ TEST_F(DataParallel, StoppedMidEpochResumesExactlyAndOnAnotherRankCountOnlyWhenF
   }
   std::vector<RunError> refused;
   const RunSummary refusal = resumeBlocking({stopped.run_dir, false}, [&](EventBatch&& batch) {
-    for (auto& ev : batch) if (auto* err = std::get_if<RunError>(&ev)) refused.push_back(*err);
+    for (auto& ev : batch)
+      if (auto* err = std::get_if<RunError>(&ev)) refused.push_back(*err);
   });
   EXPECT_EQ(refusal.status, RunStatus::Failed);
   ASSERT_FALSE(refused.empty());
@@ -369,11 +382,13 @@ TEST_F(DataParallel, StoppedMidEpochResumesExactlyAndOnAnotherRankCountOnlyWhenF
   }
   std::vector<std::string> forced_log;
   const RunSummary forced = resumeBlocking({copy, true}, [&](EventBatch&& batch) {
-    for (auto& ev : batch) if (auto* line = std::get_if<LogLine>(&ev)) forced_log.push_back(line->text);
+    for (auto& ev : batch)
+      if (auto* line = std::get_if<LogLine>(&ev)) forced_log.push_back(line->text);
   });
   EXPECT_EQ(forced.status, RunStatus::Completed);
   bool said = false;
-  for (const auto& l : forced_log) said |= l.find("Resuming on another number of ranks (forced)") != std::string::npos;
+  for (const auto& l : forced_log)
+    said |= l.find("Resuming on another number of ranks (forced)") != std::string::npos;
   EXPECT_TRUE(said);
 
   // Same ranks: continues at the checkpoint's step and ends with the uninterrupted run's weights.
@@ -391,7 +406,8 @@ TEST_F(DataParallel, StoppedMidEpochResumesExactlyAndOnAnotherRankCountOnlyWhenF
   for (const auto& l : log) continued |= l.find("Continuing at step " + std::to_string(stopped.steps)) == 0;
   EXPECT_TRUE(continued) << "the resumed session must start at the checkpoint's step";
   EXPECT_GT(first_step, stopped.steps);
-  EXPECT_EQ(test::maxWeightDifference(reference.summary.run_dir + "/model.pt", resumed.run_dir + "/model.pt"), 0.0);
+  EXPECT_EQ(test::maxWeightDifference(reference.summary.run_dir + "/model.pt", resumed.run_dir + "/model.pt"),
+            0.0);
 }
 
 }  // namespace

@@ -90,14 +90,16 @@ TEST(DeviceChecks, CheckExperimentRefusesMixingAndKeepsTheAmpRule) {
   e.train.devices = {"cpu", "cuda:0"};
   e.train.amp = "fp16";
   const std::vector<ValidationIssue> issues = checkExperiment(e);
-  EXPECT_TRUE(test::contains(messageAt(issues, "train.devices"), "mixes CPU and CUDA")) << formatIssues(issues);
+  EXPECT_TRUE(test::contains(messageAt(issues, "train.devices"), "mixes CPU and CUDA"))
+      << formatIssues(issues);
   EXPECT_TRUE(test::contains(messageAt(issues, "train.amp"), "fp16 mixed precision needs CUDA devices"))
       << formatIssues(issues);
   for (const auto& issue : issues) {
     EXPECT_FALSE(test::contains(issue.message, "one device at a time")) << issue.message;
   }
   if (!torch::cuda::is_available()) {
-    EXPECT_TRUE(test::contains(messageAt(issues, "train.devices[1]"), "not available")) << formatIssues(issues);
+    EXPECT_TRUE(test::contains(messageAt(issues, "train.devices[1]"), "not available"))
+        << formatIssues(issues);
   }
 }
 

@@ -1,5 +1,7 @@
-// The detailed evaluation: figures computed right (by hand, and against numpy on the same predictions), and on
-// a trained run consistent with the plain evaluation, with mistakes that really are mistakes.
+// The detailed evaluation: figures computed right (by hand, and against numpy on the same predictions), and
+// on a trained run consistent with the plain evaluation, with mistakes that really are mistakes.
+#include "workbench/evaluation_report.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,13 +11,12 @@
 #include <fstream>
 #include <random>
 
+#include "backend/train/test_experiments.h"
 #include "data/dataset.h"
 #include "data/dataset_catalog.h"
 #include "data/dataset_readers.h"
 #include "model/model.h"
-#include "backend/train/test_experiments.h"
 #include "workbench/errors.h"
-#include "workbench/evaluation_report.h"
 #include "workbench/training_run.h"
 
 namespace wb {
@@ -28,7 +29,8 @@ TEST(ClassificationFigures, SmallSetByHand) {
   const std::vector<int64_t> truth = {0, 0, 0, 1, 1, 2, 2, 2, 2};
   const std::vector<int64_t> predicted = {0, 1, 0, 1, 1, 2, 0, 2, 1};
   const ClassificationFigures f = classificationFigures(truth, predicted, {"a", "b", "c", "d"});
-  const std::vector<std::vector<int64_t>> confusion = {{2, 1, 0, 0}, {0, 2, 0, 0}, {1, 1, 2, 0}, {0, 0, 0, 0}};
+  const std::vector<std::vector<int64_t>> confusion = {
+      {2, 1, 0, 0}, {0, 2, 0, 0}, {1, 1, 2, 0}, {0, 0, 0, 0}};
   EXPECT_EQ(f.confusion, confusion);
   EXPECT_EQ(f.samples, 9);
   EXPECT_EQ(f.correct, 6);
@@ -74,17 +76,18 @@ TEST(ClassificationFigures, AgreeWithNumpyOnRandomPredictions) {
   const ClassificationFigures f = classificationFigures(truth, predicted, names);
 
   const std::string script = dir + "/figures.py";
-  std::ofstream(script) << "import numpy as np, sys\n"
-                           "d = np.loadtxt(sys.argv[1], dtype=np.int64)\n"
-                           "k = 7\n"
-                           "m = np.zeros((k, k), dtype=np.int64)\n"
-                           "np.add.at(m, (d[:, 0], d[:, 1]), 1)\n"
-                           "tp = np.diag(m).astype(float)\n"
-                           "prec = np.divide(tp, m.sum(0), out=np.zeros(k), where=m.sum(0) > 0)\n"
-                           "rec = np.divide(tp, m.sum(1), out=np.zeros(k), where=m.sum(1) > 0)\n"
-                           "f1 = np.divide(2 * prec * rec, prec + rec, out=np.zeros(k), where=prec + rec > 0)\n"
-                           "print(' '.join(str(v) for v in m.flatten()))\n"
-                           "for a in (prec, rec, f1): print(' '.join(repr(float(v)) for v in a))\n";
+  std::ofstream(script)
+      << "import numpy as np, sys\n"
+         "d = np.loadtxt(sys.argv[1], dtype=np.int64)\n"
+         "k = 7\n"
+         "m = np.zeros((k, k), dtype=np.int64)\n"
+         "np.add.at(m, (d[:, 0], d[:, 1]), 1)\n"
+         "tp = np.diag(m).astype(float)\n"
+         "prec = np.divide(tp, m.sum(0), out=np.zeros(k), where=m.sum(0) > 0)\n"
+         "rec = np.divide(tp, m.sum(1), out=np.zeros(k), where=m.sum(1) > 0)\n"
+         "f1 = np.divide(2 * prec * rec, prec + rec, out=np.zeros(k), where=prec + rec > 0)\n"
+         "print(' '.join(str(v) for v in m.flatten()))\n"
+         "for a in (prec, rec, f1): print(' '.join(repr(float(v)) for v in a))\n";
   const std::string cmd = std::string(WB_PYTHON) + " " + script + " " + dir + "/pred.txt";
   std::FILE* pipe = ::popen(cmd.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
@@ -174,7 +177,8 @@ TEST_F(TrainedRunEvaluation, MatrixAgreesWithThePlainEvaluationAndTheMistakesAre
     ASSERT_EQ(m.channels, 1);
     const torch::Tensor file_pixels = raw.inputs[m.index].flatten().contiguous();
     ASSERT_EQ(m.pixels.size(), 784u);
-    EXPECT_EQ(std::vector<uint8_t>(file_pixels.data_ptr<uint8_t>(), file_pixels.data_ptr<uint8_t>() + 784), m.pixels)
+    EXPECT_EQ(std::vector<uint8_t>(file_pixels.data_ptr<uint8_t>(), file_pixels.data_ptr<uint8_t>() + 784),
+              m.pixels)
         << "test sample " << m.index;
   }
   // The model's own answer on one of them, normalized as the run normalized it.

@@ -1,10 +1,13 @@
 // The finders (workbench/finders.h) on the CPU:
-//   - the LR range test on a small MLP and a Fashion-MNIST subset: the curve descends then diverges, the early
+//   - the LR range test on a small MLP and a Fashion-MNIST subset: the curve descends then diverges, the
+//   early
 //     stop fires, the suggestion lies in the descending part, a second run gives the same curve, the user's
 //     experiment is untouched and nothing is written to its runs folder; cancelling ends it with what it has;
 //   - the suggestion rule on made-up curves;
 //   - the batch-size finder: a small memory limit finds a batch whose measured peak fits under it, a bigger
 //     limit a bigger batch; an injected out-of-memory is caught and the search goes on to the right largest.
+
+#include "workbench/finders.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -16,7 +19,6 @@
 
 #include "backend/train/test_experiments.h"
 #include "workbench/errors.h"
-#include "workbench/finders.h"
 
 namespace wb {
 namespace {
@@ -30,9 +32,10 @@ Experiment lrExperiment(const std::string& runs_dir) {
 }
 
 size_t argminSmoothed(const std::vector<LrFinderPoint>& points) {
-  return static_cast<size_t>(std::min_element(points.begin(), points.end(),
-                                              [](const auto& a, const auto& b) { return a.smoothed < b.smoothed; }) -
-                             points.begin());
+  return static_cast<size_t>(
+      std::min_element(points.begin(), points.end(),
+                       [](const auto& a, const auto& b) { return a.smoothed < b.smoothed; }) -
+      points.begin());
 }
 
 TEST(LrRangeTest, CurveDescendsThenDivergesAndTheSuggestionLiesInTheFall) {
@@ -41,11 +44,11 @@ TEST(LrRangeTest, CurveDescendsThenDivergesAndTheSuggestionLiesInTheFall) {
   const nlohmann::json before = experimentToJson(experiment);
   LrFinderOptions options;  // 1e-7 .. 10 over 100 steps, as fastai
   int progress_calls = 0;
-  const LrFinderResult r = findLearningRate(experiment, options, {},
-                                            [&](const LrFinderPoint&, int64_t planned) {
-                                              ++progress_calls;
-                                              EXPECT_EQ(planned, 100);
-                                            });
+  const LrFinderResult r =
+      findLearningRate(experiment, options, {}, [&](const LrFinderPoint&, int64_t planned) {
+        ++progress_calls;
+        EXPECT_EQ(planned, 100);
+      });
   ASSERT_GE(r.points.size(), 20u);
   EXPECT_EQ(progress_calls, static_cast<int>(r.points.size()));
   EXPECT_EQ(r.effective_batch, 64);
@@ -60,7 +63,8 @@ TEST(LrRangeTest, CurveDescendsThenDivergesAndTheSuggestionLiesInTheFall) {
   const size_t lowest = argminSmoothed(p);
   // (The smoothed curve lags: with EMA 0.98 its minimum is far above the raw loss's.)
   EXPECT_LT(p[lowest].smoothed, 0.9 * p[0].smoothed);
-  const auto raw_lowest = std::min_element(p.begin(), p.end(), [](const auto& a, const auto& b) { return a.loss < b.loss; });
+  const auto raw_lowest =
+      std::min_element(p.begin(), p.end(), [](const auto& a, const auto& b) { return a.loss < b.loss; });
   EXPECT_LT(raw_lowest->loss, 0.5 * p[0].loss);
   EXPECT_GT(p.back().smoothed, 4 * p[lowest].smoothed);
   // The suggestion: inside the fall (after the start, not past the minimum), at a loss below the initial one.
@@ -70,7 +74,8 @@ TEST(LrRangeTest, CurveDescendsThenDivergesAndTheSuggestionLiesInTheFall) {
   EXPECT_LT(p[r.suggestion.index].smoothed, p[0].smoothed);
   EXPECT_DOUBLE_EQ(r.suggestion.lr, p[r.suggestion.index].lr);
   EXPECT_DOUBLE_EQ(r.suggestion.min_loss_lr, p[lowest].lr);
-  EXPECT_GT(r.suggestion.lr, 1e-5);  // an MLP with AdamW learns from about 1e-4: the fall is found where it is
+  EXPECT_GT(r.suggestion.lr,
+            1e-5);  // an MLP with AdamW learns from about 1e-4: the fall is found where it is
   EXPECT_LT(r.suggestion.lr, 1e-1);
 
   // The user's experiment is as it was, and the finder wrote nothing (no run folder, no index).
@@ -131,9 +136,12 @@ TEST(LrSuggestion, SteepestFallBeforeTheMinimumElseAMinimumOverTenElseNone) {
   // Flat, then a fall that is steepest at index 25, a minimum at 35, then a rise steeper than any fall.
   std::vector<double> v;
   for (int i = 0; i < 50; ++i) {
-    if (i < 15) v.push_back(2.3);
-    else if (i <= 35) v.push_back(2.3 - 1.5 / (1 + std::exp(-(i - 25.0))));
-    else v.push_back(0.8 + 0.5 * (i - 35));
+    if (i < 15)
+      v.push_back(2.3);
+    else if (i <= 35)
+      v.push_back(2.3 - 1.5 / (1 + std::exp(-(i - 25.0))));
+    else
+      v.push_back(0.8 + 0.5 * (i - 35));
   }
   LrSuggestion s = suggestLearningRate(curve(v));
   EXPECT_EQ(s.rule, LrSuggestionRule::SteepestDescent);
@@ -173,8 +181,10 @@ Experiment memoryHungryExperiment(const std::string& runs_dir) {
   e.data.val_fraction = 0;
   e.data.augment_enabled = false;
   e.model.preset = "";
-  e.model.layers = nlohmann::json::array({{{"type", "flatten"}}, {{"type", "linear"}, {"out_features", 8}},
-                                          {{"type", "relu"}}, {{"type", "linear"}, {"out_features", 4}}});
+  e.model.layers = nlohmann::json::array({{{"type", "flatten"}},
+                                          {{"type", "linear"}, {"out_features", 8}},
+                                          {{"type", "relu"}},
+                                          {{"type", "linear"}, {"out_features", 4}}});
   e.train.threads = 2;
   e.output.runs_dir = runs_dir;
   return e;
@@ -204,8 +214,8 @@ TEST(BatchSizeFinder, ASmallLimitFindsABatchThatFitsUnderItAndABiggerLimitABigge
   options.timed_steps = 1;
   options.max_memory_bytes = parseByteSize("64GiB");
   // A first search warms up what the process keeps for itself once it has run a step of every size (the math
-  // library's buffers and code: pip torch's MKL kept 60 MiB more after it), so that the searches compared below
-  // start from the same resident memory, which each trial's peak is counted over.
+  // library's buffers and code: pip torch's MKL kept 60 MiB more after it), so that the searches compared
+  // below start from the same resident memory, which each trial's peak is counted over.
   findBatchSize(experiment, options);
   const BatchFinderResult all = findBatchSize(experiment, options);
   // Everything up to the cap fits; the search doubled 1, 2, ..., 1024.
@@ -216,12 +226,13 @@ TEST(BatchSizeFinder, ASmallLimitFindsABatchThatFitsUnderItAndABiggerLimitABigge
     EXPECT_EQ(t.outcome, BatchTrialOutcome::Fits) << t.batch_size;
     EXPECT_GT(t.samples_per_sec, 0) << t.batch_size;
   }
-  // What each trial allocates, from the sizes it really allocates: B samples of 1x128x128 float32 (64 KiB each)
-  // in the batch the step trains on, plus up to the loader's prefetch (2) batches it prepares meanwhile on its
-  // own thread (how many are ready at the step's peak is the threads' timing); an 8-unit linear layer's
-  // activations and the labels are a few KiB. Gradients and Adam's state (1 MiB) are allocated by the first
-  // trial and held by all, so against the first trial (batch 1) each trial's peak grows by 1 to 3 batches.
-  // The peaks count tensors, not resident pages: what the C library keeps of freed blocks does not show.
+  // What each trial allocates, from the sizes it really allocates: B samples of 1x128x128 float32 (64 KiB
+  // each) in the batch the step trains on, plus up to the loader's prefetch (2) batches it prepares meanwhile
+  // on its own thread (how many are ready at the step's peak is the threads' timing); an 8-unit linear
+  // layer's activations and the labels are a few KiB. Gradients and Adam's state (1 MiB) are allocated by the
+  // first trial and held by all, so against the first trial (batch 1) each trial's peak grows by 1 to 3
+  // batches. The peaks count tensors, not resident pages: what the C library keeps of freed blocks does not
+  // show.
   const int64_t p1 = trialOf(all, 1)->peak_bytes;
   constexpr int64_t kSample = int64_t{128} * 128 * 4;
   for (const auto& t : all.trials) {
@@ -287,7 +298,8 @@ TEST(BatchSizeFinder, AnInjectedOutOfMemoryIsCaughtAndTheSearchGoesOn) {
   std::vector<int64_t> order;
   const BatchFinderResult r =
       findBatchSize(experiment, options, {}, [&](const BatchTrial& t) { order.push_back(t.batch_size); });
-  // 1, 2, ..., 64 fit, 128 fails; then bisection: 96 fits, 112 and 104 fail, 100 fits; 100..104 is close enough.
+  // 1, 2, ..., 64 fit, 128 fails; then bisection: 96 fits, 112 and 104 fail, 100 fits; 100..104 is close
+  // enough.
   const std::vector<int64_t> expected = {1, 2, 4, 8, 16, 32, 64, 128, 96, 112, 104, 100};
   EXPECT_EQ(order, expected);
   EXPECT_EQ(r.largest, 100);

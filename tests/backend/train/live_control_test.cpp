@@ -1,8 +1,8 @@
 // Live control of a running run: a learning-rate change (×k on the schedule, or a constant) takes effect at a
 // step boundary and the optimizer trains with it; "stop after this epoch" ends the run at the epoch's last
-// step with a checkpoint; a change is kept in checkpoints, so a resumed run ends bit-identical to the run left
-// alone with the same change; two data-parallel ranks apply it at the same step. Each change is an event in
-// metrics.jsonl and train.log, read back with the run's history.
+// step with a checkpoint; a change is kept in checkpoints, so a resumed run ends bit-identical to the run
+// left alone with the same change; two data-parallel ranks apply it at the same step. Each change is an event
+// in metrics.jsonl and train.log, read back with the run's history.
 
 #include <gtest/gtest.h>
 
@@ -15,10 +15,10 @@
 #include <sstream>
 
 #include "backend/train/test_experiments.h"
-#include "support/test_helpers.h"
 #include "optim/lr_schedule.h"
 #include "support/model_weights.h"
 #include "support/resumed_session.h"
+#include "support/test_helpers.h"
 #include "workbench/errors.h"
 #include "workbench/run_history.h"
 #include "workbench/training_run.h"
@@ -49,7 +49,8 @@ struct ControlRecording {
 // Runs `e` (or resumes `resume_dir`); `during(run, step)` is called from the event sink, on the run's own
 // thread, for each step reported, so requests made there are deterministic in what they ask, not in when.
 ControlRecording record(const Experiment& e, const std::vector<LrChange>& before_start,
-                const std::function<void(TrainingRun&, int64_t)>& during = {}, const std::string& resume_dir = {}) {
+                        const std::function<void(TrainingRun&, int64_t)>& during = {},
+                        const std::string& resume_dir = {}) {
   ControlRecording out;
   std::mutex mutex;
   TrainingRun* self = nullptr;
@@ -64,8 +65,9 @@ ControlRecording record(const Experiment& e, const std::vector<LrChange>& before
       if (const auto* err = std::get_if<RunError>(&ev)) out.errors.push_back(*err);
     }
   };
-  std::unique_ptr<TrainingRun> run = resume_dir.empty() ? std::make_unique<TrainingRun>(e, sink)
-                                                        : std::make_unique<TrainingRun>(ResumeRequest{resume_dir}, sink);
+  std::unique_ptr<TrainingRun> run = resume_dir.empty()
+                                         ? std::make_unique<TrainingRun>(e, sink)
+                                         : std::make_unique<TrainingRun>(ResumeRequest{resume_dir}, sink);
   self = run.get();
   for (const LrChange& change : before_start) run->setLearningRate(change);
   run->start();
@@ -81,7 +83,9 @@ std::string readText(const std::string& path) {
   return text.str();
 }
 
-std::string firstError(const ControlRecording& r) { return r.errors.empty() ? std::string() : r.errors.front().message; }
+std::string firstError(const ControlRecording& r) {
+  return r.errors.empty() ? std::string() : r.errors.front().message;
+}
 
 class LiveControl : public ::testing::Test {
  protected:
@@ -120,7 +124,8 @@ TEST_F(LiveControl, HalvingTheLearningRateMidRunHalvesTheScheduleFromThatStepOn)
   ASSERT_EQ(history.controls.size(), 1u);
   EXPECT_EQ(history.controls[0].step, c.step);
   EXPECT_EQ(history.controls[0].lr, c.lr);
-  EXPECT_NE(c.message.find("step " + std::to_string(c.step) + ": learning rate ×0.5 (now "), std::string::npos)
+  EXPECT_NE(c.message.find("step " + std::to_string(c.step) + ": learning rate ×0.5 (now "),
+            std::string::npos)
       << c.message;
   EXPECT_NE(readText(changed.summary.run_dir + "/train.log").find(c.message), std::string::npos);
 }
@@ -141,9 +146,14 @@ TEST_F(LiveControl, AConstantLearningRateReplacesTheScheduleAndTheOptimizerTrain
   EXPECT_EQ(frozen.controls[0].step, 20);
   EXPECT_EQ(frozen.controls[0].kind, ControlKind::LrConstant);
   EXPECT_EQ(frozen.controls[0].lr, 1e-12);
-  for (const auto& [step, lr] : frozen.lr) EXPECT_EQ(lr, step > 20 ? 1e-12 : e.optimizer.lr) << "step " << step;
-  EXPECT_LT(test::maxWeightDifference(cut.summary.run_dir + "/model.pt", frozen.summary.run_dir + "/model.pt"), 1e-8);
-  EXPECT_GT(test::maxWeightDifference(cut.summary.run_dir + "/model.pt", reference.summary.run_dir + "/model.pt"), 1e-3);
+  for (const auto& [step, lr] : frozen.lr)
+    EXPECT_EQ(lr, step > 20 ? 1e-12 : e.optimizer.lr) << "step " << step;
+  EXPECT_LT(
+      test::maxWeightDifference(cut.summary.run_dir + "/model.pt", frozen.summary.run_dir + "/model.pt"),
+      1e-8);
+  EXPECT_GT(
+      test::maxWeightDifference(cut.summary.run_dir + "/model.pt", reference.summary.run_dir + "/model.pt"),
+      1e-3);
 }
 
 TEST_F(LiveControl, BadValuesAreRefusedNamingThem) {
@@ -176,10 +186,11 @@ TEST_F(LiveControl, StopAfterThisEpochEndsAtTheEpochsLastStepWithACheckpointAndR
   const auto epoch = static_cast<int64_t>(stopped.controls[0].value);
   ASSERT_TRUE(epoch == 1 || epoch == 2) << epoch;
   EXPECT_EQ(stopped.summary.steps, 29 * epoch);  // that epoch's last step
-  EXPECT_TRUE(fs::exists(stopped.summary.run_dir + "/checkpoints/step-0000000000" + std::to_string(29 * epoch) +
-                         ".wbckpt"));
+  EXPECT_TRUE(fs::exists(stopped.summary.run_dir + "/checkpoints/step-0000000000" +
+                         std::to_string(29 * epoch) + ".wbckpt"));
   const RunHistory history = loadRunHistory(stopped.summary.run_dir);
-  ASSERT_EQ(static_cast<int64_t>(history.epochs.size()), epoch);  // it ended as epochs do: metrics, validation
+  ASSERT_EQ(static_cast<int64_t>(history.epochs.size()),
+            epoch);  // it ended as epochs do: metrics, validation
   EXPECT_GE(history.epochs.back().val_loss, 0);
   const ControlRecording resumed = record(e, {}, {}, stopped.summary.run_dir);
   ASSERT_EQ(resumed.summary.status, RunStatus::Completed) << firstError(resumed);
@@ -198,13 +209,16 @@ TEST_F(LiveControl, ResumedAfterAChangeEndsBitIdenticalToTheRunLeftAloneWithTheS
   ASSERT_GT(stopped.summary.steps, 12);
   const ControlRecording resumed = record(liveExperiment(runs), {}, {}, stopped.summary.run_dir);
   ASSERT_EQ(resumed.summary.status, RunStatus::Completed) << firstError(resumed);
-  EXPECT_EQ(test::lastResumedSession(stopped.summary.run_dir + "/metrics.jsonl").continued_at, stopped.summary.steps);
+  EXPECT_EQ(test::lastResumedSession(stopped.summary.run_dir + "/metrics.jsonl").continued_at,
+            stopped.summary.steps);
   // The resumed session reports the halved learning rate without being asked again: the checkpoint kept it.
   for (const auto& [step, lr] : resumed.lr) EXPECT_EQ(lr, alone.lr.at(step)) << "step " << step;
   test::expectBitIdentical(alone.summary.run_dir + "/model.pt", resumed.summary.run_dir + "/model.pt");
   // And the change mattered: without it the weights differ.
   const ControlRecording unchanged = record(liveExperiment(runs), {});
-  EXPECT_GT(test::maxWeightDifference(alone.summary.run_dir + "/model.pt", unchanged.summary.run_dir + "/model.pt"), 1e-4);
+  EXPECT_GT(
+      test::maxWeightDifference(alone.summary.run_dir + "/model.pt", unchanged.summary.run_dir + "/model.pt"),
+      1e-4);
 }
 
 // Two CPU ranks of batch 64 train what one rank of batch 128 trains (data_parallel_test); with a change asked
@@ -245,12 +259,16 @@ TEST_F(LiveControl, TwoDataParallelRanksApplyTheChangeAtTheSameStep) {
   ASSERT_EQ(two.summary.status, RunStatus::Completed) << firstError(two);
   ASSERT_EQ(two.controls.size(), 1u);
   const int64_t at = two.controls[0].step;
-  const ControlRecording one = record(experiment(1, 128), {LrChange{LrChange::Kind::Scale, 0.25, at, "the test"}});
+  const ControlRecording one =
+      record(experiment(1, 128), {LrChange{LrChange::Kind::Scale, 0.25, at, "the test"}});
   ASSERT_EQ(one.summary.status, RunStatus::Completed) << firstError(one);
-  EXPECT_LT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 2e-5);
+  EXPECT_LT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"),
+            2e-5);
   // Not by accident: one rank changed a step later trains other weights.
-  const ControlRecording later = record(experiment(1, 128), {LrChange{LrChange::Kind::Scale, 0.25, at + 1, "the test"}});
-  EXPECT_GT(test::maxWeightDifference(later.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"), 1e-5);
+  const ControlRecording later =
+      record(experiment(1, 128), {LrChange{LrChange::Kind::Scale, 0.25, at + 1, "the test"}});
+  EXPECT_GT(test::maxWeightDifference(later.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"),
+            1e-5);
 }
 
 // The schedule's part: changes compound and are ordered by step; a checkpoint's state keeps them, and a

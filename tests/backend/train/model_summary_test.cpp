@@ -1,15 +1,16 @@
-// The Model tab's table: rows and totals from the layer list's rules, equal to what LibTorch and PyTorch count.
-#include <gtest/gtest.h>
-#include <unistd.h>
+// The Model tab's table: rows and totals from the layer list's rules, equal to what LibTorch and PyTorch
+// count.
+#include "workbench/model_summary.h"
 
+#include <gtest/gtest.h>
 #include <torch/script.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 
-#include "model/model.h"
 #include "backend/train/test_experiments.h"
-#include "workbench/model_summary.h"
+#include "model/model.h"
 
 namespace wb {
 namespace {
@@ -53,13 +54,15 @@ TEST(ModelSummary, MlpRowsAndTotalsMatchLibTorchAndPyTorch) {
   EXPECT_EQ(sum, s.total_parameters);
   EXPECT_EQ(flops, s.total_flops);
   EXPECT_EQ(s.total_parameters, libtorchCount(e));
-  EXPECT_EQ(s.total_parameters, buildModel(e.model, {1, 28, 28}, 10)->info().parameters);  // the run log's figure
+  EXPECT_EQ(s.total_parameters,
+            buildModel(e.model, {1, 28, 28}, 10)->info().parameters);  // the run log's figure
 
   // PyTorch's own count of the same network.
-  const std::string cmd = std::string(WB_PYTHON) +
-                          " -c 'import torch.nn as n; m = n.Sequential(n.Flatten(), n.Linear(784, 256), n.ReLU(), "
-                          "n.Dropout(0.2), n.Linear(256, 128), n.ReLU(), n.Linear(128, 10)); "
-                          "print(sum(p.numel() for p in m.parameters()))'";
+  const std::string cmd =
+      std::string(WB_PYTHON) +
+      " -c 'import torch.nn as n; m = n.Sequential(n.Flatten(), n.Linear(784, 256), n.ReLU(), "
+      "n.Dropout(0.2), n.Linear(256, 128), n.ReLU(), n.Linear(128, 10)); "
+      "print(sum(p.numel() for p in m.parameters()))'";
   std::FILE* pipe = ::popen(cmd.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   long long python_count = -1;
@@ -82,7 +85,8 @@ TEST(ModelSummary, ResidualBranchesAreNestedAndCountedOnce) {
   EXPECT_EQ(s.total_parameters, libtorchCount(e));
   for (const ModelSummaryRow& row : s.rows) {
     if (row.depth > 0) {
-      EXPECT_TRUE(row.name.find(".layers.") != std::string::npos || row.name.find(".shortcut.") != std::string::npos)
+      EXPECT_TRUE(row.name.find(".layers.") != std::string::npos ||
+                  row.name.find(".shortcut.") != std::string::npos)
           << row.name;
     }
   }

@@ -8,8 +8,8 @@
 #include <map>
 #include <string>
 
-#include "workbench/errors.h"
 #include "support/test_helpers.h"
+#include "workbench/errors.h"
 
 namespace wb {
 namespace {

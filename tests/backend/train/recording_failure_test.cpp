@@ -46,7 +46,8 @@ TEST(RecordingFailure, AppendPastTheFileSizeLimitThrowsNamingTheFile) {
 TEST(RecordingFailure, AppendOnAFullDiskSaysTheDiskIsFull) {
   // A run folder needs 64 MiB free to start; the disk fills up afterwards (another program's file).
   const auto disk = test::SmallDisk::mount(test::freshDir("recording-tmpfs"), 66 * 1024);
-  if (!disk) GTEST_SKIP() << "cannot mount a tmpfs here (not root?); the file size limit test covers the checks";
+  if (!disk)
+    GTEST_SKIP() << "cannot mount a tmpfs here (not root?); the file size limit test covers the checks";
   RunFolder folder = RunFolder::create(disk->dir(), "full");
   {
     std::ofstream filler(disk->dir() + "/filler", std::ios::binary);
@@ -59,8 +60,9 @@ TEST(RecordingFailure, AppendOnAFullDiskSaysTheDiskIsFull) {
     FAIL() << "1.6 MiB of log lines fitted on a full disk";
   } catch (const FileWriteError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("The disk holding " + folder.path() + " is full: could not append to " + folder.path()),
-              std::string::npos)
+    EXPECT_NE(
+        message.find("The disk holding " + folder.path() + " is full: could not append to " + folder.path()),
+        std::string::npos)
         << message;
     EXPECT_EQ(e.errorNumber(), ENOSPC);
   }

@@ -8,10 +8,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "backend/train/test_experiments.h"
 #include "run_folder/checkpoint_store.h"
@@ -115,7 +114,8 @@ TEST_F(Resume, StoppedMidEpochThenResumedGivesBitIdenticalWeightsAndNoRepeatedSt
 
   const RunHistory history = loadRunHistory(resumed.run_dir);
   std::set<int64_t> seen;
-  for (const StepMetrics& m : history.steps) EXPECT_TRUE(seen.insert(m.step).second) << "step " << m.step << " twice";
+  for (const StepMetrics& m : history.steps)
+    EXPECT_TRUE(seen.insert(m.step).second) << "step " << m.step << " twice";
   EXPECT_EQ(*seen.rbegin(), reference.steps);
   EXPECT_EQ(history.epochs.size(), 3u);
   const RunHistory ref_history = loadRunHistory(reference.run_dir);

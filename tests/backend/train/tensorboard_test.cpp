@@ -1,6 +1,6 @@
 // TensorBoard event files read back by TensorBoard's own reader (PyPI's tensorboard in .venv/,
-// tests/python/read_tensorboard.py): the writer's records one by one, a damaged record noticed, and a real run's
-// file with every tag the run writes at every step it reported, with the values it reported.
+// tests/python/read_tensorboard.py): the writer's records one by one, a damaged record noticed, and a real
+// run's file with every tag the run writes at every step it reported, with the values it reported.
 
 #include <gtest/gtest.h>
 
@@ -25,7 +25,8 @@ using nlohmann::json;
 json readWithTensorBoard(const std::string& file) {
   const std::string out = file + ".json";
   const std::string log = file + ".log";
-  const std::string cmd = test::pypiToolCommand("read_tensorboard.py") + " " + file + " > " + out + " 2> " + log;
+  const std::string cmd =
+      test::pypiToolCommand("read_tensorboard.py") + " " + file + " > " + out + " 2> " + log;
   if (std::system(cmd.c_str()) != 0) {
     ADD_FAILURE() << "TensorBoard's reader failed on " << file << ":\n" << test::readBytes(log);
     return json::object();
@@ -113,20 +114,22 @@ TEST(TensorBoard, ARunsEventFileHoldsEveryTagAtEveryReportedStep) {
     ASSERT_EQ(got.size(), events.size()) << tag;
     for (size_t i = 0; i < events.size(); ++i) {
       EXPECT_EQ(got[i].first, events[i].step) << tag;
-      EXPECT_FLOAT_EQ(static_cast<float>(got[i].second), static_cast<float>(value(events[i]))) << tag << " at "
-                                                                                               << events[i].step;
+      EXPECT_FLOAT_EQ(static_cast<float>(got[i].second), static_cast<float>(value(events[i])))
+          << tag << " at " << events[i].step;
     }
   };
   expectTag("loss/train", steps, [](const StepMetrics& m) { return m.loss; });
   expectTag("learning_rate", steps, [](const StepMetrics& m) { return m.lr; });
   expectTag("throughput/samples_per_sec", steps, [](const StepMetrics& m) { return m.samples_per_sec; });
-  expectTag("throughput/data_wait_fraction", steps, [](const StepMetrics& m) { return m.data_wait_fraction; });
+  expectTag("throughput/data_wait_fraction", steps,
+            [](const StepMetrics& m) { return m.data_wait_fraction; });
   expectTag("memory/cpu_rss_mib", steps,
             [](const StepMetrics& m) { return static_cast<double>(m.cpu_rss_bytes) / (1024.0 * 1024.0); });
   expectTag("grad_norm", steps, [](const StepMetrics& m) { return m.grad_norm; });
   expectTag("loss/train_epoch", epochs, [](const EpochMetrics& m) { return m.train_loss; });
   expectTag("accuracy/train", epochs, [](const EpochMetrics& m) { return m.train_accuracy; });
-  expectTag("throughput/epoch_samples_per_sec", epochs, [](const EpochMetrics& m) { return m.samples_per_sec; });
+  expectTag("throughput/epoch_samples_per_sec", epochs,
+            [](const EpochMetrics& m) { return m.samples_per_sec; });
   expectTag("loss/val", epochs, [](const EpochMetrics& m) { return m.val_loss; });
   expectTag("accuracy/val", epochs, [](const EpochMetrics& m) { return m.val_accuracy; });
   // Nothing the run did not report: no CUDA memory or loss scale on a CPU run in fp32.

@@ -9,7 +9,8 @@
 namespace wb::test {
 
 inline std::string freshDir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("wb-test-" + name + "-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("wb-test-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();

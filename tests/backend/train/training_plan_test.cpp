@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "train/training_plan.h"
+
+#include <gtest/gtest.h>
 
 namespace wb {
 namespace {

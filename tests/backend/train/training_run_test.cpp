@@ -1,15 +1,15 @@
+#include "workbench/training_run.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-
 #include <nlohmann/json.hpp>
 
 #include "backend/train/test_experiments.h"
 #include "workbench/event_json.h"
-#include "workbench/training_run.h"
 
 namespace wb {
 namespace {
@@ -50,7 +50,8 @@ TEST(TrainingRun, ShortRealRunLearnsAndWritesItsFolder) {
   Recorded rec;
   const RunSummary s = runToEnd(test::smallMlpExperiment(runs), rec);
 
-  ASSERT_EQ(s.status, RunStatus::Completed) << (rec.all<RunError>().empty() ? "" : rec.all<RunError>()[0].message);
+  ASSERT_EQ(s.status, RunStatus::Completed)
+      << (rec.all<RunError>().empty() ? "" : rec.all<RunError>()[0].message);
   EXPECT_GT(s.test_accuracy, 0.65);  // the MLP on 1800 Fashion-MNIST images for 2 epochs reaches ~0.75
   EXPECT_GT(s.samples_per_sec, 0);
   EXPECT_EQ(s.epochs, 2);

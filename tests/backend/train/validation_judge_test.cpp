@@ -1,6 +1,6 @@
-// A run's validation judge (what a sweep's early stopping of poor trials plugs in): asked after each validation
-// with that epoch's metrics, it can end the run there — EarlyStopped, its checkpoint written, the reason in the
-// log — and a judge that fails leaves the run training, with a warning.
+// A run's validation judge (what a sweep's early stopping of poor trials plugs in): asked after each
+// validation with that epoch's metrics, it can end the run there — EarlyStopped, its checkpoint written, the
+// reason in the log — and a judge that fails leaves the run training, with a warning.
 
 #include <gtest/gtest.h>
 
@@ -51,7 +51,8 @@ TEST_F(ValidationJudgeTest, AReasonEndsTheRunAfterThatEpoch) {
   const RunSummary summary = trainJudged(experiment(), [&](const EpochMetrics& m) {
     seen.push_back(m);
     if (m.epoch == 1) return ValidationVerdict{false, "epoch 1 passes the rung"};
-    return ValidationVerdict{m.epoch == 2, "val_accuracy " + std::to_string(m.val_accuracy) + " is below the rung's cut"};
+    return ValidationVerdict{m.epoch == 2,
+                             "val_accuracy " + std::to_string(m.val_accuracy) + " is below the rung's cut"};
   });
   EXPECT_EQ(summary.status, RunStatus::EarlyStopped);
   ASSERT_EQ(seen.size(), 2u) << "asked after each validation, and not after the run ended";

@@ -1,6 +1,6 @@
 // The CPU's extensions as the engine reads them (CPUID and XGETBV), against the kernel's own list in
-// /proc/cpuinfo, and what they mean for bf16: native with AVX512-BF16 or AMX, emulated by oneDNN with AVX-512,
-// LibTorch's reference loops (many times slower than fp32) without AVX-512.
+// /proc/cpuinfo, and what they mean for bf16: native with AVX512-BF16 or AMX, emulated by oneDNN with
+// AVX-512, LibTorch's reference loops (many times slower than fp32) without AVX-512.
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// Atomic writes whose fsync, close, rename or write fail (injected through util/file_syscalls: an I/O error or a
-// full disk reported only at fsync or close — as network file systems and delayed allocation do — cannot be
-// caused for real here). Every failure before the rename keeps the old file and leaves no temporary file; a
-// failure to flush the folder after the rename says the new version is in place but may not be durable.
+// Atomic writes whose fsync, close, rename or write fail (injected through util/file_syscalls: an I/O error
+// or a full disk reported only at fsync or close — as network file systems and delayed allocation do — cannot
+// be caused for real here). Every failure before the rename keeps the old file and leaves no temporary file;
+// a failure to flush the folder after the rename says the new version is in place but may not be durable.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -89,7 +89,8 @@ class FileSyscallFaults : public ::testing::Test {
   }
   int tempFiles() const {
     int n = 0;
-    for (const auto& entry : fs::directory_iterator(m_dir)) n += isAtomicTempFile(entry.path().filename()) ? 1 : 0;
+    for (const auto& entry : fs::directory_iterator(m_dir))
+      n += isAtomicTempFile(entry.path().filename()) ? 1 : 0;
     return n;
   }
   // The write's error message, or "" when it succeeded.
@@ -152,8 +153,9 @@ TEST_F(FileSyscallFaults, FailedFolderFlushSaysTheNewVersionIsInPlace) {
   InjectedFaults faults;
   g_fault.fsync_fails_on = 2;  // the file's fsync works, the folder's does not
   const std::string message = write("new contents");
-  EXPECT_NE(message.find("Wrote " + m_file + " (12 bytes), but flushing its folder failed: Input/output error"),
-            std::string::npos)
+  EXPECT_NE(
+      message.find("Wrote " + m_file + " (12 bytes), but flushing its folder failed: Input/output error"),
+      std::string::npos)
       << message;
   EXPECT_NE(message.find("may not survive a power loss"), std::string::npos) << message;
   EXPECT_EQ(contents(), "new contents");
