@@ -1,0 +1,19 @@
+#pragma once
+// What Evaluate and Compress start from: a finished run, given or the one selected in the runs browser.
+
+#include <QString>
+#include <functional>
+
+namespace wb::gui {
+
+class RunsBrowser;
+
+using ErrorPresenterFn =
+    std::function<void(const QString& title, const QString& message, const QString& hint)>;
+
+// `runDir`, or the finished run selected in `runs`; an empty string (after telling the user `why` the command
+// needs one and how to choose `command` again) when there is none.
+QString finishedRunFolder(const RunsBrowser* runs, const QString& runDir, const QString& why,
+                          const QString& command, const ErrorPresenterFn& presentError);
+
+}  // namespace wb::gui
