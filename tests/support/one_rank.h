@@ -1,7 +1,7 @@
 #pragma once
 // One rank's loop (trainRank) on the experiment's first device with the given step parts, built as
-// TrainingRun builds it (seed, data, model, optimizer, schedule, loss scaler for train.amp fp16), without a
-// run folder: for tests that look inside a step.
+// TrainingRun builds it (seed, data, model, optimizer, schedule, the rank's step: train.amp's loss scaler and
+// train.*'s parts after the given ones), without a run folder: for tests that look inside a step.
 
 #include <mutex>
 #include <string>
@@ -10,11 +10,11 @@
 
 #include "data/dataset.h"
 #include "model/model.h"
-#include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
 #include "run_folder/event_stream.h"
 #include "step/step_parts.h"
+#include "train/rank_step.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
@@ -43,9 +43,6 @@ RankRun trainOneRank(const Experiment& e, MakeParts&& make_parts) {
   run.parameters = model->namedParameters();
   auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
   LrSchedule schedule(e.schedule, e.optimizer.lr, plan.total_steps);
-  GradScalerOptions scaler_options;
-  scaler_options.enabled = e.train.amp == "fp16";
-  GradScaler scaler(scaler_options);
   std::mutex mutex;
   EventStream events([&](EventBatch&& batch) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -56,13 +53,19 @@ RankRun trainOneRank(const Experiment& e, MakeParts&& make_parts) {
   });
   TrainingControl control;
   const StepParts parts = make_parts(run);
-  RankSetup setup{e,      data,    *model,  *optimizer, schedule, plan,
-                  device, events,  control, scaler,     nullptr,  [](const RankProgress&) {},
-                  parts,  nullptr, {}};
-  run.outcome = trainRank(setup);
+  Model& trained = *model;
+  RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, device, parts);
+  run.outcome = trainRank(RankSetup{.experiment = e,
+                                    .data = data,
+                                    .step = step,
+                                    .schedule = schedule,
+                                    .plan = plan,
+                                    .events = events,
+                                    .control = control,
+                                    .checkpoint = [](const RankProgress&) {}});
   events.flush();
-  run.loss_scale = scaler.currentScale();
-  run.skipped_steps = scaler.skippedSteps();
+  run.loss_scale = step.scaler().currentScale();
+  run.skipped_steps = step.scaler().skippedSteps();
   return run;
 }
 

@@ -1,6 +1,6 @@
 // benchmarkTraining (declared in workbench/training_run.h): steady-state training steps, timed, no run
 // folder. The steps are the run's (its step body, with train.grad_accum's batches and train.clip_grad_norm's
-// clipping).
+// clipping), built as a run's rank builds them (train/rank_step.h).
 #include <chrono>
 #include <optional>
 
@@ -8,81 +8,45 @@
 #include "data/dataset.h"
 #include "distributed/device_selection.h"
 #include "model/model.h"
-#include "optim/autocast_guard.h"
 #include "optim/fused_adam.h"
-#include "optim/grad_scaler.h"
-#include "optim/optimizer_factory.h"
-#include "step/configured_parts.h"
-#include "step/training_step.h"
+#include "train/rank_step.h"
+#include "train/training_data.h"
+#include "train/training_host.h"
 #include "train/training_model.h"
 #include "util/fast_paths.h"
-#include "util/host_allocator.h"
 #include "workbench/errors.h"
 #include "workbench/system_info.h"
 #include "workbench/training_run.h"
 
 namespace wb {
+namespace {
 
-BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup_steps,
-                              const std::function<void(const std::string&)>& log) {
-  using Clock = std::chrono::steady_clock;
-  auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
-  const std::string threads = configureThreads(e.train.threads, e.train.blas_threads);
-  const std::string host_memory = keepFreedHostMemoryForReuse();
-  if (log) log(describe(querySystemInfo()) + "\n" + threads + "\n" + host_memory);
-  torch::manual_seed(e.seed);
-  const torch::Device device = resolveDevice(e.train.devices.at(0));
-  if (device.is_cuda() && log) log(applyCudaBackendSwitches(e.train));
-  Dataset data = loadDataset(e.data, e.seed);
-  const auto data_bytes = data.train.inMemory()
-                              ? static_cast<int64_t>(data.train.x.nbytes() + data.train.y.nbytes())
-                              : int64_t{0};
-  const DataPlacement placement = chooseDataPlacement(e.train, device, data_bytes);
-  if (placement.on_device && data.train.inMemory()) {
-    data.train.x = data.train.x.to(device);
-    data.train.y = data.train.y.to(device);
-  }
-  if (device.is_cuda() && log) log(placement.reason);
-  TrainingModel built = buildTrainingModel(e, data, device);
-  std::unique_ptr<Model>& model = built.model;
-  std::unique_ptr<torch::optim::Optimizer>& optimizer = built.optimizer;
-  model->train(true);
-  const bool channels_last = useChannelsLast(e.train, data.sample_shape);
-  // train.amp: autocast around forward and loss; fp16 adds torch's dynamic loss scaling.
-  const std::optional<c10::ScalarType> amp_dtype = autocastDtype(e.train.amp);
-  GradScalerOptions scaler_options;
-  scaler_options.enabled = e.train.amp == "fp16";
-  GradScaler scaler(scaler_options);
-  StepParts parts;
-  addConfiguredParts(parts, e.train, *model, *optimizer, scaler);
-  TrainingStep step(*model, *optimizer, parts, device, amp_dtype);
-  const int64_t accum = std::max<int64_t>(1, e.train.grad_accum);
-  if (log) {
-    const std::string precision = amp_dtype ? e.train.amp + " autocast" : std::string("float32");
-    log(data.description + "\nModel: " + std::to_string(model->info().parameters) + " parameters; batch " +
-        std::to_string(e.train.batch_size) + "; precision " + precision +
-        (channels_last ? "; channels_last" : "") + "; optimizer " + e.optimizer.name +
-        (takesFusedStep(*optimizer) ? " (fused CPU step)" : ""));
-  }
+using Clock = std::chrono::steady_clock;
 
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+BatchLoaderOptions benchmarkLoaderOptions(const Experiment& e, const Dataset& data, torch::Device device) {
   BatchLoaderOptions options;
   options.batch_size = e.train.batch_size;
   options.seed = e.seed;
   options.device = device;
   options.pin_memory = e.train.pinned_memory;
-  options.channels_last = channels_last;
+  options.channels_last = useChannelsLast(e.train, data.sample_shape);
   options.drop_last = true;  // a short last batch would skew per-step timings
   if (e.data.augment_enabled && data.sample_shape.size() == 3) options.augment = e.data.augment;
   options.prefetch = e.data.prefetch;
-  BatchLoader loader(data.train, options);
-  if (loader.batchesPerEpoch() == 0) {
-    throw UserError("The training split has " + std::to_string(data.train.size()) +
-                        " samples, fewer than one batch of " + std::to_string(e.train.batch_size) + ".",
-                    "Lower train.batch_size or raise data.limit.");
-  }
+  return options;
+}
 
-  BenchResult result;
-  result.batch_size = e.train.batch_size;
+// `warmup_steps` untimed, then `steps` timed: where the time of a step goes (loading, forward and backward,
+// the optimizer), epoch after epoch of `loader`.
+BenchResult timeSteps(const Experiment& e, RankStep& rank_step, BatchLoader& loader, int64_t steps,
+                      int64_t warmup_steps) {
+  const torch::Device device = rank_step.device();
+  TrainingStep& step = rank_step.body();
+  const int64_t accum = std::max<int64_t>(1, e.train.grad_accum);
   Clock::duration data_time{}, compute_time{}, optimizer_time{};
   int64_t epoch = 1;
   loader.startEpoch(epoch);
@@ -111,14 +75,47 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
     optimizer_time += Clock::now() - t2;
   }
   if (device.is_cuda()) torch::cuda::synchronize();
-  const double total = secs(Clock::now() - start);
+  const double total = seconds(Clock::now() - start);
+  BenchResult result;
+  result.batch_size = e.train.batch_size;
   result.steps = steps;
   result.samples_per_sec = total > 0 ? static_cast<double>(steps * accum * e.train.batch_size) / total : 0;
   result.step_ms = 1000.0 * total / std::max<int64_t>(1, steps);
-  result.data_ms = 1000.0 * secs(data_time) / std::max<int64_t>(1, steps);
-  result.compute_ms = 1000.0 * secs(compute_time) / std::max<int64_t>(1, steps);
-  result.optimizer_ms = 1000.0 * secs(optimizer_time) / std::max<int64_t>(1, steps);
+  result.data_ms = 1000.0 * seconds(data_time) / std::max<int64_t>(1, steps);
+  result.compute_ms = 1000.0 * seconds(compute_time) / std::max<int64_t>(1, steps);
+  result.optimizer_ms = 1000.0 * seconds(optimizer_time) / std::max<int64_t>(1, steps);
   return result;
+}
+
+}  // namespace
+
+BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup_steps,
+                              const std::function<void(const std::string&)>& log) {
+  const torch::Device device = resolveDevice(e.train.devices.at(0));
+  const TrainingHost host = prepareTrainingHost(e.train, device);
+  if (log) log(describe(querySystemInfo()) + "\n" + host.threads + "\n" + host.host_memory);
+  if (host.cuda_switches && log) log(*host.cuda_switches);
+  const TrainingData loaded = loadTrainingData(e, device, true);
+  const Dataset& data = loaded.data;
+  if (loaded.placement && log) log(loaded.placement->reason);
+  RankStep step(e.train, ownedModel(buildTrainingModel(e, data, device)), device);
+  step.model().train(true);
+  const BatchLoaderOptions options = benchmarkLoaderOptions(e, data, device);
+  if (log) {
+    // train.amp: autocast around forward and loss; fp16 adds torch's dynamic loss scaling.
+    const std::string precision = step.ampDtype() ? e.train.amp + " autocast" : std::string("float32");
+    log(data.description + "\nModel: " + std::to_string(step.model().info().parameters) +
+        " parameters; batch " + std::to_string(e.train.batch_size) + "; precision " + precision +
+        (options.channels_last ? "; channels_last" : "") + "; optimizer " + e.optimizer.name +
+        (takesFusedStep(step.optimizer()) ? " (fused CPU step)" : ""));
+  }
+  BatchLoader loader(data.train, options);
+  if (loader.batchesPerEpoch() == 0) {
+    throw UserError("The training split has " + std::to_string(data.train.size()) +
+                        " samples, fewer than one batch of " + std::to_string(e.train.batch_size) + ".",
+                    "Lower train.batch_size or raise data.limit.");
+  }
+  return timeSteps(e, step, loader, steps, warmup_steps);
 }
 
 }  // namespace wb

@@ -13,10 +13,11 @@
 #include "torch_compat.h"
 #include "train/checkpoint_writer.h"
 #include "train/data_parallel.h"
+#include "train/rank_launch.h"
+#include "train/training_host.h"
 #include "train/training_plan.h"
 #include "train/training_rank.h"
 #include "workbench/errors.h"
-#include "workbench/system_info.h"
 
 namespace wb {
 namespace {
@@ -46,11 +47,12 @@ class RecorderScope {
 // measurements.
 class RankThreadShare {
  public:
-  RankThreadShare(const TrainConfig& train, int64_t cores_per_rank, EventStream& events) : m_train(train) {
-    const int64_t blas = train.blas_threads > 0 ? train.blas_threads : cores_per_rank;
-    events.log(LogLevel::Info, configureThreads(cores_per_rank, std::max<int64_t>(1, blas)) + " per rank");
+  RankThreadShare(const TrainConfig& train, int64_t ranks_on_this_machine, EventStream& events)
+      : m_train(train) {
+    events.log(LogLevel::Info,
+               configureTrainingThreads(train, coresPerRank(train, ranks_on_this_machine)) + " per rank");
   }
-  ~RankThreadShare() { configureThreads(m_train.threads, m_train.blas_threads); }
+  ~RankThreadShare() { configureTrainingThreads(m_train, std::nullopt); }
   RankThreadShare(const RankThreadShare&) = delete;
   RankThreadShare& operator=(const RankThreadShare&) = delete;
 
@@ -58,22 +60,20 @@ class RankThreadShare {
   const TrainConfig& m_train;
 };
 
-// One rank of the phase: rank 0 trains the pass's model, the others a replica; then the pass's parts after
-// data parallel's.
-std::unique_ptr<TrainingRank> makePhaseRank(TrainingPhase& phase, const Experiment& experiment,
-                                            const TrainingPlan& plan, const RankPlacement& placement,
-                                            int world_size, Model& lead_model, const std::string& folder) {
-  auto rank = std::make_unique<TrainingRank>(placement, world_size);
-  Model* model = &lead_model;
-  if (placement.rank != 0) {
-    rank->owned_model = phase.make_replica();
-    rank->owned_model->to(placement.device);
-    model = rank->owned_model.get();
+// One rank of the phase: rank 0 trains the pass's model, the others a replica; the pass's parts after data
+// parallel's.
+void setUpPhaseRank(TrainingPhase& phase, const Experiment& experiment, const TrainingPlan& plan,
+                    TrainingRank& rank, Model& lead_model, const std::string& folder) {
+  const torch::Device device = rank.placement.device;
+  std::unique_ptr<Model> replica;
+  if (!rank.isLead()) {
+    replica = phase.make_replica();
+    replica->to(device);
   }
-  rank->setUp(experiment, plan, *model, makeOptimizer(experiment.optimizer, model->namedParameters()),
-              folder);
-  if (phase.parts_for) rank->parts.add(phase.parts_for(placement.rank, *model, placement.device));
-  return rank;
+  Model& model = replica ? *replica : lead_model;
+  auto optimizer = makeOptimizer(experiment.optimizer, model.namedParameters());
+  const StepParts parts = phase.parts_for ? phase.parts_for(rank.placement.rank, model, device) : StepParts();
+  rank.setUp(experiment, plan, RankModel{model, std::move(replica), std::move(optimizer)}, parts, folder);
 }
 
 }  // namespace
@@ -116,8 +116,8 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
       store.loadLatestGood([&](const std::string& w) { phase.events.log(LogLevel::Warning, w); });
   if (!loaded && !fresh) folder.truncateLogs(nlohmann::json::object());  // killed before its first checkpoint
 
-  const RankLayout layout = layoutRanks(experiment, std::nullopt);
-  const bool parallel = layout.world_size > 1;
+  RankLaunch ranks(layoutRanks(experiment, std::nullopt));
+  const RankLayout& layout = ranks.layout();
   const int64_t shard = (phase.data.train.size() + layout.world_size - 1) / layout.world_size;
   const TrainingPlan plan = planTraining(experiment.train, shard);
   std::optional<RankProgress> resume_point;
@@ -126,50 +126,43 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
     resume_point->restartEpochIfPast((shard + experiment.train.batch_size - 1) / experiment.train.batch_size);
     folder.truncateLogs(loaded->contents.meta.value("log_lengths", nlohmann::json::object()));
   }
-  std::vector<std::unique_ptr<TrainingRank>> ranks;
-  for (const RankPlacement& placement : layout.local) {
-    ranks.push_back(
-        makePhaseRank(phase, experiment, plan, placement, layout.world_size, model, folder.path()));
-    if (loaded) ranks.back()->restore(*loaded);
-  }
+  ranks.build(
+      [&](TrainingRank& rank) { setUpPhaseRank(phase, experiment, plan, rank, model, folder.path()); },
+      loaded ? &*loaded : nullptr);
 
   RecorderScope recording(phase.events, &folder, phase.outer_recorder);
   std::ostringstream line;
   line << "Fine-tuning: " << plan.total_steps << " steps (" << plan.epochs << " epoch(s) of "
        << plan.steps_per_epoch << "), optimizer " << experiment.optimizer.name << " lr "
        << experiment.optimizer.lr << ", schedule " << experiment.schedule.name;
-  if (parallel)
+  if (ranks.parallel())
     line << ", data parallel on " << layout.world_size << " ranks, batch " << experiment.train.batch_size
          << " per rank";
   if (resume_point) line << "; continuing at step " << resume_point->step << " from " << loaded->path;
   phase.events.log(LogLevel::Info, line.str());
 
   CheckpointWriter checkpoint_writer(store, phase.events, folder, experimentToJson(experiment));
-  TrainingRank& lead = *ranks.front();
+  TrainingRank& lead = ranks.lead();
   const nlohmann::json meta = {{"world_size", layout.world_size}, {"devices", layout.devices}};
-  const auto writeCheckpoint = [&](const RankProgress& progress) {
-    checkpoint_writer.write(progress, *lead.model, *lead.optimizer, *lead.schedule, *lead.scaler, meta,
-                            lead.parts.saveState());
-  };
-  RankThreadSettings threads;
-  threads.world_size = layout.world_size;
-  threads.cores_per_rank = std::max<int64_t>(
-      1, (experiment.train.threads > 0 ? experiment.train.threads : coresAvailable()) / layout.world_size);
-  threads.group_options = rankGroupOptions(experiment.train, std::nullopt);
   std::optional<RankThreadShare> thread_share;
-  if (parallel) thread_share.emplace(experiment.train, threads.cores_per_rank, phase.events);
-  std::vector<LocalRank> local;
-  for (const auto& r : ranks) local.push_back(r->local());
-  const auto failure = trainLocalRanks(local, threads, [&](size_t i) {
-    TrainingRank& r = *ranks[i];
-    r.train(
-        {experiment, phase.data, *r.model, *r.optimizer, *r.schedule, plan, r.placement.device,
-         r.events(phase.events), phase.control, *r.scaler, resume_point ? &*resume_point : nullptr,
-         r.isLead() ? std::function<void(const RankProgress&)>(writeCheckpoint) : [](const RankProgress&) {},
-         r.parts, parallel ? r.group.get() : nullptr, layout.devices});
-  });
+  if (ranks.parallel()) thread_share.emplace(experiment.train, layout.ranks_on_this_machine, phase.events);
+  c10::intrusive_ptr<c10d::Store> rank_store;
+  const auto failure =
+      ranks.train(RankTraining{.experiment = experiment,
+                               .data = phase.data,
+                               .plan = plan,
+                               .events = phase.events,
+                               .control = phase.control,
+                               .resume_from = resume_point ? &*resume_point : nullptr,
+                               .write_checkpoint =
+                                   [&](const RankProgress& progress) {
+                                     checkpoint_writer.write(
+                                         progress, lead.step->model(), lead.step->optimizer(), *lead.schedule,
+                                         lead.step->scaler(), meta, lead.step->parts().saveState());
+                                   }},
+                  rank_store, rankGroupOptions(experiment.train, std::nullopt));
   if (failure) {
-    if (parallel) {
+    if (ranks.parallel()) {
       phase.events.log(LogLevel::Error, "Fine-tuning: rank " + std::to_string(failure->rank) + " of " +
                                             std::to_string(layout.world_size) + " (" +
                                             layout.devices[failure->rank] + ") failed");

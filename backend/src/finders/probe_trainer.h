@@ -1,9 +1,8 @@
 #pragma once
-// A model, its optimizer and a training step built as a run builds them (the same seed before the model, the
-// same device, data placement, channels_last, AMP and loss scaling), without a run folder, events, metrics or
-// checkpoints: what the learning-rate range test and the batch-size finder train. The run's own parts do the
-// work (loadDataset, buildModel, makeOptimizer, BatchLoader, the run's step body with its clipping); only the
-// loop around them is the finders' own.
+// A model, its optimizer and a training step built as a run's rank builds them (train/training_host.h,
+// training_data.h, rank_step.h: the same threads, seeds, device, data placement, channels_last, AMP, loss
+// scaling and clipping), without a run folder, events, metrics or checkpoints: what the learning-rate range
+// test and the batch-size finder train. Only the loop around the step is the finders' own.
 
 #include <torch/torch.h>
 
@@ -15,9 +14,7 @@
 #include "data/batch_loader.h"
 #include "data/dataset.h"
 #include "model/model.h"
-#include "optim/grad_scaler.h"
-#include "step/step_parts.h"
-#include "step/training_step.h"
+#include "train/rank_step.h"
 #include "workbench/experiment.h"
 
 namespace wb {
@@ -42,7 +39,7 @@ class ProbeTrainer {
   const torch::Device& device() const { return m_device; }
   std::string deviceName() const;
   const Dataset& data() const { return m_data; }
-  Model& model() { return *m_model; }
+  Model& model() { return m_step->model(); }
   // Batches of one optimizer step of the run: train.grad_accum on each of train.devices (data parallel
   // averages the devices' gradients, which accumulating their batches here reproduces on one device).
   int64_t microBatchesPerStep() const { return m_micro_batches; }
@@ -60,12 +57,7 @@ class ProbeTrainer {
   const Experiment& m_experiment;
   torch::Device m_device = torch::kCPU;
   Dataset m_data;
-  std::unique_ptr<Model> m_model;
-  std::unique_ptr<torch::optim::Optimizer> m_optimizer;
-  std::unique_ptr<GradScaler> m_scaler;
-  std::optional<c10::ScalarType> m_amp_dtype;
-  StepParts m_parts;
-  std::unique_ptr<TrainingStep> m_step;
+  std::unique_ptr<RankStep> m_step;
   int64_t m_steps = 0;
   bool m_channels_last = false;
   int64_t m_micro_batches = 1;

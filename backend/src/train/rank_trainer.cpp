@@ -9,8 +9,6 @@
 
 #include "data/batch_loader.h"
 #include "evaluation/evaluation.h"
-#include "optim/autocast_guard.h"
-#include "step/configured_parts.h"
 #include "step/training_step.h"
 #include "train/early_stopping.h"
 #include "train/metrics_window.h"
@@ -34,7 +32,7 @@ BatchLoaderOptions loaderOptions(const RankSetup& s, const RankGroup& group) {
   options.batch_size = exp.train.batch_size;
   options.shuffle = true;
   options.seed = exp.seed;
-  options.device = s.device;
+  options.device = s.step.device();
   options.pin_memory = exp.train.pinned_memory;
   options.prefetch = exp.data.prefetch;
   options.channels_last = useChannelsLast(exp.train, s.data.sample_shape);
@@ -42,13 +40,6 @@ BatchLoaderOptions loaderOptions(const RankSetup& s, const RankGroup& group) {
   options.rank = group.rank();
   options.world_size = group.size();
   return options;
-}
-
-// The run's parts, then what train.* asks of every step: fp16 loss scaling, clipping.
-StepParts stepParts(const RankSetup& s) {
-  StepParts parts = s.parts;
-  addConfiguredParts(parts, s.experiment.train, s.model, s.optimizer, s.scaler);
-  return parts;
 }
 
 class RankTrainer {
@@ -80,14 +71,17 @@ class RankTrainer {
 
   const RankSetup& s;
   const TrainConfig& m_train;
+  Model& m_model;
+  GradScaler& m_scaler;
+  const torch::Device m_device;
   SingleRank m_single;
   RankGroup& m_group;
   const bool m_lead;  // rank 0 takes checkpoint requests and keeps the checkpoint clock
   BatchLoader m_loader;
   const int64_t m_accum;
   const bool m_checkpoints;
-  StepParts m_parts;
-  TrainingStep m_body;
+  StepParts& m_parts;
+  TrainingStep& m_body;
   EarlyStopping m_early_stopping;
   MetricsWindow m_window;
   WindowReporter m_reporter;
@@ -108,25 +102,28 @@ class RankTrainer {
 RankTrainer::RankTrainer(const RankSetup& setup)
     : s(setup),
       m_train(setup.experiment.train),
-      m_single(setup.device),
+      m_model(setup.step.model()),
+      m_scaler(setup.step.scaler()),
+      m_device(setup.step.device()),
+      m_single(m_device),
       m_group(setup.group ? *setup.group : m_single),
       m_lead(m_group.rank() == 0),
       m_loader(setup.data.train, loaderOptions(setup, m_group)),
       m_accum(std::max<int64_t>(1, m_train.grad_accum)),
       m_checkpoints(static_cast<bool>(setup.checkpoint)),
-      m_parts(stepParts(setup)),
-      m_body(setup.model, setup.optimizer, m_parts, setup.device, autocastDtype(m_train.amp)),
+      m_parts(setup.step.parts()),
+      m_body(setup.step.body()),
       m_early_stopping(m_train.early_stopping),
       m_reporter{m_group,
                  m_parts,
-                 setup.scaler,
+                 m_scaler,
                  setup.schedule,
                  setup.plan.total_steps,
                  setup.events,
-                 setup.device,
+                 m_device,
                  setup.rank_devices,
                  setup.resume_from ? setup.resume_from->step : 0} {
-  m_window.reset(s.device);
+  m_window.reset(m_device);
   if (const RankProgress* r = s.resume_from) {
     m_step = r->step;
     m_first_epoch = r->epoch;
@@ -158,7 +155,7 @@ RankOutcome RankTrainer::run() {
 }
 
 bool RankTrainer::trainEpoch(int64_t epoch) {
-  s.model.train(true);
+  m_model.train(true);
   const bool resuming_here = s.resume_from && epoch == m_first_epoch;
   const int64_t first_batch = resuming_here ? s.resume_from->next_batch : 0;
   // The epoch's partial sums in a checkpoint are the group's: rank 0 carries them on, the others start at 0.
@@ -166,7 +163,7 @@ bool RankTrainer::trainEpoch(int64_t epoch) {
   m_carried = carry ? carry->epoch_samples : 0;
   m_loader.startEpoch(epoch, first_batch);
   m_epoch_start = Clock::now();
-  m_epoch.emplace(s.device, carry ? carry->epoch_loss_sum : 0.0, carry ? carry->epoch_loss_samples : 0.0,
+  m_epoch.emplace(m_device, carry ? carry->epoch_loss_sum : 0.0, carry ? carry->epoch_loss_samples : 0.0,
                   carry ? carry->epoch_correct : 0, carry ? carry->epoch_samples : 0);
   m_micro = first_batch;
   bool stopped = false;
@@ -222,7 +219,7 @@ bool RankTrainer::trainBatch(const Batch& batch, int64_t epoch, Clock::time_poin
   const bool last_batch = batch.index + 1 == m_loader.batchesPerEpoch();
   const bool completes = (m_micro + 1) % m_accum == 0 || last_batch;
   const TrainingStep::MicroBatch result = m_body.forwardBackward(batch, m_accum, completes);
-  countBatch(m_window, *m_epoch, result.loss, result.logits, batch.y, s.scaler.enabled());
+  countBatch(m_window, *m_epoch, result.loss, result.logits, batch.y, m_scaler.enabled());
   ++m_micro;
   const auto computed = Clock::now();
   m_window.compute += computed - loaded;
@@ -258,7 +255,7 @@ bool RankTrainer::endEpoch(int64_t epoch) {
   const double epoch_s = toSeconds(Clock::now() - m_epoch_start);
   const auto sums = sumAcrossRanks(
       m_group, {totals.loss_sum.item<double>(),
-                s.scaler.enabled() ? totals.loss_samples.item<double>() : static_cast<double>(totals.samples),
+                m_scaler.enabled() ? totals.loss_samples.item<double>() : static_cast<double>(totals.samples),
                 static_cast<double>(totals.correct.item<int64_t>()), static_cast<double>(totals.samples),
                 epoch_s > 0 ? (totals.samples - m_carried) / epoch_s : 0.0});
   if (sums[3] > 0) {
@@ -348,7 +345,7 @@ EvalResult RankTrainer::validate() {
   EvalResult part;
   if (end > begin) {
     const int64_t eval_batch = std::max<int64_t>(256, m_train.batch_size * 2);
-    part = evaluateModel(s.model, s.data.val.slice(begin, end - begin), eval_batch, s.device);
+    part = evaluateModel(m_model, s.data.val.slice(begin, end - begin), eval_batch, m_device);
   }
   const auto sums = sumAcrossRanks(
       m_group, {part.loss * part.samples, part.accuracy * part.samples, static_cast<double>(part.samples)});
@@ -413,7 +410,7 @@ RankProgress RankTrainer::progressAt(int64_t next_epoch, int64_t next_batch, con
     const auto sums = sumAcrossRanks(
         m_group,
         {totals.loss_sum.item<double>(),
-         s.scaler.enabled() ? totals.loss_samples.item<double>() : static_cast<double>(totals.samples),
+         m_scaler.enabled() ? totals.loss_samples.item<double>() : static_cast<double>(totals.samples),
          static_cast<double>(totals.correct.item<int64_t>()), static_cast<double>(totals.samples)});
     p.epoch_loss_sum = sums[0];
     p.epoch_loss_samples = sums[1];

@@ -14,12 +14,10 @@
 
 #include "data/dataset.h"
 #include "distributed/rank_group.h"
-#include "model/model.h"
-#include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
 #include "run_folder/event_stream.h"
-#include "step/step_parts.h"
 #include "train/non_finite_loss_error.h"
+#include "train/rank_step.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
 
@@ -62,29 +60,26 @@ struct RankProgress {
   static RankProgress fromJson(const nlohmann::json& j);
 };
 
+// What trainRank trains with; filled by name (RankSetup{.experiment = ..., ...}).
 struct RankSetup {
   const Experiment& experiment;
   const Dataset& data;
-  Model& model;
-  torch::optim::Optimizer& optimizer;
+  // The rank's model, optimizer, loss scaler, step parts (data parallel's allreduce first, then a
+  // compression pass's, then train.*'s) and step body, on the rank's device.
+  RankStep& step;
   LrSchedule& schedule;
   TrainingPlan plan;
-  torch::Device device;
   EventStream& events;
   TrainingControl& control;
-  GradScaler& scaler;                         // train.amp fp16: dynamic loss scaling; disabled otherwise
   const RankProgress* resume_from = nullptr;  // continue from here instead of step 0
   // Writes a checkpoint of this point; empty = no checkpoints (benchmarks).
-  std::function<void(const RankProgress&)> checkpoint;
-  // The step's parts in their order (data parallel's allreduce first, then a compression pass's); trainRank
-  // adds train.clip_grad_norm's clipping last.
-  StepParts parts = {};
+  std::function<void(const RankProgress&)> checkpoint = {};
   // Data parallel: this rank and its collectives (null = one device). Every rank runs trainRank with the
   // same plan; they agree on stops, pauses and checkpoints at each step, and metrics are global. Only rank 0
   // is given a `checkpoint` that writes; the others must be given one that does nothing (progress is still
   // gathered from every rank at each checkpoint).
   RankGroup* group = nullptr;
-  std::vector<std::string> rank_devices;  // each rank's device name, for the per-device metrics
+  std::vector<std::string> rank_devices = {};  // each rank's device name, for the per-device metrics
 };
 
 RankOutcome trainRank(const RankSetup& setup);

@@ -19,9 +19,13 @@
 #include "run_folder/training_state.h"
 #include "torch_compat.h"
 #include "train/checkpoint_writer.h"
+#include "train/rank_step.h"
 #include "train/rank_trainer.h"
 #include "train/run_error_edge.h"
+#include "train/training_data.h"
+#include "train/training_host.h"
 #include "train/training_model.h"
+#include "util/atomic_file.h"
 #include "util/cuda_memory.h"
 #include "util/fast_paths.h"
 #include "util/host_allocator.h"
@@ -69,6 +73,17 @@ std::string rankList(const RankLayout& layout) {
   std::string out;
   for (size_t r = 0; r < layout.devices.size(); ++r) out += (r ? ", " : "") + layout.devices[r];
   return out;
+}
+
+std::string describeDataParallel(const TrainConfig& train, const RankLayout& layout, torch::Device device) {
+  std::ostringstream line;
+  line << "Data parallel: " << layout.world_size << " ranks (" << rankList(layout) << "), "
+       << (device.is_cuda() ? "NCCL" : "Gloo") << ", gradients averaged in buckets of " << train.bucket_mb
+       << " MB, batch " << train.batch_size << " per rank = global batch "
+       << train.batch_size * layout.world_size * std::max<int64_t>(1, train.grad_accum)
+       << (train.sync_batchnorm ? ", batch norm synchronized" : "") << ", collectives time out after "
+       << train.collective_timeout << " s";
+  return line.str();
 }
 
 }  // namespace
@@ -166,6 +181,31 @@ void RunSession::reopenForResume() {
                     "Fix the file in " + folder->path() + " or start a new run.");
   }
   experiment = parsed.experiment;
+  refuseFinishedOrRunning();
+  const CheckpointStore store_of_run(folder->path(), experiment.train.keep_checkpoints,
+                                     experiment.train.early_stopping.metric != "val_accuracy");
+  checkpoint = store_of_run.loadLatestGood(
+      [&](const std::string& warning) { events.log(LogLevel::Warning, warning); });
+  if (checkpoint) {
+    refuseChangesSinceCheckpoint();
+    folder->truncateLogs(checkpoint->contents.meta.value("log_lengths", nlohmann::json::object()));
+    wall_before = checkpoint->contents.meta.value("wall_s", 0.0);
+  } else {
+    // Killed before its first checkpoint: nothing to continue from, so it starts over in its folder.
+    folder->truncateLogs(nlohmann::json::object());
+    wall_before = 0;
+  }
+  std::error_code ec;
+  fs::remove(folder->file("summary.json"), ec);
+  folder_owned = true;
+  events.setRecorder(folder.get());
+  events.log(LogLevel::Info, checkpoint ? "Resuming " + folder->path() + " from " + checkpoint->path
+                                        : "Resuming " + folder->path() +
+                                              ": it has no usable checkpoint, so training starts over");
+}
+
+// A finished run has nothing to resume, and a running one is another process's (the index says which).
+void RunSession::refuseFinishedOrRunning() {
   if (fs::exists(folder->file("summary.json"))) {
     std::ifstream in(folder->file("summary.json"));
     const nlohmann::json previous = nlohmann::json::parse(in, nullptr, false);
@@ -186,64 +226,49 @@ void RunSession::reopenForResume() {
                           "); it writes a checkpoint, then resume it.");
     }
   }
-  const CheckpointStore store_of_run(folder->path(), experiment.train.keep_checkpoints,
-                                     experiment.train.early_stopping.metric != "val_accuracy");
-  checkpoint = store_of_run.loadLatestGood(
-      [&](const std::string& warning) { events.log(LogLevel::Warning, warning); });
-  if (checkpoint) {
-    // The compress section does not change training: editing it (the window's Compress dialogs do)
-    // must not block resuming the training.
-    auto changes = diffExperiments(checkpoint->contents.meta.value("experiment", nlohmann::json::object()),
-                                   experimentToJson(experiment));
-    changes.erase(std::remove_if(changes.begin(), changes.end(),
-                                 [](const ExperimentChange& c) { return c.path.rfind("compress", 0) == 0; }),
-                  changes.end());
-    // Data parallel: the number of ranks is part of the data order (each rank's shard).
-    const int64_t saved_world = checkpoint->contents.meta.value("world_size", int64_t{1});
-    const int64_t world_now =
-        launch ? launch->world_size : static_cast<int64_t>(experiment.train.devices.size());
-    std::string world_change;
-    if (saved_world != world_now) {
-      world_change = "the checkpoint was written by " + std::to_string(saved_world) +
-                     " rank(s), this resume has " + std::to_string(world_now);
-    }
-    if ((!changes.empty() || !world_change.empty()) && !resume->force) {
-      std::string what;
-      if (!changes.empty())
-        what =
-            "The run's experiment.json changed since its checkpoint was written: " + describeChanges(changes);
-      if (!world_change.empty())
-        what += (what.empty() ? "The number of ranks differs: " : "; and ") + world_change;
-      throw ExperimentChangedError(
-          what + ".",
-          "Undo the change, or resume anyway (workbench-cli resume --force; in the window, Resume Anyway): "
-          "training continues from the checkpoint's step with the new values" +
-              std::string(world_change.empty() ? "" : " and the data sharded for the new number of ranks") +
-              ".");
-    }
-    if (!changes.empty())
-      events.log(LogLevel::Warning,
-                 "Resuming with a changed experiment (forced): " + describeChanges(changes));
-    if (!world_change.empty()) {
-      events.log(LogLevel::Warning,
-                 "Resuming on another number of ranks (forced): " + world_change +
-                     ". Training continues at the checkpoint's step; the rest of the epoch "
-                     "is sharded anew, so the samples seen differ from an uninterrupted run.");
-    }
-    folder->truncateLogs(checkpoint->contents.meta.value("log_lengths", nlohmann::json::object()));
-    wall_before = checkpoint->contents.meta.value("wall_s", 0.0);
-  } else {
-    // Killed before its first checkpoint: nothing to continue from, so it starts over in its folder.
-    folder->truncateLogs(nlohmann::json::object());
-    wall_before = 0;
+}
+
+// The experiment and the number of ranks the checkpoint was written with: a change is refused unless the
+// resume is forced, and said when it is.
+void RunSession::refuseChangesSinceCheckpoint() {
+  // The compress section does not change training: editing it (the window's Compress dialogs do)
+  // must not block resuming the training.
+  auto changes = diffExperiments(checkpoint->contents.meta.value("experiment", nlohmann::json::object()),
+                                 experimentToJson(experiment));
+  changes.erase(std::remove_if(changes.begin(), changes.end(),
+                               [](const ExperimentChange& c) { return c.path.rfind("compress", 0) == 0; }),
+                changes.end());
+  // Data parallel: the number of ranks is part of the data order (each rank's shard).
+  const int64_t saved_world = checkpoint->contents.meta.value("world_size", int64_t{1});
+  const int64_t world_now =
+      launch ? launch->world_size : static_cast<int64_t>(experiment.train.devices.size());
+  std::string world_change;
+  if (saved_world != world_now) {
+    world_change = "the checkpoint was written by " + std::to_string(saved_world) +
+                   " rank(s), this resume has " + std::to_string(world_now);
   }
-  std::error_code ec;
-  fs::remove(folder->file("summary.json"), ec);
-  folder_owned = true;
-  events.setRecorder(folder.get());
-  events.log(LogLevel::Info, checkpoint ? "Resuming " + folder->path() + " from " + checkpoint->path
-                                        : "Resuming " + folder->path() +
-                                              ": it has no usable checkpoint, so training starts over");
+  if ((!changes.empty() || !world_change.empty()) && !resume->force) {
+    std::string what;
+    if (!changes.empty())
+      what =
+          "The run's experiment.json changed since its checkpoint was written: " + describeChanges(changes);
+    if (!world_change.empty())
+      what += (what.empty() ? "The number of ranks differs: " : "; and ") + world_change;
+    throw ExperimentChangedError(
+        what + ".",
+        "Undo the change, or resume anyway (workbench-cli resume --force; in the window, Resume Anyway): "
+        "training continues from the checkpoint's step with the new values" +
+            std::string(world_change.empty() ? "" : " and the data sharded for the new number of ranks") +
+            ".");
+  }
+  if (!changes.empty())
+    events.log(LogLevel::Warning, "Resuming with a changed experiment (forced): " + describeChanges(changes));
+  if (!world_change.empty()) {
+    events.log(LogLevel::Warning,
+               "Resuming on another number of ranks (forced): " + world_change +
+                   ". Training continues at the checkpoint's step; the rest of the epoch "
+                   "is sharded anew, so the samples seen differ from an uninterrupted run.");
+  }
 }
 
 void RunSession::createFolder() {
@@ -301,85 +326,55 @@ void RunSession::announceFolder() {
 void RunSession::setUpDevicesAndData() {
   layout = layoutRanks(experiment, launch);
   parallel = layout.world_size > 1;
-  const int64_t cores_per_rank =
-      std::max<int64_t>(1, (experiment.train.threads > 0 ? experiment.train.threads : coresAvailable()) /
-                               layout.ranks_on_this_machine);
-  rank_threads.world_size = layout.world_size;
-  rank_threads.cores_per_rank = cores_per_rank;
-  rank_threads.group_options = rankGroupOptions(experiment.train, launch);
-  const std::string threads = configureThreads(
-      parallel ? cores_per_rank : experiment.train.threads,
-      parallel ? std::max<int64_t>(
-                     1, experiment.train.blas_threads > 0 ? experiment.train.blas_threads : cores_per_rank)
-               : experiment.train.blas_threads);
-  torch::manual_seed(experiment.seed);
   device = layout.local.front().device;
+  const TrainingHost host = prepareTrainingHost(
+      experiment.train, device,
+      parallel ? std::optional<int64_t>(coresPerRank(experiment.train, layout.ranks_on_this_machine))
+               : std::nullopt);
   events.log(LogLevel::Info, describe(querySystemInfo()));
-  events.log(LogLevel::Info, parallel ? threads + " per rank" : threads);
-  events.log(LogLevel::Info, keepFreedHostMemoryForReuse());
-  if (device.is_cuda()) events.log(LogLevel::Info, applyCudaBackendSwitches(experiment.train));
-  if (parallel) {
-    std::ostringstream line;
-    line << "Data parallel: " << layout.world_size << " ranks (" << rankList(layout) << "), "
-         << (device.is_cuda() ? "NCCL" : "Gloo") << ", gradients averaged in buckets of "
-         << experiment.train.bucket_mb << " MB, batch " << experiment.train.batch_size
-         << " per rank = global batch "
-         << experiment.train.batch_size * layout.world_size *
-                std::max<int64_t>(1, experiment.train.grad_accum)
-         << (experiment.train.sync_batchnorm ? ", batch norm synchronized" : "")
-         << ", collectives time out after " << experiment.train.collective_timeout << " s";
-    events.log(LogLevel::Info, line.str());
-  }
+  events.log(LogLevel::Info, parallel ? host.threads + " per rank" : host.threads);
+  events.log(LogLevel::Info, host.host_memory);
+  if (host.cuda_switches) events.log(LogLevel::Info, *host.cuda_switches);
+  if (parallel) events.log(LogLevel::Info, describeDataParallel(experiment.train, layout, device));
 
-  data = loadDataset(experiment.data, experiment.seed);
+  // One rank's data may live on its device; several ranks each take their batches to their own.
+  TrainingData loaded = loadTrainingData(experiment, device, !parallel);
+  data = std::move(loaded.data);
   events.log(LogLevel::Info, data.description);
-  if (device.is_cuda() && !parallel && data.train.inMemory()) {
-    const DataPlacement placement = chooseDataPlacement(
-        experiment.train, device, static_cast<int64_t>(data.train.x.nbytes() + data.train.y.nbytes()));
-    if (placement.on_device) {
-      data.train.x = data.train.x.to(device);
-      data.train.y = data.train.y.to(device);
-    }
-    events.log(LogLevel::Info, placement.reason);
-  }
+  if (loaded.placement) events.log(LogLevel::Info, loaded.placement->reason);
 
   shard = (data.train.size() + layout.world_size - 1) / layout.world_size;
   plan = planTraining(experiment.train, shard);
-  scaler_options.enabled = experiment.train.amp == "fp16";
 }
 
 // Every local rank's model, optimizer, schedule and scaler, built from the same seed, one after another.
 void RunSession::buildRanks() {
-  for (const RankPlacement& placement : layout.local) {
-    auto rank = std::make_unique<TrainingRank>(placement, layout.world_size);
-    RankGroup* sync_batchnorm = parallel && experiment.train.sync_batchnorm ? rank->group.get() : nullptr;
-    TrainingModel built = buildTrainingModel(experiment, data, placement.device, sync_batchnorm);
-    rank->owned_model = std::move(built.model);
-    rank->setUp(experiment, plan, *rank->owned_model, std::move(built.optimizer), run_dir);
-    if (checkpoint) {
-      rank->restore(*checkpoint);
-      resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"));
-    }
-    ranks.push_back(std::move(rank));
-  }
-  Model& model = *ranks.front()->model;
-  torch::optim::Optimizer& optimizer = *ranks.front()->optimizer;
-  const ModelInfo info = model.info();
+  ranks = std::make_unique<RankLaunch>(layout);
+  ranks->build(
+      [this](TrainingRank& rank) {
+        RankGroup* sync_batchnorm = parallel && experiment.train.sync_batchnorm ? rank.group.get() : nullptr;
+        rank.setUp(experiment, plan,
+                   ownedModel(buildTrainingModel(experiment, data, rank.placement.device, sync_batchnorm)),
+                   {}, run_dir);
+      },
+      checkpoint ? &*checkpoint : nullptr);
+  if (checkpoint) resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"));
+  RankStep& lead = *ranks->lead().step;
+  const ModelInfo info = lead.model().info();
   result.parameters = info.parameters;
   result.flops_per_sample = info.flops_per_sample;
   events.log(LogLevel::Info, "Model: " + std::to_string(info.parameters) + " parameters, " +
                                  std::to_string(info.flops_per_sample) + " FLOPs per sample\n" +
                                  info.summary);
-  events.log(LogLevel::Info,
-             describeOptimizer(experiment, plan, takesFusedStep(optimizer)) + (parallel ? " per rank" : ""));
+  events.log(LogLevel::Info, describeOptimizer(experiment, plan, takesFusedStep(lead.optimizer())) +
+                                 (parallel ? " per rank" : ""));
   if (parallel) {
-    events.log(LogLevel::Info,
-               std::to_string(ranks.front()->parallel->bucketCount()) + " gradient bucket(s)");
+    events.log(LogLevel::Info, std::to_string(ranks->lead().parallel->bucketCount()) + " gradient bucket(s)");
   }
   if (device.is_cuda()) resetCudaPeakMemory(device.index() < 0 ? 0 : device.index());
   if (experiment.train.amp != "off") {
     events.log(LogLevel::Info, "Mixed precision: " + experiment.train.amp + " autocast on " + device.str() +
-                                   (scaler_options.enabled ? ", dynamic loss scaling from 65536" : ""));
+                                   (lead.scaler().enabled() ? ", dynamic loss scaling from 65536" : ""));
     if (experiment.train.amp == "bf16" && device.is_cpu()) {
       const CpuBf16Cost cost = cpuBf16Cost(queryCpuFeatures());
       events.log(cost.slower_than_fp32 ? LogLevel::Warning : LogLevel::Info, cost.summary);
@@ -402,7 +397,7 @@ void RunSession::buildRanks() {
 }
 
 void RunSession::writeCheckpoint(const RankProgress& progress) {
-  TrainingRank& lead = *ranks.front();
+  TrainingRank& lead = ranks->lead();
   nlohmann::json meta = {
       {"experiment_hash", hash},
       {"wall_s", wall_before + std::chrono::duration<double>(Clock::now() - started).count()},
@@ -410,7 +405,8 @@ void RunSession::writeCheckpoint(const RankProgress& progress) {
       {"devices", layout.devices}};
   // The store keeps the best checkpoint by it besides the newest.
   if (progress.val_metric) meta["val_metric"] = *progress.val_metric;
-  checkpoint_writer->write(progress, *lead.model, *lead.optimizer, *lead.schedule, *lead.scaler, meta);
+  checkpoint_writer->write(progress, lead.step->model(), lead.step->optimizer(), *lead.schedule,
+                           lead.step->scaler(), meta);
   try {
     index->updateProgress(index_id, progress.step, progress.epoch - (progress.next_batch == 0 ? 1 : 0),
                           progress.best_val_loss, progress.best_val_accuracy);
@@ -420,19 +416,15 @@ void RunSession::writeCheckpoint(const RankProgress& progress) {
 }
 
 void RunSession::trainRanks() {
-  rank_threads.store = store;
-  std::vector<LocalRank> local;
-  for (const auto& rank : ranks) local.push_back(rank->local());
-  const auto failure = trainLocalRanks(local, rank_threads, [&](size_t i) {
-    TrainingRank& rank = *ranks[i];
-    rank.train({experiment, data, *rank.model, *rank.optimizer, *rank.schedule, plan, rank.placement.device,
-                rank.events(events), control, *rank.scaler, resume_point ? &*resume_point : nullptr,
-                rank.isLead() ? std::function<void(const RankProgress&)>(
-                                    [this](const RankProgress& p) { writeCheckpoint(p); })
-                              : [](const RankProgress&) {},
-                rank.parts, parallel ? rank.group.get() : nullptr, layout.devices});
-  });
-  store = rank_threads.store;
+  const auto failure =
+      ranks->train(RankTraining{.experiment = experiment,
+                                .data = data,
+                                .plan = plan,
+                                .events = events,
+                                .control = control,
+                                .resume_from = resume_point ? &*resume_point : nullptr,
+                                .write_checkpoint = [this](const RankProgress& p) { writeCheckpoint(p); }},
+                   store, rankGroupOptions(experiment.train, launch));
   if (failure) {
     bool collective = false;
     try {
@@ -450,8 +442,8 @@ void RunSession::trainRanks() {
 }
 
 void RunSession::saveModel() {
-  const RankOutcome& outcome = ranks.front()->outcome;
-  Model& model = *ranks.front()->model;
+  const RankOutcome& outcome = ranks->lead().outcome;
+  Model& model = ranks->lead().step->model();
   result.status = outcome.status;
   result.steps = outcome.steps;
   result.epochs = outcome.epochs;
@@ -482,7 +474,7 @@ void RunSession::saveModel() {
 RunSummary RunSession::finish() {
   watcher.reset();  // no requests are taken once training is over
   // The run's tensors (models, optimizer states, data, the checkpoint read), then the memory they held.
-  ranks.clear();
+  ranks.reset();
   data = Dataset{};
   checkpoint.reset();
   releaseFreedHostMemory();

@@ -25,6 +25,7 @@
 #include "train/checkpoint_writer.h"
 #include "train/control_request_watcher.h"
 #include "train/data_parallel.h"
+#include "train/rank_launch.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
@@ -49,6 +50,8 @@ class RunSession {
   using Clock = std::chrono::steady_clock;
   void followRankZero();
   void reopenForResume();
+  void refuseFinishedOrRunning();
+  void refuseChangesSinceCheckpoint();
   void createFolder();
   void announceFolder();
   void setUpDevicesAndData();
@@ -85,13 +88,11 @@ class RunSession {
 
   RankLayout layout;
   bool parallel = false;
-  RankThreadSettings rank_threads;
   torch::Device device = torch::kCPU;
   Dataset data;
   int64_t shard = 0;  // training samples per rank
   TrainingPlan plan;
-  GradScalerOptions scaler_options;
-  std::vector<std::unique_ptr<TrainingRank>> ranks;
+  std::unique_ptr<RankLaunch> ranks;
   std::optional<RankProgress> resume_point;
   std::unique_ptr<CheckpointStore> checkpoints;
   std::unique_ptr<CheckpointWriter> checkpoint_writer;  // rank 0's process only

@@ -28,6 +28,7 @@
 #include "support/function_part.h"
 #include "support/model_weights.h"
 #include "support/test_helpers.h"
+#include "train/rank_step.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
@@ -227,7 +228,6 @@ TEST_F(DataParallel, ARankThatThrowsStopsTheOtherWithinTheTimeoutNamingIt) {
     auto model = buildModel(e.model, data.sample_shape, data.num_classes);
     auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
     LrSchedule schedule(e.schedule, e.optimizer.lr, plan.total_steps);
-    GradScaler scaler(GradScalerOptions{});
     EventStream events([](EventBatch&&) {});
     TrainingControl control;
     RankGroupOptions options;
@@ -244,11 +244,19 @@ TEST_F(DataParallel, ARankThatThrowsStopsTheOtherWithinTheTimeoutNamingIt) {
       };
       parts.add(failing);
     }
-    RankSetup setup{e,           data,        *model,        *optimizer, schedule, plan,
-                    torch::kCPU, events,      control,       scaler,     nullptr,  [](const RankProgress&) {},
-                    parts,       group.get(), layout.devices};
+    Model& trained = *model;
+    RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, torch::kCPU, parts);
     try {
-      trainRank(setup);
+      trainRank(RankSetup{.experiment = e,
+                          .data = data,
+                          .step = step,
+                          .schedule = schedule,
+                          .plan = plan,
+                          .events = events,
+                          .control = control,
+                          .checkpoint = [](const RankProgress&) {},
+                          .group = group.get(),
+                          .rank_devices = layout.devices});
     } catch (const std::exception& err) {
       errors[i] = err.what();
       throw;

@@ -1,0 +1,35 @@
+#include "train/rank_step.h"
+
+#include "optim/autocast_guard.h"
+#include "step/configured_parts.h"
+
+namespace wb {
+namespace {
+
+GradScalerOptions scalerOptions(const TrainConfig& train) {
+  GradScalerOptions options;
+  options.enabled = train.amp == "fp16";
+  return options;
+}
+
+}  // namespace
+
+RankModel ownedModel(TrainingModel built) {
+  Model& model = *built.model;
+  return {model, std::move(built.model), std::move(built.optimizer)};
+}
+
+RankStep::RankStep(const TrainConfig& train, RankModel model, torch::Device device,
+                   const StepParts& first_parts)
+    : m_owned_model(std::move(model.owned)),
+      m_model(model.model),
+      m_optimizer(std::move(model.optimizer)),
+      m_device(device),
+      m_amp_dtype(autocastDtype(train.amp)),
+      m_scaler(scalerOptions(train)),
+      m_parts(first_parts),
+      m_body(m_model, *m_optimizer, m_parts, m_device, m_amp_dtype) {
+  addConfiguredParts(m_parts, train, m_model, *m_optimizer, m_scaler);
+}
+
+}  // namespace wb

@@ -1,0 +1,59 @@
+#pragma once
+// One rank's optimizer step, built one way for a run's ranks, a compression pass's fine-tuning, the finders
+// and the benchmark, so that what one of them trains is what the others measure: the model (the rank's own,
+// or the caller's), its optimizer, the loss scaler (enabled for train.amp fp16 only), the step's parts in
+// their order (the caller's first — data parallel's allreduce, a pass's masks — then what train.* asks: loss
+// scaling, clipping) and the step's body over them under train.amp's autocast. It stays where it was built:
+// the body holds references to the rest.
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <optional>
+
+#include "model/model.h"
+#include "optim/grad_scaler.h"
+#include "step/step_parts.h"
+#include "step/training_step.h"
+#include "train/training_model.h"
+#include "workbench/experiment.h"
+
+namespace wb {
+
+// The model a rank trains, on the rank's device, and its optimizer: the rank's own, or the caller's model (a
+// compression pass's, which outlives the rank).
+struct RankModel {
+  Model& model;
+  std::unique_ptr<Model> owned;  // null for the caller's model
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+};
+RankModel ownedModel(TrainingModel built);
+
+class RankStep {
+ public:
+  // `first_parts`: the caller's parts, which come before train.*'s.
+  RankStep(const TrainConfig& train, RankModel model, torch::Device device,
+           const StepParts& first_parts = {});
+  RankStep(const RankStep&) = delete;
+  RankStep& operator=(const RankStep&) = delete;
+
+  Model& model() { return m_model; }
+  torch::optim::Optimizer& optimizer() { return *m_optimizer; }
+  GradScaler& scaler() { return m_scaler; }
+  StepParts& parts() { return m_parts; }
+  TrainingStep& body() { return m_body; }
+  torch::Device device() const { return m_device; }
+  std::optional<c10::ScalarType> ampDtype() const { return m_amp_dtype; }
+
+ private:
+  std::unique_ptr<Model> m_owned_model;
+  Model& m_model;
+  std::unique_ptr<torch::optim::Optimizer> m_optimizer;
+  torch::Device m_device;
+  std::optional<c10::ScalarType> m_amp_dtype;
+  GradScaler m_scaler;
+  StepParts m_parts;
+  TrainingStep m_body;
+};
+
+}  // namespace wb
