@@ -1,33 +1,37 @@
 #pragma once
-// The commands of workbench-cli. Each takes its own arguments (after the command word) and returns the
-// process exit status: 0 done, 2 bad input (message printed), 1 any other failure.
+// The commands of workbench-cli. Each file adds its command to the program's command line (cli_app.h): its
+// arguments and options with their help, and the action that runs it and returns the process exit status:
+// 0 done, 2 bad input (message printed), 1 any other failure. An engine error thrown by an action is printed
+// by the one error edge, runCommandLine: a UserError with exit status 2, any other exception with 1.
 
 #include <string>
 #include <vector>
+
+#include "cli_app.h"
 
 namespace wb::cli {
 
 enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitBadInput = 2, kExitInterrupted = 130 };
 
-int trainCommand(const std::vector<std::string>& args);
-int resumeCommand(const std::vector<std::string>& args);
-int runsCommand(const std::vector<std::string>& args);
-int evalCommand(const std::vector<std::string>& args);
-int benchCommand(const std::vector<std::string>& args);
-int infoCommand(const std::vector<std::string>& args);
-int compressCommand(const std::vector<std::string>& args);
-int exportCommand(const std::vector<std::string>& args);
-int examplesCommand(const std::vector<std::string>& args);
-int checkCommand(const std::vector<std::string>& args);
-int keysCommand(const std::vector<std::string>& args);
+void addTrainCommand(CLI::App& program);
+void addResumeCommand(CLI::App& program);
+void addRunsCommand(CLI::App& program);
+void addQueueCommand(CLI::App& program);  // queue_command.cpp
+void addSweepCommand(CLI::App& program);  // sweep_command.cpp
+void addControlCommand(CLI::App& program);
+void addEvalCommand(CLI::App& program);
+void addCompressCommand(CLI::App& program);
+void addExportCommand(CLI::App& program);
+void addBenchCommand(CLI::App& program);
+void addFindLrCommand(CLI::App& program);     // find_lr_command.cpp
+void addFindBatchCommand(CLI::App& program);  // find_batch_command.cpp
+void addCheckCommand(CLI::App& program);
+void addExamplesCommand(CLI::App& program);
+void addKeysCommand(CLI::App& program);
+void addInfoCommand(CLI::App& program);
 
-// The whole command line after the program's name: the command word, `help [COMMAND]`, `--version`
-// (command_list.cpp, where every command is listed once).
+// The whole command line after the program's name: a command and its arguments, `help [COMMAND]`,
+// `--version` (command_list.cpp, where every command is listed once).
 int runCommandLine(const std::vector<std::string>& args);
-int controlCommand(const std::vector<std::string>& args);
-int findLrCommand(const std::vector<std::string>& args);     // find_lr_command.cpp
-int findBatchCommand(const std::vector<std::string>& args);  // find_batch_command.cpp
-int queueCommand(const std::vector<std::string>& args);      // queue_command.cpp
-int sweepCommand(const std::vector<std::string>& args);      // sweep_command.cpp
 
 }  // namespace wb::cli

@@ -14,38 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kCompressHelp =
-    "usage: workbench-cli compress RUN_DIR [--set compress.key=value ...] [--json] [--quiet]\n"
-    "       workbench-cli compress [EXPERIMENT.json | --example NAME] [--set key=value ...] [--json] "
-    "[--quiet]\n"
-    "       workbench-cli compress RUN_DIR --list [--json]\n"
-    "\n"
-    "Runs the passes of the experiment's `compress` section (prune, finetune, distill, quantize; see\n"
-    "docs/experiment.md) in order on a finished run's model. Each pass writes a model artifact into\n"
-    "RUN_DIR/compressed/NN-<pass>/ and its figures against the original (test accuracy, parameters,\n"
-    "non-zero parameters, size on disk, FLOPs, CPU latency at batch 1 and 64) into RUN_DIR/compress.json;\n"
-    "the table of all artifacts is printed at the end. Given an experiment instead of a run folder, it\n"
-    "trains the experiment first. For a run folder only compress.* keys can be set, e.g.\n"
-    "  --set 'compress.passes=[{\"type\":\"prune\",\"method\":\"structured\",\"amount\":0.5,\"epochs\":2}]'\n"
-    "  --set compress.passes[0].amount=0.7\n"
-    "\n"
-    "Ctrl-C stops the pass in flight with a checkpoint; running the same command again continues the\n"
-    "pipeline (finished passes are reused). `workbench-cli eval RUN_DIR --model compressed/NN-<pass>`\n"
-    "evaluates one artifact.\n"
-    "  --list   print the run's artifacts and their figures (compress.json), run nothing\n"
-    "  --measure  measure the original and every artifact of the run again, one after the other,\n"
-    "           so all figures come from the same conditions (a quiet machine), then print the table\n"
-    "  --json   print the report as one JSON object on stdout (progress goes to stderr)\n"
-    "  --quiet  no progress, only errors\n"
-    "  --example NAME  train an installed example and compress it (cnn-prune-quantize)\n"
-    "\n"
-    "Examples:\n"
-    "  workbench-cli compress --example cnn-prune-quantize\n"
-    "  workbench-cli compress RUN_DIR --set 'compress.passes=[{\"type\":\"quantize\"}]'\n"
-    "  workbench-cli compress RUN_DIR --list\n"
-    "\n"
-    "Exit status: 0 done, 2 bad input, 1 failure, 130/143 interrupted.\n";
-
 std::string fixed(double value, int digits) {
   char text[64];
   std::snprintf(text, sizeof(text), "%.*f", digits, value);
@@ -141,97 +109,97 @@ std::optional<CompressConfig> runCompressConfig(const std::string& run_dir,
   return std::nullopt;
 }
 
-}  // namespace
-
-int compressCommand(const std::vector<std::string>& args) {
-  ExperimentArgs exp_args;
-  std::vector<std::string> rest;
-  if (!parseExperimentArgs(args, exp_args, rest)) return kExitBadInput;
+struct CompressOptions {
+  ExperimentArgs experiment;
   bool json = false, quiet = false, list = false, measure = false;
-  for (const auto& a : rest) {
-    if (a == "--help" || a == "-h") {
-      std::cout << kCompressHelp;
-      return kExitOk;
-    } else if (a == "--json") {
-      json = true;
-    } else if (a == "--quiet" || a == "-q") {
-      quiet = true;
-    } else if (a == "--list") {
-      list = true;
-    } else if (a == "--measure") {
-      measure = true;
-    } else {
-      std::cerr << "error: unknown argument '" << a << "' for compress\n\n" << kCompressHelp;
-      return kExitBadInput;
-    }
-  }
-  SessionOptions options;
-  options.json = json;
-  options.quiet = quiet;
+};
 
+// compress RUN_DIR: its compress section (with --set compress.* applied), checked against the run; nullopt
+// with --measure, which runs no pass.
+std::optional<CompressConfig> runConfig(const CompressOptions& o, const std::string& run_dir, bool& ok) {
+  ok = false;
+  std::optional<CompressConfig> config;
+  if (o.measure) {
+    if (!o.experiment.overrides.empty()) {
+      printError("--measure takes no --set: it only measures what the run has", "Drop the --set options.");
+      return config;
+    }
+  } else {
+    config = runCompressConfig(run_dir, o.experiment.overrides);
+    if (!config) return config;
+  }
+  const auto problems = config ? checkCompression(run_dir, *config) : std::vector<ValidationIssue>{};
+  if (!problems.empty()) {
+    std::cerr << "error: the compress section cannot run on " << run_dir << ":\n"
+              << formatIssues(problems) << "\n";
+    return config;
+  }
+  ok = true;
+  return config;
+}
+
+// compress EXPERIMENT: trains it first (its compress section checked before the training is spent); the
+// run's folder, or "" (the exit status in `status`).
+std::string trainFirst(const CompressOptions& o, int& status) {
+  const std::optional<Experiment> experiment = resolveExperiment(o.experiment);
+  status = kExitBadInput;
+  if (!experiment) return "";
+  if (experiment->compress.passes.empty()) {
+    printError("the experiment has no compression passes (compress.passes is empty)",
+               "Add a compress section (docs/experiment.md), or --set 'compress.passes=[...]'.");
+    return "";
+  }
+  const int64_t epochs = experiment->train.epochs > 0 ? experiment->train.epochs : 1;
+  std::unique_ptr<TrainingRun> training;
+  status = watchSession(
+      [&](TrainingRun::EventSink sink) {
+        training = std::make_unique<TrainingRun>(*experiment, std::move(sink));
+        training->start();
+        return SessionJob{[&] { training->requestStop(); }, [&] { training->wait(); },
+                          /*request_checkpoint=*/{},
+                          /*stop_after_epoch=*/{}};
+      },
+      SessionOptions{false, o.quiet || o.json, epochs, {}},
+      [](const RunSummary& s) { return summaryToJson(s); });
+  if (status != kExitOk) return "";
+  const std::string run_dir = training->summary().run_dir;
+  if (!o.quiet && !o.json) std::cout << "Trained " << run_dir << "; compressing it\n";
+  return run_dir;
+}
+
+int compress(const CompressOptions& o) {
   std::string run_dir;
   std::optional<CompressConfig> config;
-  if (!exp_args.file.empty() && fs::is_directory(exp_args.file)) {
-    run_dir = exp_args.file;
-    if (list) {
+  const std::string& file = o.experiment.file;
+  if (!file.empty() && fs::is_directory(file)) {
+    run_dir = file;
+    if (o.list) {
       const auto artifacts = readCompressionReport(run_dir);
-      if (json) {
+      if (o.json) {
         std::cout << compressionJson(run_dir, artifacts, RunStatus::Completed).dump(2) << std::endl;
       } else {
         printTable(artifacts);
       }
       return kExitOk;
     }
-    if (measure) {
-      if (!exp_args.overrides.empty()) {
-        printError("--measure takes no --set: it only measures what the run has", "Drop the --set options.");
-        return kExitBadInput;
-      }
-    } else {
-      config = runCompressConfig(run_dir, exp_args.overrides);
-      if (!config) return kExitBadInput;
-    }
-    const auto problems = config ? checkCompression(run_dir, *config) : std::vector<ValidationIssue>{};
-    if (!problems.empty()) {
-      std::cerr << "error: the compress section cannot run on " << run_dir << ":\n"
-                << formatIssues(problems) << "\n";
-      return kExitBadInput;
-    }
+    bool ok = false;
+    config = runConfig(o, run_dir, ok);
+    if (!ok) return kExitBadInput;
   } else {
-    if (list || measure) {
-      std::cerr << "error: " << (list ? "--list" : "--measure") << " needs a run folder\n";
+    if (o.list || o.measure) {
+      std::cerr << "error: " << (o.list ? "--list" : "--measure") << " needs a run folder\n";
       return kExitBadInput;
     }
-    // An experiment: check its compress section before spending the training on it.
-    const std::optional<Experiment> experiment = resolveExperiment(exp_args);
-    if (!experiment) return kExitBadInput;
-    if (experiment->compress.passes.empty()) {
-      printError("the experiment has no compression passes (compress.passes is empty)",
-                 "Add a compress section (docs/experiment.md), or --set 'compress.passes=[...]'.");
-      return kExitBadInput;
-    }
-    options.epochs = experiment->train.epochs > 0 ? experiment->train.epochs : 1;
-    std::unique_ptr<TrainingRun> training;
-    const int status = watchSession(
-        [&](TrainingRun::EventSink sink) {
-          training = std::make_unique<TrainingRun>(*experiment, std::move(sink));
-          training->start();
-          return SessionJob{[&] { training->requestStop(); }, [&] { training->wait(); },
-                            /*request_checkpoint=*/{},
-                            /*stop_after_epoch=*/{}};
-        },
-        SessionOptions{false, quiet || json, options.epochs, {}},
-        [](const RunSummary& s) { return summaryToJson(s); });
+    int status = kExitOk;
+    run_dir = trainFirst(o, status);
     if (status != kExitOk) return status;
-    run_dir = training->summary().run_dir;
-    if (!quiet && !json) std::cout << "Trained " << run_dir << "; compressing it\n";
   }
 
   std::unique_ptr<CompressionRun> run;
-  options.epochs = 0;  // each training pass has its own
+  SessionOptions options{o.json, o.quiet, /*epochs=*/0, {}};  // each training pass has its own epochs
   const int status = watchSession(
       [&](TrainingRun::EventSink sink) {
-        run = std::make_unique<CompressionRun>(CompressRequest{run_dir, config, measure}, std::move(sink));
+        run = std::make_unique<CompressionRun>(CompressRequest{run_dir, config, o.measure}, std::move(sink));
         run->start();
         return SessionJob{[&] { run->requestStop(); }, [&] { run->wait(); }, /*request_checkpoint=*/{},
                           /*stop_after_epoch=*/{}};
@@ -240,8 +208,51 @@ int compressCommand(const std::vector<std::string>& args) {
       [&](const RunSummary& s) {
         return compressionJson(run_dir, readCompressionReport(run_dir), s.status);
       });
-  if (!json && !quiet && status == kExitOk) printTable(readCompressionReport(run_dir));
+  if (!o.json && !o.quiet && status == kExitOk) printTable(readCompressionReport(run_dir));
   return status;
+}
+
+}  // namespace
+
+void addCompressCommand(CLI::App& program) {
+  CLI::App* command = addCommand(
+      program, "compress",
+      "prune, distill, quantize; compare with the original\n"
+      "Runs the passes of the experiment's `compress` section (prune, finetune, distill, quantize; see "
+      "docs/experiment.md) in order on a finished run's model. Each pass writes a model artifact into "
+      "RUN_DIR/compressed/NN-<pass>/ and its figures against the original (test accuracy, parameters, "
+      "non-zero "
+      "parameters, size on disk, FLOPs, CPU latency at batch 1 and 64) into RUN_DIR/compress.json; the table "
+      "of "
+      "all artifacts is printed at the end. Given an experiment instead of a run folder, it trains the "
+      "experiment first. For a run folder only compress.* keys can be set, e.g.\n"
+      "  --set "
+      "'compress.passes=[{\"type\":\"prune\",\"method\":\"structured\",\"amount\":0.5,\"epochs\":2}]'\n"
+      "  --set compress.passes[0].amount=0.7\n"
+      "\n"
+      "Ctrl-C stops the pass in flight with a checkpoint; running the same command again continues the "
+      "pipeline "
+      "(finished passes are reused). `workbench-cli eval RUN_DIR --model compressed/NN-<pass>` evaluates one "
+      "artifact.",
+      "Examples:\n"
+      "  workbench-cli compress --example cnn-prune-quantize\n"
+      "  workbench-cli compress RUN_DIR --set 'compress.passes=[{\"type\":\"quantize\"}]'\n"
+      "  workbench-cli compress RUN_DIR --list\n"
+      "\n"
+      "Exit status: 0 done, 2 bad input, 1 failure, 130/143 interrupted.\n");
+  auto o = std::make_shared<CompressOptions>();
+  addExperimentArgs(
+      command, o->experiment, "RUN_DIR|EXPERIMENT.json",
+      "a finished run's folder, or an experiment to train first (default: the default experiment)");
+  command->add_flag("--list", o->list,
+                    "print the run's artifacts and their figures (compress.json), run nothing");
+  command->add_flag("--measure", o->measure,
+                    "measure the original and every artifact of the run again, one after the other, so all "
+                    "figures come from the same conditions (a quiet machine), then print the table");
+  command->add_flag("--json", o->json,
+                    "print the report as one JSON object on stdout (progress goes to stderr)");
+  command->add_flag("-q,--quiet", o->quiet, "no progress, only errors");
+  setAction(command, [o] { return compress(*o); });
 }
 
 }  // namespace wb::cli

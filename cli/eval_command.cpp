@@ -5,7 +5,6 @@
 
 #include "cli_commands.h"
 #include "run_session.h"
-#include "workbench/errors.h"
 #include "workbench/evaluation_report.h"
 
 namespace wb::cli {
@@ -103,84 +102,58 @@ void printReport(const EvaluationReport& r, const std::string& what) {
   }
 }
 
-}  // namespace
-
-int evalCommand(const std::vector<std::string>& args) {
-  const char* help =
-      "usage: workbench-cli eval RUN_DIR [--model ARTIFACT] [--misclassified N] [--allow-unfinished] "
-      "[--json]\n"
-      "\n"
-      "Evaluates the run's model.pt on the test split of its experiment: loss and accuracy, precision, "
-      "recall\n"
-      "and F1 per class, the confusion matrix (rows: true class), and the most confident mistakes.\n"
-      "  --model ARTIFACT   a compressed model of the run instead, e.g. compressed/02-quantize\n"
-      "  --misclassified N  how many of the most confident mistakes to list (default 10; 0 for none)\n"
-      "  --allow-unfinished evaluate the model of a run that did not finish (interrupted: its part-trained "
-      "model\n"
-      "                     of the step it stopped at); refused without it\n"
-      "  --json             one JSON object: test_loss, test_accuracy, samples, class_names, classes,\n"
-      "                     macro_avg, confusion_matrix, misclassified_total, misclassified\n"
-      "\n"
-      "Examples:\n"
-      "  workbench-cli eval runs/20261202-141500-cnn-fashion-mnist\n"
-      "  workbench-cli eval runs/20261202-141500-cnn-fashion-mnist --model compressed/02-quantize --json\n";
+struct EvalOptions {
   std::string run_dir;
   bool json = false;
-  EvaluationOptions options;
-  options.max_misclassified = kDefaultMisclassified;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--model") {
-      if (i + 1 >= args.size()) {
-        std::cerr << "error: --model needs an artifact, e.g. --model compressed/01-prune\n";
-        return kExitBadInput;
-      }
-      options.model = args[++i];
-    } else if (a == "--misclassified") {
-      long long n = -1;
-      char tail = 0;
-      if (i + 1 >= args.size() || std::sscanf(args[i + 1].c_str(), "%lld%c", &n, &tail) != 1 || n < 0) {
-        std::cerr << "error: --misclassified needs a count of 0 or more, e.g. --misclassified 20\n";
-        return kExitBadInput;
-      }
-      options.max_misclassified = n;
-      ++i;
-    } else if (a == "--help" || a == "-h") {
-      std::cout << help;
-      return kExitOk;
-    } else if (a == "--json") {
-      json = true;
-    } else if (a == "--allow-unfinished") {
-      options.allow_unfinished = true;
-    } else if (!a.empty() && a[0] != '-' && run_dir.empty()) {
-      run_dir = a;
-    } else {
-      std::cerr << "error: unknown argument '" << a << "' for eval\n\n" << help;
-      return kExitBadInput;
-    }
+  EvaluationOptions evaluation;
+};
+
+int evaluate(const EvalOptions& o) {
+  const EvaluationReport report = evaluateRunDetailed(o.run_dir, o.evaluation);
+  if (!report.note.empty()) std::cerr << "warning: " << report.note << "\n";
+  if (o.json) {
+    nlohmann::json j = evaluationJson(report);
+    if (!report.note.empty()) j["note"] = report.note;
+    std::cout << j.dump(2) << std::endl;
+  } else {
+    printReport(report, o.evaluation.model.empty() ? o.run_dir : o.run_dir + " " + o.evaluation.model);
   }
-  if (run_dir.empty()) {
-    std::cerr << "error: eval needs a run folder\n\n" << help;
-    return kExitBadInput;
-  }
-  try {
-    const EvaluationReport report = evaluateRunDetailed(run_dir, options);
-    if (!report.note.empty()) std::cerr << "warning: " << report.note << "\n";
-    if (json) {
-      nlohmann::json j = evaluationJson(report);
-      if (!report.note.empty()) j["note"] = report.note;
-      std::cout << j.dump(2) << std::endl;
-    } else {
-      printReport(report, options.model.empty() ? run_dir : run_dir + " " + options.model);
-    }
-    return kExitOk;
-  } catch (const UserError& e) {
-    printError(e.what(), e.hint());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitFailure;
-  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void addEvalCommand(CLI::App& program) {
+  CLI::App* command = addCommand(
+      program, "eval",
+      "evaluate a run's model (or an artifact) on its test split\n"
+      "Evaluates the run's model.pt on the test split of its experiment: loss and accuracy, precision, "
+      "recall "
+      "and F1 per class, the confusion matrix (rows: true class), and the most confident mistakes.",
+      "Examples:\n"
+      "  workbench-cli eval runs/20261202-141500-cnn-fashion-mnist\n"
+      "  workbench-cli eval runs/20261202-141500-cnn-fashion-mnist --model compressed/02-quantize --json\n");
+  auto o = std::make_shared<EvalOptions>();
+  o->evaluation.max_misclassified = kDefaultMisclassified;
+  command->add_option("RUN_DIR", o->run_dir, "the run's folder (`workbench-cli runs` lists them)")
+      ->required();
+  command
+      ->add_option("--model", o->evaluation.model,
+                   "a compressed model of the run instead, e.g. compressed/02-quantize")
+      ->type_name("ARTIFACT");
+  command
+      ->add_option("--misclassified", o->evaluation.max_misclassified,
+                   "how many of the most confident mistakes to list (default 10; 0 for none)")
+      ->type_name("N")
+      ->check(takes("a count of 0 or more, e.g. --misclassified 20", wholeNumberFrom(0)));
+  command->add_flag(
+      "--allow-unfinished", o->evaluation.allow_unfinished,
+      "evaluate the model of a run that did not finish (interrupted: its part-trained model of the "
+      "step it stopped at); refused without it");
+  command->add_flag("--json", o->json,
+                    "one JSON object: test_loss, test_accuracy, samples, class_names, classes, macro_avg, "
+                    "confusion_matrix, misclassified_total, misclassified");
+  setAction(command, [o] { return evaluate(*o); });
 }
 
 }  // namespace wb::cli

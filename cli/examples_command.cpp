@@ -7,33 +7,11 @@
 #include "cli_commands.h"
 #include "run_session.h"
 #include "workbench/did_you_mean.h"
-#include "workbench/errors.h"
 #include "workbench/examples.h"
 #include "workbench/install_paths.h"
 
 namespace wb::cli {
 namespace {
-
-const char* kExamplesHelp =
-    "usage: workbench-cli examples [--json]\n"
-    "       workbench-cli examples NAME\n"
-    "\n"
-    "Lists the example experiments a new project starts from (MLP, CNN, ResNet and ViT on Fashion-MNIST, a "
-    "CSV\n"
-    "table, a compression pipeline), each with what it shows. Given a NAME, prints that example's "
-    "experiment\n"
-    "file, with its data paths made absolute so a copy works from any folder.\n"
-    "\n"
-    "  --json   the list as a JSON array of {id, title, description, file}\n"
-    "\n"
-    "Examples:\n"
-    "  workbench-cli examples\n"
-    "  workbench-cli train --example mlp                    # train one as it is\n"
-    "  workbench-cli examples cnn > my-cnn.json             # a copy to edit, then:\n"
-    "  workbench-cli train my-cnn.json --set train.epochs=2\n"
-    "\n"
-    "The folder: share/torch-workbench/examples beside the installed program, or resources/examples in the\n"
-    "source tree; TORCH_WORKBENCH_EXAMPLES overrides it.\n";
 
 int listExamplesCommand(bool json) {
   const std::vector<ExampleInfo> examples = listExamples();
@@ -71,43 +49,52 @@ int listExamplesCommand(bool json) {
   return kExitOk;
 }
 
-}  // namespace
-
-int examplesCommand(const std::vector<std::string>& args) {
-  bool json = false;
-  std::string name;
-  for (const std::string& a : args) {
-    if (a == "--help" || a == "-h") {
-      std::cout << kExamplesHelp;
-      return kExitOk;
-    } else if (a == "--json") {
-      json = true;
-    } else if (!a.empty() && a[0] != '-' && name.empty()) {
-      name = a;
-    } else {
-      std::cerr << "error: unknown argument '" << a << "' for examples\n\n" << kExamplesHelp;
-      return kExitBadInput;
-    }
-  }
-  try {
-    if (name.empty()) return listExamplesCommand(json);
-    const std::vector<ExampleInfo> examples = listExamples();
-    const std::optional<ExampleInfo> example = findExample(name, examples);
-    if (!example) {
-      std::vector<std::string> ids;
-      for (const ExampleInfo& e : examples) ids.push_back(e.id);
-      const std::string suggestion = didYouMean(name, ids);
-      printError("no example named '" + name + "'" +
-                     (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?"),
-                 "`workbench-cli examples` lists them.");
-      return kExitBadInput;
-    }
-    std::cout << loadExampleDocument(*example).dump(2) << std::endl;
-    return kExitOk;
-  } catch (const UserError& e) {
-    printError(e.what(), e.hint());
+int printExample(const std::string& name) {
+  const std::vector<ExampleInfo> examples = listExamples();
+  const std::optional<ExampleInfo> example = findExample(name, examples);
+  if (!example) {
+    std::vector<std::string> ids;
+    for (const ExampleInfo& e : examples) ids.push_back(e.id);
+    const std::string suggestion = didYouMean(name, ids);
+    printError("no example named '" + name + "'" +
+                   (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?"),
+               "`workbench-cli examples` lists them.");
     return kExitBadInput;
   }
+  std::cout << loadExampleDocument(*example).dump(2) << std::endl;
+  return kExitOk;
+}
+
+struct ExamplesOptions {
+  std::string name;
+  bool json = false;
+};
+
+}  // namespace
+
+void addExamplesCommand(CLI::App& program) {
+  CLI::App* command = addCommand(
+      program, "examples",
+      "list the example experiments, or print one\n"
+      "Lists the example experiments a new project starts from (MLP, CNN, ResNet and ViT on Fashion-MNIST, a "
+      "CSV "
+      "table, a compression pipeline), each with what it shows. Given a NAME, prints that example's "
+      "experiment "
+      "file, with its data paths made absolute so a copy works from any folder.\n"
+      "\n"
+      "The folder: share/torch-workbench/examples beside the installed program, or resources/examples in the "
+      "source tree; TORCH_WORKBENCH_EXAMPLES overrides it.",
+      "Examples:\n"
+      "  workbench-cli examples\n"
+      "  workbench-cli train --example mlp                    # train one as it is\n"
+      "  workbench-cli examples cnn > my-cnn.json             # a copy to edit, then:\n"
+      "  workbench-cli train my-cnn.json --set train.epochs=2\n");
+  auto o = std::make_shared<ExamplesOptions>();
+  command->add_option("EXAMPLE", o->name,
+                      "the example to print (its experiment file, data paths made absolute)");
+  command->add_flag("--json", o->json, "the list as a JSON array of {id, title, description, file}");
+  // An unreadable examples folder is a UserError, printed by the CLI's error edge.
+  setAction(command, [o] { return o->name.empty() ? listExamplesCommand(o->json) : printExample(o->name); });
 }
 
 }  // namespace wb::cli

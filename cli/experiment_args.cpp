@@ -8,7 +8,6 @@
 
 #include "run_session.h"
 #include "workbench/did_you_mean.h"
-#include "workbench/errors.h"
 #include "workbench/examples.h"
 
 namespace wb::cli {
@@ -39,35 +38,20 @@ void printPathsBesideFile(const std::string& file, const Experiment& experiment,
 
 }  // namespace
 
-bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& out,
-                         std::vector<std::string>& rest, const std::vector<std::string>& value_options) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (std::find(value_options.begin(), value_options.end(), a) != value_options.end()) {
-      rest.push_back(a);
-      if (i + 1 < args.size()) rest.push_back(args[++i]);
-    } else if (a == "--set") {
-      if (i + 1 >= args.size()) {
-        std::cerr << "error: --set needs an argument, e.g. --set train.epochs=1\n";
-        return false;
-      }
-      out.overrides.push_back(args[++i]);
-    } else if (a.rfind("--set=", 0) == 0) {
-      out.overrides.push_back(a.substr(6));
-    } else if (a == "--example" || a.rfind("--example=", 0) == 0) {
-      if (a == "--example" && i + 1 >= args.size()) {
-        std::cerr
-            << "error: --example needs a name, e.g. --example cnn (`workbench-cli examples` lists them)\n";
-        return false;
-      }
-      out.example = a == "--example" ? args[++i] : a.substr(10);
-    } else if (!a.empty() && a[0] != '-' && out.file.empty()) {
-      out.file = a;
-    } else {
-      rest.push_back(a);
-    }
-  }
-  return true;
+void addExperimentArgs(CLI::App* command, ExperimentArgs& args, const std::string& file_name,
+                       const std::string& file_help) {
+  command->add_option(file_name, args.file, file_help)->type_name(file_name);
+  command
+      ->add_option(
+          "--set", args.overrides,
+          "override one key (again for each key); the value is read as JSON when it parses, else as a "
+          "string, e.g. --set train.epochs=1 --set 'train.devices=[\"cpu\"]'")
+      ->type_name("KEY=VALUE")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command
+      ->add_option("--example", args.example,
+                   "an installed example instead of a file (`workbench-cli examples` lists them)")
+      ->type_name("EXAMPLE");
 }
 
 std::optional<Experiment> resolveExperiment(const ExperimentArgs& args, bool engine_checks) {
@@ -77,23 +61,19 @@ std::optional<Experiment> resolveExperiment(const ExperimentArgs& args, bool eng
       std::cerr << "error: give an experiment file or --example, not both\n";
       return std::nullopt;
     }
-    try {
-      const std::vector<ExampleInfo> examples = listExamples();
-      const std::optional<ExampleInfo> example = findExample(args.example, examples);
-      if (!example) {
-        std::vector<std::string> ids;
-        for (const ExampleInfo& e : examples) ids.push_back(e.id);
-        const std::string suggestion = didYouMean(args.example, ids);
-        std::cerr << "error: no example named '" << args.example << "'"
-                  << (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?") << "\n"
-                  << "  what to do: `workbench-cli examples` lists them\n";
-        return std::nullopt;
-      }
-      doc = loadExampleDocument(*example);
-    } catch (const UserError& e) {
-      printError(e.what(), e.hint());
+    // A folder of examples that cannot be read is a UserError, printed by the CLI's error edge.
+    const std::vector<ExampleInfo> examples = listExamples();
+    const std::optional<ExampleInfo> example = findExample(args.example, examples);
+    if (!example) {
+      std::vector<std::string> ids;
+      for (const ExampleInfo& e : examples) ids.push_back(e.id);
+      const std::string suggestion = didYouMean(args.example, ids);
+      std::cerr << "error: no example named '" << args.example << "'"
+                << (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?") << "\n"
+                << "  what to do: `workbench-cli examples` lists them\n";
       return std::nullopt;
     }
+    doc = loadExampleDocument(*example);
   } else if (!args.file.empty()) {
     std::ifstream in(args.file);
     if (!in) {

@@ -1,11 +1,13 @@
 #pragma once
-// The arguments train and bench share: an optional experiment file and --set overrides, turned into a
-// validated experiment. Problems are printed with their JSON paths.
+// The arguments every command that reads an experiment shares (train, check, bench, compress, find-lr,
+// find-batch, queue add, sweep start): an optional experiment file, --example and --set overrides, turned
+// into a validated experiment. Problems are printed with their JSON paths.
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cli_app.h"
 #include "workbench/experiment.h"
 
 namespace wb::cli {
@@ -16,11 +18,13 @@ struct ExperimentArgs {
   std::vector<std::string> overrides;  // "key.path=value"
 };
 
-// Consumes --set (and --set=) and --example from args; sets `file` from the first positional. Other options
-// are left in `rest`, with the value that follows each of `value_options` (e.g. "--steps"). Returns false
-// (after printing) on a malformed command line.
-bool parseExperimentArgs(const std::vector<std::string>& args, ExperimentArgs& out,
-                         std::vector<std::string>& rest, const std::vector<std::string>& value_options = {});
+// Adds EXPERIMENT.json (the argument; `file_name` and `file_help` for a command that also takes a run folder
+// there), --set and --example to `command`, read into `args`.
+void addExperimentArgs(CLI::App* command, ExperimentArgs& args,
+                       const std::string& file_name = "EXPERIMENT.json",
+                       const std::string& file_help =
+                           "the experiment file (default: the default experiment, "
+                           "`workbench-cli keys` lists its values)");
 
 // Reads the file (or the defaults), applies overrides, validates (schema, then the engine's checks).
 // Prints every issue to stderr and returns nullopt when there is any.

@@ -8,51 +8,10 @@
 #include "experiment_args.h"
 #include "finder_run.h"
 #include "run_session.h"
-#include "workbench/errors.h"
 #include "workbench/finders.h"
 
 namespace wb::cli {
 namespace {
-
-const char* kFindBatchHelp =
-    "usage: workbench-cli find-batch [EXPERIMENT.json | --example NAME] [--set key.path=value ...]\n"
-    "                                [--max-memory SIZE] [--start N] [--max-batch N] [--headroom F] "
-    "[--json]\n"
-    "\n"
-    "Finds the largest train.batch_size whose training step (forward, backward, optimizer, AMP as "
-    "configured) fits\n"
-    "the memory of the experiment's first device, by trial: sizes double from --start until one does not "
-    "fit, then\n"
-    "the finder bisects between the last fit and the first failure. On a GPU a failed allocation (CUDA out "
-    "of\n"
-    "memory) is the verdict: it is caught, the memory released, and the search goes on. On the CPU nothing "
-    "fails\n"
-    "before the system's OOM killer, so each trial's peak resident memory is measured against a limit: "
-    "--max-memory,\n"
-    "or what the system has available. Prints each size's memory and samples/s, the largest that fits and a\n"
-    "suggestion: the largest power of two within the headroom. Writes no run folder. Ctrl-C ends it early.\n"
-    "\n"
-    "  --max-memory SIZE  the limit: 4GiB, 512MiB, 2GB (default: what the device has free)\n"
-    "  --start N          the first size tried (default 1)\n"
-    "  --max-batch N      the largest size tried (default: the training split's size)\n"
-    "  --headroom F       the suggestion's share of the limit (default 0.9)\n"
-    "  --json             one JSON object on stdout\n"
-    "\n"
-    "Examples:\n"
-    "  workbench-cli find-batch my-experiment.json --set train.devices=cuda:0\n"
-    "  workbench-cli find-batch --set model.preset=cnn --max-memory 2GiB\n"
-    "\n"
-    "Exit status: 0 done, 2 bad input, 1 failure.\n";
-
-bool parseWhole(const std::string& text, int64_t& out) {
-  try {
-    size_t used = 0;
-    out = std::stoll(text, &used);
-    return used == text.size();
-  } catch (const std::exception&) {
-    return false;
-  }
-}
 
 nlohmann::json batchFinderJson(const BatchFinderResult& r) {
   nlohmann::json trials = nlohmann::json::array();
@@ -77,58 +36,21 @@ nlohmann::json batchFinderJson(const BatchFinderResult& r) {
           {"seconds", r.seconds}};
 }
 
-}  // namespace
-
-int findBatchCommand(const std::vector<std::string>& args) {
-  ExperimentArgs exp_args;
-  std::vector<std::string> rest;
-  if (!parseExperimentArgs(args, exp_args, rest, {"--max-memory", "--start", "--max-batch", "--headroom"})) {
-    return kExitBadInput;
-  }
-  BatchFinderOptions options;
+struct FindBatchOptions {
+  ExperimentArgs experiment;
+  BatchFinderOptions finder;
+  std::string max_memory;
   bool json = false;
-  for (size_t i = 0; i < rest.size(); ++i) {
-    const std::string& a = rest[i];
-    const bool has_value = i + 1 < rest.size();
-    if (a == "--help" || a == "-h") {
-      std::cout << kFindBatchHelp;
-      return kExitOk;
-    } else if (a == "--json") {
-      json = true;
-    } else if (a == "--max-memory") {
-      options.max_memory_bytes = has_value ? parseByteSize(rest[++i]) : -1;
-      if (options.max_memory_bytes <= 0) {
-        std::cerr << "error: --max-memory needs a size such as 4GiB, 512MiB or 2GB"
-                  << (has_value ? " (got '" + rest[i] + "')" : std::string()) << "\n";
-        return kExitBadInput;
-      }
-    } else if (a == "--start" || a == "--max-batch") {
-      int64_t& target = a == "--start" ? options.start_batch : options.max_batch;
-      if (!has_value || !parseWhole(rest[++i], target) || target < 1) {
-        std::cerr << "error: " << a << " needs a whole number of at least 1\n";
-        return kExitBadInput;
-      }
-    } else if (a == "--headroom") {
-      try {
-        options.headroom = has_value ? std::stod(rest[++i]) : -1;
-      } catch (const std::exception&) {
-        options.headroom = -1;
-      }
-      if (!(options.headroom > 0 && options.headroom <= 1)) {
-        std::cerr << "error: --headroom needs a share in (0, 1], e.g. 0.9\n";
-        return kExitBadInput;
-      }
-    } else {
-      std::cerr << "error: unknown argument '" << a << "' for find-batch\n\n" << kFindBatchHelp;
-      return kExitBadInput;
-    }
-  }
-  const std::optional<Experiment> experiment = resolveExperiment(exp_args);
-  if (!experiment) return kExitBadInput;
+};
 
+int findBatch(FindBatchOptions o) {
+  if (!o.max_memory.empty()) o.finder.max_memory_bytes = parseByteSize(o.max_memory);  // checked when parsed
+  const std::optional<Experiment> experiment = resolveExperiment(o.experiment);
+  if (!experiment) return kExitBadInput;
+  const bool json = o.json;
   BatchFinderResult r;
   const int status = runFinder("The finder", [&](const FinderCallbacks& callbacks) {
-    r = findBatchSize(*experiment, options, callbacks);
+    r = findBatchSize(*experiment, o.finder, callbacks);
   });
   if (status != kExitOk) return status;
   if (json) {
@@ -155,6 +77,53 @@ int findBatchCommand(const std::vector<std::string>& args) {
     std::printf("No suggestion: %s.\n", r.suggestion_reason.c_str());
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void addFindBatchCommand(CLI::App& program) {
+  CLI::App* command = addCommand(
+      program, "find-batch",
+      "the largest batch that fits the device's memory\n"
+      "Finds the largest train.batch_size whose training step (forward, backward, optimizer, AMP as "
+      "configured) "
+      "fits the memory of the experiment's first device, by trial: sizes double from --start until one does "
+      "not "
+      "fit, then the finder bisects between the last fit and the first failure. On a GPU a failed allocation "
+      "(CUDA out of memory) is the verdict: it is caught, the memory released, and the search goes on. On "
+      "the "
+      "CPU nothing fails before the system's OOM killer, so each trial's peak resident memory is measured "
+      "against "
+      "a limit: --max-memory, or what the system has available. Prints each size's memory and samples/s, the "
+      "largest that fits and a suggestion: the largest power of two within the headroom. Writes no run "
+      "folder. "
+      "Ctrl-C ends it early.",
+      "Examples:\n"
+      "  workbench-cli find-batch my-experiment.json --set train.devices=cuda:0\n"
+      "  workbench-cli find-batch --set model.preset=cnn --max-memory 2GiB\n"
+      "\n"
+      "Exit status: 0 done, 2 bad input, 1 failure.\n");
+  auto o = std::make_shared<FindBatchOptions>();
+  addExperimentArgs(command, o->experiment);
+  command
+      ->add_option("--max-memory", o->max_memory,
+                   "the limit: 4GiB, 512MiB, 2GB (default: what the device has free)")
+      ->type_name("SIZE")
+      ->check(takes("a size such as 4GiB, 512MiB or 2GB",
+                    [](const std::string& text) { return parseByteSize(text) > 0; }));
+  command->add_option("--start", o->finder.start_batch, "the first size tried (default 1)")
+      ->type_name("N")
+      ->check(takes("a whole number of at least 1", wholeNumberFrom(1)));
+  command
+      ->add_option("--max-batch", o->finder.max_batch,
+                   "the largest size tried (default: the training split's size)")
+      ->type_name("N")
+      ->check(takes("a whole number of at least 1", wholeNumberFrom(1)));
+  command->add_option("--headroom", o->finder.headroom, "the suggestion's share of the limit (default 0.9)")
+      ->type_name("F")
+      ->check(takes("a share in (0, 1], e.g. 0.9", numberWhere([](double x) { return x > 0 && x <= 1; })));
+  command->add_flag("--json", o->json, "one JSON object on stdout");
+  setAction(command, [o] { return findBatch(*o); });
 }
 
 }  // namespace wb::cli

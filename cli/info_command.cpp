@@ -4,20 +4,9 @@
 #include "workbench/system_info.h"
 
 namespace wb::cli {
+namespace {
 
-int infoCommand(const std::vector<std::string>& args) {
-  for (const auto& a : args) {
-    if (a == "--help" || a == "-h") {
-      std::cout
-          << "usage: workbench-cli info\n\nPrints the LibTorch version, the BLAS in use, thread counts, "
-             "the devices training can use, the CPU's extensions and what bf16 and int8 cost on "
-             "it.\n`workbench-cli --version` prints the versions of LibTorch, "
-             "the BLAS, CUDA, cuDNN and NCCL.\n\nExample:\n  workbench-cli info\n";
-      return kExitOk;
-    }
-    std::cerr << "error: unknown argument '" << a << "' for info\n";
-    return kExitBadInput;
-  }
+int info() {
   configureThreads(0);
   const SystemInfo info = querySystemInfo();
   std::cout << describe(info) << "\n"
@@ -29,6 +18,20 @@ int infoCommand(const std::vector<std::string>& args) {
                       "int8 weights keep from saturating")
             << "\n";
   return kExitOk;
+}
+
+}  // namespace
+
+void addInfoCommand(CLI::App& program) {
+  CLI::App* command = addCommand(
+      program, "info",
+      "LibTorch, BLAS, threads and devices\n"
+      "Prints the LibTorch version, the BLAS in use, thread counts, the devices training can use, the CPU's "
+      "extensions and what bf16 and int8 cost on it. `workbench-cli --version` prints the versions of "
+      "LibTorch, "
+      "the BLAS, CUDA, cuDNN and NCCL.",
+      "Example:\n  workbench-cli info\n");
+  setAction(command, info);
 }
 
 }  // namespace wb::cli

@@ -11,34 +11,7 @@
 namespace wb::cli {
 namespace {
 
-const char* kKeysHelp =
-    "usage: workbench-cli keys [--names]\n"
-    "\n"
-    "Lists every key of the experiment file, as `--set` and the file spell it, with its default value, the\n"
-    "words it takes when it takes one of a set, and when it matters (e.g. optimizer.betas: only for Adam).\n"
-    "docs/experiment.md says what each one does.\n"
-    "\n"
-    "  --names  the key paths only, one a line (for scripts and shell completion)\n"
-    "\n"
-    "Examples:\n"
-    "  workbench-cli keys | grep schedule\n"
-    "  workbench-cli train --set schedule.warmup_steps=200\n";
-
-}  // namespace
-
-int keysCommand(const std::vector<std::string>& args) {
-  bool names = false;
-  for (const std::string& a : args) {
-    if (a == "--help" || a == "-h") {
-      std::cout << kKeysHelp;
-      return kExitOk;
-    } else if (a == "--names") {
-      names = true;
-    } else {
-      std::cerr << "error: unknown argument '" << a << "' for keys\n\n" << kKeysHelp;
-      return kExitBadInput;
-    }
-  }
+int keys(bool names) {
   for (const ExperimentKey& key : experimentKeys()) {
     if (names) {
       std::printf("%s\n", key.path.c_str());
@@ -62,6 +35,23 @@ int keysCommand(const std::vector<std::string>& args) {
     }
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void addKeysCommand(CLI::App& program) {
+  CLI::App* command = addCommand(
+      program, "keys",
+      "list every key of the experiment file with its default\n"
+      "Lists every key of the experiment file, as `--set` and the file spell it, with its default value, the "
+      "words it takes when it takes one of a set, and when it matters (e.g. optimizer.betas: only for Adam). "
+      "docs/experiment.md says what each one does.",
+      "Examples:\n"
+      "  workbench-cli keys | grep schedule\n"
+      "  workbench-cli train --set schedule.warmup_steps=200\n");
+  auto names = std::make_shared<bool>(false);
+  command->add_flag("--names", *names, "the key paths only, one a line (for scripts and shell completion)");
+  setAction(command, [names] { return keys(*names); });
 }
 
 }  // namespace wb::cli

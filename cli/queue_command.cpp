@@ -24,57 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kQueueHelp =
-    "usage: workbench-cli queue add [EXPERIMENT.json | --example NAME] [--set key=value ...] [--label L] "
-    "[--hold]\n"
-    "       workbench-cli queue list [--runs-dir DIR] [--json]\n"
-    "       workbench-cli queue remove|hold|release ID... [--runs-dir DIR]\n"
-    "       workbench-cli queue move ID (--before ID | --last) [--runs-dir DIR]\n"
-    "       workbench-cli queue run [--runs-dir DIR] [--until-empty] [--devices cuda:0,cuda:1 | cpu,cpu]\n"
-    "\n"
-    "A queue of experiments in a runs folder, kept in its index (DIR/runs.sqlite) beside the runs: it "
-    "outlives\n"
-    "the process that works it. `add` checks the experiment and queues it in its output.runs_dir; `run` "
-    "trains\n"
-    "the queued entries one after another, each a normal run in the runs list (its folder reruns and "
-    "resumes\n"
-    "alone), each in a child process of its own. A worker killed mid-run leaves its entry to the next "
-    "worker,\n"
-    "which resumes that run from its checkpoint; two workers on one queue never train the same entry.\n"
-    "\n"
-    "  --runs-dir DIR  the runs folder (default: runs; `add` uses the experiment's output.runs_dir)\n"
-    "  --label L       the name the list shows (default: the experiment's name, or its file's)\n"
-    "  --hold          add it held: no worker takes it until `queue release ID`\n"
-    "  --until-empty   `run` ends when nothing is queued (otherwise it waits for more, polling every "
-    "second)\n"
-    "  --devices LIST  `run` trains one entry per slot at once: cuda:N a GPU each (the entry's process sees "
-    "it\n"
-    "                  alone, as cuda:0), cpu a share of the CPU cores each (cpu,cpu: half the cores each,\n"
-    "                  its threads pinned to them). Default: one entry at a time, on the devices it names\n"
-    "  --json          `list` prints a JSON array\n"
-    "\n"
-    "States: queued, held, running, done, failed (with why; `release` queues it again). Ctrl-C in `run` "
-    "stops\n"
-    "the entry in training after its step with a checkpoint and queues it again: it resumes next time.\n"
-    "\n"
-    "Examples:\n"
-    "  workbench-cli queue add my.json --set optimizer.name=adam  --label adam\n"
-    "  workbench-cli queue add my.json --set optimizer.name=sgd   --label sgd-momentum\n"
-    "  workbench-cli queue run --until-empty\n"
-    "  workbench-cli queue list\n"
-    "\n"
-    "Exit status: 0 done, 2 bad input, 1 failure, 130/143 when `run` is stopped by SIGINT/SIGTERM.\n";
-
-bool parseId(const std::string& text, int64_t& id) {
-  try {
-    size_t used = 0;
-    id = std::stoll(text, &used);
-    return used == text.size() && id > 0;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 nlohmann::json entryToJson(const QueueEntry& e) {
   return {{"id", e.id},
           {"position", e.position},
@@ -90,21 +39,21 @@ nlohmann::json entryToJson(const QueueEntry& e) {
           {"attempts", e.attempts}};
 }
 
-int addEntry(const std::vector<std::string>& args) {
-  ExperimentArgs exp_args;
-  std::vector<std::string> rest;
-  if (!parseExperimentArgs(args, exp_args, rest, {"--label"})) return kExitBadInput;
-  QueueAddition addition;
-  for (size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == "--label" && i + 1 < rest.size()) {
-      addition.label = rest[++i];
-    } else if (rest[i] == "--hold") {
-      addition.held = true;
-    } else {
-      std::cerr << "error: unknown argument '" << rest[i] << "' for queue add\n\n" << kQueueHelp;
-      return kExitBadInput;
-    }
-  }
+struct QueueOptions {
+  ExperimentArgs experiment;  // add
+  QueueAddition addition;     // add: --label, --hold
+  std::string runs_dir = "runs";
+  bool json = false, until_empty = false, last = false;
+  std::string devices;
+  int64_t before = 0;
+  std::vector<int64_t> ids;
+
+  std::string runsDir() const { return fs::absolute(runs_dir).lexically_normal().string(); }
+};
+
+int addEntry(QueueOptions o) {
+  ExperimentArgs& exp_args = o.experiment;
+  QueueAddition& addition = o.addition;
   // Checked now, with the engine's checks, so that a bad experiment is refused here, not when its turn comes.
   const std::optional<Experiment> experiment = resolveExperiment(exp_args);
   if (!experiment) return kExitBadInput;
@@ -182,6 +131,66 @@ ValidationJudge sweepTrialJudge(const std::string& runs_dir, const QueueEntry& e
   };
 }
 
+// A new entry's experiment, in a GPU slot moved onto the slot's GPU; nullopt (the entry marked failed, and
+// said) when it cannot train here.
+std::optional<Experiment> entryExperiment(const std::string& runs_dir, const QueueEntry& entry) {
+  const int64_t id = entry.id;
+  const nlohmann::json doc = nlohmann::json::parse(entry.experiment, nullptr, false);
+  const ParseResult parsed = parseExperiment(doc.is_discarded() ? nlohmann::json::object() : doc);
+  if (doc.is_discarded() || !parsed.ok()) {
+    const std::string why = doc.is_discarded() ? "its experiment is not JSON" : formatIssues(parsed.issues);
+    endQueueEntry(runs_dir, id, "failed", "", "the experiment is not valid: " + why);
+    printError("Queue entry " + std::to_string(id) + ": the experiment is not valid: " + why,
+               "Fix the experiment and queue it again.");
+    return std::nullopt;
+  }
+  Experiment experiment = parsed.experiment;
+  if (const char* slot = std::getenv(kQueueSlotVariable); slot && *slot) {
+    // A GPU slot: this process sees that GPU alone, as cuda:0. An experiment for one GPU trains on it; one
+    // for several GPUs needs a worker without GPU slots.
+    std::vector<std::string>& devices = experiment.train.devices;
+    const bool one_gpu = devices.size() == 1 && devices.front().rfind("cuda", 0) == 0;
+    if (devices.size() > 1) {
+      const std::string why = "it trains on " + std::to_string(devices.size()) +
+                              " devices, and a worker's GPU slot gives it one (" + slot + ")";
+      endQueueEntry(runs_dir, id, "failed", "", why);
+      printError("Queue entry " + std::to_string(id) + ": " + why,
+                 "Release it for a worker started without --devices (`workbench-cli queue release " +
+                     std::to_string(id) + "`).");
+      return std::nullopt;
+    }
+    if (one_gpu && devices.front() != "cuda:0") {
+      std::cout << "Slot " << slot << ": the experiment's " << devices.front()
+                << " is this slot's GPU, cuda:0 here\n";
+      devices.front() = "cuda:0";
+    }
+  }
+  return experiment;
+}
+
+// How an entry's run ended, as the queue records it.
+struct EntryEnd {
+  std::string state = "failed", message, folder;
+  void record(const RunSummary& summary, const std::optional<RunError>& error,
+              const std::string& stop_reason) {
+    folder = summary.run_dir;
+    switch (summary.status) {
+      case RunStatus::Completed:
+        state = "done";
+        break;
+      case RunStatus::EarlyStopped:
+        state = "done", message = stop_reason.empty() ? "stopped early" : "stopped at the " + stop_reason;
+        break;
+      case RunStatus::Interrupted:
+        state = "queued", message = "interrupted: it resumes from its checkpoint";
+        break;
+      case RunStatus::Failed:
+        state = "failed", message = error ? error->message : "the run failed";
+        break;
+    }
+  }
+};
+
 // The trial's process: trains (or resumes) a claimed entry and says how it ended.
 int execEntry(const std::string& runs_dir, int64_t id) {
   const QueueEntry entry = ownQueueEntry(runs_dir, id, ::getpid());
@@ -198,36 +207,8 @@ int execEntry(const std::string& runs_dir, int64_t id) {
   }
   std::optional<Experiment> experiment;
   if (!resume) {
-    const nlohmann::json doc = nlohmann::json::parse(entry.experiment, nullptr, false);
-    const ParseResult parsed = parseExperiment(doc.is_discarded() ? nlohmann::json::object() : doc);
-    if (doc.is_discarded() || !parsed.ok()) {
-      const std::string why = doc.is_discarded() ? "its experiment is not JSON" : formatIssues(parsed.issues);
-      endQueueEntry(runs_dir, id, "failed", "", "the experiment is not valid: " + why);
-      printError("Queue entry " + std::to_string(id) + ": the experiment is not valid: " + why,
-                 "Fix the experiment and queue it again.");
-      return kExitBadInput;
-    }
-    experiment = parsed.experiment;
-    if (const char* slot = std::getenv(kQueueSlotVariable); slot && *slot) {
-      // A GPU slot: this process sees that GPU alone, as cuda:0. An experiment for one GPU trains on it; one
-      // for several GPUs needs a worker without GPU slots.
-      std::vector<std::string>& devices = experiment->train.devices;
-      const bool one_gpu = devices.size() == 1 && devices.front().rfind("cuda", 0) == 0;
-      if (devices.size() > 1) {
-        const std::string why = "it trains on " + std::to_string(devices.size()) +
-                                " devices, and a worker's GPU slot gives it one (" + slot + ")";
-        endQueueEntry(runs_dir, id, "failed", "", why);
-        printError("Queue entry " + std::to_string(id) + ": " + why,
-                   "Release it for a worker started without --devices (`workbench-cli queue release " +
-                       std::to_string(id) + "`).");
-        return kExitBadInput;
-      }
-      if (one_gpu && devices.front() != "cuda:0") {
-        std::cout << "Slot " << slot << ": the experiment's " << devices.front()
-                  << " is this slot's GPU, cuda:0 here\n";
-        devices.front() = "cuda:0";
-      }
-    }
+    experiment = entryExperiment(runs_dir, entry);
+    if (!experiment) return kExitBadInput;
   }
   SessionOptions options;
   options.epochs = experiment && experiment->train.epochs > 0 ? experiment->train.epochs : 1;
@@ -235,23 +216,9 @@ int execEntry(const std::string& runs_dir, int64_t id) {
   // in the index); what stopped it becomes the entry's message.
   auto stop_reason = std::make_shared<std::string>();
   ValidationJudge judge = sweepTrialJudge(runs_dir, entry, stop_reason);
-  std::string state = "failed", message, folder;
+  EntryEnd end;
   options.on_end = [&](const RunSummary& summary, const std::optional<RunError>& error) {
-    folder = summary.run_dir;
-    switch (summary.status) {
-      case RunStatus::Completed:
-        state = "done";
-        break;
-      case RunStatus::EarlyStopped:
-        state = "done", message = stop_reason->empty() ? "stopped early" : "stopped at the " + *stop_reason;
-        break;
-      case RunStatus::Interrupted:
-        state = "queued", message = "interrupted: it resumes from its checkpoint";
-        break;
-      case RunStatus::Failed:
-        state = "failed", message = error ? error->message : "the run failed";
-        break;
-    }
+    end.record(summary, error, *stop_reason);
   };
   const int status = runSession(
       [&](TrainingRun::EventSink sink) {
@@ -263,102 +230,140 @@ int execEntry(const std::string& runs_dir, int64_t id) {
         return run;
       },
       options);
-  if (folder.empty()) folder = runFolderOfProcess(runs_dir, ::getpid());
-  if (!folder.empty())
-    folder = fs::absolute(folder).lexically_normal().string();  // we run in the entry's cwd
-  endQueueEntry(runs_dir, id, state, folder, message);
+  if (end.folder.empty()) end.folder = runFolderOfProcess(runs_dir, ::getpid());
+  if (!end.folder.empty())
+    end.folder = fs::absolute(end.folder).lexically_normal().string();  // we run in the entry's cwd
+  endQueueEntry(runs_dir, id, end.state, end.folder, end.message);
   return status;
+}
+
+int moveEntry(const QueueOptions& o) {
+  if ((o.before == 0) == !o.last) {
+    printError("queue move takes --before ID or --last", "e.g. `workbench-cli queue move 4 --before 2`.");
+    return kExitBadInput;
+  }
+  moveInQueue(o.runsDir(), o.ids.front(), o.before);
+  std::cout << "Moved " << o.ids.front() << (o.last ? " to the end" : " before " + std::to_string(o.before))
+            << "\n";
+  return kExitOk;
+}
+
+int editEntries(const QueueOptions& o, const std::string& action) {
+  for (const int64_t id : o.ids) {
+    if (action == "remove") {
+      removeFromQueue(o.runsDir(), id);
+      std::cout << "Removed " << id << "\n";
+    } else {
+      holdInQueue(o.runsDir(), id, action == "hold");
+      std::cout << (action == "hold" ? "Held " : "Released ") << id << "\n";
+    }
+  }
+  return kExitOk;
+}
+
+int runWorker(const QueueOptions& o) {
+  std::vector<QueueSlot> slots;
+  if (!parseQueueSlots(o.devices, slots)) return kExitBadInput;
+  return runQueueWorker(o.runsDir(), o.until_empty, slots);
+}
+
+CLI::Option* addRunsDir(CLI::App* action, QueueOptions& o) {
+  return action->add_option("--runs-dir", o.runs_dir, "the runs folder (default: runs)")->type_name("DIR");
+}
+
+// The entry ids of `action`: one (ID) or several (ID...).
+void addIds(CLI::App* action, QueueOptions& o, bool several) {
+  action
+      ->add_option("ID", o.ids,
+                   several ? "the entries (`workbench-cli queue list` shows their ids)"
+                           : "the entry (`workbench-cli queue list` shows its id)")
+      ->required()
+      ->expected(1, several ? 1 << 20 : 1)
+      ->check(takes("an entry id, a whole number from `workbench-cli queue list`", wholeNumberFrom(1)));
+  addRunsDir(action, o);
+}
+
+void addQueueActions(CLI::App* queue, const std::shared_ptr<QueueOptions>& o) {
+  CLI::App* add = addCommand(*queue, "add", "check an experiment and queue it in its output.runs_dir");
+  addExperimentArgs(add, o->experiment);
+  add->add_option("--label", o->addition.label,
+                  "the name the list shows (default: the experiment's name, or its file's)")
+      ->type_name("LABEL");
+  add->add_flag("--hold", o->addition.held, "add it held: no worker takes it until `queue release ID`");
+  setAction(add, [o] { return addEntry(*o); });
+  CLI::App* list = addCommand(*queue, "list", "each entry's state and run folder");
+  addRunsDir(list, *o);
+  list->add_flag("--json", o->json, "print a JSON array");
+  setAction(list, [o] { return listEntries(o->runsDir(), o->json); });
+  CLI::App* run = addCommand(*queue, "run", "train the queued entries, one after another (or one per slot)");
+  addRunsDir(run, *o);
+  run->add_flag("--until-empty", o->until_empty,
+                "end when nothing is queued (otherwise wait for more, polling every second)");
+  run->add_option(
+         "--devices", o->devices,
+         "one entry per slot at once: cuda:N a GPU each (the entry's process sees it alone, as cuda:0), cpu "
+         "a "
+         "share of the CPU cores each (cpu,cpu: half the cores each, its threads pinned to them). Default: "
+         "one entry at a time, on the devices it names")
+      ->type_name("LIST");
+  setAction(run, [o] { return runWorker(*o); });
+  for (const char* name : {"remove", "hold", "release"}) {
+    const std::string action = name;
+    CLI::App* edit = addCommand(*queue, action,
+                                action == "remove" ? "take entries off the queue"
+                                : action == "hold" ? "keep entries from being trained until released"
+                                                   : "queue held or failed entries again");
+    addIds(edit, *o, true);
+    setAction(edit, [o, action] { return editEntries(*o, action); });
+  }
+  CLI::App* move = addCommand(*queue, "move", "move an entry before another, or to the end");
+  addIds(move, *o, false);
+  move->add_option("--before", o->before, "the entry it goes before")
+      ->type_name("ID")
+      ->check(takes("an entry id, a whole number from `workbench-cli queue list`", wholeNumberFrom(1)));
+  move->add_flag("--last", o->last, "to the end of the queue");
+  setAction(move, [o] { return moveEntry(*o); });
+  // The worker's child: trains one claimed entry (queue_worker.cpp starts it).
+  CLI::App* exec = addCommand(*queue, "exec", "train one claimed entry (the worker's child)")->group("");
+  addIds(exec, *o, false);
+  setAction(exec, [o] { return execEntry(o->runsDir(), o->ids.front()); });
+  setAction(addCommand(*queue, "help", "this help")->group(""), [queue] {
+    std::cout << helpText(*queue);
+    return static_cast<int>(kExitOk);
+  });
 }
 
 }  // namespace
 
-int queueCommand(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::cout << kQueueHelp;
-    return args.empty() ? kExitBadInput : kExitOk;
-  }
-  const std::string action = args[0];
-  const std::vector<std::string> tail(args.begin() + 1, args.end());
-  for (const std::string& a : tail) {
-    if (a == "--help" || a == "-h") {
-      std::cout << kQueueHelp;
-      return kExitOk;
-    }
-  }
-  try {
-    if (action == "add") return addEntry(tail);
-    std::string runs_dir = "runs";
-    bool json = false, until_empty = false, last = false;
-    std::string devices;
-    int64_t before = 0;
-    std::vector<int64_t> ids;
-    for (size_t i = 0; i < tail.size(); ++i) {
-      const std::string& a = tail[i];
-      int64_t id = 0;
-      if (a == "--runs-dir" && i + 1 < tail.size()) {
-        runs_dir = tail[++i];
-      } else if (a == "--json") {
-        json = true;
-      } else if (a == "--until-empty") {
-        until_empty = true;
-      } else if (a == "--devices" && i + 1 < tail.size()) {
-        devices = tail[++i];
-      } else if (a == "--last") {
-        last = true;
-      } else if (a == "--before" && i + 1 < tail.size() && parseId(tail[i + 1], before)) {
-        ++i;
-      } else if (parseId(a, id)) {
-        ids.push_back(id);
-      } else {
-        std::cerr << "error: unknown argument '" << a << "' for queue " << action << "\n\n" << kQueueHelp;
-        return kExitBadInput;
-      }
-    }
-    runs_dir = fs::absolute(runs_dir).lexically_normal().string();
-    const bool takes_ids =
-        action == "remove" || action == "hold" || action == "release" || action == "move" || action == "exec";
-    if (takes_ids && ids.empty()) {
-      std::cerr << "error: queue " << action
-                << " needs an entry id (`workbench-cli queue list` shows them)\n";
-      return kExitBadInput;
-    }
-    if (action == "list") return listEntries(runs_dir, json);
-    if (action == "run") {
-      std::vector<QueueSlot> slots;
-      if (!parseQueueSlots(devices, slots)) return kExitBadInput;
-      return runQueueWorker(runs_dir, until_empty, slots);
-    }
-    if (action == "exec") return execEntry(runs_dir, ids.front());
-    if (action == "move") {
-      if (ids.size() != 1 || (before == 0) == !last) {
-        std::cerr << "error: queue move takes one ID and --before ID or --last\n";
-        return kExitBadInput;
-      }
-      moveInQueue(runs_dir, ids.front(), before);
-      std::cout << "Moved " << ids.front() << (last ? " to the end" : " before " + std::to_string(before))
-                << "\n";
-      return kExitOk;
-    }
-    for (const int64_t id : ids) {
-      if (action == "remove") {
-        removeFromQueue(runs_dir, id);
-        std::cout << "Removed " << id << "\n";
-      } else if (action == "hold" || action == "release") {
-        holdInQueue(runs_dir, id, action == "hold");
-        std::cout << (action == "hold" ? "Held " : "Released ") << id << "\n";
-      } else {
-        std::cerr << "error: unknown queue action '" << action << "'\n\n" << kQueueHelp;
-        return kExitBadInput;
-      }
-    }
-    return kExitOk;
-  } catch (const UserError& e) {
-    printError(e.what(), e.hint());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    printError(std::string("queue ") + action + " failed: " + e.what(), "");
-    return kExitFailure;
-  }
+void addQueueCommand(CLI::App& program) {
+  CLI::App* queue = addCommand(
+      program, "queue",
+      "queue experiments in a runs folder and train them one after another\n"
+      "A queue of experiments in a runs folder, kept in its index (DIR/runs.sqlite) beside the runs: it "
+      "outlives "
+      "the process that works it. `add` checks the experiment and queues it in its output.runs_dir; `run` "
+      "trains "
+      "the queued entries one after another, each a normal run in the runs list (its folder reruns and "
+      "resumes "
+      "alone), each in a child process of its own. A worker killed mid-run leaves its entry to the next "
+      "worker, "
+      "which resumes that run from its checkpoint; two workers on one queue never train the same entry.\n"
+      "\n"
+      "States: queued, held, running, done, failed (with why; `release` queues it again). Ctrl-C in `run` "
+      "stops "
+      "the entry in training after its step with a checkpoint and queues it again: it resumes next time.",
+      "Examples:\n"
+      "  workbench-cli queue add my.json --set optimizer.name=adam  --label adam\n"
+      "  workbench-cli queue add my.json --set optimizer.name=sgd   --label sgd-momentum\n"
+      "  workbench-cli queue run --until-empty\n"
+      "  workbench-cli queue run --until-empty --devices cpu,cpu\n"
+      "  workbench-cli queue list\n"
+      "  workbench-cli queue move 4 --before 2\n"
+      "\n"
+      "Exit status: 0 done, 2 bad input, 1 failure, 130/143 when `run` is stopped by SIGINT/SIGTERM.\n");
+  queue->require_subcommand(1);
+  auto o = std::make_shared<QueueOptions>();
+  addQueueActions(queue, o);
 }
 
 }  // namespace wb::cli

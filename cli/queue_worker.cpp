@@ -130,127 +130,174 @@ bool parseQueueSlots(const std::string& text, std::vector<QueueSlot>& slots) {
   return true;
 }
 
+namespace {
+
+// One worker's slots and what each trains now.
+class Worker {
+ public:
+  Worker(std::string runs_dir, const std::vector<QueueSlot>& slots)
+      : m_runs_dir(std::move(runs_dir)),
+        m_slots(slots.empty() ? std::vector<QueueSlot>{QueueSlot{}} : slots),
+        m_busy(m_slots.size()) {}
+
+  // Children that ended: how their entries ended. Returns whether any slot is still busy.
+  bool reapEnded();
+  // A SIGTERM for the worker alone (not the terminal's Ctrl-C, which reaches the children too) is passed on,
+  // so that each entry checkpoints and is queued again.
+  void forwardSigterm();
+  // Free slots take the next queued entries. Returns false when nothing is queued and no slot is busy.
+  bool claimFree(bool any_busy);
+  // Polls the children every 20 ms (a slot that frees up takes the next entry at once) for up to a second.
+  void waitABit() const;
+  void printTotals() const;
+  void sayWaiting() {
+    if (!m_waiting_said)
+      std::cout << "Waiting for queued entries in " << m_runs_dir << " (Ctrl-C ends)...\n" << std::flush;
+    m_waiting_said = true;
+  }
+
+ private:
+  std::string name(size_t s, const QueueEntry& e) const {
+    const std::string where = m_slots[s].describe();
+    return "queue entry " + std::to_string(e.id) + " (" + e.label + (where.empty() ? "" : ", " + where) + ")";
+  }
+  void recordEnd(size_t s, const siginfo_t& info);
+
+  std::string m_runs_dir;
+  std::vector<QueueSlot> m_slots;
+  std::vector<std::optional<Busy>> m_busy;
+  int m_done = 0, m_failed = 0;
+  bool m_waiting_said = false, m_forwarded = false;
+};
+
+bool Worker::reapEnded() {
+  // Each child is looked at before it is reaped (WNOWAIT): until then its pid still stands for a live owner,
+  // so nobody (a window listing the queue, another worker) puts its entry back as orphaned before it is
+  // marked failed here.
+  bool any_busy = false;
+  for (size_t s = 0; s < m_slots.size(); ++s) {
+    if (!m_busy[s]) continue;
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(m_busy[s]->pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+      if (errno == EINTR) {
+        any_busy = true;
+        continue;
+      }
+      info.si_pid = m_busy[s]->pid, info.si_code = 0;  // lost (ECHILD): ended, how unknown
+    } else if (info.si_pid == 0) {
+      any_busy = true;  // still running
+      continue;
+    }
+    recordEnd(s, info);
+  }
+  return any_busy;
+}
+
+void Worker::recordEnd(size_t s, const siginfo_t& info) {
+  const QueueEntry entry = m_busy[s]->entry;
+  std::optional<QueueEntry> after = findQueueEntry(m_runs_dir, entry.id);
+  if (after && after->state == "running") {
+    // The child is gone without saying how the entry ended: killed (out of memory?), or it could not start.
+    const bool signalled = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED;
+    const std::string why = info.si_code == 0 ? std::string("its process was lost")
+                            : signalled ? "its process ended by signal " + std::to_string(info.si_status) +
+                                              (info.si_status == SIGKILL ? " (killed: out of memory?)" : "")
+                                        : "its process exited with status " + std::to_string(info.si_status) +
+                                              " without saying how the run ended";
+    endQueueEntry(m_runs_dir, entry.id, "failed", runFolderOfProcess(m_runs_dir, after->owner_pid), why);
+    after = findQueueEntry(m_runs_dir, entry.id);
+  }
+  int status = 0;
+  ::waitpid(m_busy[s]->pid, &status, 0);  // reaped only now
+  m_busy[s].reset();
+  const std::string state = after ? after->state : "removed";
+  if (state == "done") ++m_done;
+  if (state == "failed") ++m_failed;
+  std::cout << "== " << name(s, entry) << ": " << state
+            << (after && !after->message.empty() ? " — " + after->message : "") << "\n"
+            << std::flush;
+}
+
+void Worker::forwardSigterm() {
+  if (g_worker_signal.load() != SIGTERM || m_forwarded) return;
+  for (const std::optional<Busy>& b : m_busy) {
+    if (b) ::kill(b->pid, SIGTERM);
+  }
+  m_forwarded = true;
+}
+
+bool Worker::claimFree(bool any_busy) {
+  bool claimed_any = false, idle_slot = false;
+  for (size_t s = 0; s < m_slots.size(); ++s) {
+    if (m_busy[s]) continue;
+    const std::optional<QueueEntry> entry = claimFromQueue(m_runs_dir, ::getpid());
+    if (!entry) {
+      idle_slot = true;
+      break;
+    }
+    claimed_any = true;
+    m_waiting_said = false;
+    std::cout << "== " << name(s, *entry)
+              << (entry->run_folder.empty() ? "" : ": resuming " + entry->run_folder) << "\n"
+              << std::flush;
+    if (!entry->cwd.empty() && !fs::is_directory(entry->cwd)) {
+      endQueueEntry(
+          m_runs_dir, entry->id, "failed", "",
+          "the folder it was queued from, " + entry->cwd +
+              ", is gone (relative paths in its experiment resolve there): queue it again from another");
+      std::cout << "== " << name(s, *entry) << ": failed — " << entry->cwd << " is gone\n" << std::flush;
+      ++m_failed;
+      continue;
+    }
+    m_busy[s] = Busy{*entry, startChild(m_runs_dir, *entry, m_slots[s])};
+    any_busy = true;
+  }
+  return claimed_any || !idle_slot || any_busy;
+}
+
+void Worker::waitABit() const {
+  for (int i = 0; i < 50 && g_worker_signal.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (const std::optional<Busy>& b : m_busy) {
+      siginfo_t info{};
+      if (b && ::waitid(P_PID, static_cast<id_t>(b->pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          info.si_pid != 0) {
+        return;
+      }
+    }
+  }
+}
+
+void Worker::printTotals() const {
+  std::cout << (g_worker_signal.load() != 0 ? "Queue worker stopped" : "Queue finished") << ": " << m_done
+            << " done, " << m_failed << " failed";
+  int waiting = 0;
+  for (const QueueEntry& e : listQueue(m_runs_dir))
+    waiting += e.state == "queued" || e.state == "held" ? 1 : 0;
+  std::cout << ", " << waiting << " waiting.\n";
+}
+
+}  // namespace
+
 int runQueueWorker(const std::string& runs_dir, bool until_empty, const std::vector<QueueSlot>& given_slots) {
   std::signal(SIGINT, onWorkerSignal);
   std::signal(SIGTERM, onWorkerSignal);
-  const std::vector<QueueSlot> slots =
-      given_slots.empty() ? std::vector<QueueSlot>{QueueSlot{}} : given_slots;
-  std::vector<std::optional<Busy>> busy(slots.size());
-  int done = 0, failed = 0;
-  bool waiting_said = false, forwarded = false;
-  const auto name = [&](size_t s, const QueueEntry& e) {
-    const std::string where = slots[s].describe();
-    return "queue entry " + std::to_string(e.id) + " (" + e.label + (where.empty() ? "" : ", " + where) + ")";
-  };
+  Worker worker(runs_dir, given_slots);
   while (true) {
-    // Children that ended: how their entries ended. Each is looked at before it is reaped (WNOWAIT): until
-    // then its pid still stands for a live owner, so nobody (a window listing the queue, another worker) puts
-    // its entry back as orphaned before it is marked failed here.
-    bool any_busy = false;
-    for (size_t s = 0; s < slots.size(); ++s) {
-      if (!busy[s]) continue;
-      siginfo_t info{};
-      if (::waitid(P_PID, static_cast<id_t>(busy[s]->pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
-        if (errno == EINTR) {
-          any_busy = true;
-          continue;
-        }
-        info.si_pid = busy[s]->pid, info.si_code = 0;  // lost (ECHILD): ended, how unknown
-      } else if (info.si_pid == 0) {
-        any_busy = true;  // still running
-        continue;
-      }
-      const QueueEntry entry = busy[s]->entry;
-      std::optional<QueueEntry> after = findQueueEntry(runs_dir, entry.id);
-      if (after && after->state == "running") {
-        // The child is gone without saying how the entry ended: killed (out of memory?), or it could not
-        // start.
-        const bool signalled = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED;
-        const std::string why = info.si_code == 0 ? std::string("its process was lost")
-                                : signalled
-                                    ? "its process ended by signal " + std::to_string(info.si_status) +
-                                          (info.si_status == SIGKILL ? " (killed: out of memory?)" : "")
-                                    : "its process exited with status " + std::to_string(info.si_status) +
-                                          " without saying how the run ended";
-        endQueueEntry(runs_dir, entry.id, "failed", runFolderOfProcess(runs_dir, after->owner_pid), why);
-        after = findQueueEntry(runs_dir, entry.id);
-      }
-      int status = 0;
-      ::waitpid(busy[s]->pid, &status, 0);  // reaped only now
-      busy[s].reset();
-      const std::string state = after ? after->state : "removed";
-      if (state == "done") ++done;
-      if (state == "failed") ++failed;
-      std::cout << "== " << name(s, entry) << ": " << state
-                << (after && !after->message.empty() ? " — " + after->message : "") << "\n"
-                << std::flush;
-    }
-    const int signal = g_worker_signal.load();
-    if (signal != 0) {
-      // A SIGTERM for the worker alone (not the terminal's Ctrl-C, which reaches the children too) is passed
-      // on, so that each entry checkpoints and is queued again.
-      if (signal == SIGTERM && !forwarded) {
-        for (const std::optional<Busy>& b : busy) {
-          if (b) ::kill(b->pid, SIGTERM);
-        }
-        forwarded = true;
-      }
+    const bool any_busy = worker.reapEnded();
+    if (g_worker_signal.load() != 0) {
+      worker.forwardSigterm();
       if (!any_busy) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
-    // Free slots take the next queued entries.
-    bool claimed_any = false, idle_slot = false;
-    for (size_t s = 0; s < slots.size(); ++s) {
-      if (busy[s]) continue;
-      const std::optional<QueueEntry> entry = claimFromQueue(runs_dir, ::getpid());
-      if (!entry) {
-        idle_slot = true;
-        break;
-      }
-      claimed_any = true;
-      waiting_said = false;
-      std::cout << "== " << name(s, *entry)
-                << (entry->run_folder.empty() ? "" : ": resuming " + entry->run_folder) << "\n"
-                << std::flush;
-      if (!entry->cwd.empty() && !fs::is_directory(entry->cwd)) {
-        endQueueEntry(
-            runs_dir, entry->id, "failed", "",
-            "the folder it was queued from, " + entry->cwd +
-                ", is gone (relative paths in its experiment resolve there): queue it again from another");
-        std::cout << "== " << name(s, *entry) << ": failed — " << entry->cwd << " is gone\n" << std::flush;
-        ++failed;
-        continue;
-      }
-      busy[s] = Busy{*entry, startChild(runs_dir, *entry, slots[s])};
-      any_busy = true;
-    }
-    if (!claimed_any && idle_slot && !any_busy) {
+    if (!worker.claimFree(any_busy)) {
       if (until_empty) break;
-      if (!waiting_said)
-        std::cout << "Waiting for queued entries in " << runs_dir << " (Ctrl-C ends)...\n" << std::flush;
-      waiting_said = true;
+      worker.sayWaiting();
     }
-    // Polls the children every 20 ms (a slot that frees up takes the next entry at once), the queue every
-    // second.
-    for (int i = 0; i < 50 && g_worker_signal.load() == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      bool ended = false;
-      for (const std::optional<Busy>& b : busy) {
-        siginfo_t info{};
-        if (b && ::waitid(P_PID, static_cast<id_t>(b->pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-            info.si_pid != 0) {
-          ended = true;
-        }
-      }
-      if (ended) break;
-    }
+    worker.waitABit();
   }
-  std::cout << (g_worker_signal.load() != 0 ? "Queue worker stopped" : "Queue finished") << ": " << done
-            << " done, " << failed << " failed";
-  int waiting = 0;
-  for (const QueueEntry& e : listQueue(runs_dir)) waiting += e.state == "queued" || e.state == "held" ? 1 : 0;
-  std::cout << ", " << waiting << " waiting.\n";
+  worker.printTotals();
   return g_worker_signal.load() != 0 ? 128 + g_worker_signal.load() : kExitOk;
 }
 

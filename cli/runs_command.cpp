@@ -13,30 +13,22 @@
 namespace wb::cli {
 namespace {
 
-const char* kRunsHelp =
-    "usage: workbench-cli runs [--runs-dir DIR] [--json]\n"
-    "       workbench-cli runs show ID [--runs-dir DIR] [--json]\n"
-    "       workbench-cli runs compare A B [--runs-dir DIR]\n"
-    "       workbench-cli runs rename ID NAME | tag ID [TAG...] | note ID TEXT [--runs-dir DIR]\n"
-    "\n"
-    "Lists the runs of a runs folder (default: runs), newest first, from its index (runs.sqlite): id, "
-    "status\n"
-    "(running, finished, failed, interrupted — a run whose process died shows as interrupted), name, start,\n"
-    "steps, best validation accuracy, test accuracy and folder. `show` prints one run (by id or folder "
-    "name)\n"
-    "with its epochs; `compare` prints what differs between two runs' experiment files and their metrics\n"
-    "side by side. `rename`, `tag` (replaces the tags; none clears them) and `note` change what the "
-    "window's\n"
-    "runs list shows; they are kept in the run folder's run.json and in the index (the folder keeps its "
-    "name).\n"
-    "\n"
-    "  --runs-dir DIR  the runs folder (default: runs)\n"
-    "  --json          print JSON instead of a table (list and show)\n"
-    "\n"
-    "Examples:\n"
-    "  workbench-cli runs\n"
-    "  workbench-cli runs show 3\n"
-    "  workbench-cli runs compare 3 4 --runs-dir /data/runs\n";
+struct RunsOptions {
+  std::string runs_dir = "runs";
+  bool given = false;  // --runs-dir, as opposed to the default
+  bool json = false;
+  std::string id, other, text;  // the actions' arguments
+  std::vector<std::string> tags;
+};
+
+// A folder that does not exist is not an empty runs folder: a mistyped --runs-dir says so.
+void requireRunsDir(const RunsOptions& o) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(o.runs_dir, ec)) return;
+  throw UserError("The runs folder " + o.runs_dir + " does not exist" +
+                      (std::filesystem::exists(o.runs_dir, ec) ? " as a folder (it is a file)" : "") + ".",
+                  "Give the folder that holds the runs (output.runs_dir of the experiments; default: runs).");
+}
 
 std::string metric(double value, const char* format = "%.4f") {
   if (value < 0) return "-";
@@ -80,18 +72,19 @@ std::string joinTags(const std::vector<std::string>& tags) {
 RunRecord requireRun(const std::string& runs_dir, const std::string& id);
 
 // rename ID NAME, tag ID [TAG...], note ID TEXT.
-int infoCommand(const std::string& runs_dir, const std::vector<std::string>& words) {
-  const RunRecord r = requireRun(runs_dir, words[1]);
+int editRunInfo(const RunsOptions& o, const std::string& action) {
+  requireRunsDir(o);
+  const RunRecord r = requireRun(o.runs_dir, o.id);
   RunInfo info{r.name, r.tags, r.notes};
-  if (words[0] == "rename") {
-    info.name = words[2];
-  } else if (words[0] == "tag") {
-    info.tags.assign(words.begin() + 2, words.end());
+  if (action == "rename") {
+    info.name = o.text;
+  } else if (action == "tag") {
+    info.tags = o.tags;
   } else {
-    info.notes = words[2];
+    info.notes = o.text;
   }
-  updateRunInfo(runs_dir, r.folder, info);
-  const RunRecord updated = requireRun(runs_dir, std::to_string(r.id));
+  updateRunInfo(o.runs_dir, r.folder, info);
+  const RunRecord updated = requireRun(o.runs_dir, std::to_string(r.id));
   std::printf("run %lld: %s  [%s]\n", static_cast<long long>(updated.id), updated.name.c_str(),
               joinTags(updated.tags).c_str());
   return kExitOk;
@@ -106,7 +99,21 @@ RunRecord requireRun(const std::string& runs_dir, const std::string& id) {
   return *record;
 }
 
-int listCommand(const std::string& runs_dir, bool json) {
+int listCommand(const RunsOptions& o) {
+  const std::string& runs_dir = o.runs_dir;
+  const bool json = o.json;
+  // The default folder does not exist before the first run, and then there are simply no runs yet.
+  std::error_code ec;
+  if (!o.given && !std::filesystem::is_directory(runs_dir, ec)) {
+    if (json) {
+      std::cout << "[]" << std::endl;
+    } else {
+      std::printf("No runs yet: there is no %s folder (`workbench-cli train` starts the first run there).\n",
+                  runs_dir.c_str());
+    }
+    return kExitOk;
+  }
+  requireRunsDir(o);
   const std::vector<RunRecord> runs = listRuns(runs_dir);
   if (json) {
     nlohmann::json out = nlohmann::json::array();
@@ -129,8 +136,10 @@ int listCommand(const std::string& runs_dir, bool json) {
   return kExitOk;
 }
 
-int showCommand(const std::string& runs_dir, const std::string& id, bool json) {
-  const RunRecord r = requireRun(runs_dir, id);
+int showCommand(const RunsOptions& o) {
+  requireRunsDir(o);
+  const bool json = o.json;
+  const RunRecord r = requireRun(o.runs_dir, o.id);
   const RunHistory history = loadRunHistory(r.folder);
   if (json) {
     nlohmann::json out = recordToJson(r);
@@ -176,9 +185,10 @@ int showCommand(const std::string& runs_dir, const std::string& id, bool json) {
   return kExitOk;
 }
 
-int compareCommand(const std::string& runs_dir, const std::string& a_id, const std::string& b_id) {
-  const RunRecord a = requireRun(runs_dir, a_id);
-  const RunRecord b = requireRun(runs_dir, b_id);
+int compareCommand(const RunsOptions& o) {
+  requireRunsDir(o);
+  const RunRecord a = requireRun(o.runs_dir, o.id);
+  const RunRecord b = requireRun(o.runs_dir, o.other);
   const RunHistory ha = loadRunHistory(a.folder);
   const RunHistory hb = loadRunHistory(b.folder);
   const std::string la = "run " + std::to_string(a.id);
@@ -230,67 +240,68 @@ int compareCommand(const std::string& runs_dir, const std::string& a_id, const s
   return kExitOk;
 }
 
+// --runs-dir (and --json) on `runs` and on each of its actions, so that either order reads.
+void addRunsOptions(CLI::App* command, RunsOptions& o, bool json) {
+  command->add_option("--runs-dir", o.runs_dir, "the runs folder (default: runs)")
+      ->type_name("DIR")
+      ->each([&o](const std::string&) { o.given = true; });
+  if (json) command->add_flag("--json", o.json, "print JSON instead of a table");
+}
+
+CLI::App* addRunsAction(CLI::App* runs, RunsOptions& o, const std::string& name, const std::string& about,
+                        const std::string& first, const std::string& first_help) {
+  CLI::App* action = addCommand(*runs, name, about);
+  action->add_option(first, o.id, first_help)->required();
+  addRunsOptions(action, o, name == "show");
+  return action;
+}
+
+void addRunsActions(CLI::App* runs, const std::shared_ptr<RunsOptions>& o) {
+  const std::string id_help = "the run: its id or its folder's name (`workbench-cli runs` lists them)";
+  setAction(addRunsAction(runs, *o, "show", "one run, with its epochs", "ID", id_help),
+            [o] { return showCommand(*o); });
+  CLI::App* compare = addRunsAction(
+      runs, *o, "compare", "what differs between two runs' experiments, and their metrics side by side", "A",
+      id_help);
+  compare->add_option("B", o->other, "the other run")->required();
+  setAction(compare, [o] { return compareCommand(*o); });
+  CLI::App* rename = addRunsAction(runs, *o, "rename", "give a run the name the lists show", "ID", id_help);
+  rename->add_option("NAME", o->text, "its new name")->required();
+  setAction(rename, [o] { return editRunInfo(*o, "rename"); });
+  CLI::App* tag = addRunsAction(runs, *o, "tag", "replace a run's tags (none clears them)", "ID", id_help);
+  tag->add_option("TAG", o->tags, "its tags");
+  setAction(tag, [o] { return editRunInfo(*o, "tag"); });
+  CLI::App* note = addRunsAction(runs, *o, "note", "replace a run's notes", "ID", id_help);
+  note->add_option("TEXT", o->text, "its notes")->required();
+  setAction(note, [o] { return editRunInfo(*o, "note"); });
+}
+
 }  // namespace
 
-int runsCommand(const std::vector<std::string>& args) {
-  std::string runs_dir = "runs";
-  bool given = false;  // --runs-dir, as opposed to the default
-  bool json = false;
-  std::vector<std::string> words;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << kRunsHelp;
-      return kExitOk;
-    } else if (a == "--json") {
-      json = true;
-    } else if (a == "--runs-dir" && i + 1 < args.size()) {
-      runs_dir = args[++i];
-      given = true;
-    } else if (a.rfind("--runs-dir=", 0) == 0) {
-      runs_dir = a.substr(11);
-      given = true;
-    } else if (!a.empty() && a[0] != '-') {
-      words.push_back(a);
-    } else {
-      std::cerr << "error: unknown argument '" << a << "' for runs\n\n" << kRunsHelp;
-      return kExitBadInput;
-    }
-  }
-  // A folder that does not exist is not an empty runs folder: a mistyped --runs-dir says so. (The default one
-  // does not exist before the first run, and then there are simply no runs yet.)
-  std::error_code ec;
-  if (!std::filesystem::is_directory(runs_dir, ec)) {
-    if (given || !words.empty()) {
-      printError("The runs folder " + runs_dir + " does not exist" +
-                     (std::filesystem::exists(runs_dir, ec) ? " as a folder (it is a file)" : "") + ".",
-                 "Give the folder that holds the runs (output.runs_dir of the experiments; default: runs).");
-      return kExitBadInput;
-    }
-    if (json) {
-      std::cout << "[]" << std::endl;
-    } else {
-      std::printf("No runs yet: there is no %s folder (`workbench-cli train` starts the first run there).\n",
-                  runs_dir.c_str());
-    }
-    return kExitOk;
-  }
-  try {
-    if (words.empty()) return listCommand(runs_dir, json);
-    if (words[0] == "show" && words.size() == 2) return showCommand(runs_dir, words[1], json);
-    if (words[0] == "compare" && words.size() == 3) return compareCommand(runs_dir, words[1], words[2]);
-    if ((words[0] == "rename" || words[0] == "note") && words.size() == 3)
-      return infoCommand(runs_dir, words);
-    if (words[0] == "tag" && words.size() >= 2) return infoCommand(runs_dir, words);
-    std::cerr << "error: unknown use of runs\n\n" << kRunsHelp;
-    return kExitBadInput;
-  } catch (const UserError& e) {
-    printError(e.what(), e.hint());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    printError(e.what(), "");
-    return kExitFailure;
-  }
+void addRunsCommand(CLI::App& program) {
+  CLI::App* runs = addCommand(
+      program, "runs",
+      "list, show and compare runs\n"
+      "Lists the runs of a runs folder (default: runs), newest first, from its index (runs.sqlite): id, "
+      "status "
+      "(running, finished, failed, interrupted — a run whose process died shows as interrupted), name, "
+      "start, "
+      "steps, best validation accuracy, test accuracy and folder. `show` prints one run (by id or folder "
+      "name) "
+      "with its epochs; `compare` prints what differs between two runs' experiment files and their metrics "
+      "side "
+      "by side. `rename`, `tag` (replaces the tags; none clears them) and `note` change what the window's "
+      "runs "
+      "list shows; they are kept in the run folder's run.json and in the index (the folder keeps its name).",
+      "Examples:\n"
+      "  workbench-cli runs\n"
+      "  workbench-cli runs show 3\n"
+      "  workbench-cli runs compare 3 4 --runs-dir /data/runs\n"
+      "  workbench-cli runs tag 3 baseline adam\n");
+  auto o = std::make_shared<RunsOptions>();
+  addRunsOptions(runs, *o, true);
+  setAction(runs, [o] { return listCommand(*o); });
+  addRunsActions(runs, o);
 }
 
 }  // namespace wb::cli

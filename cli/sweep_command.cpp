@@ -24,73 +24,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kSweepHelp =
-    "usage: workbench-cli sweep start [EXPERIMENT.json | --example NAME] --sweep SWEEP.json [--set key=value "
-    "...]\n"
-    "                                 [--run [--devices cuda:0,cuda:1 | cpu,cpu]]\n"
-    "       workbench-cli sweep show NAME [--runs-dir DIR] [--json] [--write-best FILE]\n"
-    "       workbench-cli sweep list [--runs-dir DIR]\n"
-    "\n"
-    "Tries several values of an experiment's keys and compares the results. `start` plans the trials of the\n"
-    "sweep file over the experiment, checks every key and value (an unknown key or a value the key does not "
-    "take\n"
-    "refuses the sweep before anything is queued), and queues each trial as a normal run in the "
-    "experiment's\n"
-    "runs folder, named SWEEP-tNN; `--run` then trains the queue (as `workbench-cli queue run "
-    "--until-empty`).\n"
-    "A combination the engine's checks refuse is queued as failed with its reason; the others still run.\n"
-    "`show` prints the trials with their values, the metric, state and duration, the best one marked *;\n"
-    "`--write-best FILE` writes the best trial's experiment (train it, or edit it further).\n"
-    "\n"
-    "The sweep file (lists of values make a grid; a range {min, max, scale} a seeded random search):\n"
-    "  {\"name\": \"optimizers\", \"trials\": 8, \"seed\": 1, \"metric\": \"best_val_accuracy\",\n"
-    "   \"keys\": {\"optimizer.name\": [\"adam\", \"sgd\", \"adamw\"],\n"
-    "            \"optimizer.lr\": {\"min\": 0.0001, \"max\": 0.1, \"scale\": \"log\"}}}\n"
-    "  trials: how many (a grid without it: every combination; with fewer: a seeded subset); metric:\n"
-    "  best_val_accuracy (default), best_val_loss, test_accuracy or test_loss.\n"
-    "  \"early_stopping\": {\"rule\": \"asha\", \"eta\": 3, \"grace_epochs\": 1} stops poor trials early "
-    "(ASHA,\n"
-    "  asynchronous successive halving): at epochs grace, grace*eta, grace*eta^2, ... a trial's validation\n"
-    "  (val_accuracy, or val_loss for a loss metric) is set against the other trials' at that epoch, and it\n"
-    "  trains on only when among the top 1/eta of them; the decision and its reason go to the trial's log.\n"
-    "\n"
-    "  --sweep FILE       the sweep file\n"
-    "  --run              train the queue after queueing\n"
-    "  --devices LIST     with --run: one trial per slot at once (as `queue run --devices`)\n"
-    "  --runs-dir DIR     the runs folder (default: runs)\n"
-    "  --json             `show` prints JSON\n"
-    "  --write-best FILE  `show` writes the best trial's experiment.json there\n"
-    "\n"
-    "Examples:\n"
-    "  workbench-cli sweep start my.json --sweep optimizers.json --run\n"
-    "  workbench-cli sweep show optimizers\n"
-    "  workbench-cli sweep show optimizers --write-best best.json && workbench-cli train best.json\n"
-    "\n"
-    "Exit status: 0 done, 2 bad input (nothing queued), 1 failure.\n";
-
-int startSweep(const std::vector<std::string>& args) {
-  ExperimentArgs exp_args;
-  std::vector<std::string> rest;
-  if (!parseExperimentArgs(args, exp_args, rest, {"--sweep", "--devices"})) return kExitBadInput;
+struct SweepOptions {
+  ExperimentArgs experiment;  // start
   std::string sweep_file, devices;
   bool run = false;
-  for (size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == "--sweep" && i + 1 < rest.size()) {
-      sweep_file = rest[++i];
-    } else if (rest[i] == "--devices" && i + 1 < rest.size()) {
-      devices = rest[++i];
-    } else if (rest[i] == "--run") {
-      run = true;
-    } else {
-      std::cerr << "error: unknown argument '" << rest[i] << "' for sweep start\n\n" << kSweepHelp;
-      return kExitBadInput;
-    }
-  }
-  if (sweep_file.empty()) {
-    std::cerr
-        << "error: sweep start needs --sweep SWEEP.json (`workbench-cli sweep --help` shows its form)\n";
-    return kExitBadInput;
-  }
+  std::string runs_dir = "runs", name, write_best;  // show, list
+  bool json = false;
+
+  std::string runsDir() const { return fs::absolute(runs_dir).lexically_normal().string(); }
+};
+
+int startSweep(const SweepOptions& o) {
+  const ExperimentArgs& exp_args = o.experiment;
+  const std::string& sweep_file = o.sweep_file;
+  const std::string& devices = o.devices;
+  const bool run = o.run;
   std::vector<QueueSlot> slots;
   if (!parseQueueSlots(devices, slots)) return kExitBadInput;
   const std::optional<Experiment> experiment = resolveExperiment(exp_args);
@@ -197,58 +145,72 @@ int listSweeps(const std::string& runs_dir) {
   return kExitOk;
 }
 
+void addSweepActions(CLI::App* sweep, const std::shared_ptr<SweepOptions>& o) {
+  CLI::App* start = addCommand(
+      *sweep, "start",
+      "plan a sweep file's trials over an experiment, check them and queue them (--run: train them)");
+  addExperimentArgs(start, o->experiment);
+  start->add_option("--sweep", o->sweep_file, "the sweep file")->type_name("SWEEP.json")->required();
+  start->add_flag("--run", o->run,
+                  "train the queue after queueing (as `workbench-cli queue run --until-empty`)");
+  start
+      ->add_option("--devices", o->devices,
+                   "with --run: one trial per slot at once (as `queue run --devices`)")
+      ->type_name("LIST");
+  setAction(start, [o] { return startSweep(*o); });
+  CLI::App* show = addCommand(*sweep, "show", "the trials compared, the best marked *");
+  show->add_option("NAME", o->name, "the sweep's name (`workbench-cli sweep list` shows them)")->required();
+  show->add_option("--runs-dir", o->runs_dir, "the runs folder (default: runs)")->type_name("DIR");
+  show->add_flag("--json", o->json, "print JSON");
+  show->add_option("--write-best", o->write_best, "write the best trial's experiment.json there")
+      ->type_name("FILE");
+  setAction(show, [o] { return showSweep(o->runsDir(), o->name, o->json, o->write_best); });
+  CLI::App* list = addCommand(*sweep, "list", "the sweeps of a runs folder, with their trials' states");
+  list->add_option("--runs-dir", o->runs_dir, "the runs folder (default: runs)")->type_name("DIR");
+  setAction(list, [o] { return listSweeps(o->runsDir()); });
+  setAction(addCommand(*sweep, "help", "this help")->group(""), [sweep] {
+    std::cout << helpText(*sweep);
+    return static_cast<int>(kExitOk);
+  });
+}
+
 }  // namespace
 
-int sweepCommand(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::cout << kSweepHelp;
-    return args.empty() ? kExitBadInput : kExitOk;
-  }
-  const std::string action = args[0];
-  const std::vector<std::string> tail(args.begin() + 1, args.end());
-  for (const std::string& a : tail) {
-    if (a == "--help" || a == "-h") {
-      std::cout << kSweepHelp;
-      return kExitOk;
-    }
-  }
-  try {
-    if (action == "start") return startSweep(tail);
-    std::string runs_dir = "runs", name, write_best;
-    bool json = false;
-    for (size_t i = 0; i < tail.size(); ++i) {
-      if (tail[i] == "--runs-dir" && i + 1 < tail.size()) {
-        runs_dir = tail[++i];
-      } else if (tail[i] == "--write-best" && i + 1 < tail.size()) {
-        write_best = tail[++i];
-      } else if (tail[i] == "--json") {
-        json = true;
-      } else if (name.empty() && !tail[i].empty() && tail[i][0] != '-') {
-        name = tail[i];
-      } else {
-        std::cerr << "error: unknown argument '" << tail[i] << "' for sweep " << action << "\n\n"
-                  << kSweepHelp;
-        return kExitBadInput;
-      }
-    }
-    runs_dir = fs::absolute(runs_dir).lexically_normal().string();
-    if (action == "list") return listSweeps(runs_dir);
-    if (action == "show") {
-      if (name.empty()) {
-        std::cerr << "error: sweep show needs the sweep's name (`workbench-cli sweep list` shows them)\n";
-        return kExitBadInput;
-      }
-      return showSweep(runs_dir, name, json, write_best);
-    }
-    std::cerr << "error: unknown sweep action '" << action << "'\n\n" << kSweepHelp;
-    return kExitBadInput;
-  } catch (const UserError& e) {
-    printError(e.what(), e.hint());
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    printError(std::string("sweep ") + action + " failed: " + e.what(), "");
-    return kExitFailure;
-  }
+void addSweepCommand(CLI::App& program) {
+  CLI::App* sweep = addCommand(
+      program, "sweep",
+      "try several values of an experiment's keys as queued runs, and compare them\n"
+      "Tries several values of an experiment's keys and compares the results. `start` plans the trials of "
+      "the "
+      "sweep file over the experiment, checks every key and value (an unknown key or a value the key does "
+      "not "
+      "take refuses the sweep before anything is queued), and queues each trial as a normal run in the "
+      "experiment's runs folder, named SWEEP-tNN; `--run` then trains the queue (as `workbench-cli queue run "
+      "--until-empty`). A combination the engine's checks refuse is queued as failed with its reason; the "
+      "others "
+      "still run. `show` prints the trials with their values, the metric, state and duration, the best one "
+      "marked *; `--write-best FILE` writes the best trial's experiment (train it, or edit it further).\n"
+      "\n"
+      "The sweep file (lists of values make a grid; a range {min, max, scale} a seeded random search):\n"
+      "  {\"name\": \"optimizers\", \"trials\": 8, \"seed\": 1, \"metric\": \"best_val_accuracy\",\n"
+      "   \"keys\": {\"optimizer.name\": [\"adam\", \"sgd\", \"adamw\"],\n"
+      "            \"optimizer.lr\": {\"min\": 0.0001, \"max\": 0.1, \"scale\": \"log\"}}}\n"
+      "trials: how many (a grid without it: every combination; with fewer: a seeded subset); metric: "
+      "best_val_accuracy (default), best_val_loss, test_accuracy or test_loss. "
+      "\"early_stopping\": {\"rule\": \"asha\", \"eta\": 3, \"grace_epochs\": 1} stops poor trials early "
+      "(ASHA, "
+      "asynchronous successive halving): at epochs grace, grace*eta, grace*eta^2, ... a trial's validation "
+      "(val_accuracy, or val_loss for a loss metric) is set against the other trials' at that epoch, and it "
+      "trains on only when among the top 1/eta of them; the decision and its reason go to the trial's log.",
+      "Examples:\n"
+      "  workbench-cli sweep start my.json --sweep optimizers.json --run\n"
+      "  workbench-cli sweep show optimizers\n"
+      "  workbench-cli sweep show optimizers --write-best best.json && workbench-cli train best.json\n"
+      "\n"
+      "Exit status: 0 done, 2 bad input (nothing queued), 1 failure.\n");
+  sweep->require_subcommand(1);
+  auto o = std::make_shared<SweepOptions>();
+  addSweepActions(sweep, o);
 }
 
 }  // namespace wb::cli

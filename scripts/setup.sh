@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config lld  # lld: links in a third of GNU ld's time
   libtorch-dev libgloo-dev libopenblas0-pthread
-  nlohmann-json3-dev zlib1g-dev libgtest-dev libsqlite3-dev
+  nlohmann-json3-dev zlib1g-dev libgtest-dev libsqlite3-dev libcli11-dev  # libcli11-dev: workbench-cli's command line
   dataset-fashion-mnist
   libonnx-dev
   libjpeg62-turbo-dev libpng-dev  # image folders: JPEG (libjpeg-turbo) and PNG decoded as torchvision's loader sees them
@@ -25,6 +25,7 @@ if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
     python3-torchvision python3-pil  # test_images: what torchvision's ImageFolder and loader (Pillow) make of a folder
     python3-venv  # .venv/: the tests' readers from PyPI (scripts/requirements-test.txt)
     qemu-user     # test_export_avx2: the int8 tests on an emulated AVX2 CPU
+    clang-format  # the format check (ctest -L lint), never a rewrite
     desktop-file-utils appstream lintian
   )
 fi
