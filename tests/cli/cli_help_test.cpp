@@ -72,7 +72,50 @@ TEST(CliHelp, HelpListsEveryCommandAndEachHasItsOwnHelp) {
     EXPECT_EQ(dashed.status, 0) << command << ": " << dashed.err;
     EXPECT_EQ(dashed.out, help.out) << command;
     EXPECT_NE(help.out.find("\nExample"), std::string::npos) << command << " has no examples:\n" << help.out;
+    // One layout for all, made from each command's declared options.
+    EXPECT_NE(help.out.find("\nOptions:\n"), std::string::npos) << command << ":\n" << help.out;
+    EXPECT_NE(help.out.find("\n  -h, --help "), std::string::npos) << command << ":\n" << help.out;
   }
+}
+
+// A command line the parser refuses exits with 2 and says what is wrong, naming the option or argument, and
+// where to look; stdout stays empty.
+TEST(CliHelp, ABadCommandLineNamesTheOptionAndWhatToDo) {
+  const PassiveOpenMp passive;
+  struct Case {
+    std::string args, says, command;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"train --no-such-flag", "unknown argument '--no-such-flag' for train", "train"},
+           {"train --jsn", "did you mean '--json'?", "train"},
+           {"bench --steps", "--steps needs a value (N)", "bench"},
+           {"find-lr --steps many",
+            "--steps needs a whole number of at least 2, e.g. --steps 100 (got 'many')", "find-lr"},
+           {"eval", "eval needs RUN_DIR", "eval"},
+           {"export RUN --format pickle --out x.pt",
+            "--format needs a format: torchscript, onnx or safetensors", "export"},
+           {"queue", "queue needs an action: add, list, run, remove, hold, release, move", "queue"},
+           {"queue lst", "unknown action 'lst' for queue; did you mean 'list'?", "queue"},
+           {"runs show", "runs show needs ID", "runs show"},
+           {"queue remove x", "ID needs an entry id", "queue remove"},
+       }) {
+    const auto r = runCli(c.args);
+    EXPECT_EQ(r.status, 2) << c.args;
+    EXPECT_NE(r.err.find("error: "), std::string::npos) << c.args << ":\n" << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << ":\n" << r.err;
+    EXPECT_NE(r.err.find("what to do: `workbench-cli " + c.command + " --help`"), std::string::npos)
+        << c.args << ":\n"
+        << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.args << ":\n" << r.out;
+  }
+}
+
+// `--` ends the options: what follows is an argument even when it starts with a dash.
+TEST(CliHelp, DoubleDashEndsTheOptions) {
+  const auto r = runCli("check -- --no-such.json");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cannot open experiment file --no-such.json"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("unknown argument"), std::string::npos) << r.err;
 }
 
 TEST(CliHelp, UnknownCommandIsNamedWithASuggestion) {
@@ -139,6 +182,52 @@ TEST(CliCompletion, CompletesCommandsOptionsAndExperimentKeys) {
   EXPECT_EQ(train_options, std::vector<std::string>{"--json"});
   EXPECT_EQ(complete("export RUN --format o"), std::vector<std::string>{"onnx"});
   EXPECT_EQ(complete("train --example cn"), (std::vector<std::string>{"cnn", "cnn-prune-quantize"}));
+}
+
+// The names a section of a command's help lists ("Options": every --long name; "Actions": each action).
+std::vector<std::string> helpSection(const std::string& help, const std::string& title) {
+  std::vector<std::string> names;
+  const size_t start = help.find("\n" + title + ":\n");
+  if (start == std::string::npos) return names;
+  std::istringstream in(help.substr(start + title.size() + 3));
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    if (line.rfind("  ", 0) != 0 || line.size() < 3 || line[2] == ' ') continue;  // a description's next line
+    const std::string left = line.substr(2, line.find("  ", 2) - 2);
+    if (title != "Options") {
+      names.push_back(left);
+      continue;
+    }
+    const std::regex long_name("--[a-z][a-z-]*");
+    for (auto m = std::sregex_iterator(left.begin(), left.end(), long_name); m != std::sregex_iterator(); ++m)
+      names.push_back(m->str());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Completion and --help are made from the same definitions: for every command and action, completion offers
+// exactly the options and actions its help lists.
+TEST(CliCompletion, OffersEveryOptionAndActionTheHelpListsAndNoOther) {
+  const PassiveOpenMp passive;
+  std::vector<std::string> paths = lines(runCli("help --commands").out);
+  ASSERT_GE(paths.size(), 10u);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string help = runCli(paths[i] + " --help").out;
+    const std::vector<std::string> options = helpSection(help, "Options");
+    EXPECT_GE(options.size(), 1u) << paths[i] << ":\n" << help;
+    std::vector<std::string> offered = complete(paths[i] + " --");
+    std::sort(offered.begin(), offered.end());
+    EXPECT_EQ(offered, options) << "completing `" << paths[i] << " --`";
+    const std::vector<std::string> actions = helpSection(help, "Actions");
+    if (actions.empty()) continue;
+    std::vector<std::string> offered_actions = complete(paths[i] + " ");
+    std::sort(offered_actions.begin(), offered_actions.end());
+    EXPECT_EQ(offered_actions, actions) << "completing `" << paths[i] << " `";
+    if (paths[i].find(' ') == std::string::npos) {
+      for (const std::string& action : actions) paths.push_back(paths[i] + " " + action);
+    }
+  }
+  EXPECT_GT(paths.size(), 25u) << "the actions of runs, queue and sweep were not visited";
 }
 
 TEST(CliCompletion, CompletesEveryCommandTheHelpLists) {
