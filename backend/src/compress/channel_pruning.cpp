@@ -300,9 +300,8 @@ void checkConsistent(const ModelArtifact& artifact) {
   }
 }
 
-}  // namespace
-
-ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig& pass, json& record) {
+// Channels are removed from a layer list, and before int8.
+void refuseUnprunable(const ModelArtifact& input) {
   if (!input.torchscript.empty() || input.layers.is_null()) {
     throw UserError(
         "artifact " + input.name +
@@ -315,6 +314,64 @@ ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig
     throw UserError("artifact " + input.name + " is int8: its channels cannot be pruned any more",
                     "Put the structured prune pass before the quantize pass.");
   }
+}
+
+// The group's `pass.amount` least important channels (never all) removed from every tensor that holds them,
+// its producers' widths in `layers` set to what is kept, and each producer's entry in the record.
+void pruneGroup(const ModelArtifact& input, const Space& g, const CompressPassConfig& pass, SlicePlan& plan,
+                json& layersJson, json& record) {
+  const int64_t channels = g.channels;
+  const int64_t count = static_cast<int64_t>(std::nearbyint(pass.amount * static_cast<double>(channels)));
+  const int64_t removeCount = std::clamp<int64_t>(count, 0, channels - 1);
+  const torch::Tensor importance = channelImportance(input, g, pass.norm == "l2");
+  // Stable, so channels of equal importance go lowest index first and the plan is reproducible.
+  const torch::Tensor order = std::get<1>(importance.sort(/*stable=*/true, /*dim=*/0, /*descending=*/false));
+  const torch::Tensor removed = std::get<0>(order.slice(0, 0, removeCount).sort());
+  const torch::Tensor keep = torch::ones({channels}, torch::kBool).index_fill_(0, removed, false);
+  const torch::Tensor kept = keep.nonzero().flatten();
+  const int64_t keptCount = channels - removeCount;
+
+  json readers = json::array();
+  for (const Slice& s : g.slices) {
+    plan[s.tensor].emplace_back(s.dim, featureIndices(kept, channels, s.outer, s.inner));
+    if (!s.reader.empty() && std::find(readers.begin(), readers.end(), s.reader) == readers.end()) {
+      readers.push_back(s.reader);
+    }
+  }
+  const std::vector<int64_t> removedList(removed.data_ptr<int64_t>(),
+                                         removed.data_ptr<int64_t>() + removeCount);
+  for (const LayerRef& ref : g.producers) {
+    layersJson[json::json_pointer(ref.pointer)][ref.type == "conv2d" ? "out_channels" : "out_features"] =
+        keptCount;
+    json entry = {{"path", ref.path},
+                  {"name", ref.name},
+                  {"type", ref.type},
+                  {"channels_before", channels},
+                  {"channels_after", keptCount},
+                  {"removed", removedList},
+                  {"rewired", readers}};
+    if (g.producers.size() > 1) entry["coupled_with"] = namesOf(g.producers, ref.name);
+    record["pruned"].push_back(entry);
+  }
+}
+
+[[noreturn]] void refuseNoSelection(const ChannelGraph& graph, const CompressPassConfig& pass) {
+  std::string available;
+  for (const auto& [ref, space] : graph.producers()) {
+    available += (available.empty() ? "" : ", ") + ref.name + " (" + ref.type + ")";
+  }
+  throw UserError(
+      "the structured prune pass selects no layer: layer_types and layers match none of " +
+          (available.empty() ? std::string("the model's layers (it has no conv2d or linear layer)")
+                             : available) +
+          (pass.prune_output_layer ? "" : "; the output layer is left alone unless prune_output_layer"),
+      "Set compress.passes[i].layer_types / layers to name layers the model has.");
+}
+
+}  // namespace
+
+ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig& pass, json& record) {
+  refuseUnprunable(input);
   torch::NoGradGuard no_grad;
 
   ChannelGraph graph;
@@ -365,55 +422,10 @@ ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig
       continue;
     }
     anyPruned = true;
-
-    const int64_t channels = g.channels;
-    const int64_t count = static_cast<int64_t>(std::nearbyint(pass.amount * static_cast<double>(channels)));
-    const int64_t removeCount = std::clamp<int64_t>(count, 0, channels - 1);
-    const torch::Tensor importance = channelImportance(input, g, pass.norm == "l2");
-    // Stable, so channels of equal importance go lowest index first and the plan is reproducible.
-    const torch::Tensor order =
-        std::get<1>(importance.sort(/*stable=*/true, /*dim=*/0, /*descending=*/false));
-    const torch::Tensor removed = std::get<0>(order.slice(0, 0, removeCount).sort());
-    const torch::Tensor keep = torch::ones({channels}, torch::kBool).index_fill_(0, removed, false);
-    const torch::Tensor kept = keep.nonzero().flatten();
-    const int64_t keptCount = channels - removeCount;
-
-    json readers = json::array();
-    for (const Slice& s : g.slices) {
-      plan[s.tensor].emplace_back(s.dim, featureIndices(kept, channels, s.outer, s.inner));
-      if (!s.reader.empty() && std::find(readers.begin(), readers.end(), s.reader) == readers.end()) {
-        readers.push_back(s.reader);
-      }
-    }
-    const std::vector<int64_t> removedList(removed.data_ptr<int64_t>(),
-                                           removed.data_ptr<int64_t>() + removeCount);
-    for (const LayerRef& ref : g.producers) {
-      layersJson[json::json_pointer(ref.pointer)][ref.type == "conv2d" ? "out_channels" : "out_features"] =
-          keptCount;
-      json entry = {{"path", ref.path},
-                    {"name", ref.name},
-                    {"type", ref.type},
-                    {"channels_before", channels},
-                    {"channels_after", keptCount},
-                    {"removed", removedList},
-                    {"rewired", readers}};
-      if (g.producers.size() > 1) entry["coupled_with"] = namesOf(g.producers, ref.name);
-      record["pruned"].push_back(entry);
-    }
+    pruneGroup(input, g, pass, plan, layersJson, record);
   }
 
-  if (!anySelected) {
-    std::string available;
-    for (const auto& [ref, space] : graph.producers()) {
-      available += (available.empty() ? "" : ", ") + ref.name + " (" + ref.type + ")";
-    }
-    throw UserError(
-        "the structured prune pass selects no layer: layer_types and layers match none of " +
-            (available.empty() ? std::string("the model's layers (it has no conv2d or linear layer)")
-                               : available) +
-            (pass.prune_output_layer ? "" : "; the output layer is left alone unless prune_output_layer"),
-        "Set compress.passes[i].layer_types / layers to name layers the model has.");
-  }
+  if (!anySelected) refuseNoSelection(graph, pass);
   if (!anyPruned) {
     std::string reasons;
     for (const json& skip : record["skipped"]) {

@@ -106,17 +106,12 @@ std::vector<std::string> readCsvHeader(const std::string& file) {
   return splitCsvLine(line);
 }
 
-CsvData readCsv(const std::string& file, const std::string& label_column) {
-  std::ifstream in = openCsv(file);
-  std::string line;
-  int64_t line_number = 0;
-  if (!readHeaderLine(in, line, line_number)) {
-    throw DataError(file + ": is empty; expected a header line naming the columns, then one row per sample",
-                    "check that data.path is the right file");
-  }
-  const std::vector<std::string> header = splitCsvLine(line);
-  const auto columns = static_cast<int64_t>(header.size());
+namespace {
 
+// The label column's index: exactly one column has its name, and at least one other holds features.
+int64_t labelColumnIndex(const std::string& file, const std::vector<std::string>& header,
+                         const std::string& label_column) {
+  const auto columns = static_cast<int64_t>(header.size());
   int64_t label_index = -1;
   for (int64_t c = 0; c < columns; ++c) {
     if (header[c] != label_column) continue;
@@ -133,6 +128,23 @@ CsvData readCsv(const std::string& file, const std::string& label_column) {
     throw DataError(file + ": has only the label column '" + label_column + "' and no feature columns",
                     "add numeric feature columns");
   }
+  return label_index;
+}
+
+}  // namespace
+
+CsvData readCsv(const std::string& file, const std::string& label_column) {
+  std::ifstream in = openCsv(file);
+  std::string line;
+  int64_t line_number = 0;
+  if (!readHeaderLine(in, line, line_number)) {
+    throw DataError(file + ": is empty; expected a header line naming the columns, then one row per sample",
+                    "check that data.path is the right file");
+  }
+  const std::vector<std::string> header = splitCsvLine(line);
+  const auto columns = static_cast<int64_t>(header.size());
+
+  const int64_t label_index = labelColumnIndex(file, header, label_column);
 
   CsvData data;
   for (int64_t c = 0; c < columns; ++c) {

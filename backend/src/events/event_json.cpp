@@ -153,6 +153,67 @@ T get(const json& j, const char* key, T fallback) {
   }
 }
 
+std::vector<DeviceMetrics> devicesFromJson(const json& j) {
+  std::vector<DeviceMetrics> devices;
+  if (!j.contains("devices") || !j["devices"].is_array()) return devices;
+  for (const auto& entry : j["devices"]) {
+    if (!entry.is_object()) continue;
+    DeviceMetrics d;
+    d.rank = get<int64_t>(entry, "rank", 0);
+    d.device = get<std::string>(entry, "device", "");
+    d.samples_per_sec = get<double>(entry, "samples_per_sec", 0);
+    d.cpu_rss_bytes = get<int64_t>(entry, "cpu_rss_bytes", 0);
+    d.cuda_allocated_bytes = get<int64_t>(entry, "cuda_allocated_bytes", -1);
+    d.cuda_reserved_bytes = get<int64_t>(entry, "cuda_reserved_bytes", -1);
+    d.cuda_peak_bytes = get<int64_t>(entry, "cuda_peak_bytes", -1);
+    devices.push_back(std::move(d));
+  }
+  return devices;
+}
+
+StepMetrics stepFromJson(const json& j) {
+  StepMetrics m;
+  m.step = get<int64_t>(j, "step", 0);
+  m.epoch = get<int64_t>(j, "epoch", 0);
+  m.epoch_fraction = get<double>(j, "epoch_fraction", 0);
+  m.total_steps = get<int64_t>(j, "total_steps", 0);
+  m.loss = get<double>(j, "loss", 0);
+  m.lr = get<double>(j, "lr", 0);
+  m.samples_per_sec = get<double>(j, "samples_per_sec", 0);
+  m.data_ms = get<double>(j, "data_ms", 0);
+  m.compute_ms = get<double>(j, "compute_ms", 0);
+  m.optimizer_ms = get<double>(j, "optimizer_ms", 0);
+  m.data_wait_fraction = get<double>(j, "data_wait_fraction", 0);
+  m.grad_norm = get<double>(j, "grad_norm", -1);
+  m.loss_scale = get<double>(j, "loss_scale", -1);
+  m.skipped_steps = get<int64_t>(j, "skipped_steps", 0);
+  m.nonfinite_steps_in_window = get<int64_t>(j, "nonfinite_steps_in_window", 0);
+  m.cpu_rss_bytes = get<int64_t>(j, "cpu_rss_bytes", 0);
+  m.cuda_allocated_bytes = get<int64_t>(j, "cuda_allocated_bytes", -1);
+  m.cuda_reserved_bytes = get<int64_t>(j, "cuda_reserved_bytes", -1);
+  m.cuda_peak_bytes = get<int64_t>(j, "cuda_peak_bytes", -1);
+  m.elapsed_s = get<double>(j, "elapsed_s", 0);
+  m.eta_s = get<double>(j, "eta_s", -1);
+  m.devices = devicesFromJson(j);
+  m.allreduce_hidden_fraction = get<double>(j, "allreduce_hidden_fraction", -1);
+  m.allreduce_ms = get<double>(j, "allreduce_ms", -1);
+  return m;
+}
+
+EpochMetrics epochFromJson(const json& j) {
+  EpochMetrics m;
+  m.epoch = get<int64_t>(j, "epoch", 0);
+  m.step = get<int64_t>(j, "step", 0);
+  m.train_loss = get<double>(j, "train_loss", 0);
+  m.train_accuracy = get<double>(j, "train_accuracy", 0);
+  m.val_loss = get<double>(j, "val_loss", -1);
+  m.val_accuracy = get<double>(j, "val_accuracy", -1);
+  m.lr = get<double>(j, "lr", 0);
+  m.epoch_s = get<double>(j, "epoch_s", 0);
+  m.samples_per_sec = get<double>(j, "samples_per_sec", 0);
+  return m;
+}
+
 }  // namespace
 
 json summaryToJson(const RunSummary& s) {
@@ -236,60 +297,8 @@ json eventToJson(const Event& event) {
 std::optional<Event> eventFromJson(const json& j) {
   if (!j.is_object()) return std::nullopt;
   const std::string type = get<std::string>(j, "event", "");
-  if (type == "step") {
-    StepMetrics m;
-    m.step = get<int64_t>(j, "step", 0);
-    m.epoch = get<int64_t>(j, "epoch", 0);
-    m.epoch_fraction = get<double>(j, "epoch_fraction", 0);
-    m.total_steps = get<int64_t>(j, "total_steps", 0);
-    m.loss = get<double>(j, "loss", 0);
-    m.lr = get<double>(j, "lr", 0);
-    m.samples_per_sec = get<double>(j, "samples_per_sec", 0);
-    m.data_ms = get<double>(j, "data_ms", 0);
-    m.compute_ms = get<double>(j, "compute_ms", 0);
-    m.optimizer_ms = get<double>(j, "optimizer_ms", 0);
-    m.data_wait_fraction = get<double>(j, "data_wait_fraction", 0);
-    m.grad_norm = get<double>(j, "grad_norm", -1);
-    m.loss_scale = get<double>(j, "loss_scale", -1);
-    m.skipped_steps = get<int64_t>(j, "skipped_steps", 0);
-    m.nonfinite_steps_in_window = get<int64_t>(j, "nonfinite_steps_in_window", 0);
-    m.cpu_rss_bytes = get<int64_t>(j, "cpu_rss_bytes", 0);
-    m.cuda_allocated_bytes = get<int64_t>(j, "cuda_allocated_bytes", -1);
-    m.cuda_reserved_bytes = get<int64_t>(j, "cuda_reserved_bytes", -1);
-    m.cuda_peak_bytes = get<int64_t>(j, "cuda_peak_bytes", -1);
-    m.elapsed_s = get<double>(j, "elapsed_s", 0);
-    m.eta_s = get<double>(j, "eta_s", -1);
-    if (j.contains("devices") && j["devices"].is_array()) {
-      for (const auto& entry : j["devices"]) {
-        if (!entry.is_object()) continue;
-        DeviceMetrics d;
-        d.rank = get<int64_t>(entry, "rank", 0);
-        d.device = get<std::string>(entry, "device", "");
-        d.samples_per_sec = get<double>(entry, "samples_per_sec", 0);
-        d.cpu_rss_bytes = get<int64_t>(entry, "cpu_rss_bytes", 0);
-        d.cuda_allocated_bytes = get<int64_t>(entry, "cuda_allocated_bytes", -1);
-        d.cuda_reserved_bytes = get<int64_t>(entry, "cuda_reserved_bytes", -1);
-        d.cuda_peak_bytes = get<int64_t>(entry, "cuda_peak_bytes", -1);
-        m.devices.push_back(std::move(d));
-      }
-    }
-    m.allreduce_hidden_fraction = get<double>(j, "allreduce_hidden_fraction", -1);
-    m.allreduce_ms = get<double>(j, "allreduce_ms", -1);
-    return m;
-  }
-  if (type == "epoch") {
-    EpochMetrics m;
-    m.epoch = get<int64_t>(j, "epoch", 0);
-    m.step = get<int64_t>(j, "step", 0);
-    m.train_loss = get<double>(j, "train_loss", 0);
-    m.train_accuracy = get<double>(j, "train_accuracy", 0);
-    m.val_loss = get<double>(j, "val_loss", -1);
-    m.val_accuracy = get<double>(j, "val_accuracy", -1);
-    m.lr = get<double>(j, "lr", 0);
-    m.epoch_s = get<double>(j, "epoch_s", 0);
-    m.samples_per_sec = get<double>(j, "samples_per_sec", 0);
-    return m;
-  }
+  if (type == "step") return stepFromJson(j);
+  if (type == "epoch") return epochFromJson(j);
   if (type == "log") {
     return LogLine{enumFromString(get<std::string>(j, "level", ""), kLevels, LogLevel::Info),
                    get<std::string>(j, "text", "")};

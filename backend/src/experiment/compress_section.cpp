@@ -59,6 +59,63 @@ int64_t defaultEpochs(const std::string& type) {
   return type == "prune" ? 0 : 1;
 }
 
+// One of a pass's keys (known to its type) into `pass`.
+void readPassKey(CompressPassConfig& pass, const std::string& key, const json& v, const std::string& keyPath,
+                 IssueList& issues) {
+  if (key == "method") {
+    if (auto r = readString(v, oneOf({"unstructured", "structured"}), keyPath, issues)) pass.method = *r;
+  } else if (key == "amount") {
+    if (auto r = readNumber(v, numberIn(0.0, false, 1.0, false), keyPath, issues)) pass.amount = *r;
+  } else if (key == "scope") {
+    if (auto r = readString(v, oneOf({"global", "layer"}), keyPath, issues)) pass.scope = *r;
+  } else if (key == "norm") {
+    if (auto r = readString(v, oneOf({"l1", "l2"}), keyPath, issues)) pass.norm = *r;
+  } else if (key == "layer_types") {
+    if (auto r = readStringList(v, oneOf({"conv2d", "linear"}), keyPath, issues)) pass.layer_types = *r;
+  } else if (key == "layers") {
+    if (auto r = readStringList(v, nonEmptyString(), keyPath, issues)) pass.layers = *r;
+  } else if (key == "prune_output_layer") {
+    if (auto r = readBoolean(v, keyPath, issues)) pass.prune_output_layer = *r;
+  } else if (key == "schedule") {
+    if (auto r = readString(v, oneOf({"one_shot", "gradual"}), keyPath, issues)) pass.schedule = *r;
+  } else if (key == "epochs") {
+    if (auto r = readInteger(v, IntegerRule{0, 100000}, keyPath, issues)) pass.epochs = *r;
+  } else if (key == "max_steps") {
+    if (auto r = readInteger(v, IntegerRule{0, 1000000000}, keyPath, issues)) pass.max_steps = *r;
+  } else if (key == "lr") {
+    if (auto r = readNumber(v, nonNegativeNumber(), keyPath, issues)) pass.lr = *r;
+  } else if (key == "teacher") {
+    if (auto r = readString(v, nonEmptyString(), keyPath, issues)) pass.teacher = *r;
+  } else if (key == "student") {
+    if (v.is_null()) {
+      pass.student = nullptr;
+    } else if (!v.is_object() ||
+               !(v.contains("preset") || v.contains("layers") || v.contains("torchscript"))) {
+      issues.add(keyPath,
+                 "expected a model section such as {\"preset\": \"mlp\"} or {\"layers\": [...]}, got " +
+                     describeValue(v));
+    } else if (!holdsValidUtf8(v)) {
+      issues.add(keyPath, "expected text in UTF-8, got a model section holding other bytes");
+    } else {
+      pass.student = v;
+    }
+  } else if (key == "temperature") {
+    if (auto r = readNumber(v, positiveNumber(), keyPath, issues)) pass.temperature = *r;
+  } else if (key == "alpha") {
+    if (auto r = readNumber(v, numberIn(0.0, true, 1.0, true), keyPath, issues)) pass.alpha = *r;
+  } else if (key == "mode") {
+    if (auto r = readString(v, oneOf({"dynamic", "static", "qat"}), keyPath, issues)) pass.mode = *r;
+  } else if (key == "observer") {
+    if (auto r = readString(v, oneOf({"minmax", "histogram"}), keyPath, issues)) pass.observer = *r;
+  } else if (key == "calibration_batches") {
+    if (auto r = readInteger(v, IntegerRule{1, 100000}, keyPath, issues)) pass.calibration_batches = *r;
+  } else if (key == "engine") {
+    if (auto r = readString(v, oneOf({"auto", "onednn", "qnnpack", "fbgemm", "x86"}), keyPath, issues)) {
+      pass.engine = *r;
+    }
+  }
+}
+
 CompressPassConfig readPass(const json& object, const std::string& path, IssueList& issues) {
   CompressPassConfig pass;
   if (!object.is_object()) {
@@ -90,59 +147,7 @@ CompressPassConfig readPass(const json& object, const std::string& path, IssueLi
       issues.add(keyPath, message);
       continue;
     }
-    if (key == "type") continue;
-    if (key == "method") {
-      if (auto r = readString(v, oneOf({"unstructured", "structured"}), keyPath, issues)) pass.method = *r;
-    } else if (key == "amount") {
-      if (auto r = readNumber(v, numberIn(0.0, false, 1.0, false), keyPath, issues)) pass.amount = *r;
-    } else if (key == "scope") {
-      if (auto r = readString(v, oneOf({"global", "layer"}), keyPath, issues)) pass.scope = *r;
-    } else if (key == "norm") {
-      if (auto r = readString(v, oneOf({"l1", "l2"}), keyPath, issues)) pass.norm = *r;
-    } else if (key == "layer_types") {
-      if (auto r = readStringList(v, oneOf({"conv2d", "linear"}), keyPath, issues)) pass.layer_types = *r;
-    } else if (key == "layers") {
-      if (auto r = readStringList(v, nonEmptyString(), keyPath, issues)) pass.layers = *r;
-    } else if (key == "prune_output_layer") {
-      if (auto r = readBoolean(v, keyPath, issues)) pass.prune_output_layer = *r;
-    } else if (key == "schedule") {
-      if (auto r = readString(v, oneOf({"one_shot", "gradual"}), keyPath, issues)) pass.schedule = *r;
-    } else if (key == "epochs") {
-      if (auto r = readInteger(v, IntegerRule{0, 100000}, keyPath, issues)) pass.epochs = *r;
-    } else if (key == "max_steps") {
-      if (auto r = readInteger(v, IntegerRule{0, 1000000000}, keyPath, issues)) pass.max_steps = *r;
-    } else if (key == "lr") {
-      if (auto r = readNumber(v, nonNegativeNumber(), keyPath, issues)) pass.lr = *r;
-    } else if (key == "teacher") {
-      if (auto r = readString(v, nonEmptyString(), keyPath, issues)) pass.teacher = *r;
-    } else if (key == "student") {
-      if (v.is_null()) {
-        pass.student = nullptr;
-      } else if (!v.is_object() ||
-                 !(v.contains("preset") || v.contains("layers") || v.contains("torchscript"))) {
-        issues.add(keyPath,
-                   "expected a model section such as {\"preset\": \"mlp\"} or {\"layers\": [...]}, got " +
-                       describeValue(v));
-      } else if (!holdsValidUtf8(v)) {
-        issues.add(keyPath, "expected text in UTF-8, got a model section holding other bytes");
-      } else {
-        pass.student = v;
-      }
-    } else if (key == "temperature") {
-      if (auto r = readNumber(v, positiveNumber(), keyPath, issues)) pass.temperature = *r;
-    } else if (key == "alpha") {
-      if (auto r = readNumber(v, numberIn(0.0, true, 1.0, true), keyPath, issues)) pass.alpha = *r;
-    } else if (key == "mode") {
-      if (auto r = readString(v, oneOf({"dynamic", "static", "qat"}), keyPath, issues)) pass.mode = *r;
-    } else if (key == "observer") {
-      if (auto r = readString(v, oneOf({"minmax", "histogram"}), keyPath, issues)) pass.observer = *r;
-    } else if (key == "calibration_batches") {
-      if (auto r = readInteger(v, IntegerRule{1, 100000}, keyPath, issues)) pass.calibration_batches = *r;
-    } else if (key == "engine") {
-      if (auto r = readString(v, oneOf({"auto", "onednn", "qnnpack", "fbgemm", "x86"}), keyPath, issues)) {
-        pass.engine = *r;
-      }
-    }
+    if (key != "type") readPassKey(pass, key, v, keyPath, issues);
   }
   return pass;
 }

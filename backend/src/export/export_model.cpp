@@ -210,12 +210,10 @@ std::string exportUnavailable(ExportFormat format) {
   return {};
 }
 
-ExportResult exportModel(const ExportRequest& request, const std::function<void(double)>& progress) {
-  const auto started = std::chrono::steady_clock::now();
-  auto report = [&](double fraction) {
-    if (progress) progress(fraction);
-  };
-  report(0.0);
+namespace {
+
+// A format this build can write, and a file (not a folder) to write it to.
+void checkExportTarget(const ExportRequest& request) {
   const std::string unavailable = exportUnavailable(request.format);
   if (!unavailable.empty()) {
     throw UserError(unavailable, "Export as torchscript or safetensors, or build with ONNX.");
@@ -227,6 +225,52 @@ ExportResult exportModel(const ExportRequest& request, const std::function<void(
     throw UserError("export: " + request.out + " is a folder",
                     "Give a file name inside it, e.g. " + (fs::path(request.out) / "model.pt").string());
   }
+}
+
+// What the exported file says about its model: the input it takes and how to prepare it, its classes and
+// where it came from.
+ExportMetadata exportMetadata(const ExportRequest& request, const Experiment& experiment, const Dataset& data,
+                              const ModelArtifact& artifact) {
+  ExportMetadata metadata;
+  metadata.input_shape = artifact.input_shape;
+  metadata.mean = data.normalization.mean;
+  metadata.std = data.normalization.std;
+  metadata.pixels_in_0_255 = uint8Images(experiment.data.dataset);
+  metadata.class_names = data.class_names;
+  metadata.preprocessing = imagePreprocessing(experiment.data);
+  metadata.experiment_name = experiment.name;
+  metadata.artifact = request.artifact.empty() ? "model" : request.artifact;
+  metadata.history = artifact.history;
+  return metadata;
+}
+
+// The file written whole or not at all: by `write` (to a temporary file) when given, else `bytes`.
+void writeExport(const std::string& out, const std::function<void(const std::string&)>& write,
+                 const std::string& bytes) {
+  std::error_code ec;
+  const fs::path parent = fs::path(out).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (write) {
+    try {
+      writeFileAtomically(out, write);
+    } catch (const c10::Error& e) {
+      throw UserError("Could not write " + out + ": " + e.what_without_backtrace(),
+                      "Check that the folder is writable and the disk is not full.");
+    }
+  } else {
+    writeFileAtomically(out, bytes);
+  }
+}
+
+}  // namespace
+
+ExportResult exportModel(const ExportRequest& request, const std::function<void(double)>& progress) {
+  const auto started = std::chrono::steady_clock::now();
+  auto report = [&](double fraction) {
+    if (progress) progress(fraction);
+  };
+  report(0.0);
+  checkExportTarget(request);
   // The run's own model: a trained one, or a part-trained one on purpose. (An artifact comes from a finished
   // run.)
   const std::string note = request.artifact.empty()
@@ -243,16 +287,7 @@ ExportResult exportModel(const ExportRequest& request, const std::function<void(
   const ModelArtifact artifact = loadRequestedArtifact(request.run_dir, request.artifact, data);
   report(0.4);
 
-  ExportMetadata metadata;
-  metadata.input_shape = artifact.input_shape;
-  metadata.mean = data.normalization.mean;
-  metadata.std = data.normalization.std;
-  metadata.pixels_in_0_255 = uint8Images(parsed.experiment.data.dataset);
-  metadata.class_names = data.class_names;
-  metadata.preprocessing = imagePreprocessing(parsed.experiment.data);
-  metadata.experiment_name = parsed.experiment.name;
-  metadata.artifact = request.artifact.empty() ? "model" : request.artifact;
-  metadata.history = artifact.history;
+  const ExportMetadata metadata = exportMetadata(request, parsed.experiment, data, artifact);
   const std::map<std::string, std::string> strings = fileMetadata(metadata, artifact, request.format);
 
   // Everything is built before the file is touched: a format that cannot express a layer refuses here.
@@ -281,18 +316,7 @@ ExportResult exportModel(const ExportRequest& request, const std::function<void(
     }
   }
   report(0.8);
-  const fs::path parent = fs::path(request.out).parent_path();
-  if (!parent.empty()) fs::create_directories(parent, ec);
-  if (write) {
-    try {
-      writeFileAtomically(request.out, write);
-    } catch (const c10::Error& e) {
-      throw UserError("Could not write " + request.out + ": " + e.what_without_backtrace(),
-                      "Check that the folder is writable and the disk is not full.");
-    }
-  } else {
-    writeFileAtomically(request.out, bytes);
-  }
+  writeExport(request.out, write, bytes);
   report(1.0);
 
   ExportResult result;

@@ -50,163 +50,86 @@ std::string shown(const nlohmann::json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
-}  // namespace
-
-SweepSpec parseSweep(const nlohmann::json& doc, const std::string& source) {
-  const std::string hint = "See `workbench-cli sweep --help` for the sweep file's form.";
-  if (!doc.is_object()) refuse(source, "it is not a JSON object", hint);
-  const std::vector<std::string> fields = {"name", "keys", "trials", "seed", "metric", "early_stopping"};
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (std::find(fields.begin(), fields.end(), it.key()) == fields.end()) {
-      const std::string near = didYouMean(it.key(), fields);
-      refuse(source,
-             "unknown field \"" + it.key() + "\"" + (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
-             hint);
+// One of "keys": a list of values, or a range {"min", "max", "scale"}.
+SweepKey readSweepKey(const std::string& name, const nlohmann::json& v, const std::string& source,
+                      const std::string& hint) {
+  SweepKey key;
+  key.key = name;
+  const std::string at = "keys." + key.key;
+  if (v.is_array()) {
+    if (v.empty()) refuse(source, at + " has no values", hint);
+    for (const auto& value : v) key.values.push_back(value);
+  } else if (v.is_object()) {
+    if (!v.contains("min") || !v.contains("max") || !v["min"].is_number() || !v["max"].is_number()) {
+      refuse(source, at + " needs numbers \"min\" and \"max\" (a range), or a list of values", hint);
     }
-  }
-  SweepSpec spec;
-  if (!doc.contains("name") || !doc["name"].is_string() || doc["name"].get<std::string>().empty()) {
-    refuse(source, "\"name\" must be a non-empty string (the trials are named after it)", hint);
-  }
-  spec.name = doc["name"];
-  for (const char c : spec.name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
-      refuse(source, "\"name\" may hold letters, digits, '-', '_' and '.' only (it names run folders)", hint);
-    }
-  }
-  if (!doc.contains("keys") || !doc["keys"].is_object() || doc["keys"].empty()) {
-    refuse(source, "\"keys\" must be an object of experiment keys and their values", hint);
-  }
-  bool any_range = false;
-  for (auto it = doc["keys"].begin(); it != doc["keys"].end(); ++it) {
-    SweepKey key;
-    key.key = it.key();
-    const nlohmann::json& v = it.value();
-    const std::string at = "keys." + key.key;
-    if (v.is_array()) {
-      if (v.empty()) refuse(source, at + " has no values", hint);
-      for (const auto& value : v) key.values.push_back(value);
-    } else if (v.is_object()) {
-      if (!v.contains("min") || !v.contains("max") || !v["min"].is_number() || !v["max"].is_number()) {
-        refuse(source, at + " needs numbers \"min\" and \"max\" (a range), or a list of values", hint);
-      }
-      for (auto f = v.begin(); f != v.end(); ++f) {
-        if (f.key() != "min" && f.key() != "max" && f.key() != "scale") {
-          refuse(source, at + ": unknown field \"" + f.key() + "\" (a range has min, max and scale)", hint);
-        }
-      }
-      key.min = v["min"];
-      key.max = v["max"];
-      key.integer = v["min"].is_number_integer() && v["max"].is_number_integer();
-      const std::string scale = v.value("scale", std::string("linear"));
-      if (scale != "linear" && scale != "log")
-        refuse(source, at + ".scale must be \"linear\" or \"log\"", hint);
-      key.log_scale = scale == "log";
-      if (!(key.min < key.max)) refuse(source, at + ": min must be below max", hint);
-      if (key.log_scale && key.min <= 0) refuse(source, at + ": a log scale needs min above 0", hint);
-      any_range = true;
-    } else {
-      refuse(source, at + " must be a list of values or a range {\"min\", \"max\", \"scale\"}", hint);
-    }
-    spec.keys.push_back(std::move(key));
-  }
-  if (doc.contains("trials")) {
-    if (!doc["trials"].is_number_integer() || doc["trials"].get<int64_t>() < 1) {
-      refuse(source, "\"trials\" must be a whole number of at least 1", hint);
-    }
-    spec.trials = doc["trials"];
-  } else if (any_range) {
-    refuse(source, "a range draws values at random: say how many trials (\"trials\": 20)", hint);
-  }
-  if (doc.contains("seed")) {
-    if (!doc["seed"].is_number_integer() || doc["seed"].get<int64_t>() < 0) {
-      refuse(source, "\"seed\" must be a whole number of 0 or more", hint);
-    }
-    spec.seed = doc["seed"].get<uint64_t>();
-  }
-  if (doc.contains("metric")) {
-    if (!doc["metric"].is_string()) refuse(source, "\"metric\" must be a string", hint);
-    spec.metric = doc["metric"];
-    const std::vector<std::string> metrics(std::begin(kMetrics), std::end(kMetrics));
-    if (std::find(metrics.begin(), metrics.end(), spec.metric) == metrics.end()) {
-      const std::string near = didYouMean(spec.metric, metrics);
-      refuse(source,
-             "\"metric\" \"" + spec.metric +
-                 "\" is not one of best_val_accuracy, best_val_loss, "
-                 "test_accuracy, test_loss" +
-                 (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
-             hint);
-    }
-  }
-  if (doc.contains("early_stopping")) {
-    const nlohmann::json& es = doc["early_stopping"];
-    const std::string form = "\"early_stopping\" is {\"rule\": \"asha\", \"eta\": 3, \"grace_epochs\": 1}";
-    if (!es.is_object()) refuse(source, form, hint);
-    for (auto f = es.begin(); f != es.end(); ++f) {
-      if (f.key() != "rule" && f.key() != "eta" && f.key() != "grace_epochs") {
-        refuse(source, "early_stopping: unknown field \"" + f.key() + "\"; " + form, hint);
+    for (auto f = v.begin(); f != v.end(); ++f) {
+      if (f.key() != "min" && f.key() != "max" && f.key() != "scale") {
+        refuse(source, at + ": unknown field \"" + f.key() + "\" (a range has min, max and scale)", hint);
       }
     }
-    if (!es.contains("rule") || es["rule"] != "asha") {
-      refuse(source, "early_stopping.rule must be \"asha\" (successive halving of the trials at rungs)",
-             hint);
-    }
-    spec.early_stopping.rule = "asha";
-    if (es.contains("eta")) {
-      if (!es["eta"].is_number() || !(es["eta"].get<double>() >= 1.5)) {
-        refuse(source, "early_stopping.eta must be a number of at least 1.5 (each rung keeps the top 1/eta)",
-               hint);
-      }
-      spec.early_stopping.eta = es["eta"];
-    }
-    if (es.contains("grace_epochs")) {
-      if (!es["grace_epochs"].is_number_integer() || es["grace_epochs"].get<int64_t>() < 1) {
-        refuse(source, "early_stopping.grace_epochs must be a whole number of at least 1 (the first rung)",
-               hint);
-      }
-      spec.early_stopping.grace_epochs = es["grace_epochs"];
-    }
+    key.min = v["min"];
+    key.max = v["max"];
+    key.integer = v["min"].is_number_integer() && v["max"].is_number_integer();
+    const std::string scale = v.value("scale", std::string("linear"));
+    if (scale != "linear" && scale != "log")
+      refuse(source, at + ".scale must be \"linear\" or \"log\"", hint);
+    key.log_scale = scale == "log";
+    if (!(key.min < key.max)) refuse(source, at + ": min must be below max", hint);
+    if (key.log_scale && key.min <= 0) refuse(source, at + ": a log scale needs min above 0", hint);
+  } else {
+    refuse(source, at + " must be a list of values or a range {\"min\", \"max\", \"scale\"}", hint);
   }
-  return spec;
+  return key;
 }
 
-nlohmann::json SweepEarlyStopping::toJson() const {
-  if (!enabled()) return nlohmann::json::object();
-  return {{"rule", rule}, {"eta", eta}, {"grace_epochs", grace_epochs}};
+void checkMetric(const std::string& metric, const std::string& source, const std::string& hint) {
+  const std::vector<std::string> metrics(std::begin(kMetrics), std::end(kMetrics));
+  if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) {
+    const std::string near = didYouMean(metric, metrics);
+    refuse(source,
+           "\"metric\" \"" + metric +
+               "\" is not one of best_val_accuracy, best_val_loss, "
+               "test_accuracy, test_loss" +
+               (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
+           hint);
+  }
 }
 
-SweepEarlyStopping SweepEarlyStopping::fromJson(const nlohmann::json& j) {
+SweepEarlyStopping readEarlyStopping(const nlohmann::json& es, const std::string& source,
+                                     const std::string& hint) {
   SweepEarlyStopping rule;
-  if (!j.is_object() || !j.contains("rule") || !j["rule"].is_string()) return rule;
-  rule.rule = j["rule"];
-  if (j.contains("eta") && j["eta"].is_number()) rule.eta = j["eta"];
-  if (j.contains("grace_epochs") && j["grace_epochs"].is_number_integer())
-    rule.grace_epochs = j["grace_epochs"];
+  const std::string form = "\"early_stopping\" is {\"rule\": \"asha\", \"eta\": 3, \"grace_epochs\": 1}";
+  if (!es.is_object()) refuse(source, form, hint);
+  for (auto f = es.begin(); f != es.end(); ++f) {
+    if (f.key() != "rule" && f.key() != "eta" && f.key() != "grace_epochs") {
+      refuse(source, "early_stopping: unknown field \"" + f.key() + "\"; " + form, hint);
+    }
+  }
+  if (!es.contains("rule") || es["rule"] != "asha") {
+    refuse(source, "early_stopping.rule must be \"asha\" (successive halving of the trials at rungs)", hint);
+  }
+  rule.rule = "asha";
+  if (es.contains("eta")) {
+    if (!es["eta"].is_number() || !(es["eta"].get<double>() >= 1.5)) {
+      refuse(source, "early_stopping.eta must be a number of at least 1.5 (each rung keeps the top 1/eta)",
+             hint);
+    }
+    rule.eta = es["eta"];
+  }
+  if (es.contains("grace_epochs")) {
+    if (!es["grace_epochs"].is_number_integer() || es["grace_epochs"].get<int64_t>() < 1) {
+      refuse(source, "early_stopping.grace_epochs must be a whole number of at least 1 (the first rung)",
+             hint);
+    }
+    rule.grace_epochs = es["grace_epochs"];
+  }
   return rule;
 }
 
-SweepSpec loadSweepFile(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw UserError("Cannot open the sweep file " + file, "Check the path.");
-  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded())
-    throw UserError("The sweep file " + file + " is not valid JSON.", "Check its syntax.");
-  return parseSweep(doc, file);
-}
-
-std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& spec,
-                                  const ExperimentChecks& engine_checks) {
-  const std::string source = "\"" + spec.name + "\"";
-  if (spec.early_stopping.enabled()) {
-    const ParseResult parsed = parseExperiment(base);
-    if (parsed.ok() && parsed.experiment.data.val_fraction <= 0) {
-      refuse(source,
-             "early stopping compares the trials' validations, but the experiment has none "
-             "(data.val_fraction is 0)",
-             "Set data.val_fraction (such as 0.1) in the experiment, or drop early_stopping from the sweep.");
-    }
-  }
-  // Every key and value alone on the base: an unknown key or a value the key does not take refuses the sweep.
+// Every key and value alone on the base: an unknown key or a value the key does not take refuses the sweep.
+void refuseKeysTheBaseDoesNotTake(const nlohmann::json& base, const SweepSpec& spec,
+                                  const std::string& source) {
   for (const SweepKey& key : spec.keys) {
     std::vector<nlohmann::json> probes = key.values;
     if (probes.empty()) probes = {tidy(key.min, key.integer), tidy(key.max, key.integer)};
@@ -224,7 +147,11 @@ std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& s
       }
     }
   }
-  // The trials' values.
+}
+
+// Each trial's values: the grid's combinations (a random subset of `trials` of them, in grid order, when
+// fewer are asked for), or with a range among the keys `trials` random draws.
+std::vector<nlohmann::json> trialValues(const SweepSpec& spec) {
   std::vector<nlohmann::json> combinations;
   SweepRandom random(spec.seed);
   bool grid = true;
@@ -265,6 +192,105 @@ std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& s
       combinations.push_back(std::move(values));
     }
   }
+  return combinations;
+}
+
+}  // namespace
+
+SweepSpec parseSweep(const nlohmann::json& doc, const std::string& source) {
+  const std::string hint = "See `workbench-cli sweep --help` for the sweep file's form.";
+  if (!doc.is_object()) refuse(source, "it is not a JSON object", hint);
+  const std::vector<std::string> fields = {"name", "keys", "trials", "seed", "metric", "early_stopping"};
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (std::find(fields.begin(), fields.end(), it.key()) == fields.end()) {
+      const std::string near = didYouMean(it.key(), fields);
+      refuse(source,
+             "unknown field \"" + it.key() + "\"" + (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
+             hint);
+    }
+  }
+  SweepSpec spec;
+  if (!doc.contains("name") || !doc["name"].is_string() || doc["name"].get<std::string>().empty()) {
+    refuse(source, "\"name\" must be a non-empty string (the trials are named after it)", hint);
+  }
+  spec.name = doc["name"];
+  for (const char c : spec.name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
+      refuse(source, "\"name\" may hold letters, digits, '-', '_' and '.' only (it names run folders)", hint);
+    }
+  }
+  if (!doc.contains("keys") || !doc["keys"].is_object() || doc["keys"].empty()) {
+    refuse(source, "\"keys\" must be an object of experiment keys and their values", hint);
+  }
+  bool any_range = false;
+  for (auto it = doc["keys"].begin(); it != doc["keys"].end(); ++it) {
+    SweepKey key = readSweepKey(it.key(), it.value(), source, hint);
+    any_range = any_range || key.values.empty();
+    spec.keys.push_back(std::move(key));
+  }
+  if (doc.contains("trials")) {
+    if (!doc["trials"].is_number_integer() || doc["trials"].get<int64_t>() < 1) {
+      refuse(source, "\"trials\" must be a whole number of at least 1", hint);
+    }
+    spec.trials = doc["trials"];
+  } else if (any_range) {
+    refuse(source, "a range draws values at random: say how many trials (\"trials\": 20)", hint);
+  }
+  if (doc.contains("seed")) {
+    if (!doc["seed"].is_number_integer() || doc["seed"].get<int64_t>() < 0) {
+      refuse(source, "\"seed\" must be a whole number of 0 or more", hint);
+    }
+    spec.seed = doc["seed"].get<uint64_t>();
+  }
+  if (doc.contains("metric")) {
+    if (!doc["metric"].is_string()) refuse(source, "\"metric\" must be a string", hint);
+    spec.metric = doc["metric"];
+    checkMetric(spec.metric, source, hint);
+  }
+  if (doc.contains("early_stopping")) {
+    spec.early_stopping = readEarlyStopping(doc["early_stopping"], source, hint);
+  }
+  return spec;
+}
+
+nlohmann::json SweepEarlyStopping::toJson() const {
+  if (!enabled()) return nlohmann::json::object();
+  return {{"rule", rule}, {"eta", eta}, {"grace_epochs", grace_epochs}};
+}
+
+SweepEarlyStopping SweepEarlyStopping::fromJson(const nlohmann::json& j) {
+  SweepEarlyStopping rule;
+  if (!j.is_object() || !j.contains("rule") || !j["rule"].is_string()) return rule;
+  rule.rule = j["rule"];
+  if (j.contains("eta") && j["eta"].is_number()) rule.eta = j["eta"];
+  if (j.contains("grace_epochs") && j["grace_epochs"].is_number_integer())
+    rule.grace_epochs = j["grace_epochs"];
+  return rule;
+}
+
+SweepSpec loadSweepFile(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw UserError("Cannot open the sweep file " + file, "Check the path.");
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded())
+    throw UserError("The sweep file " + file + " is not valid JSON.", "Check its syntax.");
+  return parseSweep(doc, file);
+}
+
+std::vector<SweepTrial> planSweep(const nlohmann::json& base, const SweepSpec& spec,
+                                  const ExperimentChecks& engine_checks) {
+  const std::string source = "\"" + spec.name + "\"";
+  if (spec.early_stopping.enabled()) {
+    const ParseResult parsed = parseExperiment(base);
+    if (parsed.ok() && parsed.experiment.data.val_fraction <= 0) {
+      refuse(source,
+             "early stopping compares the trials' validations, but the experiment has none "
+             "(data.val_fraction is 0)",
+             "Set data.val_fraction (such as 0.1) in the experiment, or drop early_stopping from the sweep.");
+    }
+  }
+  refuseKeysTheBaseDoesNotTake(base, spec, source);
+  const std::vector<nlohmann::json> combinations = trialValues(spec);
   const int width =
       combinations.size() < 100 ? 2 : static_cast<int>(std::to_string(combinations.size()).size());
   std::vector<SweepTrial> trials;

@@ -8,6 +8,45 @@
 #include "util/process_stats.h"
 
 namespace wb {
+namespace {
+
+// Columns of a rank's row in the window's report.
+enum Column { LossSum, Counted, Samples, Seconds, Rss, CudaAllocated, CudaReserved, CudaPeak, Busy, Hidden };
+
+// This rank's window as one row of float64s (see Column).
+torch::Tensor rankRow(const MetricsWindow& window, bool loss_scaling, double window_s, int64_t rss,
+                      const CudaMemoryStats& mem, const CommunicationTimes& comm) {
+  const auto options = window.loss_sum.options();
+  auto value = [&options](double v) { return torch::scalar_tensor(v, options); };
+  return torch::stack(
+      {window.loss_sum, loss_scaling ? window.loss_samples : value(static_cast<double>(window.samples)),
+       value(static_cast<double>(window.samples)), value(window_s), value(static_cast<double>(rss)),
+       value(mem.valid ? static_cast<double>(mem.allocated_bytes) : -1.0),
+       value(mem.valid ? static_cast<double>(mem.reserved_bytes) : -1.0),
+       value(mem.valid ? static_cast<double>(mem.peak_allocated_bytes) : -1.0), value(comm.busy_ms),
+       value(comm.hidden_ms)});
+}
+
+// Each rank's own row of the gathered `ranks`, as the per-device metrics.
+std::vector<DeviceMetrics> deviceMetrics(const torch::Tensor& ranks,
+                                         const std::vector<std::string>& rank_devices) {
+  const auto r = ranks.accessor<double, 2>();
+  std::vector<DeviceMetrics> devices;
+  for (int64_t k = 0; k < ranks.size(0); ++k) {
+    DeviceMetrics d;
+    d.rank = k;
+    d.device = k < static_cast<int64_t>(rank_devices.size()) ? rank_devices[k] : std::string();
+    d.samples_per_sec = r[k][Seconds] > 0 ? r[k][Samples] / r[k][Seconds] : 0;
+    d.cpu_rss_bytes = static_cast<int64_t>(r[k][Rss]);
+    d.cuda_allocated_bytes = static_cast<int64_t>(r[k][CudaAllocated]);
+    d.cuda_reserved_bytes = static_cast<int64_t>(r[k][CudaReserved]);
+    d.cuda_peak_bytes = static_cast<int64_t>(r[k][CudaPeak]);
+    devices.push_back(std::move(d));
+  }
+  return devices;
+}
+
+}  // namespace
 
 void MetricsWindow::reset(const torch::Device& device) {
   auto options = torch::TensorOptions().dtype(torch::kFloat64).device(device);
@@ -57,24 +96,15 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
   if (device.is_cuda()) mem = cudaMemoryStats(device.index() < 0 ? 0 : device.index());
   // One row per rank, gathered in one collective (one device: read back here).
   const int64_t rss = currentRssBytes();
-  const auto options = window.loss_sum.options();
-  auto value = [&options](double v) { return torch::scalar_tensor(v, options); };
-  const torch::Tensor row = torch::stack(
-      {window.loss_sum, scaler.enabled() ? window.loss_samples : value(static_cast<double>(window.samples)),
-       value(static_cast<double>(window.samples)), value(window_s), value(static_cast<double>(rss)),
-       value(mem.valid ? static_cast<double>(mem.allocated_bytes) : -1.0),
-       value(mem.valid ? static_cast<double>(mem.reserved_bytes) : -1.0),
-       value(mem.valid ? static_cast<double>(mem.peak_allocated_bytes) : -1.0), value(comm.busy_ms),
-       value(comm.hidden_ms)});
-  const torch::Tensor ranks = group.allgather(row);
+  const torch::Tensor ranks = group.allgather(rankRow(window, scaler.enabled(), window_s, rss, mem, comm));
   const auto r = ranks.accessor<double, 2>();
   double loss_sum = 0, counted = 0, global_rate = 0, busy = 0, hidden = 0;
   for (int64_t k = 0; k < ranks.size(0); ++k) {
-    loss_sum += r[k][0];
-    counted += r[k][1];
-    global_rate += r[k][3] > 0 ? r[k][2] / r[k][3] : 0;
-    busy += r[k][8];
-    hidden += r[k][9];
+    loss_sum += r[k][LossSum];
+    counted += r[k][Counted];
+    global_rate += r[k][Seconds] > 0 ? r[k][Samples] / r[k][Seconds] : 0;
+    busy += r[k][Busy];
+    hidden += r[k][Hidden];
   }
   const double loss = loss_sum / counted;
   if (!std::isfinite(loss)) {
@@ -109,17 +139,7 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
     m.cuda_peak_bytes = mem.peak_allocated_bytes;
   }
   if (group.size() > 1) {
-    for (int64_t k = 0; k < ranks.size(0); ++k) {
-      DeviceMetrics d;
-      d.rank = k;
-      d.device = k < static_cast<int64_t>(rank_devices.size()) ? rank_devices[k] : std::string();
-      d.samples_per_sec = r[k][3] > 0 ? r[k][2] / r[k][3] : 0;
-      d.cpu_rss_bytes = static_cast<int64_t>(r[k][4]);
-      d.cuda_allocated_bytes = static_cast<int64_t>(r[k][5]);
-      d.cuda_reserved_bytes = static_cast<int64_t>(r[k][6]);
-      d.cuda_peak_bytes = static_cast<int64_t>(r[k][7]);
-      m.devices.push_back(std::move(d));
-    }
+    m.devices = deviceMetrics(ranks, rank_devices);
     // Measured from c10d's completion callbacks: Gloo calls them when the sum is done, NCCL when the
     // collective is enqueued on the stream (LibTorch 2.x), which would time the launch, not the allreduce: on
     // CUDA devices they stay unmeasured (-1) until CUDA events time them.
