@@ -35,32 +35,68 @@ QString usageText() {
       "  --version           print the version\n");
 }
 
+namespace {
+
+// The options that take one value and only keep it: --screenshot FILE is cl.screenshotFile = FILE.
+struct ValueOption {
+  const char* name;
+  QString CommandLine::*field;
+  const char* needs;  // what the error says is missing
+};
+
+const ValueOption kValueOptions[] = {
+    {"--screenshot", &CommandLine::screenshotFile, "a file name"},
+    {"--compression", &CommandLine::compressionRun, "a run folder"},
+    {"--evaluate", &CommandLine::evaluateRun, "a run folder"},
+    {"--sweep", &CommandLine::sweep, "the sweep's name"},
+};
+
+const ValueOption* valueOption(const QString& argument) {
+  for (const ValueOption& option : kValueOptions) {
+    if (argument == QLatin1String(option.name)) return &option;
+  }
+  return nullptr;
+}
+
+// Options that make sense only together, or not together; empty when the combination is fine.
+QString combinationError(const CommandLine& cl) {
+  if (!cl.compressDialog.isEmpty() && cl.compressionRun.isEmpty()) {
+    return QStringLiteral("--compress-dialog needs --compression RUN_DIR (the run to compress)");
+  }
+  if (!cl.exportFormat.isEmpty() && cl.compressionRun.isEmpty() && cl.openRuns.isEmpty()) {
+    return QStringLiteral("--export needs --compression RUN_DIR or --open RUN_DIR (the run to export)");
+  }
+  if (!cl.exportArtifact.isEmpty() && cl.exportFormat.isEmpty()) {
+    return QStringLiteral("--artifact needs --export FORMAT");
+  }
+  if (!cl.exportFormat.isEmpty() && !cl.compressDialog.isEmpty()) {
+    return QStringLiteral("--export and --compress-dialog open a dialog each: choose one");
+  }
+  return QString();
+}
+
+}  // namespace
+
 CommandLine parseCommandLine(const QStringList& arguments) {
   CommandLine cl;
   for (int i = 1; i < arguments.size(); ++i) {
     const QString& a = arguments[i];
-    if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
+    if (const ValueOption* option = valueOption(a)) {
+      if (++i >= arguments.size()) {
+        cl.error = QStringLiteral("%1 needs %2").arg(a, QLatin1String(option->needs));
+        return cl;
+      }
+      cl.*(option->field) = arguments[i];
+    } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
       cl.help = true;
     } else if (a == QLatin1String("--version")) {
       cl.version = true;
-    } else if (a == QLatin1String("--screenshot")) {
-      if (++i >= arguments.size()) {
-        cl.error = QStringLiteral("--screenshot needs a file name");
-        return cl;
-      }
-      cl.screenshotFile = arguments[i];
     } else if (a == QLatin1String("--open")) {
       if (++i >= arguments.size()) {
         cl.error = QStringLiteral("--open needs a run folder");
         return cl;
       }
       cl.openRuns << arguments[i];
-    } else if (a == QLatin1String("--compression")) {
-      if (++i >= arguments.size()) {
-        cl.error = QStringLiteral("--compression needs a run folder");
-        return cl;
-      }
-      cl.compressionRun = arguments[i];
     } else if (a == QLatin1String("--compress-dialog")) {
       static const QStringList kinds = {QStringLiteral("prune"), QStringLiteral("quantize"),
                                         QStringLiteral("distill"), QStringLiteral("pipeline")};
@@ -85,18 +121,6 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       cl.exportArtifact = arguments[i];
       if (!cl.exportArtifact.contains(QLatin1Char('/')))
         cl.exportArtifact.prepend(QStringLiteral("compressed/"));
-    } else if (a == QLatin1String("--evaluate")) {
-      if (++i >= arguments.size()) {
-        cl.error = QStringLiteral("--evaluate needs a run folder");
-        return cl;
-      }
-      cl.evaluateRun = arguments[i];
-    } else if (a == QLatin1String("--sweep")) {
-      if (++i >= arguments.size()) {
-        cl.error = QStringLiteral("--sweep needs the sweep's name");
-        return cl;
-      }
-      cl.sweep = arguments[i];
     } else if (a == QLatin1String("--model-table")) {
       cl.showModel = true;
     } else if (a == QLatin1String("--after-steps")) {
@@ -116,15 +140,7 @@ CommandLine parseCommandLine(const QStringList& arguments) {
       return cl;
     }
   }
-  if (!cl.compressDialog.isEmpty() && cl.compressionRun.isEmpty()) {
-    cl.error = QStringLiteral("--compress-dialog needs --compression RUN_DIR (the run to compress)");
-  } else if (!cl.exportFormat.isEmpty() && cl.compressionRun.isEmpty() && cl.openRuns.isEmpty()) {
-    cl.error = QStringLiteral("--export needs --compression RUN_DIR or --open RUN_DIR (the run to export)");
-  } else if (!cl.exportArtifact.isEmpty() && cl.exportFormat.isEmpty()) {
-    cl.error = QStringLiteral("--artifact needs --export FORMAT");
-  } else if (!cl.exportFormat.isEmpty() && !cl.compressDialog.isEmpty()) {
-    cl.error = QStringLiteral("--export and --compress-dialog open a dialog each: choose one");
-  }
+  if (cl.error.isEmpty()) cl.error = combinationError(cl);
   return cl;
 }
 

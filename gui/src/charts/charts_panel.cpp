@@ -334,6 +334,36 @@ void ChartsPanel::recomputeEma(Trace& trace) {
   chart(ChartId::Loss)->replacePoints(trace.series.at(kTrainLoss), trace.lossKeys, smoothed);
 }
 
+bool ChartsPanel::addRankPoints(Trace& t, const StepMetrics& s, double step,
+                                std::map<int64_t, RankPoints>& ranks) {
+  bool anyCuda = false;
+  for (const DeviceMetrics& d : s.devices) {
+    auto device = t.devices.find(d.rank);
+    if (device == t.devices.end()) {
+      device =
+          t.devices.emplace(d.rank, Device{QString::fromStdString(d.device), d.cuda_allocated_bytes >= 0})
+              .first;
+    }
+    RankPoints& r = ranks[d.rank];
+    r.keys.push_back(step);
+    r.throughput.push_back(d.samples_per_sec);
+    if (device->second.cuda) {
+      anyCuda = true;
+      if (d.cuda_allocated_bytes >= 0) {
+        r.memoryKeys.push_back(step);
+        r.memory.push_back(static_cast<double>(d.cuda_allocated_bytes) / kMiB);
+        r.cudaKeys.push_back(step);
+        r.reserved.push_back(static_cast<double>(d.cuda_reserved_bytes) / kMiB);
+        r.peak.push_back(static_cast<double>(d.cuda_peak_bytes) / kMiB);
+      }
+    } else {
+      r.memoryKeys.push_back(step);
+      r.memory.push_back(static_cast<double>(d.cpu_rss_bytes) / kMiB);
+    }
+  }
+  return anyCuda;
+}
+
 void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>& steps) {
   auto found = m_traces.find(id);
   if (found == m_traces.end() || steps.empty()) return;
@@ -341,10 +371,6 @@ void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>&
   const int n = static_cast<int>(steps.size());
   QVector<double> keys(n), loss(n), smoothed(n), throughput(n), lr(n);
   QVector<double> rssKeys, rss, cudaKeys, allocated, reserved, peak, gradKeys, gradNorm, scaleKeys, scale;
-  // Per rank of a data-parallel run: its throughput, and its device's memory (CUDA allocated, or the RSS).
-  struct RankPoints {
-    QVector<double> keys, throughput, memoryKeys, memory, cudaKeys, reserved, peak;
-  };
   std::map<int64_t, RankPoints> ranks;
   for (int i = 0; i < n; ++i) {
     const StepMetrics& s = steps[i];
@@ -355,33 +381,7 @@ void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>&
     throughput[i] = s.samples_per_sec;
     lr[i] = s.lr;
     const bool parallel = s.devices.size() > 1;
-    bool anyCuda = false;
-    if (parallel) {
-      for (const DeviceMetrics& d : s.devices) {
-        auto device = t.devices.find(d.rank);
-        if (device == t.devices.end()) {
-          device =
-              t.devices.emplace(d.rank, Device{QString::fromStdString(d.device), d.cuda_allocated_bytes >= 0})
-                  .first;
-        }
-        RankPoints& r = ranks[d.rank];
-        r.keys.push_back(step);
-        r.throughput.push_back(d.samples_per_sec);
-        if (device->second.cuda) {
-          anyCuda = true;
-          if (d.cuda_allocated_bytes >= 0) {
-            r.memoryKeys.push_back(step);
-            r.memory.push_back(static_cast<double>(d.cuda_allocated_bytes) / kMiB);
-            r.cudaKeys.push_back(step);
-            r.reserved.push_back(static_cast<double>(d.cuda_reserved_bytes) / kMiB);
-            r.peak.push_back(static_cast<double>(d.cuda_peak_bytes) / kMiB);
-          }
-        } else {
-          r.memoryKeys.push_back(step);
-          r.memory.push_back(static_cast<double>(d.cpu_rss_bytes) / kMiB);
-        }
-      }
-    }
+    const bool anyCuda = parallel && addRankPoints(t, s, step, ranks);
     // With CPU ranks each rank's curve is the RSS; beside CUDA ranks the process's RSS keeps its own curve.
     if (!parallel || anyCuda) {
       rssKeys.push_back(step);

@@ -84,6 +84,15 @@ class ChartsPanel : public QWidget {
     SeriesStyle style;
   };
 
+  // Per rank of a data-parallel run: its throughput, and its device's memory (CUDA allocated, or the RSS).
+  struct RankPoints {
+    QVector<double> keys, throughput, memoryKeys, memory, cudaKeys, reserved, peak;
+  };
+  // A data-parallel step's points per rank (the trace learns each rank's device); true when a rank reports
+  // CUDA memory.
+  static bool addRankPoints(Trace& t, const StepMetrics& s, double step,
+                            std::map<int64_t, RankPoints>& ranks);
+
   SeriesLook look(const Trace& trace, int kind, bool overlay) const;
   int ensureSeries(const QString& id, Trace& trace, int kind);
   void restyle();

@@ -75,6 +75,40 @@ QString dialogTitle(CompressDialog::Kind kind) {
   return QObject::tr("Compress");
 }
 
+// What the dialog starts with: the pass its command names, or for a pipeline the run's own compress section
+// (else prune, then int8).
+nlohmann::json startingPasses(CompressDialog::Kind kind, const nlohmann::json& runDoc) {
+  nlohmann::json passes = nlohmann::json::array();
+  switch (kind) {
+    case CompressDialog::Kind::Prune:
+      passes.push_back(initialPass("prune", runDoc));
+      break;
+    case CompressDialog::Kind::Quantize:
+      passes.push_back(initialPass("quantize", runDoc));
+      break;
+    case CompressDialog::Kind::Distill:
+      passes.push_back(initialPass("distill", runDoc));
+      break;
+    case CompressDialog::Kind::Pipeline: {
+      // The run's own compress section when it has one; else a common recipe: prune, then int8.
+      const nlohmann::json* own = nullptr;
+      auto section = runDoc.find("compress");
+      if (section != runDoc.end() && section->is_object()) {
+        auto list = section->find("passes");
+        if (list != section->end() && list->is_array() && !list->empty()) own = &*list;
+      }
+      if (own) {
+        passes = *own;
+      } else {
+        passes.push_back(initialPass("prune", runDoc));
+        passes.push_back(initialPass("quantize", runDoc));
+      }
+      break;
+    }
+  }
+  return passes;
+}
+
 }  // namespace
 
 CompressDialog::CompressDialog(Kind kind, const QString& runDir, QWidget* parent)
@@ -103,39 +137,7 @@ CompressDialog::CompressDialog(Kind kind, const QString& runDir, QWidget* parent
   outer->addLayout(body, 1);
 
   // The pass list (a pipeline only).
-  auto* listColumn = new QWidget(this);
-  auto* listLayout = new QVBoxLayout(listColumn);
-  listLayout->setContentsMargins(0, 0, 0, 0);
-  m_list = new QListWidget(listColumn);
-  m_list->setObjectName(QStringLiteral("passList"));
-  m_list->setMinimumWidth(240);
-  listLayout->addWidget(m_list, 1);
-  auto* listButtons = new QHBoxLayout;
-  m_add = new QToolButton(listColumn);
-  m_add->setObjectName(QStringLiteral("addPass"));
-  m_add->setText(tr("Add"));
-  m_add->setPopupMode(QToolButton::InstantPopup);
-  auto* addMenu = new QMenu(m_add);
-  for (const char* type : {"prune", "finetune", "distill", "quantize"}) {
-    QAction* action = addMenu->addAction(passTypeTitle(QLatin1String(type)));
-    action->setObjectName(QStringLiteral("addPass-%1").arg(QLatin1String(type)));
-    connect(action, &QAction::triggered, this, [this, type] { addPass(QLatin1String(type)); });
-  }
-  m_add->setMenu(addMenu);
-  m_remove = new QPushButton(tr("Remove"), listColumn);
-  m_remove->setObjectName(QStringLiteral("removePass"));
-  m_up = new QPushButton(style()->standardIcon(QStyle::SP_ArrowUp), QString(), listColumn);
-  m_up->setObjectName(QStringLiteral("movePassUp"));
-  m_up->setToolTip(tr("Run this pass earlier"));
-  m_down = new QPushButton(style()->standardIcon(QStyle::SP_ArrowDown), QString(), listColumn);
-  m_down->setObjectName(QStringLiteral("movePassDown"));
-  m_down->setToolTip(tr("Run this pass later"));
-  listButtons->addWidget(m_add);
-  listButtons->addWidget(m_remove);
-  listButtons->addStretch(1);
-  listButtons->addWidget(m_up);
-  listButtons->addWidget(m_down);
-  listLayout->addLayout(listButtons);
+  QWidget* listColumn = buildPassList();
   body->addWidget(listColumn);
   listColumn->setVisible(kind == Kind::Pipeline);
 
@@ -171,39 +173,49 @@ CompressDialog::CompressDialog(Kind kind, const QString& runDir, QWidget* parent
   m_debounce.setInterval(kPreviewDebounceMs);
   connect(&m_debounce, &QTimer::timeout, this, &CompressDialog::validateNow);
 
-  nlohmann::json passes = nlohmann::json::array();
-  switch (kind) {
-    case Kind::Prune:
-      passes.push_back(initialPass("prune", m_runDoc));
-      break;
-    case Kind::Quantize:
-      passes.push_back(initialPass("quantize", m_runDoc));
-      break;
-    case Kind::Distill:
-      passes.push_back(initialPass("distill", m_runDoc));
-      break;
-    case Kind::Pipeline: {
-      // The run's own compress section when it has one; else a common recipe: prune, then int8.
-      const nlohmann::json* own = nullptr;
-      auto section = m_runDoc.find("compress");
-      if (section != m_runDoc.end() && section->is_object()) {
-        auto list = section->find("passes");
-        if (list != section->end() && list->is_array() && !list->empty()) own = &*list;
-      }
-      if (own) {
-        passes = *own;
-      } else {
-        passes.push_back(initialPass("prune", m_runDoc));
-        passes.push_back(initialPass("quantize", m_runDoc));
-      }
-      break;
-    }
-  }
-  setPasses(passes);
+  setPasses(startingPasses(kind, m_runDoc));
   fitDialogToScreen(this, QSize(kind == Kind::Pipeline ? 900 : 620, 560));
 }
 
 CompressDialog::~CompressDialog() = default;
+
+// The pass list and its buttons: add (by type), remove, up, down.
+QWidget* CompressDialog::buildPassList() {
+  auto* listColumn = new QWidget(this);
+  auto* listLayout = new QVBoxLayout(listColumn);
+  listLayout->setContentsMargins(0, 0, 0, 0);
+  m_list = new QListWidget(listColumn);
+  m_list->setObjectName(QStringLiteral("passList"));
+  m_list->setMinimumWidth(240);
+  listLayout->addWidget(m_list, 1);
+  auto* listButtons = new QHBoxLayout;
+  m_add = new QToolButton(listColumn);
+  m_add->setObjectName(QStringLiteral("addPass"));
+  m_add->setText(tr("Add"));
+  m_add->setPopupMode(QToolButton::InstantPopup);
+  auto* addMenu = new QMenu(m_add);
+  for (const char* type : {"prune", "finetune", "distill", "quantize"}) {
+    QAction* action = addMenu->addAction(passTypeTitle(QLatin1String(type)));
+    action->setObjectName(QStringLiteral("addPass-%1").arg(QLatin1String(type)));
+    connect(action, &QAction::triggered, this, [this, type] { addPass(QLatin1String(type)); });
+  }
+  m_add->setMenu(addMenu);
+  m_remove = new QPushButton(tr("Remove"), listColumn);
+  m_remove->setObjectName(QStringLiteral("removePass"));
+  m_up = new QPushButton(style()->standardIcon(QStyle::SP_ArrowUp), QString(), listColumn);
+  m_up->setObjectName(QStringLiteral("movePassUp"));
+  m_up->setToolTip(tr("Run this pass earlier"));
+  m_down = new QPushButton(style()->standardIcon(QStyle::SP_ArrowDown), QString(), listColumn);
+  m_down->setObjectName(QStringLiteral("movePassDown"));
+  m_down->setToolTip(tr("Run this pass later"));
+  listButtons->addWidget(m_add);
+  listButtons->addWidget(m_remove);
+  listButtons->addStretch(1);
+  listButtons->addWidget(m_up);
+  listButtons->addWidget(m_down);
+  listLayout->addLayout(listButtons);
+  return listColumn;
+}
 
 QPushButton* CompressDialog::okButton() const {
   return m_buttons->button(QDialogButtonBox::Ok);

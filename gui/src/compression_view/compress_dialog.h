@@ -63,6 +63,7 @@ class CompressDialog : public QDialog {
   void validated();
 
  private:
+  QWidget* buildPassList();
   void addForm(int at, const nlohmann::json& pass);
   void refreshList();
   void updateButtons();

@@ -243,60 +243,62 @@ void CompressionView::rebuild() {
   m_table->clearContents();
   m_table->setRowCount(static_cast<int>(m_artifacts.size()));
   for (int row = 0; row < static_cast<int>(m_artifacts.size()); ++row) {
-    const ArtifactFigures& a = m_artifacts[static_cast<size_t>(row)];
-    const bool isOriginal = &a == original;
-    auto* name = new QTableWidgetItem(QString::fromStdString(a.name));
-    name->setData(Qt::UserRole, QString::fromStdString(a.path));
-    name->setToolTip(
-        QStringLiteral("%1\n%2").arg(QString::fromStdString(a.path), QString::fromStdString(a.description)));
-    if (isOriginal) {
-      QFont bold = name->font();
-      bold.setBold(true);
-      name->setFont(bold);
-    }
-    m_table->setItem(row, kArtifactColumn, name);
-    auto* pass = new QTableWidgetItem(QString::fromStdString(a.pass));
-    pass->setToolTip(QString::fromStdString(a.description));
-    m_table->setItem(row, kPassColumn, pass);
-    m_table->setItem(row, kAccuracyColumn, new NumberItem(a.test_accuracy, formatAccuracy(a.test_accuracy)));
-    const double change = original && a.test_accuracy >= 0 ? a.test_accuracy - original->test_accuracy : 0;
-    m_table->setItem(row, kAccuracyChangeColumn,
-                     new NumberItem(change, isOriginal || !original
-                                                ? kDash
-                                                : formatChange(a.test_accuracy, original->test_accuracy)));
-    m_table->setItem(row, kParametersColumn,
-                     new NumberItem(static_cast<double>(a.parameters), formatCount(a.parameters)));
-    QString nonzero = formatCount(a.nonzero_parameters);
-    if (a.parameters > 0) {
-      nonzero += QStringLiteral(" (%1 %)").arg(
-          100.0 * static_cast<double>(a.nonzero_parameters) / static_cast<double>(a.parameters), 0, 'f', 0);
-    }
-    m_table->setItem(row, kNonzeroColumn, new NumberItem(static_cast<double>(a.nonzero_parameters), nonzero));
-    m_table->setItem(row, kSizeColumn,
-                     new NumberItem(static_cast<double>(a.size_bytes), formatMiB(a.size_bytes)));
-    const double ratio = original && a.size_bytes > 0
-                             ? static_cast<double>(original->size_bytes) / static_cast<double>(a.size_bytes)
-                             : 0;
-    m_table->setItem(row, kSizeRatioColumn, new NumberItem(ratio, formatTimes(ratio)));
-    m_table->setItem(
-        row, kFlopsColumn,
-        new NumberItem(static_cast<double>(a.flops_per_sample), formatCount(a.flops_per_sample)));
-    m_table->setItem(row, kLatency1Column,
-                     new NumberItem(a.latency_ms_batch1, formatMs(a.latency_ms_batch1)));
-    m_table->setItem(row, kLatency64Column,
-                     new NumberItem(a.latency_ms_batch64, formatMs(a.latency_ms_batch64)));
-    const double speedup =
-        original && a.latency_ms_batch64 > 0 ? baselineLatency64(a, *original) / a.latency_ms_batch64 : 0;
-    m_table->setItem(row, kSpeedupColumn, new NumberItem(speedup, formatTimes(speedup)));
-    m_table->setItem(row, kDtypeColumn, new QTableWidgetItem(QString::fromStdString(a.weights_dtype)));
-    QStringList floats;
-    for (const std::string& layer : a.float_layers) floats << QString::fromStdString(layer);
-    auto* floatItem = new QTableWidgetItem(floats.isEmpty() ? kDash : floats.join(QStringLiteral("; ")));
-    floatItem->setToolTip(floats.join(QLatin1Char('\n')));
-    m_table->setItem(row, kFloatLayersColumn, floatItem);
+    fillRow(row, m_artifacts[static_cast<size_t>(row)], original);
   }
   m_table->setSortingEnabled(true);
   m_table->resizeColumnsToContents();
+}
+
+// One compressed model's row: its figures, and how they compare with the original's.
+void CompressionView::fillRow(int row, const ArtifactFigures& a, const ArtifactFigures* original) {
+  const bool isOriginal = &a == original;
+  auto* name = new QTableWidgetItem(QString::fromStdString(a.name));
+  name->setData(Qt::UserRole, QString::fromStdString(a.path));
+  name->setToolTip(
+      QStringLiteral("%1\n%2").arg(QString::fromStdString(a.path), QString::fromStdString(a.description)));
+  if (isOriginal) {
+    QFont bold = name->font();
+    bold.setBold(true);
+    name->setFont(bold);
+  }
+  m_table->setItem(row, kArtifactColumn, name);
+  auto* pass = new QTableWidgetItem(QString::fromStdString(a.pass));
+  pass->setToolTip(QString::fromStdString(a.description));
+  m_table->setItem(row, kPassColumn, pass);
+  m_table->setItem(row, kAccuracyColumn, new NumberItem(a.test_accuracy, formatAccuracy(a.test_accuracy)));
+  const double change = original && a.test_accuracy >= 0 ? a.test_accuracy - original->test_accuracy : 0;
+  m_table->setItem(
+      row, kAccuracyChangeColumn,
+      new NumberItem(
+          change, isOriginal || !original ? kDash : formatChange(a.test_accuracy, original->test_accuracy)));
+  m_table->setItem(row, kParametersColumn,
+                   new NumberItem(static_cast<double>(a.parameters), formatCount(a.parameters)));
+  QString nonzero = formatCount(a.nonzero_parameters);
+  if (a.parameters > 0) {
+    nonzero += QStringLiteral(" (%1 %)").arg(
+        100.0 * static_cast<double>(a.nonzero_parameters) / static_cast<double>(a.parameters), 0, 'f', 0);
+  }
+  m_table->setItem(row, kNonzeroColumn, new NumberItem(static_cast<double>(a.nonzero_parameters), nonzero));
+  m_table->setItem(row, kSizeColumn,
+                   new NumberItem(static_cast<double>(a.size_bytes), formatMiB(a.size_bytes)));
+  const double ratio = original && a.size_bytes > 0
+                           ? static_cast<double>(original->size_bytes) / static_cast<double>(a.size_bytes)
+                           : 0;
+  m_table->setItem(row, kSizeRatioColumn, new NumberItem(ratio, formatTimes(ratio)));
+  m_table->setItem(row, kFlopsColumn,
+                   new NumberItem(static_cast<double>(a.flops_per_sample), formatCount(a.flops_per_sample)));
+  m_table->setItem(row, kLatency1Column, new NumberItem(a.latency_ms_batch1, formatMs(a.latency_ms_batch1)));
+  m_table->setItem(row, kLatency64Column,
+                   new NumberItem(a.latency_ms_batch64, formatMs(a.latency_ms_batch64)));
+  const double speedup =
+      original && a.latency_ms_batch64 > 0 ? baselineLatency64(a, *original) / a.latency_ms_batch64 : 0;
+  m_table->setItem(row, kSpeedupColumn, new NumberItem(speedup, formatTimes(speedup)));
+  m_table->setItem(row, kDtypeColumn, new QTableWidgetItem(QString::fromStdString(a.weights_dtype)));
+  QStringList floats;
+  for (const std::string& layer : a.float_layers) floats << QString::fromStdString(layer);
+  auto* floatItem = new QTableWidgetItem(floats.isEmpty() ? kDash : floats.join(QStringLiteral("; ")));
+  floatItem->setToolTip(floats.join(QLatin1Char('\n')));
+  m_table->setItem(row, kFloatLayersColumn, floatItem);
 }
 
 void CompressionView::beginProgress(const QString& runDir, int passCount) {

@@ -71,6 +71,7 @@ class CompressionView : public QWidget {
 
  private:
   void rebuild();
+  void fillRow(int row, const ArtifactFigures& a, const ArtifactFigures* original);
 
   QString m_runDir;
   std::vector<ArtifactFigures> m_artifacts;

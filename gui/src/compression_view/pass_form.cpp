@@ -88,77 +88,11 @@ PassForm::PassForm(const nlohmann::json& pass, QWidget* parent) : QWidget(parent
   outer->addStretch(1);
 
   if (m_type == QLatin1String("prune")) {
-    addChoice(
-        "method", tr("Method"),
-        {{"unstructured", tr("Unstructured: single weights")},
-         {"structured", tr("Structured: whole channels")}},
-        tr("Unstructured pruning zeroes single weights (smaller when compressed, no faster); structured "
-           "pruning removes whole conv channels and linear neurons (a smaller, faster model)."));
-    addNumber("amount", tr("Amount"),
-              tr("Share of the selected weights (or channels) removed, between 0 and 1."));
-    addChoice(
-        "scope", tr("Scope"), {{"global", tr("Global: one threshold")}, {"layer", tr("Each layer alike")}},
-        tr("Unstructured: one magnitude threshold across all layers, or the same share in every layer."));
-    addChoice("norm", tr("Norm"), {{"l1", QStringLiteral("L1")}, {"l2", QStringLiteral("L2")}},
-              tr("Structured: the norm that ranks a conv filter or a linear neuron."));
-    auto* types = new QLineEdit;
-    types->setPlaceholderText(tr("conv2d, linear"));
-    add(tr("Layer types"), std::make_unique<ListBinding>("layer_types", types),
-        tr("Which layer types are pruned: conv2d, linear or both."));
-    auto* layers = new QLineEdit;
-    layers->setPlaceholderText(tr("empty: every layer of those types"));
-    add(tr("Only layers"), std::make_unique<ListBinding>("layers", layers),
-        tr("Parameter-name prefixes such as layers.3; empty = every layer of the types above."));
-    add(tr("Prune the output layer"), std::make_unique<BoolBinding>("prune_output_layer", new QCheckBox),
-        tr("The last linear layer (one output per class) is left alone unless this is on."));
-    addChoice("schedule", tr("Schedule"),
-              {{"one_shot", tr("One shot")}, {"gradual", tr("Gradual (during fine-tuning)")}},
-              tr("Unstructured: prune at once, or raise the sparsity step by step while fine-tuning."));
+    addPruneFields();
   } else if (m_type == QLatin1String("distill")) {
-    auto* teacher = new QLineEdit;
-    teacher->setPlaceholderText(tr("original"));
-    FieldBinding* b =
-        add(tr("Teacher"), std::make_unique<TextBinding>("teacher", teacher),
-            tr("\"original\" (the run's own model), an artifact such as compressed/01-prune, a run "
-               "folder, a checkpoint (.wbckpt) or a TorchScript file (.pt)."));
-    auto* browse = new QPushButton(tr("Browse…"));
-    b->addBeside(browse);
-    connect(browse, &QPushButton::clicked, this, [this, teacher] {
-      const QString chosen =
-          QFileDialog::getExistingDirectory(this, tr("Teacher: a run folder or an artifact"));
-      if (chosen.isEmpty()) return;
-      teacher->setText(chosen);
-      emit teacher->textEdited(chosen);
-    });
-    auto* student = new QLineEdit;
-    student->setPlaceholderText(tr("empty: the model as it is (its weights are the start)"));
-    add(tr("Student"), std::make_unique<JsonBinding>("student", student),
-        tr("A model section such as {\"preset\": \"mlp\"} or {\"layers\": [...]}, trained from scratch to "
-           "copy "
-           "the teacher; empty = the current model."));
-    addNumber("temperature", tr("Temperature"),
-              tr("Softens both models' outputs before comparing them; > 0."));
-    addNumber("alpha", tr("α (teacher weight)"),
-              tr("Weight of the soft (teacher) loss, in [0, 1]; 1 − α weighs cross-entropy on the labels."));
+    addDistillFields();
   } else if (m_type == QLatin1String("quantize")) {
-    addChoice(
-        "mode", tr("Mode"),
-        {{"dynamic", tr("Dynamic: linear layers, no calibration")},
-         {"static", tr("Static: calibrated activations")},
-         {"qat", tr("Quantization-aware training")}},
-        tr("Dynamic quantizes linear layers' weights; static also calibrates activations (conv nets); qat "
-           "fine-tunes with int8 rounding simulated."));
-    addChoice("observer", tr("Observer"), {{"histogram", tr("Histogram")}, {"minmax", tr("Min/max")}},
-              tr("Static and qat: how activation ranges are measured."));
-    addInteger("calibration_batches", tr("Calibration batches"),
-               tr("Static: training batches run through the model to calibrate."));
-    addChoice("engine", tr("Engine"),
-              {{"auto", tr("Automatic")},
-               {"onednn", QStringLiteral("oneDNN")},
-               {"qnnpack", QStringLiteral("QNNPACK")},
-               {"fbgemm", QStringLiteral("FBGEMM")},
-               {"x86", QStringLiteral("x86")}},
-              tr("LibTorch's quantized kernels."));
+    addQuantizeFields();
   }
   addInteger("epochs", tr("Epochs"),
              m_type == QLatin1String("prune") ? tr("Fine-tuning with the masks after pruning; 0 = none.")
@@ -172,6 +106,82 @@ PassForm::PassForm(const nlohmann::json& pass, QWidget* parent) : QWidget(parent
 }
 
 PassForm::~PassForm() = default;
+
+void PassForm::addPruneFields() {
+  addChoice("method", tr("Method"),
+            {{"unstructured", tr("Unstructured: single weights")},
+             {"structured", tr("Structured: whole channels")}},
+            tr("Unstructured pruning zeroes single weights (smaller when compressed, no faster); structured "
+               "pruning removes whole conv channels and linear neurons (a smaller, faster model)."));
+  addNumber("amount", tr("Amount"),
+            tr("Share of the selected weights (or channels) removed, between 0 and 1."));
+  addChoice("scope", tr("Scope"),
+            {{"global", tr("Global: one threshold")}, {"layer", tr("Each layer alike")}},
+            tr("Unstructured: one magnitude threshold across all layers, or the same share in every layer."));
+  addChoice("norm", tr("Norm"), {{"l1", QStringLiteral("L1")}, {"l2", QStringLiteral("L2")}},
+            tr("Structured: the norm that ranks a conv filter or a linear neuron."));
+  auto* types = new QLineEdit;
+  types->setPlaceholderText(tr("conv2d, linear"));
+  add(tr("Layer types"), std::make_unique<ListBinding>("layer_types", types),
+      tr("Which layer types are pruned: conv2d, linear or both."));
+  auto* layers = new QLineEdit;
+  layers->setPlaceholderText(tr("empty: every layer of those types"));
+  add(tr("Only layers"), std::make_unique<ListBinding>("layers", layers),
+      tr("Parameter-name prefixes such as layers.3; empty = every layer of the types above."));
+  add(tr("Prune the output layer"), std::make_unique<BoolBinding>("prune_output_layer", new QCheckBox),
+      tr("The last linear layer (one output per class) is left alone unless this is on."));
+  addChoice("schedule", tr("Schedule"),
+            {{"one_shot", tr("One shot")}, {"gradual", tr("Gradual (during fine-tuning)")}},
+            tr("Unstructured: prune at once, or raise the sparsity step by step while fine-tuning."));
+}
+
+void PassForm::addDistillFields() {
+  auto* teacher = new QLineEdit;
+  teacher->setPlaceholderText(tr("original"));
+  FieldBinding* b =
+      add(tr("Teacher"), std::make_unique<TextBinding>("teacher", teacher),
+          tr("\"original\" (the run's own model), an artifact such as compressed/01-prune, a run "
+             "folder, a checkpoint (.wbckpt) or a TorchScript file (.pt)."));
+  auto* browse = new QPushButton(tr("Browse…"));
+  b->addBeside(browse);
+  connect(browse, &QPushButton::clicked, this, [this, teacher] {
+    const QString chosen =
+        QFileDialog::getExistingDirectory(this, tr("Teacher: a run folder or an artifact"));
+    if (chosen.isEmpty()) return;
+    teacher->setText(chosen);
+    emit teacher->textEdited(chosen);
+  });
+  auto* student = new QLineEdit;
+  student->setPlaceholderText(tr("empty: the model as it is (its weights are the start)"));
+  add(tr("Student"), std::make_unique<JsonBinding>("student", student),
+      tr("A model section such as {\"preset\": \"mlp\"} or {\"layers\": [...]}, trained from scratch to "
+         "copy "
+         "the teacher; empty = the current model."));
+  addNumber("temperature", tr("Temperature"), tr("Softens both models' outputs before comparing them; > 0."));
+  addNumber("alpha", tr("α (teacher weight)"),
+            tr("Weight of the soft (teacher) loss, in [0, 1]; 1 − α weighs cross-entropy on the labels."));
+}
+
+void PassForm::addQuantizeFields() {
+  addChoice(
+      "mode", tr("Mode"),
+      {{"dynamic", tr("Dynamic: linear layers, no calibration")},
+       {"static", tr("Static: calibrated activations")},
+       {"qat", tr("Quantization-aware training")}},
+      tr("Dynamic quantizes linear layers' weights; static also calibrates activations (conv nets); qat "
+         "fine-tunes with int8 rounding simulated."));
+  addChoice("observer", tr("Observer"), {{"histogram", tr("Histogram")}, {"minmax", tr("Min/max")}},
+            tr("Static and qat: how activation ranges are measured."));
+  addInteger("calibration_batches", tr("Calibration batches"),
+             tr("Static: training batches run through the model to calibrate."));
+  addChoice("engine", tr("Engine"),
+            {{"auto", tr("Automatic")},
+             {"onednn", QStringLiteral("oneDNN")},
+             {"qnnpack", QStringLiteral("QNNPACK")},
+             {"fbgemm", QStringLiteral("FBGEMM")},
+             {"x86", QStringLiteral("x86")}},
+            tr("LibTorch's quantized kernels."));
+}
 
 FieldBinding* PassForm::add(const QString& label, std::unique_ptr<FieldBinding> binding,
                             const QString& help) {

@@ -49,6 +49,10 @@ class PassForm : public QWidget {
   void edited();
 
  private:
+  // The fields of each pass type, after which come those every pass has (epochs, steps, learning rate).
+  void addPruneFields();
+  void addDistillFields();
+  void addQuantizeFields();
   FieldBinding* add(const QString& label, std::unique_ptr<FieldBinding> binding, const QString& help);
   FieldBinding* addNumber(const std::string& key, const QString& label, const QString& help);
   FieldBinding* addInteger(const std::string& key, const QString& label, const QString& help,

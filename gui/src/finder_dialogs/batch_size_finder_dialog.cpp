@@ -99,23 +99,25 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
   connect(m_run, &QPushButton::clicked, this, &BatchSizeFinderDialog::start);
   connect(m_cancel, &QPushButton::clicked, this, &BatchSizeFinderDialog::cancel);
   connect(m_table, &QTableWidget::itemSelectionChanged, this, &BatchSizeFinderDialog::updateApply);
-  connect(m_apply, &QPushButton::clicked, this, [this] {
-    const int64_t batch = batchToApply();
-    if (batch <= 0) return;
-    if (m_applyBatch && m_applyBatch(batch)) {
-      m_summary->setText(m_summary->text() +
-                         tr("\nApplied: train.batch_size is now %1 in the form (not saved yet).").arg(batch));
-    } else {
-      QMessageBox::information(
-          this, tr("Cannot apply now"),
-          tr("The form takes no edits while a run trains. Set train.batch_size to %1 once it ends.")
-              .arg(batch));
-    }
-  });
+  connect(m_apply, &QPushButton::clicked, this, &BatchSizeFinderDialog::applyBatch);
   fitDialogToScreen(this, QSize(680, 520));
 }
 
 BatchSizeFinderDialog::~BatchSizeFinderDialog() = default;
+
+void BatchSizeFinderDialog::applyBatch() {
+  const int64_t batch = batchToApply();
+  if (batch <= 0) return;
+  if (m_applyBatch && m_applyBatch(batch)) {
+    m_summary->setText(m_summary->text() +
+                       tr("\nApplied: train.batch_size is now %1 in the form (not saved yet).").arg(batch));
+  } else {
+    QMessageBox::information(
+        this, tr("Cannot apply now"),
+        tr("The form takes no edits while a run trains. Set train.batch_size to %1 once it ends.")
+            .arg(batch));
+  }
+}
 
 void BatchSizeFinderDialog::start() {
   if (m_job.isRunning()) return;

@@ -54,6 +54,7 @@ class BatchSizeFinderDialog : public QDialog {
   void onRunningChanged(bool running);
   void addRow(const BatchTrial& trial);
   void updateApply();
+  void applyBatch();  // the chosen size into the form, or why not now
 
   Experiment m_experiment;
   std::function<bool(int64_t)> m_applyBatch;

@@ -88,6 +88,24 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
   m_cancel = controls.cancel;
   m_progress = controls.progress;
 
+  buildPlot();
+  layout->addWidget(m_plot, 1);
+
+  const FinderFooter footer = addFinderFooter(this, layout, QStringLiteral("lr"),
+                                              tr("Run the test to see the loss against the learning rate."));
+  m_summary = footer.summary;
+  m_log = footer.log;
+  m_apply = footer.apply;
+  m_apply->setToolTip(tr("Sets optimizer.lr in the form to the suggested learning rate."));
+
+  connect(m_run, &QPushButton::clicked, this, &LrFinderDialog::start);
+  connect(m_cancel, &QPushButton::clicked, this, &LrFinderDialog::cancel);
+  connect(m_apply, &QPushButton::clicked, this, &LrFinderDialog::applySuggestion);
+  fitDialogToScreen(this, QSize(720, 640));
+}
+
+// The loss (raw and smoothed) against the learning rate on a log axis, and the suggestion's marker.
+void LrFinderDialog::buildPlot() {
   m_plot = new QCustomPlot(this);
   m_plot->setObjectName(QStringLiteral("lrFinderPlot"));
   m_plot->setMinimumSize(560, 320);
@@ -126,31 +144,20 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
   m_plot->legend->setBrush(QBrush(pal.color(QPalette::Base)));
   m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  layout->addWidget(m_plot, 1);
+}
 
-  const FinderFooter footer = addFinderFooter(this, layout, QStringLiteral("lr"),
-                                              tr("Run the test to see the loss against the learning rate."));
-  m_summary = footer.summary;
-  m_log = footer.log;
-  m_apply = footer.apply;
-  m_apply->setToolTip(tr("Sets optimizer.lr in the form to the suggested learning rate."));
-
-  connect(m_run, &QPushButton::clicked, this, &LrFinderDialog::start);
-  connect(m_cancel, &QPushButton::clicked, this, &LrFinderDialog::cancel);
-  connect(m_apply, &QPushButton::clicked, this, [this] {
-    if (!m_result || m_result->suggestion.rule == LrSuggestionRule::None) return;
-    if (m_applyLr && m_applyLr(m_result->suggestion.lr)) {
-      m_summary->setText(m_summary->text() +
-                         tr("\nApplied: optimizer.lr is now %1 in the form (not saved yet).")
-                             .arg(lrText(m_result->suggestion.lr)));
-    } else {
-      QMessageBox::information(
-          this, tr("Cannot apply now"),
-          tr("The form takes no edits while a run trains. Set optimizer.lr to %1 once it ends.")
-              .arg(lrText(m_result->suggestion.lr)));
-    }
-  });
-  fitDialogToScreen(this, QSize(720, 640));
+void LrFinderDialog::applySuggestion() {
+  if (!m_result || m_result->suggestion.rule == LrSuggestionRule::None) return;
+  if (m_applyLr && m_applyLr(m_result->suggestion.lr)) {
+    m_summary->setText(m_summary->text() +
+                       tr("\nApplied: optimizer.lr is now %1 in the form (not saved yet).")
+                           .arg(lrText(m_result->suggestion.lr)));
+  } else {
+    QMessageBox::information(
+        this, tr("Cannot apply now"),
+        tr("The form takes no edits while a run trains. Set optimizer.lr to %1 once it ends.")
+            .arg(lrText(m_result->suggestion.lr)));
+  }
 }
 
 // The worker holds its own share of the staging area and a copy of the experiment: the job cancels it, and it

@@ -49,6 +49,8 @@ class LrFinderDialog : public QDialog {
   void finderFinished();
 
  private:
+  void buildPlot();
+  void applySuggestion();
   void onStaged(const std::vector<LrFinderPoint>& points, const std::vector<std::string>& log);
   void onFinished(FinderOutcome<LrFinderResult> outcome);
   void onRunningChanged(bool running);

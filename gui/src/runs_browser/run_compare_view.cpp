@@ -96,20 +96,20 @@ RunCompareView::RunCompareView(QWidget* parent) : QWidget(parent) {
   connect(m_onlyDifferences, &QCheckBox::toggled, this, &RunCompareView::applyFilter);
 }
 
-void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
-  std::vector<RunColumn> columns;
-  for (const RunRecord& r : runs) columns.push_back(readColumn(r));
+namespace {
 
-  // Every key any run has, in the documents' (alphabetical) order.
+// Every key any run has, in the documents' (alphabetical) order, and those whose values differ between the
+// readable runs.
+void findKeys(const std::vector<RunColumn>& columns, QStringList& keys, QSet<QString>& differing) {
   std::map<std::string, bool> all;
   for (const RunColumn& c : columns) {
     for (const auto& entry : c.keys) all[entry.first] = true;
   }
-  m_keys.clear();
-  m_differing.clear();
+  keys.clear();
+  differing.clear();
   for (const auto& entry : all) {
     const QString key = QString::fromStdString(entry.first);
-    m_keys << key;
+    keys << key;
     std::optional<std::string> first;
     bool differs = false;
     for (const RunColumn& c : columns) {
@@ -122,39 +122,85 @@ void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
         differs = true;
       }
     }
-    if (differs) m_differing.insert(key);
+    if (differs) differing.insert(key);
   }
+}
 
-  struct Result {
-    QString label;
-    std::function<QString(const RunColumn&)> text;
-  };
-  const std::vector<Result> results = {
-      {tr("Status"), [](const RunColumn& c) { return runStatusWord(c.record.status); }},
-      {tr("Model · data"),
+// A run's result, one row of the table's top section.
+struct ResultRow {
+  QString label;
+  std::function<QString(const RunColumn&)> text;
+};
+
+std::vector<ResultRow> resultRows() {
+  return {
+      {RunCompareView::tr("Status"), [](const RunColumn& c) { return runStatusWord(c.record.status); }},
+      {RunCompareView::tr("Model · data"),
        [](const RunColumn& c) { return QString::fromStdString(c.record.model + " · " + c.record.dataset); }},
-      {tr("Steps (epochs)"),
+      {RunCompareView::tr("Steps (epochs)"),
        [](const RunColumn& c) { return QStringLiteral("%1 (%2)").arg(c.record.steps).arg(c.record.epochs); }},
-      {tr("Best val loss"),
+      {RunCompareView::tr("Best val loss"),
        [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.best_val_loss, false); }},
-      {tr("Best val accuracy"),
+      {RunCompareView::tr("Best val accuracy"),
        [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.best_val_accuracy, true); }},
-      {tr("Test loss"),
+      {RunCompareView::tr("Test loss"),
        [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.test_loss, false); }},
-      {tr("Test accuracy"),
+      {RunCompareView::tr("Test accuracy"),
        [](const RunColumn& c) { return RunsTableModel::formatMetric(c.record.test_accuracy, true); }},
-      {tr("Samples/s"),
+      {RunCompareView::tr("Samples/s"),
        [](const RunColumn& c) {
          return c.summary ? QString::number(c.summary->samples_per_sec, 'f', 0) : QStringLiteral("—");
        }},
-      {tr("Duration"), [](const RunColumn& c) { return RunsTableModel::formatDuration(c.record.wall_s); }},
-      {tr("Tags"),
+      {RunCompareView::tr("Duration"),
+       [](const RunColumn& c) { return RunsTableModel::formatDuration(c.record.wall_s); }},
+      {RunCompareView::tr("Tags"),
        [](const RunColumn& c) {
          QStringList tags;
          for (const std::string& t : c.record.tags) tags << QString::fromStdString(t);
          return tags.join(QStringLiteral(", "));
        }},
   };
+}
+
+// The experiment's keys, one row each from `firstRow`: each run's value, "(default)" where it is the default,
+// the rows that differ marked.
+void fillKeyRows(QTableWidget* table, int firstRow, const std::vector<RunColumn>& columns,
+                 const QStringList& keys, const QSet<QString>& differing, const QFont& bold,
+                 QStringList& rowLabels) {
+  const bool dark = QApplication::palette().color(QPalette::Base).lightness() < 128;
+  const QColor marked = dark ? QColor(0x6d, 0x55, 0x10) : QColor(0xff, 0xf1, 0xb8);
+  for (int k = 0; k < keys.size(); ++k) {
+    const bool differs = differing.contains(keys[k]);
+    rowLabels << (differs ? QStringLiteral("≠ ") : QStringLiteral("   ")) + keys[k];
+    for (int col = 0; col < static_cast<int>(columns.size()); ++col) {
+      auto it = columns[col].keys.find(keys[k].toStdString());
+      const RunColumn& column = columns[col];
+      auto* item = new QTableWidgetItem(it == column.keys.end() ? RunCompareView::tr("(absent)")
+                                                                : QString::fromStdString(it->second));
+      if (std::binary_search(column.defaulted.begin(), column.defaulted.end(),
+                             it == column.keys.end() ? std::string() : it->first)) {
+        item->setText(item->text() + RunCompareView::tr("  (default)"));
+        item->setToolTip(
+            RunCompareView::tr("The key's default value (docs/experiment.md lists every default)"));
+      }
+      if (differs) {
+        item->setBackground(marked);
+        item->setFont(bold);
+      }
+      table->setItem(firstRow + k, col, item);
+    }
+  }
+}
+
+}  // namespace
+
+void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
+  std::vector<RunColumn> columns;
+  for (const RunRecord& r : runs) columns.push_back(readColumn(r));
+
+  findKeys(columns, m_keys, m_differing);
+
+  const std::vector<ResultRow> results = resultRows();
 
   m_table->clear();
   m_firstKeyRow = static_cast<int>(results.size()) + 1;  // a section row between results and keys
@@ -168,8 +214,6 @@ void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
         QDir::toNativeSeparators(QString::fromStdString(columns[col].record.folder)));
   }
 
-  const bool dark = QApplication::palette().color(QPalette::Base).lightness() < 128;
-  const QColor marked = dark ? QColor(0x6d, 0x55, 0x10) : QColor(0xff, 0xf1, 0xb8);
   const QColor section = QApplication::palette().color(QPalette::AlternateBase);
   QFont bold = m_table->font();
   bold.setBold(true);
@@ -191,26 +235,7 @@ void RunCompareView::setRuns(const std::vector<RunRecord>& runs) {
     if (!columns[col].problem.isEmpty()) item->setToolTip(columns[col].problem);
     m_table->setItem(m_firstKeyRow - 1, col, item);
   }
-  for (int k = 0; k < m_keys.size(); ++k) {
-    const bool differs = m_differing.contains(m_keys[k]);
-    rowLabels << (differs ? QStringLiteral("≠ ") : QStringLiteral("   ")) + m_keys[k];
-    for (int col = 0; col < static_cast<int>(columns.size()); ++col) {
-      auto it = columns[col].keys.find(m_keys[k].toStdString());
-      const RunColumn& column = columns[col];
-      auto* item =
-          new QTableWidgetItem(it == column.keys.end() ? tr("(absent)") : QString::fromStdString(it->second));
-      if (std::binary_search(column.defaulted.begin(), column.defaulted.end(),
-                             it == column.keys.end() ? std::string() : it->first)) {
-        item->setText(item->text() + tr("  (default)"));
-        item->setToolTip(tr("The key's default value (docs/experiment.md lists every default)"));
-      }
-      if (differs) {
-        item->setBackground(marked);
-        item->setFont(bold);
-      }
-      m_table->setItem(m_firstKeyRow + k, col, item);
-    }
-  }
+  fillKeyRows(m_table, m_firstKeyRow, columns, m_keys, m_differing, bold, rowLabels);
   m_table->setVerticalHeaderLabels(rowLabels);
   for (int k = 0; k < m_keys.size(); ++k) {
     if (m_differing.contains(m_keys[k])) m_table->verticalHeaderItem(m_firstKeyRow + k)->setFont(bold);

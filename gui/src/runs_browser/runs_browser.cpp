@@ -114,6 +114,26 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
   bar->addWidget(m_header, 1);
   for (QPushButton* b : {m_backToLive, m_open, m_overlay, m_compare, m_resume, refresh}) bar->addWidget(b);
 
+  buildView();
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(bar);
+  layout->addWidget(m_view, 1);
+
+  buildActions();
+
+  connectControls(refresh);
+
+  useDialogs();
+  updateHeader();
+  updateButtons();
+}
+
+RunsBrowser::~RunsBrowser() = default;
+
+// The runs list: a tree (a run's compressed models under it), sortable, its columns movable and hideable.
+void RunsBrowser::buildView() {
   m_view = new QTreeView(this);
   m_view->setObjectName(QStringLiteral("runsView"));
   m_view->setModel(m_proxy);
@@ -131,14 +151,9 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
   m_view->header()->setSectionsMovable(true);
   m_view->header()->setContextMenuPolicy(Qt::CustomContextMenu);
   for (RunsTableModel::Column c : kHiddenAtFirst) m_view->setColumnHidden(c, true);
+}
 
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
-  layout->addLayout(bar);
-  layout->addWidget(m_view, 1);
-
-  buildActions();
-
+void RunsBrowser::connectControls(QPushButton* refresh) {
   connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
     m_proxy->setSearchText(text);
     updateHeader();
@@ -166,20 +181,27 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
     if (!index.parent().isValid()) openSelected();  // a compressed model: its row expands or collapses
   });
   connect(m_view, &QTreeView::customContextMenuRequested, this, &RunsBrowser::showContextMenu);
-  connect(m_view->header(), &QHeaderView::customContextMenuRequested, this, [this](const QPoint& at) {
-    QMenu menu(this);
-    for (int c = 0; c < RunsTableModel::kColumnCount; ++c) {
-      if (c == RunsTableModel::kName) continue;
-      QAction* a = menu.addAction(m_model->headerData(c, Qt::Horizontal).toString());
-      a->setCheckable(true);
-      a->setChecked(!m_view->isColumnHidden(c));
-      connect(a, &QAction::toggled, this, [this, c](bool on) { m_view->setColumnHidden(c, !on); });
-    }
-    menu.exec(m_view->header()->mapToGlobal(at));
-  });
+  connect(m_view->header(), &QHeaderView::customContextMenuRequested, this, &RunsBrowser::showColumnMenu);
   connect(m_model, &RunsTableModel::renameFailed, this,
           [this](const QString& message) { showError(tr("The run was not renamed"), message); });
+}
 
+// The header's menu: which columns show (the name always does).
+void RunsBrowser::showColumnMenu(const QPoint& at) {
+  QMenu menu(this);
+  for (int c = 0; c < RunsTableModel::kColumnCount; ++c) {
+    if (c == RunsTableModel::kName) continue;
+    QAction* a = menu.addAction(m_model->headerData(c, Qt::Horizontal).toString());
+    a->setCheckable(true);
+    a->setChecked(!m_view->isColumnHidden(c));
+    connect(a, &QAction::toggled, this, [this, c](bool on) { m_view->setColumnHidden(c, !on); });
+  }
+  menu.exec(m_view->header()->mapToGlobal(at));
+}
+
+// Deleting asks first, and problems are told, in window-modal boxes (open(), no nested event loop); tests
+// replace both.
+void RunsBrowser::useDialogs() {
   m_confirm = [this](const QString& title, const QString& text, std::function<void()> yes) {
     auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Cancel, this);
     box->setObjectName(QStringLiteral("deleteRunsDialog"));
@@ -198,11 +220,7 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
     box->setWindowModality(Qt::WindowModal);
     box->open();
   };
-  updateHeader();
-  updateButtons();
 }
-
-RunsBrowser::~RunsBrowser() = default;
 
 void RunsBrowser::buildActions() {
   struct Spec {

@@ -119,7 +119,11 @@ class RunsBrowser : public QWidget {
   void runsDirChanged(const QString& dir);
 
  private:
+  void buildView();
   void buildActions();
+  void connectControls(QPushButton* refresh);
+  void useDialogs();
+  void showColumnMenu(const QPoint& at);
   void onRowsLoaded(std::vector<RunRow> rows, const QString& problem, int generation);
   void updateHeader();
   void updateButtons();

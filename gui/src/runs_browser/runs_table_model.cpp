@@ -212,77 +212,90 @@ QVariant RunsTableModel::runData(const RunRow& row, int column, int role) const 
       if (column == kName) return QString::fromStdString(r.name);
       [[fallthrough]];
     case Qt::DisplayRole:
-      switch (column) {
-        case kName:
-          return QString::fromStdString(r.name);
-        case kStatus:
-          return runStatusWord(r.status);
-        case kModel:
-          return QString::fromStdString(r.model);
-        case kData:
-          return QString::fromStdString(r.dataset);
-        case kOptimizer:
-          return QString::fromStdString(r.optimizer);
-        case kLr:
-          return r.lr > 0 ? QString::number(r.lr, 'g', 3) : QStringLiteral("—");
-        case kBatch:
-          return r.batch_size > 0 ? QString::number(r.batch_size) : QStringLiteral("—");
-        case kAmp:
-          return QString::fromStdString(r.amp);
-        case kDevices:
-          return QString::fromStdString(r.devices);
-        case kDuration:
-          return formatDuration(durationOf(r));
-        case kValLoss:
-          return RunsTableModel::formatMetric(r.best_val_loss, false);
-        case kValAcc:
-          return RunsTableModel::formatMetric(r.best_val_accuracy, true);
-        case kTestAcc:
-          return RunsTableModel::formatMetric(r.test_accuracy, true);
-        case kSteps:
-          return QLocale().toString(static_cast<qlonglong>(r.steps));
-        case kStarted: {
-          const QDateTime started = QDateTime::fromString(QString::fromStdString(r.started_at), Qt::ISODate);
-          return started.isValid() ? QLocale().toString(started.toLocalTime(), QLocale::ShortFormat)
-                                   : QString::fromStdString(r.started_at);
-        }
-        case kTags:
-          return joined(r.tags) + (r.notes.empty() ? QString() : QStringLiteral("  ✎"));
-        case kSize:
-          return formatMiB(row.modelBytes);
-        case kFolder:
-          return QDir(folder).dirName();
-        default:
-          return {};
-      }
+      return runText(row, column);
     case kSortRole:
-      switch (column) {
-        case kLr:
-          return r.lr;
-        case kBatch:
-          return static_cast<double>(r.batch_size);
-        case kDuration:
-          return durationOf(r);
-        // Not measured sorts last when ascending (best loss first).
-        case kValLoss:
-          return r.best_val_loss < 0 ? 1e300 : r.best_val_loss;
-        case kValAcc:
-          return r.best_val_accuracy;
-        case kTestAcc:
-          return r.test_accuracy;
-        case kSteps:
-          return static_cast<double>(r.steps);
-        case kStarted:
-          return QString::fromStdString(r.started_at);
-        case kSize:
-          return static_cast<double>(row.modelBytes);
-        case kStatus:
-          return runStatusWord(r.status);
-        default:
-          return runData(row, column, Qt::DisplayRole).toString().toLower();
-      }
+      return runSortKey(row, column);
     default:
       return {};
+  }
+}
+
+// A run's cell as the list shows it.
+QVariant RunsTableModel::runText(const RunRow& row, int column) const {
+  const RunRecord& r = row.record;
+  const QString folder = QString::fromStdString(r.folder);
+  switch (column) {
+    case kName:
+      return QString::fromStdString(r.name);
+    case kStatus:
+      return runStatusWord(r.status);
+    case kModel:
+      return QString::fromStdString(r.model);
+    case kData:
+      return QString::fromStdString(r.dataset);
+    case kOptimizer:
+      return QString::fromStdString(r.optimizer);
+    case kLr:
+      return r.lr > 0 ? QString::number(r.lr, 'g', 3) : QStringLiteral("—");
+    case kBatch:
+      return r.batch_size > 0 ? QString::number(r.batch_size) : QStringLiteral("—");
+    case kAmp:
+      return QString::fromStdString(r.amp);
+    case kDevices:
+      return QString::fromStdString(r.devices);
+    case kDuration:
+      return formatDuration(durationOf(r));
+    case kValLoss:
+      return RunsTableModel::formatMetric(r.best_val_loss, false);
+    case kValAcc:
+      return RunsTableModel::formatMetric(r.best_val_accuracy, true);
+    case kTestAcc:
+      return RunsTableModel::formatMetric(r.test_accuracy, true);
+    case kSteps:
+      return QLocale().toString(static_cast<qlonglong>(r.steps));
+    case kStarted: {
+      const QDateTime started = QDateTime::fromString(QString::fromStdString(r.started_at), Qt::ISODate);
+      return started.isValid() ? QLocale().toString(started.toLocalTime(), QLocale::ShortFormat)
+                               : QString::fromStdString(r.started_at);
+    }
+    case kTags:
+      return joined(r.tags) + (r.notes.empty() ? QString() : QStringLiteral("  ✎"));
+    case kSize:
+      return formatMiB(row.modelBytes);
+    case kFolder:
+      return QDir(folder).dirName();
+    default:
+      return {};
+  }
+}
+
+// What a run's column sorts by: the number behind the text where there is one.
+QVariant RunsTableModel::runSortKey(const RunRow& row, int column) const {
+  const RunRecord& r = row.record;
+  switch (column) {
+    case kLr:
+      return r.lr;
+    case kBatch:
+      return static_cast<double>(r.batch_size);
+    case kDuration:
+      return durationOf(r);
+    // Not measured sorts last when ascending (best loss first).
+    case kValLoss:
+      return r.best_val_loss < 0 ? 1e300 : r.best_val_loss;
+    case kValAcc:
+      return r.best_val_accuracy;
+    case kTestAcc:
+      return r.test_accuracy;
+    case kSteps:
+      return static_cast<double>(r.steps);
+    case kStarted:
+      return QString::fromStdString(r.started_at);
+    case kSize:
+      return static_cast<double>(row.modelBytes);
+    case kStatus:
+      return runStatusWord(r.status);
+    default:
+      return runText(row, column).toString().toLower();
   }
 }
 

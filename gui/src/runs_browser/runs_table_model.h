@@ -90,6 +90,8 @@ class RunsTableModel : public QAbstractItemModel {
 
  private:
   QVariant runData(const RunRow& row, int column, int role) const;
+  QVariant runText(const RunRow& row, int column) const;
+  QVariant runSortKey(const RunRow& row, int column) const;
   QVariant artifactData(const RunRow& run, const ArtifactFigures& a, int column, int role) const;
 
   std::vector<RunRow> m_rows;

@@ -84,30 +84,7 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   m_keyChart->setObjectName(QStringLiteral("sweepKeyChart"));
   styleChart(m_keyChart);
 
-  auto* bar = new QHBoxLayout;
-  bar->setContentsMargins(0, 0, 0, 0);
-  bar->addWidget(new QLabel(tr("Sweep:"), this));
-  bar->addWidget(m_sweeps);
-  bar->addWidget(m_summary, 1);
-  for (QPushButton* b : {m_cloneBest, m_showTrials, m_overlay}) bar->addWidget(b);
-  auto* charts = new QWidget(this);
-  auto* chartsLayout = new QVBoxLayout(charts);
-  chartsLayout->setContentsMargins(0, 0, 0, 0);
-  chartsLayout->addWidget(m_parallel, 1);
-  auto* keyBar = new QHBoxLayout;
-  keyBar->addWidget(new QLabel(tr("Metric against:"), this));
-  keyBar->addWidget(m_key, 1);
-  chartsLayout->addLayout(keyBar);
-  chartsLayout->addWidget(m_keyChart, 1);
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(m_table);
-  split->addWidget(charts);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
-  layout->addLayout(bar);
-  layout->addWidget(split, 1);
+  layOut();
 
   connect(m_sweeps, &QComboBox::currentIndexChanged, this, [this] {
     // The user's pick wins over a load in flight (of the sweep shown before): that one is dropped.
@@ -136,6 +113,34 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   m_cloneBest->setEnabled(false);
   m_showTrials->setEnabled(false);
   m_overlay->setEnabled(false);
+}
+
+// The picker, summary and buttons on top; the trials' table beside the two charts (and the key picker).
+void SweepView::layOut() {
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(0, 0, 0, 0);
+  bar->addWidget(new QLabel(tr("Sweep:"), this));
+  bar->addWidget(m_sweeps);
+  bar->addWidget(m_summary, 1);
+  for (QPushButton* b : {m_cloneBest, m_showTrials, m_overlay}) bar->addWidget(b);
+  auto* charts = new QWidget(this);
+  auto* chartsLayout = new QVBoxLayout(charts);
+  chartsLayout->setContentsMargins(0, 0, 0, 0);
+  chartsLayout->addWidget(m_parallel, 1);
+  auto* keyBar = new QHBoxLayout;
+  keyBar->addWidget(new QLabel(tr("Metric against:"), this));
+  keyBar->addWidget(m_key, 1);
+  chartsLayout->addLayout(keyBar);
+  chartsLayout->addWidget(m_keyChart, 1);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(m_table);
+  split->addWidget(charts);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(bar);
+  layout->addWidget(split, 1);
 }
 
 void SweepView::setRunsDir(const QString& dir) {
@@ -300,6 +305,93 @@ void SweepView::fillTable() {
   m_table->setSortingEnabled(true);
 }
 
+namespace {
+
+// One line per trial across the key axes to the metric's, coloured by how good its metric is; the best on
+// top.
+void drawTrialLines(QCustomPlot* plot, const SweepResults& s, const std::vector<SweepAxis>& axes,
+                    const SweepAxis& metricAxis, const std::vector<size_t>& order) {
+  const int n = static_cast<int>(axes.size());
+  for (const size_t i : order) {
+    const SweepTrialResult& t = s.trials[i];
+    QVector<double> x, y;
+    for (int a = 0; a < n; ++a) {
+      x << a;
+      y << axes[static_cast<size_t>(a)].position(t.values.contains(s.keys[static_cast<size_t>(a)])
+                                                     ? t.values[s.keys[static_cast<size_t>(a)]]
+                                                     : nlohmann::json());
+    }
+    x << n;
+    y << (t.metric >= 0 ? metricAxis.position(t.metric) : std::nan(""));
+    QCPGraph* g = plot->addGraph();
+    g->setData(x, y, true);
+    g->setName(QString::fromStdString(t.entry.label));
+    const bool best = static_cast<int>(i) == s.best;
+    double goodness = t.metric >= 0 ? metricAxis.position(t.metric) : 0;
+    if (!s.maximize) goodness = 1 - goodness;
+    QPen pen(best ? kBest : (t.metric >= 0 ? metricColor(goodness) : QColor(150, 150, 150, 120)));
+    pen.setWidthF(best ? 3.0 : 1.4);
+    if (t.metric < 0) pen.setStyle(Qt::DashLine);
+    g->setPen(pen);
+    g->setScatterStyle(
+        QCPScatterStyle(best ? QCPScatterStyle::ssStar : QCPScatterStyle::ssDisc, best ? 10 : 4));
+  }
+}
+
+// Each axis's name under it, and its values (a category axis) or its ends (a number axis) beside it.
+void labelAxes(QCustomPlot* plot, const SweepResults& s, const std::vector<SweepAxis>& axes,
+               const SweepAxis& metricAxis, bool anyMeasured, const QFont& font) {
+  const int n = static_cast<int>(axes.size());
+  // Each axis named by the last part of its key ("lr" for optimizer.lr) where that is unambiguous: the full
+  // keys of four axes do not fit side by side.
+  QStringList shortNames;
+  for (const SweepAxis& axis : axes) shortNames << axis.name().section(QLatin1Char('.'), -1);
+  for (int a = 0; a <= n; ++a) {
+    const SweepAxis& axis = a < n ? axes[static_cast<size_t>(a)] : metricAxis;
+    const bool unique = a < n && shortNames.count(shortNames[a]) == 1;
+    // Under the axis (an item, not a tick label: a text ticker dropped the last of four).
+    auto* name = new QCPItemText(plot);
+    name->setClipToAxisRect(false);
+    name->position->setType(QCPItemPosition::ptPlotCoords);
+    name->position->setCoords(a, -0.12);
+    name->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+    name->setPadding(QMargins(0, 4, 0, 0));
+    name->setText(a == n ? QString::fromStdString(s.metric)
+                               .replace(QLatin1String("accuracy"), QLatin1String("acc"))
+                               .replace(QLatin1Char('_'), QLatin1Char(' '))
+                  : unique ? shortNames[a]
+                           : axis.name());
+    // A category axis names each of its values beside it; a number axis its ends.
+    const QFont small(font.family(), qMax(7, font.pointSize() - 2));
+    if (axis.categorical() && axis.categories().size() > 2) {
+      for (int c = 0; c < axis.categories().size(); ++c) {
+        auto* label = new QCPItemText(plot);
+        label->position->setCoords(a, axis.position(nlohmann::json(axis.categories()[c].toStdString())));
+        label->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        label->setPadding(QMargins(0, 0, 4, 0));
+        label->setText(axis.categories()[c]);
+        label->setFont(small);
+      }
+    } else {
+      for (const double at : {0.0, 1.0}) {
+        auto* label = new QCPItemText(plot);
+        label->position->setCoords(a, at);
+        label->setPositionAlignment(at == 0 ? (Qt::AlignTop | Qt::AlignHCenter)
+                                            : (Qt::AlignBottom | Qt::AlignHCenter));
+        label->setText(a < n ? axis.label(at)
+                             : (!anyMeasured ? QString() : metricText(s, at == 0 ? axis.min() : axis.max())));
+        label->setFont(small);
+      }
+    }
+    auto* line = new QCPItemStraightLine(plot);
+    line->point1->setCoords(a, 0);
+    line->point2->setCoords(a, 1);
+    line->setPen(QPen(QColor(128, 128, 128, 140)));
+  }
+}
+
+}  // namespace
+
 void SweepView::drawParallel() {
   QCustomPlot* plot = m_parallel;
   plot->clearGraphs();
@@ -328,77 +420,8 @@ void SweepView::drawParallel() {
     if (static_cast<int>(i) != s.best) order.push_back(i);
   }
   if (s.best >= 0) order.push_back(static_cast<size_t>(s.best));
-  for (const size_t i : order) {
-    const SweepTrialResult& t = s.trials[i];
-    QVector<double> x, y;
-    for (int a = 0; a < n; ++a) {
-      x << a;
-      y << axes[static_cast<size_t>(a)].position(t.values.contains(s.keys[static_cast<size_t>(a)])
-                                                     ? t.values[s.keys[static_cast<size_t>(a)]]
-                                                     : nlohmann::json());
-    }
-    x << n;
-    y << (t.metric >= 0 ? metricAxis.position(t.metric) : std::nan(""));
-    QCPGraph* g = plot->addGraph();
-    g->setData(x, y, true);
-    g->setName(QString::fromStdString(t.entry.label));
-    const bool best = static_cast<int>(i) == s.best;
-    double goodness = t.metric >= 0 ? metricAxis.position(t.metric) : 0;
-    if (!s.maximize) goodness = 1 - goodness;
-    QPen pen(best ? kBest : (t.metric >= 0 ? metricColor(goodness) : QColor(150, 150, 150, 120)));
-    pen.setWidthF(best ? 3.0 : 1.4);
-    if (t.metric < 0) pen.setStyle(Qt::DashLine);
-    g->setPen(pen);
-    g->setScatterStyle(
-        QCPScatterStyle(best ? QCPScatterStyle::ssStar : QCPScatterStyle::ssDisc, best ? 10 : 4));
-  }
-  // Each axis named by the last part of its key ("lr" for optimizer.lr) where that is unambiguous: the full
-  // keys of four axes do not fit side by side.
-  QStringList shortNames;
-  for (const SweepAxis& axis : axes) shortNames << axis.name().section(QLatin1Char('.'), -1);
-  for (int a = 0; a <= n; ++a) {
-    const SweepAxis& axis = a < n ? axes[static_cast<size_t>(a)] : metricAxis;
-    const bool unique = a < n && shortNames.count(shortNames[a]) == 1;
-    // Under the axis (an item, not a tick label: a text ticker dropped the last of four).
-    auto* name = new QCPItemText(plot);
-    name->setClipToAxisRect(false);
-    name->position->setType(QCPItemPosition::ptPlotCoords);
-    name->position->setCoords(a, -0.12);
-    name->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
-    name->setPadding(QMargins(0, 4, 0, 0));
-    name->setText(a == n ? QString::fromStdString(s.metric)
-                               .replace(QLatin1String("accuracy"), QLatin1String("acc"))
-                               .replace(QLatin1Char('_'), QLatin1Char(' '))
-                  : unique ? shortNames[a]
-                           : axis.name());
-    // A category axis names each of its values beside it; a number axis its ends.
-    const QFont small(font().family(), qMax(7, font().pointSize() - 2));
-    if (axis.categorical() && axis.categories().size() > 2) {
-      for (int c = 0; c < axis.categories().size(); ++c) {
-        auto* label = new QCPItemText(plot);
-        label->position->setCoords(a, axis.position(nlohmann::json(axis.categories()[c].toStdString())));
-        label->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        label->setPadding(QMargins(0, 0, 4, 0));
-        label->setText(axis.categories()[c]);
-        label->setFont(small);
-      }
-    } else {
-      for (const double at : {0.0, 1.0}) {
-        auto* label = new QCPItemText(plot);
-        label->position->setCoords(a, at);
-        label->setPositionAlignment(at == 0 ? (Qt::AlignTop | Qt::AlignHCenter)
-                                            : (Qt::AlignBottom | Qt::AlignHCenter));
-        label->setText(
-            a < n ? axis.label(at)
-                  : (measured.empty() ? QString() : metricText(s, at == 0 ? axis.min() : axis.max())));
-        label->setFont(small);
-      }
-    }
-    auto* line = new QCPItemStraightLine(plot);
-    line->point1->setCoords(a, 0);
-    line->point2->setCoords(a, 1);
-    line->setPen(QPen(QColor(128, 128, 128, 140)));
-  }
+  drawTrialLines(plot, s, axes, metricAxis, order);
+  labelAxes(plot, s, axes, metricAxis, !measured.empty(), font());
   plot->xAxis->setTickLabels(false);
   plot->xAxis->setTicks(false);
   plot->xAxis->setPadding(QFontMetrics(font()).height() + 6);  // room for the axes' names

@@ -51,6 +51,7 @@ class SweepView : public QWidget {
  private:
   void onLoaded(QStringList names, std::optional<SweepResults> results, const QString& problem,
                 int generation);
+  void layOut();
   void fillTable();
   void drawParallel();
   void drawKeyChart();
