@@ -48,7 +48,7 @@ int check(const CheckOptions& o) {
   // Valid is not the same as fast: bf16 on a CPU without AVX-512 trains many times slower than fp32.
   bool on_cpu = false;
   for (const auto& d : experiment->train.devices) on_cpu = on_cpu || d.rfind("cpu", 0) == 0;
-  if (experiment->train.amp == "bf16" && on_cpu) {
+  if (experiment->train.amp == Precision::Bf16 && on_cpu) {
     const CpuBf16Cost cost = cpuBf16Cost(queryCpuFeatures());
     std::cout << (cost.slower_than_fp32 ? "warning: " : "note: ") << "train.amp: " << cost.summary << "\n";
   }

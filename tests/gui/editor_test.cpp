@@ -121,7 +121,7 @@ class EditorTest : public QObject {
     QVERIFY2(saved.ok(), formatIssues(saved.issues).c_str());
     QCOMPARE(saved.experiment.train.batch_size, int64_t{64});
     QCOMPARE(saved.experiment.optimizer.lr, 3e-4);
-    QCOMPARE(saved.experiment.train.amp, std::string("bf16"));
+    QVERIFY(saved.experiment.train.amp == Precision::Bf16);
     QCOMPARE(saved.experiment.schedule.milestones, (std::vector<int64_t>{20, 40}));
     QCOMPARE(saved.experiment.model.layers, expected.model.layers);
     QCOMPARE(saved.experiment.name, std::string("round-trip"));

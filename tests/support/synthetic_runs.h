@@ -37,7 +37,7 @@ inline std::string writeSyntheticRun(const std::string& runs_dir, const Syntheti
   e.optimizer.name = kOptimizers[(i / 4) % 3];
   e.optimizer.lr = kLrs[(i / 3) % 5];
   e.train.batch_size = kBatches[(i / 5) % 3];
-  e.train.amp = i % 7 == 0 ? "bf16" : "off";
+  e.train.amp = i % 7 == 0 ? Precision::Bf16 : Precision::Off;
   e.train.devices = i % 11 == 0 ? std::vector<std::string>{"cpu", "cpu"} : std::vector<std::string>{"cpu"};
   e.train.epochs = spec.epochs;
   e.train.log_every_steps = spec.every;

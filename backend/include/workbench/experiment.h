@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "workbench/word_set.h"
+
 namespace wb {
 
 struct AugmentConfig {
@@ -113,13 +115,22 @@ struct EarlyStoppingConfig {
   double min_delta = 0.0;
 };
 
+// train.amp: the precision the forward pass and the loss run in (autocast), fp16 with dynamic loss scaling.
+enum class Precision { Off, Bf16, Fp16 };
+template <>
+struct Words<Precision> {
+  static constexpr std::array<Word<Precision>, 3> table{
+      {{Precision::Off, "off"}, {Precision::Bf16, "bf16"}, {Precision::Fp16, "fp16"}}};
+};
+static_assert(wordsAreDistinct<Precision>());
+
 struct TrainConfig {
   int64_t epochs = 15;
   int64_t max_steps = 0;  // optimizer steps; 0 = epochs decide; when both are set the first reached ends
   int64_t batch_size = 128;
   int64_t grad_accum = 1;
   double clip_grad_norm = 0.0;  // 0 = off
-  std::string amp = "off";      // off | bf16 | fp16
+  Precision amp = Precision::Off;
   // Several entries = data parallel, one rank per entry ("cpu:2" in the file is two CPU ranks).
   std::vector<std::string> devices = {"cpu"};
   double bucket_mb = 25.0;            // data parallel: gradients are allreduced in buckets of about this size

@@ -103,7 +103,8 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
   const BatchLoaderOptions options = benchmarkLoaderOptions(e, data, device);
   if (log) {
     // train.amp: autocast around forward and loss; fp16 adds torch's dynamic loss scaling.
-    const std::string precision = step.ampDtype() ? e.train.amp + " autocast" : std::string("float32");
+    const std::string precision =
+        step.ampDtype() ? wordString(e.train.amp) + " autocast" : std::string("float32");
     log(data.description + "\nModel: " + std::to_string(step.model().info().parameters) +
         " parameters; batch " + std::to_string(e.train.batch_size) + "; precision " + precision +
         (options.channels_last ? "; channels_last" : "") + "; optimizer " + e.optimizer.name +

@@ -109,8 +109,8 @@ std::vector<ValidationIssue> checkDeviceSet(const std::vector<std::string>& devi
   return issues;
 }
 
-std::string checkAmp(const std::string& amp, const std::vector<std::string>& devices) {
-  if (amp != "fp16") return {};
+std::string checkAmp(Precision amp, const std::vector<std::string>& devices) {
+  if (amp != Precision::Fp16) return {};
   bool all_cuda = !devices.empty();
   for (const auto& d : devices) all_cuda = all_cuda && d.rfind("cuda", 0) == 0;
   if (!all_cuda) {

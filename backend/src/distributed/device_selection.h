@@ -22,6 +22,6 @@ std::optional<int64_t> cudaIndex(const std::string& id);
 std::vector<ValidationIssue> checkDeviceSet(const std::vector<std::string>& devices);
 // train.amp ("off" | "bf16" | "fp16") on these devices: empty when it can run there, else why not and what to
 // use instead. bf16 runs on the CPU and on CUDA; fp16 (with loss scaling) needs every device to be CUDA.
-std::string checkAmp(const std::string& amp, const std::vector<std::string>& devices);
+std::string checkAmp(Precision amp, const std::vector<std::string>& devices);
 
 }  // namespace wb

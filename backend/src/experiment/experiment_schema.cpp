@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "experiment/value_checks.h"
@@ -93,6 +94,23 @@ SchemaKey stringKey(const char* name, StringRule rule, Access field) {
         if (auto result = readString(value, rule, path, issues)) field(e) = *result;
       },
       [field](const Experiment& e) { return json(field(e)); });
+  key.holdsText = true;
+  key.choices = rule.choices;
+  return key;
+}
+
+// A key whose value is one word of a fixed set (workbench/word_set.h): the choices come from the enum's
+// table, the field holds the value, the file the word.
+template <typename Access>
+SchemaKey wordKey(const char* name, Access field) {
+  using Value = std::remove_reference_t<decltype(field(std::declval<Experiment&>()))>;
+  const StringRule rule = oneOf(allWords<Value>());
+  SchemaKey key = leafKey(
+      name, KeyKind::String,
+      [field, rule](const json& value, const std::string& path, IssueList& issues, Experiment& e) {
+        if (auto result = readString(value, rule, path, issues)) field(e) = *fromWord<Value>(*result);
+      },
+      [field](const Experiment& e) { return json(wordString(field(e))); });
   key.holdsText = true;
   key.choices = rule.choices;
   return key;
@@ -472,7 +490,7 @@ SchemaKey trainSection() {
     integerKey("batch_size", atLeast(1), WB_FIELD(train.batch_size)),
     integerKey("grad_accum", atLeast(1), WB_FIELD(train.grad_accum)),
     numberKey("clip_grad_norm", nonNegativeNumber(), WB_FIELD(train.clip_grad_norm)),
-    stringKey("amp", oneOf({"off", "bf16", "fp16"}), WB_FIELD(train.amp)),
+    wordKey("amp", WB_FIELD(train.amp)),
     devicesKey(),
     measureKey("bucket_mb", numberIn(0.0, false, 1024.0, true),
                "a number of megabytes in (0, 1024] (gradients allreduced together)",

@@ -39,9 +39,15 @@ bool AutocastGuard::isEnabled(c10::DeviceType device_type) {
   return compat::autocastEnabled(device_type);
 }
 
-std::optional<c10::ScalarType> autocastDtype(const std::string& amp) {
-  if (amp == "bf16") return c10::ScalarType::BFloat16;
-  if (amp == "fp16") return c10::ScalarType::Half;
+std::optional<c10::ScalarType> autocastDtype(Precision amp) {
+  switch (amp) {
+    case Precision::Bf16:
+      return c10::ScalarType::BFloat16;
+    case Precision::Fp16:
+      return c10::ScalarType::Half;
+    case Precision::Off:
+      break;
+  }
   return std::nullopt;
 }
 

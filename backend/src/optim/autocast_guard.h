@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+#include "workbench/experiment.h"
+
 namespace wb {
 
 class AutocastGuard {
@@ -34,6 +36,6 @@ class AutocastGuard {
 };
 
 // "bf16" → kBFloat16, "fp16" → kHalf; anything else (such as "off") → nullopt.
-std::optional<c10::ScalarType> autocastDtype(const std::string& amp);
+std::optional<c10::ScalarType> autocastDtype(Precision amp);
 
 }  // namespace wb

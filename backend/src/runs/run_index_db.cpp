@@ -79,7 +79,7 @@ void describe(RunRecord& r, const Experiment& e) {
   r.optimizer = e.optimizer.name;
   r.lr = e.optimizer.lr;
   r.batch_size = e.train.batch_size;
-  r.amp = e.train.amp;
+  r.amp = wordString(e.train.amp);
   r.devices = joinDevices(e.train.devices);
 }
 

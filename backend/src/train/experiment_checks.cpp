@@ -30,8 +30,8 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
   for (auto& issue : checkDeviceSet(e.train.devices)) issues.push_back(std::move(issue));
   const std::string amp_problem = checkAmp(e.train.amp, e.train.devices);
   if (!amp_problem.empty()) issues.push_back({"train.amp", amp_problem});
-  if (amp_problem.empty() && e.train.amp != "off" && !kTrainerHonoursAmp) {
-    issues.push_back({"train.amp", "mixed precision (\"" + e.train.amp +
+  if (amp_problem.empty() && e.train.amp != Precision::Off && !kTrainerHonoursAmp) {
+    issues.push_back({"train.amp", "mixed precision (\"" + wordString(e.train.amp) +
                                        "\") is not available in this version yet; use \"off\""});
   }
 

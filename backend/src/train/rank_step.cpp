@@ -8,7 +8,7 @@ namespace {
 
 GradScalerOptions scalerOptions(const TrainConfig& train) {
   GradScalerOptions options;
-  options.enabled = train.amp == "fp16";
+  options.enabled = train.amp == Precision::Fp16;
   return options;
 }
 

@@ -372,10 +372,11 @@ void RunSession::buildRanks() {
     events.log(LogLevel::Info, std::to_string(ranks->lead().parallel->bucketCount()) + " gradient bucket(s)");
   }
   if (device.is_cuda()) resetCudaPeakMemory(device.index() < 0 ? 0 : device.index());
-  if (experiment.train.amp != "off") {
-    events.log(LogLevel::Info, "Mixed precision: " + experiment.train.amp + " autocast on " + device.str() +
+  if (experiment.train.amp != Precision::Off) {
+    events.log(LogLevel::Info, "Mixed precision: " + wordString(experiment.train.amp) + " autocast on " +
+                                   device.str() +
                                    (lead.scaler().enabled() ? ", dynamic loss scaling from 65536" : ""));
-    if (experiment.train.amp == "bf16" && device.is_cpu()) {
+    if (experiment.train.amp == Precision::Bf16 && device.is_cpu()) {
       const CpuBf16Cost cost = cpuBf16Cost(queryCpuFeatures());
       events.log(cost.slower_than_fp32 ? LogLevel::Warning : LogLevel::Info, cost.summary);
     }

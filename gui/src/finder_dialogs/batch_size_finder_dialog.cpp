@@ -47,17 +47,17 @@ BatchSizeFinderDialog::BatchSizeFinderDialog(const Experiment& experiment, std::
   auto* layout = new QVBoxLayout(this);
   const QString device =
       QString::fromStdString(experiment.train.devices.empty() ? "cpu" : experiment.train.devices.front());
-  auto* intro =
-      new QLabel(tr("Tries training steps (forward, backward, optimizer%1) on %2 at growing batch sizes "
-                    "until one does not "
-                    "fit, then bisects. On a GPU an out-of-memory is caught and the search goes on; on the "
-                    "CPU each step's "
-                    "peak memory is held against the limit below. Nothing is written.")
-                     .arg(experiment.train.amp == "off"
-                              ? QString()
-                              : tr(", %1 autocast").arg(QString::fromStdString(experiment.train.amp)),
-                          device),
-                 this);
+  auto* intro = new QLabel(
+      tr("Tries training steps (forward, backward, optimizer%1) on %2 at growing batch sizes "
+         "until one does not "
+         "fit, then bisects. On a GPU an out-of-memory is caught and the search goes on; on the "
+         "CPU each step's "
+         "peak memory is held against the limit below. Nothing is written.")
+          .arg(experiment.train.amp == Precision::Off
+                   ? QString()
+                   : tr(", %1 autocast").arg(QString::fromStdString(wordString(experiment.train.amp))),
+               device),
+      this);
   intro->setWordWrap(true);
   layout->addWidget(intro);
 

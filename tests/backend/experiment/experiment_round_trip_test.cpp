@@ -74,7 +74,7 @@ Experiment everyFieldChanged() {
   e.train.batch_size = 16;
   e.train.grad_accum = 4;
   e.train.clip_grad_norm = 1.0;
-  e.train.amp = "bf16";
+  e.train.amp = Precision::Bf16;
   e.train.devices = {"cuda:0", "cuda:1"};
   e.train.bucket_mb = 8.0;
   e.train.sync_batchnorm = true;

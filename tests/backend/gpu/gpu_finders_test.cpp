@@ -35,7 +35,7 @@ Experiment cudaFinderExperiment(const std::string& amp) {
     {"type": "maxpool2d", "kernel_size": 2}, {"type": "flatten"},
     {"type": "linear", "out_features": 64}, {"type": "relu"}, {"type": "linear", "out_features": 10}])");
   e.train.devices = {"cuda:0"};
-  e.train.amp = amp;
+  e.train.amp = fromWord<Precision>(amp).value();
   e.train.data_on_device = "off";  // the loader's pinned copies are part of what is measured
   return e;
 }

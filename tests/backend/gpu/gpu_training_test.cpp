@@ -78,7 +78,7 @@ Experiment syntheticExperiment(const std::string& device, const std::string& amp
   e.train.batch_size = 64;
   e.train.log_every_steps = 5;
   e.train.devices = {device};
-  e.train.amp = amp;
+  e.train.amp = fromWord<Precision>(amp).value();
   e.train.tf32 = false;  // float32 means float32 for the comparisons
   e.train.cudnn_benchmark = false;
   e.train.checkpoint_every_minutes = 0;

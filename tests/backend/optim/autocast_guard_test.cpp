@@ -64,9 +64,9 @@ TEST(AutocastGuard, RefusesFp16OnTheCpu) {
 }
 
 TEST(AutocastGuard, ParsesTheExperimentsAmpValue) {
-  EXPECT_EQ(autocastDtype("bf16"), std::optional<c10::ScalarType>(torch::kBFloat16));
-  EXPECT_EQ(autocastDtype("fp16"), std::optional<c10::ScalarType>(torch::kHalf));
-  EXPECT_FALSE(autocastDtype("off").has_value());
+  EXPECT_EQ(autocastDtype(Precision::Bf16), std::optional<c10::ScalarType>(torch::kBFloat16));
+  EXPECT_EQ(autocastDtype(Precision::Fp16), std::optional<c10::ScalarType>(torch::kHalf));
+  EXPECT_FALSE(autocastDtype(Precision::Off).has_value());
 }
 
 // 60 AdamW steps of a small MLP on a fixed synthetic problem, with and without bf16 autocast around the

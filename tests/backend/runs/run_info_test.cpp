@@ -96,7 +96,7 @@ TEST_F(RunInfoTest, RenameTagsAndNotesPersistInFolderAndIndex) {
   e.model.preset = "mlp";
   e.optimizer.lr = 3e-4;
   e.train.batch_size = 64;
-  e.train.amp = "bf16";
+  e.train.amp = Precision::Bf16;
   e.train.devices = {"cpu", "cpu"};
   const fs::path folder = makeFolder("20261203-100000-mlp-fashion-mnist", e, RunStatus::Completed);
   const RunRecord added = addRunFolder(dir.string(), folder.string());

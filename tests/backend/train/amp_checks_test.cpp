@@ -22,17 +22,17 @@ std::string issueAt(const std::vector<ValidationIssue>& issues, const std::strin
 }
 
 TEST(AmpChecks, Bf16RunsOnTheCpuAndOnCuda) {
-  EXPECT_EQ(checkAmp("bf16", {"cpu"}), "");
-  EXPECT_EQ(checkAmp("bf16", {"cuda:0"}), "");
-  EXPECT_EQ(checkAmp("off", {"cpu"}), "");
+  EXPECT_EQ(checkAmp(Precision::Bf16, {"cpu"}), "");
+  EXPECT_EQ(checkAmp(Precision::Bf16, {"cuda:0"}), "");
+  EXPECT_EQ(checkAmp(Precision::Off, {"cpu"}), "");
 }
 
 TEST(AmpChecks, Fp16NeedsCudaAndSuggestsBf16) {
-  const std::string on_cpu = checkAmp("fp16", {"cpu"});
+  const std::string on_cpu = checkAmp(Precision::Fp16, {"cpu"});
   EXPECT_NE(on_cpu.find("CUDA"), std::string::npos) << on_cpu;
   EXPECT_NE(on_cpu.find("\"bf16\""), std::string::npos) << on_cpu;
-  EXPECT_NE(checkAmp("fp16", {"cuda:0", "cpu"}), "");  // every device must be CUDA
-  const std::string on_cuda = checkAmp("fp16", {"cuda:0"});
+  EXPECT_NE(checkAmp(Precision::Fp16, {"cuda:0", "cpu"}), "");  // every device must be CUDA
+  const std::string on_cuda = checkAmp(Precision::Fp16, {"cuda:0"});
   if (torch::cuda::is_available()) {
     EXPECT_EQ(on_cuda, "");
   } else {
@@ -42,7 +42,7 @@ TEST(AmpChecks, Fp16NeedsCudaAndSuggestsBf16) {
 
 TEST(AmpChecks, CheckExperimentRejectsFp16WithoutCuda) {
   Experiment e = test::smallMlpExperiment(test::freshDir("amp-checks"));
-  e.train.amp = "fp16";
+  e.train.amp = Precision::Fp16;
   const std::string message = issueAt(checkExperiment(e), "train.amp");
   EXPECT_NE(message.find("needs CUDA"), std::string::npos) << message;
   EXPECT_NE(message.find("use \"bf16\""), std::string::npos) << message;
@@ -50,7 +50,7 @@ TEST(AmpChecks, CheckExperimentRejectsFp16WithoutCuda) {
 
 TEST(AmpChecks, CheckExperimentAcceptsBf16OnCpu) {
   Experiment e = test::smallMlpExperiment(test::freshDir("amp-checks-bf16"));
-  e.train.amp = "bf16";
+  e.train.amp = Precision::Bf16;
   EXPECT_EQ(issueAt(checkExperiment(e), "train.amp"), "");
 }
 

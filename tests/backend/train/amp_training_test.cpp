@@ -24,7 +24,7 @@ Curve run(const std::string& amp) {
   Experiment e = test::smallMlpExperiment(test::freshDir("amp-" + amp));
   e.train.epochs = 0;
   e.train.max_steps = 40;
-  e.train.amp = amp;
+  e.train.amp = fromWord<Precision>(amp).value();
   std::mutex mutex;
   Curve c;
   c.summary = trainBlocking(e, [&](EventBatch&& batch) {

@@ -176,9 +176,9 @@ TEST_F(DataParallel, GradientAccumulationAcrossRanksMatchesOneRank) {
 
 TEST_F(DataParallel, Bf16AutocastAcrossRanksMatchesOneRank) {
   Experiment single = parallelExperiment(runs, 1, 128);
-  single.train.amp = "bf16";
+  single.train.amp = Precision::Bf16;
   Experiment both = parallelExperiment(runs, 2, 64);
-  both.train.amp = "bf16";
+  both.train.amp = Precision::Bf16;
   const Finished one = train(single);
   const Finished two = train(both);
   ASSERT_EQ(one.summary.status, RunStatus::Completed) << (one.errors.empty() ? "" : one.errors[0].message);
@@ -197,7 +197,7 @@ TEST_F(DataParallel, Bf16AutocastAcrossRanksMatchesOneRank) {
   Experiment fp32 = parallelExperiment(runs, 1, 128);
   const Finished reference = train(fp32);
   Experiment half_batch = parallelExperiment(runs, 1, 64);
-  half_batch.train.amp = "bf16";
+  half_batch.train.amp = Precision::Bf16;
   const Finished half = train(half_batch);
   const std::string model_one = one.summary.run_dir + "/model.pt";
   const double parallel_gap = test::maxWeightDifference(model_one, two.summary.run_dir + "/model.pt");

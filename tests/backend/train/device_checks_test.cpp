@@ -88,7 +88,7 @@ TEST(DeviceChecks, CheckExperimentAcceptsTwoCpuRanks) {
 TEST(DeviceChecks, CheckExperimentRefusesMixingAndKeepsTheAmpRule) {
   Experiment e = test::smallMlpExperiment(test::freshDir("device-checks-mix"));
   e.train.devices = {"cpu", "cuda:0"};
-  e.train.amp = "fp16";
+  e.train.amp = Precision::Fp16;
   const std::vector<ValidationIssue> issues = checkExperiment(e);
   EXPECT_TRUE(test::contains(messageAt(issues, "train.devices"), "mixes CPU and CUDA"))
       << formatIssues(issues);
