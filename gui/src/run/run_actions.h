@@ -64,6 +64,7 @@ class RunActions : public QObject {
 
   RunController* controller() const { return m_controller; }
   const RunLifecycle& lifecycle() const { return m_lifecycle; }
+  // The window's close protocol tells it of the quit question and its answer, and of a compression's end.
   RunLifecycle& lifecycle() { return m_lifecycle; }
   int64_t lastStep() const;
 

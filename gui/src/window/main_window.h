@@ -64,14 +64,12 @@ class MainWindow : public QMainWindow {
   MainWindow() : MainWindow(Options{}) {}
   ~MainWindow() override;
 
-  // The experiment file (File ▸ …).
-  ExperimentDocument* document() const { return m_document; }
+  // The experiment file (File ▸ …): see ExperimentDocument.
   bool openFile(const QString& file);  // false (after telling the user) when unreadable
   bool saveFile(const QString& file);
   QString currentFile() const;
 
   // The run this window trains (Run ▸ Start, Pause, Stop, Checkpoint, Resume…): see RunActions.
-  RunActions* runActions() const { return m_run; }
   bool startRun() { return m_run->startRun(); }
   bool isCheckingStart() const { return m_run->lifecycle().phase() == RunLifecycle::Phase::Checking; }
   const RunLifecycle& lifecycle() const { return m_run->lifecycle(); }
