@@ -5,7 +5,7 @@
 # $OUT back), logs beside it.
 #
 # The machine (H200, PyTorch 2.11 cu130 pip wheel, CMake, ninja, nvcc; no Qt, no network) may lack the C++
-# packages the build needs (nlohmann-json, GoogleTest, SQLite3 and zlib headers). Fetch them here first with
+# packages the build needs (nlohmann-json, CLI11, GoogleTest, SQLite3 and zlib headers). Fetch them here first with
 # scripts/fetch-gpu-deps.sh, which puts Debian's .deb files in .deps/ (ignored by git; carry ".deps").
 #
 # Or, faster: scripts/gpu-pack.sh here puts the pip build's stripped workbench-cli and test_gpu, libsqlite3 and
@@ -85,7 +85,7 @@ if [[ "$stage" == all || "$stage" == build ]]; then
     -DCMAKE_PREFIX_PATH="$prefix_path" >"$OUT/configure.log" 2>&1; then
     say "CONFIGURE FAILED (last lines of configure.log):"
     tail -25 "$OUT/configure.log" | tee -a "$results"
-    say "If a package is missing (nlohmann_json, GTest, SQLite3, ZLIB): run scripts/fetch-gpu-deps.sh on a"
+    say "If a package is missing (nlohmann_json, CLI11, GTest, SQLite3, ZLIB): run scripts/fetch-gpu-deps.sh on a"
     say "machine with network and carry .deps."
     exit 1
   fi

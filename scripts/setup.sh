@@ -25,6 +25,7 @@ if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
     python3-torchvision python3-pil  # test_images: what torchvision's ImageFolder and loader (Pillow) make of a folder
     python3-venv  # .venv/: the tests' readers from PyPI (scripts/requirements-test.txt)
     qemu-user     # test_export_avx2: the int8 tests on an emulated AVX2 CPU
+    clang-format  # the format check (ctest -L lint), never a rewrite
     desktop-file-utils appstream lintian
   )
 fi
