@@ -156,6 +156,10 @@ int badCommandLine(const CLI::ParseError& error, const CLI::App& command) {
       message = name + " needs " + what;
     }
   } else if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) &&
+             message.find(": At Most ") != std::string::npos) {
+    // "--stop: At Most 1 required but received 2": an option that may be given once (control's actions).
+    message = message.substr(0, message.find(": ")) + " is given more than once; give it once";
+  } else if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) &&
              message.find(" required ") != std::string::npos) {
     // "--steps: 1 required N missing"
     const size_t colon = message.find(": ");

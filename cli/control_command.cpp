@@ -157,15 +157,20 @@ void addActions(CLI::App* command, ControlOptions& o) {
             },
             help)
         ->type_name(type)
-        ->check(takes("a number, e.g. " + name + " 0.5", numberWhere([](double) { return true; })));
+        ->check(takes("a number, e.g. " + name + " 0.5", numberWhere([](double) { return true; })))
+        // One action at a time: the same one twice is refused too, not merged (the program's default keeps
+        // the last value).
+        ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
   };
   number("--lr-scale", Kind::LrScale, "K",
          "multiply the learning-rate schedule by K from the next step on (factors compound)");
   number("--lr", Kind::LrConstant, "LR",
          "a constant learning rate LR from the next step on, replacing the schedule");
   const auto flag = [&o, command](const std::string& name, Kind kind, const std::string& help) {
-    command->add_flag_callback(
-        name, [&o, kind] { o.actions.emplace_back(kind, 0); }, help);
+    command
+        ->add_flag_callback(
+            name, [&o, kind] { o.actions.emplace_back(kind, 0); }, help)
+        ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
   };
   flag("--stop-after-epoch", Kind::StopAfterEpoch,
        "end the run when the epoch in progress ends, with a checkpoint (resume continues it)");

@@ -47,7 +47,10 @@ void addExperimentArgs(CLI::App* command, ExperimentArgs& args, const std::strin
           "override one key (again for each key); the value is read as JSON when it parses, else as a "
           "string, e.g. --set train.epochs=1 --set 'train.devices=[\"cpu\"]'")
       ->type_name("KEY=VALUE")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      // One KEY=VALUE per --set: a list option would otherwise take the words after it too, the experiment
+      // file among them (`train --set train.epochs=1 my.json`).
+      ->allow_extra_args(false);
   command
       ->add_option("--example", args.example,
                    "an installed example instead of a file (`workbench-cli examples` lists them)")

@@ -98,6 +98,8 @@ TEST(CliHelp, ABadCommandLineNamesTheOptionAndWhatToDo) {
            {"queue lst", "unknown action 'lst' for queue; did you mean 'list'?", "queue"},
            {"runs show", "runs show needs ID", "runs show"},
            {"queue remove x", "ID needs an entry id", "queue remove"},
+           {"control /tmp --stop --stop", "--stop is given more than once; give it once", "control"},
+           {"control /tmp --lr-scale 0.5 --lr-scale 0.1", "--lr-scale is given more than once", "control"},
        }) {
     const auto r = runCli(c.args);
     EXPECT_EQ(r.status, 2) << c.args;
@@ -116,6 +118,20 @@ TEST(CliHelp, DoubleDashEndsTheOptions) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("cannot open experiment file --no-such.json"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("unknown argument"), std::string::npos) << r.err;
+}
+
+// Each --set takes one KEY=VALUE: the experiment file may follow it, as it always could.
+TEST(CliHelp, SetTakesOneValueAndTheFileMayFollowIt) {
+  for (const std::string args : {"check --set train.epochs=1 /no/such.json",
+                                 "check --set=train.epochs=1 --set train.seed=3 /no/such.json"}) {
+    const auto r = runCli(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_NE(r.err.find("cannot open experiment file /no/such.json"), std::string::npos) << args << ":\n"
+                                                                                          << r.err;
+  }
+  const auto r =
+      runCli("check --set train.epochs=1 " + std::string(WB_SOURCE_DIR) + "/resources/examples/mlp.json");
+  EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST(CliHelp, UnknownCommandIsNamedWithASuggestion) {

@@ -12,6 +12,8 @@ QString finishedRunFolder(const RunsBrowser* runs, const QString& runDir, const 
   if (!runDir.isEmpty()) return runDir;
   const std::optional<RunRecord> selected = runs->selectedRun();
   if (!selected || selected->status != "finished") {
+    // A window whose presenter was taken away (tests) says nothing, as MainWindow::showError does.
+    if (!presentError) return QString();
     presentError(QObject::tr("No finished run selected"), why,
                  QObject::tr("Select a finished run in the Runs panel (View ▸ Runs), then choose %1 again.")
                      .arg(command));
