@@ -41,9 +41,10 @@ void printTable(const std::vector<ArtifactFigures>& artifacts) {
   for (const ArtifactFigures& a : artifacts) {
     const double change = (a.test_accuracy - base.test_accuracy) * 100;
     std::printf(
-        "%-18s %-9s %9s %8s %12lld %9s %11s %8s %10s %8s %10s %8s %s\n", a.name.c_str(), a.pass.c_str(),
-        fixed(a.test_accuracy, 4).c_str(), ((change >= 0 ? "+" : "") + fixed(change, 2)).c_str(),
-        static_cast<long long>(a.nonzero_parameters), fixed(a.size_bytes / 1048576.0, 2).c_str(),
+        "%-18s %-9s %9s %8s %12lld %9s %11s %8s %10s %8s %10s %8s %s\n", a.name.c_str(),
+        artifactPassWord(a.pass).c_str(), fixed(a.test_accuracy, 4).c_str(),
+        ((change >= 0 ? "+" : "") + fixed(change, 2)).c_str(), static_cast<long long>(a.nonzero_parameters),
+        fixed(a.size_bytes / 1048576.0, 2).c_str(),
         ratio(static_cast<double>(a.size_bytes), static_cast<double>(base.size_bytes)).c_str(),
         fixed(a.flops_per_sample / 1e6, 2).c_str(), fixed(a.latency_ms_batch1, 3).c_str(),
         ratio(a.latency_ms_batch1, baselineOf(a.baseline_latency_ms_batch1, base.latency_ms_batch1)).c_str(),

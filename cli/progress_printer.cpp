@@ -63,7 +63,7 @@ void ProgressPrinter::print(const EventBatch& batch) {
       std::fprintf(stderr, "error: %s\n", error->message.c_str());
       if (!error->hint.empty()) std::fprintf(stderr, "  what to do: %s\n", error->hint.c_str());
     } else if (const auto* stage = std::get_if<CompressionStage>(&event)) {
-      if (stage->state == "finished") clearBar();
+      if (stage->state == StageState::Finished) clearBar();
     } else if (const auto* finished = std::get_if<RunFinished>(&event)) {
       clearBar();
       const RunSummary& s = finished->summary;

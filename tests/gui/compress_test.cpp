@@ -76,7 +76,7 @@ ArtifactFigures figures(const std::string& name, const std::string& pass, double
   ArtifactFigures a;
   a.name = name;
   a.path = name == "00-original" ? "compressed/00-original" : "compressed/" + name;
-  a.pass = pass;
+  a.pass = fromWord<PassType>(pass);  // none for "original"
   a.description = pass + " for the test";
   a.test_accuracy = accuracy;
   a.test_loss = 1 - accuracy;
@@ -165,8 +165,8 @@ class CompressTest : public QObject {
     QVERIFY(dialog.passCount() >= 1);  // a suggested pipeline to start from
     dialog.setPasses(nlohmann::json::array());
     QVERIFY(!dialog.okButton()->isEnabled());  // nothing to run
-    dialog.addPass(QStringLiteral("quantize"));
-    dialog.addPass(QStringLiteral("finetune"));
+    dialog.addPass(PassType::Quantize);
+    dialog.addPass(PassType::Finetune);
     QCOMPARE(dialog.passCount(), 2);
     QCOMPARE(dialog.passForm(0)->type(), QStringLiteral("quantize"));
     QCOMPARE(dialog.passForm(1)->type(), QStringLiteral("finetune"));
@@ -188,8 +188,8 @@ class CompressTest : public QObject {
     QVERIFY2(dialog.issues().empty(), dialog.issues().empty() ? "" : dialog.issues().front().message.c_str());
     QVERIFY(dialog.okButton()->isEnabled());
     QCOMPARE(dialog.config()->passes.size(), size_t{2});
-    QCOMPARE(dialog.config()->passes[0].type, std::string("finetune"));
-    QCOMPARE(dialog.config()->passes[1].type, std::string("quantize"));
+    QVERIFY(dialog.config()->passes[0].type == PassType::Finetune);
+    QVERIFY(dialog.config()->passes[1].type == PassType::Quantize);
 
     dialog.removePass(0);
     QCOMPARE(dialog.passCount(), 1);
@@ -388,8 +388,8 @@ class CompressTest : public QObject {
     QCOMPARE(ended.front().front().value<RunSummary>().status, RunStatus::Completed);
     CompressionView* view = window.compressionView();
     QTRY_VERIFY(view->artifacts().size() >= 2);
-    QCOMPARE(view->artifacts().front().pass, std::string("original"));
-    QCOMPARE(view->artifacts().back().pass, std::string("prune"));
+    QVERIFY(!view->artifacts().front().pass);
+    QVERIFY(view->artifacts().back().pass == PassType::Prune);
     const QString artifact = QString::fromStdString(view->artifacts().back().name);
     QVERIFY(view->sizeChart()->labels().contains(artifact));
     QCOMPARE(view->table()->rowCount(), static_cast<int>(view->artifacts().size()));
@@ -403,7 +403,7 @@ class CompressTest : public QObject {
     // A long fine-tuning shows its steps and stops on Cancel, with a checkpoint; the window stays usable.
     CompressConfig longer;
     CompressPassConfig finetune;
-    finetune.type = "finetune";
+    finetune.type = PassType::Finetune;
     finetune.epochs = 1000;
     longer.passes.push_back(finetune);
     QVERIFY(window.startCompression(folder, longer));

@@ -82,7 +82,7 @@ class ExportTest : public QObject {
     CompressConfig config;
     config.latency_runs = 3;
     CompressPassConfig prune;
-    prune.type = "prune";
+    prune.type = PassType::Prune;
     prune.epochs = 0;
     config.passes.push_back(prune);
     const CompressionReport report =

@@ -3,9 +3,12 @@
 // without Torch. Events travel in batches (EventBatch), never one callback per scalar.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include "workbench/compression_words.h"
 
 namespace wb {
 
@@ -116,11 +119,11 @@ struct RunFinished {
 // A model artifact of a compression pipeline, measured the same way as the original it is compared with
 // (workbench/compression.h; the run folder's compress.json holds the same figures).
 struct ArtifactFigures {
-  std::string name;         // "00-original", "01-prune", "02-finetune", ...
-  std::string path;         // relative to the run folder ("compressed/01-prune")
-  std::string source;       // the artifact this one was made from ("" for the original)
-  std::string pass;         // original | prune | finetune | distill | quantize
-  std::string description;  // what the pass did, in words
+  std::string name;              // "00-original", "01-prune", "02-finetune", ...
+  std::string path;              // relative to the run folder ("compressed/01-prune")
+  std::string source;            // the artifact this one was made from ("" for the original)
+  std::optional<PassType> pass;  // the pass that made it; none for the original ("original" in the files)
+  std::string description;       // what the pass did, in words
   double test_accuracy = -1;
   double test_loss = -1;
   int64_t parameters = 0;          // stored parameter values (int8 ones included)
@@ -141,8 +144,8 @@ struct ArtifactFigures {
 struct CompressionStage {
   int64_t pass_index = 0;  // 1-based
   int64_t pass_count = 0;
-  std::string pass;      // prune | finetune | distill | quantize
-  std::string state;     // started | resumed | finished | reused
+  PassType pass = PassType::Prune;
+  StageState state = StageState::Started;
   std::string artifact;  // the artifact the pass writes ("01-prune")
 };
 

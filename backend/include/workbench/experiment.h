@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "workbench/compression_words.h"
 #include "workbench/word_set.h"
 
 namespace wb {
@@ -157,17 +158,17 @@ struct TrainConfig {
 // One pass of a compression pipeline (an item of `compress.passes`; docs/experiment.md has every key). Only
 // the keys of its type are read and written; the others keep their defaults.
 struct CompressPassConfig {
-  std::string type = "prune";  // prune | finetune | distill | quantize
+  PassType type = PassType::Prune;
   // prune
-  std::string method = "unstructured";  // unstructured (single weights) | structured (whole channels/neurons)
-  double amount = 0.5;                  // share of the selected weights (or channels) removed, in (0, 1)
-  std::string scope = "global";  // unstructured: global (one threshold across layers) | layer (each layer)
-  std::string norm = "l1";       // structured: l1 | l2 norm of a conv filter / linear neuron
-  std::vector<std::string> layer_types = {"conv2d", "linear"};  // which layer types are pruned
+  PruneMethod method = PruneMethod::Unstructured;
+  double amount = 0.5;                    // share of the selected weights (or channels) removed, in (0, 1)
+  PruneScope scope = PruneScope::Global;  // unstructured
+  PruneNorm norm = PruneNorm::L1;         // structured
+  std::vector<PrunedLayerType> layer_types = {PrunedLayerType::Conv2d, PrunedLayerType::Linear};
   std::vector<std::string>
       layers;  // only these parameter-name prefixes ("layers.3"); empty = every layer of the types
   bool prune_output_layer = false;  // the last linear layer (one output per class) is left alone unless true
-  std::string schedule = "one_shot";  // unstructured: one_shot | gradual (cubic, over the pass's fine-tuning)
+  PruneSchedule schedule = PruneSchedule::OneShot;  // unstructured
   // Passes that train: prune (fine-tuning with the masks), finetune, distill, quantize with mode qat.
   int64_t epochs = 0;     // prune 0 = no fine-tuning; finetune, distill and qat need >= 1
   int64_t max_steps = 0;  // 0 = the epochs decide
@@ -179,10 +180,10 @@ struct CompressPassConfig {
   double temperature = 4.0;
   double alpha = 0.9;  // weight of the soft (teacher) loss; 1 - alpha weighs cross-entropy on the labels
   // quantize
-  std::string mode = "static";         // dynamic (linear layers) | static (conv nets, calibrated) | qat
-  std::string observer = "histogram";  // static / qat activations: minmax | histogram
-  int64_t calibration_batches = 16;    // training batches run through the model to calibrate (static)
-  std::string engine = "auto";         // auto | onednn | qnnpack | fbgemm | x86: LibTorch's quantized engine
+  QuantizeMode mode = QuantizeMode::Static;
+  ObserverKind observer = ObserverKind::Histogram;  // static / qat activations
+  int64_t calibration_batches = 16;  // training batches run through the model to calibrate (static)
+  QuantizedEngine engine = QuantizedEngine::Auto;
 };
 
 struct CompressConfig {

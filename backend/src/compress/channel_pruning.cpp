@@ -323,7 +323,7 @@ void pruneGroup(const ModelArtifact& input, const Space& g, const CompressPassCo
   const int64_t channels = g.channels;
   const int64_t count = static_cast<int64_t>(std::nearbyint(pass.amount * static_cast<double>(channels)));
   const int64_t removeCount = std::clamp<int64_t>(count, 0, channels - 1);
-  const torch::Tensor importance = channelImportance(input, g, pass.norm == "l2");
+  const torch::Tensor importance = channelImportance(input, g, pass.norm == PruneNorm::L2);
   // Stable, so channels of equal importance go lowest index first and the plan is reproducible.
   const torch::Tensor order = std::get<1>(importance.sort(/*stable=*/true, /*dim=*/0, /*descending=*/false));
   const torch::Tensor removed = std::get<0>(order.slice(0, 0, removeCount).sort());
@@ -390,8 +390,9 @@ ModelArtifact pruneChannels(const ModelArtifact& input, const CompressPassConfig
   }
   auto selected = [&](const LayerRef& ref) {
     const std::string weight = ref.name + ".weight";
+    const std::optional<PrunedLayerType> type = fromWord<PrunedLayerType>(ref.type);
     const bool typeOk =
-        std::find(pass.layer_types.begin(), pass.layer_types.end(), ref.type) != pass.layer_types.end();
+        type && std::find(pass.layer_types.begin(), pass.layer_types.end(), *type) != pass.layer_types.end();
     const bool nameOk =
         pass.layers.empty() || std::any_of(pass.layers.begin(), pass.layers.end(),
                                            [&](const std::string& p) { return matchesPrefix(weight, p); });

@@ -45,7 +45,7 @@ std::vector<torch::Tensor> paramsFor(Model& model, const std::vector<PruneTarget
 std::shared_ptr<PruningMasks> carriedMasks(Model& model, const NamedTensors& masks) {
   if (masks.empty()) return nullptr;
   std::vector<PruneTarget> targets;
-  for (const auto& item : masks) targets.push_back({item.first, ""});
+  for (const auto& item : masks) targets.push_back({item.first, std::nullopt});
   return std::make_shared<PruningMasks>(targets, paramsFor(model, targets), masks);
 }
 
@@ -109,9 +109,9 @@ ModelArtifact fineTuned(const CompressPassConfig& pass, const ModelArtifact& inp
 
 ModelArtifact prune(const CompressPassConfig& pass, const ModelArtifact& input, PassContext& c,
                     nlohmann::json& record, bool& stopped) {
-  record["method"] = pass.method;
+  record["method"] = wordString(pass.method);
   record["amount"] = pass.amount;
-  if (pass.method == "structured") {
+  if (pass.method == PruneMethod::Structured) {
     nlohmann::json channels = nlohmann::json::object();
     ModelArtifact smaller = pruneChannels(input, pass, channels);
     record["channels"] = channels;
@@ -121,8 +121,8 @@ ModelArtifact prune(const CompressPassConfig& pass, const ModelArtifact& input, 
   auto model = buildFloatModel(input);
   const std::vector<PruneTarget> targets = selectPruneTargets(input, pass);
   auto masks = std::make_shared<PruningMasks>(targets, paramsFor(*model, targets), input.masks);
-  const bool global = pass.scope == "global";
-  const bool gradual = pass.schedule == "gradual";
+  const bool global = pass.scope == PruneScope::Global;
+  const bool gradual = pass.schedule == PruneSchedule::Gradual;
   const double initial = masks->sparsity();
   const double target = initial + pass.amount * (1.0 - initial);
   if (!gradual) masks->pruneShareOfLive(pass.amount, global);
@@ -212,7 +212,7 @@ ModelArtifact quantizeAware(const CompressPassConfig& pass, const ModelArtifact&
   stopped = !train(phase, *model, record);
   if (stopped) return input;
   QuantizeResult result = convertQatModel(*model, pass, log);
-  record["mode"] = pass.mode;
+  record["mode"] = wordString(pass.mode);
   record["engine"] = result.engine;
   record["float_layers"] = result.float_layers;
   record["observer"] = "moving-average min/max (quantization-aware training)";
@@ -237,10 +237,10 @@ ModelArtifact quantize(const CompressPassConfig& pass, const ModelArtifact& inpu
   };
   QuantizeResult result = quantizeArtifact(
       input, pass, calibration, [&c](const std::string& line) { c.events.log(LogLevel::Info, line); });
-  record["mode"] = pass.mode;
+  record["mode"] = wordString(pass.mode);
   record["engine"] = result.engine;
   record["float_layers"] = result.float_layers;
-  if (pass.mode == "static") record["observer"] = pass.observer;
+  if (pass.mode == QuantizeMode::Static) record["observer"] = wordString(pass.observer);
   result.artifact.masks.clear();  // int8 models are not trained: masks have no further use
   return result.artifact;
 }
@@ -249,23 +249,26 @@ ModelArtifact quantize(const CompressPassConfig& pass, const ModelArtifact& inpu
 
 std::string describePass(const CompressPassConfig& p) {
   std::ostringstream out;
-  if (p.type == "prune") {
-    if (p.method == "structured") {
-      out << "structured " << (p.norm == "l1" ? "L1" : "L2") << " pruning of " << percent(p.amount)
+  if (p.type == PassType::Prune) {
+    if (p.method == PruneMethod::Structured) {
+      out << "structured " << (p.norm == PruneNorm::L1 ? "L1" : "L2") << " pruning of " << percent(p.amount)
           << " of the channels";
     } else {
-      out << (p.scope == "global" ? "global" : "per-layer") << " unstructured L1 pruning of "
-          << percent(p.amount) << " of the weights" << (p.schedule == "gradual" ? ", gradual" : "");
+      out << (p.scope == PruneScope::Global ? "global" : "per-layer") << " unstructured L1 pruning of "
+          << percent(p.amount) << " of the weights"
+          << (p.schedule == PruneSchedule::Gradual ? ", gradual" : "");
     }
-  } else if (p.type == "finetune") {
+  } else if (p.type == PassType::Finetune) {
     out << "fine-tuning";
-  } else if (p.type == "distill") {
+  } else if (p.type == PassType::Distill) {
     out << "distillation from " << p.teacher << " (T " << p.temperature << ", alpha " << p.alpha << ")";
   } else {
-    out << (p.mode == "qat" ? "quantization-aware training, then static" : p.mode) << " int8 quantization";
+    out << (p.mode == QuantizeMode::Qat ? "quantization-aware training, then static" : wordString(p.mode))
+        << " int8 quantization";
   }
-  if ((p.type != "quantize" || p.mode == "qat") && (p.epochs > 0 || p.max_steps > 0)) {
-    if (p.type == "prune") out << ", fine-tuned";
+  const bool trains = p.type != PassType::Quantize || p.mode == QuantizeMode::Qat;
+  if (trains && (p.epochs > 0 || p.max_steps > 0)) {
+    if (p.type == PassType::Prune) out << ", fine-tuned";
     out << " for "
         << (p.max_steps > 0 ? std::to_string(p.max_steps) + " steps"
                             : std::to_string(p.epochs) + " epoch(s)");
@@ -278,10 +281,17 @@ ModelArtifact runPass(const CompressPassConfig& pass, const ModelArtifact& input
   stopped = false;
   record["pass"] = compressPassToJson(pass);
   record["description"] = describePass(pass);
-  if (pass.type == "prune") return prune(pass, input, context, record, stopped);
-  if (pass.type == "finetune") return fineTuned(pass, input, context, record, stopped);
-  if (pass.type == "distill") return distill(pass, input, context, record, stopped);
-  if (pass.mode == "qat") return quantizeAware(pass, input, context, record, stopped);
+  switch (pass.type) {
+    case PassType::Prune:
+      return prune(pass, input, context, record, stopped);
+    case PassType::Finetune:
+      return fineTuned(pass, input, context, record, stopped);
+    case PassType::Distill:
+      return distill(pass, input, context, record, stopped);
+    case PassType::Quantize:
+      break;
+  }
+  if (pass.mode == QuantizeMode::Qat) return quantizeAware(pass, input, context, record, stopped);
   return quantize(pass, input, context, record);
 }
 

@@ -123,7 +123,7 @@ struct FigureRecorder {
     return interleavedLatencies(models, timing_input, measure);
   }
   ArtifactFigures of(const ModelArtifact& a, InferenceModel& model, const std::string& artifact_folder,
-                     const std::string& pass, const std::string& description, const Latency& latency,
+                     std::optional<PassType> pass, const std::string& description, const Latency& latency,
                      const Latency& baseline) const {
     ArtifactFigures f = measureArtifact(a, model, artifact_folder, data);
     f.latency_ms_batch1 = latency.batch1_ms;
@@ -185,7 +185,7 @@ RunStatus measureAll(const PipelineContext& c) {
   }
   c.events.log(LogLevel::Info, "Timing " + std::to_string(timed.size()) + " models in interleaved rounds");
   const std::vector<Latency> latencies = c.figures.latencies(timed);
-  c.figures.publish(c.figures.of(c.original, c.original_model, c.original_folder, "original",
+  c.figures.publish(c.figures.of(c.original, c.original_model, c.original_folder, std::nullopt,
                                  "the trained model", latencies[0], latencies[0]));
   const std::vector<ArtifactFigures> known = readReport(c.run_dir);
   for (size_t i = 0; i < artifacts.size(); ++i) {
@@ -194,8 +194,10 @@ RunStatus measureAll(const PipelineContext& c) {
     auto it =
         std::find_if(known.begin(), known.end(), [&](const ArtifactFigures& f) { return f.name == a.name; });
     const json last = a.history.empty() ? json::object() : a.history.back();
-    const std::string pass =
-        it != known.end() ? it->pass : last.value("pass", json::object()).value("type", "");
+    const std::optional<PassType> pass =
+        it != known.end()
+            ? it->pass
+            : fromWord<PassType>(last.value("pass", json::object()).value("type", std::string()));
     const std::string description = it != known.end() ? it->description : last.value("description", "");
     c.figures.publish(c.figures.of(a, *models[i], c.folder + "/" + names[i], pass, description,
                                    latencies[i + 1], latencies[0]));
@@ -228,18 +230,18 @@ RunStatus runPasses(const PipelineContext& c) {
   const int64_t count = static_cast<int64_t>(c.config.passes.size());
   for (int64_t i = 0; i < count; ++i) {
     const CompressPassConfig& pass = c.config.passes[static_cast<size_t>(i)];
-    const std::string name = twoDigits(first + i) + "-" + pass.type;
+    const std::string name = twoDigits(first + i) + "-" + wordString(pass.type);
     const std::string pass_folder = c.folder + "/" + name;
-    CompressionStage stage{i + 1, count, pass.type, "started", name};
+    CompressionStage stage{i + 1, count, pass.type, StageState::Started, name};
     if (isCompleteArtifact(pass_folder)) {
       current = loadArtifact(pass_folder);
-      stage.state = "reused";
+      stage.state = StageState::Reused;
       c.events.post(stage);
       c.events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" +
                                        name + ") finished before: reusing it");
       continue;
     }
-    stage.state = fs::exists(pass_folder + "/checkpoints") ? "resumed" : "started";
+    stage.state = fs::exists(pass_folder + "/checkpoints") ? StageState::Resumed : StageState::Started;
     c.events.post(stage);
     c.events.log(LogLevel::Info, "Pass " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" + name +
                                      "): " + describePass(pass));
@@ -269,7 +271,7 @@ RunStatus runPasses(const PipelineContext& c) {
       c.figures.publish(
           c.figures.of(next, *model, pass_folder, pass.type, describePass(pass), latencies[1], latencies[0]));
     }
-    stage.state = "finished";
+    stage.state = StageState::Finished;
     c.events.post(stage);
     current = std::move(next);
     if (c.control.stopRequested() && i + 1 < count) {
@@ -356,7 +358,7 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
   if (request.measure_only) return measureAll(context);
   {
     const Latency alone = figures.latencies({original_model.get()})[0];
-    figures.publish(figures.of(original, *original_model, original_folder, "original", "the trained model",
+    figures.publish(figures.of(original, *original_model, original_folder, std::nullopt, "the trained model",
                                alone, alone));
   }
   return runPasses(context);
@@ -444,18 +446,18 @@ std::vector<ValidationIssue> checkCompression(const std::string& run_dir, const 
   for (size_t i = 0; i < config.passes.size(); ++i) {
     const CompressPassConfig& p = config.passes[i];
     const std::string at = "compress.passes[" + std::to_string(i) + "]";
-    if (p.type == "distill") {
+    if (p.type == PassType::Distill) {
       const std::string problem = teacherProblem(p.teacher, run_dir);
       if (!problem.empty()) issues.push_back({at + ".teacher", "teacher \"" + p.teacher + "\": " + problem});
     }
-    if (torchscript && p.type == "prune" && p.method == "structured") {
+    if (torchscript && p.type == PassType::Prune && p.method == PruneMethod::Structured) {
       issues.push_back(
           {at + ".method",
            "the run's model is a TorchScript module: its layers are opaque, so channels cannot be "
            "removed and the layers that read them rewired; use method \"unstructured\" (it prunes a "
            "TorchScript model's conv and linear weights), or train a layer-list model"});
     }
-    if (torchscript && p.type == "quantize") {
+    if (torchscript && p.type == PassType::Quantize) {
       issues.push_back(
           {at + ".mode",
            "the run's model is a TorchScript module: int8 quantization works on layer-list models, "

@@ -38,9 +38,10 @@ class Int8Reference : public InferenceModel {
                       "Simulate the artifact a quantize pass made.");
     }
     const nlohmann::json& q = artifact.quantization;
-    m_static = q.value("mode", std::string()) != "dynamic";
+    m_static = fromWord<QuantizeMode>(q.value("mode", std::string())) != QuantizeMode::Dynamic;
     m_reduceRange = q.value("reduce_range", false);
-    m_plan = planQuantization(artifactLayers(artifact), m_inputShape, m_static ? "static" : "dynamic");
+    m_plan = planQuantization(artifactLayers(artifact), m_inputShape,
+                              m_static ? QuantizeMode::Static : QuantizeMode::Dynamic);
     readPlanJson(m_plan, q.at("layers"), m_static);
     if (m_static)
       m_input = {q.at("input").at("scale").get<double>(), q.at("input").at("zero_point").get<int64_t>()};

@@ -17,8 +17,10 @@ void collectLayerWeights(const std::vector<LayerPtr>& layers, const std::string&
   for (size_t i = 0; i < layers.size(); ++i) {
     const std::string base = prefix + std::to_string(i);
     const Layer& layer = *layers[i];
-    if (dynamic_cast<const Conv2dLayer*>(&layer) || dynamic_cast<const LinearLayer*>(&layer)) {
-      out.push_back({base + ".weight", layer.type()});
+    if (dynamic_cast<const Conv2dLayer*>(&layer)) {
+      out.push_back({base + ".weight", PrunedLayerType::Conv2d});
+    } else if (dynamic_cast<const LinearLayer*>(&layer)) {
+      out.push_back({base + ".weight", PrunedLayerType::Linear});
     } else if (const auto* residual = dynamic_cast<const ResidualLayer*>(&layer)) {
       collectLayerWeights(residual->body(), base + ".layers.", out);
       collectLayerWeights(residual->shortcut(), base + ".shortcut.", out);
@@ -45,14 +47,14 @@ std::vector<PruneTarget> selectPruneTargets(const ModelArtifact& artifact, const
     // A TorchScript module is opaque: its layers are known only by their parameters' shapes.
     for (const auto& [name, t] : artifact.weights) {
       const bool weight = name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
-      if (weight && t.dim() == 4) all.push_back({name, "conv2d"});
-      if (weight && t.dim() == 2) all.push_back({name, "linear"});
+      if (weight && t.dim() == 4) all.push_back({name, PrunedLayerType::Conv2d});
+      if (weight && t.dim() == 2) all.push_back({name, PrunedLayerType::Linear});
     }
   }
   // The last linear layer maps to the classes: pruning it removes evidence for whole classes.
   std::string output_layer;
   for (const PruneTarget& t : all) {
-    if (t.layer_type == "linear") output_layer = t.name;
+    if (t.layer_type == PrunedLayerType::Linear) output_layer = t.name;
   }
   std::vector<PruneTarget> selected;
   for (const PruneTarget& t : all) {
@@ -67,7 +69,7 @@ std::vector<PruneTarget> selectPruneTargets(const ModelArtifact& artifact, const
   if (selected.empty()) {
     std::string available;
     for (const PruneTarget& t : all)
-      available += (available.empty() ? "" : ", ") + t.name + " (" + t.layer_type + ")";
+      available += (available.empty() ? "" : ", ") + t.name + " (" + wordString(*t.layer_type) + ")";
     throw UserError(
         "the prune pass selects no weight: layer_types and layers match none of the model's " +
             (available.empty() ? std::string("(it has no conv2d or linear layer)") : available) +
@@ -190,8 +192,10 @@ nlohmann::json PruningMasks::describe() const {
   for (size_t i = 0; i < m_targets.size(); ++i) {
     const int64_t n = m_masks[i].numel();
     const int64_t pruned = n - m_masks[i].count_nonzero().item<int64_t>();
-    layers.push_back(
-        {{"name", m_targets[i].name}, {"type", m_targets[i].layer_type}, {"size", n}, {"pruned", pruned}});
+    layers.push_back({{"name", m_targets[i].name},
+                      {"type", m_targets[i].layer_type ? wordString(*m_targets[i].layer_type) : ""},
+                      {"size", n},
+                      {"pruned", pruned}});
   }
   return {{"layers", layers}, {"sparsity", sparsity()}};
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,8 @@ namespace wb {
 
 // A parameter a prune pass may touch: its state-dict name and its layer's type.
 struct PruneTarget {
-  std::string name;        // "layers.0.weight"
-  std::string layer_type;  // conv2d | linear
+  std::string name;                           // "layers.0.weight"
+  std::optional<PrunedLayerType> layer_type;  // none for masks carried in from an earlier pass
 };
 
 // The weights `pass` selects (layer_types, layers name prefixes, the output layer only when

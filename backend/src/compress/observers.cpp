@@ -183,10 +183,14 @@ QParams HistogramObserver::qparams() const {
   return affineQParams(lo, hi, m_range);
 }
 
-std::unique_ptr<ActivationObserver> makeObserver(const std::string& kind, QRange range) {
-  if (kind == "minmax") return std::make_unique<MinMaxObserver>(range);
-  if (kind == "histogram") return std::make_unique<HistogramObserver>(range);
-  throw std::invalid_argument("unknown observer \"" + kind + "\" (minmax | histogram)");
+std::unique_ptr<ActivationObserver> makeObserver(ObserverKind kind, QRange range) {
+  switch (kind) {
+    case ObserverKind::MinMax:
+      return std::make_unique<MinMaxObserver>(range);
+    case ObserverKind::Histogram:
+      break;
+  }
+  return std::make_unique<HistogramObserver>(range);
 }
 
 // Weights

@@ -11,6 +11,8 @@
 #include <memory>
 #include <string>
 
+#include "workbench/compression_words.h"
+
 namespace wb {
 
 struct QParams {
@@ -95,8 +97,7 @@ class HistogramObserver : public ActivationObserver {
   torch::Tensor m_hist;  // float32 [bins]
 };
 
-// "minmax" | "histogram"; std::invalid_argument for another name (the experiment check rejects it first).
-std::unique_ptr<ActivationObserver> makeObserver(const std::string& kind, QRange range);
+std::unique_ptr<ActivationObserver> makeObserver(ObserverKind kind, QRange range);
 
 // Per-channel symmetric int8 along axis 0 in kWeightRange (PyTorch's per-channel symmetric weight observer
 // with reduce_range): scale_c = max(|w_c|) / 63.5 (at least float32 eps), zero point 0, values in [-64, 63].

@@ -211,7 +211,8 @@ class QatModel : public Model {
     m_folded.weights.clear();
     m_folded.buffers.clear();
 
-    const std::vector<QNode> plan = planQuantization(artifactLayers(m_folded), m_folded.input_shape, "qat");
+    const std::vector<QNode> plan =
+        planQuantization(artifactLayers(m_folded), m_folded.input_shape, QuantizeMode::Qat);
     m_input = std::make_shared<ActivationFakeQuant>(m_range);
     m_observers.emplace_back("quant.activation_post_process", m_input);
     m_plan = bindList(plan, *m_net->net()->layers(), m_range, m_observers);
@@ -289,13 +290,13 @@ class QatModel : public Model {
         artifactFromModel(*m_float, m_folded.layers, "", m_folded.input_shape, m_folded.num_classes);
     folded.name = m_folded.name;
     folded.masks = m_folded.masks;
-    std::vector<QNode> plan = planQuantization(artifactLayers(folded), folded.input_shape, "qat");
+    std::vector<QNode> plan = planQuantization(artifactLayers(folded), folded.input_shape, QuantizeMode::Qat);
     fillOutputs(plan, m_plan);
     if (!m_input->seen()) {
       throw UserError("quantization-aware training: the input's range was never observed",
                       "Train the QAT model (at least one step in training mode) before converting it.");
     }
-    QuantizeResult result = int8FromPlan(folded, plan, m_input->qparams(), "qat", log);
+    QuantizeResult result = int8FromPlan(folded, plan, m_input->qparams(), QuantizeMode::Qat, log);
     result.artifact.quantization["observer"] = "moving_average_minmax";
     result.artifact.quantization["averaging_constant"] = kQatAveragingConstant;
     result.artifact.quantization["folded_batchnorms"] = m_foldedPairs;

@@ -119,8 +119,7 @@ int64_t countKernel(const std::vector<QNode>& nodes, QKernel kernel) {
 // The int8 tensors and quantization record of `plan` (its outputs set in static and qat mode; `input` is null
 // in dynamic mode), the float tensors of the layers that stay float, and the summary in the log.
 void writeInt8(QuantizeResult& result, const ModelArtifact& folded, const std::vector<QNode>& plan,
-               const std::string& mode, const QParams* input,
-               const std::function<void(const std::string&)>& say) {
+               QuantizeMode mode, const QParams* input, const std::function<void(const std::string&)>& say) {
   ModelArtifact& out = result.artifact;
   out = folded;
   out.quantized.clear();
@@ -146,7 +145,7 @@ void writeInt8(QuantizeResult& result, const ModelArtifact& folded, const std::v
 
   // format 2: 7-bit weights (kWeightRange), full-range activations, on every engine (observers.h says why).
   out.quantization = {{"format", kInt8Format},
-                      {"mode", mode},
+                      {"mode", wordString(mode)},
                       {"engine", result.engine},
                       {"reduce_range", false},
                       {"weight_range", {kWeightRange.quant_min, kWeightRange.quant_max}},
@@ -158,8 +157,8 @@ void writeInt8(QuantizeResult& result, const ModelArtifact& folded, const std::v
   result.float_layers = floatLayerNotes(plan);
 
   std::ostringstream summary;
-  summary << "int8 (" << mode << "): " << quantizable.size() << " layers with int8 weights";
-  if (mode != "dynamic") {
+  summary << "int8 (" << wordOf(mode) << "): " << quantizable.size() << " layers with int8 weights";
+  if (mode != QuantizeMode::Dynamic) {
     const int64_t adds = countKernel(plan, QKernel::Residual);
     const int64_t fused = countKernel(plan, QKernel::Fused);
     summary << ", " << fused << " relus fused";
@@ -223,6 +222,10 @@ std::string selectQuantizedEngine(const std::string& requested) {
   return "int8 engine " + chosen + " (" + why + ")";
 }
 
+std::string selectQuantizedEngine(QuantizedEngine requested) {
+  return selectQuantizedEngine(wordString(requested));
+}
+
 ModelArtifact foldBatchNorms(const ModelArtifact& input, std::vector<std::string>* folded) {
   ModelArtifact a = input;
   a.weights.clear();
@@ -247,11 +250,11 @@ QuantizeResult quantizeArtifact(const ModelArtifact& input, const CompressPassCo
                         " is a TorchScript module",
                     "Train the model as a preset or model.layers.");
   }
-  if (pass.mode != "static" && pass.mode != "dynamic") {
-    throw UserError("quantizeArtifact handles modes static and dynamic, not \"" + pass.mode + "\"",
+  if (pass.mode == QuantizeMode::Qat) {
+    throw UserError("quantizeArtifact handles modes static and dynamic, not \"qat\"",
                     "qat goes through makeQatModel and convertQatModel.");
   }
-  const bool static_mode = pass.mode == "static";
+  const bool static_mode = pass.mode == QuantizeMode::Static;
   QuantizeResult result;
   say(selectQuantizedEngine(pass.engine));
   result.engine = currentQuantizedEngine();
@@ -269,13 +272,13 @@ QuantizeResult quantizeArtifact(const ModelArtifact& input, const CompressPassCo
   if (static_mode) {
     input_q = calibratePlan(plan, folded, pass.observer, kActivationRange, calibration,
                             std::max<int64_t>(1, pass.calibration_batches), batches);
-    say("Calibrated activations with the " + pass.observer + " observer over " + std::to_string(batches) +
-        " batches");
+    say("Calibrated activations with the " + wordString(pass.observer) + " observer over " +
+        std::to_string(batches) + " batches");
   }
 
   writeInt8(result, folded, plan, pass.mode, static_mode ? &input_q : nullptr, say);
   if (static_mode) {
-    result.artifact.quantization["observer"] = pass.observer;
+    result.artifact.quantization["observer"] = wordString(pass.observer);
     result.artifact.quantization["calibration_batches"] = batches;
     result.artifact.quantization["folded_batchnorms"] = folded_pairs;
   }
@@ -283,7 +286,7 @@ QuantizeResult quantizeArtifact(const ModelArtifact& input, const CompressPassCo
 }
 
 QuantizeResult int8FromPlan(const ModelArtifact& folded, const std::vector<QNode>& plan, const QParams& input,
-                            const std::string& mode, const std::function<void(const std::string&)>& log) {
+                            QuantizeMode mode, const std::function<void(const std::string&)>& log) {
   auto say = [&](const std::string& line) {
     if (log) log(line);
   };

@@ -58,7 +58,7 @@ QuantizeResult quantizeArtifact(const ModelArtifact& input, const CompressPassCo
 // observers' ranges (mode "qat"). Uses the engine selected now. The quantization JSON has format, mode,
 // engine, the ranges, torch_version, layers and input; the caller adds what it knows (observer, ...).
 QuantizeResult int8FromPlan(const ModelArtifact& folded, const std::vector<QNode>& plan, const QParams& input,
-                            const std::string& mode, const std::function<void(const std::string&)>& log);
+                            QuantizeMode mode, const std::function<void(const std::string&)>& log);
 
 // The int8 forward of an artifact quantizeArtifact made (or one loaded back from disk): repacks the int8
 // weights for the artifact's engine and runs LibTorch's quantized kernels. UserError when the engine or an op
@@ -69,6 +69,8 @@ std::unique_ptr<InferenceModel> makeQuantizedModel(const ModelArtifact& artifact
 // onednn, then qnnpack); returns a log line saying which and why. UserError when the requested one is
 // missing.
 std::string selectQuantizedEngine(const std::string& requested);
+// A quantize pass's engine: Auto as "auto", the others by their LibTorch names.
+std::string selectQuantizedEngine(QuantizedEngine requested);
 
 // The format quantizeArtifact writes, and whether an int8 artifact's weights are of it (7 bits, so its
 // answers hold on every x86 CPU) rather than format 1's 8 bits.

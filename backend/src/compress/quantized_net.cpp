@@ -161,7 +161,7 @@ torch::Tensor calibrateList(std::vector<QNode>& nodes, torch::Tensor x) {
   return x;
 }
 
-void prepareCalibration(std::vector<QNode>& nodes, const ModelArtifact& folded, const std::string& observer,
+void prepareCalibration(std::vector<QNode>& nodes, const ModelArtifact& folded, ObserverKind observer,
                         QRange range) {
   for (QNode& n : nodes) {
     n.observer = makeObserver(observer, range);
@@ -220,8 +220,8 @@ std::string kernelName(QKernel kernel) {
 }
 
 std::vector<QNode> planQuantization(const std::vector<LayerPtr>& layers, const Shape& input_shape,
-                                    const std::string& mode) {
-  return planList(layers, input_shape, "layers", mode == "static" || mode == "qat");
+                                    QuantizeMode mode) {
+  return planList(layers, input_shape, "layers", mode != QuantizeMode::Dynamic);
 }
 
 std::vector<std::string> floatLayerNotes(const std::vector<QNode>& plan) {
@@ -230,7 +230,7 @@ std::vector<std::string> floatLayerNotes(const std::vector<QNode>& plan) {
   return out;
 }
 
-QParams calibratePlan(std::vector<QNode>& plan, const ModelArtifact& folded, const std::string& observer,
+QParams calibratePlan(std::vector<QNode>& plan, const ModelArtifact& folded, ObserverKind observer,
                       QRange range, const std::function<std::optional<torch::Tensor>()>& next,
                       int64_t max_batches, int64_t& batches_seen) {
   prepareCalibration(plan, folded, observer, range);
@@ -294,14 +294,15 @@ const c10::OperatorHandle& quantizedOp(const std::string& name, const std::strin
 
 QuantizedNet::QuantizedNet(const ModelArtifact& artifact) : m_inputShape(artifact.input_shape) {
   const json& q = artifact.quantization;
-  const std::string mode = q.value("mode", std::string());
-  if (mode != "static" && mode != "dynamic" && mode != "qat") {
-    throw UserError("artifact " + artifact.name + " is int8 in an unknown mode \"" + mode + "\"",
+  const std::string word = q.value("mode", std::string());
+  const std::optional<QuantizeMode> mode = fromWord<QuantizeMode>(word);
+  if (!mode) {
+    throw UserError("artifact " + artifact.name + " is int8 in an unknown mode \"" + word + "\"",
                     "It was written by another version of the workbench: run the quantize pass again.");
   }
   // qat's int8 form is static's: the activation qparams come from training's observers instead of
   // calibration.
-  m_static = mode != "dynamic";
+  m_static = *mode != QuantizeMode::Dynamic;
   m_reduceRange = q.value("reduce_range", false);
   m_engine = q.value("engine", std::string());
   const auto engines = supportedQuantizedEngines();
@@ -313,7 +314,7 @@ QuantizedNet::QuantizedNet(const ModelArtifact& artifact) : m_inputShape(artifac
                     "Quantize again on this machine with engine \"auto\".");
   }
   selectQuantizedEngine(m_engine);
-  m_plan = planQuantization(artifactLayers(artifact), m_inputShape, m_static ? "static" : "dynamic");
+  m_plan = planQuantization(artifactLayers(artifact), m_inputShape, *mode);
   try {
     readPlanJson(m_plan, q.at("layers"), m_static);
     if (m_static) m_input = qparamsFrom(q.at("input"));

@@ -45,9 +45,9 @@ struct QNode {
   std::shared_ptr<ActivationObserver> observer;  // calibration only
 };
 
-// The plan of a (batch-norm-folded) layer list for mode "static" or "dynamic" (qat plans as static).
+// The plan of a (batch-norm-folded) layer list for a quantize mode (qat plans as static).
 std::vector<QNode> planQuantization(const std::vector<LayerPtr>& layers, const Shape& input_shape,
-                                    const std::string& mode);
+                                    QuantizeMode mode);
 
 // Every float node, nested ones included, as "layers.5 (gelu): reason".
 std::vector<std::string> floatLayerNotes(const std::vector<QNode>& plan);
@@ -56,7 +56,7 @@ std::vector<std::string> floatLayerNotes(const std::vector<QNode>& plan);
 // artifact), observing the input and every layer's output; fills each node's `output` and returns the
 // input's qparams. Stops when `next` returns nullopt or after `max_batches`; `batches_seen` says how many
 // ran.
-QParams calibratePlan(std::vector<QNode>& plan, const ModelArtifact& folded, const std::string& observer,
+QParams calibratePlan(std::vector<QNode>& plan, const ModelArtifact& folded, ObserverKind observer,
                       QRange range, const std::function<std::optional<torch::Tensor>()>& next,
                       int64_t max_batches, int64_t& batches_seen);
 

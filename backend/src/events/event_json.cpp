@@ -107,12 +107,8 @@ json toJson(const ArtifactFigures& a) {
 }
 
 json toJson(const CompressionStage& c) {
-  return {{"event", "compression_stage"},
-          {"pass_index", c.pass_index},
-          {"pass_count", c.pass_count},
-          {"pass", c.pass},
-          {"state", c.state},
-          {"artifact", c.artifact}};
+  return {{"event", "compression_stage"}, {"pass_index", c.pass_index},   {"pass_count", c.pass_count},
+          {"pass", wordString(c.pass)},   {"state", wordString(c.state)}, {"artifact", c.artifact}};
 }
 
 json toJson(const ControlApplied& c) {
@@ -252,7 +248,7 @@ json artifactFiguresToJson(const ArtifactFigures& a) {
   return {{"name", a.name},
           {"path", a.path},
           {"source", a.source},
-          {"pass", a.pass},
+          {"pass", artifactPassWord(a.pass)},
           {"description", a.description},
           {"test_accuracy", a.test_accuracy},
           {"test_loss", a.test_loss},
@@ -273,7 +269,8 @@ ArtifactFigures artifactFiguresFromJson(const json& j) {
   a.name = get<std::string>(j, "name", "");
   a.path = get<std::string>(j, "path", "");
   a.source = get<std::string>(j, "source", "");
-  a.pass = get<std::string>(j, "pass", "");
+  // "original" (and a pass this version does not know) reads as none
+  a.pass = fromWord<PassType>(get<std::string>(j, "pass", ""));
   a.description = get<std::string>(j, "description", "");
   a.test_accuracy = get<double>(j, "test_accuracy", -1);
   a.test_loss = get<double>(j, "test_loss", -1);
@@ -318,13 +315,16 @@ std::optional<Event> eventFromJson(const json& j) {
     c.source = get<std::string>(j, "source", "");
     c.message = get<std::string>(j, "message", "");
     return c;
+    const std::optional<PassType> pass = fromWord<PassType>(get<std::string>(j, "pass", ""));
+    const std::optional<StageState> state = fromWord<StageState>(get<std::string>(j, "state", ""));
+    if (!pass || !state) return std::nullopt;
   }
   if (type == "compression_stage") {
     CompressionStage c;
     c.pass_index = get<int64_t>(j, "pass_index", 0);
     c.pass_count = get<int64_t>(j, "pass_count", 0);
-    c.pass = get<std::string>(j, "pass", "");
-    c.state = get<std::string>(j, "state", "");
+    c.pass = *pass;
+    c.state = *state;
     c.artifact = get<std::string>(j, "artifact", "");
     return c;
   }

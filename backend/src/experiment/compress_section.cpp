@@ -18,17 +18,31 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kPassTypes = {"prune", "finetune", "distill", "quantize"};
 const std::vector<std::string> kTrainingKeys = {"epochs", "max_steps", "lr"};
 
-std::vector<std::string> keysOf(const std::string& type) {
+// One word of E's table (workbench/compression_words.h), with the same "expected one of" and "did you mean"
+// as any other string choice.
+template <typename E>
+std::optional<E> readWord(const json& value, const std::string& path, IssueList& issues) {
+  if (auto word = readString(value, oneOf(allWords<E>()), path, issues)) return fromWord<E>(*word);
+  return std::nullopt;
+}
+
+template <typename E>
+json wordList(const std::vector<E>& values) {
+  json list = json::array();
+  for (E value : values) list.push_back(wordString(value));
+  return list;
+}
+
+std::vector<std::string> keysOf(PassType type) {
   std::vector<std::string> keys = {"type"};
-  if (type == "prune") {
+  if (type == PassType::Prune) {
     keys.insert(keys.end(), {"method", "amount", "scope", "norm", "layer_types", "layers",
                              "prune_output_layer", "schedule"});
-  } else if (type == "distill") {
+  } else if (type == PassType::Distill) {
     keys.insert(keys.end(), {"teacher", "student", "temperature", "alpha"});
-  } else if (type == "quantize") {
+  } else if (type == PassType::Quantize) {
     keys.insert(keys.end(), {"mode", "observer", "calibration_batches", "engine"});
   }
   keys.insert(keys.end(), kTrainingKeys.begin(), kTrainingKeys.end());
@@ -55,29 +69,32 @@ std::optional<std::vector<std::string>> readStringList(const json& value, const 
 }
 
 // Training passes default to one epoch; a prune pass trains only when asked.
-int64_t defaultEpochs(const std::string& type) {
-  return type == "prune" ? 0 : 1;
+int64_t defaultEpochs(PassType type) {
+  return type == PassType::Prune ? 0 : 1;
 }
 
 // One of a pass's keys (known to its type) into `pass`.
 void readPassKey(CompressPassConfig& pass, const std::string& key, const json& v, const std::string& keyPath,
                  IssueList& issues) {
   if (key == "method") {
-    if (auto r = readString(v, oneOf({"unstructured", "structured"}), keyPath, issues)) pass.method = *r;
+    if (auto r = readWord<PruneMethod>(v, keyPath, issues)) pass.method = *r;
   } else if (key == "amount") {
     if (auto r = readNumber(v, numberIn(0.0, false, 1.0, false), keyPath, issues)) pass.amount = *r;
   } else if (key == "scope") {
-    if (auto r = readString(v, oneOf({"global", "layer"}), keyPath, issues)) pass.scope = *r;
+    if (auto r = readWord<PruneScope>(v, keyPath, issues)) pass.scope = *r;
   } else if (key == "norm") {
-    if (auto r = readString(v, oneOf({"l1", "l2"}), keyPath, issues)) pass.norm = *r;
+    if (auto r = readWord<PruneNorm>(v, keyPath, issues)) pass.norm = *r;
   } else if (key == "layer_types") {
-    if (auto r = readStringList(v, oneOf({"conv2d", "linear"}), keyPath, issues)) pass.layer_types = *r;
+    if (auto r = readStringList(v, oneOf(allWords<PrunedLayerType>()), keyPath, issues)) {
+      pass.layer_types.clear();
+      for (const std::string& word : *r) pass.layer_types.push_back(*fromWord<PrunedLayerType>(word));
+    }
   } else if (key == "layers") {
     if (auto r = readStringList(v, nonEmptyString(), keyPath, issues)) pass.layers = *r;
   } else if (key == "prune_output_layer") {
     if (auto r = readBoolean(v, keyPath, issues)) pass.prune_output_layer = *r;
   } else if (key == "schedule") {
-    if (auto r = readString(v, oneOf({"one_shot", "gradual"}), keyPath, issues)) pass.schedule = *r;
+    if (auto r = readWord<PruneSchedule>(v, keyPath, issues)) pass.schedule = *r;
   } else if (key == "epochs") {
     if (auto r = readInteger(v, IntegerRule{0, 100000}, keyPath, issues)) pass.epochs = *r;
   } else if (key == "max_steps") {
@@ -104,15 +121,13 @@ void readPassKey(CompressPassConfig& pass, const std::string& key, const json& v
   } else if (key == "alpha") {
     if (auto r = readNumber(v, numberIn(0.0, true, 1.0, true), keyPath, issues)) pass.alpha = *r;
   } else if (key == "mode") {
-    if (auto r = readString(v, oneOf({"dynamic", "static", "qat"}), keyPath, issues)) pass.mode = *r;
+    if (auto r = readWord<QuantizeMode>(v, keyPath, issues)) pass.mode = *r;
   } else if (key == "observer") {
-    if (auto r = readString(v, oneOf({"minmax", "histogram"}), keyPath, issues)) pass.observer = *r;
+    if (auto r = readWord<ObserverKind>(v, keyPath, issues)) pass.observer = *r;
   } else if (key == "calibration_batches") {
     if (auto r = readInteger(v, IntegerRule{1, 100000}, keyPath, issues)) pass.calibration_batches = *r;
   } else if (key == "engine") {
-    if (auto r = readString(v, oneOf({"auto", "onednn", "qnnpack", "fbgemm", "x86"}), keyPath, issues)) {
-      pass.engine = *r;
-    }
+    if (auto r = readWord<QuantizedEngine>(v, keyPath, issues)) pass.engine = *r;
   }
 }
 
@@ -124,10 +139,10 @@ CompressPassConfig readPass(const json& object, const std::string& path, IssueLi
     return pass;
   }
   if (!object.contains("type")) {
-    issues.add(path, "a pass needs a \"type\": one of " + quotedList(kPassTypes));
+    issues.add(path, "a pass needs a \"type\": one of " + quotedList(allWords<PassType>()));
     return pass;
   }
-  const auto type = readString(object["type"], oneOf(kPassTypes), joinPath(path, "type"), issues);
+  const auto type = readWord<PassType>(object["type"], joinPath(path, "type"), issues);
   if (!type) return pass;
   pass.type = *type;
   pass.epochs = defaultEpochs(pass.type);
@@ -137,7 +152,7 @@ CompressPassConfig readPass(const json& object, const std::string& path, IssueLi
     const json& v = item.value();
     const std::string& key = item.key();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      std::string message = "a " + pass.type + " pass has no key \"" + key + "\"";
+      std::string message = "a " + wordString(pass.type) + " pass has no key \"" + key + "\"";
       const std::string suggestion = didYouMean(key, allowed);
       if (!suggestion.empty()) {
         message += "; did you mean \"" + suggestion + "\"?";
@@ -153,8 +168,8 @@ CompressPassConfig readPass(const json& object, const std::string& path, IssueLi
 }
 
 bool trains(const CompressPassConfig& p) {
-  if (p.type == "finetune" || p.type == "distill") return true;
-  if (p.type == "quantize") return p.mode == "qat";
+  if (p.type == PassType::Finetune || p.type == PassType::Distill) return true;
+  if (p.type == PassType::Quantize) return p.mode == QuantizeMode::Qat;
   return p.epochs > 0 || p.max_steps > 0;
 }
 
@@ -165,14 +180,15 @@ void checkPasses(const std::vector<CompressPassConfig>& passes, const std::strin
     const CompressPassConfig& p = passes[i];
     const std::string at = indexPath(path, i);
     if (issues.hasIssueAt(at)) continue;
-    const bool needsTraining =
-        p.type == "finetune" || p.type == "distill" || (p.type == "quantize" && p.mode == "qat");
+    const bool needsTraining = p.type == PassType::Finetune || p.type == PassType::Distill ||
+                               (p.type == PassType::Quantize && p.mode == QuantizeMode::Qat);
     if (needsTraining && p.epochs == 0 && p.max_steps == 0) {
-      issues.add(joinPath(at, "epochs"), "a " + p.type + (p.type == "quantize" ? " (qat)" : "") +
+      issues.add(joinPath(at, "epochs"), "a " + wordString(p.type) +
+                                             (p.type == PassType::Quantize ? " (qat)" : "") +
                                              " pass trains: set epochs (or max_steps) to at least 1");
     }
-    if (p.type == "prune" && p.schedule == "gradual") {
-      if (p.method == "structured") {
+    if (p.type == PassType::Prune && p.schedule == PruneSchedule::Gradual) {
+      if (p.method == PruneMethod::Structured) {
         issues.add(
             joinPath(at, "schedule"),
             "gradual pruning raises the sparsity of single weights step by step; structured pruning "
@@ -184,45 +200,45 @@ void checkPasses(const std::vector<CompressPassConfig>& passes, const std::strin
             "2) or use schedule \"one_shot\"");
       }
     }
-    if (p.type == "prune" && p.layer_types.empty()) {
+    if (p.type == PassType::Prune && p.layer_types.empty()) {
       issues.add(joinPath(at, "layer_types"), "no layer type to prune: list \"conv2d\", \"linear\" or both");
     }
     if (quantizeAt >= 0 && trains(p)) {
       issues.add(
           at,
           "the model is int8 after compress.passes[" + std::to_string(quantizeAt) +
-              "] (quantize), and an int8 model cannot be trained further: put the " + p.type +
+              "] (quantize), and an int8 model cannot be trained further: put the " + wordString(p.type) +
               " pass before the quantize pass, or use quantize mode \"qat\" to fine-tune while quantizing");
     } else if (quantizeAt >= 0) {
       issues.add(at, "compress.passes[" + std::to_string(quantizeAt) +
-                         "] already quantized the model to int8: " + "the " + p.type +
+                         "] already quantized the model to int8: " + "the " + wordString(p.type) +
                          " pass must come before it (quantize is the last pass)");
     }
-    if (p.type == "quantize" && quantizeAt < 0) quantizeAt = static_cast<int64_t>(i);
+    if (p.type == PassType::Quantize && quantizeAt < 0) quantizeAt = static_cast<int64_t>(i);
   }
 }
 
 json writePass(const CompressPassConfig& p) {
-  json j = {{"type", p.type}};
-  if (p.type == "prune") {
-    j["method"] = p.method;
+  json j = {{"type", wordString(p.type)}};
+  if (p.type == PassType::Prune) {
+    j["method"] = wordString(p.method);
     j["amount"] = p.amount;
-    j["scope"] = p.scope;
-    j["norm"] = p.norm;
-    j["layer_types"] = p.layer_types;
+    j["scope"] = wordString(p.scope);
+    j["norm"] = wordString(p.norm);
+    j["layer_types"] = wordList(p.layer_types);
     j["layers"] = p.layers;
     j["prune_output_layer"] = p.prune_output_layer;
-    j["schedule"] = p.schedule;
-  } else if (p.type == "distill") {
+    j["schedule"] = wordString(p.schedule);
+  } else if (p.type == PassType::Distill) {
     j["teacher"] = p.teacher;
     j["student"] = p.student;
     j["temperature"] = p.temperature;
     j["alpha"] = p.alpha;
-  } else if (p.type == "quantize") {
-    j["mode"] = p.mode;
-    j["observer"] = p.observer;
+  } else if (p.type == PassType::Quantize) {
+    j["mode"] = wordString(p.mode);
+    j["observer"] = wordString(p.observer);
     j["calibration_batches"] = p.calibration_batches;
-    j["engine"] = p.engine;
+    j["engine"] = wordString(p.engine);
   }
   j["epochs"] = p.epochs;
   j["max_steps"] = p.max_steps;

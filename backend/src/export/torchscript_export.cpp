@@ -85,15 +85,16 @@ class Builder {
       body = "    return self.layers.forward(x)\n";
     } else {
       const json& q = m_a.quantization;
-      const std::string mode = q.value("mode", std::string());
-      if (mode != "static" && mode != "dynamic" && mode != "qat") {
-        throw UserError("artifact " + m_a.name + " is int8 in an unknown mode \"" + mode + "\"",
+      const std::string word = q.value("mode", std::string());
+      const std::optional<QuantizeMode> mode = fromWord<QuantizeMode>(word);
+      if (!mode) {
+        throw UserError("artifact " + m_a.name + " is int8 in an unknown mode \"" + word + "\"",
                         "It was written by another version of the workbench: run the quantize pass again.");
       }
-      m_static = mode == "static" || mode == "qat";  // qat artifacts have the static layout
+      m_static = *mode != QuantizeMode::Dynamic;  // qat artifacts have the static layout
       m_reduceRange = q.value("reduce_range", false);
       selectEngine(q.value("engine", std::string()));
-      std::vector<QNode> plan = planQuantization(layers, m_a.input_shape, mode);
+      std::vector<QNode> plan = planQuantization(layers, m_a.input_shape, *mode);
       QState state;
       if (m_static) state.point = qparams(q.at("input"));
       top.register_module("layers", quantList(plan, q.at("layers"), "layers", state));

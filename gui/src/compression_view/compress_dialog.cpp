@@ -32,14 +32,14 @@ nlohmann::json readRunExperiment(const QString& runDir) {
 
 // Defaults that suit the run: a pruned model is fine-tuned for an epoch to win back accuracy, and a model of
 // linear layers only (the MLP preset) quantizes dynamically, without calibration.
-nlohmann::json initialPass(const std::string& type, const nlohmann::json& runDoc) {
-  nlohmann::json pass = defaultPassJson(type);
-  if (type == "prune") pass["epochs"] = 1;
-  if (type == "quantize") {
+nlohmann::json initialPass(PassType type, const nlohmann::json& runDoc) {
+  nlohmann::json pass = defaultPassJson(wordString(type));
+  if (type == PassType::Prune) pass["epochs"] = 1;
+  if (type == PassType::Quantize) {
     const nlohmann::json model = runDoc.value("model", nlohmann::json::object());
     const bool mlp = model.is_object() && model.value("preset", nlohmann::json()) == "mlp" &&
                      model.value("layers", nlohmann::json()).is_null();
-    if (mlp) pass["mode"] = "dynamic";
+    if (mlp) pass["mode"] = wordString(QuantizeMode::Dynamic);
   }
   return pass;
 }
@@ -81,13 +81,13 @@ nlohmann::json startingPasses(CompressDialog::Kind kind, const nlohmann::json& r
   nlohmann::json passes = nlohmann::json::array();
   switch (kind) {
     case CompressDialog::Kind::Prune:
-      passes.push_back(initialPass("prune", runDoc));
+      passes.push_back(initialPass(PassType::Prune, runDoc));
       break;
     case CompressDialog::Kind::Quantize:
-      passes.push_back(initialPass("quantize", runDoc));
+      passes.push_back(initialPass(PassType::Quantize, runDoc));
       break;
     case CompressDialog::Kind::Distill:
-      passes.push_back(initialPass("distill", runDoc));
+      passes.push_back(initialPass(PassType::Distill, runDoc));
       break;
     case CompressDialog::Kind::Pipeline: {
       // The run's own compress section when it has one; else a common recipe: prune, then int8.
@@ -100,8 +100,8 @@ nlohmann::json startingPasses(CompressDialog::Kind kind, const nlohmann::json& r
       if (own) {
         passes = *own;
       } else {
-        passes.push_back(initialPass("prune", runDoc));
-        passes.push_back(initialPass("quantize", runDoc));
+        passes.push_back(initialPass(PassType::Prune, runDoc));
+        passes.push_back(initialPass(PassType::Quantize, runDoc));
       }
       break;
     }
@@ -194,10 +194,11 @@ QWidget* CompressDialog::buildPassList() {
   m_add->setText(tr("Add"));
   m_add->setPopupMode(QToolButton::InstantPopup);
   auto* addMenu = new QMenu(m_add);
-  for (const char* type : {"prune", "finetune", "distill", "quantize"}) {
-    QAction* action = addMenu->addAction(passTypeTitle(QLatin1String(type)));
-    action->setObjectName(QStringLiteral("addPass-%1").arg(QLatin1String(type)));
-    connect(action, &QAction::triggered, this, [this, type] { addPass(QLatin1String(type)); });
+  for (const Word<PassType>& entry : Words<PassType>::table) {
+    const PassType type = entry.value;
+    QAction* action = addMenu->addAction(passTypeTitle(type));
+    action->setObjectName(QStringLiteral("addPass-%1").arg(QString::fromStdString(wordString(type))));
+    connect(action, &QAction::triggered, this, [this, type] { addPass(type); });
   }
   m_add->setMenu(addMenu);
   m_remove = new QPushButton(tr("Remove"), listColumn);
@@ -262,9 +263,9 @@ nlohmann::json CompressDialog::passesJson() const {
   return list;
 }
 
-void CompressDialog::addPass(const QString& type) {
+void CompressDialog::addPass(PassType type) {
   const int at = currentPass() >= 0 ? currentPass() + 1 : passCount();
-  addForm(at, initialPass(type.toStdString(), m_runDoc));
+  addForm(at, initialPass(type, m_runDoc));
   refreshList();
   setCurrentPass(at);
   validateNow();

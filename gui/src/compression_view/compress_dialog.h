@@ -43,7 +43,7 @@ class CompressDialog : public QDialog {
   void setPasses(const nlohmann::json& passes);
   nlohmann::json passesJson() const;
   // Pipeline only: adds a pass of a type after the selected one (at the end when none is); removes and moves.
-  void addPass(const QString& type);
+  void addPass(PassType type);
   void removePass(int index);
   void movePass(int from, int to);
   int currentPass() const;

@@ -153,7 +153,8 @@ bool CompressionActions::start(const QString& runDir, const CompressConfig& conf
   m_view->beginProgress(runDir, static_cast<int>(config.passes.size()));
   emit viewWanted();
   QStringList passes;
-  for (const CompressPassConfig& pass : config.passes) passes << QString::fromStdString(pass.type);
+  for (const CompressPassConfig& pass : config.passes)
+    passes << QString::fromStdString(wordString(pass.type));
   m_log->appendNote(tr("Compressing %1: %2").arg(QDir(runDir).dirName(), passes.join(QStringLiteral(" → "))));
   m_controller->start(CompressRequest{runDir.toStdString(), config});
   updateActions();
@@ -205,7 +206,7 @@ void CompressionActions::onEvents(const EventBatch& batch) {
       m_log->append(log->level, QString::fromStdString(log->text));
     } else if (const auto* stage = std::get_if<CompressionStage>(&e)) {
       m_view->updateStage(*stage);
-      if (stage->state == "started" || stage->state == "resumed") {
+      if (stage->state == StageState::Started || stage->state == StageState::Resumed) {
         plotPhase();
         m_trace =
             QStringLiteral("compress:") + runDir + QLatin1Char('/') + QString::fromStdString(stage->artifact);

@@ -74,14 +74,14 @@ class NumberItem : public QTableWidgetItem {
 
 const ArtifactFigures* originalOf(const std::vector<ArtifactFigures>& all) {
   for (const ArtifactFigures& a : all)
-    if (a.pass == "original") return &a;
+    if (!a.pass) return &a;
   return all.empty() ? nullptr : &all.front();
 }
 
 QString hoverText(const ArtifactFigures& a, const ArtifactFigures* original) {
   QString html = QStringLiteral("<b>%1</b> (%2)")
                      .arg(QString::fromStdString(a.name).toHtmlEscaped(),
-                          QString::fromStdString(a.pass).toHtmlEscaped());
+                          QString::fromStdString(artifactPassWord(a.pass)).toHtmlEscaped());
   if (!a.description.empty())
     html += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(a.description).toHtmlEscaped());
   html += QObject::tr("<br>test accuracy %1").arg(formatAccuracy(a.test_accuracy));
@@ -262,7 +262,7 @@ void CompressionView::fillRow(int row, const ArtifactFigures& a, const ArtifactF
     name->setFont(bold);
   }
   m_table->setItem(row, kArtifactColumn, name);
-  auto* pass = new QTableWidgetItem(QString::fromStdString(a.pass));
+  auto* pass = new QTableWidgetItem(QString::fromStdString(artifactPassWord(a.pass)));
   pass->setToolTip(QString::fromStdString(a.description));
   m_table->setItem(row, kPassColumn, pass);
   m_table->setItem(row, kAccuracyColumn, new NumberItem(a.test_accuracy, formatAccuracy(a.test_accuracy)));
@@ -317,21 +317,25 @@ void CompressionView::beginProgress(const QString& runDir, int passCount) {
 void CompressionView::updateStage(const CompressionStage& stage) {
   m_passCount = static_cast<int>(stage.pass_count);
   m_passIndex = static_cast<int>(stage.pass_index);
-  const QString what = QStringLiteral("%1 (%2)").arg(QString::fromStdString(stage.pass),
+  const QString what = QStringLiteral("%1 (%2)").arg(QString::fromStdString(wordString(stage.pass)),
                                                      QString::fromStdString(stage.artifact));
   QString state;
-  if (stage.state == "started")
-    state = tr("running");
-  else if (stage.state == "resumed")
-    state = tr("resumed from its checkpoint");
-  else if (stage.state == "finished")
-    state = tr("done, measuring");
-  else if (stage.state == "reused")
-    state = tr("done before, reused");
-  else
-    state = QString::fromStdString(stage.state);
+  switch (stage.state) {
+    case StageState::Started:
+      state = tr("running");
+      break;
+    case StageState::Resumed:
+      state = tr("resumed from its checkpoint");
+      break;
+    case StageState::Finished:
+      state = tr("done, measuring");
+      break;
+    case StageState::Reused:
+      state = tr("done before, reused");
+      break;
+  }
   m_passText = tr("pass %1 of %2: %3, %4").arg(stage.pass_index).arg(stage.pass_count).arg(what, state);
-  const bool done = stage.state == "finished" || stage.state == "reused";
+  const bool done = stage.state == StageState::Finished || stage.state == StageState::Reused;
   const double fraction = m_passCount > 0 ? (m_passIndex - (done ? 0.0 : 1.0)) / m_passCount : 0;
   m_progress->setValue(static_cast<int>(std::lround(fraction * 1000)));
   m_stage->setText(QStringLiteral("%1: %2").arg(QDir(m_progressRun).dirName(), m_passText));

@@ -16,6 +16,12 @@
 namespace wb::gui {
 namespace {
 
+std::string joinWords(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
 std::string stringOf(const nlohmann::json& pass, const char* key) {
   auto it = pass.find(key);
   return it != pass.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -27,36 +33,45 @@ nlohmann::json defaultPassJson(const std::string& type) {
   // The engine's reader fills in the defaults of the type (a prune pass trains 0 epochs, the others 1).
   const ParseResult parsed =
       parseExperiment(nlohmann::json{{"compress", {{"passes", nlohmann::json::array({{{"type", type}}})}}}});
-  if (parsed.experiment.compress.passes.size() == 1 && parsed.experiment.compress.passes[0].type == type) {
+  if (parsed.experiment.compress.passes.size() == 1 &&
+      fromWord<PassType>(type) == parsed.experiment.compress.passes[0].type) {
     return compressPassToJson(parsed.experiment.compress.passes[0]);
   }
   return {{"type", type}};
 }
 
-QString passTypeTitle(const QString& type) {
-  if (type == QLatin1String("prune")) return QObject::tr("Prune");
-  if (type == QLatin1String("finetune")) return QObject::tr("Fine-tune");
-  if (type == QLatin1String("distill")) return QObject::tr("Distill");
-  if (type == QLatin1String("quantize")) return QObject::tr("Quantize to int8");
-  return type;
+QString passTypeTitle(PassType type) {
+  switch (type) {
+    case PassType::Prune:
+      return QObject::tr("Prune");
+    case PassType::Finetune:
+      return QObject::tr("Fine-tune");
+    case PassType::Distill:
+      return QObject::tr("Distill");
+    case PassType::Quantize:
+      return QObject::tr("Quantize to int8");
+  }
+  return QString::fromStdString(wordString(type));
 }
 
 QString describePassJson(const nlohmann::json& pass) {
   if (!pass.is_object()) return QObject::tr("(not a pass)");
   const std::string type = stringOf(pass, "type");
+  const std::optional<PassType> kind = fromWord<PassType>(type);
   QStringList parts;
-  if (type == "prune") {
+  if (kind == PassType::Prune) {
     parts << QString::fromStdString(stringOf(pass, "method"));
     auto amount = pass.find("amount");
     if (amount != pass.end() && amount->is_number())
       parts << QStringLiteral("%1 %").arg(amount->get<double>() * 100, 0, 'g', 3);
-  } else if (type == "quantize") {
+  } else if (kind == PassType::Quantize) {
     parts << QString::fromStdString(stringOf(pass, "mode"));
-  } else if (type == "distill") {
+  } else if (kind == PassType::Distill) {
     parts << QObject::tr("teacher %1").arg(QString::fromStdString(stringOf(pass, "teacher")));
   }
-  const bool trains = type == "finetune" || type == "distill" || type == "prune" ||
-                      (type == "quantize" && stringOf(pass, "mode") == "qat");
+  const bool trains =
+      kind == PassType::Finetune || kind == PassType::Distill || kind == PassType::Prune ||
+      (kind == PassType::Quantize && fromWord<QuantizeMode>(stringOf(pass, "mode")) == QuantizeMode::Qat);
   auto epochs = pass.find("epochs");
   if (trains && epochs != pass.end() && epochs->is_number_integer() && epochs->get<int64_t>() > 0) {
     parts << QObject::tr("%n epoch(s)", nullptr, static_cast<int>(epochs->get<int64_t>()));
@@ -69,6 +84,7 @@ QString describePassJson(const nlohmann::json& pass) {
 
 PassForm::PassForm(const nlohmann::json& pass, QWidget* parent) : QWidget(parent) {
   m_type = QString::fromStdString(stringOf(pass, "type"));
+  m_kind = fromWord<PassType>(m_type.toStdString());
   m_base = defaultPassJson(m_type.toStdString());
   if (pass.is_object()) m_base.merge_patch(pass);
   setObjectName(QStringLiteral("passForm-%1").arg(m_type));
@@ -87,16 +103,16 @@ PassForm::PassForm(const nlohmann::json& pass, QWidget* parent) : QWidget(parent
   outer->addLayout(m_form);
   outer->addStretch(1);
 
-  if (m_type == QLatin1String("prune")) {
+  if (m_kind == PassType::Prune) {
     addPruneFields();
-  } else if (m_type == QLatin1String("distill")) {
+  } else if (m_kind == PassType::Distill) {
     addDistillFields();
-  } else if (m_type == QLatin1String("quantize")) {
+  } else if (m_kind == PassType::Quantize) {
     addQuantizeFields();
   }
   addInteger("epochs", tr("Epochs"),
-             m_type == QLatin1String("prune") ? tr("Fine-tuning with the masks after pruning; 0 = none.")
-                                              : tr("Passes over the training split."));
+             m_kind == PassType::Prune ? tr("Fine-tuning with the masks after pruning; 0 = none.")
+                                       : tr("Passes over the training split."));
   addInteger("max_steps", tr("Max steps"),
              tr("Stop the pass's training after this many steps; 0 = the epochs decide."));
   addNumber("lr", tr("Learning rate"), tr("0 = a tenth of the run's optimizer.lr."));
@@ -108,20 +124,23 @@ PassForm::PassForm(const nlohmann::json& pass, QWidget* parent) : QWidget(parent
 PassForm::~PassForm() = default;
 
 void PassForm::addPruneFields() {
-  addChoice("method", tr("Method"),
-            {{"unstructured", tr("Unstructured: single weights")},
-             {"structured", tr("Structured: whole channels")}},
-            tr("Unstructured pruning zeroes single weights (smaller when compressed, no faster); structured "
-               "pruning removes whole conv channels and linear neurons (a smaller, faster model)."));
+  addWordChoice<PruneMethod>(
+      "method", tr("Method"),
+      {{PruneMethod::Unstructured, tr("Unstructured: single weights")},
+       {PruneMethod::Structured, tr("Structured: whole channels")}},
+      tr("Unstructured pruning zeroes single weights (smaller when compressed, no faster); structured "
+         "pruning removes whole conv channels and linear neurons (a smaller, faster model)."));
   addNumber("amount", tr("Amount"),
             tr("Share of the selected weights (or channels) removed, between 0 and 1."));
-  addChoice("scope", tr("Scope"),
-            {{"global", tr("Global: one threshold")}, {"layer", tr("Each layer alike")}},
-            tr("Unstructured: one magnitude threshold across all layers, or the same share in every layer."));
-  addChoice("norm", tr("Norm"), {{"l1", QStringLiteral("L1")}, {"l2", QStringLiteral("L2")}},
-            tr("Structured: the norm that ranks a conv filter or a linear neuron."));
+  addWordChoice<PruneScope>(
+      "scope", tr("Scope"),
+      {{PruneScope::Global, tr("Global: one threshold")}, {PruneScope::Layer, tr("Each layer alike")}},
+      tr("Unstructured: one magnitude threshold across all layers, or the same share in every layer."));
+  addWordChoice<PruneNorm>("norm", tr("Norm"),
+                           {{PruneNorm::L1, QStringLiteral("L1")}, {PruneNorm::L2, QStringLiteral("L2")}},
+                           tr("Structured: the norm that ranks a conv filter or a linear neuron."));
   auto* types = new QLineEdit;
-  types->setPlaceholderText(tr("conv2d, linear"));
+  types->setPlaceholderText(QString::fromStdString(joinWords(allWords<PrunedLayerType>())));
   add(tr("Layer types"), std::make_unique<ListBinding>("layer_types", types),
       tr("Which layer types are pruned: conv2d, linear or both."));
   auto* layers = new QLineEdit;
@@ -130,9 +149,11 @@ void PassForm::addPruneFields() {
       tr("Parameter-name prefixes such as layers.3; empty = every layer of the types above."));
   add(tr("Prune the output layer"), std::make_unique<BoolBinding>("prune_output_layer", new QCheckBox),
       tr("The last linear layer (one output per class) is left alone unless this is on."));
-  addChoice("schedule", tr("Schedule"),
-            {{"one_shot", tr("One shot")}, {"gradual", tr("Gradual (during fine-tuning)")}},
-            tr("Unstructured: prune at once, or raise the sparsity step by step while fine-tuning."));
+  addWordChoice<PruneSchedule>(
+      "schedule", tr("Schedule"),
+      {{PruneSchedule::OneShot, tr("One shot")},
+       {PruneSchedule::Gradual, tr("Gradual (during fine-tuning)")}},
+      tr("Unstructured: prune at once, or raise the sparsity step by step while fine-tuning."));
 }
 
 void PassForm::addDistillFields() {
@@ -163,24 +184,25 @@ void PassForm::addDistillFields() {
 }
 
 void PassForm::addQuantizeFields() {
-  addChoice(
+  addWordChoice<QuantizeMode>(
       "mode", tr("Mode"),
-      {{"dynamic", tr("Dynamic: linear layers, no calibration")},
-       {"static", tr("Static: calibrated activations")},
-       {"qat", tr("Quantization-aware training")}},
+      {{QuantizeMode::Dynamic, tr("Dynamic: linear layers, no calibration")},
+       {QuantizeMode::Static, tr("Static: calibrated activations")},
+       {QuantizeMode::Qat, tr("Quantization-aware training")}},
       tr("Dynamic quantizes linear layers' weights; static also calibrates activations (conv nets); qat "
          "fine-tunes with int8 rounding simulated."));
-  addChoice("observer", tr("Observer"), {{"histogram", tr("Histogram")}, {"minmax", tr("Min/max")}},
-            tr("Static and qat: how activation ranges are measured."));
+  addWordChoice<ObserverKind>(
+      "observer", tr("Observer"),
+      {{ObserverKind::Histogram, tr("Histogram")}, {ObserverKind::MinMax, tr("Min/max")}},
+      tr("Static and qat: how activation ranges are measured."));
   addInteger("calibration_batches", tr("Calibration batches"),
              tr("Static: training batches run through the model to calibrate."));
-  addChoice("engine", tr("Engine"),
-            {{"auto", tr("Automatic")},
-             {"onednn", QStringLiteral("oneDNN")},
-             {"qnnpack", QStringLiteral("QNNPACK")},
-             {"fbgemm", QStringLiteral("FBGEMM")},
-             {"x86", QStringLiteral("x86")}},
-            tr("LibTorch's quantized kernels."));
+  addWordChoice<QuantizedEngine>("engine", tr("Engine"),
+                                 {{QuantizedEngine::Auto, tr("Automatic")},
+                                  {QuantizedEngine::Onednn, QStringLiteral("oneDNN")},
+                                  {QuantizedEngine::Qnnpack, QStringLiteral("QNNPACK")},
+                                  {QuantizedEngine::Fbgemm, QStringLiteral("FBGEMM")}},
+                                 tr("LibTorch's quantized kernels."));
 }
 
 FieldBinding* PassForm::add(const QString& label, std::unique_ptr<FieldBinding> binding,
@@ -225,6 +247,21 @@ FieldBinding* PassForm::addChoice(const std::string& key, const QString& label,
   return add(label, std::make_unique<ChoiceBinding>(key, combo), help);
 }
 
+template <typename E>
+FieldBinding* PassForm::addWordChoice(const std::string& key, const QString& label,
+                                      const std::vector<std::pair<E, QString>>& titles, const QString& help) {
+  std::vector<std::pair<QString, QString>> choices;
+  for (const Word<E>& entry : Words<E>::table) {
+    const QString word = QString::fromStdString(std::string(entry.word));
+    QString title = word;
+    for (const auto& [value, text] : titles) {
+      if (value == entry.value) title = text;
+    }
+    choices.emplace_back(word, title);
+  }
+  return addChoice(key, label, choices, help);
+}
+
 FieldBinding* PassForm::binding(const std::string& key) const {
   for (const auto& b : m_bindings)
     if (b->path() == key) return b.get();
@@ -245,17 +282,15 @@ nlohmann::json PassForm::pass() const {
 }
 
 void PassForm::updateRelevance() {
-  const QString method = word("method");
-  const QString mode = word("mode");
+  const bool structured = chosen<PruneMethod>("method") == PruneMethod::Structured;
+  const std::optional<QuantizeMode> mode = chosen<QuantizeMode>("mode");
   std::map<std::string, bool> relevant;
-  if (m_type == QLatin1String("prune")) {
-    relevant = {{"scope", method != QLatin1String("structured")},
-                {"norm", method == QLatin1String("structured")},
-                {"schedule", method != QLatin1String("structured")}};
-  } else if (m_type == QLatin1String("quantize")) {
-    const bool qat = mode == QLatin1String("qat");
-    relevant = {{"observer", mode != QLatin1String("dynamic")},
-                {"calibration_batches", mode == QLatin1String("static")},
+  if (m_kind == PassType::Prune) {
+    relevant = {{"scope", !structured}, {"norm", structured}, {"schedule", !structured}};
+  } else if (m_kind == PassType::Quantize) {
+    const bool qat = mode == QuantizeMode::Qat;
+    relevant = {{"observer", mode != QuantizeMode::Dynamic},
+                {"calibration_batches", mode == QuantizeMode::Static},
                 {"epochs", qat},
                 {"max_steps", qat},
                 {"lr", qat}};

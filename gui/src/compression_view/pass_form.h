@@ -8,6 +8,7 @@
 #include <QWidget>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,12 @@ class QLabel;
 
 namespace wb::gui {
 
-// The engine's defaults for a pass of this type ("prune", "finetune", "distill", "quantize"), as the
-// experiment file writes it.
+// The engine's defaults for a pass of this type (a PassType word: "prune", "finetune", …), as the experiment
+// file writes it.
 nlohmann::json defaultPassJson(const std::string& type);
 // A few words for lists: "prune: unstructured, 50 %, 1 epoch".
 QString describePassJson(const nlohmann::json& pass);
-QString passTypeTitle(const QString& type);  // "Prune", "Fine-tune", …
+QString passTypeTitle(PassType type);  // "Prune", "Fine-tune", …
 
 class PassForm : public QWidget {
   Q_OBJECT
@@ -59,10 +60,21 @@ class PassForm : public QWidget {
                            const QString& suffix = QString());
   FieldBinding* addChoice(const std::string& key, const QString& label,
                           const std::vector<std::pair<QString, QString>>& choices, const QString& help);
+  // A choice of E's words (workbench/compression_words.h), in its table's order; `titles` names those a
+  // bare word would not explain.
+  template <typename E>
+  FieldBinding* addWordChoice(const std::string& key, const QString& label,
+                              const std::vector<std::pair<E, QString>>& titles, const QString& help);
   void updateRelevance();
   QString word(const std::string& key) const;
+  // The value of the choice `key` holds; none while it holds no word of E.
+  template <typename E>
+  std::optional<E> chosen(const std::string& key) const {
+    return fromWord<E>(word(key).toStdString());
+  }
 
   QString m_type;
+  std::optional<PassType> m_kind;  // m_type's value; none for a word that names no pass type
   QFormLayout* m_form = nullptr;
   QLabel* m_passMessage = nullptr;
   nlohmann::json m_base;

@@ -52,7 +52,7 @@ std::vector<RunRow> loadRunRows(const QString& runsDir) {
     if (r.status == "finished") {
       try {
         for (ArtifactFigures& a : readCompressionReport(r.folder)) {
-          if (a.pass != "original") row.artifacts.push_back(std::move(a));
+          if (a.pass) row.artifacts.push_back(std::move(a));
         }
       } catch (const std::exception&) {
         // A damaged compress.json hides the compressed models; the Compression view says what is wrong.
@@ -315,7 +315,7 @@ QVariant RunsTableModel::artifactData(const RunRow& run, const ArtifactFigures& 
         case kName:
           return QString::fromStdString(a.name);
         case kStatus:
-          return QString::fromStdString(a.pass);
+          return QString::fromStdString(artifactPassWord(a.pass));
         case kTestAcc:
           return RunsTableModel::formatMetric(a.test_accuracy, true);
         case kSize:

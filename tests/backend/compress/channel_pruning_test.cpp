@@ -132,9 +132,9 @@ void expectLosslessPrune(const ModelArtifact& original, const std::vector<Silent
     }
   }
   CompressPassConfig pass;
-  pass.method = "structured";
+  pass.method = PruneMethod::Structured;
   pass.amount = 0.25;
-  pass.norm = norm;
+  pass.norm = *fromWord<PruneNorm>(norm);
   json record = json::object();
   const ModelArtifact pruned = pruneChannels(a, pass, record);
 
@@ -286,7 +286,7 @@ TEST(ChannelPruning, HalfOfResnetKeepsEveryResidualGroupConsistent) {
   randomizeBatchNorms(a);
   CompressPassConfig pass;
   pass.amount = 0.5;
-  pass.norm = "l2";
+  pass.norm = PruneNorm::L2;
   json record = json::object();
   const ModelArtifact p = pruneChannels(a, pass, record);
   const std::map<std::string, std::vector<int64_t>> shapes = {{"layers.0.weight", {16, 1, 3, 3}},
@@ -369,14 +369,14 @@ TEST(ChannelPruning, SelectionByNameTypeAndOutputLayer) {
   EXPECT_TRUE(torch::equal(p.tensor("layers.0.weight"), a.tensor("layers.0.weight")));
 
   pass.layers = {};
-  pass.layer_types = {"linear"};
+  pass.layer_types = {PrunedLayerType::Linear};
   record = json::object();
   p = pruneChannels(a, pass, record);
   ASSERT_EQ(record["pruned"].size(), 1u);
   EXPECT_EQ(record["pruned"][0]["name"], "layers.7");
 
   // The classes stay: asked to prune the output layer, it is skipped and says why.
-  pass.layer_types = {"conv2d", "linear"};
+  pass.layer_types = {PrunedLayerType::Conv2d, PrunedLayerType::Linear};
   pass.prune_output_layer = true;
   record = json::object();
   p = pruneChannels(a, pass, record);

@@ -140,8 +140,8 @@ TEST_F(CompressionPipeline, PruneFineTuneAndMeasureAgainstTheOriginal) {
   ASSERT_EQ(stored.size(), 2u);
   EXPECT_EQ(stored[1].nonzero_parameters, pruned.nonzero_parameters);
   ASSERT_FALSE(got.stages.empty());
-  EXPECT_EQ(got.stages.front().state, "started");
-  EXPECT_EQ(got.stages.back().state, "finished");
+  EXPECT_EQ(got.stages.front().state, StageState::Started);
+  EXPECT_EQ(got.stages.back().state, StageState::Finished);
 
   // A second pipeline on the same run numbers its artifacts after the first's.
   Collected again;
@@ -251,7 +251,7 @@ TEST_F(CompressionPipeline, StoppedFineTuneContinuesFromItsCheckpoint) {
   Collected second;
   ASSERT_EQ(compress(stopped, c, second).status, RunStatus::Completed);
   bool resumed = false;
-  for (const auto& s : second.stages) resumed = resumed || s.state == "resumed";
+  for (const auto& s : second.stages) resumed = resumed || s.state == StageState::Resumed;
   EXPECT_TRUE(resumed);
   int64_t continued_at = -1;
   for (const std::string& line : second.logs) {

@@ -42,10 +42,10 @@ std::function<std::optional<torch::Tensor>()> calibration(const Shape& shape) {
 
 QuantizeResult quantized(const ModelArtifact& a, const std::string& mode, const std::string& engine) {
   CompressPassConfig pass;
-  pass.type = "quantize";
-  pass.mode = mode;
-  pass.engine = engine;
-  pass.observer = "histogram";
+  pass.type = PassType::Quantize;
+  pass.mode = *fromWord<QuantizeMode>(mode);
+  pass.engine = *fromWord<QuantizedEngine>(engine);
+  pass.observer = ObserverKind::Histogram;
   pass.calibration_batches = 4;
   return quantizeArtifact(a, pass, mode == "static" ? calibration(a.input_shape) : nullptr, {});
 }

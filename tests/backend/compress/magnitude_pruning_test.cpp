@@ -46,7 +46,7 @@ TEST(MagnitudePruning, SelectsConvAndLinearWeightsButNotTheOutputLayer) {
   EXPECT_EQ(names, (std::vector<std::string>{"layers.0.weight", "layers.3.weight", "layers.7.weight"}));
   pass.prune_output_layer = true;
   EXPECT_EQ(selectPruneTargets(cnn, pass).size(), 4u);
-  pass.layer_types = {"conv2d"};
+  pass.layer_types = {PrunedLayerType::Conv2d};
   EXPECT_EQ(selectPruneTargets(cnn, pass).size(), 2u);
   pass.layers = {"layers.3"};
   ASSERT_EQ(selectPruneTargets(cnn, pass).size(), 1u);
@@ -55,7 +55,7 @@ TEST(MagnitudePruning, SelectsConvAndLinearWeightsButNotTheOutputLayer) {
 
   const ModelArtifact resnet = presetArtifact("resnet");
   CompressPassConfig convs;
-  convs.layer_types = {"conv2d"};
+  convs.layer_types = {PrunedLayerType::Conv2d};
   const auto inside = selectPruneTargets(resnet, convs);
   EXPECT_EQ(inside.size(), 9u);  // the stem, 2 per block (3 blocks), the 2 shortcut convs
   EXPECT_EQ(inside[1].name, "layers.3.layers.0.weight");
@@ -174,7 +174,7 @@ TEST(MagnitudePruning, TorchScriptWeightsAreFoundByShape) {
   CompressPassConfig pass;
   const auto targets = selectPruneTargets(a, pass);
   ASSERT_EQ(targets.size(), 2u);
-  EXPECT_EQ(targets[0].layer_type, "conv2d");
+  EXPECT_TRUE(targets[0].layer_type == PrunedLayerType::Conv2d);
   EXPECT_EQ(targets[1].name, "fc.weight");
 }
 

@@ -63,8 +63,8 @@ const ModelArtifact& cnn() {
 
 CompressPassConfig qatPass() {
   CompressPassConfig pass;
-  pass.type = "quantize";
-  pass.mode = "qat";
+  pass.type = PassType::Quantize;
+  pass.mode = QuantizeMode::Qat;
   pass.epochs = 1;
   return pass;
 }
@@ -273,9 +273,9 @@ TEST(Qat, Int8AccuracyAtLeastStaticPtq) {
   const double float_acc = accuracy(makeInferenceModel(cnn())->forward(x), n);
 
   CompressPassConfig ptq;
-  ptq.type = "quantize";
-  ptq.mode = "static";
-  ptq.observer = "histogram";
+  ptq.type = PassType::Quantize;
+  ptq.mode = QuantizeMode::Static;
+  ptq.observer = ObserverKind::Histogram;
   ptq.calibration_batches = 4;
   auto next = std::make_shared<int>(0);
   auto calibration = [next]() -> std::optional<torch::Tensor> {

@@ -162,8 +162,8 @@ TEST(Quantization, DynamicMlpMatchesFloat) {
   const Shape shape = {1, 28, 28};
   const ModelArtifact mlp = trainedForPtq(presetLayers("mlp", shape, 10), shape, 120);
   CompressPassConfig pass;
-  pass.type = "quantize";
-  pass.mode = "dynamic";
+  pass.type = PassType::Quantize;
+  pass.mode = QuantizeMode::Dynamic;
   std::vector<std::string> log;
   const QuantizeResult r = quantizeArtifact(mlp, pass, {}, [&](const std::string& l) { log.push_back(l); });
   EXPECT_EQ(r.engine, currentQuantizedEngine());
@@ -189,9 +189,9 @@ TEST(Quantization, StaticCnnMatchesFloat) {
   const Shape shape = {1, 28, 28};
   const ModelArtifact cnn = trainedForPtq(cnnLayers(), shape, 40);
   CompressPassConfig pass;
-  pass.type = "quantize";
-  pass.mode = "static";
-  pass.observer = "histogram";
+  pass.type = PassType::Quantize;
+  pass.mode = QuantizeMode::Static;
+  pass.observer = ObserverKind::Histogram;
   pass.calibration_batches = 4;
   const QuantizeResult r = quantizeArtifact(cnn, pass, calibrationBatches(shape, 100), {});
   EXPECT_EQ(r.artifact.quantization["calibration_batches"], 4);
@@ -220,9 +220,9 @@ TEST(Quantization, StaticResnetFoldsBatchNormsAndAddsInInt8) {
   const Shape shape = {1, 14, 14};  // Fashion-MNIST at half size keeps the preset small
   const ModelArtifact resnet = trainedForPtq(presetLayers("resnet", shape, 10), shape, 20);
   CompressPassConfig pass;
-  pass.type = "quantize";
-  pass.mode = "static";
-  pass.observer = "minmax";
+  pass.type = PassType::Quantize;
+  pass.mode = QuantizeMode::Static;
+  pass.observer = ObserverKind::MinMax;
   pass.calibration_batches = 3;
   const QuantizeResult r = quantizeArtifact(resnet, pass, calibrationBatches(shape, 100), {});
   EXPECT_TRUE(r.float_layers.empty()) << r.float_layers.front();
@@ -271,8 +271,8 @@ TEST(Quantization, LayersWithoutInt8KernelsStayFloatAndAreNamed) {
   const ModelArtifact net = trainedForPtq(layers, shape, 60);
   for (const std::string mode : {"static", "dynamic"}) {
     CompressPassConfig pass;
-    pass.type = "quantize";
-    pass.mode = mode;
+    pass.type = PassType::Quantize;
+    pass.mode = *fromWord<QuantizeMode>(mode);
     pass.calibration_batches = 2;
     const QuantizeResult r = quantizeArtifact(net, pass, calibrationBatches(shape, 100), {});
     const size_t expected = mode == "static" ? 2u : 1u;  // gelu is a float island only among int8 layers
@@ -294,8 +294,8 @@ TEST(Quantization, SurvivesTheTripThroughDisk) {
   const Shape shape = {1, 14, 14};
   const ModelArtifact resnet = trainedForPtq(presetLayers("resnet", shape, 10), shape, 3);
   CompressPassConfig pass;
-  pass.type = "quantize";
-  pass.mode = "static";
+  pass.type = PassType::Quantize;
+  pass.mode = QuantizeMode::Static;
   pass.calibration_batches = 1;
   QuantizeResult r = quantizeArtifact(resnet, pass, calibrationBatches(shape, 1), {});
   r.artifact.name = "01-quantize";
@@ -326,8 +326,8 @@ TEST(Quantization, EngineSelectionAndErrors) {
   // An int8 artifact for an engine this build lacks is refused with the engines it has.
   const Shape shape = {1, 28, 28};
   CompressPassConfig pass;
-  pass.type = "quantize";
-  pass.mode = "dynamic";
+  pass.type = PassType::Quantize;
+  pass.mode = QuantizeMode::Dynamic;
   QuantizeResult r = quantizeArtifact(trainedForPtq(presetLayers("mlp", shape, 10), shape, 0), pass, {}, {});
   r.artifact.quantization["engine"] = "no-such-engine";
   try {
@@ -345,9 +345,9 @@ TEST(Quantization, EveryEngineOfThisBuildRunsTheInt8Cnn) {
   const ModelArtifact cnn = trainedForPtq(cnnLayers(), shape, 20);
   for (const auto& engine : supportedQuantizedEngines()) {
     CompressPassConfig pass;
-    pass.type = "quantize";
-    pass.mode = "static";
-    pass.engine = engine;
+    pass.type = PassType::Quantize;
+    pass.mode = QuantizeMode::Static;
+    pass.engine = *fromWord<QuantizedEngine>(engine);
     pass.calibration_batches = 2;
     const QuantizeResult r = quantizeArtifact(cnn, pass, calibrationBatches(shape, 100), {});
     EXPECT_EQ(r.artifact.quantization["engine"], engine);

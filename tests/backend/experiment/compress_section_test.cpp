@@ -33,11 +33,11 @@ TEST(CompressSection, ReadsEveryPassType) {
   ASSERT_TRUE(r.ok()) << formatIssues(r.issues);
   const auto& p = r.experiment.compress.passes;
   ASSERT_EQ(p.size(), 5u);
-  EXPECT_EQ(p[0].method, "structured");
-  EXPECT_EQ(p[0].norm, "l2");
+  EXPECT_EQ(p[0].method, PruneMethod::Structured);
+  EXPECT_EQ(p[0].norm, PruneNorm::L2);
   EXPECT_EQ(p[0].epochs, 2);
   EXPECT_DOUBLE_EQ(p[0].lr, 0.0005);
-  EXPECT_EQ(p[1].schedule, "gradual");
+  EXPECT_EQ(p[1].schedule, PruneSchedule::Gradual);
   EXPECT_EQ(p[1].layers, std::vector<std::string>{"layers.0"});
   EXPECT_EQ(p[2].epochs, 1);  // training passes default to one epoch
   EXPECT_EQ(p[2].max_steps, 100);
@@ -100,10 +100,87 @@ TEST(CompressSection, OverridesReachIntoPasses) {
   const ParseResult r = parseExperiment(doc);
   ASSERT_TRUE(r.ok()) << formatIssues(r.issues);
   EXPECT_DOUBLE_EQ(r.experiment.compress.passes[0].amount, 0.7);
-  EXPECT_EQ(r.experiment.compress.passes[1].mode, "dynamic");
+  EXPECT_EQ(r.experiment.compress.passes[1].mode, QuantizeMode::Dynamic);
   const auto typo = applyOverride(doc, "compress.pases[0].amount=0.7");
   ASSERT_EQ(typo.size(), 1u);
   EXPECT_NE(typo[0].message.find("did you mean \"passes\""), std::string::npos);
+}
+
+// Each key of a pass reads every word of its table (workbench/compression_words.h) and writes it back the
+// same.
+template <typename E>
+void expectEveryWordReadAndWritten(const std::string& type, const std::string& key,
+                                   const json& others = json::object()) {
+  for (const Word<E>& entry : Words<E>::table) {
+    const std::string word(entry.word);
+    json pass = others;
+    pass["type"] = type;
+    pass[key] = word;
+    const ParseResult r = parseExperiment(json{{"compress", {{"passes", json::array({pass})}}}});
+    ASSERT_TRUE(r.ok()) << key << " \"" << word << "\": " << formatIssues(r.issues);
+    ASSERT_EQ(r.experiment.compress.passes.size(), 1u);
+    EXPECT_EQ(compressPassToJson(r.experiment.compress.passes[0])[key], word) << key;
+  }
+}
+
+TEST(CompressSection, EveryWordOfEachTableIsAccepted) {
+  expectEveryWordReadAndWritten<PassType>("prune", "type");
+  expectEveryWordReadAndWritten<PruneMethod>("prune", "method");
+  expectEveryWordReadAndWritten<PruneScope>("prune", "scope");
+  expectEveryWordReadAndWritten<PruneNorm>("prune", "norm");
+  expectEveryWordReadAndWritten<PruneSchedule>("prune", "schedule", {{"epochs", 1}});
+  expectEveryWordReadAndWritten<QuantizeMode>("quantize", "mode", {{"epochs", 1}});
+  expectEveryWordReadAndWritten<ObserverKind>("quantize", "observer");
+  expectEveryWordReadAndWritten<QuantizedEngine>("quantize", "engine");
+  for (const std::string& word : allWords<PrunedLayerType>()) {
+    const json pass = {{"type", "prune"}, {"layer_types", {word}}};
+    const ParseResult r = parseExperiment(json{{"compress", {{"passes", json::array({pass})}}}});
+    ASSERT_TRUE(r.ok()) << word << ": " << formatIssues(r.issues);
+    EXPECT_EQ(compressPassToJson(r.experiment.compress.passes[0])["layer_types"], json::array({word}));
+  }
+}
+
+// The words are the file format: experiment files and run folders written before keep loading.
+TEST(CompressSection, PassWordsRoundTripThroughTheFile) {
+  using List = std::vector<std::string>;
+  EXPECT_EQ(allWords<PassType>(), (List{"prune", "finetune", "distill", "quantize"}));
+  EXPECT_EQ(allWords<PruneMethod>(), (List{"unstructured", "structured"}));
+  EXPECT_EQ(allWords<PruneScope>(), (List{"global", "layer"}));
+  EXPECT_EQ(allWords<PruneNorm>(), (List{"l1", "l2"}));
+  EXPECT_EQ(allWords<PrunedLayerType>(), (List{"conv2d", "linear"}));
+  EXPECT_EQ(allWords<PruneSchedule>(), (List{"one_shot", "gradual"}));
+  EXPECT_EQ(allWords<QuantizeMode>(), (List{"dynamic", "static", "qat"}));
+  EXPECT_EQ(allWords<ObserverKind>(), (List{"minmax", "histogram"}));
+  EXPECT_EQ(allWords<QuantizedEngine>(), (List{"auto", "onednn", "qnnpack", "fbgemm", "x86"}));
+
+  const json passes = json::parse(R"([
+    {"type": "prune", "method": "structured", "scope": "layer", "norm": "l2", "layer_types": ["linear", "conv2d"],
+     "schedule": "one_shot"},
+    {"type": "prune", "method": "unstructured", "scope": "global", "norm": "l1", "layer_types": ["conv2d"],
+     "schedule": "gradual", "epochs": 1},
+    {"type": "finetune"},
+    {"type": "distill"},
+    {"type": "quantize", "mode": "qat", "observer": "minmax", "engine": "qnnpack", "epochs": 1}
+  ])");
+  const ParseResult r = parseExperiment(json{{"compress", {{"passes", passes}}}});
+  ASSERT_TRUE(r.ok()) << formatIssues(r.issues);
+  const auto& p = r.experiment.compress.passes;
+  ASSERT_EQ(p.size(), passes.size());
+  EXPECT_EQ(p[0].layer_types,
+            (std::vector<PrunedLayerType>{PrunedLayerType::Linear, PrunedLayerType::Conv2d}));
+  EXPECT_EQ(p[4].mode, QuantizeMode::Qat);
+  EXPECT_EQ(p[4].engine, QuantizedEngine::Qnnpack);
+  for (size_t i = 0; i < p.size(); ++i) {
+    const json written = compressPassToJson(p[i]);
+    for (const auto& [key, value] : passes[i].items()) EXPECT_EQ(written[key], value) << i << "." << key;
+  }
+  // Written again, read again: the same pass.
+  json again = json::array();
+  for (const CompressPassConfig& pass : p) again.push_back(compressPassToJson(pass));
+  const ParseResult back = parseExperiment(json{{"compress", {{"passes", again}}}});
+  ASSERT_TRUE(back.ok()) << formatIssues(back.issues);
+  for (size_t i = 0; i < p.size(); ++i)
+    EXPECT_EQ(compressPassToJson(back.experiment.compress.passes[i]), again[i]);
 }
 
 }  // namespace

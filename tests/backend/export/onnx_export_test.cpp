@@ -94,9 +94,9 @@ std::function<std::optional<torch::Tensor>()> calibrationBatches(const Shape& sh
 
 QuantizeResult quantized(const ModelArtifact& a, const std::string& mode) {
   CompressPassConfig pass;
-  pass.type = "quantize";
-  pass.mode = mode;
-  pass.observer = "histogram";
+  pass.type = PassType::Quantize;
+  pass.mode = *fromWord<QuantizeMode>(mode);
+  pass.observer = ObserverKind::Histogram;
   pass.calibration_batches = 4;
   return quantizeArtifact(a, pass, mode == "static" ? calibrationBatches(a.input_shape) : nullptr, {});
 }
@@ -402,7 +402,7 @@ TEST(OnnxExport, StructuredPrunedCnnMatchesTheEngine) {
   const Shape shape = {1, 28, 28};
   const ModelArtifact cnn = trained(presetLayers("cnn", shape, 10), shape, 30);
   CompressPassConfig pass;
-  pass.method = "structured";
+  pass.method = PruneMethod::Structured;
   pass.amount = 0.5;
   json record = json::object();
   ModelArtifact pruned = pruneChannels(cnn, pass, record);
