@@ -315,11 +315,11 @@ std::optional<Event> eventFromJson(const json& j) {
     c.source = get<std::string>(j, "source", "");
     c.message = get<std::string>(j, "message", "");
     return c;
+  }
+  if (type == "compression_stage") {
     const std::optional<PassType> pass = fromWord<PassType>(get<std::string>(j, "pass", ""));
     const std::optional<StageState> state = fromWord<StageState>(get<std::string>(j, "state", ""));
     if (!pass || !state) return std::nullopt;
-  }
-  if (type == "compression_stage") {
     CompressionStage c;
     c.pass_index = get<int64_t>(j, "pass_index", 0);
     c.pass_count = get<int64_t>(j, "pass_count", 0);
