@@ -67,7 +67,7 @@ nlohmann::json compressionJson(const std::string& run_dir, const std::vector<Art
                                RunStatus status) {
   nlohmann::json list = nlohmann::json::array();
   for (const ArtifactFigures& a : artifacts) list.push_back(artifactFiguresToJson(a));
-  return {{"run_dir", run_dir}, {"status", toString(status)}, {"artifacts", list}};
+  return {{"run_dir", run_dir}, {"status", wordString(status)}, {"artifacts", list}};
 }
 
 // The compress section for an existing run: its experiment.json with compress.* overrides applied.

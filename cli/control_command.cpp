@@ -88,9 +88,11 @@ fs::path liveRunFolder(const std::string& run_dir) {
   } catch (const UserError&) {
     // An unreadable index: the folder's summary below still tells a finished run.
   }
-  if ((record && record->status != "running") || (!record && fs::exists(folder / "summary.json"))) {
+  if ((record && record->status != RunIndexStatus::Running) ||
+      (!record && fs::exists(folder / "summary.json"))) {
     throw UserError(
-        "Run " + run_dir + " is not training now" + (record ? " (" + record->status + ")" : "") + ".",
+        "Run " + run_dir + " is not training now" + (record ? " (" + wordString(record->status) + ")" : "") +
+            ".",
         "Control works on a live run; `workbench-cli resume " + run_dir + "` continues an interrupted one.");
   }
   return folder;

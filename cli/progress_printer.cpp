@@ -68,10 +68,11 @@ void ProgressPrinter::print(const EventBatch& batch) {
       clearBar();
       const RunSummary& s = finished->summary;
       if (m_epochs <= 0) {  // a compression pipeline: its passes' own lines said what was done
-        std::fprintf(m_out, "Compression %s in %s\n", toString(s.status), formatDuration(s.wall_s).c_str());
+        std::fprintf(m_out, "Compression %s in %s\n", wordString(s.status).c_str(),
+                     formatDuration(s.wall_s).c_str());
         continue;
       }
-      std::fprintf(m_out, "Run %s after %lld steps in %s", toString(s.status),
+      std::fprintf(m_out, "Run %s after %lld steps in %s", wordString(s.status).c_str(),
                    static_cast<long long>(s.steps), formatDuration(s.wall_s).c_str());
       if (s.test_accuracy >= 0) {
         std::fprintf(m_out, ": test accuracy %.4f, test loss %.4f, %.0f samples/s", s.test_accuracy,

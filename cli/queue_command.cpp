@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 nlohmann::json entryToJson(const QueueEntry& e) {
   return {{"id", e.id},
           {"position", e.position},
-          {"state", e.state},
+          {"state", wordString(e.state)},
           {"label", e.label},
           {"cwd", e.cwd},
           {"run_folder", e.run_folder},
@@ -90,8 +90,9 @@ int listEntries(const std::string& runs_dir, bool json) {
     const std::string detail = e.message.empty()
                                    ? e.run_folder
                                    : (e.run_folder.empty() ? e.message : e.run_folder + " — " + e.message);
-    std::printf("%-5lld %-8s %-24s %-9lld %-20s %s\n", static_cast<long long>(e.id), e.state.c_str(),
-                e.label.c_str(), static_cast<long long>(e.attempts), e.started_at.c_str(), detail.c_str());
+    std::printf("%-5lld %-8s %-24s %-9lld %-20s %s\n", static_cast<long long>(e.id),
+                wordString(e.state).c_str(), e.label.c_str(), static_cast<long long>(e.attempts),
+                e.started_at.c_str(), detail.c_str());
   }
   return kExitOk;
 }
@@ -109,7 +110,7 @@ ValidationJudge sweepTrialJudge(const std::string& runs_dir, const QueueEntry& e
   if (!parsed.ok()) return {};
   const std::vector<int64_t> rungs = sweepRungEpochs(*rule, parsed.experiment.train.epochs);
   const int64_t every = std::max<int64_t>(1, parsed.experiment.train.eval_every_epochs);
-  const bool maximize = entry.sweep_metric.find("accuracy") != std::string::npos;
+  const bool maximize = entry.sweep_metric && higherIsBetter(*entry.sweep_metric);
   const std::string metric = maximize ? "val_accuracy" : "val_loss";
   const std::string sweep = entry.sweep;
   const int64_t trial = entry.id;
@@ -139,7 +140,7 @@ std::optional<Experiment> entryExperiment(const std::string& runs_dir, const Que
   const ParseResult parsed = parseExperiment(doc.is_discarded() ? nlohmann::json::object() : doc);
   if (doc.is_discarded() || !parsed.ok()) {
     const std::string why = doc.is_discarded() ? "its experiment is not JSON" : formatIssues(parsed.issues);
-    endQueueEntry(runs_dir, id, "failed", "", "the experiment is not valid: " + why);
+    endQueueEntry(runs_dir, id, QueueState::Failed, "", "the experiment is not valid: " + why);
     printError("Queue entry " + std::to_string(id) + ": the experiment is not valid: " + why,
                "Fix the experiment and queue it again.");
     return std::nullopt;
@@ -153,7 +154,7 @@ std::optional<Experiment> entryExperiment(const std::string& runs_dir, const Que
     if (devices.size() > 1) {
       const std::string why = "it trains on " + std::to_string(devices.size()) +
                               " devices, and a worker's GPU slot gives it one (" + slot + ")";
-      endQueueEntry(runs_dir, id, "failed", "", why);
+      endQueueEntry(runs_dir, id, QueueState::Failed, "", why);
       printError("Queue entry " + std::to_string(id) + ": " + why,
                  "Release it for a worker started without --devices (`workbench-cli queue release " +
                      std::to_string(id) + "`).");
@@ -170,22 +171,24 @@ std::optional<Experiment> entryExperiment(const std::string& runs_dir, const Que
 
 // How an entry's run ended, as the queue records it.
 struct EntryEnd {
-  std::string state = "failed", message, folder;
+  QueueState state = QueueState::Failed;
+  std::string message, folder;
   void record(const RunSummary& summary, const std::optional<RunError>& error,
               const std::string& stop_reason) {
     folder = summary.run_dir;
     switch (summary.status) {
       case RunStatus::Completed:
-        state = "done";
+        state = QueueState::Done;
         break;
       case RunStatus::EarlyStopped:
-        state = "done", message = stop_reason.empty() ? "stopped early" : "stopped at the " + stop_reason;
+        state = QueueState::Done,
+        message = stop_reason.empty() ? "stopped early" : "stopped at the " + stop_reason;
         break;
       case RunStatus::Interrupted:
-        state = "queued", message = "interrupted: it resumes from its checkpoint";
+        state = QueueState::Queued, message = "interrupted: it resumes from its checkpoint";
         break;
       case RunStatus::Failed:
-        state = "failed", message = error ? error->message : "the run failed";
+        state = QueueState::Failed, message = error ? error->message : "the run failed";
         break;
     }
   }
@@ -199,8 +202,8 @@ int execEntry(const std::string& runs_dir, int64_t id) {
     // Its process ended after the run did but before it said so: nothing is left to train.
     const RunState state = readRunState(entry.run_folder);
     if (state.finished()) {
-      endQueueEntry(runs_dir, id, "done", fs::absolute(entry.run_folder).lexically_normal().string(),
-                    state.describe());
+      endQueueEntry(runs_dir, id, QueueState::Done,
+                    fs::absolute(entry.run_folder).lexically_normal().string(), state.describe());
       std::cout << "The run in " << entry.run_folder << " is " << state.describe() << ".\n";
       return kExitOk;
     }

@@ -196,7 +196,7 @@ bool Worker::reapEnded() {
 void Worker::recordEnd(size_t s, const siginfo_t& info) {
   const QueueEntry entry = m_busy[s]->entry;
   std::optional<QueueEntry> after = findQueueEntry(m_runs_dir, entry.id);
-  if (after && after->state == "running") {
+  if (after && after->state == QueueState::Running) {
     // The child is gone without saying how the entry ended: killed (out of memory?), or it could not start.
     const bool signalled = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED;
     const std::string why = info.si_code == 0 ? std::string("its process was lost")
@@ -204,15 +204,16 @@ void Worker::recordEnd(size_t s, const siginfo_t& info) {
                                               (info.si_status == SIGKILL ? " (killed: out of memory?)" : "")
                                         : "its process exited with status " + std::to_string(info.si_status) +
                                               " without saying how the run ended";
-    endQueueEntry(m_runs_dir, entry.id, "failed", runFolderOfProcess(m_runs_dir, after->owner_pid), why);
+    endQueueEntry(m_runs_dir, entry.id, QueueState::Failed, runFolderOfProcess(m_runs_dir, after->owner_pid),
+                  why);
     after = findQueueEntry(m_runs_dir, entry.id);
   }
   int status = 0;
   ::waitpid(m_busy[s]->pid, &status, 0);  // reaped only now
   m_busy[s].reset();
-  const std::string state = after ? after->state : "removed";
-  if (state == "done") ++m_done;
-  if (state == "failed") ++m_failed;
+  const std::string state = after ? wordString(after->state) : "removed";
+  if (after && after->state == QueueState::Done) ++m_done;
+  if (after && after->state == QueueState::Failed) ++m_failed;
   std::cout << "== " << name(s, entry) << ": " << state
             << (after && !after->message.empty() ? " — " + after->message : "") << "\n"
             << std::flush;
@@ -242,7 +243,7 @@ bool Worker::claimFree(bool any_busy) {
               << std::flush;
     if (!entry->cwd.empty() && !fs::is_directory(entry->cwd)) {
       endQueueEntry(
-          m_runs_dir, entry->id, "failed", "",
+          m_runs_dir, entry->id, QueueState::Failed, "",
           "the folder it was queued from, " + entry->cwd +
               ", is gone (relative paths in its experiment resolve there): queue it again from another");
       std::cout << "== " << name(s, *entry) << ": failed — " << entry->cwd << " is gone\n" << std::flush;
@@ -273,7 +274,7 @@ void Worker::printTotals() const {
             << " done, " << m_failed << " failed";
   int waiting = 0;
   for (const QueueEntry& e : listQueue(m_runs_dir))
-    waiting += e.state == "queued" || e.state == "held" ? 1 : 0;
+    waiting += e.state == QueueState::Queued || e.state == QueueState::Held ? 1 : 0;
   std::cout << ", " << waiting << " waiting.\n";
 }
 

@@ -40,7 +40,7 @@ std::string metric(double value, const char* format = "%.4f") {
 nlohmann::json recordToJson(const RunRecord& r) {
   return {{"id", r.id},
           {"name", r.name},
-          {"status", r.status},
+          {"status", wordString(r.status)},
           {"experiment_hash", r.experiment_hash},
           {"started_at", r.started_at},
           {"ended_at", r.ended_at},
@@ -129,7 +129,7 @@ int listCommand(const RunsOptions& o) {
               "started (UTC)", "steps", "best val", "test acc", "tags", "folder");
   for (const RunRecord& r : runs) {
     std::printf("%4lld  %-11s  %-24.24s  %-7.7s  %-20s  %7lld  %8s  %8s  %-16.16s  %s\n",
-                static_cast<long long>(r.id), r.status.c_str(), r.name.c_str(), r.model.c_str(),
+                static_cast<long long>(r.id), wordString(r.status).c_str(), r.name.c_str(), r.model.c_str(),
                 r.started_at.c_str(), static_cast<long long>(r.steps), metric(r.best_val_accuracy).c_str(),
                 metric(r.test_accuracy).c_str(), joinTags(r.tags).c_str(), r.folder.c_str());
   }
@@ -155,7 +155,8 @@ int showCommand(const RunsOptions& o) {
     std::cout << out.dump(2) << std::endl;
     return kExitOk;
   }
-  std::printf("run %lld: %s (%s)\n", static_cast<long long>(r.id), r.name.c_str(), r.status.c_str());
+  std::printf("run %lld: %s (%s)\n", static_cast<long long>(r.id), r.name.c_str(),
+              wordString(r.status).c_str());
   std::printf("  folder       %s\n", r.folder.c_str());
   std::printf("  started      %s\n", r.started_at.c_str());
   std::printf("  ended        %s\n", r.ended_at.empty() ? "-" : r.ended_at.c_str());
@@ -181,7 +182,8 @@ int showCommand(const RunsOptions& o) {
                   metric(e.val_accuracy).c_str());
     }
   }
-  if (r.status == "interrupted") std::printf("\n  continue it: workbench-cli resume %s\n", r.folder.c_str());
+  if (r.status == RunIndexStatus::Interrupted)
+    std::printf("\n  continue it: workbench-cli resume %s\n", r.folder.c_str());
   return kExitOk;
 }
 
@@ -216,7 +218,7 @@ int compareCommand(const RunsOptions& o) {
     std::printf("  %-22s %-16s %-16s\n", name, x.c_str(), y.c_str());
   };
   row("name", a.name, b.name);
-  row("status", a.status, b.status);
+  row("status", wordString(a.status), wordString(b.status));
   row("steps", std::to_string(a.steps), std::to_string(b.steps));
   row("epochs", std::to_string(a.epochs), std::to_string(b.epochs));
   row("best val loss", metric(a.best_val_loss), metric(b.best_val_loss));

@@ -48,7 +48,7 @@ int startSweep(const SweepOptions& o) {
   const std::string runs_dir = fs::absolute(experiment->output.runs_dir).lexically_normal().string();
   queueSweep(runs_dir, fs::current_path().string(), spec, trials);
   std::cout << "Sweep " << spec.name << ": " << trials.size() << " trials queued in " << runs_dir
-            << " (metric " << spec.metric << ", " << (spec.maximize() ? "higher" : "lower")
+            << " (metric " << wordOf(spec.metric) << ", " << (spec.maximize() ? "higher" : "lower")
             << " is better)\n";
   if (spec.early_stopping.enabled()) {
     std::string rungs;
@@ -90,13 +90,14 @@ int showSweep(const std::string& runs_dir, const std::string& name, bool json,
     std::ofstream(write_best) << doc.dump(2) << "\n";
   }
   if (json) {
-    nlohmann::json out = {{"sweep", name}, {"metric", sweep.metric}, {"compute_s", sweep.compute_s}};
+    nlohmann::json out = {
+        {"sweep", name}, {"metric", wordString(sweep.metric)}, {"compute_s", sweep.compute_s}};
     out["trials"] = nlohmann::json::array();
     for (const SweepTrialResult& t : sweep.trials) {
       out["trials"].push_back(
           {{"label", t.entry.label},
            {"values", t.values},
-           {"state", t.entry.state},
+           {"state", wordString(t.entry.state)},
            {"metric", t.metric >= 0 ? nlohmann::json(t.metric) : nlohmann::json()},
            {"wall_s", t.run && t.run->wall_s > 0 ? nlohmann::json(t.run->wall_s) : nlohmann::json()},
            {"run_folder", t.run ? t.run->folder : t.entry.run_folder},
@@ -107,7 +108,7 @@ int showSweep(const std::string& runs_dir, const std::string& name, bool json,
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
-  std::printf("Sweep %s (%s, %s is better):\n", name.c_str(), sweep.metric.c_str(),
+  std::printf("Sweep %s (%s, %s is better):\n", name.c_str(), wordString(sweep.metric).c_str(),
               sweep.maximize ? "higher" : "lower");
   std::printf("  %-22s %-9s %-8s %9s  %s\n", "trial", "metric", "state", "time", "values");
   for (const SweepTrialResult& t : sweep.trials) {
@@ -116,12 +117,15 @@ int showSweep(const std::string& runs_dir, const std::string& name, bool json,
     char time_text[16] = "-";
     if (t.run && t.run->wall_s > 0)
       std::snprintf(time_text, sizeof(time_text), t.run->wall_s < 10 ? "%.2f s" : "%.0f s", t.run->wall_s);
-    std::printf("%s %-22s %-9s %-8s %9s  %s%s\n", best == &t ? "*" : " ", t.entry.label.c_str(), metric_text,
-                t.status().c_str(), time_text, describeOverrides(t.values).c_str(),
-                t.entry.state == "failed" || t.stopped ? ("  (" + t.entry.message + ")").c_str() : "");
+    std::printf(
+        "%s %-22s %-9s %-8s %9s  %s%s\n", best == &t ? "*" : " ", t.entry.label.c_str(), metric_text,
+        wordString(t.status()).c_str(), time_text, describeOverrides(t.values).c_str(),
+        t.entry.state == QueueState::Failed || t.stopped ? ("  (" + t.entry.message + ")").c_str() : "");
   }
   std::printf("compute: %.1f s of training in all", sweep.compute_s);
-  if (best) std::printf("; best: %s, %s %.4f", best->entry.label.c_str(), sweep.metric.c_str(), best->metric);
+  if (best)
+    std::printf("; best: %s, %s %.4f", best->entry.label.c_str(), wordString(sweep.metric).c_str(),
+                best->metric);
   std::printf("\n");
   return kExitOk;
 }
@@ -129,7 +133,7 @@ int showSweep(const std::string& runs_dir, const std::string& name, bool json,
 int listSweeps(const std::string& runs_dir) {
   std::map<std::string, std::map<std::string, int>> sweeps;
   for (const QueueEntry& e : listQueue(runs_dir)) {
-    if (!e.sweep.empty()) ++sweeps[e.sweep][e.state];
+    if (!e.sweep.empty()) ++sweeps[e.sweep][wordString(e.state)];
   }
   if (sweeps.empty()) {
     std::cout << "No sweeps in " << runs_dir

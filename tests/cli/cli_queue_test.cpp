@@ -74,17 +74,17 @@ TEST(CliQueue, TwoWorkersTrainEveryEntryOnceAndAFailureDoesNotStopTheQueue) {
   std::set<std::string> folders;
   for (const wb::QueueEntry& e : wb::listQueue(runs)) {
     if (e.label == "later") {
-      EXPECT_EQ(e.state, "held") << "a held entry waits";
+      EXPECT_EQ(e.state, wb::QueueState::Held) << "a held entry waits";
       continue;
     }
     EXPECT_EQ(e.attempts, 1) << e.label << " was trained more than once";
     EXPECT_FALSE(e.run_folder.empty()) << e.label;
     folders.insert(e.run_folder);
     if (e.label == "overflow") {
-      EXPECT_EQ(e.state, "failed");
+      EXPECT_EQ(e.state, wb::QueueState::Failed);
       EXPECT_TRUE(queueSaid(e.message, "loss")) << e.message;
     } else {
-      EXPECT_EQ(e.state, "done") << e.label << ": " << e.message;
+      EXPECT_EQ(e.state, wb::QueueState::Done) << e.label << ": " << e.message;
       EXPECT_TRUE(fs::exists(e.run_folder + "/summary.json")) << e.run_folder;
     }
   }
@@ -126,7 +126,7 @@ TEST(CliQueue, TwoCpuSlotsTrainTwoEntriesAtOnceEachOnItsShareOfTheCores) {
   const auto refused = runCli("queue run --until-empty --devices cpu,gpu0 --runs-dir " + runs);
   EXPECT_EQ(refused.status, 2);
   EXPECT_TRUE(queueSaid(refused.err, "'gpu0' is not a device")) << refused.err;
-  EXPECT_EQ(wb::listQueue(runs).front().state, "queued") << "nothing ran";
+  EXPECT_EQ(wb::listQueue(runs).front().state, wb::QueueState::Queued) << "nothing ran";
 
   const auto worked = runCli("queue run --until-empty --devices cpu,cpu --runs-dir " + runs);
   ASSERT_EQ(worked.status, 0) << worked.out << worked.err;
@@ -159,7 +159,7 @@ TEST(CliQueue, TwoCpuSlotsTrainTwoEntriesAtOnceEachOnItsShareOfTheCores) {
   const auto paired = runCli("queue run --until-empty --devices cuda:0 --runs-dir " + runs);
   EXPECT_EQ(paired.status, 0) << paired.out << paired.err;
   const wb::QueueEntry pair = wb::listQueue(runs).back();
-  EXPECT_EQ(pair.state, "failed");
+  EXPECT_EQ(pair.state, wb::QueueState::Failed);
   EXPECT_TRUE(
       queueSaid(pair.message, "it trains on 2 devices, and a worker's GPU slot gives it one (cuda:0)"))
       << pair.message;
@@ -179,9 +179,9 @@ TEST(CliQueue, AnEntryWhoseFolderIsGoneFailsSayingSoAndTheNextRuns) {
   EXPECT_EQ(worked.status, 0) << worked.err;
   const std::vector<wb::QueueEntry> entries = wb::listQueue(runs);
   ASSERT_EQ(entries.size(), 2u);
-  EXPECT_EQ(entries[0].state, "failed");
+  EXPECT_EQ(entries[0].state, wb::QueueState::Failed);
   EXPECT_TRUE(queueSaid(entries[0].message, dir + "/gone")) << entries[0].message;
-  EXPECT_EQ(entries[1].state, "done") << entries[1].message;
+  EXPECT_EQ(entries[1].state, wb::QueueState::Done) << entries[1].message;
   EXPECT_TRUE(queueSaid(worked.out, "1 done, 1 failed")) << worked.out;
   fs::remove_all(dir);
 }
@@ -211,7 +211,7 @@ TEST(CliQueue, AKilledWorkersEntryIsResumedByTheNextWorker) {
   ASSERT_TRUE(checkpointed) << readFile(dir + "/worker1.log");
   const std::vector<wb::QueueEntry> running = wb::listQueue(runs);
   ASSERT_EQ(running.size(), 1u);
-  ASSERT_EQ(running[0].state, "running");
+  ASSERT_EQ(running[0].state, wb::QueueState::Running);
   const pid_t trial = static_cast<pid_t>(running[0].owner_pid);
   ASSERT_NE(trial, worker) << "the trial trains in a process of its own";
   ::kill(trial, SIGKILL);
@@ -229,12 +229,12 @@ TEST(CliQueue, AKilledWorkersEntryIsResumedByTheNextWorker) {
   EXPECT_EQ(again.status, 0) << again.err;
   EXPECT_TRUE(queueSaid(again.out, "resuming " + folder)) << again.out;
   const wb::QueueEntry done = wb::listQueue(runs)[0];
-  EXPECT_EQ(done.state, "done") << done.message;
+  EXPECT_EQ(done.state, wb::QueueState::Done) << done.message;
   EXPECT_EQ(done.attempts, 2);
   EXPECT_EQ(done.run_folder, folder) << "the same run, resumed";
   const std::vector<wb::RunRecord> records = wb::listRuns(runs);
   ASSERT_EQ(records.size(), 1u) << "no second run folder";
-  EXPECT_EQ(records[0].status, "finished");
+  EXPECT_EQ(records[0].status, wb::RunIndexStatus::Finished);
   EXPECT_EQ(records[0].steps, 54);
   ::prctl(PR_SET_CHILD_SUBREAPER, 0);
   fs::remove_all(dir);

@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::writeFile(dir / "runs.sqlite", std::string(reinterpret_cast<const char*>(data), size));
   try {
     for (const RunRecord& run : listRuns(dir.string())) {
-      (void)(run.name.size() + run.status.size() + run.folder.size() + run.started_at.size());
+      (void)(run.name.size() + wordOf(run.status).size() + run.folder.size() + run.started_at.size());
     }
     if (auto run = findRun(dir.string(), "1")) (void)run->name.size();
     if (auto run = findRun(dir.string(), "20260101-000000-mlp")) (void)run->folder.size();

@@ -50,12 +50,12 @@ bool twoCores() {
 // The status the runs list shows for a run ("" while it is not listed).
 std::string listedStatus(RunsBrowser* runs, const QString& folder) {
   const std::optional<RunRecord> record = runs->run(folder);
-  return record ? record->status : std::string();
+  return record ? wordString(record->status) : std::string();
 }
 
 bool queueIdle(const QString& runs) {
   for (const QueueEntry& e : listQueue(runs.toStdString())) {
-    if (e.state == "queued" || e.state == "running") return false;
+    if (e.state == QueueState::Queued || e.state == QueueState::Running) return false;
   }
   return true;
 }
@@ -126,12 +126,12 @@ class QueueTest : public QObject {
     SweepView* sweep = later.sweepView();
     QTRY_VERIFY_WITH_TIMEOUT(sweep->results().has_value() && sweep->results()->finished(), 20000);
     const SweepResults& results = *sweep->results();
-    QCOMPARE(results.count("done"), 2);
-    QCOMPARE(results.count("failed"), 1);
+    QCOMPARE(results.count(TrialStatus::Done), 2);
+    QCOMPARE(results.count(TrialStatus::Failed), 1);
     QVERIFY(results.best >= 0);
     const SweepTrialResult& best = results.trials[static_cast<size_t>(results.best)];
     for (const SweepTrialResult& t : results.trials) {
-      if (t.entry.state == "failed") {
+      if (t.entry.state == QueueState::Failed) {
         QCOMPARE(t.values["optimizer.lr"].get<double>(), 1e30);
         QVERIFY2(QString::fromStdString(t.entry.message).contains(QStringLiteral("loss")),
                  t.entry.message.c_str());
@@ -198,7 +198,7 @@ class QueueTest : public QObject {
     QTRY_COMPARE(labels(), (QStringList{"first", "third", "second"}));
     panel->selectEntry(panel->entries()[0].id);
     QTest::mouseClick(panel->findChild<QPushButton*>(QStringLiteral("queueHold")), Qt::LeftButton);
-    QTRY_COMPARE(QString::fromStdString(panel->entries()[0].state), QStringLiteral("held"));
+    QTRY_COMPARE(panel->entries()[0].state, QueueState::Held);
     panel->selectEntry(panel->entries()[2].id);
     QTest::mouseClick(panel->findChild<QPushButton*>(QStringLiteral("queueRemove")), Qt::LeftButton);
     QTRY_COMPARE(labels(), (QStringList{"first", "third"}));
@@ -217,8 +217,8 @@ class QueueTest : public QObject {
              qPrintable(finished.front().front().toString()));
     const std::vector<QueueEntry> entries = listQueue(runs.toStdString());
     QCOMPARE(entries.size(), size_t{2});
-    QCOMPARE(entries[0].state, std::string("held"));
-    QCOMPARE(entries[1].state, std::string("done"));
+    QCOMPARE(entries[0].state, QueueState::Held);
+    QCOMPARE(entries[1].state, QueueState::Done);
   }
 
   void aRunTrainedElsewhereShowsUpByItselfAndIsFollowedLive() {

@@ -246,7 +246,7 @@ class RunsScaleTest : public QObject {
     markRunningInThisProcess(runsDir, registered.id);
     runs.refresh();
     QTRY_COMPARE(runs.rowCount(), 2);
-    QCOMPARE(runs.run(QString::fromStdString(registered.folder))->status, std::string("running"));
+    QCOMPARE(runs.run(QString::fromStdString(registered.folder))->status, RunIndexStatus::Running);
     runs.selectFolders({QString::fromStdString(registered.folder)});
     runs.deleteSelected();
     QCOMPARE(errors.size(), 1);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "workbench/compression_words.h"
+#include "workbench/word_set.h"
 
 namespace wb {
 
@@ -94,8 +95,18 @@ struct RunError {
   std::string hint;     // what to do about it
 };
 
-// Interrupted: stopped by request or signal after a checkpoint; `workbench-cli resume` continues it.
+// How a run ended (summary.json's and the "finished" event's "status"). Interrupted: stopped by request or
+// signal after a checkpoint; `workbench-cli resume` continues it. A word not in the table reads as Failed.
+// The run index keeps a coarser status (RunIndexStatus, workbench/run_index.h: indexStatus maps one to it).
 enum class RunStatus { Completed, EarlyStopped, Interrupted, Failed };
+template <>
+struct Words<RunStatus> {
+  static constexpr std::array<Word<RunStatus>, 4> table{{{RunStatus::Completed, "completed"},
+                                                         {RunStatus::EarlyStopped, "early_stopped"},
+                                                         {RunStatus::Interrupted, "interrupted"},
+                                                         {RunStatus::Failed, "failed"}}};
+};
+static_assert(wordsAreDistinct<RunStatus>());
 
 struct RunSummary {
   RunStatus status = RunStatus::Failed;
@@ -170,7 +181,6 @@ using Event = std::variant<StepMetrics, EpochMetrics, LogLine, RunError, RunFini
                            CompressionStage, ControlApplied>;
 using EventBatch = std::vector<Event>;
 
-const char* toString(RunStatus status);
 const char* toString(LogLevel level);
 const char* toString(ErrorKind kind);
 const char* toString(ControlKind kind);  // "lr_scale", "lr_constant", "stop_after_epoch"

@@ -8,7 +8,19 @@
 #include <optional>
 #include <string>
 
+#include "workbench/word_set.h"
+
 namespace wb {
+
+// What started this process as one rank of a job: torchrun (its agent's variables), Slurm's srun, or the
+// variables set by hand (env).
+enum class Launcher { Torchrun, Slurm, Env };
+template <>
+struct Words<Launcher> {
+  static constexpr std::array<Word<Launcher>, 3> table{
+      {{Launcher::Torchrun, "torchrun"}, {Launcher::Slurm, "slurm"}, {Launcher::Env, "env"}}};
+};
+static_assert(wordsAreDistinct<Launcher>());
 
 struct ProcessLaunch {
   int rank = 0;             // this process's rank, 0 to world_size - 1
@@ -16,7 +28,7 @@ struct ProcessLaunch {
   int local_rank = 0;       // rank among the processes on this machine: the CUDA device it trains on
   std::string master_addr;  // where rank 0's store listens (rank 0 listens there; the others connect)
   int master_port = 0;
-  std::string launcher;  // "torchrun" | "slurm" | "env"
+  Launcher launcher = Launcher::Env;
   // torchrun's agent already runs a TCPStore at master_addr:master_port (TORCHELASTIC_USE_AGENT_STORE=True):
   // every rank, rank 0 included, connects to it as a client, under store_prefix.
   bool agent_store = false;
@@ -27,7 +39,7 @@ struct ProcessLaunch {
 ///
 /// - torchrun or by hand: RANK and WORLD_SIZE (both or neither), LOCAL_RANK (RANK when unset), MASTER_ADDR
 ///   (required when WORLD_SIZE > 1, else 127.0.0.1), MASTER_PORT (required, 1 to 65535). The launcher is
-///   "torchrun" when TORCHELASTIC_RUN_ID or GROUP_RANK is set, else "env".
+///   Torchrun when TORCHELASTIC_RUN_ID or GROUP_RANK is set, else Env.
 /// - Slurm (no WORLD_SIZE, SLURM_PROCID set and SLURM_NTASKS > 1, as under srun): SLURM_PROCID, SLURM_NTASKS,
 ///   SLURM_LOCALID; MASTER_ADDR, else the first host of SLURM_JOB_NODELIST (or SLURM_NODELIST); MASTER_PORT,
 ///   else 29500.

@@ -5,18 +5,43 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "workbench/events.h"
+#include "workbench/word_set.h"
+
 namespace wb {
+
+// A run's status in the index (runs.sqlite's `status` column; the runs list, `workbench-cli runs`, the
+// window's runs browser). The words are what the index stores. An index written by a newer engine may hold a
+// word this one does not know: it reads as Unknown ("unknown" where it is printed), which nothing treats as
+// training, resumable or finished, and which the index never writes back over the stored word.
+enum class RunIndexStatus { Running, Finished, Failed, Interrupted, Unknown };
+template <>
+struct Words<RunIndexStatus> {
+  static constexpr std::array<Word<RunIndexStatus>, 5> table{{{RunIndexStatus::Running, "running"},
+                                                              {RunIndexStatus::Finished, "finished"},
+                                                              {RunIndexStatus::Failed, "failed"},
+                                                              {RunIndexStatus::Interrupted, "interrupted"},
+                                                              {RunIndexStatus::Unknown, "unknown"}}};
+};
+static_assert(wordsAreDistinct<RunIndexStatus>());
+
+// The status a word of the index stands for: Unknown for a word not in the table.
+RunIndexStatus indexStatusFromWord(std::string_view word);
+
+// How a run ended, as the index keeps it: completed and stopped early are both Finished.
+RunIndexStatus indexStatus(RunStatus ended);
 
 struct RunRecord {
   int64_t id = 0;
   std::string name;             // the display name (run.json's; renaming a run changes it, not the folder)
   std::string experiment_hash;  // of the canonical experiment JSON (16 hex digits)
-  std::string status;           // running | finished | failed | interrupted
-  std::string started_at;       // UTC, ISO 8601
-  std::string ended_at;         // empty while running
-  std::string folder;           // absolute path of the run folder
+  RunIndexStatus status = RunIndexStatus::Running;
+  std::string started_at;  // UTC, ISO 8601
+  std::string ended_at;    // empty while running
+  std::string folder;      // absolute path of the run folder
   int64_t steps = 0;
   int64_t epochs = 0;
   double best_val_loss = -1;  // -1: not measured

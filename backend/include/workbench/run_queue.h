@@ -11,12 +11,30 @@
 #include <string>
 #include <vector>
 
+#include "workbench/sweep.h"
+#include "workbench/word_set.h"
+
 namespace wb {
+
+// Where an entry of the queue is: waiting (queued), waiting until released (held), training, or ended (done,
+// failed). The words are what the index's queue table stores. A word this engine does not know (a newer
+// engine's) reads as Unknown: no worker takes such an entry and nothing here rewrites its stored word.
+enum class QueueState { Queued, Held, Running, Done, Failed, Unknown };
+template <>
+struct Words<QueueState> {
+  static constexpr std::array<Word<QueueState>, 6> table{{{QueueState::Queued, "queued"},
+                                                          {QueueState::Held, "held"},
+                                                          {QueueState::Running, "running"},
+                                                          {QueueState::Done, "done"},
+                                                          {QueueState::Failed, "failed"},
+                                                          {QueueState::Unknown, "unknown"}}};
+};
+static_assert(wordsAreDistinct<QueueState>());
 
 struct QueueEntry {
   int64_t id = 0;
-  int64_t position = 0;    // the order: smaller first
-  std::string state;       // queued | held | running | done | failed
+  int64_t position = 0;  // the order: smaller first
+  QueueState state = QueueState::Queued;
   std::string label;       // what the lists show (the experiment's name when none was given)
   std::string experiment;  // the resolved experiment, JSON
   std::string cwd;         // where it was queued: relative paths in the experiment are relative to it
@@ -27,10 +45,10 @@ struct QueueEntry {
   std::string ended_at;
   int64_t owner_pid = 0;  // the process training it while running
   std::string owner_host;
-  int64_t attempts = 0;      // starts, resumes included
-  std::string sweep;         // the sweep it is a trial of (workbench/sweep.h), or empty
-  std::string overrides;     // the trial's values, JSON ({"optimizer.lr": 0.003})
-  std::string sweep_metric;  // what the sweep compares its trials on ("best_val_accuracy")
+  int64_t attempts = 0;                     // starts, resumes included
+  std::string sweep;                        // the sweep it is a trial of (workbench/sweep.h), or empty
+  std::string overrides;                    // the trial's values, JSON ({"optimizer.lr": 0.003})
+  std::optional<SweepMetric> sweep_metric;  // what the sweep compares its trials on; none outside a sweep
 };
 
 struct QueueAddition {
@@ -40,7 +58,7 @@ struct QueueAddition {
   bool held = false;  // added held: waits until released
   std::string sweep;
   std::string overrides = "{}";
-  std::string sweep_metric;
+  std::optional<SweepMetric> sweep_metric;
   std::string failed;  // non-empty: added failed, with this reason (a sweep's combination the checks refuse)
 };
 
@@ -74,9 +92,9 @@ std::optional<QueueEntry> claimFromQueue(const std::string& runs_dir, int64_t ow
 // wb::UserError when the entry is not running.
 QueueEntry ownQueueEntry(const std::string& runs_dir, int64_t id, int64_t owner_pid);
 
-// How a claimed entry ended: "done", "failed" (message: why), or "queued" (interrupted: resumed next time).
-void endQueueEntry(const std::string& runs_dir, int64_t id, const std::string& state,
-                   const std::string& run_folder, const std::string& message);
+// How a claimed entry ended: Done, Failed (message: why), or Queued (interrupted: resumed next time).
+void endQueueEntry(const std::string& runs_dir, int64_t id, QueueState state, const std::string& run_folder,
+                   const std::string& message);
 
 // The run folder the index lists for a process (the run a trial's process registered), or empty.
 std::string runFolderOfProcess(const std::string& runs_dir, int64_t pid);

@@ -17,7 +17,27 @@
 #include <string>
 #include <vector>
 
+#include "workbench/word_set.h"
+
 namespace wb {
+
+// What a sweep compares its trials on (the sweep file's "metric"; stored as its word with each trial in the
+// queue): a figure of the run index, accuracies higher-is-better, losses lower-is-better.
+enum class SweepMetric { BestValAccuracy, BestValLoss, TestAccuracy, TestLoss };
+template <>
+struct Words<SweepMetric> {
+  static constexpr std::array<Word<SweepMetric>, 4> table{
+      {{SweepMetric::BestValAccuracy, "best_val_accuracy"},
+       {SweepMetric::BestValLoss, "best_val_loss"},
+       {SweepMetric::TestAccuracy, "test_accuracy"},
+       {SweepMetric::TestLoss, "test_loss"}}};
+};
+static_assert(wordsAreDistinct<SweepMetric>());
+
+// Whether a higher value of `metric` is better (the accuracies).
+constexpr bool higherIsBetter(SweepMetric metric) {
+  return metric == SweepMetric::BestValAccuracy || metric == SweepMetric::TestAccuracy;
+}
 
 struct SweepKey {
   std::string key;                     // an experiment key, "optimizer.lr"
@@ -45,9 +65,9 @@ struct SweepSpec {
   std::vector<SweepKey> keys;  // in the file's order
   int64_t trials = 0;          // 0: the whole grid (lists only)
   uint64_t seed = 0;
-  std::string metric = "best_val_accuracy";  // best_val_accuracy | best_val_loss | test_accuracy | test_loss
+  SweepMetric metric = SweepMetric::BestValAccuracy;
   SweepEarlyStopping early_stopping;
-  bool maximize() const { return metric.find("accuracy") != std::string::npos; }
+  bool maximize() const { return higherIsBetter(metric); }
 };
 
 struct SweepTrial {

@@ -24,25 +24,42 @@ std::string sweepTag(const std::string& sweep);
 std::vector<int64_t> queueSweep(const std::string& runs_dir, const std::string& cwd, const SweepSpec& spec,
                                 const std::vector<SweepTrial>& trials);
 
+// A trial as the tables show it: its queue entry's state, or Stopped when the sweep's rule ended it early.
+enum class TrialStatus { Queued, Held, Running, Done, Stopped, Failed, Unknown };
+template <>
+struct Words<TrialStatus> {
+  static constexpr std::array<Word<TrialStatus>, 7> table{{{TrialStatus::Queued, "queued"},
+                                                           {TrialStatus::Held, "held"},
+                                                           {TrialStatus::Running, "running"},
+                                                           {TrialStatus::Done, "done"},
+                                                           {TrialStatus::Stopped, "stopped"},
+                                                           {TrialStatus::Failed, "failed"},
+                                                           {TrialStatus::Unknown, "unknown"}}};
+};
+static_assert(wordsAreDistinct<TrialStatus>());
+
+// The trial status of a queue entry's state (Stopped is never one: it is read from how the entry ended).
+TrialStatus trialStatus(QueueState state);
+
 struct SweepTrialResult {
   QueueEntry entry;
   nlohmann::json values = nlohmann::json::object();  // the trial's overrides
   std::optional<RunRecord> run;  // its run as the index lists it, once started (while running too)
   double metric = -1;            // the sweep's metric; -1: not measured (yet)
   bool stopped = false;          // ended early by the sweep's rule (ASHA)
-  // What the tables show: queued, held, running, done, stopped, failed.
-  std::string status() const { return stopped ? "stopped" : entry.state; }
+  // What the tables show.
+  TrialStatus status() const { return stopped ? TrialStatus::Stopped : trialStatus(entry.state); }
 };
 
 struct SweepResults {
   std::string name;
-  std::string metric = "best_val_accuracy";
+  SweepMetric metric = SweepMetric::BestValAccuracy;
   bool maximize = true;
   std::vector<std::string> keys;         // the swept keys, in the order of the first trial's values
   std::vector<SweepTrialResult> trials;  // in queue order
   int best = -1;                         // index in trials of the best finished one; -1 none yet
   double compute_s = 0;                  // training time of the trials that ended, summed
-  int64_t count(const std::string& status) const;
+  int64_t count(TrialStatus status) const;
   bool finished() const;  // nothing of it waits or runs
 };
 

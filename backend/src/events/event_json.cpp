@@ -19,8 +19,6 @@ Enum enumFromString(const std::string& text, const Enum (&values)[N], Enum fallb
   return fallback;
 }
 
-constexpr RunStatus kStatuses[] = {RunStatus::Completed, RunStatus::EarlyStopped, RunStatus::Interrupted,
-                                   RunStatus::Failed};
 constexpr LogLevel kLevels[] = {LogLevel::Debug, LogLevel::Info, LogLevel::Warning, LogLevel::Error};
 constexpr ControlKind kControlKinds[] = {ControlKind::LrScale, ControlKind::LrConstant,
                                          ControlKind::StopAfterEpoch};
@@ -213,7 +211,7 @@ EpochMetrics epochFromJson(const json& j) {
 }  // namespace
 
 json summaryToJson(const RunSummary& s) {
-  return {{"status", toString(s.status)},
+  return {{"status", wordString(s.status)},
           {"run_dir", s.run_dir},
           {"steps", s.steps},
           {"epochs", s.epochs},
@@ -229,7 +227,7 @@ json summaryToJson(const RunSummary& s) {
 
 RunSummary summaryFromJson(const json& j) {
   RunSummary s;
-  s.status = enumFromString(get<std::string>(j, "status", ""), kStatuses, RunStatus::Failed);
+  s.status = fromWord<RunStatus>(get<std::string>(j, "status", "")).value_or(RunStatus::Failed);
   s.run_dir = get<std::string>(j, "run_dir", "");
   s.steps = get<int64_t>(j, "steps", 0);
   s.epochs = get<int64_t>(j, "epochs", 0);

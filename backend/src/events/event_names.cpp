@@ -2,20 +2,6 @@
 
 namespace wb {
 
-const char* toString(RunStatus status) {
-  switch (status) {
-    case RunStatus::Completed:
-      return "completed";
-    case RunStatus::EarlyStopped:
-      return "early_stopped";
-    case RunStatus::Interrupted:
-      return "interrupted";
-    case RunStatus::Failed:
-      return "failed";
-  }
-  return "failed";
-}
-
 const char* toString(LogLevel level) {
   switch (level) {
     case LogLevel::Debug:

@@ -98,7 +98,7 @@ RunRecord addRunFolder(const std::string& runs_dir, const std::string& folder) {
                     "Pick a folder that a run created under output.runs_dir.");
   }
   RunSummary summary;
-  std::string status = "interrupted";  // no summary: the run never ended
+  RunIndexStatus status = RunIndexStatus::Interrupted;  // no summary: the run never ended
   std::ifstream in(absolute + "/summary.json");
   if (in) {
     std::stringstream text;
@@ -109,7 +109,7 @@ RunRecord addRunFolder(const std::string& runs_dir, const std::string& folder) {
       status = indexStatus(summary.status);
     }
   }
-  if (status == "interrupted") summary.wall_s = -1;
+  if (status == RunIndexStatus::Interrupted) summary.wall_s = -1;
   RunInfo info = readRunInfo(absolute).value_or(RunInfo{});
   RunIndexDb db(runs_dir);
   const int64_t id = db.importRun(info.name.empty() ? experimentRunName(parsed.experiment) : info.name,
@@ -123,7 +123,7 @@ RunRecord addRunFolder(const std::string& runs_dir, const std::string& folder) {
 
 void deleteRun(const std::string& runs_dir, const std::string& folder) {
   const RunRecord record = requireIndexed(runs_dir, folder);
-  if (record.status == "running") {
+  if (record.status == RunIndexStatus::Running) {
     throw UserError("The run \"" + record.name + "\" is training (process " + std::to_string(record.pid) +
                         " on " + record.host + "): it cannot be deleted.",
                     "Stop it first (Run ▸ Stop, or Ctrl-C in its terminal), then delete it.");

@@ -88,7 +88,7 @@ RunRecord readRecord(const Statement& s) {
   r.id = s.integer(0);
   r.name = s.text(1);
   r.experiment_hash = s.text(2);
-  r.status = s.text(3);
+  r.status = indexStatusFromWord(s.text(3));
   r.started_at = s.text(4);
   r.ended_at = s.text(5);
   r.folder = s.text(6);
@@ -180,7 +180,7 @@ int64_t RunIndexDb::registerRun(const std::string& name, const std::string& expe
   Statement insert(
       m_db,
       "INSERT INTO runs (name, experiment_hash, status, started_at, folder, pid, host, pid_start) "
-      "VALUES (?, ?, 'running', ?, ?, ?, ?, ?)",
+      "VALUES (?1, ?2, ?8, ?3, ?4, ?5, ?6, ?7)",
       m_file);
   const int64_t pid = ::getpid();
   insert.bind(1, name)
@@ -189,7 +189,7 @@ int64_t RunIndexDb::registerRun(const std::string& name, const std::string& expe
       .bind(4, folder)
       .bind(5, pid)
       .bind(6, hostName());
-  insert.bind(7, processStartTicks(pid));
+  insert.bind(7, processStartTicks(pid)).bind(8, wordString(RunIndexStatus::Running));
   insert.step();
   return sqlite3_last_insert_rowid(m_db);
 }
@@ -203,17 +203,17 @@ int64_t RunIndexDb::reopenRun(const std::string& name, const std::string& experi
     if (find.step()) id = find.integer(0);
   }
   if (id == 0) return registerRun(name, experiment_hash, folder);
-  Statement update(
-      m_db,
-      "UPDATE runs SET status = 'running', ended_at = '', experiment_hash = ?, pid = ?, host = ?, "
-      "pid_start = ? WHERE id = ?",
-      m_file);
+  Statement update(m_db,
+                   "UPDATE runs SET status = ?6, ended_at = '', experiment_hash = ?1, pid = ?2, host = ?3, "
+                   "pid_start = ?4 WHERE id = ?5",
+                   m_file);
   const int64_t pid = ::getpid();
   update.bind(1, experiment_hash)
       .bind(2, pid)
       .bind(3, hostName())
       .bind(4, processStartTicks(pid))
-      .bind(5, id);
+      .bind(5, id)
+      .bind(6, wordString(RunIndexStatus::Running));
   update.step();
   return id;
 }
@@ -232,7 +232,7 @@ void RunIndexDb::finishRun(int64_t id, const RunSummary& s) {
                    "UPDATE runs SET status = ?, ended_at = ?, steps = ?, epochs = ?, best_val_loss = ?, "
                    "best_val_accuracy = ?, test_loss = ?, test_accuracy = ?, wall_s = ? WHERE id = ?",
                    m_file);
-  update.bind(1, std::string(indexStatus(s.status))).bind(2, utcNow()).bind(3, s.steps).bind(4, s.epochs);
+  update.bind(1, wordString(indexStatus(s.status))).bind(2, utcNow()).bind(3, s.steps).bind(4, s.epochs);
   update.bind(5, s.best_val_loss).bind(6, s.best_val_accuracy).bind(7, s.test_loss).bind(8, s.test_accuracy);
   update.bind(9, s.wall_s).bind(10, id);
   update.step();
@@ -257,16 +257,18 @@ void RunIndexDb::setInfo(int64_t id, const RunInfo& info) {
 }
 
 int64_t RunIndexDb::importRun(const std::string& name, const std::string& experiment_hash,
-                              const std::string& folder, const std::string& status,
-                              const std::string& started_at, const RunSummary& s) {
+                              const std::string& folder, RunIndexStatus status, const std::string& started_at,
+                              const RunSummary& s) {
   Statement insert(
       m_db,
       "INSERT INTO runs (name, experiment_hash, status, started_at, ended_at, folder, steps, epochs, "
       "best_val_loss, best_val_accuracy, test_loss, test_accuracy, wall_s, host) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       m_file);
-  insert.bind(1, name).bind(2, experiment_hash).bind(3, status).bind(4, started_at);
-  insert.bind(5, status == "interrupted" ? std::string() : started_at).bind(6, folder).bind(7, s.steps);
+  insert.bind(1, name).bind(2, experiment_hash).bind(3, wordString(status)).bind(4, started_at);
+  insert.bind(5, status == RunIndexStatus::Interrupted ? std::string() : started_at)
+      .bind(6, folder)
+      .bind(7, s.steps);
   insert.bind(8, s.epochs).bind(9, s.best_val_loss).bind(10, s.best_val_accuracy).bind(11, s.test_loss);
   insert.bind(12, s.test_accuracy).bind(13, s.wall_s).bind(14, hostName());
   insert.step();
@@ -321,35 +323,40 @@ std::vector<RunRecord> RunIndexDb::list() {
       const int64_t pid_start = select.integer(15);
       if (select.integer(26) == 0) undescribed.push_back(records.size());
       // Only a process on this machine can be checked; a run started elsewhere keeps what it said.
-      if (record.status == "running" && record.host == host &&
+      if (record.status == RunIndexStatus::Running && record.host == host &&
           (record.pid <= 0 || processStartTicks(record.pid) != pid_start)) {
-        record.status = "interrupted";
+        record.status = RunIndexStatus::Interrupted;
         dead.push_back(record.id);
       }
       records.push_back(std::move(record));
     }
   }
   for (int64_t id : dead) {
-    Statement update(m_db, "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'",
-                     m_file);
-    update.bind(1, id);
+    Statement update(m_db, "UPDATE runs SET status = ? WHERE id = ? AND status = ?", m_file);
+    update.bind(1, wordString(RunIndexStatus::Interrupted))
+        .bind(2, id)
+        .bind(3, wordString(RunIndexStatus::Running));
     update.step();
   }
   for (size_t i : undescribed) backfill(records[i]);
   return records;
 }
 
-const char* indexStatus(RunStatus status) {
-  switch (status) {
+RunIndexStatus indexStatusFromWord(std::string_view word) {
+  return fromWord<RunIndexStatus>(word).value_or(RunIndexStatus::Unknown);
+}
+
+RunIndexStatus indexStatus(RunStatus ended) {
+  switch (ended) {
     case RunStatus::Completed:
     case RunStatus::EarlyStopped:
-      return "finished";
+      return RunIndexStatus::Finished;
     case RunStatus::Interrupted:
-      return "interrupted";
+      return RunIndexStatus::Interrupted;
     case RunStatus::Failed:
-      return "failed";
+      return RunIndexStatus::Failed;
   }
-  return "failed";
+  return RunIndexStatus::Failed;
 }
 
 std::string experimentHash(const std::string& canonical_json) {

@@ -39,7 +39,7 @@ class RunIndexDb {
   void setInfo(int64_t id, const RunInfo& info);
   // A run folder that is not indexed, as it is on disk (addRunFolder). Returns its id.
   int64_t importRun(const std::string& name, const std::string& experiment_hash, const std::string& folder,
-                    const std::string& status, const std::string& started_at, const RunSummary& summary);
+                    RunIndexStatus status, const std::string& started_at, const RunSummary& summary);
   void removeRun(int64_t id);
 
   std::vector<RunRecord> list();  // newest first, dead "running" runs rewritten as interrupted
@@ -51,9 +51,6 @@ class RunIndexDb {
   sqlite3* m_db = nullptr;
   std::string m_file;
 };
-
-// "finished", "failed", "interrupted" for a summary's status (early stopping is a finished run).
-const char* indexStatus(RunStatus status);
 
 // 16 hex digits of FNV-1a over the canonical JSON text: equal experiments, equal hashes.
 std::string experimentHash(const std::string& canonical_json);

@@ -56,7 +56,7 @@ class QueueDb : public IndexConnection {
     QueueEntry e;
     e.id = s.integer(0);
     e.position = s.integer(1);
-    e.state = s.text(2);
+    e.state = fromWord<QueueState>(s.text(2)).value_or(QueueState::Unknown);
     e.label = s.text(3);
     e.experiment = s.text(4);
     e.cwd = s.text(5);
@@ -70,7 +70,7 @@ class QueueDb : public IndexConnection {
     e.attempts = s.integer(13);
     e.sweep = s.text(14);
     e.overrides = s.text(15);
-    e.sweep_metric = s.text(16);
+    e.sweep_metric = fromWord<SweepMetric>(s.text(16));  // none: not a trial (""), or a newer engine's word
     return e;
   }
 
@@ -97,10 +97,10 @@ class QueueDb : public IndexConnection {
     const std::string host = hostName();
     {
       IndexStatement select(m_db,
-                            "SELECT id, owner_pid, owner_start, run_folder FROM queue WHERE state = "
-                            "'running' AND owner_host = ?",
+                            "SELECT id, owner_pid, owner_start, run_folder FROM queue WHERE state = ? AND "
+                            "owner_host = ?",
                             m_file);
-      select.bind(1, host);
+      select.bind(1, wordString(QueueState::Running)).bind(2, host);
       while (select.step()) {
         const int64_t pid = select.integer(1), start = select.integer(2);
         if (pid > 0 && processStartTicks(pid) == start) continue;
@@ -110,13 +110,15 @@ class QueueDb : public IndexConnection {
     for (Orphan& orphan : orphans) {
       if (orphan.folder.empty()) orphan.folder = runFolderOf(orphan.pid, orphan.start, host);
       IndexStatement update(m_db,
-                            "UPDATE queue SET state = 'queued', run_folder = ?, owner_pid = 0, message = ? "
-                            "WHERE id = ? AND state = 'running'",
+                            "UPDATE queue SET state = ?, run_folder = ?, owner_pid = 0, message = ? "
+                            "WHERE id = ? AND state = ?",
                             m_file);
-      update.bind(1, orphan.folder)
-          .bind(2, "its process (pid " + std::to_string(orphan.pid) + ") ended while training" +
+      update.bind(1, wordString(QueueState::Queued))
+          .bind(2, orphan.folder)
+          .bind(3, "its process (pid " + std::to_string(orphan.pid) + ") ended while training" +
                        (orphan.folder.empty() ? "" : ": it resumes from its checkpoint"))
-          .bind(3, orphan.id);
+          .bind(4, orphan.id)
+          .bind(5, wordString(QueueState::Running));
       update.step();
     }
   }
@@ -154,10 +156,15 @@ std::vector<int64_t> addAllToQueue(const std::string& runs_dir, const std::vecto
         "message, sweep_metric) "
         "VALUES ((SELECT COALESCE(MAX(position), 0) + 1 FROM queue), ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         q.file());
-    const std::string state = !addition.failed.empty() ? "failed" : addition.held ? "held" : "queued";
-    insert.bind(1, state).bind(2, addition.label).bind(3, addition.experiment).bind(4, addition.cwd);
+    const QueueState state = !addition.failed.empty() ? QueueState::Failed
+                             : addition.held          ? QueueState::Held
+                                                      : QueueState::Queued;
+    insert.bind(1, wordString(state))
+        .bind(2, addition.label)
+        .bind(3, addition.experiment)
+        .bind(4, addition.cwd);
     insert.bind(5, utcNow()).bind(6, addition.sweep).bind(7, addition.overrides).bind(8, addition.failed);
-    insert.bind(9, addition.sweep_metric);
+    insert.bind(9, addition.sweep_metric ? wordString(*addition.sweep_metric) : std::string());
     insert.step();
     ids.push_back(sqlite3_last_insert_rowid(q.db()));
   }
@@ -193,7 +200,7 @@ void removeFromQueue(const std::string& runs_dir, int64_t id) {
   IndexTransaction transaction(q.db(), q.file());
   q.requeueOrphans();
   const QueueEntry entry = q.require(id);
-  if (entry.state == "running") {
+  if (entry.state == QueueState::Running) {
     throw UserError(
         "Queue entry " + std::to_string(id) + " (" + entry.label + ") is training" +
             (entry.run_folder.empty() ? "" : " in " + entry.run_folder) + ": it cannot be removed now.",
@@ -212,15 +219,16 @@ void holdInQueue(const std::string& runs_dir, int64_t id, bool hold) {
   IndexTransaction transaction(q.db(), q.file());
   q.requeueOrphans();
   const QueueEntry entry = q.require(id);
-  IndexStatement update(
-      q.db(),
-      hold ? "UPDATE queue SET state = 'held' WHERE id = ? AND state = 'queued'"
-           : "UPDATE queue SET state = 'queued', message = '' WHERE id = ? AND state IN ('held', 'failed')",
-      q.file());
-  update.bind(1, id);
+  IndexStatement update(q.db(),
+                        hold
+                            ? "UPDATE queue SET state = ?1 WHERE id = ?2 AND state = ?3"
+                            : "UPDATE queue SET state = ?3, message = '' WHERE id = ?2 AND state IN (?1, ?4)",
+                        q.file());
+  update.bind(1, wordString(QueueState::Held)).bind(2, id).bind(3, wordString(QueueState::Queued));
+  if (!hold) update.bind(4, wordString(QueueState::Failed));
   update.step();
-  if (q.changes() == 0 && entry.state != (hold ? "held" : "queued")) {
-    throw UserError("Queue entry " + std::to_string(id) + " is " + entry.state + ": only " +
+  if (q.changes() == 0 && entry.state != (hold ? QueueState::Held : QueueState::Queued)) {
+    throw UserError("Queue entry " + std::to_string(id) + " is " + wordString(entry.state) + ": only " +
                         (hold ? "a queued entry can be held." : "a held or failed entry can be released."),
                     "`workbench-cli queue list` shows each entry's state.");
   }
@@ -254,20 +262,21 @@ std::optional<QueueEntry> claimFromQueue(const std::string& runs_dir, int64_t ow
   QueueDb q(runs_dir);
   IndexTransaction transaction(q.db(), q.file());
   q.requeueOrphans();
-  IndexStatement next(q.db(), "SELECT id FROM queue WHERE state = 'queued' ORDER BY position, id LIMIT 1",
-                      q.file());
+  IndexStatement next(q.db(), "SELECT id FROM queue WHERE state = ? ORDER BY position, id LIMIT 1", q.file());
+  next.bind(1, wordString(QueueState::Queued));
   if (!next.step()) return std::nullopt;  // rolled back: nothing was written
   const int64_t id = next.integer(0);
-  IndexStatement claim(
-      q.db(),
-      "UPDATE queue SET state = 'running', owner_pid = ?, owner_host = ?, owner_start = ?, "
-      "attempts = attempts + 1, started_at = ?, ended_at = '' WHERE id = ? AND state = 'queued'",
-      q.file());
+  IndexStatement claim(q.db(),
+                       "UPDATE queue SET state = ?6, owner_pid = ?1, owner_host = ?2, owner_start = ?3, "
+                       "attempts = attempts + 1, started_at = ?4, ended_at = '' WHERE id = ?5 AND state = ?7",
+                       q.file());
   claim.bind(1, owner_pid)
       .bind(2, hostName())
       .bind(3, processStartTicks(owner_pid))
       .bind(4, utcNow())
-      .bind(5, id);
+      .bind(5, id)
+      .bind(6, wordString(QueueState::Running))
+      .bind(7, wordString(QueueState::Queued));
   claim.step();
   transaction.commit();
   return q.find(id);
@@ -277,21 +286,22 @@ QueueEntry ownQueueEntry(const std::string& runs_dir, int64_t id, int64_t owner_
   requireIndex(runs_dir);
   QueueDb q(runs_dir);
   IndexStatement update(
-      q.db(),
-      "UPDATE queue SET owner_pid = ?, owner_host = ?, owner_start = ? WHERE id = ? AND state = 'running'",
+      q.db(), "UPDATE queue SET owner_pid = ?, owner_host = ?, owner_start = ? WHERE id = ? AND state = ?",
       q.file());
   update.bind(1, owner_pid).bind(2, hostName()).bind(3, processStartTicks(owner_pid)).bind(4, id);
+  update.bind(5, wordString(QueueState::Running));
   update.step();
   const QueueEntry entry = q.require(id);
-  if (q.changes() == 0 || entry.state != "running") {
-    throw UserError("Queue entry " + std::to_string(id) + " is " + entry.state + ", not claimed by a worker.",
-                    "Queued entries are trained by `workbench-cli queue run`.");
+  if (q.changes() == 0 || entry.state != QueueState::Running) {
+    throw UserError(
+        "Queue entry " + std::to_string(id) + " is " + wordString(entry.state) + ", not claimed by a worker.",
+        "Queued entries are trained by `workbench-cli queue run`.");
   }
   return entry;
 }
 
-void endQueueEntry(const std::string& runs_dir, int64_t id, const std::string& state,
-                   const std::string& run_folder, const std::string& message) {
+void endQueueEntry(const std::string& runs_dir, int64_t id, QueueState state, const std::string& run_folder,
+                   const std::string& message) {
   requireIndex(runs_dir);
   QueueDb q(runs_dir);
   IndexStatement update(
@@ -299,8 +309,8 @@ void endQueueEntry(const std::string& runs_dir, int64_t id, const std::string& s
       "UPDATE queue SET state = ?, run_folder = CASE WHEN ? = '' THEN run_folder ELSE ? END, "
       "message = ?, ended_at = ?, owner_pid = 0 WHERE id = ?",
       q.file());
-  update.bind(1, state).bind(2, run_folder).bind(3, run_folder).bind(4, message);
-  update.bind(5, state == "queued" ? std::string() : utcNow()).bind(6, id);
+  update.bind(1, wordString(state)).bind(2, run_folder).bind(3, run_folder).bind(4, message);
+  update.bind(5, state == QueueState::Queued ? std::string() : utcNow()).bind(6, id);
   update.step();
 }
 

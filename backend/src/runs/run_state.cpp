@@ -27,7 +27,7 @@ std::string RunState::describe() const {
     case RunStatus::Failed:
       return "failed after " + std::to_string(steps) + " steps";
   }
-  return toString(*status);
+  return wordString(*status);
 }
 
 RunState readRunState(const std::string& run_dir) {

@@ -35,8 +35,6 @@ class SweepRandom {
   throw UserError("The sweep " + source + " is not valid: " + what, hint);
 }
 
-const char* const kMetrics[] = {"best_val_accuracy", "best_val_loss", "test_accuracy", "test_loss"};
-
 // A drawn number kept to 3 significant digits, as a person would write it (0.00316, not
 // 0.0031622776601683794).
 nlohmann::json tidy(double value, bool integer) {
@@ -83,17 +81,17 @@ SweepKey readSweepKey(const std::string& name, const nlohmann::json& v, const st
   return key;
 }
 
-void checkMetric(const std::string& metric, const std::string& source, const std::string& hint) {
-  const std::vector<std::string> metrics(std::begin(kMetrics), std::end(kMetrics));
-  if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) {
-    const std::string near = didYouMean(metric, metrics);
-    refuse(source,
-           "\"metric\" \"" + metric +
-               "\" is not one of best_val_accuracy, best_val_loss, "
-               "test_accuracy, test_loss" +
-               (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
-           hint);
-  }
+// The sweep file's "metric", read once: its word becomes the value the sweep compares on.
+SweepMetric readMetric(const std::string& metric, const std::string& source, const std::string& hint) {
+  if (const std::optional<SweepMetric> value = fromWord<SweepMetric>(metric)) return *value;
+  const std::vector<std::string> metrics = allWords<SweepMetric>();
+  std::string choices;
+  for (const std::string& word : metrics) choices += (choices.empty() ? "" : ", ") + word;
+  const std::string near = didYouMean(metric, metrics);
+  refuse(source,
+         "\"metric\" \"" + metric + "\" is not one of " + choices +
+             (near.empty() ? "" : "; did you mean \"" + near + "\"?"),
+         hint);
 }
 
 SweepEarlyStopping readEarlyStopping(const nlohmann::json& es, const std::string& source,
@@ -244,8 +242,7 @@ SweepSpec parseSweep(const nlohmann::json& doc, const std::string& source) {
   }
   if (doc.contains("metric")) {
     if (!doc["metric"].is_string()) refuse(source, "\"metric\" must be a string", hint);
-    spec.metric = doc["metric"];
-    checkMetric(spec.metric, source, hint);
+    spec.metric = readMetric(doc["metric"].get<std::string>(), source, hint);
   }
   if (doc.contains("early_stopping")) {
     spec.early_stopping = readEarlyStopping(doc["early_stopping"], source, hint);

@@ -9,14 +9,39 @@
 namespace wb {
 namespace {
 
-double sweepMetricOf(const RunRecord& r, const std::string& metric) {
-  if (metric == "best_val_loss") return r.best_val_loss;
-  if (metric == "test_accuracy") return r.test_accuracy;
-  if (metric == "test_loss") return r.test_loss;
+double sweepMetricOf(const RunRecord& r, SweepMetric metric) {
+  switch (metric) {
+    case SweepMetric::BestValAccuracy:
+      return r.best_val_accuracy;
+    case SweepMetric::BestValLoss:
+      return r.best_val_loss;
+    case SweepMetric::TestAccuracy:
+      return r.test_accuracy;
+    case SweepMetric::TestLoss:
+      return r.test_loss;
+  }
   return r.best_val_accuracy;
 }
 
 }  // namespace
+
+TrialStatus trialStatus(QueueState state) {
+  switch (state) {
+    case QueueState::Queued:
+      return TrialStatus::Queued;
+    case QueueState::Held:
+      return TrialStatus::Held;
+    case QueueState::Running:
+      return TrialStatus::Running;
+    case QueueState::Done:
+      return TrialStatus::Done;
+    case QueueState::Failed:
+      return TrialStatus::Failed;
+    case QueueState::Unknown:
+      return TrialStatus::Unknown;
+  }
+  return TrialStatus::Unknown;
+}
 
 std::string sweepTag(const std::string& sweep) {
   return "sweep:" + sweep;
@@ -49,13 +74,13 @@ std::vector<int64_t> queueSweep(const std::string& runs_dir, const std::string& 
   return addAllToQueue(runs_dir, additions);
 }
 
-int64_t SweepResults::count(const std::string& status) const {
+int64_t SweepResults::count(TrialStatus status) const {
   return std::count_if(trials.begin(), trials.end(),
                        [&](const SweepTrialResult& t) { return t.status() == status; });
 }
 
 bool SweepResults::finished() const {
-  return count("queued") + count("held") + count("running") == 0;
+  return count(TrialStatus::Queued) + count(TrialStatus::Held) + count(TrialStatus::Running) == 0;
 }
 
 SweepResults readSweepResults(const std::string& runs_dir, const std::string& name) {
@@ -65,11 +90,11 @@ SweepResults readSweepResults(const std::string& runs_dir, const std::string& na
   std::map<int64_t, RunRecord> running_by_pid;  // a running trial's run folder is recorded when it ends
   for (const RunRecord& r : listRuns(runs_dir)) {
     by_folder[r.folder] = r;
-    if (r.status == "running") running_by_pid[r.pid] = r;
+    if (r.status == RunIndexStatus::Running) running_by_pid[r.pid] = r;
   }
   for (const QueueEntry& e : listQueue(runs_dir)) {
     if (e.sweep != name) continue;
-    if (!e.sweep_metric.empty()) out.metric = e.sweep_metric;
+    if (e.sweep_metric) out.metric = *e.sweep_metric;
     SweepTrialResult t;
     t.entry = e;
     const nlohmann::json values = nlohmann::json::parse(e.overrides, nullptr, false);
@@ -77,19 +102,19 @@ SweepResults readSweepResults(const std::string& runs_dir, const std::string& na
     const auto found = by_folder.find(e.run_folder);
     if (!e.run_folder.empty() && found != by_folder.end()) {
       t.run = found->second;
-    } else if (e.state == "running" && running_by_pid.count(e.owner_pid) > 0) {
+    } else if (e.state == QueueState::Running && running_by_pid.count(e.owner_pid) > 0) {
       t.run = running_by_pid[e.owner_pid];
     }
     // The sweep's rule says "stopped at the ASHA rung …" (cli/queue_command.cpp); an experiment's own early
     // stopping ("stopped early") is a trial that ended as planned.
-    t.stopped = e.state == "done" && e.message.rfind("stopped at the ", 0) == 0;
+    t.stopped = e.state == QueueState::Done && e.message.rfind("stopped at the ", 0) == 0;
     out.trials.push_back(std::move(t));
   }
   if (out.trials.empty()) {
     throw UserError("No sweep named \"" + name + "\" in the queue of " + runs_dir + ".",
                     "`workbench-cli sweep list` shows the sweeps there.");
   }
-  out.maximize = out.metric.find("accuracy") != std::string::npos;
+  out.maximize = higherIsBetter(out.metric);
   for (SweepTrialResult& t : out.trials) {
     if (t.run) t.metric = sweepMetricOf(*t.run, out.metric);
     if (t.run && t.run->wall_s > 0) out.compute_s += t.run->wall_s;
@@ -99,7 +124,7 @@ SweepResults readSweepResults(const std::string& runs_dir, const std::string& na
   }
   for (size_t i = 0; i < out.trials.size(); ++i) {
     const SweepTrialResult& t = out.trials[i];
-    if (t.metric < 0 || t.entry.state != "done") continue;
+    if (t.metric < 0 || t.entry.state != QueueState::Done) continue;
     const double best = out.best < 0 ? 0 : out.trials[out.best].metric;
     if (out.best < 0 || (out.maximize ? t.metric > best : t.metric < best)) out.best = static_cast<int>(i);
   }

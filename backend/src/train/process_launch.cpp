@@ -130,7 +130,8 @@ ProcessLaunch fromLauncherVariables(const Environment& env) {
   }
   launch.master_port = readPort(*port);
 
-  launch.launcher = env.has("TORCHELASTIC_RUN_ID") || env.has("GROUP_RANK") ? "torchrun" : "env";
+  launch.launcher =
+      env.has("TORCHELASTIC_RUN_ID") || env.has("GROUP_RANK") ? Launcher::Torchrun : Launcher::Env;
   launch.agent_store = readAgentStoreSwitch(env);
   if (launch.agent_store) {
     const std::optional<std::string> restarts = env.get("TORCHELASTIC_RESTART_COUNT");
@@ -149,7 +150,7 @@ ProcessLaunch fromLauncherVariables(const Environment& env) {
 
 ProcessLaunch fromSlurm(const Environment& env, int tasks) {
   ProcessLaunch launch;
-  launch.launcher = "slurm";
+  launch.launcher = Launcher::Slurm;
   launch.world_size = tasks;
   const std::string last = std::to_string(tasks - 1);
   const std::string range = "in 0 to " + last + " (SLURM_NTASKS is " + std::to_string(tasks) + ")";
@@ -235,12 +236,16 @@ std::optional<ProcessLaunch> processLaunchFromEnvironment(
 std::string describe(const ProcessLaunch& launch) {
   std::string text = "rank " + std::to_string(launch.rank) + " of " + std::to_string(launch.world_size) +
                      " (local rank " + std::to_string(launch.local_rank) + "), launched by ";
-  if (launch.launcher == "torchrun") {
-    text += "torchrun";
-  } else if (launch.launcher == "slurm") {
-    text += "Slurm";
-  } else {
-    text += "the environment (RANK, WORLD_SIZE)";
+  switch (launch.launcher) {
+    case Launcher::Torchrun:
+      text += "torchrun";
+      break;
+    case Launcher::Slurm:
+      text += "Slurm";
+      break;
+    case Launcher::Env:
+      text += "the environment (RANK, WORLD_SIZE)";
+      break;
   }
   text += ", store at " + launch.master_addr + ":" + std::to_string(launch.master_port);
   if (launch.agent_store) text += " (torchrun's agent store, prefix " + launch.store_prefix + ")";

@@ -212,14 +212,14 @@ void RunSession::refuseFinishedOrRunning() {
     if (previous.is_object()) {
       const RunSummary before = summaryFromJson(previous);
       if (before.status == RunStatus::Completed || before.status == RunStatus::EarlyStopped) {
-        throw UserError("Run " + folder->path() + " already finished (" + toString(before.status) + ").",
+        throw UserError("Run " + folder->path() + " already finished (" + wordString(before.status) + ").",
                         "Start a new run with `workbench-cli train`.");
       }
       wall_before = before.wall_s;
     }
   }
   if (const auto record = findRun(runs_dir, absoluteFolder(folder->path()))) {
-    if (record->status == "running") {
+    if (record->status == RunIndexStatus::Running) {
       throw UserError("Run " + folder->path() + " is still running (process " + std::to_string(record->pid) +
                           (record->host.empty() ? "" : " on " + record->host) + ").",
                       "Stop it first (Ctrl-C or kill -TERM " + std::to_string(record->pid) +

@@ -247,7 +247,8 @@ void CompressionActions::onFinished(const RunSummary& summary) {
 void CompressionActions::updateActions() {
   // Compress ▸ … needs one finished run selected, and no pipeline running.
   const std::optional<RunRecord> selected = m_runs->selectedRun();
-  const bool compressible = selected && selected->status == "finished" && !m_controller->isActive();
+  const bool compressible =
+      selected && selected->status == RunIndexStatus::Finished && !m_controller->isActive();
   for (QAction* action : {m_prune, m_quantize, m_distill, m_pipeline}) action->setEnabled(compressible);
 }
 

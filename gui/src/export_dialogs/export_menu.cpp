@@ -236,16 +236,16 @@ void ExportMenu::update() {
   QString why;
   if (!run || !oneRow) {
     why = tr("Select one finished run, or one of its compressed models, in the Runs panel (View ▸ Runs)");
-  } else if (!artifact && run->status != "finished") {
+  } else if (!artifact && run->status != RunIndexStatus::Finished) {
     // As the CLI, a part-trained model is not exported as if it were trained; the window's way on is to
     // finish it.
     why =
-        run->status == "interrupted"
+        run->status == RunIndexStatus::Interrupted
             ? tr("The run was interrupted at step %1: its model is part-trained. Resume it (Run ▸ Resume an "
                  "Interrupted Run) to finish its training, then export it")
                   .arg(run->steps)
             : tr("The run is %1: only a finished run has a trained model to export")
-                  .arg(QString::fromStdString(run->status));
+                  .arg(QString::fromStdString(wordString(run->status)));
   } else if (m_exporter->isActive()) {
     why = tr("An export is in progress");
   }

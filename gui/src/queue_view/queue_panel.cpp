@@ -33,12 +33,12 @@ struct LoadedQueue {
 
 // Ended early by its sweep's rule (ASHA), as wb::SweepTrialResult::stopped says.
 bool stoppedBySweep(const QueueEntry& e) {
-  return e.state == "done" && e.message.rfind("stopped at the ", 0) == 0;
+  return e.state == QueueState::Done && e.message.rfind("stopped at the ", 0) == 0;
 }
 
 QString stateText(const QueueEntry& e) {
   if (stoppedBySweep(e)) return QObject::tr("stopped");
-  return QString::fromStdString(e.state);
+  return QString::fromStdString(wordString(e.state));
 }
 
 }  // namespace
@@ -100,7 +100,7 @@ QueuePanel::QueuePanel(QWidget* parent) : QWidget(parent) {
     // Release when every selected entry is held; hold otherwise.
     bool allHeld = true;
     for (const qint64 id : selectedIds()) {
-      for (const QueueEntry& e : m_entries) allHeld = allHeld && (e.id != id || e.state == "held");
+      for (const QueueEntry& e : m_entries) allHeld = allHeld && (e.id != id || e.state == QueueState::Held);
     }
     holdSelected(!allHeld);
   });
@@ -165,25 +165,25 @@ void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& proble
                     QString::fromStdString(e.started_at).replace(QLatin1Char('T'), QLatin1Char(' ')));
       const QString folder = QString::fromStdString(e.run_folder);
       const QString message = QString::fromStdString(e.message);
-      item->setText(kRun, e.state == "failed" || stoppedBySweep(e)
+      item->setText(kRun, e.state == QueueState::Failed || stoppedBySweep(e)
                               ? message
                               : (folder.isEmpty() ? message : QDir(folder).dirName()));
       item->setToolTip(kRun, folder.isEmpty()
                                  ? message
                                  : QDir::toNativeSeparators(folder) + QStringLiteral("\n") + message);
-      if (e.state == "failed") item->setForeground(kState, QColor(200, 40, 40));
-      if (e.state == "running") {
+      if (e.state == QueueState::Failed) item->setForeground(kState, QColor(200, 40, 40));
+      if (e.state == QueueState::Running) {
         QFont bold = item->font(kState);
         bold.setBold(true);
         item->setFont(kState, bold);
       }
-      queued += e.state == "queued";
-      held += e.state == "held";
-      running += e.state == "running";
-      failed += e.state == "failed";
+      queued += e.state == QueueState::Queued;
+      held += e.state == QueueState::Held;
+      running += e.state == QueueState::Running;
+      failed += e.state == QueueState::Failed;
       const bool wasStopped = stoppedBySweep(e);
       stopped += wasStopped;
-      done += e.state == "done" && !wasStopped;
+      done += e.state == QueueState::Done && !wasStopped;
       if (keep.contains(e.id)) item->setSelected(true);
     }
     for (int c = 0; c < kRun; ++c) m_view->resizeColumnToContents(c);
@@ -348,8 +348,8 @@ void QueuePanel::updateButtons() {
   for (const qint64 id : ids) {
     for (const QueueEntry& e : m_entries) {
       if (e.id != id) continue;
-      anyRunning = anyRunning || e.state == "running";
-      allHeld = allHeld && e.state == "held";
+      anyRunning = anyRunning || e.state == QueueState::Running;
+      allHeld = allHeld && e.state == QueueState::Held;
     }
   }
   m_hold->setText(allHeld ? tr("Release") : tr("Hold"));
@@ -358,7 +358,7 @@ void QueuePanel::updateButtons() {
   m_down->setEnabled(ids.size() == 1);
   m_remove->setEnabled(!ids.isEmpty() && !anyRunning);
   bool waiting = false;
-  for (const QueueEntry& e : m_entries) waiting = waiting || e.state == "queued";
+  for (const QueueEntry& e : m_entries) waiting = waiting || e.state == QueueState::Queued;
   m_start->setEnabled(waiting && !workerAlive());
 }
 

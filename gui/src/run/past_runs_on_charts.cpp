@@ -94,7 +94,7 @@ void PastRunsOnCharts::show(const LoadedHistory& loaded) {
   }
   // Still training (no summary yet), by another process or this one: its new lines follow as they come.
   const std::optional<RunRecord> listed = m_runs->run(loaded.folder);
-  if (!loaded.history->summary && !(listed && listed->status != "running")) {
+  if (!loaded.history->summary && !(listed && listed->status != RunIndexStatus::Running)) {
     m_follower->follow(loaded.folder, loaded.history->metrics_bytes);
   }
   emit changed();  // "Back to Live Run" while a run trains
@@ -117,7 +117,8 @@ void PastRunsOnCharts::letGoOfStoppedRuns() {
   // normally lets itself go once its summary is written (after its last lines).
   for (const QString& id : m_charts->traceIds()) {
     const std::optional<RunRecord> record = m_runs->run(id);
-    if (m_follower->follows(id) && record && record->status == "interrupted") m_follower->unfollow(id);
+    if (m_follower->follows(id) && record && record->status == RunIndexStatus::Interrupted)
+      m_follower->unfollow(id);
   }
 }
 

@@ -9,31 +9,33 @@
 
 #include "run/run_controller.h"
 #include "workbench/events.h"
+#include "workbench/run_index.h"
 
 namespace wb::gui {
 
-// The run index's status (RunRecord::status: running | finished | failed | interrupted).
-inline QString runStatusWord(const std::string& indexStatus) {
-  if (indexStatus == "running") return QCoreApplication::translate("RunStatus", "Running");
-  if (indexStatus == "finished") return QCoreApplication::translate("RunStatus", "Finished");
-  if (indexStatus == "interrupted") return QCoreApplication::translate("RunStatus", "Interrupted");
-  if (indexStatus == "failed") return QCoreApplication::translate("RunStatus", "Failed");
-  return QString::fromStdString(indexStatus);  // a status a newer engine wrote: shown as it is
+// The run index's status (RunRecord::status).
+inline QString runStatusWord(RunIndexStatus status) {
+  switch (status) {
+    case RunIndexStatus::Running:
+      return QCoreApplication::translate("RunStatus", "Running");
+    case RunIndexStatus::Finished:
+      return QCoreApplication::translate("RunStatus", "Finished");
+    case RunIndexStatus::Interrupted:
+      return QCoreApplication::translate("RunStatus", "Interrupted");
+    case RunIndexStatus::Failed:
+      return QCoreApplication::translate("RunStatus", "Failed");
+    case RunIndexStatus::Unknown:  // a status a newer engine wrote in the index
+      break;
+  }
+  return QCoreApplication::translate("RunStatus", "Unknown");
 }
 
-// How a run ended (RunSummary::status), in the index's words: an early stop is a finished run.
+// How a run ended (RunSummary::status), in the index's words (wb::indexStatus): an early stop is a finished
+// run, said so.
 inline QString runStatusWord(RunStatus status) {
-  switch (status) {
-    case RunStatus::Completed:
-      return runStatusWord("finished");
-    case RunStatus::EarlyStopped:
-      return QCoreApplication::translate("RunStatus", "Finished (stopped early)");
-    case RunStatus::Interrupted:
-      return runStatusWord("interrupted");
-    case RunStatus::Failed:
-      return runStatusWord("failed");
-  }
-  return runStatusWord("failed");
+  if (status == RunStatus::EarlyStopped)
+    return QCoreApplication::translate("RunStatus", "Finished (stopped early)");
+  return runStatusWord(indexStatus(status));
 }
 
 // The run in this window, while it is one.
@@ -42,7 +44,7 @@ inline QString runStateWord(RunController::State state) {
     case RunController::State::Idle:
       return QCoreApplication::translate("RunStatus", "Idle");
     case RunController::State::Running:
-      return runStatusWord("running");
+      return runStatusWord(RunIndexStatus::Running);
     case RunController::State::Paused:
       return QCoreApplication::translate("RunStatus", "Paused");
     case RunController::State::Stopping:

@@ -11,7 +11,7 @@ QString finishedRunFolder(const RunsBrowser* runs, const QString& runDir, const 
                           const QString& command, const ErrorPresenterFn& presentError) {
   if (!runDir.isEmpty()) return runDir;
   const std::optional<RunRecord> selected = runs->selectedRun();
-  if (!selected || selected->status != "finished") {
+  if (!selected || selected->status != RunIndexStatus::Finished) {
     // A window whose presenter was taken away (tests) says nothing, as MainWindow::showError does.
     if (!presentError) return QString();
     presentError(QObject::tr("No finished run selected"), why,

@@ -97,7 +97,7 @@ void InterruptedRunsDialog::fill() {
   }
   const QLocale locale;
   for (const RunRecord& r : records) {
-    if (r.status != "interrupted") continue;
+    if (r.status != RunIndexStatus::Interrupted) continue;
     const QString folder = QString::fromStdString(r.folder);
     auto* item = new QTreeWidgetItem(m_list);
     item->setText(kName, QString::fromStdString(r.name));

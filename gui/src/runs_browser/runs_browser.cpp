@@ -74,8 +74,9 @@ RunsBrowser::RunsBrowser(QWidget* parent) : QWidget(parent) {
   m_status = new QComboBox(this);
   m_status->setObjectName(QStringLiteral("runsStatusFilter"));
   m_status->addItem(tr("All statuses"), QString());
-  for (const char* status : {"running", "finished", "interrupted", "failed"}) {
-    m_status->addItem(runStatusWord(status), QString::fromLatin1(status));
+  for (const RunIndexStatus status : {RunIndexStatus::Running, RunIndexStatus::Finished,
+                                      RunIndexStatus::Interrupted, RunIndexStatus::Failed}) {
+    m_status->addItem(runStatusWord(status), QString::fromStdString(wordString(status)));
   }
 
   m_sweep = new QComboBox(this);
@@ -497,7 +498,7 @@ void RunsBrowser::updateButtons() {
   const bool any = !folders.isEmpty();
   const bool one = folders.size() == 1;
   const std::optional<RunRecord> r = one ? run(folders.front()) : std::nullopt;
-  const bool interrupted = r && r->status == "interrupted";
+  const bool interrupted = r && r->status == RunIndexStatus::Interrupted;
   m_open->setEnabled(any);
   m_overlay->setEnabled(any);
   m_compare->setEnabled(folders.size() >= 2);
@@ -513,7 +514,7 @@ void RunsBrowser::updateButtons() {
   action(QStringLiteral("runNotes"))->setEnabled(one);
   action(QStringLiteral("runClone"))->setEnabled(one);
   action(QStringLiteral("runResume"))->setEnabled(interrupted);
-  action(QStringLiteral("runEvaluate"))->setEnabled(r && r->status == "finished");
+  action(QStringLiteral("runEvaluate"))->setEnabled(r && r->status == RunIndexStatus::Finished);
   action(QStringLiteral("runReveal"))->setEnabled(any);
   action(QStringLiteral("runDelete"))->setEnabled(any);
 }

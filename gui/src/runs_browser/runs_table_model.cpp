@@ -18,11 +18,19 @@ namespace {
 // A child row's internal id is its run's row + 1; a run's is 0.
 constexpr quintptr kRunId = 0;
 
-QColor statusColor(const std::string& status, bool dark) {
-  if (status == "running") return dark ? QColor(0x64, 0xb5, 0xf6) : QColor(0x15, 0x65, 0xc0);
-  if (status == "finished") return dark ? QColor(0x81, 0xc7, 0x84) : QColor(0x2e, 0x7d, 0x32);
-  if (status == "failed") return dark ? QColor(0xe5, 0x73, 0x73) : QColor(0xc6, 0x28, 0x28);
-  if (status == "interrupted") return dark ? QColor(0xff, 0xb7, 0x4d) : QColor(0xe6, 0x51, 0x00);
+QColor statusColor(RunIndexStatus status, bool dark) {
+  switch (status) {
+    case RunIndexStatus::Running:
+      return dark ? QColor(0x64, 0xb5, 0xf6) : QColor(0x15, 0x65, 0xc0);
+    case RunIndexStatus::Finished:
+      return dark ? QColor(0x81, 0xc7, 0x84) : QColor(0x2e, 0x7d, 0x32);
+    case RunIndexStatus::Failed:
+      return dark ? QColor(0xe5, 0x73, 0x73) : QColor(0xc6, 0x28, 0x28);
+    case RunIndexStatus::Interrupted:
+      return dark ? QColor(0xff, 0xb7, 0x4d) : QColor(0xe6, 0x51, 0x00);
+    case RunIndexStatus::Unknown:
+      break;
+  }
   return {};
 }
 
@@ -35,7 +43,7 @@ QString joined(const std::vector<std::string>& words) {
 // Seconds a run has trained: its summary's wall time once it ended; while it runs, the time since it started.
 double durationOf(const RunRecord& r) {
   if (r.wall_s >= 0) return r.wall_s;
-  if (r.status != "running") return -1;
+  if (r.status != RunIndexStatus::Running) return -1;
   const QDateTime started = QDateTime::fromString(QString::fromStdString(r.started_at), Qt::ISODate);
   return started.isValid() ? started.secsTo(QDateTime::currentDateTimeUtc()) : -1;
 }
@@ -49,7 +57,7 @@ std::vector<RunRow> loadRunRows(const QString& runsDir) {
     RunRow row;
     const QFileInfo model(QDir(QString::fromStdString(r.folder)).filePath(QStringLiteral("model.pt")));
     row.modelBytes = model.exists() ? model.size() : 0;
-    if (r.status == "finished") {
+    if (r.status == RunIndexStatus::Finished) {
       try {
         for (ArtifactFigures& a : readCompressionReport(r.folder)) {
           if (a.pass) row.artifacts.push_back(std::move(a));
@@ -170,7 +178,7 @@ QVariant RunsTableModel::runData(const RunRow& row, int column, int role) const 
     case kFolderRole:
       return folder;
     case kStatusRole:
-      return QString::fromStdString(r.status);
+      return QString::fromStdString(wordString(r.status));
     case kTagsRole: {
       QStringList tags;
       for (const std::string& tag : r.tags) tags << QString::fromStdString(tag);

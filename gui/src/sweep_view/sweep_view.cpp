@@ -26,8 +26,13 @@ struct LoadedSweep {
   QString problem;
 };
 
-bool percentMetric(const std::string& metric) {
-  return metric.find("accuracy") != std::string::npos;
+// The accuracies are shown in percent.
+bool percentMetric(SweepMetric metric) {
+  return metric == SweepMetric::BestValAccuracy || metric == SweepMetric::TestAccuracy;
+}
+
+QString metricName(const SweepResults& s) {
+  return QString::fromStdString(wordString(s.metric));
 }
 
 QString metricText(const SweepResults& s, double value) {
@@ -218,13 +223,15 @@ void SweepView::onLoaded(QStringList names, std::optional<SweepResults> results,
       const SweepResults& s = *m_results;
       QString text = tr("%n trial(s): ", nullptr, static_cast<int>(s.trials.size()));
       QStringList parts;
-      for (const char* status : {"done", "stopped", "running", "queued", "held", "failed"}) {
+      for (const TrialStatus status :
+           {TrialStatus::Done, TrialStatus::Stopped, TrialStatus::Running, TrialStatus::Queued,
+            TrialStatus::Held, TrialStatus::Failed, TrialStatus::Unknown}) {
         if (s.count(status) > 0)
-          parts << QStringLiteral("%1 %2").arg(s.count(status)).arg(QLatin1String(status));
+          parts
+              << QStringLiteral("%1 %2").arg(s.count(status)).arg(QString::fromStdString(wordString(status)));
       }
       text += parts.join(QStringLiteral(", "));
-      text += tr(" · %1, %2 is better")
-                  .arg(QString::fromStdString(s.metric), s.maximize ? tr("higher") : tr("lower"));
+      text += tr(" · %1, %2 is better").arg(metricName(s), s.maximize ? tr("higher") : tr("lower"));
       if (s.best >= 0) {
         const SweepTrialResult& best = s.trials[static_cast<size_t>(s.best)];
         text +=
@@ -264,7 +271,7 @@ void SweepView::fillTable() {
   m_table->setRowCount(0);
   if (!m_results) return;
   const SweepResults& s = *m_results;
-  QStringList headers{tr("Trial"), tr("Status"), QString::fromStdString(s.metric), tr("Duration")};
+  QStringList headers{tr("Trial"), tr("Status"), metricName(s), tr("Duration")};
   for (const std::string& k : s.keys) headers << QString::fromStdString(k);
   headers << tr("Message");
   m_table->setColumnCount(static_cast<int>(headers.size()));
@@ -286,8 +293,8 @@ void SweepView::fillTable() {
       return item;
     };
     set(0, (best ? QStringLiteral("★ ") : QString()) + QString::fromStdString(t.entry.label));
-    QTableWidgetItem* status = set(1, QString::fromStdString(t.status()));
-    if (t.entry.state == "failed") status->setForeground(kBest);
+    QTableWidgetItem* status = set(1, QString::fromStdString(wordString(t.status())));
+    if (t.entry.state == QueueState::Failed) status->setForeground(kBest);
     auto* metric = new QTableWidgetItem;
     metric->setData(Qt::DisplayRole, t.metric >= 0 ? QVariant(t.metric) : QVariant());
     metric->setText(t.metric >= 0 ? metricText(s, t.metric) : QStringLiteral("—"));
@@ -356,7 +363,7 @@ void labelAxes(QCustomPlot* plot, const SweepResults& s, const std::vector<Sweep
     name->position->setCoords(a, -0.12);
     name->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
     name->setPadding(QMargins(0, 4, 0, 0));
-    name->setText(a == n ? QString::fromStdString(s.metric)
+    name->setText(a == n ? metricName(s)
                                .replace(QLatin1String("accuracy"), QLatin1String("acc"))
                                .replace(QLatin1Char('_'), QLatin1Char(' '))
                   : unique ? shortNames[a]
@@ -412,7 +419,7 @@ void SweepView::drawParallel() {
   for (const SweepTrialResult& t : s.trials) {
     if (t.metric >= 0) measured.push_back(t.metric);
   }
-  const SweepAxis metricAxis = SweepAxis::fromNumbers(QString::fromStdString(s.metric), measured);
+  const SweepAxis metricAxis = SweepAxis::fromNumbers(metricName(s), measured);
   const int n = static_cast<int>(axes.size());
   // The best last: drawn on top.
   std::vector<size_t> order;
@@ -482,7 +489,7 @@ void SweepView::drawKeyChart() {
     plot->xAxis->setRange(axis.min() - pad, axis.max() + pad);
   }
   plot->xAxis->setLabel(axis.name());
-  plot->yAxis->setLabel(QString::fromStdString(s.metric) + (scale > 1 ? QStringLiteral(" (%)") : QString()));
+  plot->yAxis->setLabel(metricName(s) + (scale > 1 ? QStringLiteral(" (%)") : QString()));
   bool found = false;
   const QCPRange range = trials->data()->valueRange(found);
   bool bestFound = false;

@@ -457,7 +457,7 @@ void MainWindow::showCompression(const QString& runDir) {
 void MainWindow::updateActions() {
   m_compression->updateActions();
   const std::optional<RunRecord> selected = m_runs->selectedRun();
-  m_evaluateAction->setEnabled(selected && selected->status == "finished");
+  m_evaluateAction->setEnabled(selected && selected->status == RunIndexStatus::Finished);
   m_export->update();
   m_run->updateActions();
   // The form shows the experiment being trained while a run goes on (ExperimentEditor::setLocked).

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace wb {
 namespace {
@@ -38,6 +41,27 @@ TEST(EventJson, FinishedCarriesTheSummary) {
   EXPECT_EQ(f->summary.status, RunStatus::EarlyStopped);
   EXPECT_DOUBLE_EQ(f->summary.test_accuracy, 0.91);
   EXPECT_EQ(f->summary.run_dir, "runs/x");
+}
+
+// summary.json's "status" is the word of RunStatus's table: every value is written as its word and read back
+// as itself; the words are those older run folders hold; a word from a newer engine reads as Failed.
+TEST(EventJson, EveryRunStatusIsWrittenAsItsWordAndReadBack) {
+  const std::vector<std::pair<RunStatus, std::string>> words = {{RunStatus::Completed, "completed"},
+                                                                {RunStatus::EarlyStopped, "early_stopped"},
+                                                                {RunStatus::Interrupted, "interrupted"},
+                                                                {RunStatus::Failed, "failed"}};
+  ASSERT_EQ(allWords<RunStatus>().size(), words.size()) << "a value was added: add it here";
+  for (const auto& [status, word] : words) {
+    RunSummary summary;
+    summary.status = status;
+    const nlohmann::json file = summaryToJson(summary);
+    EXPECT_EQ(file["status"], word);
+    EXPECT_EQ(summaryFromJson(file).status, status) << word;
+    EXPECT_EQ(fromWord<RunStatus>(wordOf(status)), status) << word;
+  }
+  EXPECT_EQ(summaryFromJson(nlohmann::json::parse(R"({"status":"paused_by_a_newer_engine"})")).status,
+            RunStatus::Failed);
+  EXPECT_EQ(summaryFromJson(nlohmann::json::object()).status, RunStatus::Failed);
 }
 
 TEST(EventJson, ErrorAndLogRoundTrip) {

@@ -1,11 +1,16 @@
 #include "workbench/run_index.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "runs/run_index_db.h"
 #include "workbench/errors.h"
@@ -52,10 +57,10 @@ TEST_F(RunIndexTest, RegistersUpdatesAndFinishesRunsNewestFirst) {
   const std::vector<RunRecord> runs = listRuns(dir.string());
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].name, "second");
-  EXPECT_EQ(runs[0].status, "running");  // this process is alive: still running
+  EXPECT_EQ(runs[0].status, RunIndexStatus::Running);  // this process is alive: still running
   EXPECT_TRUE(runs[0].ended_at.empty());
   EXPECT_EQ(runs[1].name, "first");
-  EXPECT_EQ(runs[1].status, "finished");
+  EXPECT_EQ(runs[1].status, RunIndexStatus::Finished);
   EXPECT_EQ(runs[1].steps, 200);
   EXPECT_DOUBLE_EQ(runs[1].test_accuracy, 0.84);
   EXPECT_DOUBLE_EQ(runs[1].best_val_accuracy, 0.85);
@@ -92,16 +97,16 @@ TEST_F(RunIndexTest, RunOfADeadProcessShowsAsInterrupted) {
 
   std::vector<RunRecord> runs = listRuns(dir.string());
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].status, "interrupted");
+  EXPECT_EQ(runs[0].status, RunIndexStatus::Interrupted);
   // Rewritten in the index, not only in what was returned.
   RunIndexDb db(dir.string());
   runs = db.list();
-  EXPECT_EQ(runs[0].status, "interrupted");
+  EXPECT_EQ(runs[0].status, RunIndexStatus::Interrupted);
 
   // Resuming makes it running again under this process.
   const int64_t id = db.reopenRun("crashes", experimentHash("{}"), (dir / "crashed-run").string());
   EXPECT_EQ(id, runs[0].id);
-  EXPECT_EQ(db.list()[0].status, "running");
+  EXPECT_EQ(db.list()[0].status, RunIndexStatus::Running);
 }
 
 TEST_F(RunIndexTest, DamagedIndexIsReportedByName) {
@@ -115,6 +120,66 @@ TEST_F(RunIndexTest, DamagedIndexIsReportedByName) {
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("runs.sqlite"), std::string::npos) << e.what();
   }
+}
+
+// RunRecord::status is RunIndexStatus; runs.sqlite holds its words, the same as before it was one.
+TEST(RunIndexStatusWords, EveryStatusHasItsStoredWordAndBack) {
+  const std::vector<std::pair<RunIndexStatus, std::string>> words = {
+      {RunIndexStatus::Running, "running"},
+      {RunIndexStatus::Finished, "finished"},
+      {RunIndexStatus::Failed, "failed"},
+      {RunIndexStatus::Interrupted, "interrupted"},
+      {RunIndexStatus::Unknown, "unknown"}};
+  ASSERT_EQ(allWords<RunIndexStatus>().size(), words.size()) << "a value was added: add it here";
+  for (const auto& [status, word] : words) {
+    EXPECT_EQ(wordString(status), word);
+    EXPECT_EQ(indexStatusFromWord(word), status) << word;
+  }
+  // A word this engine does not know (a newer engine's) is Unknown, never an error.
+  EXPECT_EQ(indexStatusFromWord("paused"), RunIndexStatus::Unknown);
+  EXPECT_EQ(indexStatusFromWord(""), RunIndexStatus::Unknown);
+  EXPECT_EQ(indexStatusFromWord("Finished"), RunIndexStatus::Unknown);
+  // How a run ended, as the index keeps it: an early stop is a finished run.
+  EXPECT_EQ(indexStatus(RunStatus::Completed), RunIndexStatus::Finished);
+  EXPECT_EQ(indexStatus(RunStatus::EarlyStopped), RunIndexStatus::Finished);
+  EXPECT_EQ(indexStatus(RunStatus::Interrupted), RunIndexStatus::Interrupted);
+  EXPECT_EQ(indexStatus(RunStatus::Failed), RunIndexStatus::Failed);
+}
+
+// An index written before the status was an enum (or by a newer engine) reads: its words become the values,
+// and a word this engine does not know reads as Unknown and stays in the file as it was.
+TEST_F(RunIndexTest, StoredStatusWordsReadAsValuesAndAnUnknownOneIsKept) {
+  RunIndexDb(dir.string()).registerRun("mine", experimentHash("{}"), (dir / "mine").string());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(RunIndexDb::fileIn(dir.string()).c_str(), &db), SQLITE_OK);
+  const char* rows[][2] = {
+      {"finished", "a"}, {"failed", "b"}, {"interrupted", "c"}, {"running", "d"}, {"paused", "e"}};
+  for (const auto& row : rows) {
+    // Another host's runs: this one cannot tell whether they still train, so a running one stays running.
+    const std::string sql = std::string(
+                                "INSERT INTO runs (name, experiment_hash, status, started_at, folder, "
+                                "host, described) VALUES ('") +
+                            row[1] + "', '0', '" + row[0] + "', '2026-01-01T00:00:00Z', '/elsewhere/" +
+                            row[1] + "', 'another-host', 1)";
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+  }
+  std::map<std::string, RunIndexStatus> status;
+  for (const RunRecord& r : listRuns(dir.string())) status[r.name] = r.status;
+  EXPECT_EQ(status["a"], RunIndexStatus::Finished);
+  EXPECT_EQ(status["b"], RunIndexStatus::Failed);
+  EXPECT_EQ(status["c"], RunIndexStatus::Interrupted);
+  EXPECT_EQ(status["d"], RunIndexStatus::Running);
+  EXPECT_EQ(status["e"], RunIndexStatus::Unknown);
+  EXPECT_EQ(status["mine"], RunIndexStatus::Running);
+  EXPECT_EQ(findRun(dir.string(), "/elsewhere/e")->status, RunIndexStatus::Unknown);
+  sqlite3_stmt* select = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT status FROM runs WHERE name = 'e'", -1, &select, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(select), SQLITE_ROW);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(select, 0))), "paused")
+      << "listing never writes a word over one it does not know";
+  sqlite3_finalize(select);
+  sqlite3_close(db);
 }
 
 TEST(ExperimentHash, IsStableAndDistinguishes) {

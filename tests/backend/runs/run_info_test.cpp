@@ -102,7 +102,7 @@ TEST_F(RunInfoTest, RenameTagsAndNotesPersistInFolderAndIndex) {
   const RunRecord added = addRunFolder(dir.string(), folder.string());
   EXPECT_EQ(added.name, "mlp-fashion-mnist-" + std::string(4 - std::to_string(added.id).size(), '0') +
                             std::to_string(added.id));
-  EXPECT_EQ(added.status, "finished");
+  EXPECT_EQ(added.status, RunIndexStatus::Finished);
   EXPECT_EQ(added.model, "mlp");
   EXPECT_EQ(added.dataset, "fashion-mnist");
   EXPECT_EQ(added.optimizer, "adamw");

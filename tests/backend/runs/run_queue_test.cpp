@@ -5,15 +5,20 @@
 #include "workbench/run_queue.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "runs/run_index_db.h"
 #include "workbench/errors.h"
+#include "workbench/sweep_runs.h"
 
 namespace wb {
 namespace {
@@ -39,7 +44,7 @@ class RunQueueTest : public ::testing::Test {
   }
   std::vector<std::string> order() {
     std::vector<std::string> labels;
-    for (const QueueEntry& e : listQueue(dir)) labels.push_back(e.label + ":" + e.state);
+    for (const QueueEntry& e : listQueue(dir)) labels.push_back(e.label + ":" + wordString(e.state));
     return labels;
   }
   std::string dir;
@@ -70,19 +75,19 @@ TEST_F(RunQueueTest, EntriesKeepTheirOrderHoldMoveAndRemove) {
   const std::optional<QueueEntry> claimed = claimFromQueue(dir, ::getpid());
   ASSERT_TRUE(claimed);
   EXPECT_EQ(claimed->id, b);
-  EXPECT_EQ(claimed->state, "running");
+  EXPECT_EQ(claimed->state, QueueState::Running);
   EXPECT_EQ(claimed->attempts, 1);
   EXPECT_EQ(claimed->owner_pid, ::getpid());
   EXPECT_THROW(removeFromQueue(dir, b), UserError) << "a running entry is not removed";
   EXPECT_THROW(holdInQueue(dir, b, true), UserError) << "nor held";
-  endQueueEntry(dir, b, "failed", "/runs/b-0001", "loss became NaN at step 3");
+  endQueueEntry(dir, b, QueueState::Failed, "/runs/b-0001", "loss became NaN at step 3");
   const QueueEntry failed = *findQueueEntry(dir, b);
-  EXPECT_EQ(failed.state, "failed");
+  EXPECT_EQ(failed.state, QueueState::Failed);
   EXPECT_EQ(failed.run_folder, "/runs/b-0001");
   EXPECT_EQ(failed.message, "loss became NaN at step 3");
   EXPECT_FALSE(failed.ended_at.empty());
   holdInQueue(dir, b, false);  // a failed entry released is queued again
-  EXPECT_EQ(findQueueEntry(dir, b)->state, "queued");
+  EXPECT_EQ(findQueueEntry(dir, b)->state, QueueState::Queued);
 
   removeFromQueue(dir, a);
   EXPECT_EQ(order(), (std::vector<std::string>{"b:queued", "c:queued"}));
@@ -101,7 +106,7 @@ TEST_F(RunQueueTest, FourProcessesNeverClaimOneEntryTwice) {
       int code = 0;
       try {
         while (const std::optional<QueueEntry> entry = claimFromQueue(dir, ::getpid())) {
-          endQueueEntry(dir, entry->id, "done", "", "by " + std::to_string(::getpid()));
+          endQueueEntry(dir, entry->id, QueueState::Done, "", "by " + std::to_string(::getpid()));
         }
       } catch (...) {
         code = 1;
@@ -119,11 +124,75 @@ TEST_F(RunQueueTest, FourProcessesNeverClaimOneEntryTwice) {
   const std::vector<QueueEntry> entries = listQueue(dir);
   ASSERT_EQ(entries.size(), static_cast<size_t>(kEntries));
   for (const QueueEntry& e : entries) {
-    EXPECT_EQ(e.state, "done") << e.label;
+    EXPECT_EQ(e.state, QueueState::Done) << e.label;
     EXPECT_EQ(e.attempts, 1) << e.label << " was claimed more than once";
     ++by_process[e.message];
   }
   EXPECT_GE(by_process.size(), 2u) << "the processes did race";
+}
+
+// QueueEntry::state is QueueState; the queue table holds its words, the same as before it was one.
+TEST(QueueStateWords, EveryStateHasItsStoredWordAndBack) {
+  const std::vector<std::pair<QueueState, std::string>> words = {
+      {QueueState::Queued, "queued"}, {QueueState::Held, "held"},     {QueueState::Running, "running"},
+      {QueueState::Done, "done"},     {QueueState::Failed, "failed"}, {QueueState::Unknown, "unknown"}};
+  ASSERT_EQ(allWords<QueueState>().size(), words.size()) << "a value was added: add it here";
+  for (const auto& [state, word] : words) {
+    EXPECT_EQ(wordString(state), word);
+    EXPECT_EQ(fromWord<QueueState>(word), state) << word;
+  }
+  // A sweep's trial shows its entry's state, or stopped (sweep_runs.h).
+  EXPECT_EQ(allWords<TrialStatus>(),
+            (std::vector<std::string>{"queued", "held", "running", "done", "stopped", "failed", "unknown"}));
+  for (const auto& [state, word] : words) EXPECT_EQ(wordString(trialStatus(state)), word);
+}
+
+// A queue written before the states were an enum (or by a newer engine) reads: its words become the values;
+// a state this engine does not know reads as Unknown, no worker takes it, and its word stays as it was. The
+// sweep metric is read the same way: none for an entry of no sweep, or for a metric word it does not know.
+TEST_F(RunQueueTest, StoredStateWordsReadAsValuesAndAnUnknownOneIsLeftAlone) {
+  const std::vector<std::string> stored = {"queued", "held", "running", "done", "failed", "paused"};
+  std::vector<int64_t> ids;
+  for (const std::string& word : stored) ids.push_back(add(word));
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(RunIndexDb::fileIn(dir).c_str(), &db), SQLITE_OK);
+  auto exec = [db](const std::string& sql) {
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+  };
+  for (size_t i = 0; i < stored.size(); ++i) {
+    exec("UPDATE queue SET state = '" + stored[i] +
+         "', owner_host = 'another-host' WHERE id = " + std::to_string(ids[i]));
+  }
+  exec("UPDATE queue SET sweep = 's', sweep_metric = 'test_loss' WHERE id = " + std::to_string(ids[0]));
+  exec("UPDATE queue SET sweep = 's', sweep_metric = 'f1_score' WHERE id = " + std::to_string(ids[1]));
+  exec("DELETE FROM queue WHERE state = 'queued'");  // only the unknown one could be claimed now
+  const std::vector<QueueEntry> entries = listQueue(dir);
+  ASSERT_EQ(entries.size(), 5u);
+  EXPECT_EQ(entries[0].state, QueueState::Held);
+  EXPECT_EQ(entries[1].state, QueueState::Running) << "another host's: left as it is";
+  EXPECT_EQ(entries[2].state, QueueState::Done);
+  EXPECT_EQ(entries[3].state, QueueState::Failed);
+  EXPECT_EQ(entries[4].state, QueueState::Unknown);
+  EXPECT_EQ(entries[0].sweep_metric, std::nullopt) << "a metric word it does not know";
+  EXPECT_EQ(entries[2].sweep_metric, std::nullopt) << "no sweep";
+  EXPECT_FALSE(claimFromQueue(dir, ::getpid())) << "an entry in a state it does not know is not taken";
+  sqlite3_stmt* select = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, ("SELECT state FROM queue WHERE id = " + std::to_string(ids[5])).c_str(),
+                               -1, &select, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(select), SQLITE_ROW);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(select, 0))), "paused");
+  sqlite3_finalize(select);
+  sqlite3_close(db);
+
+  QueueAddition trial;
+  trial.experiment = "{}";
+  trial.label = "trial";
+  trial.sweep = "s2";
+  trial.sweep_metric = SweepMetric::TestLoss;
+  const int64_t id = addToQueue(dir, trial);
+  EXPECT_EQ(findQueueEntry(dir, id)->sweep_metric, SweepMetric::TestLoss);
+  EXPECT_EQ(findQueueEntry(dir, id)->state, QueueState::Queued);
 }
 
 TEST_F(RunQueueTest, AnEntryWhoseProcessDiedIsQueuedAgainWithItsRun) {
@@ -141,10 +210,10 @@ TEST_F(RunQueueTest, AnEntryWhoseProcessDiedIsQueuedAgainWithItsRun) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   const QueueEntry after = *findQueueEntry(dir, id);
-  EXPECT_EQ(after.state, "running") << "found as it was left";
+  EXPECT_EQ(after.state, QueueState::Running) << "found as it was left";
   const std::vector<QueueEntry> listed = listQueue(dir);
   ASSERT_EQ(listed.size(), 1u);
-  EXPECT_EQ(listed[0].state, "queued");
+  EXPECT_EQ(listed[0].state, QueueState::Queued);
   EXPECT_EQ(listed[0].run_folder, folder) << "the run it started, from the runs table";
   EXPECT_NE(listed[0].message.find("resumes from its checkpoint"), std::string::npos) << listed[0].message;
   const std::optional<QueueEntry> again = claimFromQueue(dir, ::getpid());
@@ -153,7 +222,7 @@ TEST_F(RunQueueTest, AnEntryWhoseProcessDiedIsQueuedAgainWithItsRun) {
   EXPECT_EQ(again->run_folder, folder);
   EXPECT_EQ(runFolderOfProcess(dir, pid), folder);
   // A live owner keeps its entry.
-  EXPECT_EQ(listQueue(dir)[0].state, "running");
+  EXPECT_EQ(listQueue(dir)[0].state, QueueState::Running);
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "workbench/errors.h"
 #include "workbench/experiment.h"
@@ -56,6 +59,30 @@ TEST(SweepPlan, TheFileIsCheckedNamingWhatIsWrong) {
             std::string::npos);
   EXPECT_EQ(refusal({{"name", "s"}, {"keys", keys}, {"metric", "test_loss"}}), "");
   EXPECT_FALSE(parseSweep({{"name", "s"}, {"keys", keys}, {"metric", "test_loss"}}, "t").maximize());
+}
+
+// The sweep file's "metric" is read once into SweepMetric: each word to its value and back, the message for
+// a word it does not take unchanged.
+TEST(SweepPlan, EveryMetricWordIsReadAsItsValue) {
+  const nlohmann::json keys = {{"optimizer.lr", {0.1, 0.01}}};
+  const std::vector<std::pair<SweepMetric, std::string>> words = {
+      {SweepMetric::BestValAccuracy, "best_val_accuracy"},
+      {SweepMetric::BestValLoss, "best_val_loss"},
+      {SweepMetric::TestAccuracy, "test_accuracy"},
+      {SweepMetric::TestLoss, "test_loss"}};
+  ASSERT_EQ(allWords<SweepMetric>().size(), words.size()) << "a value was added: add it here";
+  for (const auto& [metric, word] : words) {
+    EXPECT_EQ(wordString(metric), word);
+    const SweepSpec spec = parseSweep({{"name", "s"}, {"keys", keys}, {"metric", word}}, "t");
+    EXPECT_EQ(spec.metric, metric) << word;
+    EXPECT_EQ(spec.maximize(), word.find("accuracy") != std::string::npos) << word;
+  }
+  EXPECT_EQ(parseSweep({{"name", "s"}, {"keys", keys}}, "t").metric, SweepMetric::BestValAccuracy);
+  EXPECT_NE(
+      refusal({{"name", "s"}, {"keys", keys}, {"metric", "test_los"}})
+          .find("\"metric\" \"test_los\" is not one of best_val_accuracy, best_val_loss, test_accuracy, "
+                "test_loss; did you mean \"test_loss\"?"),
+      std::string::npos);
 }
 
 TEST(SweepPlan, AGridIsEveryCombinationInOrderOrASeededSubset) {

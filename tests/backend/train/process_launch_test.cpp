@@ -69,6 +69,13 @@ TEST(ProcessLaunch, NoLauncherIsNoLaunch) {
   EXPECT_FALSE(launchFrom({{"SLURM_PROCID", "0"}, {"SLURM_JOB_NODELIST", "node01"}}).has_value());
 }
 
+TEST(ProcessLaunch, EveryLauncherHasItsWordAndBack) {
+  EXPECT_EQ(allWords<Launcher>(), (std::vector<std::string>{"torchrun", "slurm", "env"}));
+  for (const Launcher launcher : {Launcher::Torchrun, Launcher::Slurm, Launcher::Env}) {
+    EXPECT_EQ(fromWord<Launcher>(wordOf(launcher)), launcher) << wordString(launcher);
+  }
+}
+
 TEST(ProcessLaunch, Torchrun) {
   const std::optional<ProcessLaunch> launch = launchFrom(torchrunWorker());
   ASSERT_TRUE(launch.has_value());
@@ -77,7 +84,7 @@ TEST(ProcessLaunch, Torchrun) {
   EXPECT_EQ(launch->local_rank, 1);
   EXPECT_EQ(launch->master_addr, "127.0.0.1");
   EXPECT_EQ(launch->master_port, 29500);
-  EXPECT_EQ(launch->launcher, "torchrun");
+  EXPECT_EQ(launch->launcher, Launcher::Torchrun);
   EXPECT_TRUE(launch->agent_store);
   EXPECT_EQ(launch->store_prefix, "/worker/attempt_0");
   EXPECT_EQ(describe(*launch),
@@ -115,9 +122,9 @@ TEST(ProcessLaunch, TorchrunWithoutTheAgentStore) {
 TEST(ProcessLaunch, GroupRankAloneMeansTorchrun) {
   Variables variables = torchrunWorker();
   variables.erase("TORCHELASTIC_RUN_ID");
-  EXPECT_EQ(launchFrom(variables)->launcher, "torchrun");
+  EXPECT_EQ(launchFrom(variables)->launcher, Launcher::Torchrun);
   variables.erase("GROUP_RANK");
-  EXPECT_EQ(launchFrom(variables)->launcher, "env");
+  EXPECT_EQ(launchFrom(variables)->launcher, Launcher::Env);
 }
 
 TEST(ProcessLaunch, ByHand) {
@@ -129,7 +136,7 @@ TEST(ProcessLaunch, ByHand) {
   EXPECT_EQ(launch->local_rank, 2);  // LOCAL_RANK unset: the rank
   EXPECT_EQ(launch->master_addr, "10.1.2.3");
   EXPECT_EQ(launch->master_port, 12345);
-  EXPECT_EQ(launch->launcher, "env");
+  EXPECT_EQ(launch->launcher, Launcher::Env);
   EXPECT_FALSE(launch->agent_store);
   EXPECT_EQ(launch->store_prefix, "");
   EXPECT_TRUE(test::contains(describe(*launch), "rank 2 of 3 (local rank 2)"));
@@ -218,7 +225,7 @@ TEST(ProcessLaunch, MasterAddressAndPort) {
 TEST(ProcessLaunch, Slurm) {
   const std::optional<ProcessLaunch> launch = launchFrom(slurmTask());
   ASSERT_TRUE(launch.has_value());
-  EXPECT_EQ(launch->launcher, "slurm");
+  EXPECT_EQ(launch->launcher, Launcher::Slurm);
   EXPECT_EQ(launch->rank, 3);
   EXPECT_EQ(launch->world_size, 4);
   EXPECT_EQ(launch->local_rank, 1);
@@ -273,7 +280,7 @@ TEST(ProcessLaunch, TorchrunUnderSlurmIsTorchrun) {
   Variables variables = slurmTask();
   for (const auto& [name, value] : torchrunWorker()) variables[name] = value;
   const std::optional<ProcessLaunch> launch = launchFrom(variables);
-  EXPECT_EQ(launch->launcher, "torchrun");
+  EXPECT_EQ(launch->launcher, Launcher::Torchrun);
   EXPECT_EQ(launch->world_size, 2);
 }
 

@@ -134,7 +134,7 @@ TEST_F(Resume, StoppedMidEpochThenResumedGivesBitIdenticalWeightsAndNoRepeatedSt
 
   const auto record = findRun(runs, fs::path(resumed.run_dir).filename().string());
   ASSERT_TRUE(record);
-  EXPECT_EQ(record->status, "finished");
+  EXPECT_EQ(record->status, RunIndexStatus::Finished);
   EXPECT_EQ(record->steps, reference.steps);
 }
 
