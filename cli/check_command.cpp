@@ -17,7 +17,7 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 }
 
 void printDataSummary(const DataPreview& p) {
-  std::cout << "data: " << p.dataset << (p.source.empty() ? "" : " from " + p.source) << ", "
+  std::cout << "data: " << wordOf(p.dataset) << (p.source.empty() ? "" : " from " + p.source) << ", "
             << p.train_samples
             << " training samples (before data.limit and the validation share), model input "
             << shapeText(p.sample_shape) << ", " << p.class_names.size() << " classes\n";

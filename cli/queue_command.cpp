@@ -111,7 +111,7 @@ ValidationJudge sweepTrialJudge(const std::string& runs_dir, const QueueEntry& e
   const std::vector<int64_t> rungs = sweepRungEpochs(*rule, parsed.experiment.train.epochs);
   const int64_t every = std::max<int64_t>(1, parsed.experiment.train.eval_every_epochs);
   const bool maximize = entry.sweep_metric && higherIsBetter(*entry.sweep_metric);
-  const std::string metric = maximize ? "val_accuracy" : "val_loss";
+  const ValidationMetric metric = maximize ? ValidationMetric::ValAccuracy : ValidationMetric::ValLoss;
   const std::string sweep = entry.sweep;
   const int64_t trial = entry.id;
   const double eta = rule->eta;
@@ -120,7 +120,7 @@ ValidationJudge sweepTrialJudge(const std::string& runs_dir, const QueueEntry& e
     for (const int64_t rung : rungs) {
       if (rung > m.epoch || rung <= m.epoch - every) continue;
       const double value = maximize ? m.val_accuracy : m.val_loss;
-      const RungDecision d = judgeSweepRung(runs_dir, sweep, trial, rung, metric, maximize, value, eta);
+      const RungDecision d = judgeSweepRung(runs_dir, sweep, trial, rung, metric, value, eta);
       verdict.note = d.reason + ".";
       if (d.stop) {
         verdict.stop = true;

@@ -210,7 +210,7 @@ class RunTest : public QObject {
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
     Experiment broken = gui::test::tinyExperiment(dir.path(), 1);
-    broken.data.dataset = "fashion-mnist";
+    broken.data.dataset = DatasetName::FashionMnist;
     broken.data.path = dir.filePath(QStringLiteral("no-such-dataset")).toStdString();
     QVERIFY(window.startExperiment(broken));
     QTRY_VERIFY_WITH_TIMEOUT(errorDialog(&window) != nullptr, kRunTimeoutMs);

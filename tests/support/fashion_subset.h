@@ -16,7 +16,7 @@ namespace wb::test {
 inline const Dataset& fashion() {
   static const Dataset data = [] {
     DataConfig config;
-    config.dataset = "fashion-mnist";
+    config.dataset = DatasetName::FashionMnist;
     config.path = WB_FASHION_MNIST_DIR;
     config.limit = 4096;
     config.val_fraction = 0;

@@ -28,7 +28,7 @@ struct SyntheticRunSpec {
 inline std::string writeSyntheticRun(const std::string& runs_dir, const SyntheticRunSpec& spec) {
   namespace fs = std::filesystem;
   static const char* kModels[] = {"cnn", "mlp", "resnet", "vit"};
-  static const char* kOptimizers[] = {"adamw", "sgd", "adam"};
+  static const OptimizerName kOptimizers[] = {OptimizerName::AdamW, OptimizerName::Sgd, OptimizerName::Adam};
   static const double kLrs[] = {1e-3, 3e-4, 1e-2, 3e-3, 0.05};
   static const int kBatches[] = {128, 64, 256};
   const int i = spec.index;

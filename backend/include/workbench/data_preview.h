@@ -22,8 +22,8 @@ struct PreviewSample {
 };
 
 struct DataPreview {
-  std::string dataset;  // data.dataset
-  std::string source;   // the folder or file read
+  DatasetName dataset = DatasetName::FashionMnist;  // data.dataset
+  std::string source;                               // the folder or file read
   std::vector<std::string> class_names;
   std::vector<int64_t> class_counts;  // files per class (image folders: training folder); empty when unknown
   std::vector<int64_t> sample_shape;  // what the model gets, without the batch dimension

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "workbench/compression_words.h"
-#include "workbench/word_set.h"
+#include "workbench/experiment_words.h"
 
 namespace wb {
 
@@ -26,15 +26,15 @@ struct ImageConfig {
   int64_t resize = 0;    // Resize(int): the shorter side becomes this (bilinear, antialiased); 0 = as stored
   int64_t crop = 0;      // CenterCrop for evaluation, RandomResizedCrop's size for training; 0 = none
   int64_t channels = 3;  // 3: convert("RGB"); 1: convert("L")
-  std::string bad_files =
-      "error";  // error | skip (a file that cannot be read is left out, counted and listed)
+  BadFilePolicy bad_files =
+      BadFilePolicy::Error;  // skip: a file that cannot be read is left out, counted, listed
   // JPEGs decoded at 1/2, 1/4 or 1/8 scale when that still covers max(resize, crop), as Pillow's Image.draft:
   // several times less decoding, other pixels than torchvision's loader gives (so off unless asked for)
   bool jpeg_draft = false;
 };
 
 struct DataConfig {
-  std::string dataset = "fashion-mnist";  // fashion-mnist | mnist | cifar10 | csv | image_folder | synthetic
+  DatasetName dataset = DatasetName::FashionMnist;
   std::string path;   // folder (idx, cifar10, image_folder) or file (csv); empty = the dataset's default
   int64_t limit = 0;  // use only the first N training samples; 0 = all
   double val_fraction = 0.1;     // share of the training split held out for validation
@@ -47,7 +47,7 @@ struct DataConfig {
       2;  // threads that read, decode and augment batches (num_workers); 0 = the training thread
   // workers: every transform on the workers; device: the workers stop at uint8 pixels, the random crop, flip
   // and normalization run on the training device after the copy (a quarter of the bytes travel)
-  std::string augment_on = "workers";
+  AugmentPlace augment_on = AugmentPlace::Workers;
   // csv
   std::string label_column = "label";
   std::string test_path;  // csv, image_folder: a separate test file or folder; else test_fraction of path
@@ -65,7 +65,7 @@ struct ModelConfig {
 };
 
 struct OptimizerConfig {
-  std::string name = "adamw";  // sgd | adam | adamw | rmsprop | adagrad
+  OptimizerName name = OptimizerName::AdamW;
   double lr = 1e-3;
   // Unwritten lr, weight_decay and eps take torch.optim's defaults for the optimizer named (the parser sets
   // them: AdamW's here); every other default is also torch's.
@@ -82,8 +82,7 @@ struct OptimizerConfig {
 };
 
 struct ScheduleConfig {
-  // constant (as without a torch scheduler) | step | multistep | exponential | cosine | onecycle | plateau
-  std::string name = "constant";
+  ScheduleName name = ScheduleName::Constant;
   int64_t warmup_steps = 0;
   double warmup_start_factor = 0.01;  // warmup starts at lr * this (0 < f <= 1) and rises linearly to lr
   // step / multistep / exponential / plateau
@@ -95,35 +94,26 @@ struct ScheduleConfig {
   double eta_min = 0.0;
   // onecycle (max_lr is optimizer.lr)
   double pct_start = 0.3;
-  std::string anneal_strategy = "cos";  // cos | linear
+  AnnealStrategy anneal_strategy = AnnealStrategy::Cos;
   double div_factor = 25.0;
   double final_div_factor = 1e4;
   bool three_phase = false;
   // plateau: stepped once per validation, on the validation loss
-  std::string plateau_mode = "min";
+  PlateauMode plateau_mode = PlateauMode::Min;
   double factor = 0.1;
   int64_t patience = 10;
   double threshold = 1e-4;
-  std::string threshold_mode = "rel";
+  ThresholdMode threshold_mode = ThresholdMode::Rel;
   int64_t cooldown = 0;
   double min_lr = 0.0;
 };
 
 struct EarlyStoppingConfig {
   bool enabled = false;
-  std::string metric = "val_loss";  // val_loss | val_accuracy
-  int64_t patience = 3;             // validations without improvement before stopping
+  ValidationMetric metric = ValidationMetric::ValLoss;
+  int64_t patience = 3;  // validations without improvement before stopping
   double min_delta = 0.0;
 };
-
-// train.amp: the precision the forward pass and the loss run in (autocast), fp16 with dynamic loss scaling.
-enum class Precision { Off, Bf16, Fp16 };
-template <>
-struct Words<Precision> {
-  static constexpr std::array<Word<Precision>, 3> table{
-      {{Precision::Off, "off"}, {Precision::Bf16, "bf16"}, {Precision::Fp16, "fp16"}}};
-};
-static_assert(wordsAreDistinct<Precision>());
 
 struct TrainConfig {
   int64_t epochs = 15;
@@ -144,7 +134,7 @@ struct TrainConfig {
   bool tf32 = true;             // float32 matmuls and convolutions on TF32 tensor cores (Ampere and newer)
   bool channels_last = false;   // NHWC weights and images for conv nets
   bool pinned_memory = true;    // batches copied from page-locked host memory, without blocking
-  std::string data_on_device = "auto";  // auto | on | off: the whole training split on the device
+  AutoSwitch data_on_device = AutoSwitch::Auto;  // the whole training split on the device
   int64_t eval_every_epochs = 1;
   int64_t log_every_steps = 20;  // how often losses are read back from the device and reported
   // Checkpoints (model, optimizer, schedule, scaler, RNG, data position) for exact resume: every N optimizer

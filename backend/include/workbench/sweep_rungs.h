@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "workbench/experiment_words.h"
 #include "workbench/sweep.h"
 
 namespace wb {
@@ -26,11 +27,11 @@ struct RungDecision {
   std::string reason;   // what the trial's log says, stopped or not
 };
 
-// Records `value` (the validation metric `metric` of trial `trial`, its queue entry, at rung epoch `rung`)
-// for sweep `sweep` and decides. Recording again (a resumed trial) replaces the value. Throws wb::UserError
-// naming the index file when it cannot be read or written.
+// Records `value` (the validation metric `metric` of trial `trial`, its queue entry, at rung epoch `rung`;
+// higher is better for accuracy, lower for loss) for sweep `sweep` and decides. Recording again (a resumed
+// trial) replaces the value. Throws wb::UserError naming the index file when it cannot be read or written.
 RungDecision judgeSweepRung(const std::string& runs_dir, const std::string& sweep, int64_t trial,
-                            int64_t rung, const std::string& metric, bool maximize, double value, double eta);
+                            int64_t rung, ValidationMetric metric, double value, double eta);
 
 // The sweep's early-stopping rule, kept in the index when the sweep is queued (the trials' processes read
 // it).

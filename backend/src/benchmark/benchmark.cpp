@@ -107,7 +107,7 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
         step.ampDtype() ? wordString(e.train.amp) + " autocast" : std::string("float32");
     log(data.description + "\nModel: " + std::to_string(step.model().info().parameters) +
         " parameters; batch " + std::to_string(e.train.batch_size) + "; precision " + precision +
-        (options.channels_last ? "; channels_last" : "") + "; optimizer " + e.optimizer.name +
+        (options.channels_last ? "; channels_last" : "") + "; optimizer " + wordString(e.optimizer.name) +
         (takesFusedStep(step.optimizer()) ? " (fused CPU step)" : ""));
   }
   BatchLoader loader(data.train, options);

@@ -133,8 +133,8 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
   RecorderScope recording(phase.events, &folder, phase.outer_recorder);
   std::ostringstream line;
   line << "Fine-tuning: " << plan.total_steps << " steps (" << plan.epochs << " epoch(s) of "
-       << plan.steps_per_epoch << "), optimizer " << experiment.optimizer.name << " lr "
-       << experiment.optimizer.lr << ", schedule " << experiment.schedule.name;
+       << plan.steps_per_epoch << "), optimizer " << wordOf(experiment.optimizer.name) << " lr "
+       << experiment.optimizer.lr << ", schedule " << wordOf(experiment.schedule.name);
   if (ranks.parallel())
     line << ", data parallel on " << layout.world_size << " ranks, batch " << experiment.train.batch_size
          << " per rank";

@@ -62,10 +62,11 @@ DataPreview previewData(const Experiment& e, int max_samples) {
   preview.class_names = index.classes;
   preview.class_counts = index.class_counts;
   preview.preprocessing = preprocessingOf(d);
-  preview.loader = std::to_string(d.workers) + (d.workers == 1 ? " worker" : " workers") +
-                   (d.workers == 0 ? " (batches made on the training thread)" : "") +
-                   (d.augment_on == "device" ? ", crop, flip and normalization on the training device" : "") +
-                   ", " + preview.loader;
+  preview.loader =
+      std::to_string(d.workers) + (d.workers == 1 ? " worker" : " workers") +
+      (d.workers == 0 ? " (batches made on the training thread)" : "") +
+      (d.augment_on == AugmentPlace::Device ? ", crop, flip and normalization on the training device" : "") +
+      ", " + preview.loader;
   ImageTransform transform;
   transform.resize = d.images.resize;
   transform.crop = d.images.crop;
@@ -84,7 +85,7 @@ DataPreview previewData(const Experiment& e, int max_samples) {
       std::mt19937_64 random(mixSeed(e.seed, c));
       image = trainingTransform(readImageFor(file, transform), transform, random);
     } catch (const DataError&) {
-      if (d.images.bad_files == "skip") continue;
+      if (d.images.bad_files == BadFilePolicy::Skip) continue;
       throw;
     }
     PreviewSample sample;

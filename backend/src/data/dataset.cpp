@@ -135,11 +135,11 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-std::string defaultDataPath(const std::string& dataset) {
-  if (dataset == "fashion-mnist") return "/usr/share/datasets/fashion-mnist";
-  if (dataset == "mnist") return "/usr/share/datasets/mnist";
-  if (dataset == "cifar10") return "/usr/share/datasets/cifar10";
-  return {};
+std::string defaultDataPath(DatasetName dataset) {
+  // Debian's dataset packages install under their word (dataset-fashion-mnist: .../fashion-mnist).
+  const bool packaged = dataset == DatasetName::FashionMnist || dataset == DatasetName::Mnist ||
+                        dataset == DatasetName::Cifar10;
+  return packaged ? "/usr/share/datasets/" + wordString(dataset) : std::string();
 }
 
 Dataset loadDataset(const DataConfig& config, uint64_t seed) {

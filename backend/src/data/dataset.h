@@ -45,6 +45,6 @@ Dataset loadDataset(const DataConfig& config, uint64_t seed);
 DataShape probeDataShape(const DataConfig& config);
 
 // The folder a dataset is read from when data.path is empty.
-std::string defaultDataPath(const std::string& dataset);
+std::string defaultDataPath(DatasetName dataset);
 
 }  // namespace wb

@@ -26,15 +26,15 @@ bool isFile(const fs::path& path) {
 }
 
 std::string missingIdxHint(const DataConfig& config, const std::string& folder) {
-  if (config.dataset == "fashion-mnist") {
-    if (folder == defaultDataPath("fashion-mnist")) {
+  if (config.dataset == DatasetName::FashionMnist) {
+    if (folder == defaultDataPath(DatasetName::FashionMnist)) {
       return "install it with `apt-get install dataset-fashion-mnist`, or set data.path to a folder holding "
              "the four Fashion-MNIST IDX files";
     }
     return "set data.path to a folder holding train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, "
            "t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz (gzipped or not), or leave it empty to "
            "use " +
-           defaultDataPath("fashion-mnist") + " (`apt-get install dataset-fashion-mnist`)";
+           defaultDataPath(DatasetName::FashionMnist) + " (`apt-get install dataset-fashion-mnist`)";
   }
   return std::string(
              "download train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz "
@@ -44,26 +44,29 @@ std::string missingIdxHint(const DataConfig& config, const std::string& folder) 
 
 }  // namespace
 
-DatasetInfo datasetInfo(const std::string& dataset) {
-  if (dataset == "fashion-mnist") {
-    return {DatasetKind::Idx,
-            "Fashion-MNIST",
-            {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
-             "Ankle boot"},
-            10};
+DatasetInfo datasetInfo(DatasetName dataset) {
+  switch (dataset) {
+    case DatasetName::FashionMnist:
+      return {DatasetKind::Idx,
+              "Fashion-MNIST",
+              {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+               "Ankle boot"},
+              10};
+    case DatasetName::Mnist:
+      return {DatasetKind::Idx, "MNIST", digitNames(), 10};
+    case DatasetName::Cifar10:
+      return {DatasetKind::Cifar10,
+              "CIFAR-10",
+              {"airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"},
+              10};
+    case DatasetName::Csv:
+      return {DatasetKind::Csv, "CSV", {}, 0};
+    case DatasetName::ImageFolder:
+      return {DatasetKind::ImageFolder, "Image folder", {}, 0};
+    case DatasetName::Synthetic:
+      return {DatasetKind::Synthetic, "Synthetic", {}, 0};
   }
-  if (dataset == "mnist") return {DatasetKind::Idx, "MNIST", digitNames(), 10};
-  if (dataset == "cifar10") {
-    return {DatasetKind::Cifar10,
-            "CIFAR-10",
-            {"airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"},
-            10};
-  }
-  if (dataset == "csv") return {DatasetKind::Csv, "CSV", {}, 0};
-  if (dataset == "image_folder") return {DatasetKind::ImageFolder, "Image folder", {}, 0};
-  if (dataset == "synthetic") return {DatasetKind::Synthetic, "Synthetic", {}, 0};
-  throw UserError("data.dataset '" + dataset + "' is not a dataset the workbench knows",
-                  "use one of fashion-mnist, mnist, cifar10, csv, image_folder, synthetic");
+  return {DatasetKind::Synthetic, wordString(dataset), {}, 0};
 }
 
 std::string dataFolder(const DataConfig& config) {

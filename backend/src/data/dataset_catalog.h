@@ -19,8 +19,7 @@ struct DatasetInfo {
   int64_t known_classes = 0;             // the class count the dataset is published with; 0 when unknown
 };
 
-// Throws UserError for a name the workbench does not know.
-DatasetInfo datasetInfo(const std::string& dataset);
+DatasetInfo datasetInfo(DatasetName dataset);
 
 struct IdxFiles {
   std::string train_images, train_labels, test_images, test_labels;

@@ -156,7 +156,7 @@ Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
                                 " val " + std::to_string(config.val_fraction) + " test " + config.test_path +
                                 " " + std::to_string(config.test_fraction);
   const ImageScan scan = scanImageFiles(s.root, files, training, transform, std::max(1, workers), split_key);
-  if (!scan.bad.empty() && config.images.bad_files != "skip") {
+  if (!scan.bad.empty() && config.images.bad_files != BadFilePolicy::Skip) {
     throw DataError(std::to_string(scan.bad.size()) + " of the " + std::to_string(files.size()) +
                         " image files cannot be read:" + listOfBadFiles(scan.bad),
                     "replace or remove them, or set data.images.bad_files to \"skip\" to train without them");
@@ -172,7 +172,7 @@ Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
   auto shared_files = std::make_shared<const std::vector<std::string>>(s.files);
   Dataset dataset;
   dataset.normalization = scan.normalization;
-  const bool on_device = config.augment_on == "device";
+  const bool on_device = config.augment_on == AugmentPlace::Device;
   dataset.train =
       makeSplit(shared_files, s.labels, s.train, bad, transform, scan.normalization, workers, on_device);
   ImageTransform evaluation = transform;
@@ -226,7 +226,7 @@ DataShape probeImageFolder(const DataConfig& config) {
       shape.sample_shape = {transform.channels, image.height, image.width};
       return shape;
     } catch (const DataError&) {
-      if (config.images.bad_files != "skip") throw;
+      if (config.images.bad_files != BadFilePolicy::Skip) throw;
     }
   }
   throw DataError("none of the image files in " + index.root + " can be read",

@@ -29,9 +29,9 @@ void checkConsistency(const Experiment& e, IssueList& issues) {
 
   if (e.optimizer.nesterov &&
       !anyIssue(issues, {"optimizer.nesterov", "optimizer.name", "optimizer.momentum"})) {
-    if (e.optimizer.name != "sgd") {
+    if (e.optimizer.name != OptimizerName::Sgd) {
       issues.add("optimizer.nesterov", "Nesterov momentum is an option of SGD, but optimizer.name is " +
-                                           quoted(e.optimizer.name) +
+                                           quoted(wordString(e.optimizer.name)) +
                                            ": set optimizer.name to \"sgd\" or optimizer.nesterov to false");
     } else if (e.optimizer.momentum <= 0.0) {
       issues.add("optimizer.nesterov",
@@ -44,11 +44,11 @@ void checkConsistency(const Experiment& e, IssueList& issues) {
   if (e.train.early_stopping.enabled && !hasValidation &&
       !anyIssue(issues, {"train.early_stopping", "data.val_fraction"})) {
     issues.add("train.early_stopping",
-               "early stopping watches " + e.train.early_stopping.metric +
+               "early stopping watches " + wordString(e.train.early_stopping.metric) +
                    ", a validation metric, but data.val_fraction is 0 so there is no validation: set "
                    "data.val_fraction > 0 (such as 0.1) or set train.early_stopping to false");
   }
-  if (e.schedule.name == "plateau" && !hasValidation &&
+  if (e.schedule.name == ScheduleName::Plateau && !hasValidation &&
       !anyIssue(issues, {"schedule.name", "data.val_fraction"})) {
     issues.add("schedule.name",
                "the plateau schedule lowers the learning rate when the validation loss stops improving, but "
@@ -56,26 +56,27 @@ void checkConsistency(const Experiment& e, IssueList& issues) {
                "choose another schedule");
   }
 
-  if (e.schedule.name == "multistep" && e.schedule.milestones.empty() &&
+  if (e.schedule.name == ScheduleName::MultiStep && e.schedule.milestones.empty() &&
       !anyIssue(issues, {"schedule.name", "schedule.milestones"})) {
     issues.add("schedule.milestones",
                "the multistep schedule needs at least one milestone (a step at which the learning rate is "
                "multiplied by schedule.gamma), such as [3000, 6000]");
   }
 
-  if (e.data.dataset == "csv" && e.data.path.empty() && !anyIssue(issues, {"data.dataset", "data.path"})) {
+  if (e.data.dataset == DatasetName::Csv && e.data.path.empty() &&
+      !anyIssue(issues, {"data.dataset", "data.path"})) {
     issues.add("data.path",
                "the csv dataset needs data.path, the CSV file to train on (one row per sample, a "
                "header row naming the columns)");
   }
-  if (e.data.dataset == "image_folder" && e.data.path.empty() &&
+  if (e.data.dataset == DatasetName::ImageFolder && e.data.path.empty() &&
       !anyIssue(issues, {"data.dataset", "data.path"})) {
     issues.add(
         "data.path",
         "the image_folder dataset needs data.path, a folder with one subfolder of JPEG or PNG images per "
         "class (torchvision's ImageFolder layout)");
   }
-  if (e.data.dataset == "image_folder" && e.data.augment_on == "device" &&
+  if (e.data.dataset == DatasetName::ImageFolder && e.data.augment_on == AugmentPlace::Device &&
       (e.data.images.resize == 0 || e.data.images.crop == 0) &&
       !anyIssue(issues, {"data.augment_on", "data.images.resize", "data.images.crop"})) {
     issues.add(
@@ -83,7 +84,7 @@ void checkConsistency(const Experiment& e, IssueList& issues) {
         "\"device\" batches the images before the device crops them, so every image must come out of the "
         "workers the same size: set data.images.resize and data.images.crop (such as 256 and 224)");
   }
-  if (e.data.dataset == "image_folder" && e.data.images.channels == 2 &&
+  if (e.data.dataset == DatasetName::ImageFolder && e.data.images.channels == 2 &&
       !anyIssue(issues, {"data.images.channels"})) {
     issues.add("data.images.channels",
                "expected 3 (RGB, as convert(\"RGB\")) or 1 (grey, as convert(\"L\")), got 2");

@@ -21,11 +21,11 @@ struct TorchOptimizerDefaults {
   double eps = 1e-8;
 };
 
-TorchOptimizerDefaults torchOptimizerDefaults(const std::string& name) {
+TorchOptimizerDefaults torchOptimizerDefaults(OptimizerName name) {
   TorchOptimizerDefaults d;
-  if (name == "adamw") d.weight_decay = 1e-2;
-  if (name == "rmsprop" || name == "adagrad") d.lr = 1e-2;
-  if (name == "adagrad") d.eps = 1e-10;
+  if (name == OptimizerName::AdamW) d.weight_decay = 1e-2;
+  if (name == OptimizerName::RmsProp || name == OptimizerName::Adagrad) d.lr = 1e-2;
+  if (name == OptimizerName::Adagrad) d.eps = 1e-10;
   return d;
 }
 

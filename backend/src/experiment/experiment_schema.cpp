@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <type_traits>
@@ -46,13 +47,22 @@ SchemaKey sectionKey(const char* name, std::vector<SchemaKey> children, bool swi
   return key;
 }
 
-// The key matters only while `path` holds one of `values` (when), or none of them (unless).
-SchemaKey when(const char* path, std::vector<std::string> values, SchemaKey key) {
-  key.appliesWhen = KeyCondition{path, std::move(values), false};
+// The key matters only while the word key at `path` holds one of `values` (when), or none of them (unless).
+// The values are the enum's, so a condition cannot name a word the key does not have.
+template <typename E>
+std::vector<std::string> wordsOf(std::initializer_list<E> values) {
+  std::vector<std::string> words;
+  for (E value : values) words.push_back(wordString(value));
+  return words;
+}
+template <typename E>
+SchemaKey when(const char* path, std::initializer_list<E> values, SchemaKey key) {
+  key.appliesWhen = KeyCondition{path, wordsOf(values), false};
   return key;
 }
-SchemaKey unless(const char* path, std::vector<std::string> values, SchemaKey key) {
-  key.appliesWhen = KeyCondition{path, std::move(values), true};
+template <typename E>
+SchemaKey unless(const char* path, std::initializer_list<E> values, SchemaKey key) {
+  key.appliesWhen = KeyCondition{path, wordsOf(values), true};
   return key;
 }
 
@@ -386,32 +396,31 @@ SchemaKey dataSection() {
   shape.expected = "1 to 3 positive integers ([channels, height, width] or [features])";
 
   return sectionKey("data", {
-    stringKey("dataset", oneOf({"fashion-mnist", "mnist", "cifar10", "csv", "image_folder", "synthetic"}),
-              WB_FIELD(data.dataset)),
-    unless(kDataset, {"synthetic"}, stringKey("path", StringRule{}, WB_FIELD(data.path))),
+    wordKey("dataset", WB_FIELD(data.dataset)),
+    unless(kDataset, {DatasetName::Synthetic}, stringKey("path", StringRule{}, WB_FIELD(data.path))),
     integerKey("limit", atLeast(0), WB_FIELD(data.limit)),
     numberKey("val_fraction", kFraction, WB_FIELD(data.val_fraction)),
-    unless(kDataset, {"csv"}, sectionKey("augment", {
+    unless(kDataset, {DatasetName::Csv}, sectionKey("augment", {
       booleanKey("enabled", WB_FIELD(data.augment_enabled)),
-      unless(kDataset, {"image_folder"}, booleanKey("random_crop", WB_FIELD(data.augment.random_crop))),
-      unless(kDataset, {"image_folder"}, integerKey("crop_padding", atLeast(0), WB_FIELD(data.augment.crop_padding))),
-      when(kDataset, {"image_folder"}, booleanKey("random_resized_crop", WB_FIELD(data.augment.random_resized_crop))),
+      unless(kDataset, {DatasetName::ImageFolder}, booleanKey("random_crop", WB_FIELD(data.augment.random_crop))),
+      unless(kDataset, {DatasetName::ImageFolder}, integerKey("crop_padding", atLeast(0), WB_FIELD(data.augment.crop_padding))),
+      when(kDataset, {DatasetName::ImageFolder}, booleanKey("random_resized_crop", WB_FIELD(data.augment.random_resized_crop))),
       booleanKey("horizontal_flip", WB_FIELD(data.augment.horizontal_flip)),
     }, /*switchable=*/true)),
     integerKey("prefetch", atLeast(1), WB_FIELD(data.prefetch)),
-    when(kDataset, {"image_folder"}, integerKey("workers", atLeast(0), WB_FIELD(data.workers))),
-    when(kDataset, {"image_folder"}, stringKey("augment_on", oneOf({"workers", "device"}), WB_FIELD(data.augment_on))),
-    when(kDataset, {"image_folder"}, sectionKey("images", {
+    when(kDataset, {DatasetName::ImageFolder}, integerKey("workers", atLeast(0), WB_FIELD(data.workers))),
+    when(kDataset, {DatasetName::ImageFolder}, wordKey("augment_on", WB_FIELD(data.augment_on))),
+    when(kDataset, {DatasetName::ImageFolder}, sectionKey("images", {
       integerKey("resize", atLeast(0), WB_FIELD(data.images.resize)),
       integerKey("crop", atLeast(0), WB_FIELD(data.images.crop)),
       integerKey("channels", IntegerRule{1, 3}, WB_FIELD(data.images.channels)),
-      stringKey("bad_files", oneOf({"error", "skip"}), WB_FIELD(data.images.bad_files)),
+      wordKey("bad_files", WB_FIELD(data.images.bad_files)),
       booleanKey("jpeg_draft", WB_FIELD(data.images.jpeg_draft)),
     })),
-    when(kDataset, {"csv"}, stringKey("label_column", nonEmptyString(), WB_FIELD(data.label_column))),
-    when(kDataset, {"csv", "image_folder"}, stringKey("test_path", StringRule{}, WB_FIELD(data.test_path))),
-    when(kDataset, {"csv", "image_folder"}, numberKey("test_fraction", kFraction, WB_FIELD(data.test_fraction))),
-    when(kDataset, {"synthetic"}, sectionKey("synthetic", {
+    when(kDataset, {DatasetName::Csv}, stringKey("label_column", nonEmptyString(), WB_FIELD(data.label_column))),
+    when(kDataset, {DatasetName::Csv, DatasetName::ImageFolder}, stringKey("test_path", StringRule{}, WB_FIELD(data.test_path))),
+    when(kDataset, {DatasetName::Csv, DatasetName::ImageFolder}, numberKey("test_fraction", kFraction, WB_FIELD(data.test_fraction))),
+    when(kDataset, {DatasetName::Synthetic}, sectionKey("synthetic", {
       integerKey("samples", atLeast(1), WB_FIELD(data.synthetic_samples)),
       integerKey("classes", atLeast(2), WB_FIELD(data.synthetic_classes)),
       integerListKey("shape", shape, WB_FIELD(data.synthetic_shape)),
@@ -432,15 +441,15 @@ SchemaKey modelSection() {
 
 SchemaKey optimizerSection() {
   return sectionKey("optimizer", {
-    stringKey("name", oneOf({"sgd", "adam", "adamw", "rmsprop", "adagrad"}), WB_FIELD(optimizer.name)),
+    wordKey("name", WB_FIELD(optimizer.name)),
     numberKey("lr", positiveNumber(), WB_FIELD(optimizer.lr)),
     numberKey("weight_decay", nonNegativeNumber(), WB_FIELD(optimizer.weight_decay)),
-    when(kOptimizer, {"sgd", "rmsprop"},
+    when(kOptimizer, {OptimizerName::Sgd, OptimizerName::RmsProp},
          numberKey("momentum", nonNegativeNumber(), WB_FIELD(optimizer.momentum))),
-    when(kOptimizer, {"sgd"}, booleanKey("nesterov", WB_FIELD(optimizer.nesterov))),
-    when(kOptimizer, {"adam", "adamw"}, betasKey()),
-    unless(kOptimizer, {"sgd"}, numberKey("eps", positiveNumber(), WB_FIELD(optimizer.eps))),
-    when(kOptimizer, {"rmsprop"}, numberKey("alpha", kFraction, WB_FIELD(optimizer.alpha))),
+    when(kOptimizer, {OptimizerName::Sgd}, booleanKey("nesterov", WB_FIELD(optimizer.nesterov))),
+    when(kOptimizer, {OptimizerName::Adam, OptimizerName::AdamW}, betasKey()),
+    unless(kOptimizer, {OptimizerName::Sgd}, numberKey("eps", positiveNumber(), WB_FIELD(optimizer.eps))),
+    when(kOptimizer, {OptimizerName::RmsProp}, numberKey("alpha", kFraction, WB_FIELD(optimizer.alpha))),
     booleanKey("decay_bias_and_norm", WB_FIELD(optimizer.decay_bias_and_norm)),
     booleanKey("fused", WB_FIELD(optimizer.fused)),
   });
@@ -453,31 +462,30 @@ SchemaKey scheduleSection() {
   milestones.expected = "a list of positive step numbers in increasing order, such as [3000, 6000]";
 
   return sectionKey("schedule", {
-    stringKey("name", oneOf({"constant", "step", "multistep", "exponential", "cosine", "onecycle", "plateau"}),
-              WB_FIELD(schedule.name)),
+    wordKey("name", WB_FIELD(schedule.name)),
     integerKey("warmup_steps", atLeast(0), WB_FIELD(schedule.warmup_steps)),
     numberKey("warmup_start_factor", numberIn(0.0, false, 1.0, true), WB_FIELD(schedule.warmup_start_factor)),
-    when(kSchedule, {"step"}, integerKey("step_size", atLeast(1), WB_FIELD(schedule.step_size))),
-    when(kSchedule, {"multistep"}, integerListKey("milestones", milestones, WB_FIELD(schedule.milestones))),
-    when(kSchedule, {"step", "multistep", "exponential"},
+    when(kSchedule, {ScheduleName::Step}, integerKey("step_size", atLeast(1), WB_FIELD(schedule.step_size))),
+    when(kSchedule, {ScheduleName::MultiStep}, integerListKey("milestones", milestones, WB_FIELD(schedule.milestones))),
+    when(kSchedule, {ScheduleName::Step, ScheduleName::MultiStep, ScheduleName::Exponential},
          numberKey("gamma", positiveNumber(), WB_FIELD(schedule.gamma))),
-    when(kSchedule, {"cosine"}, integerKey("t_max", atLeast(0), WB_FIELD(schedule.t_max))),
-    when(kSchedule, {"cosine"}, numberKey("eta_min", nonNegativeNumber(), WB_FIELD(schedule.eta_min))),
-    when(kSchedule, {"onecycle"}, numberKey("pct_start", kOpenFraction, WB_FIELD(schedule.pct_start))),
-    when(kSchedule, {"onecycle"},
-         stringKey("anneal_strategy", oneOf({"cos", "linear"}), WB_FIELD(schedule.anneal_strategy))),
-    when(kSchedule, {"onecycle"}, numberKey("div_factor", positiveNumber(), WB_FIELD(schedule.div_factor))),
-    when(kSchedule, {"onecycle"},
+    when(kSchedule, {ScheduleName::Cosine}, integerKey("t_max", atLeast(0), WB_FIELD(schedule.t_max))),
+    when(kSchedule, {ScheduleName::Cosine}, numberKey("eta_min", nonNegativeNumber(), WB_FIELD(schedule.eta_min))),
+    when(kSchedule, {ScheduleName::OneCycle}, numberKey("pct_start", kOpenFraction, WB_FIELD(schedule.pct_start))),
+    when(kSchedule, {ScheduleName::OneCycle},
+         wordKey("anneal_strategy", WB_FIELD(schedule.anneal_strategy))),
+    when(kSchedule, {ScheduleName::OneCycle}, numberKey("div_factor", positiveNumber(), WB_FIELD(schedule.div_factor))),
+    when(kSchedule, {ScheduleName::OneCycle},
          numberKey("final_div_factor", positiveNumber(), WB_FIELD(schedule.final_div_factor))),
-    when(kSchedule, {"onecycle"}, booleanKey("three_phase", WB_FIELD(schedule.three_phase))),
-    when(kSchedule, {"plateau"}, stringKey("mode", oneOf({"min", "max"}), WB_FIELD(schedule.plateau_mode))),
-    when(kSchedule, {"plateau"}, numberKey("factor", kOpenFraction, WB_FIELD(schedule.factor))),
-    when(kSchedule, {"plateau"}, integerKey("patience", atLeast(0), WB_FIELD(schedule.patience))),
-    when(kSchedule, {"plateau"}, numberKey("threshold", nonNegativeNumber(), WB_FIELD(schedule.threshold))),
-    when(kSchedule, {"plateau"},
-         stringKey("threshold_mode", oneOf({"rel", "abs"}), WB_FIELD(schedule.threshold_mode))),
-    when(kSchedule, {"plateau"}, integerKey("cooldown", atLeast(0), WB_FIELD(schedule.cooldown))),
-    when(kSchedule, {"plateau"}, numberKey("min_lr", nonNegativeNumber(), WB_FIELD(schedule.min_lr))),
+    when(kSchedule, {ScheduleName::OneCycle}, booleanKey("three_phase", WB_FIELD(schedule.three_phase))),
+    when(kSchedule, {ScheduleName::Plateau}, wordKey("mode", WB_FIELD(schedule.plateau_mode))),
+    when(kSchedule, {ScheduleName::Plateau}, numberKey("factor", kOpenFraction, WB_FIELD(schedule.factor))),
+    when(kSchedule, {ScheduleName::Plateau}, integerKey("patience", atLeast(0), WB_FIELD(schedule.patience))),
+    when(kSchedule, {ScheduleName::Plateau}, numberKey("threshold", nonNegativeNumber(), WB_FIELD(schedule.threshold))),
+    when(kSchedule, {ScheduleName::Plateau},
+         wordKey("threshold_mode", WB_FIELD(schedule.threshold_mode))),
+    when(kSchedule, {ScheduleName::Plateau}, integerKey("cooldown", atLeast(0), WB_FIELD(schedule.cooldown))),
+    when(kSchedule, {ScheduleName::Plateau}, numberKey("min_lr", nonNegativeNumber(), WB_FIELD(schedule.min_lr))),
   });
 }
 
@@ -505,7 +513,7 @@ SchemaKey trainSection() {
     booleanKey("tf32", WB_FIELD(train.tf32)),
     booleanKey("channels_last", WB_FIELD(train.channels_last)),
     booleanKey("pinned_memory", WB_FIELD(train.pinned_memory)),
-    stringKey("data_on_device", oneOf({"auto", "on", "off"}), WB_FIELD(train.data_on_device)),
+    wordKey("data_on_device", WB_FIELD(train.data_on_device)),
     integerKey("eval_every_epochs", atLeast(1), WB_FIELD(train.eval_every_epochs)),
     integerKey("log_every_steps", atLeast(1), WB_FIELD(train.log_every_steps)),
     integerKey("checkpoint_every_steps", atLeast(0), WB_FIELD(train.checkpoint_every_steps)),
@@ -515,7 +523,7 @@ SchemaKey trainSection() {
     integerKey("keep_checkpoints", atLeast(1), WB_FIELD(train.keep_checkpoints)),
     sectionKey("early_stopping", {
       booleanKey("enabled", WB_FIELD(train.early_stopping.enabled)),
-      stringKey("metric", oneOf({"val_loss", "val_accuracy"}), WB_FIELD(train.early_stopping.metric)),
+      wordKey("metric", WB_FIELD(train.early_stopping.metric)),
       integerKey("patience", atLeast(1), WB_FIELD(train.early_stopping.patience)),
       numberKey("min_delta", nonNegativeNumber(), WB_FIELD(train.early_stopping.min_delta)),
     }, /*switchable=*/true),

@@ -29,7 +29,8 @@ std::string keyNote(const std::string& label, const std::string& key,
 }
 
 bool holdsImages(const DataConfig& data) {
-  return data.dataset != "csv" && !(data.dataset == "synthetic" && data.synthetic_shape.size() < 3);
+  return data.dataset != DatasetName::Csv &&
+         !(data.dataset == DatasetName::Synthetic && data.synthetic_shape.size() < 3);
 }
 
 std::string augmentation(const DataConfig& data) {
@@ -49,26 +50,26 @@ std::string schedule(const Experiment& e) {
   const ScheduleConfig& s = e.schedule;
   const std::string lr = number(e.optimizer.lr);
   std::string text;
-  if (s.name == "constant") {
+  if (s.name == ScheduleName::Constant) {
     text = "schedule constant, lr " + lr;
-  } else if (s.name == "cosine") {
+  } else if (s.name == ScheduleName::Cosine) {
     text = "schedule cosine from lr " + lr + " to " + number(s.eta_min) + " over " +
            (s.t_max > 0 ? std::to_string(s.t_max) + " steps" : std::string("the whole run"));
-  } else if (s.name == "step") {
+  } else if (s.name == ScheduleName::Step) {
     text = "schedule step, lr " + lr + " x" + number(s.gamma) + " every " + std::to_string(s.step_size) +
            " steps";
-  } else if (s.name == "multistep") {
+  } else if (s.name == ScheduleName::MultiStep) {
     text = "schedule multistep, lr " + lr + " x" + number(s.gamma) + " at " +
            std::to_string(s.milestones.size()) + " milestone(s)";
-  } else if (s.name == "exponential") {
+  } else if (s.name == ScheduleName::Exponential) {
     text = "schedule exponential, lr " + lr + " x" + number(s.gamma) + " every step";
-  } else if (s.name == "onecycle") {
+  } else if (s.name == ScheduleName::OneCycle) {
     text = "schedule one-cycle up to lr " + lr;
-  } else if (s.name == "plateau") {
+  } else if (s.name == ScheduleName::Plateau) {
     text = "schedule plateau, lr " + lr + " x" + number(s.factor) + " after " + std::to_string(s.patience) +
            " validations without improvement";
   } else {
-    text = "schedule " + s.name + ", lr " + lr;
+    text = "schedule " + wordString(s.name) + ", lr " + lr;
   }
   if (s.warmup_steps > 0) text += ", after " + std::to_string(s.warmup_steps) + " warmup steps";
   return text;

@@ -59,15 +59,14 @@ ModelArtifact loadRequestedArtifact(const std::string& run_dir, const std::strin
   return a;
 }
 
-bool uint8Images(const std::string& dataset) {
-  return dataset == "fashion-mnist" || dataset == "mnist" || dataset == "cifar10" ||
-         dataset == "image_folder";
+bool uint8Images(DatasetName dataset) {
+  return dataset != DatasetName::Csv && dataset != DatasetName::Synthetic;
 }
 
 // What torchvision's evaluation transforms do to an image folder's file before ToTensor and Normalize, so
 // that the exported model is fed elsewhere what it was evaluated on here.
 nlohmann::json imagePreprocessing(const DataConfig& d) {
-  if (d.dataset != "image_folder") return nullptr;
+  if (d.dataset != DatasetName::ImageFolder) return nullptr;
   nlohmann::json p = {{"convert", d.images.channels == 1 ? "L" : "RGB"},
                       {"resize", d.images.resize},
                       {"center_crop", d.images.crop},

@@ -20,12 +20,6 @@ constexpr double kPi = 3.141592653589793;
 // ReduceLROnPlateau only applies a reduction that changes the lr by more than this (torch's eps default).
 constexpr double kPlateauEps = 1e-8;
 
-const std::vector<std::string>& scheduleNames() {
-  static const std::vector<std::string> names = {"constant", "step",     "multistep", "exponential",
-                                                 "cosine",   "onecycle", "plateau"};
-  return names;
-}
-
 // Steps of the main schedule: the run minus the warmup in front of it.
 int64_t mainSteps(const ScheduleConfig& config, int64_t total_steps) {
   return total_steps - config.warmup_steps;
@@ -65,7 +59,7 @@ double oneCycleLr(const ScheduleConfig& config, double max_lr, int64_t steps, in
     const OneCyclePhase& phase = phases[i];
     if (step_num <= phase.end_step || i + 1 == phases.size()) {
       const double pct = (step_num - start_step) / (phase.end_step - start_step);
-      if (config.anneal_strategy == "linear") {
+      if (config.anneal_strategy == AnnealStrategy::Linear) {
         return (phase.end_lr - phase.start_lr) * pct + phase.start_lr;
       }
       const double cos_out = std::cos(kPi * pct) + 1;
@@ -83,30 +77,20 @@ void requireThat(bool condition, const std::string& what) {
 }
 
 void validate(const ScheduleConfig& config, int64_t total_steps) {
-  const std::vector<std::string>& names = scheduleNames();
-  if (std::find(names.begin(), names.end(), config.name) == names.end()) {
-    std::string list;
-    for (const std::string& name : names) {
-      list += (list.empty() ? "" : ", ") + name;
-    }
-    throw UserError("schedule: unknown name '" + config.name + "'", "use one of " + list);
-  }
   requireThat(config.warmup_steps >= 0, "warmup_steps must not be negative");
   if (config.warmup_steps > 0) {
     requireThat(config.warmup_start_factor > 0 && config.warmup_start_factor <= 1,
                 "warmup_start_factor must be in (0, 1]");
   }
-  if (config.name == "step") {
+  if (config.name == ScheduleName::Step) {
     requireThat(config.step_size >= 1, "step_size must be at least 1");
-  } else if (config.name == "cosine") {
+  } else if (config.name == ScheduleName::Cosine) {
     requireThat(cosinePeriod(config, total_steps) >= 1,
                 "cosine needs t_max >= 1, or more steps in the run than warmup_steps");
-  } else if (config.name == "onecycle") {
+  } else if (config.name == ScheduleName::OneCycle) {
     const int64_t steps = mainSteps(config, total_steps);
     requireThat(steps >= 1, "onecycle needs more steps in the run than warmup_steps");
     requireThat(config.pct_start >= 0 && config.pct_start <= 1, "pct_start must be in [0, 1]");
-    requireThat(config.anneal_strategy == "cos" || config.anneal_strategy == "linear",
-                "anneal_strategy must be cos or linear");
     requireThat(config.div_factor > 0 && config.final_div_factor > 0,
                 "div_factor and final_div_factor must be > 0");
     // The two places where torch's OneCycleLR divides by a zero-length phase.
@@ -114,11 +98,7 @@ void validate(const ScheduleConfig& config, int64_t total_steps) {
     const double last_start = phases[phases.size() - 2].end_step;
     requireThat(phases.front().end_step != 0 && phases.back().end_step != last_start,
                 "onecycle's pct_start leaves a phase of zero steps; change pct_start or the number of steps");
-  } else if (config.name == "plateau") {
-    requireThat(config.plateau_mode == "min" || config.plateau_mode == "max",
-                "plateau_mode must be min or max");
-    requireThat(config.threshold_mode == "rel" || config.threshold_mode == "abs",
-                "threshold_mode must be rel or abs");
+  } else if (config.name == ScheduleName::Plateau) {
     requireThat(config.factor < 1.0, "factor must be < 1");
     requireThat(config.patience >= 0 && config.cooldown >= 0, "patience and cooldown must not be negative");
   }
@@ -177,7 +157,6 @@ double LrSchedule::scheduledLrAt(int64_t steps_done) const {
   if (steps_done < 0) {
     throw std::out_of_range("LrSchedule::lrAt: negative step " + std::to_string(steps_done));
   }
-  const std::string& name = m_config.name;
   const int64_t warmup = m_config.warmup_steps;
   if (steps_done < warmup) {
     // LinearLR's closed form; the main schedule has not started, so it is at its step-0 lr (plateau: the lr
@@ -185,44 +164,44 @@ double LrSchedule::scheduledLrAt(int64_t steps_done) const {
     const double start = m_config.warmup_start_factor;
     const double factor =
         start + (1.0 - start) * static_cast<double>(steps_done) / static_cast<double>(warmup);
-    const double main_lr = name == "plateau" ? m_base_lr * m_plateau_scale : m_base_lr;
+    const double main_lr = m_config.name == ScheduleName::Plateau ? m_base_lr * m_plateau_scale : m_base_lr;
     return main_lr * factor;
   }
   const int64_t step = steps_done - warmup;
-  if (name == "constant") {
-    return m_base_lr;
+  switch (m_config.name) {
+    case ScheduleName::Constant:
+      return m_base_lr;
+    case ScheduleName::Step:
+      return m_base_lr * std::pow(m_config.gamma, static_cast<double>(step / m_config.step_size));
+    case ScheduleName::MultiStep: {
+      const auto passed = std::upper_bound(m_config.milestones.begin(), m_config.milestones.end(), step) -
+                          m_config.milestones.begin();
+      return m_base_lr * std::pow(m_config.gamma, static_cast<double>(passed));
+    }
+    case ScheduleName::Exponential:
+      return m_base_lr * std::pow(m_config.gamma, static_cast<double>(step));
+    case ScheduleName::Cosine: {
+      // torch's closed form. Its step() runs a recursion that equals this one in exact arithmetic, past T_max
+      // too (the cosine climbs back up with period 2 * T_max); the tests hold the two together.
+      const double period = static_cast<double>(cosinePeriod(m_config, m_total_steps));
+      const double eta_min = m_config.eta_min;
+      return eta_min + (m_base_lr - eta_min) * (1 + std::cos(kPi * static_cast<double>(step) / period)) / 2;
+    }
+    case ScheduleName::OneCycle:
+      return oneCycleLr(m_config, m_base_lr, mainSteps(m_config, m_total_steps), step);
+    case ScheduleName::Plateau:
+      return m_base_lr * m_plateau_scale;  // constant between validations
   }
-  if (name == "step") {
-    return m_base_lr * std::pow(m_config.gamma, static_cast<double>(step / m_config.step_size));
-  }
-  if (name == "multistep") {
-    const auto passed = std::upper_bound(m_config.milestones.begin(), m_config.milestones.end(), step) -
-                        m_config.milestones.begin();
-    return m_base_lr * std::pow(m_config.gamma, static_cast<double>(passed));
-  }
-  if (name == "exponential") {
-    return m_base_lr * std::pow(m_config.gamma, static_cast<double>(step));
-  }
-  if (name == "cosine") {
-    // torch's closed form. Its step() runs a recursion that equals this one in exact arithmetic, past T_max
-    // too (the cosine climbs back up with period 2 * T_max); the tests hold the two together.
-    const double period = static_cast<double>(cosinePeriod(m_config, m_total_steps));
-    const double eta_min = m_config.eta_min;
-    return eta_min + (m_base_lr - eta_min) * (1 + std::cos(kPi * static_cast<double>(step) / period)) / 2;
-  }
-  if (name == "onecycle") {
-    return oneCycleLr(m_config, m_base_lr, mainSteps(m_config, m_total_steps), step);
-  }
-  return m_base_lr * m_plateau_scale;  // plateau: constant between validations
+  return m_base_lr;
 }
 
 void LrSchedule::observeValidation(double metric) {
-  if (m_config.name != "plateau") {
+  if (m_config.name != ScheduleName::Plateau) {
     return;
   }
   // ReduceLROnPlateau.step(): an unset best is the worst value of the mode, so the first finite metric wins.
-  const bool minimize = m_config.plateau_mode == "min";
-  const bool relative = m_config.threshold_mode == "rel";
+  const bool minimize = m_config.plateau_mode == PlateauMode::Min;
+  const bool relative = m_config.threshold_mode == ThresholdMode::Rel;
   const double worst =
       minimize ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
   const double best = m_has_best ? m_best : worst;

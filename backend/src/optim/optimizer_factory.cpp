@@ -1,5 +1,6 @@
 #include "optim/optimizer_factory.h"
 
+#include <stdexcept>
 #include <tuple>
 
 #include "optim/fused_adam.h"
@@ -65,52 +66,50 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(
   if (groups.decayed.empty() && groups.not_decayed.empty()) {
     throw UserError("the model has no trainable parameters", "unfreeze at least one layer");
   }
-  const std::string& name = config.name;
-  if (name == "sgd") {
-    // Nesterov without momentum is rejected by LibTorch itself (a c10::Error), as torch.optim.SGD does.
-    return buildOptimizer<torch::optim::SGD>(groups, torch::optim::SGDOptions(config.lr)
-                                                         .momentum(config.momentum)
-                                                         .dampening(0.0)
-                                                         .weight_decay(config.weight_decay)
-                                                         .nesterov(config.nesterov));
+  switch (config.name) {
+    case OptimizerName::Sgd:
+      // Nesterov without momentum is rejected by LibTorch itself (a c10::Error), as torch.optim.SGD does.
+      return buildOptimizer<torch::optim::SGD>(groups, torch::optim::SGDOptions(config.lr)
+                                                           .momentum(config.momentum)
+                                                           .dampening(0.0)
+                                                           .weight_decay(config.weight_decay)
+                                                           .nesterov(config.nesterov));
+    case OptimizerName::Adam: {
+      // weight_decay is L2: added to the gradient, as torch.optim.Adam does (adamw decouples it).
+      const auto options = torch::optim::AdamOptions(config.lr)
+                               .betas(std::make_tuple(config.beta1, config.beta2))
+                               .eps(config.eps)
+                               .weight_decay(config.weight_decay)
+                               .amsgrad(false);
+      return config.fused ? buildOptimizer<FusedAdam>(groups, options)
+                          : buildOptimizer<torch::optim::Adam>(groups, options);
+    }
+    case OptimizerName::AdamW: {
+      const auto options = torch::optim::AdamWOptions(config.lr)
+                               .betas(std::make_tuple(config.beta1, config.beta2))
+                               .eps(config.eps)
+                               .weight_decay(config.weight_decay)
+                               .amsgrad(false);
+      return config.fused ? buildOptimizer<FusedAdamW>(groups, options)
+                          : buildOptimizer<torch::optim::AdamW>(groups, options);
+    }
+    case OptimizerName::RmsProp:
+      return buildOptimizer<torch::optim::RMSprop>(groups, torch::optim::RMSpropOptions(config.lr)
+                                                               .alpha(config.alpha)
+                                                               .eps(config.eps)
+                                                               .weight_decay(config.weight_decay)
+                                                               .momentum(config.momentum)
+                                                               .centered(false));
+    case OptimizerName::Adagrad:
+      // eps is taken as configured. Its default (1e-8) is Adam's; torch's Adagrad defaults to 1e-10, which a
+      // user who wants torch's exact default sets as optimizer.eps.
+      return buildOptimizer<torch::optim::Adagrad>(groups, torch::optim::AdagradOptions(config.lr)
+                                                               .lr_decay(0.0)
+                                                               .weight_decay(config.weight_decay)
+                                                               .initial_accumulator_value(0.0)
+                                                               .eps(config.eps));
   }
-  if (name == "adam") {
-    // weight_decay is L2: added to the gradient, as torch.optim.Adam does (adamw decouples it).
-    const auto options = torch::optim::AdamOptions(config.lr)
-                             .betas(std::make_tuple(config.beta1, config.beta2))
-                             .eps(config.eps)
-                             .weight_decay(config.weight_decay)
-                             .amsgrad(false);
-    return config.fused ? buildOptimizer<FusedAdam>(groups, options)
-                        : buildOptimizer<torch::optim::Adam>(groups, options);
-  }
-  if (name == "adamw") {
-    const auto options = torch::optim::AdamWOptions(config.lr)
-                             .betas(std::make_tuple(config.beta1, config.beta2))
-                             .eps(config.eps)
-                             .weight_decay(config.weight_decay)
-                             .amsgrad(false);
-    return config.fused ? buildOptimizer<FusedAdamW>(groups, options)
-                        : buildOptimizer<torch::optim::AdamW>(groups, options);
-  }
-  if (name == "rmsprop") {
-    return buildOptimizer<torch::optim::RMSprop>(groups, torch::optim::RMSpropOptions(config.lr)
-                                                             .alpha(config.alpha)
-                                                             .eps(config.eps)
-                                                             .weight_decay(config.weight_decay)
-                                                             .momentum(config.momentum)
-                                                             .centered(false));
-  }
-  if (name == "adagrad") {
-    // eps is taken as configured. Its default (1e-8) is Adam's; torch's Adagrad defaults to 1e-10, which a
-    // user who wants torch's exact default sets as optimizer.eps.
-    return buildOptimizer<torch::optim::Adagrad>(groups, torch::optim::AdagradOptions(config.lr)
-                                                             .lr_decay(0.0)
-                                                             .weight_decay(config.weight_decay)
-                                                             .initial_accumulator_value(0.0)
-                                                             .eps(config.eps));
-  }
-  throw UserError("optimizer: unknown name '" + name + "'", "use one of sgd, adam, adamw, rmsprop, adagrad");
+  throw std::logic_error("makeOptimizer: an optimizer name without a case");
 }
 
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {

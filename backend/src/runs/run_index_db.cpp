@@ -75,8 +75,8 @@ void describe(RunRecord& r, const Experiment& e) {
   } else if (r.model.empty()) {
     r.model = "layers";
   }
-  r.dataset = e.data.dataset;
-  r.optimizer = e.optimizer.name;
+  r.dataset = wordString(e.data.dataset);
+  r.optimizer = wordString(e.optimizer.name);
   r.lr = e.optimizer.lr;
   r.batch_size = e.train.batch_size;
   r.amp = wordString(e.train.amp);

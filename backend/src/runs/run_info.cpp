@@ -39,7 +39,7 @@ std::string experimentRunName(const Experiment& e) {
   } else if (model.empty()) {
     model = "layers";
   }
-  return model + "-" + e.data.dataset;
+  return model + "-" + wordString(e.data.dataset);
 }
 
 std::string numberedRunName(const Experiment& e, int64_t run_number) {

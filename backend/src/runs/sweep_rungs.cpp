@@ -46,8 +46,8 @@ std::vector<int64_t> sweepRungEpochs(const SweepEarlyStopping& rule, int64_t epo
 }
 
 RungDecision judgeSweepRung(const std::string& runs_dir, const std::string& sweep, int64_t trial,
-                            int64_t rung, const std::string& metric, bool maximize, double value,
-                            double eta) {
+                            int64_t rung, ValidationMetric metric, double value, double eta) {
+  const bool maximize = metric == ValidationMetric::ValAccuracy;
   SweepRungsDb rungs(runs_dir);
   RungDecision d;
   // Recorded and read in one write transaction: two trials reaching the rung at once see each other in order.
@@ -71,10 +71,11 @@ RungDecision judgeSweepRung(const std::string& runs_dir, const std::string& swee
   transaction.commit();
   d.kept = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(d.reached) / eta - 1e-9)));
   d.stop = d.place > d.kept;
-  d.reason = "ASHA rung at epoch " + std::to_string(rung) + ": " + metric + " " + shownMetric(value) +
-             " places " + std::to_string(d.place) + " of the " + std::to_string(d.reached) + " trial" +
-             (d.reached == 1 ? "" : "s") + " that reached it; the top " + std::to_string(d.kept) + " (1/" +
-             shownMetric(eta) + ") go on" + (d.stop ? ", so this trial stops here" : "");
+  d.reason = "ASHA rung at epoch " + std::to_string(rung) + ": " + wordString(metric) + " " +
+             shownMetric(value) + " places " + std::to_string(d.place) + " of the " +
+             std::to_string(d.reached) + " trial" + (d.reached == 1 ? "" : "s") +
+             " that reached it; the top " + std::to_string(d.kept) + " (1/" + shownMetric(eta) + ") go on" +
+             (d.stop ? ", so this trial stops here" : "");
   return d;
 }
 

@@ -14,7 +14,7 @@ class EarlyStopping {
   // True when training should stop after this validation.
   bool observe(double val_loss, double val_accuracy) {
     if (!m_config.enabled) return false;
-    const bool maximize = m_config.metric == "val_accuracy";
+    const bool maximize = m_config.metric == ValidationMetric::ValAccuracy;
     const double value = maximize ? val_accuracy : val_loss;
     const bool improved =
         !m_has_best || (maximize ? value > m_best + m_config.min_delta : value < m_best - m_config.min_delta);

@@ -281,9 +281,10 @@ bool RankTrainer::endEpoch(int64_t epoch) {
       if (m_outcome.best_val_loss < 0 || val.loss < m_outcome.best_val_loss)
         m_outcome.best_val_loss = val.loss;
       m_outcome.best_val_accuracy = std::max(m_outcome.best_val_accuracy, val.accuracy);
-      s.schedule.observeValidation(s.experiment.schedule.plateau_mode == "max" ? val.accuracy : val.loss);
+      s.schedule.observeValidation(s.experiment.schedule.plateau_mode == PlateauMode::Max ? val.accuracy
+                                                                                          : val.loss);
       stop_early = m_early_stopping.observe(val.loss, val.accuracy);
-      val_metric = m_train.early_stopping.metric == "val_accuracy" ? val.accuracy : val.loss;
+      val_metric = m_train.early_stopping.metric == ValidationMetric::ValAccuracy ? val.accuracy : val.loss;
       validated = true;
       judged = judgeValidation(em);
     }
@@ -303,7 +304,7 @@ bool RankTrainer::endEpoch(int64_t epoch) {
     return false;
   }
   if (stop_early) {
-    s.events.log(LogLevel::Info, "Early stopping: " + m_train.early_stopping.metric +
+    s.events.log(LogLevel::Info, "Early stopping: " + wordString(m_train.early_stopping.metric) +
                                      " did not improve for " +
                                      std::to_string(m_train.early_stopping.patience) + " validations.");
     m_outcome.status = RunStatus::EarlyStopped;

@@ -43,8 +43,9 @@ namespace fs = std::filesystem;
 
 std::string describeOptimizer(const Experiment& e, const TrainingPlan& plan, bool fused) {
   std::ostringstream out;
-  out << "Optimizer " << e.optimizer.name << " (lr " << e.optimizer.lr << ", weight decay "
-      << e.optimizer.weight_decay << (fused ? ", fused CPU step" : "") << "), schedule " << e.schedule.name;
+  out << "Optimizer " << wordOf(e.optimizer.name) << " (lr " << e.optimizer.lr << ", weight decay "
+      << e.optimizer.weight_decay << (fused ? ", fused CPU step" : "") << "), schedule "
+      << wordOf(e.schedule.name);
   if (e.schedule.warmup_steps > 0) out << " after " << e.schedule.warmup_steps << " warmup steps";
   out << "; " << plan.epochs << " epoch(s) of " << plan.steps_per_epoch << " steps, " << plan.total_steps
       << " steps in all, batch " << e.train.batch_size;
@@ -183,7 +184,7 @@ void RunSession::reopenForResume() {
   experiment = parsed.experiment;
   refuseFinishedOrRunning();
   const CheckpointStore store_of_run(folder->path(), experiment.train.keep_checkpoints,
-                                     experiment.train.early_stopping.metric != "val_accuracy");
+                                     experiment.train.early_stopping.metric != ValidationMetric::ValAccuracy);
   checkpoint = store_of_run.loadLatestGood(
       [&](const std::string& warning) { events.log(LogLevel::Warning, warning); });
   if (checkpoint) {
@@ -389,8 +390,9 @@ void RunSession::buildRanks() {
   if (resume_point)
     resume_point->restartEpochIfPast((shard + experiment.train.batch_size - 1) / experiment.train.batch_size);
 
-  checkpoints = std::make_unique<CheckpointStore>(run_dir, experiment.train.keep_checkpoints,
-                                                  experiment.train.early_stopping.metric != "val_accuracy");
+  checkpoints = std::make_unique<CheckpointStore>(
+      run_dir, experiment.train.keep_checkpoints,
+      experiment.train.early_stopping.metric != ValidationMetric::ValAccuracy);
   if (lead_process) {
     checkpoint_writer =
         std::make_unique<CheckpointWriter>(*checkpoints, events, *folder, experimentToJson(experiment));

@@ -43,11 +43,11 @@ DataPlacement chooseDataPlacement(const TrainConfig& train, const torch::Device&
     p.reason = "training data in host memory (the device is the CPU)";
     return p;
   }
-  if (train.data_on_device == "off") {
+  if (train.data_on_device == AutoSwitch::Off) {
     p.reason = "training data in host memory (train.data_on_device off)";
     return p;
   }
-  if (train.data_on_device == "on") {
+  if (train.data_on_device == AutoSwitch::On) {
     p.on_device = true;
     reason << "training data on " << device.str() << " (" << mib << " MiB, train.data_on_device on)";
     p.reason = reason.str();

@@ -134,7 +134,7 @@ void DataPreviewView::show(const DataPreviewOutcome& outcome) {
     return;
   }
   const DataPreview& p = outcome.preview;
-  QString text = tr("<b>%1</b>").arg(QString::fromStdString(p.dataset).toHtmlEscaped());
+  QString text = tr("<b>%1</b>").arg(QString::fromStdString(wordString(p.dataset)).toHtmlEscaped());
   if (!p.source.empty()) text += tr(" from %1").arg(QString::fromStdString(p.source).toHtmlEscaped());
   text +=
       tr(" · %1 training samples (before the limit and the validation share) · model input %2 · %3 classes")

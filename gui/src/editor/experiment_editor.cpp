@@ -110,14 +110,14 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
 
 void ExperimentEditor::buildDataSection() {
   QFormLayout* data = addSection(tr("Data"), QStringLiteral("data"));
-  addChoice(data, "data.dataset", tr("Dataset"),
-            {{"fashion-mnist", tr("Fashion-MNIST")},
-             {"mnist", tr("MNIST")},
-             {"cifar10", tr("CIFAR-10")},
-             {"csv", tr("CSV table")},
-             {"image_folder", tr("Image folder (your JPEG/PNG images)")},
-             {"synthetic", tr("Synthetic (no download)")}},
-            tr("Which data to train on."));
+  addChoice<DatasetName>(data, "data.dataset", tr("Dataset"),
+                         {{DatasetName::FashionMnist, tr("Fashion-MNIST")},
+                          {DatasetName::Mnist, tr("MNIST")},
+                          {DatasetName::Cifar10, tr("CIFAR-10")},
+                          {DatasetName::Csv, tr("CSV table")},
+                          {DatasetName::ImageFolder, tr("Image folder (your JPEG/PNG images)")},
+                          {DatasetName::Synthetic, tr("Synthetic (no download)")}},
+                         tr("Which data to train on."));
   FieldBinding* dataPath = addPath(
       data, "data.path", tr("Path"),
       tr("Folder of the IDX/CIFAR files, the image folder (one subfolder of images per class), or the CSV "
@@ -145,10 +145,11 @@ void ExperimentEditor::buildDataSection() {
       data, "data.workers", tr("Loader workers"),
       tr("Image folder: threads that read, decode and augment batches (PyTorch's num_workers); 0 = the "
          "training thread."));
-  addChoice(data, "data.augment_on", tr("Augment on"),
-            {{"workers", tr("Loader workers")}, {"device", tr("Training device")}},
-            tr("Image folder: where the random crop, flip and normalization run. Device: the workers stop at "
-               "8-bit pixels, a quarter of the bytes travel, the GPU crops (bilinear, not antialiased)."));
+  addChoice<AugmentPlace>(
+      data, "data.augment_on", tr("Augment on"),
+      {{AugmentPlace::Workers, tr("Loader workers")}, {AugmentPlace::Device, tr("Training device")}},
+      tr("Image folder: where the random crop, flip and normalization run. Device: the workers stop at "
+         "8-bit pixels, a quarter of the bytes travel, the GPU crops (bilinear, not antialiased)."));
   addInteger(
       data, "data.images.resize", tr("Resize"),
       tr("Image folder: the shorter side becomes this (torchvision's Resize, antialiased bilinear); 0 = as "
@@ -161,9 +162,10 @@ void ExperimentEditor::buildDataSection() {
       tr(" px"));
   addInteger(data, "data.images.channels", tr("Channels"),
              tr("Image folder: 3 = RGB (convert(\"RGB\")), 1 = grey (convert(\"L\"))."));
-  addChoice(data, "data.images.bad_files", tr("Unreadable files"),
-            {{"error", tr("Stop and name them")}, {"skip", tr("Skip and list them")}},
-            tr("Image folder: what to do with a file that cannot be decoded."));
+  addChoice<BadFilePolicy>(
+      data, "data.images.bad_files", tr("Unreadable files"),
+      {{BadFilePolicy::Error, tr("Stop and name them")}, {BadFilePolicy::Skip, tr("Skip and list them")}},
+      tr("Image folder: what to do with a file that cannot be decoded."));
   addBool(data, "data.images.jpeg_draft", tr("JPEG draft decoding"),
           tr("Image folder: decode JPEGs at 1/2, 1/4 or 1/8 scale when that still covers the resize and crop "
              "(Pillow's Image.draft): much faster, but other pixels than torchvision's loader gives."));
@@ -183,13 +185,13 @@ void ExperimentEditor::buildDataSection() {
 
 void ExperimentEditor::buildOptimizerSection() {
   QFormLayout* opt = addSection(tr("Optimizer"), QStringLiteral("optimizer"));
-  addChoice(opt, "optimizer.name", tr("Optimizer"),
-            {{"sgd", QStringLiteral("SGD")},
-             {"adam", QStringLiteral("Adam")},
-             {"adamw", QStringLiteral("AdamW")},
-             {"rmsprop", QStringLiteral("RMSprop")},
-             {"adagrad", QStringLiteral("Adagrad")}},
-            tr("The update rule, as in torch.optim."));
+  addChoice<OptimizerName>(opt, "optimizer.name", tr("Optimizer"),
+                           {{OptimizerName::Sgd, QStringLiteral("SGD")},
+                            {OptimizerName::Adam, QStringLiteral("Adam")},
+                            {OptimizerName::AdamW, QStringLiteral("AdamW")},
+                            {OptimizerName::RmsProp, QStringLiteral("RMSprop")},
+                            {OptimizerName::Adagrad, QStringLiteral("Adagrad")}},
+                           tr("The update rule, as in torch.optim."));
   addNumber(opt, "optimizer.lr", tr("Learning rate"),
             tr("The (peak) learning rate. Typical: 1e-3 for Adam/AdamW, 0.01–0.1 for SGD."));
   addNumber(opt, "optimizer.weight_decay", tr("Weight decay"), tr("Decoupled for AdamW, L2 for the others."));
@@ -210,15 +212,15 @@ void ExperimentEditor::buildOptimizerSection() {
 
 void ExperimentEditor::buildScheduleSection() {
   QFormLayout* sch = addSection(tr("Schedule"), QStringLiteral("schedule"));
-  addChoice(sch, "schedule.name", tr("Schedule"),
-            {{"constant", tr("Constant")},
-             {"step", tr("Step")},
-             {"multistep", tr("Multi-step")},
-             {"exponential", tr("Exponential")},
-             {"cosine", tr("Cosine")},
-             {"onecycle", tr("One-cycle")},
-             {"plateau", tr("Reduce on plateau")}},
-            tr("The learning rate over the run (after the warmup)."));
+  addChoice<ScheduleName>(sch, "schedule.name", tr("Schedule"),
+                          {{ScheduleName::Constant, tr("Constant")},
+                           {ScheduleName::Step, tr("Step")},
+                           {ScheduleName::MultiStep, tr("Multi-step")},
+                           {ScheduleName::Exponential, tr("Exponential")},
+                           {ScheduleName::Cosine, tr("Cosine")},
+                           {ScheduleName::OneCycle, tr("One-cycle")},
+                           {ScheduleName::Plateau, tr("Reduce on plateau")}},
+                          tr("The learning rate over the run (after the warmup)."));
   addInteger(sch, "schedule.warmup_steps", tr("Warmup"), tr("Steps of linear warmup; 0 = none."),
              tr(" steps"));
   addNumber(sch, "schedule.warmup_start_factor", tr("Warmup start factor"),
@@ -231,20 +233,22 @@ void ExperimentEditor::buildScheduleSection() {
              tr(" steps"));
   addNumber(sch, "schedule.eta_min", tr("η_min"), tr("Cosine: the lowest rate."));
   addNumber(sch, "schedule.pct_start", tr("Rising share"), tr("One-cycle: share of the cycle spent rising."));
-  addChoice(sch, "schedule.anneal_strategy", tr("Annealing"),
-            {{"cos", tr("Cosine")}, {"linear", tr("Linear")}}, tr("One-cycle: shape of the rise and fall."));
+  addChoice<AnnealStrategy>(sch, "schedule.anneal_strategy", tr("Annealing"),
+                            {{AnnealStrategy::Cos, tr("Cosine")}, {AnnealStrategy::Linear, tr("Linear")}},
+                            tr("One-cycle: shape of the rise and fall."));
   addNumber(sch, "schedule.div_factor", tr("Div factor"), tr("One-cycle: start rate = lr / this."));
   addNumber(sch, "schedule.final_div_factor", tr("Final div factor"),
             tr("One-cycle: final rate = start / this."));
   addBool(sch, "schedule.three_phase", tr("Three phases"), tr("One-cycle: a third, annealing phase."));
-  addChoice(sch, "schedule.mode", tr("Mode"), {{"min", tr("min (loss)")}, {"max", tr("max")}},
-            tr("Plateau: whether the value should fall or rise."));
+  addChoice<PlateauMode>(sch, "schedule.mode", tr("Mode"),
+                         {{PlateauMode::Min, tr("min (loss)")}, {PlateauMode::Max, tr("max")}},
+                         tr("Plateau: whether the value should fall or rise."));
   addNumber(sch, "schedule.factor", tr("Factor"), tr("Plateau: lr × this on a plateau."));
   addInteger(sch, "schedule.patience", tr("Patience"), tr("Plateau: validations without improvement."));
   addNumber(sch, "schedule.threshold", tr("Threshold"), tr("Plateau: least improvement that counts."));
-  addChoice(sch, "schedule.threshold_mode", tr("Threshold mode"),
-            {{"rel", tr("relative")}, {"abs", tr("absolute")}},
-            tr("Plateau: threshold relative to the best value, or absolute."));
+  addChoice<ThresholdMode>(sch, "schedule.threshold_mode", tr("Threshold mode"),
+                           {{ThresholdMode::Rel, tr("relative")}, {ThresholdMode::Abs, tr("absolute")}},
+                           tr("Plateau: threshold relative to the best value, or absolute."));
   addInteger(sch, "schedule.cooldown", tr("Cooldown"), tr("Plateau: validations to wait after lowering."));
   addNumber(sch, "schedule.min_lr", tr("Min lr"), tr("Plateau: never below this."));
 }
@@ -260,11 +264,11 @@ void ExperimentEditor::buildTrainingSection() {
   addInteger(tr_, "train.grad_accum", tr("Gradient accumulation"), tr("Batches summed per optimizer step."));
   addNumber(tr_, "train.clip_grad_norm", tr("Clip grad norm"),
             tr("Clip the gradients' total norm; 0 = off."));
-  addChoice(tr_, "train.amp", tr("Mixed precision"),
-            {{"off", tr("off (float32)")},
-             {"bf16", QStringLiteral("bfloat16")},
-             {"fp16", tr("float16 + loss scaling")}},
-            tr("Forward pass in a 16-bit type where safe; weights stay float32."));
+  addChoice<Precision>(tr_, "train.amp", tr("Mixed precision"),
+                       {{Precision::Off, tr("off (float32)")},
+                        {Precision::Bf16, QStringLiteral("bfloat16")},
+                        {Precision::Fp16, tr("float16 + loss scaling")}},
+                       tr("Forward pass in a 16-bit type where safe; weights stay float32."));
   // What bf16 costs on this machine's CPU, under the field while bf16 is chosen for a CPU device: on a CPU
   // without AVX-512 it is many times slower than fp32, which a user toggling it to go faster must be told.
   m_ampNote = new QLabel(this);
@@ -301,9 +305,10 @@ void ExperimentEditor::buildTrainingSection() {
   addInteger(tr_, "train.keep_checkpoints", tr("Keep checkpoints"), tr("The newest N, plus the best."));
   addBool(tr_, "train.early_stopping.enabled", tr("Early stopping"),
           tr("Stop when validation stops improving."));
-  addChoice(tr_, "train.early_stopping.metric", tr("Watch"),
-            {{"val_loss", tr("validation loss")}, {"val_accuracy", tr("validation accuracy")}},
-            tr("Early stopping: the metric watched."));
+  addChoice<ValidationMetric>(tr_, "train.early_stopping.metric", tr("Watch"),
+                              {{ValidationMetric::ValLoss, tr("validation loss")},
+                               {ValidationMetric::ValAccuracy, tr("validation accuracy")}},
+                              tr("Early stopping: the metric watched."));
   addInteger(tr_, "train.early_stopping.patience", tr("Patience"), tr("Validations without improvement."));
   addNumber(tr_, "train.early_stopping.min_delta", tr("Min delta"), tr("Least change that counts."));
 }
@@ -401,8 +406,9 @@ FieldBinding* ExperimentEditor::addPath(QFormLayout* form, const std::string& pa
   connect(browse, &QPushButton::clicked, this, [this, edit, directory, filter, label, path] {
     QString chosen;
     // The CSV dataset is a file even though the field usually names a folder.
-    const bool wantsFile = !directory || ((path == "data.path" || path == "data.test_path") &&
-                                          word("data.dataset") == QLatin1String("csv"));
+    const bool wantsFile =
+        !directory || ((path == "data.path" || path == "data.test_path") &&
+                       word("data.dataset") == QLatin1String(wordOf(DatasetName::Csv).data()));
     if (wantsFile) {
       chosen = QFileDialog::getOpenFileName(
           this, label, edit->text(), filter.isEmpty() ? tr("CSV files (*.csv);;All files (*)") : filter);
@@ -804,7 +810,7 @@ void ExperimentEditor::onChecksDone() {
   if (result.curve) {
     const std::optional<Experiment> e = experiment();
     m_lrPreview->setCurve(*result.curve, e ? e->schedule.warmup_steps : 0,
-                          e && e->schedule.name == "plateau");
+                          e && e->schedule.name == ScheduleName::Plateau);
   } else {
     m_lrPreview->setUnavailable(tr("No preview: %1").arg(result.curveError));
   }

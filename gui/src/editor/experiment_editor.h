@@ -110,6 +110,15 @@ class ExperimentEditor : public QWidget {
   // them ("adamw" → "AdamW"), the rest show as they are spelt.
   FieldBinding* addChoice(QFormLayout* form, const std::string& path, const QString& label,
                           const std::vector<std::pair<QString, QString>>& names, const QString& help);
+  // The same for a fixed word set (workbench/word_set.h): names keyed by value, so none names a lost word.
+  template <typename E>
+  FieldBinding* addChoice(QFormLayout* form, const std::string& path, const QString& label,
+                          const std::vector<std::pair<E, QString>>& names, const QString& help) {
+    std::vector<std::pair<QString, QString>> byWord;
+    for (const auto& [value, name] : names)
+      byWord.emplace_back(QString::fromStdString(wordString(value)), name);
+    return addChoice(form, path, label, byWord, help);
+  }
   FieldBinding* addList(QFormLayout* form, const std::string& path, const QString& label,
                         const QString& help);
   void addGenericFields();

@@ -50,7 +50,7 @@ LrFinderDialog::LrFinderDialog(const Experiment& experiment, std::function<bool(
          "the "
          "learning rate grows exponentially, and stops once the loss diverges. Nothing is written and the "
          "experiment is not changed until you apply the suggestion.")
-          .arg(QString::fromStdString(experiment.optimizer.name),
+          .arg(QString::fromStdString(wordString(experiment.optimizer.name)),
                QString::fromStdString(experiment.train.devices.empty() ? "cpu"
                                                                        : experiment.train.devices.front()))
           .arg(experiment.train.batch_size),

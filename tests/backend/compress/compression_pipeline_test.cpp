@@ -279,7 +279,7 @@ void trainOn(const std::string& run, int ranks, int64_t batch) {
   e.train.devices = std::vector<std::string>(ranks, "cpu");
   e.train.batch_size = batch;
   e.train.collective_timeout = 30;
-  e.optimizer.name = "sgd";
+  e.optimizer.name = OptimizerName::Sgd;
   e.optimizer.lr = 0.05;
   e.optimizer.momentum = 0.9;
   e.optimizer.weight_decay = 0;

@@ -125,7 +125,7 @@ TEST(MagnitudePruning, PrunedWeightsStayZeroThroughAdamWSteps) {
   PruningMasks masks(targets, paramsOf(*model, targets), {});
   masks.pruneShareOfLive(0.7, true);
   OptimizerConfig oc;
-  oc.name = "adamw";
+  oc.name = OptimizerName::AdamW;
   oc.lr = 1e-2;
   oc.weight_decay = 0.1;
   auto optimizer = makeOptimizer(oc, model->namedParameters());

@@ -70,7 +70,7 @@ TEST(Cifar10Dataset, LoadsFromTheExtractedArchiveFolder) {
     test::writeBytes(batches + "/data_batch_" + std::to_string(i) + ".bin", records(i * 4, 4));
   test::writeBytes(batches + "/test_batch.bin", records(100, 6));
   DataConfig config;
-  config.dataset = "cifar10";
+  config.dataset = DatasetName::Cifar10;
   config.path = dir.path();
   config.val_fraction = 0.25;
 
@@ -91,7 +91,7 @@ TEST(Cifar10Dataset, MissingFilesNameWhatAndWhere) {
   TempDir dir;
   test::writeBytes(dir.file("data_batch_1.bin"), records(0, 1));
   DataConfig config;
-  config.dataset = "cifar10";
+  config.dataset = DatasetName::Cifar10;
   config.path = dir.path();
   const std::string hint =
       expectDataError([&] { loadDataset(config, 0); },

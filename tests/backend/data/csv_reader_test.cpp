@@ -95,7 +95,7 @@ std::string numberedTable() {
 TEST(CsvDataset, HoldsOutASeededTestShare) {
   TempDir dir;
   DataConfig config;
-  config.dataset = "csv";
+  config.dataset = DatasetName::Csv;
   config.path = writeCsv(dir, "table.csv", numberedTable());
   config.test_fraction = 0.2;
   config.val_fraction = 0.1;
@@ -131,7 +131,7 @@ TEST(CsvDataset, HoldsOutASeededTestShare) {
 TEST(CsvDataset, SeparateTestFile) {
   TempDir dir;
   DataConfig config;
-  config.dataset = "csv";
+  config.dataset = DatasetName::Csv;
   config.path = writeCsv(dir, "train.csv", numberedTable());
   config.test_path = writeCsv(dir, "test.csv", "x,y,label\n100,0,3\n");
   config.val_fraction = 0;
@@ -149,7 +149,7 @@ TEST(CsvDataset, SeparateTestFile) {
 TEST(CsvDataset, ConstantFeatureGetsUnitStd) {
   TempDir dir;
   DataConfig config;
-  config.dataset = "csv";
+  config.dataset = DatasetName::Csv;
   config.path = writeCsv(dir, "constant.csv", "c,v,label\n5,1,0\n5,2,1\n5,3,0\n5,4,1\n");
   config.val_fraction = 0;
   config.test_fraction = 0.25;
@@ -160,7 +160,7 @@ TEST(CsvDataset, ConstantFeatureGetsUnitStd) {
 
 TEST(CsvDataset, EmptyPathIsAUserError) {
   DataConfig config;
-  config.dataset = "csv";
+  config.dataset = DatasetName::Csv;
   EXPECT_THROW(loadDataset(config, 0), UserError);
 }
 

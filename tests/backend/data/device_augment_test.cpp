@@ -56,14 +56,14 @@ TEST(DeviceAugment, ImageFolderOnTheDeviceMatchesTheWorkers) {
   test::TempDir dir;
   test::makeGarmentFolder(dir.file("garments"), 10);
   DataConfig config;
-  config.dataset = "image_folder";
+  config.dataset = DatasetName::ImageFolder;
   config.path = dir.file("garments");
   config.images.resize = 36;
   config.images.crop = 32;
   config.augment_enabled = true;
   config.augment.random_resized_crop = false;  // the flip alone: the same draws, the same pixels
   const Dataset workers = loadDataset(config, 4);
-  config.augment_on = "device";
+  config.augment_on = AugmentPlace::Device;
   const Dataset device = loadDataset(config, 4);
   EXPECT_NE(device.description.find("on the training device"), std::string::npos) << device.description;
   // Evaluation: Resize and CenterCrop on the workers, the normalization after the copy: the same numbers.

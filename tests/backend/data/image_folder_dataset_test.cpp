@@ -43,7 +43,7 @@ std::string copyOfFolder(const TempDir& dir) {
 
 DataConfig imageFolderConfig(const std::string& root) {
   DataConfig config;
-  config.dataset = "image_folder";
+  config.dataset = DatasetName::ImageFolder;
   config.path = root;
   config.images.resize = 36;
   config.images.crop = 32;
@@ -209,7 +209,7 @@ TEST(ImageFolderDataset, BadFilesAreNamedOrSkippedAndCounted) {
       [&] { loadDataset(config, 1); }, {"2 of the 122 image files cannot be read", truncated, text});
   EXPECT_NE(hint.find("data.images.bad_files"), std::string::npos) << hint;
 
-  config.images.bad_files = "skip";
+  config.images.bad_files = BadFilePolicy::Skip;
   const Dataset data = loadDataset(config, 1);
   EXPECT_EQ(data.train.size(), 120);
   EXPECT_NE(data.description.find("Skipped 2 unreadable image files"), std::string::npos) << data.description;

@@ -31,7 +31,7 @@ TEST(SyntheticData, RejectsEmptyShapes) {
 
 TEST(SyntheticData, ProbeMatchesConfig) {
   DataConfig config;
-  config.dataset = "synthetic";
+  config.dataset = DatasetName::Synthetic;
   config.synthetic_samples = 300;
   config.synthetic_classes = 4;
   config.synthetic_shape = {12};
@@ -49,7 +49,7 @@ TEST(SyntheticData, ProbeMatchesConfig) {
 TEST(SyntheticData, SmallMlpLearnsItQuickly) {
   torch::manual_seed(0);
   DataConfig config;
-  config.dataset = "synthetic";
+  config.dataset = DatasetName::Synthetic;
   const Dataset data = loadDataset(config, 5);
   EXPECT_EQ(data.description, "Synthetic: 1843 train, 205 val, 410 test, 1x28x28, 10 classes");
 

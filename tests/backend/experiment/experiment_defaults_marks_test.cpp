@@ -82,15 +82,15 @@ TEST(TrainingRecipe, SaysWhatIsOnAndWhichAreDefaults) {
   e.data.augment_enabled = true;
   e.data.augment.horizontal_flip = false;
   e.data.val_fraction = 0;
-  e.schedule.name = "cosine";
+  e.schedule.name = ScheduleName::Cosine;
   e.schedule.warmup_steps = 100;
   EXPECT_EQ(
       describeTrainingRecipe(e),
       "Recipe: augmentation random crop (padding 2 px) (data.augment) · no validation split "
       "(data.val_fraction) · schedule cosine from lr 0.001 to 0 over the whole run, after 100 warmup steps "
       "(schedule.name)");
-  e.data.dataset = "csv";
-  e.schedule.name = "step";
+  e.data.dataset = DatasetName::Csv;
+  e.schedule.name = ScheduleName::Step;
   e.schedule.warmup_steps = 0;
   EXPECT_EQ(
       describeTrainingRecipe(e),

@@ -24,7 +24,7 @@ TEST(ExperimentDefaults, EmptyObjectIsTheDefaultExperiment) {
   const Experiment& e = result.experiment;
   EXPECT_EQ(e.name, "");  // runs named after the model and the data
   EXPECT_EQ(e.seed, 42u);
-  EXPECT_EQ(e.data.dataset, "fashion-mnist");
+  EXPECT_EQ(e.data.dataset, DatasetName::FashionMnist);
   EXPECT_EQ(e.data.val_fraction, 0.1);
   EXPECT_FALSE(e.data.augment_enabled);  // as in PyTorch: no transform unless one is written
   EXPECT_TRUE(e.data.augment.random_crop);
@@ -33,12 +33,12 @@ TEST(ExperimentDefaults, EmptyObjectIsTheDefaultExperiment) {
   EXPECT_EQ(e.model.preset, "cnn");
   EXPECT_TRUE(e.model.layers.is_null());
   EXPECT_EQ(e.model.torchscript, "");
-  EXPECT_EQ(e.optimizer.name, "adamw");
+  EXPECT_EQ(e.optimizer.name, OptimizerName::AdamW);
   EXPECT_EQ(e.optimizer.lr, 1e-3);
   EXPECT_EQ(e.optimizer.weight_decay, 0.01);  // torch.optim.AdamW's
   EXPECT_EQ(e.optimizer.momentum, 0.0);
   EXPECT_TRUE(e.optimizer.decay_bias_and_norm);
-  EXPECT_EQ(e.schedule.name, "constant");  // no torch scheduler
+  EXPECT_EQ(e.schedule.name, ScheduleName::Constant);  // no torch scheduler
   EXPECT_EQ(e.train.epochs, 15);
   EXPECT_EQ(e.train.batch_size, 128);
   EXPECT_EQ(e.train.devices, std::vector<std::string>{"cpu"});
@@ -58,7 +58,7 @@ TEST(ExperimentDefaults, MissingKeysKeepTheirDefaultsBesideGivenOnes) {
   EXPECT_EQ(result.experiment.train.epochs, 3);
   EXPECT_EQ(result.experiment.train.batch_size, 128);
   EXPECT_EQ(result.experiment.optimizer.lr, 0.01);
-  EXPECT_EQ(result.experiment.optimizer.name, "adamw");
+  EXPECT_EQ(result.experiment.optimizer.name, OptimizerName::AdamW);
   EXPECT_EQ(result.experiment.model.preset, "cnn");
 }
 

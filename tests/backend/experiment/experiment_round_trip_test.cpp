@@ -21,7 +21,7 @@ Experiment everyFieldChanged() {
   Experiment e;
   e.name = "iris-layers";
   e.seed = std::numeric_limits<uint64_t>::max();
-  e.data.dataset = "csv";
+  e.data.dataset = DatasetName::Csv;
   e.data.path = "data/iris.csv";
   e.data.limit = 120;
   e.data.val_fraction = 0.25;
@@ -38,7 +38,7 @@ Experiment everyFieldChanged() {
   e.model.preset = "";
   e.model.layers = json::parse(R"([{"type": "linear", "out_features": 16}, {"type": "relu"},
                                    {"type": "linear", "out_features": 3, "bias": false}])");
-  e.optimizer.name = "sgd";
+  e.optimizer.name = OptimizerName::Sgd;
   e.optimizer.lr = 0.1 + 0.2;  // not exactly 0.3: doubles must survive bit for bit
   e.optimizer.weight_decay = 5e-4;
   e.optimizer.momentum = 0.95;
@@ -49,7 +49,7 @@ Experiment everyFieldChanged() {
   e.optimizer.alpha = 0.9;
   e.optimizer.decay_bias_and_norm = false;
   e.optimizer.fused = false;
-  e.schedule.name = "multistep";
+  e.schedule.name = ScheduleName::MultiStep;
   e.schedule.warmup_steps = 100;
   e.schedule.warmup_start_factor = 0.1;
   e.schedule.step_size = 30;
@@ -58,15 +58,15 @@ Experiment everyFieldChanged() {
   e.schedule.t_max = 5000;
   e.schedule.eta_min = 1e-6;
   e.schedule.pct_start = 0.25;
-  e.schedule.anneal_strategy = "linear";
+  e.schedule.anneal_strategy = AnnealStrategy::Linear;
   e.schedule.div_factor = 10.0;
   e.schedule.final_div_factor = 100.0;
   e.schedule.three_phase = true;
-  e.schedule.plateau_mode = "max";
+  e.schedule.plateau_mode = PlateauMode::Max;
   e.schedule.factor = 0.5;
   e.schedule.patience = 2;
   e.schedule.threshold = 1e-3;
-  e.schedule.threshold_mode = "abs";
+  e.schedule.threshold_mode = ThresholdMode::Abs;
   e.schedule.cooldown = 1;
   e.schedule.min_lr = 1e-5;
   e.train.epochs = 40;
@@ -85,14 +85,14 @@ Experiment everyFieldChanged() {
   e.train.tf32 = false;
   e.train.channels_last = true;
   e.train.pinned_memory = false;
-  e.train.data_on_device = "off";
+  e.train.data_on_device = AutoSwitch::Off;
   e.train.eval_every_epochs = 2;
   e.train.log_every_steps = 5;
   e.train.checkpoint_every_steps = 50;
   e.train.checkpoint_every_minutes = 2.5;
   e.train.keep_checkpoints = 4;
   e.train.early_stopping.enabled = true;
-  e.train.early_stopping.metric = "val_accuracy";
+  e.train.early_stopping.metric = ValidationMetric::ValAccuracy;
   e.train.early_stopping.patience = 6;
   e.train.early_stopping.min_delta = 0.001;
   e.output.runs_dir = "/tmp/workbench-runs";
@@ -252,7 +252,7 @@ TEST(ExperimentRoundTrip, ShorthandsReadAsTheirFullForm) {
   EXPECT_EQ(result.experiment.train.devices, std::vector<std::string>{"cuda:1"});
   EXPECT_EQ(result.experiment.train.epochs, 3);
   EXPECT_TRUE(result.experiment.train.early_stopping.enabled);
-  EXPECT_EQ(result.experiment.train.early_stopping.metric, "val_accuracy");
+  EXPECT_EQ(result.experiment.train.early_stopping.metric, ValidationMetric::ValAccuracy);
 
   const ParseResult off =
       test::parseText(R"({"data": {"augment": false}, "train": {"early_stopping": true}})");

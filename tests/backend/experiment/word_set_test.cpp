@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "workbench/experiment.h"
+#include "workbench/experiment_keys.h"
 
 namespace wb {
 namespace {
@@ -27,6 +28,67 @@ TEST(WordSet, TheExperimentFileHoldsTheWordAndTheExperimentTheValue) {
   const ParseResult back = parseExperiment(file);
   ASSERT_TRUE(back.ok()) << back.issues.front().message;
   EXPECT_EQ(back.experiment.train.amp, Precision::Fp16);
+}
+
+// The words are the experiment file's format: files written before the enums (and by other tools) hold
+// exactly these, so a table that spells one differently would stop them loading.
+TEST(WordSet, TheFileKeepsItsWordsAndTheSchemaOffersThem) {
+  const auto expectWords = [](const char* key, const std::vector<std::string>& tableWords,
+                              const std::vector<std::string>& fileWords) {
+    EXPECT_EQ(tableWords, fileWords) << key;
+    const ExperimentKey* schemaKey = findExperimentKey(key);
+    ASSERT_NE(schemaKey, nullptr) << key;
+    EXPECT_EQ(schemaKey->choices, fileWords) << key;
+  };
+  expectWords("data.dataset", allWords<DatasetName>(),
+              {"fashion-mnist", "mnist", "cifar10", "csv", "image_folder", "synthetic"});
+  expectWords("data.augment_on", allWords<AugmentPlace>(), {"workers", "device"});
+  expectWords("data.images.bad_files", allWords<BadFilePolicy>(), {"error", "skip"});
+  expectWords("optimizer.name", allWords<OptimizerName>(), {"sgd", "adam", "adamw", "rmsprop", "adagrad"});
+  expectWords("schedule.name", allWords<ScheduleName>(),
+              {"constant", "step", "multistep", "exponential", "cosine", "onecycle", "plateau"});
+  expectWords("schedule.anneal_strategy", allWords<AnnealStrategy>(), {"cos", "linear"});
+  expectWords("schedule.mode", allWords<PlateauMode>(), {"min", "max"});
+  expectWords("schedule.threshold_mode", allWords<ThresholdMode>(), {"rel", "abs"});
+  expectWords("train.early_stopping.metric", allWords<ValidationMetric>(), {"val_loss", "val_accuracy"});
+  expectWords("train.data_on_device", allWords<AutoSwitch>(), {"auto", "on", "off"});
+  expectWords("train.amp", allWords<Precision>(), {"off", "bf16", "fp16"});
+}
+
+// Every value of a word set, set on an experiment, is written as its word and read back as itself.
+template <typename E, typename Set>
+void expectEveryValueRoundTrips(const std::string& section, const std::string& key, Set set) {
+  for (const Word<E>& entry : Words<E>::table) {
+    Experiment e;
+    e.data.path = "data.csv";    // csv and image_folder need one
+    e.data.images.resize = 256;  // augment_on device needs both
+    e.data.images.crop = 224;
+    e.schedule.milestones = {10};  // multistep needs one
+    set(e, entry.value);
+    const nlohmann::json file = experimentToJson(e);
+    EXPECT_EQ(file[section][key], entry.word);
+    const ParseResult back = parseExperiment(file);
+    ASSERT_TRUE(back.ok()) << entry.word << ": " << back.issues.front().path << ": "
+                           << back.issues.front().message;
+    EXPECT_EQ(experimentToJson(back.experiment), file) << entry.word;
+  }
+}
+
+TEST(WordSet, EveryValueIsWrittenAsItsWordAndReadBack) {
+  expectEveryValueRoundTrips<DatasetName>("data", "dataset",
+                                          [](Experiment& e, DatasetName v) { e.data.dataset = v; });
+  expectEveryValueRoundTrips<AugmentPlace>("data", "augment_on", [](Experiment& e, AugmentPlace v) {
+    e.data.dataset = DatasetName::ImageFolder;
+    e.data.augment_on = v;
+  });
+  expectEveryValueRoundTrips<OptimizerName>("optimizer", "name",
+                                            [](Experiment& e, OptimizerName v) { e.optimizer.name = v; });
+  expectEveryValueRoundTrips<ScheduleName>("schedule", "name",
+                                           [](Experiment& e, ScheduleName v) { e.schedule.name = v; });
+  expectEveryValueRoundTrips<PlateauMode>("schedule", "mode",
+                                          [](Experiment& e, PlateauMode v) { e.schedule.plateau_mode = v; });
+  expectEveryValueRoundTrips<AutoSwitch>("train", "data_on_device",
+                                         [](Experiment& e, AutoSwitch v) { e.train.data_on_device = v; });
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ TEST(OnnxExport, ImageFolderRunCarriesItsPreprocessingAndOnnxRuntimeReproducesIt
   test::makeGarmentFolder(folder, 20);
 
   Experiment e = test::smallMlpExperiment((root / "runs").string());
-  e.data.dataset = "image_folder";
+  e.data.dataset = DatasetName::ImageFolder;
   e.data.path = folder;
   e.data.limit = 0;
   e.data.images.resize = 36;

@@ -14,7 +14,7 @@ namespace {
 
 Experiment cudaExperiment(const std::vector<std::string>& devices, int64_t batch) {
   Experiment e = test::smallMlpExperiment(test::freshDir("gpu-dp-" + std::to_string(devices.size())));
-  e.data.dataset = "synthetic";
+  e.data.dataset = DatasetName::Synthetic;
   e.data.path = "";
   e.data.limit = 0;
   e.data.synthetic_samples = 4096;
@@ -24,10 +24,10 @@ Experiment cudaExperiment(const std::vector<std::string>& devices, int64_t batch
   e.model.preset = "";
   e.model.layers = nlohmann::json::parse(R"([{"type": "flatten"}, {"type": "linear", "out_features": 128},
     {"type": "relu"}, {"type": "linear", "out_features": 10}])");
-  e.optimizer.name = "sgd";
+  e.optimizer.name = OptimizerName::Sgd;
   e.optimizer.lr = 0.05;
   e.optimizer.weight_decay = 0;
-  e.schedule.name = "constant";
+  e.schedule.name = ScheduleName::Constant;
   e.train.epochs = 1;
   e.train.batch_size = batch;
   e.train.devices = devices;

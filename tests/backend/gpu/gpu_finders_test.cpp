@@ -22,7 +22,7 @@ namespace {
 
 Experiment cudaFinderExperiment(const std::string& amp) {
   Experiment e = test::smallMlpExperiment(test::freshDir("gpu-finders-" + amp));
-  e.data.dataset = "synthetic";
+  e.data.dataset = DatasetName::Synthetic;
   e.data.path = "";
   e.data.limit = 0;
   e.data.synthetic_samples = 4096;
@@ -36,7 +36,7 @@ Experiment cudaFinderExperiment(const std::string& amp) {
     {"type": "linear", "out_features": 64}, {"type": "relu"}, {"type": "linear", "out_features": 10}])");
   e.train.devices = {"cuda:0"};
   e.train.amp = fromWord<Precision>(amp).value();
-  e.train.data_on_device = "off";  // the loader's pinned copies are part of what is measured
+  e.train.data_on_device = AutoSwitch::Off;  // the loader's pinned copies are part of what is measured
   return e;
 }
 

@@ -19,7 +19,7 @@ namespace {
 
 Experiment cudaResumableExperiment(const std::string& optimizer) {
   Experiment e = test::smallMlpExperiment(test::freshDir("gpu-resume-" + optimizer));
-  e.data.dataset = "synthetic";
+  e.data.dataset = DatasetName::Synthetic;
   e.data.path = "";
   e.data.limit = 0;
   e.data.synthetic_samples = 2048;
@@ -28,8 +28,8 @@ Experiment cudaResumableExperiment(const std::string& optimizer) {
   e.model.preset = "";
   e.model.layers = nlohmann::json::parse(R"([{"type": "flatten"}, {"type": "linear", "out_features": 128},
     {"type": "relu"}, {"type": "linear", "out_features": 10}])");
-  e.optimizer.name = optimizer;
-  e.optimizer.lr = optimizer == "sgd" ? 0.05 : 1e-3;
+  e.optimizer.name = fromWord<OptimizerName>(optimizer).value();
+  e.optimizer.lr = e.optimizer.name == OptimizerName::Sgd ? 0.05 : 1e-3;
   e.optimizer.momentum = 0.9;
   e.train.epochs = 3;
   e.train.batch_size = 64;

@@ -60,7 +60,7 @@ struct Recorded {
 // A small conv net without dropout (so CPU and CUDA draw no different random masks) on synthetic images.
 Experiment syntheticExperiment(const std::string& device, const std::string& amp) {
   Experiment e = test::smallMlpExperiment(test::freshDir("gpu-" + amp));
-  e.data.dataset = "synthetic";
+  e.data.dataset = DatasetName::Synthetic;
   e.data.path = "";
   e.data.limit = 0;
   e.data.synthetic_samples = 4096;
@@ -71,7 +71,7 @@ Experiment syntheticExperiment(const std::string& device, const std::string& amp
     {"type": "conv2d", "out_channels": 16, "kernel_size": 3, "padding": 1}, {"type": "relu"},
     {"type": "maxpool2d", "kernel_size": 2}, {"type": "flatten"},
     {"type": "linear", "out_features": 64}, {"type": "relu"}, {"type": "linear", "out_features": 10}])");
-  e.optimizer.name = "adamw";
+  e.optimizer.name = OptimizerName::AdamW;
   e.optimizer.lr = 1e-3;
   e.train.epochs = 0;
   e.train.max_steps = 60;

@@ -38,7 +38,7 @@ torch::Tensor tensorFromJson(const nlohmann::json& j) {
 
 OptimizerConfig optimizerFromJson(const nlohmann::json& j) {
   OptimizerConfig config;
-  config.name = j.at("name").get<std::string>();
+  config.name = fromWord<OptimizerName>(j.at("name").get<std::string>()).value();
   config.lr = j.at("lr").get<double>();
   config.weight_decay = j.at("weight_decay").get<double>();
   config.momentum = j.at("momentum").get<double>();
@@ -149,7 +149,7 @@ TEST(OptimizerFactoryTest, StepsLikeTorchWithTheLrChangingEveryStep) {
       OptimizerConfig config = optimizerFromJson(fixture_case.at("config"));
       config.fused = fused;
       const std::unique_ptr<torch::optim::Optimizer> optimizer = makeOptimizer(config, parameters);
-      const bool adam_family = config.name == "adam" || config.name == "adamw";
+      const bool adam_family = config.name == OptimizerName::Adam || config.name == OptimizerName::AdamW;
       EXPECT_EQ(takesFusedStep(*optimizer), fused && adam_family);
       const std::vector<double> lrs = fixture_case.at("lrs").get<std::vector<double>>();
       const std::vector<double> losses = fixture_case.at("losses").get<std::vector<double>>();
@@ -206,10 +206,10 @@ NamedParameters modelWithFrozenAndScalarParameters() {
 
 TEST(OptimizerFactoryTest, OneDimensionalParametersGetNoWeightDecayAndFrozenOnesAreLeftOut) {
   const NamedParameters parameters = modelWithFrozenAndScalarParameters();
-  for (const char* name : {"sgd", "adam", "adamw", "rmsprop", "adagrad"}) {
+  for (const std::string& name : allWords<OptimizerName>()) {
     SCOPED_TRACE(name);
     OptimizerConfig config;
-    config.name = name;
+    config.name = *fromWord<OptimizerName>(name);
     config.nesterov = false;
     config.weight_decay = 0.25;
     config.decay_bias_and_norm = false;  // torch's default (true) decays all in one group
@@ -253,15 +253,15 @@ TEST(OptimizerFactoryTest, EmptyGroupsAreLeftOut) {
 TEST(OptimizerFactoryTest, MakesTheNamedLibTorchOptimizer) {
   const NamedParameters parameters = modelWithFrozenAndScalarParameters();
   OptimizerConfig config;
-  config.name = "sgd";
+  config.name = OptimizerName::Sgd;
   EXPECT_NE(dynamic_cast<torch::optim::SGD*>(makeOptimizer(config, parameters).get()), nullptr);
-  config.name = "adam";
+  config.name = OptimizerName::Adam;
   EXPECT_NE(dynamic_cast<torch::optim::Adam*>(makeOptimizer(config, parameters).get()), nullptr);
-  config.name = "adamw";
+  config.name = OptimizerName::AdamW;
   EXPECT_NE(dynamic_cast<torch::optim::AdamW*>(makeOptimizer(config, parameters).get()), nullptr);
-  config.name = "rmsprop";
+  config.name = OptimizerName::RmsProp;
   EXPECT_NE(dynamic_cast<torch::optim::RMSprop*>(makeOptimizer(config, parameters).get()), nullptr);
-  config.name = "adagrad";
+  config.name = OptimizerName::Adagrad;
   EXPECT_NE(dynamic_cast<torch::optim::Adagrad*>(makeOptimizer(config, parameters).get()), nullptr);
 }
 
@@ -285,8 +285,6 @@ TEST(OptimizerFactoryTest, RejectsWhatCannotBeTrained) {
   OptimizerConfig config;
   const NamedParameters frozen = {{"w", torch::randn({2, 2})}, {"b", torch::zeros({2})}};
   EXPECT_THROW(makeOptimizer(config, frozen), UserError);
-  config.name = "lamb";
-  EXPECT_THROW(makeOptimizer(config, modelWithFrozenAndScalarParameters()), UserError);
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ TEST(RunNaming, UnnamedExperimentsAreNamedAfterModelAndData) {
   EXPECT_EQ(experimentRunName(e), "cnn-fashion-mnist");
   EXPECT_EQ(numberedRunName(e, 7), "cnn-fashion-mnist-0007");
   e.model.preset = "mlp";
-  e.data.dataset = "cifar10";
+  e.data.dataset = DatasetName::Cifar10;
   EXPECT_EQ(numberedRunName(e, 12345), "mlp-cifar10-12345");
   e.model.preset = "";
   e.model.layers = nlohmann::json::array();

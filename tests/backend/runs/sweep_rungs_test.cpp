@@ -37,7 +37,7 @@ TEST(SweepRungs, OnlyTheTopShareAtARungGoesOn) {
   fs::remove_all(runs);
   fs::create_directories(runs);
   auto judge = [&](int64_t trial, double value) {
-    return judgeSweepRung(runs, "s", trial, 1, "val_accuracy", true, value, 3);
+    return judgeSweepRung(runs, "s", trial, 1, ValidationMetric::ValAccuracy, value, 3);
   };
   RungDecision d = judge(1, 0.5);
   EXPECT_FALSE(d.stop) << "the first to arrive goes on";
@@ -58,12 +58,12 @@ TEST(SweepRungs, OnlyTheTopShareAtARungGoesOn) {
   EXPECT_EQ(d.reached, 4);
   EXPECT_TRUE(d.stop);
   // Another rung and another sweep are apart; lower is better for a loss.
-  EXPECT_FALSE(judgeSweepRung(runs, "s", 2, 3, "val_accuracy", true, 0.9, 3).stop);
-  EXPECT_FALSE(judgeSweepRung(runs, "other", 1, 1, "val_loss", false, 0.7, 2).stop);
-  d = judgeSweepRung(runs, "other", 2, 1, "val_loss", false, 0.3, 2);
+  EXPECT_FALSE(judgeSweepRung(runs, "s", 2, 3, ValidationMetric::ValAccuracy, 0.9, 3).stop);
+  EXPECT_FALSE(judgeSweepRung(runs, "other", 1, 1, ValidationMetric::ValLoss, 0.7, 2).stop);
+  d = judgeSweepRung(runs, "other", 2, 1, ValidationMetric::ValLoss, 0.3, 2);
   EXPECT_FALSE(d.stop) << "a lower loss places first";
   EXPECT_EQ(d.place, 1);
-  EXPECT_TRUE(judgeSweepRung(runs, "other", 3, 1, "val_loss", false, 0.8, 2).stop)
+  EXPECT_TRUE(judgeSweepRung(runs, "other", 3, 1, ValidationMetric::ValLoss, 0.8, 2).stop)
       << "2 of 3 go on: 3rd stops";
 
   const std::vector<RungResult> results = sweepRungResults(runs, "s");

@@ -27,7 +27,7 @@ namespace {
 
 Experiment tinyExperiment() {
   Experiment e = test::smallMlpExperiment(test::freshDir("step-order"));
-  e.data.dataset = "synthetic";
+  e.data.dataset = DatasetName::Synthetic;
   e.data.path = "";
   e.data.limit = 0;
   e.data.synthetic_samples = 160;  // 10% validation: 144 to train, 4 batches of 36 → 2 steps of 2 batches
@@ -36,7 +36,7 @@ Experiment tinyExperiment() {
   e.data.val_fraction = 0.1;
   e.model.preset = "";
   e.model.layers = nlohmann::json::parse(R"([{"type": "linear", "out_features": 4}])");
-  e.optimizer.name = "sgd";
+  e.optimizer.name = OptimizerName::Sgd;
   e.optimizer.lr = 0.1;
   e.optimizer.momentum = 0;
   e.optimizer.weight_decay = 0;

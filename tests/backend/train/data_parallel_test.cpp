@@ -53,11 +53,11 @@ Experiment parallelExperiment(const std::string& runs, int ranks, int64_t batch)
                                           {{"type", "linear"}, {"out_features", 64}},
                                           {{"type", "relu"}},
                                           {{"type", "linear"}, {"out_features", 10}}});
-  e.optimizer.name = "sgd";
+  e.optimizer.name = OptimizerName::Sgd;
   e.optimizer.lr = 0.05;
   e.optimizer.momentum = 0.9;
   e.optimizer.weight_decay = 0;
-  e.schedule.name = "constant";
+  e.schedule.name = ScheduleName::Constant;
   e.train.epochs = 2;
   e.train.batch_size = batch;
   e.train.devices = std::vector<std::string>(ranks, "cpu");

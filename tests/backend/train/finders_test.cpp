@@ -174,7 +174,7 @@ Experiment memoryHungryExperiment(const std::string& runs_dir) {
   Experiment e;
   e.name = "batch-finder";
   e.seed = 5;
-  e.data.dataset = "synthetic";
+  e.data.dataset = DatasetName::Synthetic;
   e.data.synthetic_samples = 2048;
   e.data.synthetic_classes = 4;
   e.data.synthetic_shape = {1, 128, 128};

@@ -33,7 +33,7 @@ namespace fs = std::filesystem;
 Experiment liveExperiment(const std::string& runs) {
   Experiment e = test::smallMlpExperiment(runs);
   e.name = "live";
-  e.schedule.name = "cosine";
+  e.schedule.name = ScheduleName::Cosine;
   e.train.log_every_steps = 1;
   e.train.checkpoint_every_minutes = 0;
   return e;
@@ -133,7 +133,7 @@ TEST_F(LiveControl, HalvingTheLearningRateMidRunHalvesTheScheduleFromThatStepOn)
 TEST_F(LiveControl, AConstantLearningRateReplacesTheScheduleAndTheOptimizerTrainsWithIt) {
   // A constant schedule, so that a run cut at step 20 trains its first 20 steps exactly like the full one.
   Experiment e = liveExperiment(runs);
-  e.schedule.name = "constant";
+  e.schedule.name = ScheduleName::Constant;
   Experiment first20 = e;
   first20.train.max_steps = 20;
   const ControlRecording cut = record(first20, {});
@@ -237,11 +237,11 @@ TEST_F(LiveControl, TwoDataParallelRanksApplyTheChangeAtTheSameStep) {
                                             {{"type", "linear"}, {"out_features", 64}},
                                             {{"type", "relu"}},
                                             {{"type", "linear"}, {"out_features", 10}}});
-    e.optimizer.name = "sgd";
+    e.optimizer.name = OptimizerName::Sgd;
     e.optimizer.lr = 0.05;
     e.optimizer.momentum = 0.9;
     e.optimizer.weight_decay = 0;
-    e.schedule.name = "constant";
+    e.schedule.name = ScheduleName::Constant;
     e.train.batch_size = batch;
     e.train.devices = std::vector<std::string>(ranks, "cpu");
     e.train.checkpoint_every_minutes = 0;
@@ -275,7 +275,7 @@ TEST_F(LiveControl, TwoDataParallelRanksApplyTheChangeAtTheSameStep) {
 // state written before live changes existed (no "overrides") loads as none.
 TEST(LrScheduleOverrides, CompoundInStepOrderAndRoundTripThroughTheState) {
   ScheduleConfig cosine;
-  cosine.name = "cosine";
+  cosine.name = ScheduleName::Cosine;
   LrSchedule schedule(cosine, 0.1, 100);
   const nlohmann::json old_state = schedule.state();
   schedule.addOverride(LrOverride{30, false, 0.5});

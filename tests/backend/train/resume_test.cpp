@@ -144,7 +144,7 @@ TEST(ResumeImageFolder, StoppedMidEpochWithWorkersThenResumedGivesBitIdenticalWe
   const std::string dir = test::freshDir("resume-images");
   test::makeGarmentFolder(dir + "/garments", 16);
   Experiment e = resumableExperiment(dir + "/runs");
-  e.data.dataset = "image_folder";
+  e.data.dataset = DatasetName::ImageFolder;
   e.data.path = dir + "/garments";
   e.data.limit = 0;
   e.data.images.resize = 36;

@@ -19,7 +19,7 @@ inline std::string freshDir(const std::string& name) {
 inline Experiment smallMlpExperiment(const std::string& runs_dir) {
   Experiment e;
   e.name = "small-mlp";
-  e.data.dataset = "fashion-mnist";
+  e.data.dataset = DatasetName::FashionMnist;
   e.data.path = WB_FASHION_MNIST_DIR;
   e.data.limit = 2000;
   e.data.val_fraction = 0.1;

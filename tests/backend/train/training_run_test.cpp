@@ -146,7 +146,7 @@ TEST(TrainingRun, PauseResumeAndStop) {
 TEST(TrainingRun, NonFiniteLossEndsTheRunWithAClearMessage) {
   const std::string runs = test::freshDir("nan");
   Experiment e = test::smallMlpExperiment(runs);
-  e.optimizer.name = "sgd";
+  e.optimizer.name = OptimizerName::Sgd;
   e.optimizer.lr = 1e12;
   e.optimizer.weight_decay = 0;
   e.train.epochs = 1;

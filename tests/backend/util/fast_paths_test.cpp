@@ -54,13 +54,13 @@ TEST(FastPaths, ChannelsLastConvertsConvWeightsOnlyAndKeepsValues) {
 
 TEST(FastPaths, DataStaysOnTheHostForTheCpu) {
   TrainConfig train;
-  train.data_on_device = "on";
+  train.data_on_device = AutoSwitch::On;
   const DataPlacement p = chooseDataPlacement(train, torch::kCPU, 1000);
   EXPECT_FALSE(p.on_device);
   EXPECT_FALSE(p.reason.empty());
-  train.data_on_device = "off";
+  train.data_on_device = AutoSwitch::Off;
   EXPECT_FALSE(chooseDataPlacement(train, torch::Device("cuda:0"), 1000).on_device);
-  train.data_on_device = "on";
+  train.data_on_device = AutoSwitch::On;
   EXPECT_TRUE(chooseDataPlacement(train, torch::Device("cuda:0"), 1000).on_device);
 }
 

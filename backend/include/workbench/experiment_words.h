@@ -1,0 +1,123 @@
+#pragma once
+// The experiment file's fixed word sets (workbench/word_set.h): each setting that is one of a few words is an
+// enum here, with its words in the table beside it, in the order the window offers them. The schema takes a
+// key's choices from its table, so adding a value is one enumerator and one row; the compiler then names
+// every switch that must learn it. (A compression pass's words are in workbench/compression_words.h.)
+// No Torch here: the window and the CLI include this header.
+
+#include "workbench/word_set.h"
+
+namespace wb {
+
+// data.dataset: which data a run trains on.
+enum class DatasetName { FashionMnist, Mnist, Cifar10, Csv, ImageFolder, Synthetic };
+template <>
+struct Words<DatasetName> {
+  static constexpr std::array<Word<DatasetName>, 6> table{{{DatasetName::FashionMnist, "fashion-mnist"},
+                                                           {DatasetName::Mnist, "mnist"},
+                                                           {DatasetName::Cifar10, "cifar10"},
+                                                           {DatasetName::Csv, "csv"},
+                                                           {DatasetName::ImageFolder, "image_folder"},
+                                                           {DatasetName::Synthetic, "synthetic"}}};
+};
+static_assert(wordsAreDistinct<DatasetName>());
+
+// data.augment_on: where an image folder's training transforms run.
+enum class AugmentPlace { Workers, Device };
+template <>
+struct Words<AugmentPlace> {
+  static constexpr std::array<Word<AugmentPlace>, 2> table{
+      {{AugmentPlace::Workers, "workers"}, {AugmentPlace::Device, "device"}}};
+};
+static_assert(wordsAreDistinct<AugmentPlace>());
+
+// data.images.bad_files: what an image file that cannot be read does to the run.
+enum class BadFilePolicy { Error, Skip };
+template <>
+struct Words<BadFilePolicy> {
+  static constexpr std::array<Word<BadFilePolicy>, 2> table{
+      {{BadFilePolicy::Error, "error"}, {BadFilePolicy::Skip, "skip"}}};
+};
+static_assert(wordsAreDistinct<BadFilePolicy>());
+
+// optimizer.name: the update rule, as torch.optim names it.
+enum class OptimizerName { Sgd, Adam, AdamW, RmsProp, Adagrad };
+template <>
+struct Words<OptimizerName> {
+  static constexpr std::array<Word<OptimizerName>, 5> table{{{OptimizerName::Sgd, "sgd"},
+                                                             {OptimizerName::Adam, "adam"},
+                                                             {OptimizerName::AdamW, "adamw"},
+                                                             {OptimizerName::RmsProp, "rmsprop"},
+                                                             {OptimizerName::Adagrad, "adagrad"}}};
+};
+static_assert(wordsAreDistinct<OptimizerName>());
+
+// schedule.name: the learning rate over the run (constant is what no torch scheduler gives).
+enum class ScheduleName { Constant, Step, MultiStep, Exponential, Cosine, OneCycle, Plateau };
+template <>
+struct Words<ScheduleName> {
+  static constexpr std::array<Word<ScheduleName>, 7> table{{{ScheduleName::Constant, "constant"},
+                                                            {ScheduleName::Step, "step"},
+                                                            {ScheduleName::MultiStep, "multistep"},
+                                                            {ScheduleName::Exponential, "exponential"},
+                                                            {ScheduleName::Cosine, "cosine"},
+                                                            {ScheduleName::OneCycle, "onecycle"},
+                                                            {ScheduleName::Plateau, "plateau"}}};
+};
+static_assert(wordsAreDistinct<ScheduleName>());
+
+// schedule.anneal_strategy: OneCycleLR's shape of the rise and fall.
+enum class AnnealStrategy { Cos, Linear };
+template <>
+struct Words<AnnealStrategy> {
+  static constexpr std::array<Word<AnnealStrategy>, 2> table{
+      {{AnnealStrategy::Cos, "cos"}, {AnnealStrategy::Linear, "linear"}}};
+};
+static_assert(wordsAreDistinct<AnnealStrategy>());
+
+// schedule.mode (ReduceLROnPlateau's mode): whether the watched value should fall or rise.
+enum class PlateauMode { Min, Max };
+template <>
+struct Words<PlateauMode> {
+  static constexpr std::array<Word<PlateauMode>, 2> table{
+      {{PlateauMode::Min, "min"}, {PlateauMode::Max, "max"}}};
+};
+static_assert(wordsAreDistinct<PlateauMode>());
+
+// schedule.threshold_mode: the least improvement, relative to the best value or absolute.
+enum class ThresholdMode { Rel, Abs };
+template <>
+struct Words<ThresholdMode> {
+  static constexpr std::array<Word<ThresholdMode>, 2> table{
+      {{ThresholdMode::Rel, "rel"}, {ThresholdMode::Abs, "abs"}}};
+};
+static_assert(wordsAreDistinct<ThresholdMode>());
+
+// train.early_stopping.metric: the validation figure early stopping watches.
+enum class ValidationMetric { ValLoss, ValAccuracy };
+template <>
+struct Words<ValidationMetric> {
+  static constexpr std::array<Word<ValidationMetric>, 2> table{
+      {{ValidationMetric::ValLoss, "val_loss"}, {ValidationMetric::ValAccuracy, "val_accuracy"}}};
+};
+static_assert(wordsAreDistinct<ValidationMetric>());
+
+// A fast path the engine turns on where it helps (auto) or as told (train.data_on_device).
+enum class AutoSwitch { Auto, On, Off };
+template <>
+struct Words<AutoSwitch> {
+  static constexpr std::array<Word<AutoSwitch>, 3> table{
+      {{AutoSwitch::Auto, "auto"}, {AutoSwitch::On, "on"}, {AutoSwitch::Off, "off"}}};
+};
+static_assert(wordsAreDistinct<AutoSwitch>());
+
+// train.amp: the precision the forward pass and the loss run in (autocast), fp16 with dynamic loss scaling.
+enum class Precision { Off, Bf16, Fp16 };
+template <>
+struct Words<Precision> {
+  static constexpr std::array<Word<Precision>, 3> table{
+      {{Precision::Off, "off"}, {Precision::Bf16, "bf16"}, {Precision::Fp16, "fp16"}}};
+};
+static_assert(wordsAreDistinct<Precision>());
+
+}  // namespace wb
