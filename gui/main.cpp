@@ -10,10 +10,13 @@
 #include "app/action_icons.h"
 #include "app/command_line.h"
 #include "app/screenshot_driver.h"
+#include "compression_view/compression_actions.h"
 #include "evaluate/evaluation_view.h"
 #include "export_dialogs/export_menu.h"
 #include "model_view/model_summary_view.h"
+#include "run/past_runs_on_charts.h"
 #include "sweep_view/sweep_view.h"
+#include "window/experiment_document.h"
 #include "window/main_window.h"
 #include "workbench/system_info.h"
 
@@ -67,11 +70,11 @@ int main(int argc, char** argv) {
                    qPrintable(hint));
     });
   }
-  if (!cl.experimentFile.isEmpty() && !window.openFile(cl.experimentFile)) {
+  if (!cl.experimentFile.isEmpty() && !window.document()->openFile(cl.experimentFile)) {
     if (screenshot) return 2;
   }
   if (!cl.openRuns.isEmpty()) {
-    window.openRuns(cl.openRuns, /*replace=*/false);
+    window.pastRuns()->open(cl.openRuns, /*replace=*/false);
     window.showRunsPanel(cl.openRuns);
   }
   if (!cl.compressionRun.isEmpty()) window.showCompression(cl.compressionRun);
@@ -91,7 +94,7 @@ int main(int argc, char** argv) {
                       : cl.compressDialog == QLatin1String("quantize") ? Kind::Quantize
                       : cl.compressDialog == QLatin1String("distill")  ? Kind::Distill
                                                                        : Kind::Pipeline;
-    dialog = window.openCompressDialog(kind, QDir(cl.compressionRun).absolutePath());
+    dialog = window.compression()->openDialog(kind, QDir(cl.compressionRun).absolutePath());
   };
   // --export: the run's model into a temporary folder, then the result dialog (or the error dialog).
   auto startExport = [&] {

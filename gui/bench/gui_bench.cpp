@@ -140,7 +140,7 @@ WindowRound runWithWindow(const Experiment& experiment) {
   });
   bench::LatenessProbe probe;
   probe.start();
-  window.startExperiment(experiment);
+  window.runActions()->startExperiment(experiment);
   loop.exec();
   probe.stop();
   round.lateness = probe.lateness();

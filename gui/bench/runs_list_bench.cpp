@@ -27,6 +27,7 @@
 
 #include "charts/charts_panel.h"
 #include "editor/experiment_editor.h"
+#include "run/past_runs_on_charts.h"
 #include "runs_browser/run_compare_view.h"
 #include "runs_browser/runs_browser.h"
 #include "runs_browser/runs_filter_proxy.h"
@@ -237,8 +238,8 @@ int main(int argc, char** argv) {
       window.editor()->setDocument(realExperiment(dir, 1, 1e-3));
       const QStringList twenty = folders.mid(round * 20, 20);
       overlay.push_back(timeMs([&] {
-        window.openRuns(twenty, /*replace=*/true);
-        waitFor([&] { return window.pendingHistoryLoads() == 0; });
+        window.pastRuns()->open(twenty, /*replace=*/true);
+        waitFor([&] { return window.pastRuns()->pendingLoads() == 0; });
         window.charts()->replotAllNow();
       }));
       replot.push_back(timeMs([&] { window.charts()->replotAllNow(); }));
@@ -291,7 +292,7 @@ int main(int argc, char** argv) {
   browser->view()->sortByColumn(RunsTableModel::kStarted, Qt::DescendingOrder);
   browser->selectFolders(QStringList{real[0], real[1], folders[1], folders[13]});
   browser->overlaySelected();
-  waitFor([&] { return window.pendingHistoryLoads() == 0; });
+  waitFor([&] { return window.pastRuns()->pendingLoads() == 0; });
   window.charts()->replotAllNow();
   bool ok = saveShot(&window, QDir(shots).filePath(QStringLiteral("runs-list.png")));
 

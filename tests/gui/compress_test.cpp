@@ -20,6 +20,7 @@
 
 #include "charts/charts_panel.h"
 #include "compression_view/compress_dialog.h"
+#include "compression_view/compression_actions.h"
 #include "compression_view/compression_controller.h"
 #include "compression_view/compression_view.h"
 #include "compression_view/pareto_chart.h"
@@ -300,9 +301,9 @@ class CompressTest : public QObject {
     writeJson(run + QStringLiteral("/compress.json"), {{"format", 1}, {"artifacts", list}});
     MainWindow window(MainWindow::Options{false});
     window.show();
-    QVERIFY(window.compressMenu());
+    QVERIFY(window.compression()->menu());
     // No run selected: nothing to compress.
-    for (QAction* action : window.compressMenu()->actions()) {
+    for (QAction* action : window.compression()->menu()->actions()) {
       if (!action->isSeparator()) QVERIFY(!action->isEnabled());
     }
     window.showCompression(run);
@@ -324,15 +325,16 @@ class CompressTest : public QObject {
     CompressConfig config;
     config.passes.push_back(CompressPassConfig{});
     // A folder that is no finished run: the engine refuses it on its thread; the window says so.
-    QVERIFY(window.startCompression(dir.filePath(QStringLiteral("not-a-run")), config));
-    QVERIFY(window.compressor()->isActive());
-    QVERIFY(!window.startCompression(dir.filePath(QStringLiteral("not-a-run")), config));  // one at a time
+    QVERIFY(window.compression()->start(dir.filePath(QStringLiteral("not-a-run")), config));
+    QVERIFY(window.compression()->controller()->isActive());
+    QVERIFY(
+        !window.compression()->start(dir.filePath(QStringLiteral("not-a-run")), config));  // one at a time
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60000);
     QCOMPARE(ended.front().front().value<RunSummary>().status, RunStatus::Failed);
     QVERIFY2(errors.size() == 2,
              qPrintable(errors.join(QLatin1Char('\n'))));  // "in progress", then the engine's
     QVERIFY2(errors.back().contains(QStringLiteral("not-a-run")), qPrintable(errors.back()));
-    QVERIFY(!window.compressor()->isActive());
+    QVERIFY(!window.compression()->controller()->isActive());
     QVERIFY(window.compressionView()->progressText().contains(QStringLiteral("failed")));
   }
 
@@ -369,7 +371,7 @@ class CompressTest : public QObject {
     QCOMPARE(window.compressionView()->runDir(), folder);
 
     QSignalSpy ended(&window, &MainWindow::compressionEnded);
-    QPointer<CompressDialog> dialog = window.openCompressDialog(CompressDialog::Kind::Prune);
+    QPointer<CompressDialog> dialog = window.compression()->openDialog(CompressDialog::Kind::Prune);
     QVERIFY(dialog);
     auto* epochs = qobject_cast<QSpinBox*>(dialog->passForm(0)->binding("epochs")->input());
     QVERIFY(epochs);
@@ -378,7 +380,7 @@ class CompressTest : public QObject {
     QVERIFY(dialog->okButton()->isEnabled());
     keepShot(dialog, QStringLiteral("prune-dialog"));
     QTest::mouseClick(dialog->okButton(), Qt::LeftButton);
-    QVERIFY(window.compressor()->isActive());
+    QVERIFY(window.compression()->controller()->isActive());
     QVERIFY(
         !window.findChild<QAction*>(QStringLiteral("compressPrune"))->isEnabled());  // one pipeline at a time
     QCOMPARE(window.centralTabs()->currentWidget(), static_cast<QWidget*>(window.compressionView()));
@@ -406,7 +408,7 @@ class CompressTest : public QObject {
     finetune.type = PassType::Finetune;
     finetune.epochs = 1000;
     longer.passes.push_back(finetune);
-    QVERIFY(window.startCompression(folder, longer));
+    QVERIFY(window.compression()->start(folder, longer));
     QTRY_VERIFY_WITH_TIMEOUT(view->progressText().contains(QStringLiteral("step")), kCompressTimeoutMs);
     QVERIFY(view->progressValue() >= 0 && view->progressValue() < 1000);
     // The fine-tuning is plotted live on the Training charts, as a trace of its own.
@@ -420,7 +422,7 @@ class CompressTest : public QObject {
     keepShot(&window, QStringLiteral("fine-tuning"));
     QVERIFY(view->cancelButton()->isVisible());
     QTest::mouseClick(view->cancelButton(), Qt::LeftButton);
-    QCOMPARE(window.compressor()->state(), CompressionController::State::Stopping);
+    QCOMPARE(window.compression()->controller()->state(), CompressionController::State::Stopping);
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kCompressTimeoutMs);
     QCOMPARE(ended.back().front().value<RunSummary>().status, RunStatus::Interrupted);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));

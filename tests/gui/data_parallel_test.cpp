@@ -18,6 +18,7 @@
 #include "editor/device_picker.h"
 #include "editor/experiment_editor.h"
 #include "gui_test_support.h"
+#include "run/past_runs_on_charts.h"
 #include "run/run_controller.h"
 #include "window/main_window.h"
 #include "window/run_progress.h"
@@ -253,19 +254,19 @@ class DataParallelTest : public QObject {
     window.editor()->setDocument(doc);
     QVERIFY2(window.editor()->experiment().has_value(), "fp16 on the CPU parses: only the engine refuses it");
 
-    QVERIFY(window.startRun());
+    QVERIFY(window.runActions()->startRun());
     // While the engine checks, Start is off and the status says so; the UI thread is not held.
-    QVERIFY(window.isCheckingStart());
-    QVERIFY(!window.startAction()->isEnabled());
+    QVERIFY(window.runActions()->isCheckingStart());
+    QVERIFY(!window.runActions()->startAction()->isEnabled());
     auto* state = window.findChild<QLabel*>(QStringLiteral("runState"));
     QVERIFY(state);
     QCOMPARE(state->text(), QStringLiteral("Checking the experiment…"));
-    QVERIFY(!window.startRun());  // a second Start while checking does nothing
+    QVERIFY(!window.runActions()->startRun());  // a second Start while checking does nothing
 
     QTRY_COMPARE_WITH_TIMEOUT(refused.count(), 1, 30000);
-    QVERIFY(!window.isCheckingStart());
-    QVERIFY(window.startAction()->isEnabled());
-    QVERIFY(!window.controller()->isActive());
+    QVERIFY(!window.runActions()->isCheckingStart());
+    QVERIFY(window.runActions()->startAction()->isEnabled());
+    QVERIFY(!window.runActions()->controller()->isActive());
     // The CLI's words: formatIssues of the engine's checks, in the dialog and at the field.
     const std::string cli = formatIssues(checkExperiment(*window.editor()->experiment()));
     const QString expected = QString::fromStdString(cli).trimmed();
@@ -285,8 +286,8 @@ class DataParallelTest : public QObject {
     // Fixed, Start checks again and the run starts.
     doc["train"]["amp"] = "off";
     window.editor()->setDocument(doc);
-    QVERIFY(window.startRun());
-    QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive() || ended.count() > 0, 30000);
+    QVERIFY(window.runActions()->startRun());
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->controller()->isActive() || ended.count() > 0, 30000);
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     QCOMPARE(ended.front().front().value<RunSummary>().status, RunStatus::Completed);
     QCOMPARE(refused.count(), 1);
@@ -312,8 +313,8 @@ class DataParallelTest : public QObject {
     }
     MainWindow window(MainWindow::Options{false});
     window.show();
-    window.openRuns({runDir}, true);
-    QTRY_COMPARE_WITH_TIMEOUT(window.pendingHistoryLoads(), 0, 20000);
+    window.pastRuns()->open({runDir}, true);
+    QTRY_COMPARE_WITH_TIMEOUT(window.pastRuns()->pendingLoads(), 0, 20000);
     QCOMPARE(window.progress()->devicesText(), QStringLiteral("2 ranks: cpu, cpu (data parallel)"));
     MetricChart* throughput = window.charts()->chart(ChartId::Throughput);
     QVERIFY2(throughput->seriesNames(true).contains(QStringLiteral("rank 1 · cpu")),
@@ -324,7 +325,7 @@ class DataParallelTest : public QObject {
     QSignalSpy ended(&window, &MainWindow::runEnded);
     Experiment live = test::tinyExperiment(dir.path(), 1, 0, "live-dp");
     live.train.devices = {"cpu", "cpu"};
-    QVERIFY(window.startExperiment(live));
+    QVERIFY(window.runActions()->startExperiment(live));
     auto* label = window.progress()->findChild<QLabel*>(QStringLiteral("runDevices"));
     QVERIFY(label && !label->isHidden());
     QCOMPARE(label->text(), QStringLiteral("2 ranks: cpu, cpu (data parallel)"));
@@ -339,7 +340,7 @@ class DataParallelTest : public QObject {
     QVERIFY(pointsOf(throughput, QStringLiteral("rank 1 · cpu")) > 0);
 
     // One device: "Device: cpu", and no per-device curves.
-    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 1, 0, "single")));
+    QVERIFY(window.runActions()->startExperiment(test::tinyExperiment(dir.path(), 1, 0, "single")));
     QCOMPARE(window.progress()->devicesText(), QStringLiteral("Device: cpu"));
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);
     QCOMPARE(throughput->seriesNames(true), QStringList{QStringLiteral("training")});

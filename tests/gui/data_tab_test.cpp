@@ -99,7 +99,7 @@ class DataTabTest : public QObject {
     QSignalSpy ended(&window, &MainWindow::runEnded);
     ParseResult parsed = parseExperiment(imageFolderJson(m_folder, m_dir.filePath(QStringLiteral("runs"))));
     QVERIFY2(parsed.ok(), formatIssues(parsed.issues).c_str());
-    QVERIFY(window.startExperiment(parsed.experiment));
+    QVERIFY(window.runActions()->startExperiment(parsed.experiment));
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     const auto summary = ended.front().front().value<RunSummary>();
     QCOMPARE(summary.status, RunStatus::Completed);

@@ -23,6 +23,7 @@
 #include "run/run_controller.h"
 #include "runs_browser/interrupted_runs_dialog.h"
 #include "runs_browser/runs_browser.h"
+#include "window/experiment_document.h"
 #include "window/log_panel.h"
 #include "window/main_window.h"
 #include "window/run_progress.h"
@@ -89,18 +90,18 @@ class DeadEndsTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(sparselyLogged(dir.path())));
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 7, kRunTimeoutMs);
-    window.controller()->pause();
+    QVERIFY(window.runActions()->startExperiment(sparselyLogged(dir.path())));
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() >= 7, kRunTimeoutMs);
+    window.runActions()->controller()->pause();
     QTest::qWait(300);
-    window.controller()->requestCheckpoint();
+    window.runActions()->controller()->requestCheckpoint();
     // The engine writes it at once and its line arrives while still paused, not after Resume.
     const QRegularExpression written(QStringLiteral("Checkpoint \\(requested\\) at step (\\d+)"));
     QTRY_VERIFY_WITH_TIMEOUT(written.match(window.logPanel()->toPlainText()).hasMatch(), 5000);
     const qint64 engineStep = written.match(window.logPanel()->toPlainText()).captured(1).toLongLong();
-    QCOMPARE(window.controller()->state(), RunController::State::Paused);
+    QCOMPARE(window.runActions()->controller()->state(), RunController::State::Paused);
     // Progress, charts and the run folder's log stand at the engine's step, not at the last report before it.
-    QCOMPARE(window.lastStep(), engineStep);
+    QCOMPARE(window.runActions()->lastStep(), engineStep);
     QVERIFY2(window.progress()->text().startsWith(QStringLiteral("Paused")),
              qPrintable(window.progress()->text()));
     QVERIFY2(window.progress()->text().contains(QLocale().toString(engineStep)),
@@ -114,7 +115,7 @@ class DeadEndsTest : public QObject {
       if (j.is_object() && j.value("event", "") == "step") lastLogged = j.value("step", int64_t{-1});
     }
     QCOMPARE(lastLogged, engineStep);
-    window.controller()->stop();
+    window.runActions()->controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
   }
 
@@ -122,18 +123,18 @@ class DeadEndsTest : public QObject {
     QTemporaryDir dir;
     MainWindow window(MainWindow::Options{false});
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
-    window.controller()->pause();  // before the data is loaded: the run waits at its first step
+    QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
+    window.runActions()->controller()->pause();  // before the data is loaded: the run waits at its first step
     QTest::qWait(1500);
-    QCOMPARE(window.lastStep(), int64_t{0});
+    QCOMPARE(window.runActions()->lastStep(), int64_t{0});
     const QString text = window.progress()->text();
     QVERIFY2(text.startsWith(QStringLiteral("Paused")) && !text.contains(QStringLiteral("Starting")),
              qPrintable(text));
-    window.controller()->resume();
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() > 0, kRunTimeoutMs);
+    window.runActions()->controller()->resume();
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() > 0, kRunTimeoutMs);
     QVERIFY2(!window.progress()->text().startsWith(QStringLiteral("Paused")),
              qPrintable(window.progress()->text()));
-    window.controller()->stop();
+    window.runActions()->controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
   }
 
@@ -155,10 +156,10 @@ class DeadEndsTest : public QObject {
     // Flagged at its field by the editor's checks.
     QTRY_VERIFY_WITH_TIMEOUT(!window.editor()->checksPending() && !window.editor()->issues().empty(), 30000);
     QCOMPARE(QString::fromStdString(window.editor()->issues().front().path), QStringLiteral("data.path"));
-    window.startRun();
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isCheckingStart(), 30000);
+    window.runActions()->startRun();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.runActions()->isCheckingStart(), 30000);
     QTest::qWait(500);
-    QVERIFY(!window.controller()->isActive());
+    QVERIFY(!window.runActions()->controller()->isActive());
     QCOMPARE(ended.count(), 0);  // no failed 0-step run
     QVERIFY(!errors.isEmpty());
     QVERIFY(filesUnder(dir.path(), QStringLiteral("experiment.json")).isEmpty());
@@ -177,7 +178,7 @@ class DeadEndsTest : public QObject {
     doc.erase("train");
     const QString file = dir.filePath(QStringLiteral("typo.json"));
     writeJson(file, doc);
-    QVERIFY(window.openFile(file));
+    QVERIFY(window.document()->openFile(file));
     ExperimentEditor* editor = window.editor();
     QCOMPARE(editor->unknownKeys().size(), size_t{1});
     QCOMPARE(editor->unknownKeys().front().suggestion, std::string("train"));
@@ -201,12 +202,12 @@ class DeadEndsTest : public QObject {
     QStringList errors;
     window.setErrorPresenter(
         [&errors](const QString& title, const QString&, const QString&) { errors << title; });
-    QVERIFY(!window.startRun());
+    QVERIFY(!window.runActions()->startRun());
     QCOMPARE(errors.size(), 1);
 
     // Saved unfixed: written as asked, but the user is told.
     const QString unfixed = dir.filePath(QStringLiteral("unfixed.json"));
-    QVERIFY(window.saveFile(unfixed));
+    QVERIFY(window.document()->saveFile(unfixed));
     QVERIFY(readJson(unfixed).contains("trian"));
     QVERIFY2(window.logPanel()->toPlainText().contains(QStringLiteral("unknown key(s) \"trian\"")),
              qPrintable(window.logPanel()->toPlainText()));
@@ -222,7 +223,7 @@ class DeadEndsTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!editor->checksPending() && editor->issues().empty(), 30000);
     QVERIFY(!editor->unknownKeyBar()->isVisible());
     const QString saved = dir.filePath(QStringLiteral("fixed.json"));
-    QVERIFY(window.saveFile(saved));
+    QVERIFY(window.document()->saveFile(saved));
     const nlohmann::json written = readJson(saved);
     QVERIFY(!written.contains("trian"));
     QCOMPARE(written["train"]["epochs"].get<int>(), 2);
@@ -237,7 +238,7 @@ class DeadEndsTest : public QObject {
     doc["train"]["colour"] = "blue";  // nothing close: only Remove is offered
     const QString file = dir.filePath(QStringLiteral("typo.json"));
     writeJson(file, doc);
-    QVERIFY(window.openFile(file));
+    QVERIFY(window.document()->openFile(file));
     ExperimentEditor* editor = window.editor();
     QCOMPARE(editor->unknownKeys().size(), size_t{2});
     QVERIFY(editor->renameUnknownKeyToSuggestion("train.epocs"));
@@ -258,9 +259,9 @@ class DeadEndsTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 4, kRunTimeoutMs);
-    window.controller()->stop();
+    QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() >= 4, kRunTimeoutMs);
+    window.runActions()->controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     const auto stopped = ended.front().front().value<RunSummary>();
     QCOMPARE(stopped.status, RunStatus::Interrupted);
@@ -288,9 +289,10 @@ class DeadEndsTest : public QObject {
     QVERIFY(row->text(2) != QStringLiteral("none"));
     QCOMPARE(QDir(dialog->selectedFolder()), QDir(QString::fromStdString(stopped.run_dir)));
     QTest::mouseClick(dialog->findChild<QPushButton*>(QStringLiteral("resumeChosenRun")), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive() && window.lastStep() > stopped.steps,
-                             kRunTimeoutMs);
-    window.controller()->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.runActions()->controller()->isActive() && window.runActions()->lastStep() > stopped.steps,
+        kRunTimeoutMs);
+    window.runActions()->controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);
     QCOMPARE(ended.back().front().value<RunSummary>().status, RunStatus::Interrupted);
   }
@@ -303,7 +305,7 @@ class DeadEndsTest : public QObject {
       shown << title + QLatin1Char('\n') + message + QLatin1Char('\n') + hint;
     });
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 1)));
+    QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 1)));
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     const auto finished = ended.front().front().value<RunSummary>();
     // Once in CI this run failed: whatever the window said, and its log, go with the failure.
@@ -311,7 +313,7 @@ class DeadEndsTest : public QObject {
              qPrintable(shown.join(QLatin1Char('\n')) + QLatin1Char('\n') +
                         window.logPanel()->toPlainText().right(2000)));
     shown.clear();
-    window.resumeRun(QString::fromStdString(finished.run_dir));
+    window.runActions()->resumeRun(QString::fromStdString(finished.run_dir));
     QTRY_COMPARE_WITH_TIMEOUT(shown.size(), 1, kRunTimeoutMs);
     QVERIFY2(shown.front().contains(QStringLiteral("already finished")), qPrintable(shown.front()));
     QVERIFY2(shown.front().contains(QStringLiteral("Clone")), qPrintable(shown.front()));
@@ -319,7 +321,7 @@ class DeadEndsTest : public QObject {
                  !shown.front().contains(QStringLiteral("CLI")),
              qPrintable(shown.front()));
     QCOMPARE(ended.count(), 1);  // no refused attempt reported as a failed run
-    QVERIFY(!window.controller()->isActive());
+    QVERIFY(!window.runActions()->controller()->isActive());
   }
 
   void noFailedWhileResumeAnywayIsAsked() {
@@ -327,9 +329,9 @@ class DeadEndsTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 4, kRunTimeoutMs);
-    window.controller()->stop();
+    QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() >= 4, kRunTimeoutMs);
+    window.runActions()->controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     const auto stopped = ended.front().front().value<RunSummary>();
     QCOMPARE(stopped.status, RunStatus::Interrupted);
@@ -338,9 +340,9 @@ class DeadEndsTest : public QObject {
     doc["train"]["epochs"] = 99999;
     writeJson(file, doc);
     std::function<void()> answer;
-    window.setForceResumeAsker(
+    window.runActions()->setForceResumeAsker(
         [&answer](const QString&, std::function<void()> resumeAnyway) { answer = resumeAnyway; });
-    QVERIFY(window.resumeRun(QString::fromStdString(stopped.run_dir)));
+    QVERIFY(window.runActions()->resumeRun(QString::fromStdString(stopped.run_dir)));
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);  // the engine refused; the question is open
     QVERIFY(answer);
     auto* stateLabel = window.findChild<QLabel*>(QStringLiteral("runState"));
@@ -350,9 +352,10 @@ class DeadEndsTest : public QObject {
     QVERIFY2(window.progress()->text().contains(QStringLiteral("experiment changed")),
              qPrintable(window.progress()->text()));
     answer();
-    QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive() && window.lastStep() > stopped.steps,
-                             kRunTimeoutMs);
-    window.controller()->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.runActions()->controller()->isActive() && window.runActions()->lastStep() > stopped.steps,
+        kRunTimeoutMs);
+    window.runActions()->controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 3, kRunTimeoutMs);
     QCOMPARE(ended.back().front().value<RunSummary>().status, RunStatus::Interrupted);
   }
@@ -366,8 +369,8 @@ class DeadEndsTest : public QObject {
     window->show();
     // Long enough to be surely running when the question is asked (two epochs could end first on a fast
     // machine), short enough to end on its own within the timeout.
-    QVERIFY(window->startExperiment(gui::test::tinyExperiment(dir.path(), 60)));
-    QTRY_VERIFY_WITH_TIMEOUT(window->lastStep() >= 2, kRunTimeoutMs);
+    QVERIFY(window->runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 60)));
+    QTRY_VERIFY_WITH_TIMEOUT(window->runActions()->lastStep() >= 2, kRunTimeoutMs);
     window->close();
     QVERIFY(visibleChild<QMessageBox>(window, QStringLiteral("quitDuringRunDialog")));
     // Left unanswered: the run completes, the question goes away with it and the window closes as asked.
@@ -380,14 +383,14 @@ class DeadEndsTest : public QObject {
     auto* window = new MainWindow(MainWindow::Options{false});
     window->setAttribute(Qt::WA_DeleteOnClose);
     window->show();
-    QVERIFY(window->startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
-    QTRY_VERIFY_WITH_TIMEOUT(window->lastStep() >= 4, kRunTimeoutMs);
+    QVERIFY(window->runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(window->runActions()->lastStep() >= 4, kRunTimeoutMs);
     window->close();  // File ▸ Quit does the same
     auto* question = visibleChild<QMessageBox>(window, QStringLiteral("quitDuringRunDialog"));
     QVERIFY(question);
     // The run goes on while the question is open.
-    const int64_t asked = window->lastStep();
-    QTRY_VERIFY_WITH_TIMEOUT(window->lastStep() > asked, kRunTimeoutMs);
+    const int64_t asked = window->runActions()->lastStep();
+    QTRY_VERIFY_WITH_TIMEOUT(window->runActions()->lastStep() > asked, kRunTimeoutMs);
     QTimer::singleShot(0, question, [question] { question->button(QMessageBox::Yes)->click(); });
     QTimer::singleShot(kRunTimeoutMs, qApp, [] { QCoreApplication::exit(99); });
     // The event loop returns: the process would exit here.

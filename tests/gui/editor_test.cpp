@@ -16,6 +16,7 @@
 #include "editor/experiment_editor.h"
 #include "editor/lr_preview.h"
 #include "gui_test_support.h"
+#include "window/experiment_document.h"
 #include "window/main_window.h"
 #include "workbench/experiment_keys.h"
 #include "workbench/system_info.h"
@@ -92,7 +93,7 @@ class EditorTest : public QObject {
     writeJson(in, doc);
 
     MainWindow window(MainWindow::Options{false});
-    QVERIFY(window.openFile(in));
+    QVERIFY(window.document()->openFile(in));
     ExperimentEditor* editor = window.editor();
     QVERIFY2(editor->issues().empty(), qPrintable(messageOf(editor, "")));
     const Experiment expected = parseExperiment(doc).experiment;
@@ -115,7 +116,7 @@ class EditorTest : public QObject {
     QVERIFY(editor->isModified());
     QVERIFY(window.windowTitle().contains(QStringLiteral("in.json")));
     const QString out = dir.filePath(QStringLiteral("out.json"));
-    QVERIFY(window.saveFile(out));
+    QVERIFY(window.document()->saveFile(out));
     QVERIFY(!editor->isModified());
     const ParseResult saved = parseExperiment(readJson(out));
     QVERIFY2(saved.ok(), formatIssues(saved.issues).c_str());
@@ -128,7 +129,7 @@ class EditorTest : public QObject {
 
     // And the saved file loads into a fresh window unchanged.
     MainWindow again(MainWindow::Options{false});
-    QVERIFY(again.openFile(out));
+    QVERIFY(again.document()->openFile(out));
     QCOMPARE(again.editor()->document(), readJson(out));
   }
 
@@ -236,9 +237,9 @@ class EditorTest : public QObject {
     QCOMPARE(editor->issues().size(), size_t{3});
 
     // Start refuses, says so, and takes the user to the first field at fault.
-    QVERIFY(!window.startRun());
+    QVERIFY(!window.runActions()->startRun());
     QCOMPARE(shown.size(), 1);
-    QVERIFY(!window.controller()->isActive());
+    QVERIFY(!window.runActions()->controller()->isActive());
 
     // A layer list that is not even JSON is flagged at the layer list.
     auto* source = editor->findChild<QComboBox*>(QStringLiteral("modelSource"));

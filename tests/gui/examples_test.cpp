@@ -17,6 +17,7 @@
 #include "app/action_icons.h"
 #include "editor/experiment_editor.h"
 #include "window/examples_menu.h"
+#include "window/experiment_document.h"
 #include "window/main_window.h"
 
 using namespace wb;
@@ -81,12 +82,12 @@ class ExamplesTest : public QObject {
     const std::string data = doc["data"]["path"];
     QVERIFY2(QDir::isAbsolutePath(QString::fromStdString(data)), data.c_str());
     QVERIFY(QFile::exists(QString::fromStdString(data)));
-    QVERIFY(window.currentFile().isEmpty());  // unsaved: Save asks where (File ▸ Save As…)
+    QVERIFY(window.document()->file().isEmpty());  // unsaved: Save asks where (File ▸ Save As…)
 
     QTemporaryDir dir;
     const QString copy = dir.filePath(QStringLiteral("my-spirals.json"));
-    QVERIFY(window.saveFile(copy));
-    QCOMPARE(window.currentFile(), copy);
+    QVERIFY(window.document()->saveFile(copy));
+    QCOMPARE(window.document()->file(), copy);
     QVERIFY(readAll(copy).contains("example-csv-spirals"));
     QCOMPARE(readAll(QString::fromStdString(csv->file)), installed);  // the installed example is untouched
   }

@@ -20,6 +20,7 @@
 #include "export_dialogs/export_menu.h"
 #include "export_dialogs/export_result_dialog.h"
 #include "gui_test_support.h"
+#include "run/past_runs_on_charts.h"
 #include "runs_browser/runs_browser.h"
 #include "window/main_window.h"
 #include "workbench/compression.h"
@@ -154,8 +155,8 @@ class ExportTest : public QObject {
     QVERIFY(!exporter->action(Item::TorchScript)->isEnabled());
 
     // Charts with a run on them can be saved.
-    window.openRuns({m_run}, true);
-    QTRY_VERIFY(window.pendingHistoryLoads() == 0 && window.charts()->traceCount() == 1);
+    window.pastRuns()->open({m_run}, true);
+    QTRY_VERIFY(window.pastRuns()->pendingLoads() == 0 && window.charts()->traceCount() == 1);
     exporter->update();
     QVERIFY(exporter->action(Item::ChartsPng)->isEnabled());
     QVERIFY(exporter->action(Item::ChartsSvg)->isEnabled());
@@ -287,8 +288,8 @@ class ExportTest : public QObject {
     QCOMPARE(errors.size(), 1);
     errors.clear();
 
-    window.openRuns({m_run}, true);
-    QTRY_VERIFY(window.pendingHistoryLoads() == 0 && window.charts()->traceCount() == 1);
+    window.pastRuns()->open({m_run}, true);
+    QTRY_VERIFY(window.pastRuns()->pendingLoads() == 0 && window.charts()->traceCount() == 1);
     for (const QString& suffix : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
       const QString folder = out.filePath(QStringLiteral("charts-") + suffix);
       const QStringList files = exporter->exportChartsTo(folder, suffix);

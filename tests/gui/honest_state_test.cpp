@@ -47,15 +47,15 @@ class HonestStateTest : public QObject {
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
   void theStatusWordsAreOneMapping() {
-    QCOMPARE(runStatusWord("running"), QStringLiteral("Running"));
-    QCOMPARE(runStatusWord("finished"), QStringLiteral("Finished"));
-    QCOMPARE(runStatusWord("interrupted"), QStringLiteral("Interrupted"));
-    QCOMPARE(runStatusWord("failed"), QStringLiteral("Failed"));
-    QCOMPARE(runStatusWord(RunStatus::Completed), runStatusWord("finished"));
-    QVERIFY(runStatusWord(RunStatus::EarlyStopped).startsWith(runStatusWord("finished")));
-    QCOMPARE(runStatusWord(RunStatus::Interrupted), runStatusWord("interrupted"));
-    QCOMPARE(runStatusWord(RunStatus::Failed), runStatusWord("failed"));
-    QCOMPARE(runStateWord(RunController::State::Running), runStatusWord("running"));
+    QCOMPARE(runStatusWord(RunIndexStatus::Running), QStringLiteral("Running"));
+    QCOMPARE(runStatusWord(RunIndexStatus::Finished), QStringLiteral("Finished"));
+    QCOMPARE(runStatusWord(RunIndexStatus::Interrupted), QStringLiteral("Interrupted"));
+    QCOMPARE(runStatusWord(RunIndexStatus::Failed), QStringLiteral("Failed"));
+    QCOMPARE(runStatusWord(RunStatus::Completed), runStatusWord(RunIndexStatus::Finished));
+    QVERIFY(runStatusWord(RunStatus::EarlyStopped).startsWith(runStatusWord(RunIndexStatus::Finished)));
+    QCOMPARE(runStatusWord(RunStatus::Interrupted), runStatusWord(RunIndexStatus::Interrupted));
+    QCOMPARE(runStatusWord(RunStatus::Failed), runStatusWord(RunIndexStatus::Failed));
+    QCOMPARE(runStateWord(RunController::State::Running), runStatusWord(RunIndexStatus::Running));
   }
 
   void theFormShowsTheRunningExperimentAndTakesNoEdits() {
@@ -64,8 +64,8 @@ class HonestStateTest : public QObject {
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
     window.editor()->setDocument(gui::test::tinyExperimentJson(dir.path(), 100000));
-    QVERIFY(window.startRun());
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 2, kRunTimeoutMs);
+    QVERIFY(window.runActions()->startRun());
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() >= 2, kRunTimeoutMs);
     ExperimentEditor* editor = window.editor();
     QVERIFY(editor->isLocked());
     auto* note = editor->findChild<QLabel*>(QStringLiteral("runningNote"));
@@ -79,7 +79,7 @@ class HonestStateTest : public QObject {
     QCOMPARE(editor->document()["optimizer"]["lr"].get<double>(), 0.003);
     QVERIFY(!editor->isModified());
 
-    window.controller()->stop();
+    window.runActions()->controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     QVERIFY(!editor->isLocked());
     QVERIFY(!note->isVisible());
@@ -91,15 +91,16 @@ class HonestStateTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 2, kRunTimeoutMs);
+    QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() >= 2, kRunTimeoutMs);
     // Running: the list (refreshed at the first step) and the status bar say the same.
     QTRY_VERIFY_WITH_TIMEOUT(window.runsBrowser()->rowCount() == 1, 10000);
     const std::string folder = window.runsBrowser()->model()->rows().front().record.folder;
-    QCOMPARE(stateLabel(window), runStatusWord("running"));
-    QTRY_COMPARE_WITH_TIMEOUT(listedStatus(window.runsBrowser(), folder), runStatusWord("running"), 10000);
+    QCOMPARE(stateLabel(window), runStatusWord(RunIndexStatus::Running));
+    QTRY_COMPARE_WITH_TIMEOUT(listedStatus(window.runsBrowser(), folder),
+                              runStatusWord(RunIndexStatus::Running), 10000);
 
-    window.controller()->stop();
+    window.runActions()->controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     const auto stopped = ended.front().front().value<RunSummary>();
     QCOMPARE(stopped.status, RunStatus::Interrupted);
@@ -115,23 +116,24 @@ class HonestStateTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 2, kRunTimeoutMs);
-    window.controller()->stop();
+    QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() >= 2, kRunTimeoutMs);
+    window.runActions()->controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     const auto stopped = ended.front().front().value<RunSummary>();
     window.runsBrowser()->refresh();
     QTRY_COMPARE_WITH_TIMEOUT(listedStatus(window.runsBrowser(), stopped.run_dir),
-                              runStatusWord("interrupted"), 10000);
+                              runStatusWord(RunIndexStatus::Interrupted), 10000);
 
     window.runsBrowser()->selectFolders({QString::fromStdString(stopped.run_dir)});
     window.runsBrowser()->resumeSelected();
-    QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive() && window.lastStep() > stopped.steps,
-                             kRunTimeoutMs);
-    QTRY_COMPARE_WITH_TIMEOUT(listedStatus(window.runsBrowser(), stopped.run_dir), runStatusWord("running"),
-                              10000);
-    QCOMPARE(stateLabel(window), runStatusWord("running"));
-    window.controller()->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.runActions()->controller()->isActive() && window.runActions()->lastStep() > stopped.steps,
+        kRunTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(listedStatus(window.runsBrowser(), stopped.run_dir),
+                              runStatusWord(RunIndexStatus::Running), 10000);
+    QCOMPARE(stateLabel(window), runStatusWord(RunIndexStatus::Running));
+    window.runActions()->controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);
   }
 };

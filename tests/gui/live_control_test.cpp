@@ -17,6 +17,7 @@
 #include "gui_test_support.h"
 #include "run/live_control_actions.h"
 #include "run/lr_change_dialog.h"
+#include "run/past_runs_on_charts.h"
 #include "run/run_controller.h"
 #include "window/log_panel.h"
 #include "window/main_window.h"
@@ -50,8 +51,8 @@ class LiveControlTest : public QObject {
     // 60 epochs of 15 steps: long enough to act on while it runs (Stop After This Epoch ends it early).
     const Experiment experiment = gui::test::tinyExperiment(dir.path(), 60);
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(experiment));
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 6, kRunTimeoutMs);
+    QVERIFY(window.runActions()->startExperiment(experiment));
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() >= 6, kRunTimeoutMs);
     QVERIFY(changeLr->isEnabled());
     changeLr->trigger();
     LrChangeDialog* dialog = window.liveControl()->openDialog();
@@ -97,8 +98,8 @@ class LiveControlTest : public QObject {
     QVERIFY(window.logPanel()->toPlainText().contains(QStringLiteral("learning rate ×0.5")));
 
     // Opened later, the past run shows its marks too.
-    window.openRuns(QStringList{QString::fromStdString(summary.run_dir)}, true);
-    QTRY_COMPARE_WITH_TIMEOUT(window.pendingHistoryLoads(), 0, kRunTimeoutMs);
+    window.pastRuns()->open(QStringList{QString::fromStdString(summary.run_dir)}, true);
+    QTRY_COMPARE_WITH_TIMEOUT(window.pastRuns()->pendingLoads(), 0, kRunTimeoutMs);
     QCOMPARE(window.charts()->controlMarkLabels(QString::fromStdString(summary.run_dir)).size(), 2);
   }
 

@@ -25,6 +25,7 @@
 #include "gui_test_support.h"
 #include "queue_view/queue_actions.h"
 #include "queue_view/queue_panel.h"
+#include "run/past_runs_on_charts.h"
 #include "run/run_follower.h"
 #include "runs_browser/index_watch.h"
 #include "runs_browser/runs_browser.h"
@@ -229,7 +230,7 @@ class QueueTest : public QObject {
     window.show();
     window.editor()->setDocument(test::tinyExperimentJson(runs, 2));
     window.runsBrowser()->indexWatch()->setInterval(100);
-    window.follower()->setInterval(100);
+    window.pastRuns()->follower()->setInterval(100);
     RunsBrowser* runsList = window.runsBrowser();
     QTRY_VERIFY(!runsList->isLoading());
     QCOMPARE(runsList->rowCount(), 0);
@@ -253,20 +254,20 @@ class QueueTest : public QObject {
     const QString folder = runsList->visibleFolder(0);
     QTRY_COMPARE_WITH_TIMEOUT(listedStatus(runsList, folder), std::string("running"), 10000);
 
-    window.openRuns({folder}, true);
+    window.pastRuns()->open({folder}, true);
     QTRY_VERIFY_WITH_TIMEOUT(window.charts()->hasTrace(folder), 10000);
-    QVERIFY(window.follower()->follows(folder));
+    QVERIFY(window.pastRuns()->follower()->follows(folder));
     MetricChart* loss = window.charts()->chart(ChartId::Loss);
     const int before = loss->totalPointCount();
     run.resume();
-    QTRY_VERIFY_WITH_TIMEOUT(loss->totalPointCount() > before, 20000);     // followed as it trains
-    QTRY_VERIFY_WITH_TIMEOUT(!window.follower()->follows(folder), 30000);  // let go once it ended
+    QTRY_VERIFY_WITH_TIMEOUT(loss->totalPointCount() > before, 20000);  // followed as it trains
+    QTRY_VERIFY_WITH_TIMEOUT(!window.pastRuns()->follower()->follows(folder), 30000);  // let go once it ended
     QTRY_COMPARE_WITH_TIMEOUT(listedStatus(runsList, folder), std::string("finished"), 10000);
 
     // Followed piece by piece, the charts hold what opening the finished run shows: nothing lost or twice.
     const int followed = loss->totalPointCount();
-    window.openRuns({folder}, true);
-    QTRY_COMPARE_WITH_TIMEOUT(window.pendingHistoryLoads(), 0, 10000);
+    window.pastRuns()->open({folder}, true);
+    QTRY_COMPARE_WITH_TIMEOUT(window.pastRuns()->pendingLoads(), 0, 10000);
     QCOMPARE(loss->totalPointCount(), followed);
   }
 };

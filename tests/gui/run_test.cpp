@@ -36,9 +36,9 @@ QMessageBox* errorDialog(QWidget* window) {
 // loaded its data, so no race with the run's speed decides where it stops (a stop after "some steps seen" let
 // a fast run finish first).
 void stopAfterFirstEpoch(MainWindow& window, QSignalSpy& ended, const QString& runsDir) {
-  QVERIFY(window.startExperiment(gui::test::tinyExperiment(runsDir, 6)));
-  window.controller()->stopAfterEpoch();
-  QVERIFY(window.controller()->stopAfterEpochRequested());
+  QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(runsDir, 6)));
+  window.runActions()->controller()->stopAfterEpoch();
+  QVERIFY(window.runActions()->controller()->stopAfterEpochRequested());
   QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
   const auto stopped = ended.front().front().value<RunSummary>();
   QCOMPARE(stopped.status, RunStatus::Interrupted);
@@ -59,12 +59,12 @@ class RunTest : public QObject {
     MainWindow window(MainWindow::Options{false});
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 3)));
-    QVERIFY(window.controller()->isActive());
+    QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 3)));
+    QVERIFY(window.runActions()->controller()->isActive());
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     const auto summary = ended.front().front().value<RunSummary>();
     QCOMPARE(summary.status, RunStatus::Completed);
-    QCOMPARE(window.controller()->state(), RunController::State::Idle);
+    QCOMPARE(window.runActions()->controller()->state(), RunController::State::Idle);
 
     ChartsPanel* charts = window.charts();
     // ~45 steps reported every 2: ~22 points of training loss (raw and smoothed), 3 validations.
@@ -76,7 +76,7 @@ class RunTest : public QObject {
     QVERIFY(charts->chart(ChartId::Memory)->totalPointCount() >= 20);
     QCOMPARE(charts->chart(ChartId::Gradients)->totalPointCount(), 0);  // no clipping, no fp16: not measured
     QVERIFY(summary.steps >= 40);                                       // 3 epochs of ~15 steps
-    QCOMPARE(window.lastStep(), summary.steps);
+    QCOMPARE(window.runActions()->lastStep(), summary.steps);
     QVERIFY(window.progress()->value() >= 900);
     QVERIFY(window.logPanel()->lineCount() > 5);
     QVERIFY(window.progress()->text().startsWith(QStringLiteral("Finished")));  // the runs list's word
@@ -92,41 +92,41 @@ class RunTest : public QObject {
     window.show();
     QSignalSpy ended(&window, &MainWindow::runEnded);
     // Long enough that it cannot end on its own during the test.
-    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 4, kRunTimeoutMs);
+    QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() >= 4, kRunTimeoutMs);
 
-    window.controller()->pause();
-    QCOMPARE(window.controller()->state(), RunController::State::Paused);
+    window.runActions()->controller()->pause();
+    QCOMPARE(window.runActions()->controller()->state(), RunController::State::Paused);
     QTest::qWait(400);  // what was in flight arrives
-    const int64_t pausedAt = window.lastStep();
+    const int64_t pausedAt = window.runActions()->lastStep();
     QTest::qWait(800);
-    QCOMPARE(window.lastStep(), pausedAt);  // nothing trains while paused
+    QCOMPARE(window.runActions()->lastStep(), pausedAt);  // nothing trains while paused
 
-    window.controller()->resume();
-    QCOMPARE(window.controller()->state(), RunController::State::Running);
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() > pausedAt, kRunTimeoutMs);
+    window.runActions()->controller()->resume();
+    QCOMPARE(window.runActions()->controller()->state(), RunController::State::Running);
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() > pausedAt, kRunTimeoutMs);
 
     // Stop returns at once; the run winds down on its thread while the UI keeps running.
     QElapsedTimer timer;
     timer.start();
-    window.controller()->stop();
+    window.runActions()->controller()->stop();
     QVERIFY(timer.elapsed() < 100);
-    QCOMPARE(window.controller()->state(), RunController::State::Stopping);
+    QCOMPARE(window.runActions()->controller()->state(), RunController::State::Stopping);
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
     const auto summary = ended.front().front().value<RunSummary>();
     QCOMPARE(summary.status, RunStatus::Interrupted);
-    QVERIFY(summary.steps >= window.lastStep());
-    QCOMPARE(window.controller()->state(), RunController::State::Idle);
+    QVERIFY(summary.steps >= window.runActions()->lastStep());
+    QCOMPARE(window.runActions()->controller()->state(), RunController::State::Idle);
   }
 
   void stopWhilePausedEndsTheRun() {
     QTemporaryDir dir;
     MainWindow window(MainWindow::Options{false});
     QSignalSpy ended(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
-    QTRY_VERIFY_WITH_TIMEOUT(window.lastStep() >= 2, kRunTimeoutMs);
-    window.controller()->pause();
-    window.controller()->stop();
+    QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 100000)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() >= 2, kRunTimeoutMs);
+    window.runActions()->controller()->pause();
+    window.runActions()->controller()->stop();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kRunTimeoutMs);
   }
 
@@ -138,12 +138,12 @@ class RunTest : public QObject {
     if (QTest::currentTestFailed()) return;
     const auto stopped = ended.front().front().value<RunSummary>();
 
-    QVERIFY(window.resumeRun(QString::fromStdString(stopped.run_dir)));
+    QVERIFY(window.runActions()->resumeRun(QString::fromStdString(stopped.run_dir)));
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);
     const auto resumed = ended.back().front().value<RunSummary>();
     QCOMPARE(resumed.status, RunStatus::Completed);
     QVERIFY(resumed.steps > stopped.steps);
-    QCOMPARE(window.lastStep(), resumed.steps);
+    QCOMPARE(window.runActions()->lastStep(), resumed.steps);
     // Continued at the stop's checkpoint (step > 0), not from step 0: the session's first logged step follows
     // it (steps are logged every 2 and at epoch ends), and it trained only the remaining steps.
     const auto session = wb::test::lastResumedSession(stopped.run_dir + "/metrics.jsonl");
@@ -182,15 +182,16 @@ class RunTest : public QObject {
     doc["train"]["epochs"] = 8;
     std::ofstream(file.toStdString()) << doc.dump(2);
     QStringList asked;
-    window.setForceResumeAsker([&asked](const QString& message, std::function<void()> resumeAnyway) {
-      asked << message;
-      resumeAnyway();  // the user chooses Resume Anyway
-    });
+    window.runActions()->setForceResumeAsker(
+        [&asked](const QString& message, std::function<void()> resumeAnyway) {
+          asked << message;
+          resumeAnyway();  // the user chooses Resume Anyway
+        });
     window.setErrorPresenter([](const QString& title, const QString&, const QString&) {
       QFAIL(qPrintable(QStringLiteral("unexpected error dialog: ") + title));
     });
 
-    QVERIFY(window.resumeRun(QString::fromStdString(stopped.run_dir)));
+    QVERIFY(window.runActions()->resumeRun(QString::fromStdString(stopped.run_dir)));
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 3, kRunTimeoutMs);  // refused, then forced
     QCOMPARE(asked.size(), 1);
     QVERIFY2(asked.front().contains(QStringLiteral("train.epochs: 6 -> 8")), qPrintable(asked.front()));
@@ -212,7 +213,7 @@ class RunTest : public QObject {
     Experiment broken = gui::test::tinyExperiment(dir.path(), 1);
     broken.data.dataset = DatasetName::FashionMnist;
     broken.data.path = dir.filePath(QStringLiteral("no-such-dataset")).toStdString();
-    QVERIFY(window.startExperiment(broken));
+    QVERIFY(window.runActions()->startExperiment(broken));
     QTRY_VERIFY_WITH_TIMEOUT(errorDialog(&window) != nullptr, kRunTimeoutMs);
     QMessageBox* box = errorDialog(&window);
     QVERIFY2(box->text().contains(QStringLiteral("no-such-dataset")), qPrintable(box->text()));
@@ -223,8 +224,8 @@ class RunTest : public QObject {
     // The dialog does not hold the window: close it, and the next run starts and completes.
     box->accept();
     QTRY_VERIFY(errorDialog(&window) == nullptr);
-    QCOMPARE(window.controller()->state(), RunController::State::Idle);
-    QVERIFY(window.startExperiment(gui::test::tinyExperiment(dir.path(), 1)));
+    QCOMPARE(window.runActions()->controller()->state(), RunController::State::Idle);
+    QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 1)));
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);
     QCOMPARE(ended.back().front().value<RunSummary>().status, RunStatus::Completed);
   }

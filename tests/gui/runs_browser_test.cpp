@@ -11,8 +11,10 @@
 #include "charts/charts_panel.h"
 #include "editor/experiment_editor.h"
 #include "gui_test_support.h"
+#include "run/past_runs_on_charts.h"
 #include "runs_browser/runs_filter_proxy.h"
 #include "runs_browser/runs_table_model.h"
+#include "window/experiment_document.h"
 #include "window/main_window.h"
 #include "workbench/run_info.h"
 #include "workbench/training_run.h"
@@ -71,7 +73,7 @@ class RunsBrowserTest : public QObject {
     runs->overlaySelected();
     ChartsPanel* charts = window.charts();
     QTRY_COMPARE_WITH_TIMEOUT(charts->traceCount(), 2, 20000);
-    QTRY_COMPARE(window.pendingHistoryLoads(), 0);
+    QTRY_COMPARE(window.pastRuns()->pendingLoads(), 0);
     // Each run in its own colour, derived from its folder: the same in every session. (When the two folders'
     // colours collide, the run whose history loaded second takes the next free one: either may be first.)
     QVERIFY(charts->traceColor(folders[0]) == ChartsPanel::runColor(folders[0]) ||
@@ -91,7 +93,7 @@ class RunsBrowserTest : public QObject {
     // Open one: it replaces what was shown.
     runs->selectFolders({folders.front()});
     runs->openSelected();
-    QTRY_COMPARE(window.pendingHistoryLoads(), 0);
+    QTRY_COMPARE(window.pastRuns()->pendingLoads(), 0);
     QTRY_COMPARE(charts->traceCount(), 1);
     QCOMPARE(charts->traceIds().front(), folders.front());
   }
@@ -114,11 +116,11 @@ class RunsBrowserTest : public QObject {
 
   void clonesARunsExperimentIntoTheEditor() {
     MainWindow window(MainWindow::Options{false});
-    window.cloneRun(m_folders[1]);
+    window.document()->cloneRun(m_folders[1]);
     const nlohmann::json doc = window.editor()->document();
     QCOMPARE(doc.at("name").get<std::string>(), std::string("second"));
     QCOMPARE(doc.at("train").at("epochs").get<int>(), 1);
-    QVERIFY(window.currentFile().isEmpty());  // a new, unsaved experiment
+    QVERIFY(window.document()->file().isEmpty());  // a new, unsaved experiment
   }
 
   void anUnreadableRunIsReportedNotCrashed() {
@@ -126,7 +128,7 @@ class RunsBrowserTest : public QObject {
     QStringList errors;
     window.setErrorPresenter(
         [&errors](const QString& title, const QString&, const QString&) { errors << title; });
-    window.openRuns({m_dir.filePath(QStringLiteral("not-a-run"))}, false);
+    window.pastRuns()->open({m_dir.filePath(QStringLiteral("not-a-run"))}, false);
     QTRY_COMPARE(errors.size(), 1);
     QCOMPARE(window.charts()->traceCount(), 0);
   }

@@ -31,6 +31,7 @@
 #include "charts/chart_grid.h"
 #include "charts/charts_panel.h"
 #include "compression_view/compress_dialog.h"
+#include "compression_view/compression_actions.h"
 #include "compression_view/compression_view.h"
 #include "editor/experiment_editor.h"
 #include "evaluate/evaluation_view.h"
@@ -237,7 +238,7 @@ class ScreenFitTest : public QObject {
     // Compressed: the pipeline dialog, then the Compression tab with its header line and table filled.
     QTRY_VERIFY(window.runsBrowser()->rowCount() >= 1);
     window.runsBrowser()->selectFolders({folder});
-    QPointer<CompressDialog> dialog = window.openCompressDialog(CompressDialog::Kind::Pipeline);
+    QPointer<CompressDialog> dialog = window.compression()->openDialog(CompressDialog::Kind::Pipeline);
     QVERIFY(dialog);
     QVERIFY(QTest::qWaitForWindowExposed(dialog));
     CHECK(checkOnScreen(dialog, QStringLiteral("the compress pipeline dialog")));
@@ -314,7 +315,7 @@ class ScreenFitTest : public QObject {
 
     // The runs' comparison, of two runs.
     QSignalSpy second(&window, &MainWindow::runEnded);
-    QVERIFY(window.startExperiment(test::tinyExperiment(dir.path(), 2, 0, "tiny-2")));
+    QVERIFY(window.runActions()->startExperiment(test::tinyExperiment(dir.path(), 2, 0, "tiny-2")));
     QTRY_COMPARE_WITH_TIMEOUT(second.count(), 1, kRunTimeoutMs);
     QTRY_VERIFY(window.runsBrowser()->rowCount() >= 2);
     window.runsBrowser()->selectFolders(

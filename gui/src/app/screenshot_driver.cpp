@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "charts/charts_panel.h"
+#include "run/past_runs_on_charts.h"
 #include "window/main_window.h"
 
 namespace wb::gui {
@@ -55,7 +56,7 @@ ScreenshotDriver::ScreenshotDriver(MainWindow* window, QString file, long long a
 
 void ScreenshotDriver::start() {
   m_timeout.start();
-  if (!m_window->startRun()) {
+  if (!m_window->runActions()->startRun()) {
     std::fprintf(stderr, "error: the experiment could not start (see above)\n");
     QTimer::singleShot(0, this, [] { QApplication::exit(2); });
   }
@@ -67,7 +68,7 @@ void ScreenshotDriver::startWithoutTraining() {
   auto* poll = new QTimer(this);
   poll->setInterval(100);
   connect(poll, &QTimer::timeout, this, [this, poll] {
-    if (m_window->pendingHistoryLoads() > 0) return;
+    if (m_window->pastRuns()->pendingLoads() > 0) return;
     poll->stop();
     QTimer::singleShot(kSettleMs, this, &ScreenshotDriver::capture);
   });
@@ -82,12 +83,14 @@ void ScreenshotDriver::capture() {
     m_exitCode = 1;
   } else {
     std::printf("Saved %s (%dx%d) at step %lld\n", qPrintable(m_file), shot.width(), shot.height(),
-                static_cast<long long>(m_window->lastStep()));
+                static_cast<long long>(m_window->runActions()->lastStep()));
     m_exitCode = m_failed ? 1 : 0;
   }
   m_saved = true;
-  if (m_window->controller()->isActive()) {
-    m_window->controller()->stop();  // runEnded then finishes; the run folder keeps a resumable checkpoint
+  if (m_window->runActions()->controller()->isActive()) {
+    m_window->runActions()
+        ->controller()
+        ->stop();  // runEnded then finishes; the run folder keeps a resumable checkpoint
   } else {
     finish(m_exitCode);
   }

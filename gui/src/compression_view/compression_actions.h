@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "compression_view/compress_dialog.h"
+#include "window/error_presenter.h"
 #include "workbench/events.h"
 
 class QAction;
@@ -29,9 +30,6 @@ class CompressionActions : public QObject {
   Q_OBJECT
 
  public:
-  using ErrorPresenter =
-      std::function<void(const QString& title, const QString& message, const QString& hint)>;
-
   // `window` parents the dialogs and the menu.
   CompressionActions(RunsBrowser* runs, ChartsPanel* charts, CompressionView* view, LogPanel* log,
                      QWidget* window, ErrorPresenter presentError);

@@ -15,6 +15,7 @@
 
 #include "export_dialogs/export_result_dialog.h"
 #include "export_dialogs/model_exporter.h"
+#include "window/error_presenter.h"
 #include "workbench/export.h"
 
 class QAction;
@@ -33,8 +34,6 @@ class ExportMenu : public QObject {
 
  public:
   enum class Item { TorchScript, Onnx, Safetensors, MetricsCsv, ChartsPng, ChartsSvg, ChartsPdf };
-  using ErrorPresenter =
-      std::function<void(const QString& title, const QString& message, const QString& hint)>;
 
   // What a model export starts from: a run, or one of its compressed models.
   struct Target {

@@ -9,6 +9,8 @@
 #include <QString>
 #include <functional>
 
+#include "window/error_presenter.h"
+
 class QAction;
 class QWidget;
 
@@ -22,9 +24,6 @@ class QueueActions : public QObject {
   Q_OBJECT
 
  public:
-  using ErrorPresenter =
-      std::function<void(const QString& title, const QString& message, const QString& hint)>;
-
   QueueActions(ExperimentEditor* editor, QueuePanel* panel, QWidget* window, ErrorPresenter presentError);
 
   QAction* queueAction() const { return m_queue; }

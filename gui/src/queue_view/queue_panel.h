@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "app/serial_reload.h"
+#include "window/error_presenter.h"
 #include "workbench/run_queue.h"
 
 class QLabel;
@@ -26,9 +27,6 @@ class QueuePanel : public QWidget {
   Q_OBJECT
 
  public:
-  using ErrorPresenter =
-      std::function<void(const QString& title, const QString& message, const QString& hint)>;
-
   explicit QueuePanel(QWidget* parent = nullptr);
 
   void setRunsDir(const QString& dir);

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "charts/charts_panel.h"
+#include "window/error_presenter.h"
 #include "workbench/run_history.h"
 
 namespace wb::gui {
@@ -45,9 +46,6 @@ class PastRunsOnCharts : public QObject {
   Q_OBJECT
 
  public:
-  using ErrorPresenter =
-      std::function<void(const QString& title, const QString& message, const QString& hint)>;
-
   // `liveRunBusy` says whether this window is training a run: then the progress header keeps that run's
   // devices instead of showing an opened run's.
   PastRunsOnCharts(ChartsPanel* charts, RunsBrowser* runs, RunProgress* progress,

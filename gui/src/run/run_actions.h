@@ -15,6 +15,7 @@
 
 #include "run/run_controller.h"
 #include "run/run_lifecycle.h"
+#include "window/error_presenter.h"
 #include "workbench/events.h"
 #include "workbench/experiment.h"
 
@@ -36,8 +37,6 @@ class RunActions : public QObject {
   Q_OBJECT
 
  public:
-  using ErrorPresenter =
-      std::function<void(const QString& title, const QString& message, const QString& hint)>;
   // Asks whether to resume a run whose experiment file changed since its checkpoint (the engine refused it,
   // naming the changes in `message`); calls `resumeAnyway` on yes. A window-modal dialog by default.
   using ForceResumeAsker = std::function<void(const QString& message, std::function<void()> resumeAnyway)>;
@@ -64,6 +63,7 @@ class RunActions : public QObject {
 
   RunController* controller() const { return m_controller; }
   const RunLifecycle& lifecycle() const { return m_lifecycle; }
+  bool isCheckingStart() const { return m_lifecycle.phase() == RunLifecycle::Phase::Checking; }
   // The window's close protocol tells it of the quit question and its answer, and of a compression's end.
   RunLifecycle& lifecycle() { return m_lifecycle; }
   int64_t lastStep() const;

@@ -8,7 +8,7 @@
 namespace wb::gui {
 
 QString finishedRunFolder(const RunsBrowser* runs, const QString& runDir, const QString& why,
-                          const QString& command, const ErrorPresenterFn& presentError) {
+                          const QString& command, const ErrorPresenter& presentError) {
   if (!runDir.isEmpty()) return runDir;
   const std::optional<RunRecord> selected = runs->selectedRun();
   if (!selected || selected->status != RunIndexStatus::Finished) {

@@ -11,6 +11,8 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "window/error_presenter.h"
+
 class QAction;
 class QMenu;
 class QWidget;
@@ -25,9 +27,6 @@ class ExperimentDocument : public QObject {
   Q_OBJECT
 
  public:
-  using ErrorPresenter =
-      std::function<void(const QString& title, const QString& message, const QString& hint)>;
-
   // `window` parents the dialogs and menus, and carries the title.
   ExperimentDocument(ExperimentEditor* editor, QWidget* window, ErrorPresenter presentError);
 

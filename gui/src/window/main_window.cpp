@@ -283,8 +283,8 @@ void MainWindow::wireRuns() {
   connect(m_editor, &ExperimentEditor::validated, this, [this] {
     if (!m_run->controller()->isActive()) m_runs->setRunsDir(m_editor->runsDir());
   });
-  connect(m_runs, &RunsBrowser::cloneRequested, this, &MainWindow::cloneRun);
-  connect(m_runs, &RunsBrowser::resumeRequested, this, [this](const QString& dir) { resumeRun(dir); });
+  connect(m_runs, &RunsBrowser::cloneRequested, m_document, &ExperimentDocument::cloneRun);
+  connect(m_runs, &RunsBrowser::resumeRequested, this, [this](const QString& dir) { m_run->resumeRun(dir); });
   connect(m_runs, &RunsBrowser::evaluateRequested, this, [this](const QString& dir) { evaluateRun(dir); });
   connect(m_runs, &RunsBrowser::selectionChanged, this, [this] {
     updateActions();
@@ -326,9 +326,9 @@ void MainWindow::wireQueueAndSweeps() {
     QApplication::alert(this);
     emit queueFinished(summary);
   });
-  connect(m_sweepView, &SweepView::cloneRequested, this, &MainWindow::cloneRun);
+  connect(m_sweepView, &SweepView::cloneRequested, m_document, &ExperimentDocument::cloneRun);
   connect(m_sweepView, &SweepView::overlayRequested, this, [this](const QStringList& folders) {
-    openRuns(folders, true);
+    m_pastRuns->open(folders, true);
     m_centralTabs->setCurrentWidget(m_charts);
   });
   connect(m_sweepView, &SweepView::showTrialsRequested, this, [this](const QString& sweep) {
@@ -382,34 +382,6 @@ void MainWindow::showError(const QString& title, const QString& message, const Q
   if (m_presentError) m_presentError(title, message, hint);
 }
 
-bool MainWindow::openFile(const QString& file) {
-  return m_document->openFile(file);
-}
-
-bool MainWindow::saveFile(const QString& file) {
-  return m_document->saveFile(file);
-}
-
-QString MainWindow::currentFile() const {
-  return m_document->file();
-}
-
-void MainWindow::openRuns(const QStringList& folders, bool replace) {
-  m_pastRuns->open(folders, replace);
-}
-
-void MainWindow::cloneRun(const QString& folder) {
-  m_document->cloneRun(folder);
-}
-
-int MainWindow::pendingHistoryLoads() const {
-  return m_pastRuns->pendingLoads();
-}
-
-RunFollower* MainWindow::follower() const {
-  return m_pastRuns->follower();
-}
-
 void MainWindow::showRunsPanel(const QStringList& selected) {
   showAndRaise(m_runsDock);
   QStringList absolute;
@@ -425,22 +397,6 @@ bool MainWindow::evaluateRun(const QString& runDir) {
   if (!m_evaluationView->evaluate(dir)) return false;
   m_log->appendNote(tr("Evaluating %1 on its test split").arg(QDir(dir).dirName()));
   return true;
-}
-
-CompressDialog* MainWindow::openCompressDialog(CompressDialog::Kind kind, const QString& runDir) {
-  return m_compression->openDialog(kind, runDir);
-}
-
-bool MainWindow::startCompression(const QString& runDir, const CompressConfig& config) {
-  return m_compression->start(runDir, config);
-}
-
-CompressionController* MainWindow::compressor() const {
-  return m_compression->controller();
-}
-
-QMenu* MainWindow::compressMenu() const {
-  return m_compression->menu();
 }
 
 void MainWindow::showCompression(const QString& runDir) {

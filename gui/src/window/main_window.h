@@ -19,6 +19,7 @@
 #include "run/run_actions.h"
 #include "run/run_controller.h"
 #include "run/run_lifecycle.h"
+#include "window/error_presenter.h"
 #include "workbench/events.h"
 
 class QAction;
@@ -56,47 +57,27 @@ class MainWindow : public QMainWindow {
     bool useSettings = true;  // restore and save layout (off for screenshots and tests)
   };
   // Shows a problem to the user: a dialog by default. Tests and the benchmark may replace it.
-  using ErrorPresenter =
-      std::function<void(const QString& title, const QString& message, const QString& hint)>;
   using ForceResumeAsker = RunActions::ForceResumeAsker;
 
   explicit MainWindow(Options options, QWidget* parent = nullptr);
   MainWindow() : MainWindow(Options{}) {}
   ~MainWindow() override;
 
-  // The experiment file (File ▸ …): see ExperimentDocument.
-  bool openFile(const QString& file);  // false (after telling the user) when unreadable
-  bool saveFile(const QString& file);
-  QString currentFile() const;
+  // The objects the window composes, each with its own actions and behaviour: the experiment file as a
+  // document (File ▸ …), the run this window trains (Run ▸ Start, Pause, Stop, Checkpoint, Resume…), past
+  // runs on the charts, and compression (Compress ▸ …).
+  ExperimentDocument* document() const { return m_document; }
+  RunActions* runActions() const { return m_run; }
+  PastRunsOnCharts* pastRuns() const { return m_pastRuns; }
+  CompressionActions* compression() const { return m_compression; }
 
-  // The run this window trains (Run ▸ Start, Pause, Stop, Checkpoint, Resume…): see RunActions.
-  bool startRun() { return m_run->startRun(); }
-  bool isCheckingStart() const { return m_run->lifecycle().phase() == RunLifecycle::Phase::Checking; }
-  const RunLifecycle& lifecycle() const { return m_run->lifecycle(); }
-  bool startExperiment(const Experiment& experiment) { return m_run->startExperiment(experiment); }
-  bool resumeRun(const QString& runDir, bool force = false) { return m_run->resumeRun(runDir, force); }
-  RunController* controller() const { return m_run->controller(); }
-  QAction* startAction() const { return m_run->startAction(); }
-  int64_t lastStep() const { return m_run->lastStep(); }
-
-  // Past runs on the charts, and a run's experiment cloned into the editor.
-  void openRuns(const QStringList& folders, bool replace);
-  void cloneRun(const QString& folder);
-  int pendingHistoryLoads() const;
-  RunFollower* follower() const;
   // Brings the runs browser to the front with these runs selected (after `workbench --open`).
   void showRunsPanel(const QStringList& selected);
 
-  // Compress ▸ …: see CompressionActions::openDialog and start.
-  CompressDialog* openCompressDialog(CompressDialog::Kind kind, const QString& runDir = QString());
-  bool startCompression(const QString& runDir, const CompressConfig& config);
   // Shows a run's Compression view (its runs folder in the runs browser, the run selected).
   void showCompression(const QString& runDir);
-  CompressionController* compressor() const;
-  QMenu* compressMenu() const;
 
   void setErrorPresenter(ErrorPresenter presenter) { m_presentError = std::move(presenter); }
-  void setForceResumeAsker(ForceResumeAsker asker) { m_run->setForceResumeAsker(std::move(asker)); }
   void showError(const QString& title, const QString& message, const QString& hint);
 
   ExperimentEditor* editor() const { return m_editor; }
