@@ -67,13 +67,18 @@ StepParts maskParts(const std::shared_ptr<PruningMasks>& masks) {
 TrainingPhase makePhase(const CompressPassConfig& pass, PassContext& c,
                         std::function<std::unique_ptr<Model>()> make_replica,
                         const std::shared_ptr<PruningMasks>& masks) {
-  TrainingPhase phase{c.experiment,        pass,      c.data, c.device, c.folder, c.events,
-                      c.pipeline_recorder, c.control, {},     {}};
-  phase.parts_for = [masks](int rank, Model& model, torch::Device) {
-    return maskParts(masksOfRank(rank, masks, model));
-  };
-  phase.make_replica = std::move(make_replica);
-  return phase;
+  return TrainingPhase{
+      .run_experiment = c.experiment,
+      .pass = pass,
+      .data = c.data,
+      .device = c.device,
+      .folder = c.folder,
+      .events = c.events,
+      .outer_recorder = c.pipeline_recorder,
+      .control = c.control,
+      .parts_for = [masks](int rank, Model& model,
+                           torch::Device) { return maskParts(masksOfRank(rank, masks, model)); },
+      .make_replica = std::move(make_replica)};
 }
 
 // Trains `model` in the pass's phase; false when a stop request ended it early.
