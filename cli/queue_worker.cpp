@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "cli_commands.h"
+#include "run_session.h"
 #include "workbench/run_queue.h"
 
 namespace wb::cli {

@@ -16,6 +16,7 @@
 #include "compress/quantization.h"
 #include "support/emulated_cpu.h"
 #include "support/fashion_subset.h"
+#include "workbench/errors.h"
 
 namespace wb {
 namespace {
