@@ -1,19 +1,27 @@
 #include "step/clip_grad_norm_part.h"
 
+#include "torch_compat.h"
+
 namespace wb {
 
 torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_norm) {
-  std::vector<torch::Tensor> norms;
-  norms.reserve(params.size());
+  std::vector<torch::Tensor> grads;
+  grads.reserve(params.size());
   for (const auto& p : params) {
-    if (p.grad().defined()) norms.push_back(p.grad().detach().norm(2.0).to(torch::kFloat32));
+    if (p.grad().defined()) grads.push_back(p.grad().detach());
   }
-  if (norms.empty()) return torch::zeros({});
-  auto total = torch::stack(norms).norm(2.0);
-  auto scale = (max_norm / (total + 1e-6)).clamp_max(1.0);
-  for (const auto& p : params) {
-    if (p.grad().defined()) p.grad().detach().mul_(scale.to(p.grad().dtype()));
-  }
+  if (grads.empty()) return torch::zeros({});
+  // The gradients' norms in multi-tensor kernels (a few launches on CUDA, not one per gradient), as
+  // torch.nn.utils.clip_grad_norm_'s foreach path measures them.
+  std::vector<torch::Tensor> norms = at::_foreach_norm(grads, 2.0);
+  for (auto& norm : norms) norm = norm.to(torch::kFloat32);
+  const torch::Tensor total = torch::stack(norms).norm(2.0);
+  const torch::Tensor scale = (max_norm / (total + 1e-6)).clamp_max(1.0);
+#if WB_TORCH_AT_LEAST(2, 1)
+  at::_foreach_mul_(grads, scale);  // the scale stays a device tensor: no host read
+#else
+  for (auto& grad : grads) grad.mul_(scale.to(grad.dtype()));  // 1.13 has no foreach multiply by a tensor
+#endif
   return total;
 }
 

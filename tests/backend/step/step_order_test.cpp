@@ -240,6 +240,27 @@ TEST(StepOrder, ClipGradNormBringsTheTotalNormDownToTheMaximum) {
   EXPECT_NEAR(torch::stack(norms).norm().item<double>(), 1.0, 1e-5);
 }
 
+// The multi-tensor norms give what one norm per gradient gives (torch.nn.utils.clip_grad_norm_'s arithmetic),
+// over gradients of several shapes, and a parameter without a gradient is left out and left alone.
+TEST(StepOrder, ClipGradNormMatchesOneNormPerGradient) {
+  torch::manual_seed(1);
+  std::vector<torch::Tensor> params = {torch::randn({64, 32}), torch::randn({32}), torch::randn({3, 3, 8, 8}),
+                                       torch::randn({5})};
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (i != 3) params[i].mutable_grad() = torch::randn_like(params[i]) * 4.0;
+  }
+  std::vector<torch::Tensor> expected;
+  std::vector<torch::Tensor> norms;
+  for (size_t i = 0; i < 3; ++i) norms.push_back(params[i].grad().norm());
+  const double total = torch::stack(norms).norm().item<double>();
+  const double scale = std::min(1.0, 0.5 / (total + 1e-6));
+  for (size_t i = 0; i < 3; ++i) expected.push_back(params[i].grad() * scale);
+
+  EXPECT_NEAR(clipGradNorm(params, 0.5).item<double>(), total, 1e-5 * total);
+  for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(torch::allclose(params[i].grad(), expected[i], 1e-5, 1e-7)) << i;
+  EXPECT_FALSE(params[3].grad().defined());
+}
+
 // What parts carry is saved in list order and handed back to every part.
 TEST(StepOrder, PartStateIsSavedAndRestoredThroughTheList) {
   struct Carrying final : StepPart {
