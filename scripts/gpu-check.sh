@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GPU machine's check, in one go: build against pip torch's LibTorch (CUDA), run the GPU tests, then the
-# benchmark table on CUDA (fp32 / bf16 / fp16, the Python side eager and with CUDA graphs, engine against
-# Python), and each fast-path switch's effect. Results go to $OUT/gpu-results.txt (the device tool brings
-# $OUT back), logs beside it.
+# benchmark table on CUDA (the four presets and ResNet-50 / ViT-B/16 at 224x224, batch 128; fp32 / bf16 / fp16;
+# the engine eager and with train.cuda_graphs=on against Python eager, with the step in one CUDA graph and through
+# torch.compile), and (SWITCHES=1) each fast-path switch's effect. Results go to $OUT/gpu-results.txt (the device
+# tool brings $OUT back), logs and the table's cells (bench-cells.tsv) beside it.
 #
 # The machine (H200, PyTorch 2.11 cu130 pip wheel, CMake, ninja, nvcc; no Qt, no network) may lack the C++
 # packages the build needs (nlohmann-json, CLI11, GoogleTest, SQLite3 and zlib headers). Fetch them here first with
@@ -13,9 +14,15 @@
 # load the machine's own torch libraries (the same 2.11.0+cu130 wheel they were linked against).
 #
 # usage: scripts/gpu-check.sh [all|build|test|e2e|bench]      (default all)
-# environment: OUT (default ./gpu-out), JOBS (default nproc), STEPS (default 40), ROUNDS (default 1),
-#              MODELS (default "mlp 64,cnn 256,resnet 256,vit 256"), SWITCHES=0 to skip the switch table,
-#              BIN (a folder made by scripts/gpu-pack.sh), BUDGET (seconds; later stages are cut short past it)
+# environment: OUT (default ./gpu-out), JOBS (default nproc), STEPS (default 40; the standard models
+#              STANDARD_STEPS, default 10), WARMUP (default 5), ROUNDS (default 1), MODELS (default
+#              "resnet50 128,vit_b_16 128,mlp 64,cnn 256,resnet 256,vit 256": the order is the priority when the
+#              budget runs out), COMPILE_PRECISIONS / AUTOTUNE_PRECISIONS (default "bf16": torch.compile's default
+#              mode and max-autotune, standard models only), BENCH_BUDGET (seconds the benchmark stage may take,
+#              default 450: runs that would start later are cut and named), SWITCHES=1 to add the switch table
+#              (off: it does not fit the machine's minutes beside the benchmark), BIN (a folder made by
+#              scripts/gpu-pack.sh), BUDGET (seconds; later stages are cut short past it); BENCH_DEVICE=cpu and
+#              PRECISIONS="fp32 bf16" SIZE=64 try the benchmark stage's flow on a machine without a GPU
 set -uo pipefail
 cd "$(dirname "$0")/.."
 stage=${1:-all}
@@ -40,7 +47,7 @@ say "python torch: $torch_info"
 torch_prefix=$($py -c 'import torch; print(torch.utils.cmake_prefix_path)')
 budget=${BUDGET:-100000}
 over_budget() { (($(date +%s) - started > budget)); }
-cli=build-gpu/cli/workbench-cli
+cli=${CLI:-build-gpu/cli/workbench-cli}  # CLI: another build's, e.g. to try the stages' flow on a machine without a GPU
 test_gpu=build-gpu/tests/test_gpu
 if [[ -n "${BIN:-}" ]]; then
   # Carried binaries: the machine's torch libraries (and CUDA runtime from its nvidia wheels) on the search path.
@@ -170,15 +177,24 @@ fi
 if [[ "$stage" == all || "$stage" == run || "$stage" == bench ]] && ! over_budget; then
   data=fashion-mnist
   [[ -d /usr/share/datasets/fashion-mnist ]] || data=synthetic
-  section "engine vs Python on CUDA: fp32 / bf16 / fp16; Python also with the whole step in a CUDA graph"
-  say "data: $data; engine switches at their defaults (cudnn_benchmark, tf32 on; channels_last off; data on the"
-  say "device); the engine has no CUDA-graph mode (train.cuda_graphs is not implemented), so 'engine/graphs'"
-  say "compares the engine's eager step with Python's captured one."
-  DEVICE=cuda DATA=$data PRECISIONS="fp32 bf16 fp16" GRAPHS=1 THREADS=$jobs STEPS=${STEPS:-40} PY=$py \
-    MODELS=${MODELS:-"mlp 64,cnn 256,resnet 256,vit 256"} \
+  section "engine vs Python on CUDA: fp32 / bf16 / fp16; presets and ResNet-50 / ViT-B/16 (224x224, batch 128)"
+  bench_budget=${BENCH_BUDGET:-450}
+  say "data: $data for the presets, synthetic 3x224x224 (1000 classes) for resnet50 and vit_b_16 (torchvision's"
+  say "definitions on the Python side, bench/models/*.json on ours); engine switches at their defaults (cudnn_benchmark,"
+  say "tf32 on; channels_last off; data on the device). Runners: engine eager, engine with train.cuda_graphs=on"
+  say "(a note where the CLI refuses the key), Python eager, Python with the step in one CUDA graph (not fp16),"
+  say "torch.compile default mode and max-autotune (standard models, ${COMPILE_PRECISIONS:-bf16} / ${AUTOTUNE_PRECISIONS:-bf16} only:"
+  say "each compile takes a minute to several; max-autotune's cells run last). Budget ${bench_budget} s: runs that"
+  say "would start later are cut (named in the notes); timed steps: ${STEPS:-40} presets, ${STANDARD_STEPS:-10} standard models."
+  DEVICE=${BENCH_DEVICE:-cuda} DATA=$data PRECISIONS=${PRECISIONS:-"fp32 bf16 fp16"} GRAPHS=1 ENGINE_GRAPHS=${ENGINE_GRAPHS:-1} THREADS=$jobs \
+    STEPS=${STEPS:-40} STANDARD_STEPS=${STANDARD_STEPS:-10} WARMUP=${WARMUP:-5} PY=$py \
+    COMPILE="default max-autotune" COMPILE_ON="resnet50 vit_b_16" COMPILE_PRECISIONS="${COMPILE_PRECISIONS:-bf16}" \
+    AUTOTUNE_PRECISIONS="${AUTOTUNE_PRECISIONS:-bf16}" DEADLINE=$(($(date +%s) + bench_budget)) \
+    RECORDS="$OUT/bench-cells.tsv" MODELS=${MODELS:-"resnet50 128,vit_b_16 128,mlp 64,cnn 256,resnet 256,vit 256"} \
     bench/compare.sh "$cli" "${ROUNDS:-1}" 2>&1 | tee -a "$results"
+  say "benchmark done ($(elapsed))"
 
-  if [[ "${SWITCHES:-1}" == 1 ]] && ! over_budget; then
+  if [[ "${SWITCHES:-0}" == 1 ]] && ! over_budget; then
     section "each fast-path switch against its default (engine, cnn and resnet at batch 256)"
     for sw in "train.channels_last=true|--channels-last" "train.tf32=false|--tf32 0" \
       "train.cudnn_benchmark=false|--cudnn-benchmark 0" "train.data_on_device=off|--data-on-device off" \
