@@ -153,7 +153,7 @@ def detail(path):
             share = "%.1f %% of %s" % (100 * tflops / peak, kind) if tflops and peak else "-"
             mib = c["peak"] / 2**20 if c["peak"] else None
             print(line([model, batch, prec, RUNNER_NAMES[runner], fmt(c["sps"]), fmt(c["ms"], 2), fmt(mib, 0),
-                        fmt(tflops, 1), share, ratio(c["sps"], base)], widths, 4))
+                        fmt(tflops, 1 if tflops and tflops >= 10 else 3), share, ratio(c["sps"], base)], widths, 4))
             if c["compile_s"]:
                 notes.append("%s/%s/%s %s: compiled in %.1f s (the first warm-up step: forward and backward)"
                              % (model, batch, prec, RUNNER_NAMES[runner], c["compile_s"]))

@@ -23,7 +23,8 @@ GPU's cache emptied between them), one JSON object a line: eager, graphs, compil
 max-autotune (compile with mode="max-autotune"). Each object has the model's parameter count (so the caller can
 check it builds what the engine builds), its forward FLOPs per sample (torch.utils.flop_counter on a meta-device
 copy; 0 where it cannot count), the step time and, on CUDA, the timed steps' peak memory
-(torch.cuda.max_memory_allocated, reset after the warm-up) and the GPU's name.
+(torch.cuda.max_memory_allocated from the end of the first warm-up step; for graphs from before the capture)
+and the GPU's name.
 
 usage: bench/python_reference.py --model cnn|mlp|resnet|vit|resnet50|vit_b_16 --batch 128 --steps 50 --warmup 10
          --threads N [--blas-threads N] [--device cpu|cuda] [--amp off|bf16|fp16] [--channels-last] [--tf32 0|1]
@@ -347,11 +348,11 @@ def forward_flops(a):
         from torch.utils.flop_counter import FlopCounterMode
         with torch.device("meta"):
             model, _ = make_model(a, "meta")
-            sample = torch.empty(1, *a.shape)
+            batch = torch.empty(2, *a.shape)  # two: batch norm in training mode needs more than one value
         counter = FlopCounterMode(display=False)
         with counter:
-            model(sample)
-        return int(counter.get_total_flops())
+            model(batch)
+        return int(counter.get_total_flops()) // 2
     except Exception:
         return 0
 
@@ -416,7 +417,11 @@ def run_mode(a, mode, device, x, y, on_device):
         scaler.update()
         return loss
 
+    # The peak memory of a step: from the end of the first warm-up step (past compilation, autotuning and cuDNN's
+    # benchmark try-outs) to the end; for the hand-captured graph from before its warm-up and capture, whose
+    # activations live in the graph's private pool (replays allocate nothing, so a later reset would miss them).
     if graphs:
+        torch.cuda.reset_peak_memory_stats(device)
         static_x, static_y = next_batch()
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
@@ -432,10 +437,12 @@ def run_mode(a, mode, device, x, y, on_device):
     start = None
     compile_s = 0.0
     for i in range(warmup + a.steps):
+        if cuda and not graphs and i == min(1, warmup):
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats(device)
         if i == warmup:
             if cuda:
                 torch.cuda.synchronize()
-                torch.cuda.reset_peak_memory_stats(device)
             start = time.perf_counter()
         xb, yb = next_batch()
         if compiled and i == 0:
