@@ -127,7 +127,7 @@ past_deadline() {
 engine() {
   local runner=$1 rc
   shift
-  past_deadline "engine $model/$batch/$prec ($runner)" && return 2
+  past_deadline "$model/$batch/$prec" && return 2
   "$cli" bench --json --steps "$steps" --warmup "$warmup" "${model_sets[@]}" --set train.batch_size="$batch" \
     --set data.augment=false --set train.threads="$threads" --set optimizer.name=adamw \
     --set train.devices="$device" --set train.amp="$amp" "${engine_sets[@]}" "$@" >"$tmp/e.json" 2>"$tmp/e.err"
@@ -145,7 +145,9 @@ engine() {
 # python MODES: one Python process running MODES (comma-separated) of this cell one after another, recorded.
 python_modes() {
   local mode fields limit=${PY_TIMEOUT:-}
-  past_deadline "python $model/$batch/$prec ($1)" && return 1
+  local what="$model/$batch/$prec"
+  [[ "$1" == max-autotune ]] && what+=" max-autotune"
+  past_deadline "$what" && return 1
   if [[ -n "${DEADLINE:-}" ]] && ((DEADLINE - $(date +%s) < ${limit:-1000000000})); then
     limit=$((DEADLINE - $(date +%s)))
   fi
@@ -158,7 +160,11 @@ python_modes() {
     if [[ "${fields[0]:-}" == ERROR ]]; then
       notes+=("python $model/$prec $mode failed: ${fields[*]:1}")
     elif [[ ${#fields[@]} -lt 7 ]]; then
-      notes+=("python $model/$prec $mode: no figure (exit $rc${limit:+, limit $limit s}): $(tail -1 "$tmp/p.err")")
+      if ((rc == 124)); then
+        notes+=("python $model/$prec $mode: stopped at its time limit ($limit s) before its figure")
+      else
+        notes+=("python $model/$prec $mode: no figure (exit $rc): $(grep -v -E '^W[0-9]|Warning|warn' "$tmp/p.err" | tail -1)")
+      fi
     else
       local runner=${mode/eager/python}
       runner=${runner/#graphs/python+graphs}
