@@ -138,6 +138,10 @@ engine() {
     return 1
   fi
   e_params=$(sed -n 's/.*Model: \([0-9]*\) parameters.*/\1/p' "$tmp/e.err" | head -1)
+  # What the engine captured in its CUDA graph, and what not (its log's line), once per model and wording.
+  if [[ "$runner" == engine+graphs ]] && grep -q 'cuda_graphs' "$tmp/e.err"; then
+    notes+=("engine+graphs ($model): $(grep -m1 'cuda_graphs' "$tmp/e.err" | sed 's/^ *//' | cut -c1-200)")
+  fi
   e_peak=$(json_field "$tmp/e.json" cuda_peak_bytes)
   record "$runner" "$(json_field "$tmp/e.json" samples_per_sec)" "$(json_field "$tmp/e.json" step_ms)" \
     "$e_peak" "" "" "" "$e_params"

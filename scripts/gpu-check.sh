@@ -18,8 +18,9 @@
 #              STANDARD_STEPS, default 10), WARMUP (default 5), ROUNDS (default 1), MODELS (default
 #              "resnet50 128,vit_b_16 128,mlp 64,cnn 256,resnet 256,vit 256": the order is the priority when the
 #              budget runs out), COMPILE_PRECISIONS / AUTOTUNE_PRECISIONS (default "bf16": torch.compile's default
-#              mode and max-autotune, standard models only), BENCH_BUDGET (seconds the benchmark stage may take,
-#              default 450: runs that would start later are cut and named), SWITCHES=1 to add the switch table
+#              mode and max-autotune, standard models only; COMPILE="max-autotune" or "" to run fewer),
+#              BENCH_BUDGET (seconds the benchmark stage may take, default 450: runs that would start later are
+#              cut and named), SWITCHES=1 to add the switch table
 #              (off: it does not fit the machine's minutes beside the benchmark), BIN (a folder made by
 #              scripts/gpu-pack.sh), BUDGET (seconds; later stages are cut short past it); BENCH_DEVICE=cpu and
 #              PRECISIONS="fp32 bf16" SIZE=64 try the benchmark stage's flow on a machine without a GPU
@@ -179,17 +180,20 @@ if [[ "$stage" == all || "$stage" == run || "$stage" == bench ]] && ! over_budge
   [[ -d /usr/share/datasets/fashion-mnist ]] || data=synthetic
   section "engine vs Python on CUDA: fp32 / bf16 / fp16; presets and ResNet-50 / ViT-B/16 (224x224, batch 128)"
   bench_budget=${BENCH_BUDGET:-450}
+  compile_precisions=${COMPILE_PRECISIONS:-bf16} autotune_precisions=${AUTOTUNE_PRECISIONS:-bf16}
   say "data: $data for the presets, synthetic 3x224x224 (1000 classes) for resnet50 and vit_b_16 (torchvision's"
-  say "definitions on the Python side, bench/models/*.json on ours); engine switches at their defaults (cudnn_benchmark,"
-  say "tf32 on; channels_last off; data on the device). Runners: engine eager, engine with train.cuda_graphs=on"
-  say "(a note where the CLI refuses the key), Python eager, Python with the step in one CUDA graph (not fp16),"
-  say "torch.compile default mode and max-autotune (standard models, ${COMPILE_PRECISIONS:-bf16} / ${AUTOTUNE_PRECISIONS:-bf16} only:"
-  say "each compile takes a minute to several; max-autotune's cells run last). Budget ${bench_budget} s: runs that"
-  say "would start later are cut (named in the notes); timed steps: ${STEPS:-40} presets, ${STANDARD_STEPS:-10} standard models."
-  DEVICE=${BENCH_DEVICE:-cuda} DATA=$data PRECISIONS=${PRECISIONS:-"fp32 bf16 fp16"} GRAPHS=1 ENGINE_GRAPHS=${ENGINE_GRAPHS:-1} THREADS=$jobs \
-    STEPS=${STEPS:-40} STANDARD_STEPS=${STANDARD_STEPS:-10} WARMUP=${WARMUP:-5} PY=$py \
-    COMPILE="default max-autotune" COMPILE_ON="resnet50 vit_b_16" COMPILE_PRECISIONS="${COMPILE_PRECISIONS:-bf16}" \
-    AUTOTUNE_PRECISIONS="${AUTOTUNE_PRECISIONS:-bf16}" DEADLINE=$(($(date +%s) + bench_budget)) \
+  say "definitions on the Python side, bench/models/*.json on ours); engine switches at their defaults"
+  say "(cudnn_benchmark, tf32 on; channels_last off; data on the device). Runners: engine eager, engine with"
+  say "train.cuda_graphs=on (its log's line on what it captured in the notes), Python eager, Python with the step in"
+  say "one CUDA graph (not fp16), torch.compile default mode ($compile_precisions) and max-autotune"
+  say "($autotune_precisions), standard models only: each compile takes a minute to several; max-autotune's cells"
+  say "run last. Budget $bench_budget s: runs that would start later are cut (named in the notes); timed steps:"
+  say "${STEPS:-40} presets, ${STANDARD_STEPS:-10} standard models."
+  DEVICE=${BENCH_DEVICE:-cuda} DATA=$data PRECISIONS=${PRECISIONS:-"fp32 bf16 fp16"} THREADS=$jobs PY=$py \
+    GRAPHS=1 ENGINE_GRAPHS=${ENGINE_GRAPHS:-1} STEPS=${STEPS:-40} STANDARD_STEPS=${STANDARD_STEPS:-10} \
+    WARMUP=${WARMUP:-5} COMPILE=${COMPILE-"default max-autotune"} COMPILE_ON="resnet50 vit_b_16" \
+    COMPILE_PRECISIONS="$compile_precisions" AUTOTUNE_PRECISIONS="$autotune_precisions" \
+    DEADLINE=$(($(date +%s) + bench_budget)) \
     RECORDS="$OUT/bench-cells.tsv" MODELS=${MODELS:-"resnet50 128,vit_b_16 128,mlp 64,cnn 256,resnet 256,vit 256"} \
     bench/compare.sh "$cli" "${ROUNDS:-1}" 2>&1 | tee -a "$results"
   say "benchmark done ($(elapsed))"
