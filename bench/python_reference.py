@@ -208,6 +208,7 @@ class VitB16(nn.Module):
 
 def build_standard(name, classes, image_size, restated=False):
     """(model, definition): torchvision's where it is installed, else the re-statement above."""
+    why = "no torchvision"
     if not restated:
         try:
             import torchvision
@@ -217,8 +218,10 @@ def build_standard(name, classes, image_size, restated=False):
             return model, "torchvision " + torchvision.__version__
         except ImportError:
             pass
+        except Exception as e:  # a torchvision built for another torch fails on import with other errors
+            why = "torchvision failed: %s" % type(e).__name__
     model = ResNet50(classes) if name == "resnet50" else VitB16(image_size, classes)
-    return model, "re-stated (no torchvision)"
+    return model, "re-stated (%s)" % why
 
 
 STANDARD = ("resnet50", "vit_b_16")
