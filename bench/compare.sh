@@ -155,7 +155,7 @@ python_modes() {
   if [[ -n "${DEADLINE:-}" ]] && ((DEADLINE - $(date +%s) < ${limit:-1000000000})); then
     limit=$((DEADLINE - $(date +%s)))
   fi
-  ${limit:+timeout "$limit"} $py bench/python_reference.py --model "$model" --batch "$batch" \
+  ${limit:+timeout -k 10 "$limit"} $py bench/python_reference.py --model "$model" --batch "$batch" \
     --steps "$steps" --warmup "$warmup" --threads "$threads" --device "$device" --amp "$amp" --modes "$1" \
     "${model_py_args[@]}" "${py_args[@]}" >"$tmp/p.json" 2>"$tmp/p.err"
   local rc=$?
