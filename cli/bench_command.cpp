@@ -57,6 +57,7 @@ int bench(const BenchOptions& o) {
                                 {"data_ms", r.data_ms},
                                 {"compute_ms", r.compute_ms},
                                 {"optimizer_ms", r.optimizer_ms},
+                                {"cuda_peak_bytes", r.cuda_peak_bytes},
                                 {"batch_size", r.batch_size},
                                 {"steps", r.steps}}
                      .dump(2)

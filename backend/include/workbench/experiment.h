@@ -135,6 +135,7 @@ struct TrainConfig {
   bool channels_last = false;   // NHWC weights and images for conv nets
   bool pinned_memory = true;    // batches copied from page-locked host memory, without blocking
   AutoSwitch data_on_device = AutoSwitch::Auto;  // the whole training split on the device
+  AutoSwitch cuda_graphs = AutoSwitch::Auto;     // the whole step captured once in a CUDA graph and replayed
   int64_t eval_every_epochs = 1;
   int64_t log_every_steps = 20;  // how often losses are read back from the device and reported
   // Checkpoints (model, optimizer, schedule, scaler, RNG, data position) for exact resume: every N optimizer

@@ -95,6 +95,9 @@ struct BenchResult {
   double data_ms = 0;
   double compute_ms = 0;
   double optimizer_ms = 0;
+  // CUDA: the most memory the caching allocator held for tensors from the end of the first warm-up step on
+  // (the steady state's peak, a CUDA graph's pool included), as torch.cuda.max_memory_allocated; 0 elsewhere.
+  int64_t cuda_peak_bytes = 0;
 };
 
 // Times `steps` training steps (after a warm-up) of the experiment's model on its data, without a run folder.

@@ -2,7 +2,9 @@
 // folder. The steps are the run's (its step body, with train.grad_accum's batches and train.clip_grad_norm's
 // clipping), built as a run's rank builds them (train/rank_step.h).
 #include <chrono>
+#include <functional>
 #include <optional>
+#include <string>
 
 #include "data/batch_loader.h"
 #include "data/dataset.h"
@@ -13,6 +15,7 @@
 #include "train/training_data.h"
 #include "train/training_host.h"
 #include "train/training_model.h"
+#include "util/cuda_memory.h"
 #include "util/fast_paths.h"
 #include "workbench/errors.h"
 #include "workbench/system_info.h"
@@ -43,19 +46,38 @@ BatchLoaderOptions benchmarkLoaderOptions(const Experiment& e, const Dataset& da
 // `warmup_steps` untimed, then `steps` timed: where the time of a step goes (loading, forward and backward,
 // the optimizer), epoch after epoch of `loader`.
 BenchResult timeSteps(const Experiment& e, RankStep& rank_step, BatchLoader& loader, int64_t steps,
-                      int64_t warmup_steps) {
+                      int64_t warmup_steps, const std::function<void(const std::string&)>& log) {
   const torch::Device device = rank_step.device();
   TrainingStep& step = rank_step.body();
+  GraphedStep* graphed = rank_step.graphed();  // train.cuda_graphs: the step replayed from a CUDA graph
   const int64_t accum = std::max<int64_t>(1, e.train.grad_accum);
   Clock::duration data_time{}, compute_time{}, optimizer_time{};
   int64_t epoch = 1;
   loader.startEpoch(epoch);
   Clock::time_point start;
+  const int device_index = device.index() < 0 ? 0 : device.index();
   for (int64_t i = 0; i < warmup_steps + steps; ++i) {
+    if (device.is_cuda() && i == std::min<int64_t>(1, warmup_steps)) {
+      torch::cuda::synchronize();
+      resetCudaPeakMemory(device_index);
+    }
     if (i == warmup_steps) {
       if (device.is_cuda()) torch::cuda::synchronize();
       start = Clock::now();
       data_time = compute_time = optimizer_time = {};
+    }
+    if (graphed) {
+      const auto t0 = Clock::now();
+      auto batch = loader.next();
+      if (!batch) {
+        loader.startEpoch(++epoch);
+        batch = loader.next();
+      }
+      const auto t1 = Clock::now();
+      graphed->step(*batch, i, e.optimizer.lr);
+      data_time += t1 - t0;
+      compute_time += Clock::now() - t1;  // the optimizer's step is in the graph
+      continue;
     }
     step.begin(i, e.optimizer.lr);
     for (int64_t m = 0; m < accum; ++m) {
@@ -77,6 +99,10 @@ BenchResult timeSteps(const Experiment& e, RankStep& rank_step, BatchLoader& loa
   if (device.is_cuda()) torch::cuda::synchronize();
   const double total = seconds(Clock::now() - start);
   BenchResult result;
+  if (device.is_cuda()) result.cuda_peak_bytes = cudaMemoryStats(device_index).peak_allocated_bytes;
+  if (graphed && log) {
+    if (std::optional<std::string> news = graphed->takeNews()) log(*news);
+  }
   result.batch_size = e.train.batch_size;
   result.steps = steps;
   result.samples_per_sec = total > 0 ? static_cast<double>(steps * accum * e.train.batch_size) / total : 0;
@@ -110,13 +136,14 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
         (options.channels_last ? "; channels_last" : "") + "; optimizer " + wordString(e.optimizer.name) +
         (takesFusedStep(step.optimizer()) ? " (fused CPU step)" : ""));
   }
+  if (log && !step.graphChoice().reason.empty()) log(step.graphChoice().reason);
   BatchLoader loader(data.train, options);
   if (loader.batchesPerEpoch() == 0) {
     throw UserError("The training split has " + std::to_string(data.train.size()) +
                         " samples, fewer than one batch of " + std::to_string(e.train.batch_size) + ".",
                     "Lower train.batch_size or raise data.limit.");
   }
-  return timeSteps(e, step, loader, steps, warmup_steps);
+  return timeSteps(e, step, loader, steps, warmup_steps, log);
 }
 
 }  // namespace wb

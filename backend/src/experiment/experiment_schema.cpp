@@ -514,6 +514,7 @@ SchemaKey trainSection() {
     booleanKey("channels_last", WB_FIELD(train.channels_last)),
     booleanKey("pinned_memory", WB_FIELD(train.pinned_memory)),
     wordKey("data_on_device", WB_FIELD(train.data_on_device)),
+    wordKey("cuda_graphs", WB_FIELD(train.cuda_graphs)),
     integerKey("eval_every_epochs", atLeast(1), WB_FIELD(train.eval_every_epochs)),
     integerKey("log_every_steps", atLeast(1), WB_FIELD(train.log_every_steps)),
     integerKey("checkpoint_every_steps", atLeast(0), WB_FIELD(train.checkpoint_every_steps)),

@@ -90,7 +90,7 @@ torch::Tensor ProbeTrainer::step(EndlessBatches& batches, int64_t micro_batches,
     if (after_backward) after_backward(batch.x.size(0));
     loss_sum += result.loss.to(torch::kFloat64);
   }
-  if (body.finish(m_steps + 1)) ++m_steps;
+  body.finish(++m_steps);
   return loss_sum / static_cast<double>(micro_batches);
 }
 

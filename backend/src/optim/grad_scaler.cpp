@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "optim/device_step.h"
+
 namespace wb {
 namespace {
 
@@ -58,9 +60,11 @@ GradScaler::GradScaler(GradScalerOptions options) : m_options(options), m_init_s
 
 void GradScaler::ensureScale(const torch::Device& device) {
   if (m_scale.defined()) return;
-  m_scale = torch::full({1}, m_init_scale, torch::TensorOptions().dtype(torch::kFloat32).device(device));
-  m_growth_tracker =
-      torch::full({1}, m_init_growth_tracker, torch::TensorOptions().dtype(torch::kInt32).device(device));
+  const auto on = torch::TensorOptions().device(device);
+  m_scale = torch::full({1}, m_init_scale, on.dtype(torch::kFloat32));
+  m_growth_tracker = torch::full({1}, m_init_growth_tracker, on.dtype(torch::kInt32));
+  m_found_inf = torch::zeros({1}, on.dtype(torch::kFloat32));
+  m_skipped_steps = torch::full({}, static_cast<double>(m_init_skipped_steps), on.dtype(torch::kFloat64));
 }
 
 torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
@@ -70,17 +74,8 @@ torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
   return loss * m_scale.to(loss.device(), /*non_blocking=*/true);
 }
 
-void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
-  if (!m_options.enabled) return;
-  if (m_stage == Stage::Unscaled) {
-    throw std::logic_error("GradScaler: unscale() has already been called since the last update()");
-  }
-  if (m_stage == Stage::Stepped) throw std::logic_error("GradScaler: unscale() is being called after step()");
-  if (!m_scale.defined()) throw std::logic_error("GradScaler: unscale() before any scale(loss)");
-
-  // As torch: the reciprocal in double, then float32.
-  const torch::Tensor inv_scale = m_scale.to(torch::kFloat64).reciprocal().to(torch::kFloat32);
-  m_found_inf = torch::zeros({1}, m_scale.options());
+void GradScaler::checkAndUnscale(torch::optim::Optimizer& optimizer, const torch::Tensor& inv_scale) {
+  m_found_inf.zero_();  // in place: a captured step keeps writing where the graph was recorded
   const std::vector<torch::Tensor> grads = gradients(optimizer);
   for (const auto& g : grads) {
     if (g.device() != m_scale.device()) {
@@ -107,31 +102,51 @@ void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
     }
     m_found_inf.copy_(torch::logical_not(torch::stack(finite).all()).to(torch::kFloat32).reshape({1}));
   }
+  m_checked = true;
+}
+
+void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
+  if (!m_options.enabled) return;
+  if (m_stage == Stage::Unscaled) {
+    throw std::logic_error("GradScaler: unscale() has already been called since the last update()");
+  }
+  if (m_stage == Stage::Stepped) throw std::logic_error("GradScaler: unscale() is being called after step()");
+  if (!m_scale.defined()) throw std::logic_error("GradScaler: unscale() before any scale(loss)");
+  // As torch: the reciprocal in double, then float32.
+  checkAndUnscale(optimizer, m_scale.to(torch::kFloat64).reciprocal().to(torch::kFloat32));
   m_stage = Stage::Unscaled;
 }
 
-bool GradScaler::step(torch::optim::Optimizer& optimizer) {
+void GradScaler::step(torch::optim::Optimizer& optimizer) {
   if (!m_options.enabled) {
     optimizer.step();
-    m_last_skipped = false;
-    return true;
+    return;
   }
   if (m_stage == Stage::Stepped)
     throw std::logic_error("GradScaler: step() has already been called since the last update()");
-  if (m_stage == Stage::Ready) unscale(optimizer);
-  // The one host synchronization per step, as in torch's _maybe_opt_step.
-  const bool overflow = m_found_inf.item<float>() != 0.0f;
-  if (!overflow) optimizer.step();
-  m_last_skipped = overflow;
-  if (overflow) ++m_skipped_steps;
+  auto* device_step = dynamic_cast<DeviceStep*>(&optimizer);
+  if (device_step && device_step->stepsOnDevice()) {
+    // torch's path for optimizers that support amp scaling: the kernels unscale (when unscale() was not
+    // called: found_inf is then only checked here) and skip on found_inf themselves.
+    torch::Tensor grad_scale;
+    if (m_stage == Stage::Ready) {
+      if (!m_scale.defined()) throw std::logic_error("GradScaler: step() before any scale(loss)");
+      checkAndUnscale(optimizer, torch::ones_like(m_scale));
+      grad_scale = m_scale;
+    }
+    device_step->stepScaled(grad_scale, m_found_inf);
+  } else {
+    if (m_stage == Stage::Ready) unscale(optimizer);
+    // The one host synchronization per step, as in torch's _maybe_opt_step.
+    if (m_found_inf.item<float>() == 0.0f) optimizer.step();
+  }
+  m_skipped_steps.add_(m_found_inf.reshape({}));
   m_stage = Stage::Stepped;
-  return !overflow;
 }
 
 void GradScaler::update() {
   if (!m_options.enabled) return;
-  if (!m_found_inf.defined())
-    throw std::logic_error("GradScaler: no inf checks were recorded prior to update()");
+  if (!m_checked) throw std::logic_error("GradScaler: no inf checks were recorded prior to update()");
   const double growth = m_options.growth_factor;
   const double backoff = m_options.backoff_factor;
   const int64_t interval = m_options.growth_interval;
@@ -153,8 +168,17 @@ void GradScaler::update() {
     m_scale.copy_(new_scale);
     m_growth_tracker.copy_(new_tracker);
   }
-  m_found_inf = torch::Tensor();
+  m_checked = false;
   m_stage = Stage::Ready;
+}
+
+int64_t GradScaler::skippedSteps() const {
+  if (!m_skipped_steps.defined()) return m_init_skipped_steps;
+  return static_cast<int64_t>(m_skipped_steps.item<double>());
+}
+
+bool GradScaler::lastStepSkipped() const {
+  return m_options.enabled && m_found_inf.defined() && m_found_inf.item<float>() != 0.0f;
 }
 
 double GradScaler::currentScale() const {
@@ -170,7 +194,7 @@ GradScalerState GradScaler::state() const {
   s.growth_factor = m_options.growth_factor;
   s.backoff_factor = m_options.backoff_factor;
   s.growth_interval = m_options.growth_interval;
-  s.skipped_steps = m_skipped_steps;
+  s.skipped_steps = skippedSteps();
   return s;
 }
 
@@ -181,10 +205,11 @@ void GradScaler::loadState(const GradScalerState& s) {
   m_options.growth_factor = s.growth_factor;
   m_options.backoff_factor = s.backoff_factor;
   m_options.growth_interval = s.growth_interval;
-  m_skipped_steps = s.skipped_steps;
+  m_init_skipped_steps = s.skipped_steps;
   if (m_scale.defined()) {
     m_scale.fill_(s.scale);
     m_growth_tracker.fill_(s.growth_tracker);
+    m_skipped_steps.fill_(static_cast<double>(s.skipped_steps));
   }
 }
 

@@ -5,13 +5,19 @@
 // Per optimizer step (any number of scale(loss).backward() calls for gradient accumulation before it):
 //   scaler.unscale(optimizer);        // optional: needed only to clip or inspect true gradients
 //   clip the gradients;               // on unscaled gradients
-//   bool stepped = scaler.step(optimizer);  // skips optimizer.step() when a gradient is inf/NaN
+//   scaler.step(optimizer);           // no step where a gradient is inf/NaN
 //   scaler.update();                  // backoff or growth of the scale; also when the step was skipped
 //
-// The scale and growth tracker stay on the device (float32 / int32 1-element tensors, as in torch):
-// unscale() and update() never wait for the device; step() reads found_inf back once, as torch does.
-// On CUDA the fused ATen kernels torch uses do the work; elsewhere (CPU, which LibTorch 1.13 has no kernels
-// for) plain tensor ops with the same semantics do, so the scaler is testable without a GPU.
+// The scale, the growth tracker and the count of skipped steps stay on the device (1-element tensors, as in
+// torch): unscale() and update() never wait for the device, and neither does step() for an optimizer whose
+// step runs on the device (optim/device_step.h: the fused kernels take found_inf and change nothing when it
+// is set, as torch's fused Adam/AdamW/SGD do). For any other optimizer step() reads found_inf back once, as
+// torch's does. Whether a step was skipped is therefore not known on the host when it happens: a caller
+// counts every step (the learning-rate schedule moves on, as in a Python loop that calls scheduler.step()
+// after scaler.step()) and reads skippedSteps() with the other metrics. On CUDA the fused ATen kernels torch
+// uses do the work; elsewhere (CPU, which LibTorch 1.13 has no kernels for) plain tensor ops with the same
+// semantics do, so the scaler is testable without a GPU. Nothing is allocated per step after the first, so
+// the whole sequence can be captured in a CUDA graph.
 
 #include <torch/torch.h>
 
@@ -55,9 +61,11 @@ class GradScaler {
   // fp16 gradients (fp16 parameters) are refused as torch refuses them: keep the weights in float32.
   void unscale(torch::optim::Optimizer& optimizer);
 
-  // Unscales if unscale() was not called this step, then runs optimizer.step() unless a gradient was
-  // inf/NaN. Returns whether the optimizer stepped. One host read (found_inf) per call.
-  bool step(torch::optim::Optimizer& optimizer);
+  // The optimizer's step unless a gradient was inf/NaN. An optimizer with a device step (DeviceStep) takes
+  // the scale and found_inf into its kernels: no host read, and gradients not unscaled yet are unscaled
+  // there. Any other is unscaled first if unscale() was not called, and stepped after one host read of
+  // found_inf.
+  void step(torch::optim::Optimizer& optimizer);
 
   // Adjusts the scale after step(): ×backoff_factor and tracker 0 on an overflow, else tracker + 1 and, when
   // it reaches growth_interval, ×growth_factor (if still finite) and tracker 0. No host synchronization.
@@ -67,9 +75,10 @@ class GradScaler {
   // before the first scale(); 1.0 when disabled (torch returns 1.0 too).
   double currentScale() const;
 
-  int64_t skippedSteps() const { return m_skipped_steps; }
-  // Whether the last step() skipped the optimizer step (false before the first step()).
-  bool lastStepSkipped() const { return m_last_skipped; }
+  // Optimizer steps skipped for inf/NaN gradients so far (reads the device: at logging time).
+  int64_t skippedSteps() const;
+  // Whether the last step() skipped the optimizer step (false before the first step()); reads the device.
+  bool lastStepSkipped() const;
 
   // Reads the device (scale, tracker): call at checkpoint time.
   GradScalerState state() const;
@@ -80,16 +89,19 @@ class GradScaler {
   enum class Stage { Ready, Unscaled, Stepped };
 
   void ensureScale(const torch::Device& device);
+  // found_inf of the optimizer's gradients multiplied by `inv_scale` (1: only checked).
+  void checkAndUnscale(torch::optim::Optimizer& optimizer, const torch::Tensor& inv_scale);
 
   GradScalerOptions m_options;
   double m_init_scale;
   int64_t m_init_growth_tracker = 0;
+  int64_t m_init_skipped_steps = 0;
   torch::Tensor m_scale;           // float32 [1]
   torch::Tensor m_growth_tracker;  // int32 [1]
-  torch::Tensor m_found_inf;       // float32 [1]; valid from unscale() to update()
+  torch::Tensor m_found_inf;       // float32 [1]; this step's from unscale() (or step()) on, the last's after
+  torch::Tensor m_skipped_steps;   // float64 []: the steps skipped so far, counted on the device
   Stage m_stage = Stage::Ready;
-  int64_t m_skipped_steps = 0;
-  bool m_last_skipped = false;
+  bool m_checked = false;  // m_found_inf holds this step's check (from unscale() or step() to update())
 };
 
 }  // namespace wb

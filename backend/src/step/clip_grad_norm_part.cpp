@@ -30,16 +30,23 @@ ClipGradNormPart::ClipGradNormPart(std::vector<torch::Tensor> params, double max
 
 void ClipGradNormPart::gradientsReady() {
   const torch::Tensor norm = clipGradNorm(m_params, m_max_norm);
-  if (!m_norm_sum.defined()) m_norm_sum = torch::zeros({}, norm.options().dtype(torch::kFloat64));
-  m_norm_sum.add_(norm);  // in place, on the device: no allocation and no read per step
-  ++m_count;
+  if (!m_norm_sum.defined()) {
+    m_norm_sum = torch::zeros({}, norm.options().dtype(torch::kFloat64));
+    m_count = torch::zeros({}, norm.options().dtype(torch::kFloat64));
+  }
+  // In place, on the device: no allocation and no read per step.
+  m_norm_sum.add_(norm);
+  m_count.add_(1);
 }
 
 std::optional<double> ClipGradNormPart::takeGradNorm() {
-  if (m_count == 0) return std::nullopt;
-  const double mean = m_norm_sum.item<double>() / static_cast<double>(m_count);
+  if (!m_norm_sum.defined()) return std::nullopt;
+  const torch::Tensor both = torch::stack({m_norm_sum, m_count}).cpu();  // one read
+  const double count = both[1].item<double>();
+  if (count == 0) return std::nullopt;
+  const double mean = both[0].item<double>() / count;
   m_norm_sum.zero_();
-  m_count = 0;
+  m_count.zero_();
   return mean;
 }
 

@@ -17,14 +17,17 @@ class ClipGradNormPart final : public StepPart {
  public:
   ClipGradNormPart(std::vector<torch::Tensor> params, double max_norm);
   std::string name() const override { return "clip_grad_norm"; }
+  bool capturable() const override { return true; }
   void gradientsReady() override;
   std::optional<double> takeGradNorm() override;
 
  private:
   std::vector<torch::Tensor> m_params;
   double m_max_norm;
-  torch::Tensor m_norm_sum;  // on the device, since the last takeGradNorm
-  int64_t m_count = 0;
+  // On the device, since the last takeGradNorm: the norms' sum and their count (counted there too, so a step
+  // replayed from a CUDA graph, which runs none of this host code, is counted).
+  torch::Tensor m_norm_sum;
+  torch::Tensor m_count;
 };
 
 }  // namespace wb

@@ -13,10 +13,10 @@ void LossScalingPart::gradientsReady() {
   m_scaler.unscale(m_optimizer);
 }
 
-std::optional<bool> LossScalingPart::optimizerStep(torch::optim::Optimizer& optimizer) {
-  const bool stepped = m_scaler.step(optimizer);
+bool LossScalingPart::optimizerStep(torch::optim::Optimizer& optimizer) {
+  m_scaler.step(optimizer);
   m_scaler.update();
-  return stepped;
+  return true;
 }
 
 }  // namespace wb

@@ -14,9 +14,12 @@ class LossScalingPart final : public StepPart {
   // Both outlive the part; the scaler is the run's (its state goes into checkpoints, its scale into metrics).
   LossScalingPart(GradScaler& scaler, torch::optim::Optimizer& optimizer);
   std::string name() const override { return "loss_scaling"; }
+  // The scaler's tensors are changed in place; its one host read (found_inf, for an optimizer without a
+  // device step) is in optimizerStep, which a graph records only for a device step.
+  bool capturable() const override { return true; }
   torch::Tensor lossForBackward(torch::Tensor loss) override;
   void gradientsReady() override;
-  std::optional<bool> optimizerStep(torch::optim::Optimizer& optimizer) override;
+  bool optimizerStep(torch::optim::Optimizer& optimizer) override;
 
  private:
   GradScaler& m_scaler;

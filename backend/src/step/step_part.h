@@ -32,6 +32,10 @@ class StepPart {
   virtual ~StepPart() = default;
   // For logs and the tests that pin the order: "allreduce", "masks", ...
   virtual std::string name() const = 0;
+  // Whether a CUDA graph may record what the part does at the points from beforeBackward to gradientsReady
+  // (and its optimizerStep): device work only — no host read, no host state that must change per step, no
+  // allocation after the first step — so that replaying the graph does what calling the part would.
+  virtual bool capturable() const { return false; }
 
   // An optimizer step begins, before its first micro-batch; `step` counts the steps done so far.
   virtual void beforeStep(int64_t /*step*/) {}
@@ -47,10 +51,13 @@ class StepPart {
   // The step's gradients are complete (after the last backward), before the optimizer step. With fp16 loss
   // scaling they are scaled for the parts before the scaling part, true gradients for those after it.
   virtual void gradientsReady() {}
-  // A part that takes the optimizer step itself returns whether it stepped (fp16 loss scaling skips a step
-  // with inf/NaN gradients); the first that does wins. Without one the optimizer steps.
-  virtual std::optional<bool> optimizerStep(torch::optim::Optimizer& /*optimizer*/) { return std::nullopt; }
-  // An optimizer step was taken (not called for a step fp16 loss scaling skipped); `step` counts steps done.
+  // A part that takes the optimizer step itself (fp16 loss scaling: through the scaler, which leaves
+  // everything as it was when a gradient is inf/NaN) returns true; the first that does wins. Without one the
+  // optimizer steps.
+  virtual bool optimizerStep(torch::optim::Optimizer& /*optimizer*/) { return false; }
+  // The optimizer step is done; `step` counts steps done. Also after a step fp16 loss scaling skipped on the
+  // device: the host does not know of it (it is counted with the metrics), so a part here must be right
+  // after either (masks applied again to unchanged weights are unchanged).
   virtual void afterStep(int64_t /*step*/) {}
   // Before validation.
   virtual void beforeEvaluation() {}

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "optim/device_step.h"
+
 namespace wb {
 
 StepParts& StepParts::add(std::shared_ptr<StepPart> part) {
@@ -19,6 +21,14 @@ std::vector<std::string> StepParts::names() const {
   std::vector<std::string> out;
   for (const auto& p : m_parts) out.push_back(p->name());
   return out;
+}
+
+std::vector<std::string> StepParts::uncapturable() const {
+  std::vector<std::string> names;
+  for (const auto& p : m_parts) {
+    if (!p->capturable()) names.push_back(p->name());
+  }
+  return names;
 }
 
 void StepParts::beforeStep(int64_t step) {
@@ -45,12 +55,18 @@ void StepParts::gradientsReady() {
   for (const auto& p : m_parts) p->gradientsReady();
 }
 
-bool StepParts::optimizerStep(torch::optim::Optimizer& optimizer) {
+void StepParts::optimizerStep(torch::optim::Optimizer& optimizer) {
   for (const auto& p : m_parts) {
-    if (std::optional<bool> stepped = p->optimizerStep(optimizer)) return *stepped;
+    if (p->optimizerStep(optimizer)) return;
   }
-  optimizer.step();
-  return true;
+  // Not optimizer.step(): a device step's step() also writes the learning rates to the device, which inside
+  // a graph capture would record today's rate as a constant. TrainingStep::begin writes them, outside.
+  auto* device_step = dynamic_cast<DeviceStep*>(&optimizer);
+  if (device_step && device_step->stepsOnDevice()) {
+    device_step->stepScaled(torch::Tensor(), torch::Tensor());
+  } else {
+    optimizer.step();
+  }
 }
 
 void StepParts::afterStep(int64_t step) {

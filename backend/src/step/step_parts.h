@@ -20,6 +20,8 @@ class StepParts {
   StepParts& add(const StepParts& parts);  // each of them, in their order
   bool empty() const { return m_parts.empty(); }
   std::vector<std::string> names() const;
+  // The names of the parts a CUDA graph cannot record (StepPart::capturable).
+  std::vector<std::string> uncapturable() const;
 
   void beforeStep(int64_t step);
   // The first part's loss that defines one; cross-entropy with the labels otherwise.
@@ -27,8 +29,9 @@ class StepParts {
   torch::Tensor lossForBackward(torch::Tensor loss);
   void beforeBackward(bool completes);
   void gradientsReady();
-  // The first part's optimizer step that takes one; else optimizer.step(). Whether the optimizer stepped.
-  bool optimizerStep(torch::optim::Optimizer& optimizer);
+  // The first part's optimizer step that takes one; else the optimizer's: its device step where it has one
+  // (optim/device_step.h; what a CUDA graph can capture), optimizer.step() otherwise.
+  void optimizerStep(torch::optim::Optimizer& optimizer);
   void afterStep(int64_t step);
   void beforeEvaluation();
 

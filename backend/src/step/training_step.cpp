@@ -1,6 +1,7 @@
 #include "step/training_step.h"
 
 #include "optim/autocast_guard.h"
+#include "optim/device_step.h"
 #include "optim/optimizer_factory.h"
 
 namespace wb {
@@ -11,8 +12,16 @@ TrainingStep::TrainingStep(Model& model, torch::optim::Optimizer& optimizer, Ste
 
 void TrainingStep::begin(int64_t step, double lr) {
   m_optimizer.zero_grad();
-  setLearningRate(m_optimizer, lr);
+  setStepLearningRate(lr);
   m_parts.beforeStep(step);
+}
+
+void TrainingStep::setStepLearningRate(double lr) {
+  setLearningRate(m_optimizer, lr);
+  // A device step reads its rates from the device: written here, outside any captured graph.
+  if (auto* device_step = dynamic_cast<DeviceStep*>(&m_optimizer); device_step && m_device.is_cuda()) {
+    device_step->stageLearningRates();
+  }
 }
 
 TrainingStep::MicroBatch TrainingStep::forwardBackward(const Batch& batch, int64_t micro_batches,
@@ -29,12 +38,10 @@ TrainingStep::MicroBatch TrainingStep::forwardBackward(const Batch& batch, int64
   return {logits.detach(), loss.detach()};
 }
 
-bool TrainingStep::finish(int64_t steps_done) {
+void TrainingStep::finish(int64_t steps_done) {
   m_parts.gradientsReady();
-  // fp16: a step with inf/NaN gradients is skipped (neither the optimizer nor the schedule moves).
-  const bool stepped = m_parts.optimizerStep(m_optimizer);
-  if (stepped) m_parts.afterStep(steps_done);
-  return stepped;
+  m_parts.optimizerStep(m_optimizer);
+  m_parts.afterStep(steps_done);
 }
 
 }  // namespace wb

@@ -25,6 +25,9 @@ class TrainingStep {
 
   // Opens an optimizer step; `step` counts the steps done so far.
   void begin(int64_t step, double lr);
+  // The step's learning rate in the optimizer (and on the device, for a device step); begin() does it, a
+  // replayed graph needs it alone.
+  void setStepLearningRate(double lr);
 
   struct MicroBatch {
     torch::Tensor logits;  // detached
@@ -34,10 +37,11 @@ class TrainingStep {
   // count for backward, so accumulated gradients are the mean's); `completes` on the last one of the step.
   MicroBatch forwardBackward(const Batch& batch, int64_t micro_batches, bool completes);
 
-  // The parts' gradients-ready point, then the optimizer step (a part's, as fp16 loss scaling takes it).
-  // False when it was skipped (inf/NaN gradients under fp16): nothing moved. Otherwise the parts' after-step
-  // point with `steps_done` (the count including this step).
-  bool finish(int64_t steps_done);
+  // The parts' gradients-ready point, the optimizer step (a part's, as fp16 loss scaling takes it) and the
+  // parts' after-step point with `steps_done` (the count including this step). Under fp16 a step with
+  // inf/NaN gradients changes nothing, and the host does not learn of it here (no read of the device): it
+  // counts as a step, as in a Python loop, and the scaler counts it among the skipped.
+  void finish(int64_t steps_done);
 
  private:
   Model& m_model;

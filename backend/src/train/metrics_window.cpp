@@ -48,13 +48,13 @@ std::vector<DeviceMetrics> deviceMetrics(const torch::Tensor& ranks,
 
 }  // namespace
 
-void MetricsWindow::reset(const torch::Device& device) {
+void MetricsWindow::reset(const torch::Device& device, int64_t skipped_so_far) {
   auto options = torch::TensorOptions().dtype(torch::kFloat64).device(device);
   loss_sum = torch::zeros({}, options);
   loss_samples = torch::zeros({}, options);
   samples = 0;
   steps = 0;
-  skipped = 0;
+  skipped_before = skipped_so_far;
   start = TrainClock::now();
   data = compute = optimizer = TrainClock::duration{};
 }
@@ -130,7 +130,7 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
   if (scaler.enabled()) {
     m.loss_scale = scaler.currentScale();
     m.skipped_steps = scaler.skippedSteps();
-    m.nonfinite_steps_in_window = window.skipped;
+    m.nonfinite_steps_in_window = m.skipped_steps - window.skipped_before;
   }
   m.cpu_rss_bytes = rss;
   if (mem.valid) {
@@ -156,7 +156,7 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
                 : (step >= total_steps ? 0 : -1);
   events.post(m);
   train_time += TrainClock::now() - window.start;
-  window.reset(device);
+  window.reset(device, scaler.enabled() ? m.skipped_steps : 0);
 }
 
 }  // namespace wb

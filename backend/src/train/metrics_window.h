@@ -30,11 +30,13 @@ struct MetricsWindow {
       loss_samples;  // samples in loss_sum; with fp16 loss scaling, only those whose loss was finite
   int64_t samples = 0;
   int64_t steps = 0;
-  int64_t skipped = 0;  // optimizer steps skipped for inf/NaN gradients (fp16)
+  // fp16: the scaler's count of steps skipped for inf/NaN gradients when the window began (the count lives
+  // on the device; the window's own are the difference, read at the report).
+  int64_t skipped_before = 0;
   TrainClock::time_point start;
   TrainClock::duration data{}, compute{}, optimizer{};
 
-  void reset(const torch::Device& device);
+  void reset(const torch::Device& device, int64_t skipped_so_far);
 };
 
 // The epoch in progress so far.

@@ -30,6 +30,14 @@ RankStep::RankStep(const TrainConfig& train, RankModel model, torch::Device devi
       m_parts(first_parts),
       m_body(m_model, *m_optimizer, m_parts, m_device, m_amp_dtype) {
   addConfiguredParts(m_parts, train, m_model, *m_optimizer, m_scaler);
+  m_graph_choice = chooseCudaGraphs(train, m_device, m_parts, *m_optimizer);
+}
+
+GraphedStep* RankStep::graphed() {
+  if (m_graph_choice.capture && !m_graphed) {
+    m_graphed = std::make_unique<GraphedStep>(m_body, m_parts, *m_optimizer, m_device);
+  }
+  return m_graphed.get();
 }
 
 }  // namespace wb

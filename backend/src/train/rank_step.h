@@ -13,6 +13,7 @@
 
 #include "model/model.h"
 #include "optim/grad_scaler.h"
+#include "step/graphed_step.h"
 #include "step/step_parts.h"
 #include "step/training_step.h"
 #include "train/training_model.h"
@@ -42,6 +43,10 @@ class RankStep {
   GradScaler& scaler() { return m_scaler; }
   StepParts& parts() { return m_parts; }
   TrainingStep& body() { return m_body; }
+  // train.cuda_graphs: whether the step is replayed from a CUDA graph, and the log's line saying so or why
+  // not (empty when off). graphed() is the step that does it (made at the first call), null when not.
+  const GraphChoice& graphChoice() const { return m_graph_choice; }
+  GraphedStep* graphed();
   torch::Device device() const { return m_device; }
   std::optional<c10::ScalarType> ampDtype() const { return m_amp_dtype; }
 
@@ -54,6 +59,8 @@ class RankStep {
   GradScaler m_scaler;
   StepParts m_parts;
   TrainingStep m_body;
+  GraphChoice m_graph_choice;
+  std::unique_ptr<GraphedStep> m_graphed;
 };
 
 }  // namespace wb

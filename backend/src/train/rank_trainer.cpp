@@ -82,6 +82,7 @@ class RankTrainer {
   const bool m_checkpoints;
   StepParts& m_parts;
   TrainingStep& m_body;
+  GraphedStep* m_graphed;  // train.cuda_graphs: the step replayed from a CUDA graph; null = eager
   EarlyStopping m_early_stopping;
   MetricsWindow m_window;
   WindowReporter m_reporter;
@@ -113,6 +114,7 @@ RankTrainer::RankTrainer(const RankSetup& setup)
       m_checkpoints(static_cast<bool>(setup.checkpoint)),
       m_parts(setup.step.parts()),
       m_body(setup.step.body()),
+      m_graphed(setup.step.graphed()),
       m_early_stopping(m_train.early_stopping),
       m_reporter{m_group,
                  m_parts,
@@ -123,7 +125,7 @@ RankTrainer::RankTrainer(const RankSetup& setup)
                  m_device,
                  setup.rank_devices,
                  setup.resume_from ? setup.resume_from->step : 0} {
-  m_window.reset(m_device);
+  m_window.reset(m_device, m_scaler.enabled() ? m_scaler.skippedSteps() : 0);
   if (const RankProgress* r = s.resume_from) {
     m_step = r->step;
     m_first_epoch = r->epoch;
@@ -215,19 +217,22 @@ bool RankTrainer::atStepBoundary(int64_t epoch) {
 }
 
 bool RankTrainer::trainBatch(const Batch& batch, int64_t epoch, Clock::time_point loaded) {
-  if (m_micro % m_accum == 0) m_body.begin(m_step, s.schedule.lrAt(m_step));
   const bool last_batch = batch.index + 1 == m_loader.batchesPerEpoch();
   const bool completes = (m_micro + 1) % m_accum == 0 || last_batch;
-  const TrainingStep::MicroBatch result = m_body.forwardBackward(batch, m_accum, completes);
+  // train.cuda_graphs: the whole step (one batch, never accumulated) from the graph.
+  GraphedStep* graphed = m_graphed;
+  if (!graphed && m_micro % m_accum == 0) m_body.begin(m_step, s.schedule.lrAt(m_step));
+  const TrainingStep::MicroBatch result = graphed ? graphed->step(batch, m_step, s.schedule.lrAt(m_step))
+                                                  : m_body.forwardBackward(batch, m_accum, completes);
   countBatch(m_window, *m_epoch, result.loss, result.logits, batch.y, m_scaler.enabled());
   ++m_micro;
   const auto computed = Clock::now();
   m_window.compute += computed - loaded;
   if (!completes) return true;
-  if (!m_body.finish(m_step + 1)) {
-    ++m_window.skipped;  // fp16: inf/NaN gradients; the schedule does not move either
-    m_window.optimizer += Clock::now() - computed;
-    return true;
+  // fp16: a step with inf/NaN gradients counts too (the scaler counts it among the skipped).
+  if (!graphed) m_body.finish(m_step + 1);
+  if (graphed && m_lead) {
+    if (std::optional<std::string> news = graphed->takeNews()) s.events.log(LogLevel::Info, *news);
   }
   ++m_step;
   ++m_window.steps;

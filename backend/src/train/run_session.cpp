@@ -382,6 +382,10 @@ void RunSession::buildRanks() {
       events.log(cost.slower_than_fp32 ? LogLevel::Warning : LogLevel::Info, cost.summary);
     }
   }
+  if (const GraphChoice& graphs = lead.graphChoice(); !graphs.reason.empty()) {
+    const bool refused = experiment.train.cuda_graphs == AutoSwitch::On && !graphs.capture;
+    events.log(refused ? LogLevel::Warning : LogLevel::Info, graphs.reason);
+  }
   if (resume_point) {
     events.log(LogLevel::Info, "Continuing at step " + std::to_string(resume_point->step) + ", epoch " +
                                    std::to_string(resume_point->epoch) + ", batch " +

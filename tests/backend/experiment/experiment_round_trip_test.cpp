@@ -86,6 +86,7 @@ Experiment everyFieldChanged() {
   e.train.channels_last = true;
   e.train.pinned_memory = false;
   e.train.data_on_device = AutoSwitch::Off;
+  e.train.cuda_graphs = AutoSwitch::On;
   e.train.eval_every_epochs = 2;
   e.train.log_every_steps = 5;
   e.train.checkpoint_every_steps = 50;
@@ -167,6 +168,7 @@ void expectSameExperiment(const Experiment& a, const Experiment& b) {
   EXPECT_EQ(a.train.channels_last, b.train.channels_last);
   EXPECT_EQ(a.train.pinned_memory, b.train.pinned_memory);
   EXPECT_EQ(a.train.data_on_device, b.train.data_on_device);
+  EXPECT_EQ(a.train.cuda_graphs, b.train.cuda_graphs);
   EXPECT_EQ(a.train.eval_every_epochs, b.train.eval_every_epochs);
   EXPECT_EQ(a.train.log_every_steps, b.train.log_every_steps);
   EXPECT_EQ(a.train.checkpoint_every_steps, b.train.checkpoint_every_steps);

@@ -52,6 +52,7 @@ TEST(WordSet, TheFileKeepsItsWordsAndTheSchemaOffersThem) {
   expectWords("schedule.threshold_mode", allWords<ThresholdMode>(), {"rel", "abs"});
   expectWords("train.early_stopping.metric", allWords<ValidationMetric>(), {"val_loss", "val_accuracy"});
   expectWords("train.data_on_device", allWords<AutoSwitch>(), {"auto", "on", "off"});
+  expectWords("train.cuda_graphs", allWords<AutoSwitch>(), {"auto", "on", "off"});
   expectWords("train.amp", allWords<Precision>(), {"off", "bf16", "fp16"});
 }
 
@@ -89,6 +90,8 @@ TEST(WordSet, EveryValueIsWrittenAsItsWordAndReadBack) {
                                           [](Experiment& e, PlateauMode v) { e.schedule.plateau_mode = v; });
   expectEveryValueRoundTrips<AutoSwitch>("train", "data_on_device",
                                          [](Experiment& e, AutoSwitch v) { e.train.data_on_device = v; });
+  expectEveryValueRoundTrips<AutoSwitch>("train", "cuda_graphs",
+                                         [](Experiment& e, AutoSwitch v) { e.train.cuda_graphs = v; });
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 // its checkpoint's step and ends with the weights of the run left alone, for an optimizer with per-parameter
 // state (AdamW's moments, SGD's momentum). The checkpoint is read onto the CPU; the first H200 run failed the
 // resumed run's first step because the optimizer's state stayed there. The net is linear layers only (cuBLAS
-// is deterministic on one stream; cuDNN's convolution gradients need not be), float32 with TF32 off.
+// is deterministic on one stream; cuDNN's convolution gradients need not be), float32 with TF32 off; with
+// train.cuda_graphs on (the resumed run warms up and captures anew) and off.
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <string>
+#include <tuple>
 
 #include "backend/train/test_experiments.h"
 #include "support/model_weights.h"
@@ -50,11 +52,12 @@ RunSummary runStoppedAfterTheFirstEpoch(const Experiment& e) {
   return run.summary();
 }
 
-class GpuResume : public ::testing::TestWithParam<std::string> {};
+class GpuResume : public ::testing::TestWithParam<std::tuple<std::string, AutoSwitch>> {};
 
 TEST_P(GpuResume, StoppedOnCudaResumesOnCudaWhereTheRunLeftAloneEnds) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device (this build or machine has none)";
-  const Experiment e = cudaResumableExperiment(GetParam());
+  Experiment e = cudaResumableExperiment(std::get<0>(GetParam()));
+  e.train.cuda_graphs = std::get<1>(GetParam());
   std::string error;
   auto keepError = [&](EventBatch&& batch) {
     for (const Event& ev : batch)
@@ -77,7 +80,9 @@ TEST_P(GpuResume, StoppedOnCudaResumesOnCudaWhereTheRunLeftAloneEnds) {
   for (const auto& [name, t] : a) EXPECT_LT((t - b.at(name)).abs().max().item<double>(), 1e-5) << name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Optimizers, GpuResume, ::testing::Values("adamw", "sgd"));
+INSTANTIATE_TEST_SUITE_P(Optimizers, GpuResume,
+                         ::testing::Combine(::testing::Values("adamw", "sgd"),
+                                            ::testing::Values(AutoSwitch::Off, AutoSwitch::On)));
 
 }  // namespace
 }  // namespace wb

@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "optim/device_step.h"
+
 namespace wb {
 namespace {
 
@@ -31,9 +33,9 @@ struct Toy {
     sgd.zero_grad();
     const auto c = torch::tensor({c0, c1}, torch::kFloat32);
     scaler.scale((w * c).sum()).backward();
-    const bool stepped = scaler.step(sgd);
+    scaler.step(sgd);
     scaler.update();
-    return stepped;
+    return !scaler.lastStepSkipped();
   }
   std::vector<float> values() const {
     auto t = w.detach().contiguous();
@@ -64,7 +66,8 @@ TEST(GradScaler, ScalesTheLossAndUnscalesTheGradients) {
   scaler.unscale(toy.sgd);  // before clipping: the gradients are the true ones from here
   EXPECT_FLOAT_EQ(toy.w.grad()[0].item<float>(), 3.0f);
   EXPECT_FLOAT_EQ(toy.w.grad()[1].item<float>(), -4.0f);
-  EXPECT_TRUE(scaler.step(toy.sgd));  // does not unscale a second time
+  scaler.step(toy.sgd);  // does not unscale a second time
+  EXPECT_FALSE(scaler.lastStepSkipped());
   EXPECT_FLOAT_EQ(toy.values()[0], 1.0f - 0.125f * 3.0f);
   EXPECT_FLOAT_EQ(toy.values()[1], 2.0f + 0.125f * 4.0f);
   scaler.update();
@@ -152,7 +155,8 @@ TEST(GradScaler, AccumulatesScaledGradientsOverMicroBatches) {
   scaler.unscale(toy.sgd);
   EXPECT_NEAR(toy.w.grad()[0].item<float>(), 1.0f, 1e-6);
   EXPECT_NEAR(toy.w.grad()[1].item<float>(), 2.0f, 1e-6);
-  EXPECT_TRUE(scaler.step(toy.sgd));
+  scaler.step(toy.sgd);
+  EXPECT_FALSE(scaler.lastStepSkipped());
   scaler.update();
 }
 
@@ -224,6 +228,62 @@ TEST(GradScaler, StateRoundTripsAndResumesTheSameSequence) {
   c.loadState(restored);
   EXPECT_EQ(c.currentScale(), 32768.0);
   EXPECT_EQ(c.state().growth_tracker, 2);
+}
+
+// An optimizer with a device step: SGD whose step takes the scaler's grad_scale and found_inf, as the fused
+// CUDA kernels do (here on the CPU, so the scaler's side of the contract is tested without a GPU).
+class DeviceSgd final : public torch::optim::SGD, public DeviceStep {
+ public:
+  using torch::optim::SGD::SGD;
+  bool stepsOnDevice() const override { return true; }
+  bool capturable() const override { return true; }
+  void stageLearningRates() override {}
+  void stepScaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) override {
+    ++calls;
+    saw_grad_scale = grad_scale.defined();
+    torch::NoGradGuard no_grad;
+    const double lr = static_cast<torch::optim::SGDOptions&>(param_groups()[0].options()).lr();
+    for (auto& p : param_groups()[0].params()) {
+      torch::Tensor g = grad_scale.defined() ? p.grad() / grad_scale : p.grad();
+      // What the kernels do: no change where found_inf is set (here without reading it either).
+      p.sub_(torch::where(found_inf != 0, torch::zeros_like(g), lr * g));
+    }
+  }
+  int calls = 0;
+  bool saw_grad_scale = false;
+};
+
+// With a device step the scaler hands the kernels the scale (gradients not unscaled yet) or nothing (already
+// unscaled) and found_inf, never steps through step(), and counts a skipped step on the device.
+TEST(GradScaler, HandsAnOptimizerWithADeviceStepTheScaleAndFoundInf) {
+  GradScalerOptions options;
+  options.init_scale = 1024;
+  GradScaler scaler(options);
+  auto w = torch::tensor({1.0f, 2.0f}).requires_grad_(true);
+  DeviceSgd sgd({w}, torch::optim::SGDOptions(0.125));
+  const auto run = [&](float c0, bool unscale_first) {
+    sgd.zero_grad();
+    scaler.scale((w * torch::tensor({c0, 1.0f})).sum()).backward();
+    if (unscale_first) scaler.unscale(sgd);
+    scaler.step(sgd);
+    scaler.update();
+  };
+  run(2.0f, /*unscale_first=*/false);
+  EXPECT_EQ(sgd.calls, 1);
+  EXPECT_TRUE(sgd.saw_grad_scale);  // the kernel divides
+  EXPECT_FLOAT_EQ(w[0].item<float>(), 1.0f - 0.125f * 2.0f);
+  EXPECT_FLOAT_EQ(w[1].item<float>(), 2.0f - 0.125f);
+  run(2.0f, /*unscale_first=*/true);
+  EXPECT_FALSE(sgd.saw_grad_scale);  // already the true gradients
+  EXPECT_FLOAT_EQ(w[0].item<float>(), 1.0f - 0.25f * 2.0f);
+  const torch::Tensor before = w.detach().clone();
+  run(std::numeric_limits<float>::infinity(), /*unscale_first=*/false);
+  EXPECT_EQ(sgd.calls, 3);
+  EXPECT_TRUE(torch::equal(w.detach(), before));
+  EXPECT_TRUE(scaler.lastStepSkipped());
+  EXPECT_EQ(scaler.skippedSteps(), 1);
+  EXPECT_EQ(scaler.currentScale(), 512.0);
+  EXPECT_EQ(scaler.state().skipped_steps, 1);
 }
 
 }  // namespace
