@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/attention.h"
 #include "model/shape_rules.h"
 
 namespace wb {
@@ -156,24 +157,37 @@ int64_t EncoderBlockLayer::flopsPerSample(const Shape& input) const {
 }
 
 torch::nn::AnyModule EncoderBlockLayer::instantiate(const Shape& input) const {
-  return torch::nn::AnyModule(EncoderBlock(input[1], m_heads, hiddenSize(input[1]), m_dropout));
+  return torch::nn::AnyModule(EncoderBlock(input[1], m_heads, hiddenSize(input[1]), m_dropout, input[0]));
 }
 
-EncoderBlockImpl::EncoderBlockImpl(int64_t dim, int64_t heads, int64_t hidden, double dropout)
-    : m_norm1(register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})))),
+EncoderBlockImpl::EncoderBlockImpl(int64_t dim, int64_t heads, int64_t hidden, double dropout, int64_t tokens)
+    : m_tokens(tokens),
+      m_norm1(register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})))),
       m_attn(register_module("attn", torch::nn::MultiheadAttention(
                                          torch::nn::MultiheadAttentionOptions(dim, heads).dropout(dropout)))),
       m_norm2(register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})))),
       m_fc1(register_module("fc1", torch::nn::Linear(dim, hidden))),
       m_fc2(register_module("fc2", torch::nn::Linear(hidden, dim))),
-      m_dropout(register_module("dropout", torch::nn::Dropout(dropout))) {}
+      m_dropout(register_module("dropout", StepDropout(dropout))) {}
+
+torch::Tensor EncoderBlockImpl::attention(const torch::Tensor& normed) {
+  // torch::nn::MultiheadAttention's computation on its own parameters, batch-first (its forward takes
+  // [N, B, D] and would need two transposes): one in-projection, q, k, v as [B, heads, N, head_dim], SDPA,
+  // heads merged, out-projection. Its dropout applies to the attention weights in training only.
+  const int64_t batch = normed.size(0);
+  const int64_t tokens = normed.size(1);
+  const int64_t dim = normed.size(2);
+  const torch::Tensor qkv = torch::linear(normed, m_attn->in_proj_weight, m_attn->in_proj_bias)
+                                .reshape({batch, tokens, 3, heads(), dim / heads()})
+                                .permute({2, 0, 3, 1, 4});
+  const double dropoutP = is_training() ? attentionDropout() : 0.0;
+  const torch::Tensor context = scaledDotProductAttention(qkv[0], qkv[1], qkv[2], dropoutP);
+  return torch::linear(context.transpose(1, 2).reshape({batch, tokens, dim}), m_attn->out_proj->weight,
+                       m_attn->out_proj->bias);
+}
 
 torch::Tensor EncoderBlockImpl::forward(torch::Tensor x) {
-  // The C++ MultiheadAttention takes [N, B, D] (it has no batch_first option).
-  const torch::Tensor normed = m_norm1(x).transpose(0, 1);
-  const torch::Tensor attended = std::get<0>(
-      m_attn->forward(normed, normed, normed, /*key_padding_mask=*/torch::Tensor(), /*need_weights=*/false));
-  x = x + attended.transpose(0, 1);
+  x = x + attention(m_norm1(x));
   return x + m_dropout(m_fc2(m_dropout(torch::gelu(m_fc1(m_norm2(x))))));
 }
 

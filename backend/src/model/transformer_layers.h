@@ -9,6 +9,7 @@
 #include "model/layer.h"
 #include "model/layer_params.h"
 #include "model/layer_registry.h"
+#include "model/step_dropout.h"
 
 namespace wb {
 
@@ -123,18 +124,31 @@ class PositionEmbeddingImpl : public torch::nn::Module {
 };
 TORCH_MODULE(PositionEmbedding);
 
+// The attention keeps a registered torch::nn::MultiheadAttention for its parameters only
+// (attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias: the names of every
+// weights file and export so far); forward computes it batch-first through scaledDotProductAttention
+// (model/attention.h) instead of that module's forward. `tokens` (N) is only for describeAttention's question
+// about the kernel.
 class EncoderBlockImpl : public torch::nn::Module {
  public:
-  EncoderBlockImpl(int64_t dim, int64_t heads, int64_t hidden, double dropout);
+  EncoderBlockImpl(int64_t dim, int64_t heads, int64_t hidden, double dropout, int64_t tokens = 1);
   torch::Tensor forward(torch::Tensor x);  // [B, N, D] -> [B, N, D]
+  // The attention half without its residual: normed tokens [B, N, D] -> [B, N, D].
+  torch::Tensor attention(const torch::Tensor& normed);
+
+  int64_t dim() const { return m_attn->options.embed_dim(); }
+  int64_t heads() const { return m_attn->options.num_heads(); }
+  int64_t tokens() const { return m_tokens; }
+  double attentionDropout() const { return m_attn->options.dropout(); }
 
  private:
+  int64_t m_tokens;
   torch::nn::LayerNorm m_norm1;
   torch::nn::MultiheadAttention m_attn;
   torch::nn::LayerNorm m_norm2;
   torch::nn::Linear m_fc1;
   torch::nn::Linear m_fc2;
-  torch::nn::Dropout m_dropout;
+  StepDropout m_dropout;
 };
 TORCH_MODULE(EncoderBlock);
 
