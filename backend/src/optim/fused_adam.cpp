@@ -3,11 +3,12 @@
 #include <ATen/Parallel.h>
 
 #include <cmath>
-#include <functional>
 #include <memory>
 #include <tuple>
+#include <type_traits>
 
 #include "optim/adam_update_kernel.h"
+#include "optim/multi_tensor_step.h"
 #include "torch_compat.h"
 
 namespace wb {
@@ -54,21 +55,6 @@ bool stepFusable(const std::vector<torch::optim::OptimizerParamGroup>& groups, c
   return true;
 }
 
-// The state LibTorch's own step would create on a parameter's first step.
-template <typename State, typename StateMap>
-State& stateFor(StateMap& state, const torch::Tensor& p) {
-  const auto key = compat::optimizerStateKey<StateMap>(p);
-  auto it = state.find(key);
-  if (it == state.end()) {
-    auto fresh = std::make_unique<State>();
-    fresh->step(0);
-    fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-    fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-    it = state.emplace(key, std::move(fresh)).first;
-  }
-  return static_cast<State&>(*it->second);
-}
-
 template <typename Options>
 AdamUpdate updateFor(const Options& o, int64_t step, bool decoupled) {
   const double beta1 = std::get<0>(o.betas());
@@ -112,7 +98,7 @@ void fusedStep(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap&
     for (const torch::Tensor& p : group.params()) {
       const torch::Tensor& grad = p.grad();
       if (!grad.defined()) continue;
-      State& s = stateFor<State>(state, p);
+      State& s = adamStateFor<State>(state, p);
       s.step(s.step() + 1);
       if (p.numel() == 0) continue;
       runFused(updateFor(options, s.step(), decoupled), p, grad, s.exp_avg(), s.exp_avg_sq());
@@ -131,45 +117,100 @@ bool parametersFusable(const torch::optim::Optimizer& optimizer) {
   return true;
 }
 
-// One optimizer step: the closure (if any), then the fused pass when every parameter fits it, else
-// `plain_step` (LibTorch's step, which must not run the closure again).
-template <typename Options, typename State, typename StateMap>
-torch::Tensor fusedOrPlainStep(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap& state,
-                               const torch::optim::Optimizer::LossClosure& closure, bool decoupled,
-                               const std::function<void()>& plain_step) {
+}  // namespace
+
+template <typename Base, typename Options, typename State>
+StepPath FusedAdamOptimizer<Base, Options, State>::nextStepPath() const {
+  const StepPath path = resolveStepPath(m_path, this->param_groups_, WB_HAS_FUSED_ADAM);
+  if (path != StepPath::LibTorch &&
+      !AdamListStep<Options, State>::covers(this->param_groups_, this->state_)) {
+    return StepPath::LibTorch;
+  }
+  return path;
+}
+
+template <typename Base, typename Options, typename State>
+torch::Tensor FusedAdamOptimizer<Base, Options, State>::step(torch::optim::Optimizer::LossClosure closure) {
   torch::Tensor loss;
   if (closure) {
     at::AutoGradMode enable_grad(true);
     loss = closure();
   }
-  if (stepFusable<Options, State>(groups, state)) {
-    fusedStep<Options, State>(groups, state, decoupled);
+  const StepPath path = nextStepPath();
+  if (path == StepPath::Fused) {
+    stageLearningRates();
+    stepScaled({}, {});
+    return loss;
+  }
+  // The other steps count on LibTorch's int64 step counts: bring them up to date (no-op when none are kept).
+  m_lists.returnStepCounts(this->param_groups_, this->state_);
+  constexpr bool decoupled = std::is_same_v<Options, torch::optim::AdamWOptions>;
+  if (path == StepPath::Foreach) {
+    m_lists.foreachStep(this->param_groups_, this->state_);
+  } else if (m_path != StepPath::LibTorch && stepFusable<Options, State>(this->param_groups_, this->state_)) {
+    fusedStep<Options, State>(this->param_groups_, this->state_, decoupled);
   } else {
-    plain_step();
+    Base::step();
   }
   return loss;
 }
 
-}  // namespace
-
-torch::Tensor FusedAdamW::step(LossClosure closure) {
-  return fusedOrPlainStep<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(
-      param_groups_, state_, closure, /*decoupled=*/true, [this] { torch::optim::AdamW::step(); });
+template <typename Base, typename Options, typename State>
+void FusedAdamOptimizer<Base, Options, State>::save(torch::serialize::OutputArchive& archive) const {
+  m_lists.writeStepCounts(this->param_groups_, this->state_);
+  Base::save(archive);
 }
 
-torch::Tensor FusedAdam::step(LossClosure closure) {
-  return fusedOrPlainStep<torch::optim::AdamOptions, torch::optim::AdamParamState>(
-      param_groups_, state_, closure, /*decoupled=*/false, [this] { torch::optim::Adam::step(); });
+template <typename Base, typename Options, typename State>
+void FusedAdamOptimizer<Base, Options, State>::load(torch::serialize::InputArchive& archive) {
+  Base::load(archive);
+  m_lists.forgetStepCounts();
 }
+
+template <typename Base, typename Options, typename State>
+bool FusedAdamOptimizer<Base, Options, State>::stepsOnDevice() const {
+  return nextStepPath() == StepPath::Fused;
+}
+
+template <typename Base, typename Options, typename State>
+void FusedAdamOptimizer<Base, Options, State>::stageLearningRates() {
+  m_lists.stageLearningRates(this->param_groups_);
+}
+
+template <typename Base, typename Options, typename State>
+void FusedAdamOptimizer<Base, Options, State>::stepScaled(const torch::Tensor& grad_scale,
+                                                          const torch::Tensor& found_inf) {
+  TORCH_CHECK(stepsOnDevice(), "stepScaled: this optimizer's step does not run on the device");
+  m_lists.fusedStep(this->param_groups_, this->state_, grad_scale, found_inf);
+}
+
+template class FusedAdamOptimizer<torch::optim::Adam, torch::optim::AdamOptions,
+                                  torch::optim::AdamParamState>;
+template class FusedAdamOptimizer<torch::optim::AdamW, torch::optim::AdamWOptions,
+                                  torch::optim::AdamWParamState>;
 
 bool takesFusedStep(const torch::optim::Optimizer& optimizer) {
+  return !stepDescription(optimizer).empty();
+}
+
+std::string stepDescription(const torch::optim::Optimizer& optimizer) {
+  const auto* ours = dynamic_cast<const ReportsStepPath*>(&optimizer);
+  if (ours == nullptr) return "";
+  switch (ours->nextStepPath()) {
+    case StepPath::Fused:
+      return groupsDevice(optimizer.param_groups()).is_cuda() ? "fused CUDA step" : "fused step";
+    case StepPath::Foreach:
+      return "foreach step";
+    default:
+      break;
+  }
   if (dynamic_cast<const FusedAdamW*>(&optimizer)) {
-    return parametersFusable<torch::optim::AdamWOptions>(optimizer);
+    return parametersFusable<torch::optim::AdamWOptions>(optimizer) ? "fused CPU step" : "";
   }
   if (dynamic_cast<const FusedAdam*>(&optimizer)) {
-    return parametersFusable<torch::optim::AdamOptions>(optimizer);
+    return parametersFusable<torch::optim::AdamOptions>(optimizer) ? "fused CPU step" : "";
   }
-  return false;
+  return "";
 }
 
 }  // namespace wb

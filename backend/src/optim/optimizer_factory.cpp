@@ -3,7 +3,9 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "optim/foreach_optimizers.h"
 #include "optim/fused_adam.h"
+#include "optim/fused_sgd.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -67,13 +69,16 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(
     throw UserError("the model has no trainable parameters", "unfreeze at least one layer");
   }
   switch (config.name) {
-    case OptimizerName::Sgd:
+    case OptimizerName::Sgd: {
       // Nesterov without momentum is rejected by LibTorch itself (a c10::Error), as torch.optim.SGD does.
-      return buildOptimizer<torch::optim::SGD>(groups, torch::optim::SGDOptions(config.lr)
-                                                           .momentum(config.momentum)
-                                                           .dampening(0.0)
-                                                           .weight_decay(config.weight_decay)
-                                                           .nesterov(config.nesterov));
+      const auto options = torch::optim::SGDOptions(config.lr)
+                               .momentum(config.momentum)
+                               .dampening(0.0)
+                               .weight_decay(config.weight_decay)
+                               .nesterov(config.nesterov);
+      return config.fused ? buildOptimizer<FusedSGD>(groups, options)
+                          : buildOptimizer<torch::optim::SGD>(groups, options);
+    }
     case OptimizerName::Adam: {
       // weight_decay is L2: added to the gradient, as torch.optim.Adam does (adamw decouples it).
       const auto options = torch::optim::AdamOptions(config.lr)
@@ -93,21 +98,27 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(
       return config.fused ? buildOptimizer<FusedAdamW>(groups, options)
                           : buildOptimizer<torch::optim::AdamW>(groups, options);
     }
-    case OptimizerName::RmsProp:
-      return buildOptimizer<torch::optim::RMSprop>(groups, torch::optim::RMSpropOptions(config.lr)
-                                                               .alpha(config.alpha)
-                                                               .eps(config.eps)
-                                                               .weight_decay(config.weight_decay)
-                                                               .momentum(config.momentum)
-                                                               .centered(false));
-    case OptimizerName::Adagrad:
+    case OptimizerName::RmsProp: {
+      const auto options = torch::optim::RMSpropOptions(config.lr)
+                               .alpha(config.alpha)
+                               .eps(config.eps)
+                               .weight_decay(config.weight_decay)
+                               .momentum(config.momentum)
+                               .centered(false);
+      return config.fused ? buildOptimizer<ForeachRMSprop>(groups, options)
+                          : buildOptimizer<torch::optim::RMSprop>(groups, options);
+    }
+    case OptimizerName::Adagrad: {
       // eps is taken as configured. Its default (1e-8) is Adam's; torch's Adagrad defaults to 1e-10, which a
       // user who wants torch's exact default sets as optimizer.eps.
-      return buildOptimizer<torch::optim::Adagrad>(groups, torch::optim::AdagradOptions(config.lr)
-                                                               .lr_decay(0.0)
-                                                               .weight_decay(config.weight_decay)
-                                                               .initial_accumulator_value(0.0)
-                                                               .eps(config.eps));
+      const auto options = torch::optim::AdagradOptions(config.lr)
+                               .lr_decay(0.0)
+                               .weight_decay(config.weight_decay)
+                               .initial_accumulator_value(0.0)
+                               .eps(config.eps);
+      return config.fused ? buildOptimizer<ForeachAdagrad>(groups, options)
+                          : buildOptimizer<torch::optim::Adagrad>(groups, options);
+    }
   }
   throw std::logic_error("makeOptimizer: an optimizer name without a case");
 }

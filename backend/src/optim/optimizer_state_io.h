@@ -12,8 +12,10 @@
 namespace wb {
 
 // optimizer.load(saved) (the groups' options), then every parameter's state again by position. Supports the
-// optimizers makeOptimizer builds (SGD, Adam, AdamW, RMSprop, Adagrad; the fused Adam and AdamW); for another
-// type the LibTorch load stands alone.
+// optimizers makeOptimizer builds (SGD, Adam, AdamW, RMSprop, Adagrad, and ours derived from them:
+// fused_adam.h, fused_sgd.h, foreach_optimizers.h; the fused Adam's load() drops its device step counts,
+// which its next step makes again from the int64 ones read here); for another type the LibTorch load stands
+// alone.
 void loadOptimizerState(torch::optim::Optimizer& optimizer, torch::serialize::InputArchive& saved);
 
 }  // namespace wb

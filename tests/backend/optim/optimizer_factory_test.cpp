@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "optim/fused_adam.h"
+#include "optim/multi_tensor_step.h"
+#include "optim/step_path.h"
 #include "support/test_helpers.h"
 #include "workbench/errors.h"
 
@@ -138,19 +140,44 @@ TEST(OptimizerFactoryTest, FixtureCoversEveryOptimizer) {
   EXPECT_EQ(names, (std::set<std::string>{"sgd", "adam", "adamw", "rmsprop", "adagrad"}));
 }
 
+struct StepVariant {
+  std::string name;
+  bool fused;
+  StepPath path;
+};
+
+std::vector<StepVariant> stepVariants() {
+  std::vector<StepVariant> variants = {{"plain", false, StepPath::Auto},
+                                       {"default", true, StepPath::Auto},
+                                       {"foreach", true, StepPath::Foreach}};
+#if WB_HAS_FUSED_CPU_KERNELS
+  variants.push_back({"fused kernels", true, StepPath::Fused});  // rmsprop, adagrad: foreach (none fused)
+#endif
+  return variants;
+}
+
 TEST(OptimizerFactoryTest, StepsLikeTorchWithTheLrChangingEveryStep) {
   const torch::Tensor x = tensorFromJson(optimizerFixture().at("inputs"));
   const torch::Tensor y = tensorFromJson(optimizerFixture().at("targets"));
   for (const nlohmann::json& fixture_case : optimizerFixture().at("cases")) {
-    // adam and adamw twice: the fused step (the default) and LibTorch's own
-    for (const bool fused : {true, false}) {
-      SCOPED_TRACE(fixture_case.at("case").get<std::string>() + (fused ? " fused" : " plain"));
+    // Every step an optimizer can take: LibTorch's own (optimizer.fused false), the default (on the CPU: the
+    // fused pass for adam and adamw, LibTorch's for the others), and forced on these CPU tensors, the foreach
+    // ops and the fused kernels that run on CUDA.
+    for (const StepVariant& variant : stepVariants()) {
+      SCOPED_TRACE(fixture_case.at("case").get<std::string>() + " " + variant.name);
       const NamedParameters parameters = initialParameters();
       OptimizerConfig config = optimizerFromJson(fixture_case.at("config"));
-      config.fused = fused;
+      config.fused = variant.fused;
       const std::unique_ptr<torch::optim::Optimizer> optimizer = makeOptimizer(config, parameters);
       const bool adam_family = config.name == OptimizerName::Adam || config.name == OptimizerName::AdamW;
-      EXPECT_EQ(takesFusedStep(*optimizer), fused && adam_family);
+      if (variant.path == StepPath::Auto) {
+        EXPECT_EQ(takesFusedStep(*optimizer), variant.fused && adam_family);
+      } else {
+        auto* ours = dynamic_cast<ReportsStepPath*>(optimizer.get());
+        ASSERT_NE(ours, nullptr);
+        ours->setStepPath(variant.path);
+        EXPECT_TRUE(takesFusedStep(*optimizer));
+      }
       const std::vector<double> lrs = fixture_case.at("lrs").get<std::vector<double>>();
       const std::vector<double> losses = fixture_case.at("losses").get<std::vector<double>>();
       ASSERT_EQ(lrs.size(), fixture_case.at("after_step").size());
