@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_BUILD_JOBS=${FUZZ_BUILD_JOBS:-2}
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
-ALL_TARGETS=(experiment override run_history run_index idx cifar10 csv checkpoint tensorboard image)
+ALL_TARGETS=(experiment override run_history run_index idx cifar10 csv checkpoint tensorboard image weights)
 if [ $# -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 
 if ! command -v clang++ >/dev/null; then
