@@ -86,6 +86,8 @@ std::string whyNotHere(const std::string& line) {
     }
     if (line.rfind("sudo apt", 0) == 0) return "installs the packages (tests/packaging/package_test.sh does)";
     if (line.rfind("source ", 0) == 0) return "bash completion for an interactive shell";
+    // The GPU benchmark's table (scripts/gpu-check.sh runs it on a lent device).
+    if (line.find("DEVICE=cuda") != std::string::npos) return "needs CUDA devices";
     return "not a workbench-cli line";
   }
   if (line.find("cuda") != std::string::npos) return "needs CUDA devices";

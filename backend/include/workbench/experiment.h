@@ -78,7 +78,8 @@ struct OptimizerConfig {
   double alpha = 0.99;  // rmsprop smoothing constant
   bool decay_bias_and_norm =
       true;           // true, as torch: every parameter; false: biases and norm weights get none
-  bool fused = true;  // adam, adamw: one pass per parameter on CPU float32 (optim/fused_adam.h)
+  bool fused = true;  // CPU adam/adamw: one pass per parameter; CUDA: fused adam/adamw/sgd kernels, and
+                      // foreach rmsprop/adagrad (optim/fused_adam.h, fused_sgd.h, foreach_optimizers.h)
 };
 
 struct ScheduleConfig {

@@ -134,7 +134,7 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
     log(data.description + "\nModel: " + std::to_string(step.model().info().parameters) +
         " parameters; batch " + std::to_string(e.train.batch_size) + "; precision " + precision +
         (options.channels_last ? "; channels_last" : "") + "; optimizer " + wordString(e.optimizer.name) +
-        (takesFusedStep(step.optimizer()) ? " (fused CPU step)" : ""));
+        (stepDescription(step.optimizer()).empty() ? "" : " (" + stepDescription(step.optimizer()) + ")"));
   }
   if (log && !step.graphChoice().reason.empty()) log(step.graphChoice().reason);
   BatchLoader loader(data.train, options);

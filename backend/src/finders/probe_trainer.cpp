@@ -50,8 +50,9 @@ ProbeTrainer::ProbeTrainer(const Experiment& e, const std::function<void(const s
   const std::optional<c10::ScalarType> amp_dtype = m_step->ampDtype();
   say("Model: " + std::to_string(model().info().parameters) + " parameters on " + deviceName() +
       "; optimizer " + wordString(e.optimizer.name) +
-      (takesFusedStep(m_step->optimizer()) ? " (fused CPU step)" : "") + "; precision " +
-      (amp_dtype ? wordString(e.train.amp) + " autocast" : std::string("float32")) +
+      (stepDescription(m_step->optimizer()).empty() ? ""
+                                                    : " (" + stepDescription(m_step->optimizer()) + ")") +
+      "; precision " + (amp_dtype ? wordString(e.train.amp) + " autocast" : std::string("float32")) +
       (m_micro_batches > 1 ? "; " + std::to_string(m_micro_batches) +
                                  " batches accumulated per step (train.grad_accum x train.devices)"
                            : std::string()));

@@ -11,8 +11,10 @@
 #include "distributed/device_selection.h"
 #include "distributed/process_group_ranks.h"
 #include "evaluation/evaluation.h"
+#include "model/attention.h"
 #include "model/model_build_context.h"
 #include "model/step_generator.h"
+#include "optim/autocast_guard.h"
 #include "optim/fused_adam.h"
 #include "optim/optimizer_factory.h"
 #include "run_folder/checkpoint_file.h"
@@ -41,10 +43,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string describeOptimizer(const Experiment& e, const TrainingPlan& plan, bool fused) {
+// `step`: the optimizer's faster step in words (stepDescription), "" for LibTorch's own.
+std::string describeOptimizer(const Experiment& e, const TrainingPlan& plan, const std::string& step) {
   std::ostringstream out;
   out << "Optimizer " << wordOf(e.optimizer.name) << " (lr " << e.optimizer.lr << ", weight decay "
-      << e.optimizer.weight_decay << (fused ? ", fused CPU step" : "") << "), schedule "
+      << e.optimizer.weight_decay << (step.empty() ? "" : ", " + step) << "), schedule "
       << wordOf(e.schedule.name);
   if (e.schedule.warmup_steps > 0) out << " after " << e.schedule.warmup_steps << " warmup steps";
   out << "; " << plan.epochs << " epoch(s) of " << plan.steps_per_epoch << " steps, " << plan.total_steps
@@ -367,7 +370,11 @@ void RunSession::buildRanks() {
   events.log(LogLevel::Info, "Model: " + std::to_string(info.parameters) + " parameters, " +
                                  std::to_string(info.flops_per_sample) + " FLOPs per sample\n" +
                                  info.summary);
-  events.log(LogLevel::Info, describeOptimizer(experiment, plan, takesFusedStep(lead.optimizer())) +
+  if (const auto line = describeAttention(lead.model(), device,
+                                          autocastDtype(experiment.train.amp).value_or(torch::kFloat))) {
+    events.log(LogLevel::Info, *line);
+  }
+  events.log(LogLevel::Info, describeOptimizer(experiment, plan, stepDescription(lead.optimizer())) +
                                  (parallel ? " per rank" : ""));
   if (parallel) {
     events.log(LogLevel::Info, std::to_string(ranks->lead().parallel->bucketCount()) + " gradient bucket(s)");
