@@ -157,6 +157,7 @@ TEST(GpuCudaGraph, Fp16AnInfInsideTheGraphSkipsTheStepOnTheDevice) {
   std::vector<torch::Tensor> kept;
   for (const auto& p : before) kept.push_back(p.detach().clone());
   Batch poisoned = batchAt(t.data, 6 * 64, 64);
+  poisoned.x = poisoned.x.clone();  // the split may live on the device already: keep it clean
   poisoned.x.view(-1)[0].fill_(std::numeric_limits<float>::infinity());
   graphed->step(poisoned, 6, 1e-3);
   for (size_t i = 0; i < kept.size(); ++i) EXPECT_TRUE(torch::equal(kept[i], before[i].detach()));
