@@ -9,6 +9,8 @@
 // would be caught by AddressSanitizer) — never a crash, never a pickled call run. TorchScript archives
 // (an entry constants.pkl) are skipped: they go to torch::jit::load, LibTorch's loader, not ours.
 
+#include <torch/torch.h>
+// LibTorch's zip reader only after torch.h: clang needs c10::IValue complete first.
 #include <caffe2/serialize/inline_container.h>
 
 #include <cstddef>

@@ -10,6 +10,8 @@
 // level is skipped, each with a note); nested dictionaries are not flattened (skipped with a note); entries
 // that are not tensors (an epoch, a learning rate) are skipped with a note.
 
+#include <torch/torch.h>
+// LibTorch's zip reader only after torch.h: clang needs c10::IValue complete first.
 #include <caffe2/serialize/inline_container.h>
 #include <torch/script.h>
 
@@ -175,6 +177,14 @@ PickleValue* TorchZipLoader::rebuildTensor(const PickleValue& args) {
   if (overflow || offset > storage.numel() || (!empty && last >= storage.numel())) {
     m_unpickler.fail("places a tensor outside its storage " + a[0]->text + " (" +
                      std::to_string(storage.numel()) + " elements)");
+  }
+  // A view larger than its storage repeats elements (a stride of 0, as expand() gives): never a trained
+  // weight, and a lying file could make a consumer copy 2^62 elements out of one.
+  int64_t numel = 1;
+  for (int64_t s : size) overflow = overflow || __builtin_mul_overflow(numel, s, &numel);
+  if (overflow || numel > storage.numel()) {
+    m_unpickler.fail("gives a tensor more elements than its storage " + a[0]->text +
+                     " holds (repeated elements: save tensor.contiguous() instead)");
   }
   PickleValue* tensor = m_unpickler.make(Kind::Tensor);
   tensor->tensor = storage.as_strided(size, stride, offset);

@@ -6,6 +6,8 @@
 
 #include "weights/weights_reader.h"
 
+#include <torch/torch.h>
+// LibTorch's zip reader only after torch.h: clang needs c10::IValue complete first.
 #include <caffe2/serialize/inline_container.h>
 #include <gtest/gtest.h>
 
@@ -249,6 +251,11 @@ TEST(WeightsReader, TorchZipTensorsOutsideTheirStorageAreRefused) {
   const std::string outside = archiveWith("outside.pt", tensorPickle(4, 2, 3));
   EXPECT_TRUE(
       contains(userErrorOf([&] { readTorchZipFile(outside); }), "places a tensor outside its storage 0"));
+  // A stride of 0: 200 elements from one, what expand() gives.
+  std::string repeated_pickle = tensorPickle(4, 0, 200);
+  repeated_pickle.replace(repeated_pickle.find("\x85K\x01\x85"), 4, std::string("\x85K\x00\x85", 4));
+  const std::string repeated = archiveWith("repeated.pt", repeated_pickle);
+  EXPECT_TRUE(contains(userErrorOf([&] { readTorchZipFile(repeated); }), "more elements than its storage 0"));
   const std::string wrong_size = archiveWith("size.pt", tensorPickle(5, 0, 3));
   EXPECT_TRUE(contains(userErrorOf([&] { readTorchZipFile(wrong_size); }),
                        "expects 20 bytes in storage 0, and the archive holds 16"));
