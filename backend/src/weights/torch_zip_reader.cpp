@@ -14,8 +14,10 @@
 // LibTorch's zip reader only after torch.h: clang needs c10::IValue complete first.
 #include <caffe2/serialize/inline_container.h>
 #include <torch/script.h>
+#include <torch/version.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -69,6 +71,21 @@ std::string tzKindWord(Kind kind) {
   }
 }
 
+// LibTorch's reader allocates the size an entry declares before it inflates it. On 2.x the size can be asked
+// first, and an entry declaring more than it may hold is refused before that allocation; 1.13 has no such
+// call (miniz still checks a stored entry's size against the archive; torch.save stores every entry
+// uncompressed).
+bool tzRecordFits(caffe2::serialize::PyTorchStreamReader& archive, const std::string& name, uint64_t limit) {
+#if TORCH_VERSION_MAJOR >= 2
+  return archive.getRecordSize(name) <= limit;
+#else
+  (void)archive;
+  (void)name;
+  (void)limit;
+  return true;
+#endif
+}
+
 class TorchZipLoader {
  public:
   TorchZipLoader(const std::string& file, caffe2::serialize::PyTorchStreamReader& archive)
@@ -104,10 +121,11 @@ torch::Tensor TorchZipLoader::loadStorage(const std::string& key, torch::ScalarT
     m_unpickler.fail("refers to storage \"" + key + "\", which the archive does not hold (truncated?)");
   at::DataPtr data;
   size_t size = 0;
-  std::tie(data, size) = m_archive.getRecord(record);
-  if (size != bytes) {
+  const bool fits = tzRecordFits(m_archive, record, bytes);
+  if (fits) std::tie(data, size) = m_archive.getRecord(record);
+  if (!fits || size != bytes) {
     m_unpickler.fail("expects " + std::to_string(bytes) + " bytes in storage " + key +
-                     ", and the archive holds " + std::to_string(size));
+                     ", and the archive holds " + (fits ? std::to_string(size) : std::string("more")));
   }
   torch::Tensor storage = torch::empty({numel}, torch::TensorOptions().dtype(type));
   if (bytes > 0) std::memcpy(storage.data_ptr(), data.get(), bytes);
@@ -254,7 +272,15 @@ std::string tzFirstLine(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
-std::string tzRecordText(caffe2::serialize::PyTorchStreamReader& archive, const std::string& name) {
+// A small entry (data.pkl, byteorder): never more than the file holds, as torch.save stores it uncompressed.
+std::string tzRecordText(caffe2::serialize::PyTorchStreamReader& archive, const std::string& name,
+                         const std::string& file) {
+  std::error_code error;
+  const uint64_t file_size = std::filesystem::file_size(file, error);
+  if (error || !tzRecordFits(archive, name, file_size)) {
+    throw UserError(file + ": its entry " + name + " declares more bytes than the file holds",
+                    "the file is damaged; save or download it again");
+  }
   at::DataPtr data;
   size_t size = 0;
   std::tie(data, size) = archive.getRecord(name);
@@ -272,10 +298,10 @@ WeightsFileContents readTorchZipFile(const std::string& file) {
               (archive.hasRecord("constants.pkl") ? std::string(" (a TorchScript file)") : ""),
           "a TorchScript file is read through readWeightsFile; otherwise save the state_dict() again");
     }
-    if (archive.hasRecord("byteorder") && tzRecordText(archive, "byteorder") != "little")
+    if (archive.hasRecord("byteorder") && tzRecordText(archive, "byteorder", file) != "little")
       throw UserError(file + " was written on a big-endian machine", "save it again on a little-endian one");
     TorchZipLoader loader(file, archive);
-    return tzCollect(loader.load(tzRecordText(archive, "data.pkl")), file);
+    return tzCollect(loader.load(tzRecordText(archive, "data.pkl", file)), file);
   } catch (const UserError&) {
     throw;
   } catch (const c10::Error& error) {
