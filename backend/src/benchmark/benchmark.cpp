@@ -56,6 +56,19 @@ BenchResult timeSteps(const Experiment& e, RankStep& rank_step, BatchLoader& loa
   loader.startEpoch(epoch);
   Clock::time_point start;
   const int device_index = device.index() < 0 ? 0 : device.index();
+  // The next batch (epoch after epoch), then `work` on it: the two times apart.
+  const auto timedBatch = [&](const std::function<void(const Batch&)>& work) {
+    const auto t0 = Clock::now();
+    std::optional<Batch> batch = loader.next();
+    if (!batch) {
+      loader.startEpoch(++epoch);
+      batch = loader.next();
+    }
+    const auto t1 = Clock::now();
+    work(*batch);
+    data_time += t1 - t0;
+    compute_time += Clock::now() - t1;
+  };
   for (int64_t i = 0; i < warmup_steps + steps; ++i) {
     if (device.is_cuda() && i == std::min<int64_t>(1, warmup_steps)) {
       torch::cuda::synchronize();
@@ -67,30 +80,13 @@ BenchResult timeSteps(const Experiment& e, RankStep& rank_step, BatchLoader& loa
       data_time = compute_time = optimizer_time = {};
     }
     if (graphed) {
-      const auto t0 = Clock::now();
-      auto batch = loader.next();
-      if (!batch) {
-        loader.startEpoch(++epoch);
-        batch = loader.next();
-      }
-      const auto t1 = Clock::now();
-      graphed->step(*batch, i, e.optimizer.lr);
-      data_time += t1 - t0;
-      compute_time += Clock::now() - t1;  // the optimizer's step is in the graph
+      // The optimizer's step is in the graph: its time is counted as compute.
+      timedBatch([&](const Batch& batch) { graphed->step(batch, i, e.optimizer.lr); });
       continue;
     }
     step.begin(i, e.optimizer.lr);
     for (int64_t m = 0; m < accum; ++m) {
-      const auto t0 = Clock::now();
-      auto batch = loader.next();
-      if (!batch) {
-        loader.startEpoch(++epoch);
-        batch = loader.next();
-      }
-      const auto t1 = Clock::now();
-      step.forwardBackward(*batch, accum, m + 1 == accum);
-      data_time += t1 - t0;
-      compute_time += Clock::now() - t1;
+      timedBatch([&](const Batch& batch) { step.forwardBackward(batch, accum, m + 1 == accum); });
     }
     const auto t2 = Clock::now();
     step.finish(i + 1);

@@ -37,13 +37,7 @@ namespace {
 
 Experiment graphExperiment(Precision amp, double dropout = 0.0) {
   Experiment e = test::smallMlpExperiment(test::freshDir("gpu-graphs"));
-  e.data.dataset = DatasetName::Synthetic;
-  e.data.path = "";
-  e.data.limit = 0;
-  e.data.synthetic_samples = 2048;
-  e.data.synthetic_classes = 10;
-  e.data.synthetic_shape = {1, 28, 28};
-  e.model.preset = "";
+  test::useSyntheticImages(e, 2048);
   e.model.layers = nlohmann::json::parse(R"([
     {"type": "conv2d", "out_channels": 16, "kernel_size": 3, "padding": 1}, {"type": "relu"},
     {"type": "maxpool2d", "kernel_size": 2}, {"type": "flatten"},

@@ -18,17 +18,24 @@
 #include "optim/fused_adam.h"
 #include "optim/fused_sgd.h"
 #include "optim/multi_tensor_step.h"
+#include "support/optimizer_steps.h"
 
 // A namespace of its own: the unity build puts this file beside others with helpers of the same names.
 namespace wb::gpu_fused_optimizer_test {
 namespace {
+
+using test::build;
+using test::cloneParameters;
+using test::expectClose;
+using test::load;
+using test::saved;
 
 #define WB_REQUIRE_CUDA()                                              \
   if (!torch::cuda::is_available()) {                                  \
     GTEST_SKIP() << "no CUDA device (this build or machine has none)"; \
   }
 
-using Params = std::vector<torch::Tensor>;
+using test::Params;
 
 Params makeParameters() {
   torch::manual_seed(11);
@@ -36,22 +43,6 @@ Params makeParameters() {
                    torch::randn({})};
   for (auto& p : params) p = p.to(torch::kCUDA).requires_grad_(true);
   return params;
-}
-
-Params cloneParameters(const Params& params) {
-  Params copies;
-  for (const auto& p : params) copies.push_back(p.detach().clone().requires_grad_(true));
-  return copies;
-}
-
-template <typename Optimizer, typename Options>
-std::unique_ptr<Optimizer> build(const Params& params, Options options) {
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(Params{params[0], params[1]});
-  groups.emplace_back(Params{params[2], params[3]});
-  auto optimizer = std::make_unique<Optimizer>(groups, options);
-  static_cast<Options&>(optimizer->param_groups().back().options()).weight_decay(0.0);
-  return optimizer;
 }
 
 void setGradients(const Params& params, int step, double scale = 1.0) {
@@ -68,28 +59,6 @@ void run(torch::optim::Optimizer& optimizer, const Params& params, int first, in
     setGradients(params, step);
     optimizer.step();
   }
-}
-
-void expectClose(const Params& actual, const Params& expected) {
-  for (size_t i = 0; i < actual.size(); ++i) {
-    EXPECT_TRUE(torch::allclose(actual[i], expected[i], /*rtol=*/1e-5, /*atol=*/1e-6))
-        << "parameter " << i << ": max difference " << (actual[i] - expected[i]).abs().max().item<double>();
-  }
-}
-
-std::string saved(const torch::optim::Optimizer& optimizer) {
-  torch::serialize::OutputArchive archive;
-  optimizer.save(archive);
-  std::ostringstream out;
-  archive.save_to(out);
-  return out.str();
-}
-
-void load(torch::optim::Optimizer& optimizer, const std::string& bytes) {
-  torch::serialize::InputArchive archive;
-  std::istringstream in(bytes);
-  archive.load_from(in);
-  optimizer.load(archive);
 }
 
 // Ours (the default path, which on CUDA is fused or foreach) against LibTorch's, 25 steps; then LibTorch's

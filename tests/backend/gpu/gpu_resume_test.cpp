@@ -21,13 +21,7 @@ namespace {
 
 Experiment cudaResumableExperiment(const std::string& optimizer) {
   Experiment e = test::smallMlpExperiment(test::freshDir("gpu-resume-" + optimizer));
-  e.data.dataset = DatasetName::Synthetic;
-  e.data.path = "";
-  e.data.limit = 0;
-  e.data.synthetic_samples = 2048;
-  e.data.synthetic_classes = 10;
-  e.data.synthetic_shape = {1, 28, 28};
-  e.model.preset = "";
+  test::useSyntheticImages(e, 2048);
   e.model.layers = nlohmann::json::parse(R"([{"type": "flatten"}, {"type": "linear", "out_features": 128},
     {"type": "relu"}, {"type": "linear", "out_features": 10}])");
   e.optimizer.name = fromWord<OptimizerName>(optimizer).value();

@@ -60,13 +60,7 @@ struct Recorded {
 // A small conv net without dropout (so CPU and CUDA draw no different random masks) on synthetic images.
 Experiment syntheticExperiment(const std::string& device, const std::string& amp) {
   Experiment e = test::smallMlpExperiment(test::freshDir("gpu-" + amp));
-  e.data.dataset = DatasetName::Synthetic;
-  e.data.path = "";
-  e.data.limit = 0;
-  e.data.synthetic_samples = 4096;
-  e.data.synthetic_classes = 10;
-  e.data.synthetic_shape = {1, 28, 28};
-  e.model.preset = "";
+  test::useSyntheticImages(e, 4096);
   e.model.layers = nlohmann::json::parse(R"([
     {"type": "conv2d", "out_channels": 16, "kernel_size": 3, "padding": 1}, {"type": "relu"},
     {"type": "maxpool2d", "kernel_size": 2}, {"type": "flatten"},

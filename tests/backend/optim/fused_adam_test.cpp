@@ -16,8 +16,14 @@
 #include <tuple>
 #include <vector>
 
+#include "support/optimizer_steps.h"
+
 namespace wb {
 namespace {
+
+using test::cloneParameters;
+using test::load;
+using test::saved;
 
 // A conv weight, a matrix larger than one thread's grain (so the pass is split across threads), a bias and
 // a scalar.
@@ -25,12 +31,6 @@ std::vector<torch::Tensor> makeParameters(uint64_t seed, torch::ScalarType dtype
   torch::manual_seed(seed);
   return {torch::randn({8, 3, 5, 5}, dtype), torch::randn({300, 257}, dtype), torch::randn({300}, dtype),
           torch::randn({}, dtype)};
-}
-
-std::vector<torch::Tensor> cloneParameters(const std::vector<torch::Tensor>& params) {
-  std::vector<torch::Tensor> copies;
-  for (const auto& p : params) copies.push_back(p.detach().clone().requires_grad_(true));
-  return copies;
 }
 
 std::vector<torch::optim::OptimizerParamGroup> twoGroups(const std::vector<torch::Tensor>& params) {
@@ -124,21 +124,6 @@ TEST(FusedAdamTest, TheSameBitsWithOneThreadOrTwo) {
   for (size_t i = 0; i < results[0].size(); ++i) {
     EXPECT_TRUE(torch::equal(results[0][i], results[1][i])) << "parameter " << i;
   }
-}
-
-std::string saved(const torch::optim::Optimizer& optimizer) {
-  torch::serialize::OutputArchive archive;
-  optimizer.save(archive);
-  std::ostringstream out;
-  archive.save_to(out);
-  return out.str();
-}
-
-void load(torch::optim::Optimizer& optimizer, const std::string& bytes) {
-  torch::serialize::InputArchive archive;
-  std::istringstream in(bytes);
-  archive.load_from(in);
-  optimizer.load(archive);
 }
 
 // A run checkpointed with one and resumed with the other continues as if it had never switched.

@@ -22,12 +22,19 @@
 #include "optim/fused_adam.h"
 #include "optim/fused_sgd.h"
 #include "optim/step_path.h"
+#include "support/optimizer_steps.h"
 
 // A namespace of its own: the unity build puts this file beside others with helpers of the same names.
 namespace wb::multi_tensor_step_test {
 namespace {
 
-using Params = std::vector<torch::Tensor>;
+using test::build;
+using test::cloneParameters;
+using test::expectClose;
+using test::load;
+using test::saved;
+
+using test::Params;
 
 // A conv weight, a matrix, a bias and a scalar.
 Params makeParameters() {
@@ -35,23 +42,6 @@ Params makeParameters() {
   Params params = {torch::randn({8, 3, 5, 5}), torch::randn({40, 33}), torch::randn({40}), torch::randn({})};
   for (auto& p : params) p.requires_grad_(true);
   return params;
-}
-
-Params cloneParameters(const Params& params) {
-  Params copies;
-  for (const auto& p : params) copies.push_back(p.detach().clone().requires_grad_(true));
-  return copies;
-}
-
-// Two groups as makeOptimizer builds them: the second without weight decay.
-template <typename Optimizer, typename Options>
-std::unique_ptr<Optimizer> build(const Params& params, Options options) {
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(Params{params[0], params[1]});
-  groups.emplace_back(Params{params[2], params[3]});
-  auto optimizer = std::make_unique<Optimizer>(groups, options);
-  static_cast<Options&>(optimizer->param_groups().back().options()).weight_decay(0.0);
-  return optimizer;
 }
 
 // Step k's gradient of parameter i, the same for every optimizer; the last parameter has none on odd steps
@@ -80,29 +70,6 @@ void expectEqual(const Params& actual, const Params& expected) {
     EXPECT_TRUE(torch::equal(actual[i], expected[i]))
         << "parameter " << i << ": max difference " << (actual[i] - expected[i]).abs().max().item<double>();
   }
-}
-
-void expectClose(const Params& actual, const Params& expected) {
-  for (size_t i = 0; i < actual.size(); ++i) {
-    // The fused kernels compute in another order (one expression per element): float32 rounding apart.
-    EXPECT_TRUE(torch::allclose(actual[i], expected[i], /*rtol=*/1e-5, /*atol=*/1e-6))
-        << "parameter " << i << ": max difference " << (actual[i] - expected[i]).abs().max().item<double>();
-  }
-}
-
-std::string saved(const torch::optim::Optimizer& optimizer) {
-  torch::serialize::OutputArchive archive;
-  optimizer.save(archive);
-  std::ostringstream out;
-  archive.save_to(out);
-  return out.str();
-}
-
-void load(torch::optim::Optimizer& optimizer, const std::string& bytes) {
-  torch::serialize::InputArchive archive;
-  std::istringstream in(bytes);
-  archive.load_from(in);
-  optimizer.load(archive);
 }
 
 torch::optim::AdamWOptions adamwOptions() {

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "workbench/experiment.h"
 
@@ -31,6 +33,19 @@ inline Experiment smallMlpExperiment(const std::string& runs_dir) {
   e.train.threads = 2;
   e.output.runs_dir = runs_dir;
   return e;
+}
+
+// Random images of `shape` in `classes` classes instead of the dataset's files (the GPU machine has none),
+// and no preset: the caller writes model.layers.
+inline void useSyntheticImages(Experiment& e, int64_t samples, std::vector<int64_t> shape = {1, 28, 28},
+                               int64_t classes = 10) {
+  e.data.dataset = DatasetName::Synthetic;
+  e.data.path = "";
+  e.data.limit = 0;
+  e.data.synthetic_samples = samples;
+  e.data.synthetic_classes = classes;
+  e.data.synthetic_shape = std::move(shape);
+  e.model.preset = "";
 }
 
 }  // namespace wb::test
