@@ -5,8 +5,10 @@
 #include <sstream>
 #include <utility>
 
+#include "model/weights_file.h"
 #include "optim/device_step.h"
 #include "util/cuda_graph.h"
+#include "workbench/errors.h"
 #include "workbench/word_set.h"
 
 namespace wb {
@@ -57,6 +59,13 @@ GraphChoice chooseCudaGraphs(const TrainConfig& train, const torch::Device& devi
                  " cannot be recorded in a graph: it talks to other ranks or changes host state per step");
   }
   if (!CudaGraph::available()) return eager("this build's LibTorch has no CUDA");
+  if (train.cuda_graphs == AutoSwitch::Auto) {
+    // auto captures only what is known to be right, and the capture has not run on a GPU yet: until
+    // scripts/gpu-check.sh's graph cases pass on a device, only `on` captures.
+    return eager(
+        "the capture has not yet been checked on a GPU in this version; train.cuda_graphs on captures "
+        "the step");
+  }
   std::ostringstream line;
   line << key << ": the step is captured in a CUDA graph after 3 warm-up steps and replayed";
   auto* device_step = dynamic_cast<DeviceStep*>(&optimizer);
@@ -116,10 +125,16 @@ TrainingStep::MicroBatch GraphedStep::capture(const Batch& batch, int64_t step, 
   }
   {
     AutocastCacheOff no_cache;
-    m_graph->capture([&] {
-      m_output = m_body.forwardBackward(m_static, 1, true);
-      if (m_whole) m_body.finish(step + 1);
-    });
+    try {
+      m_graph->capture([&] {
+        m_output = m_body.forwardBackward(m_static, 1, true);
+        if (m_whole) m_body.finish(step + 1);
+      });
+    } catch (const std::exception& error) {
+      throw UserError("train.cuda_graphs: the step could not be captured in a CUDA graph at step " +
+                          std::to_string(step + 1) + ": " + shortErrorText(error),
+                      "Set train.cuda_graphs to off and resume the run (its checkpoints are intact).");
+    }
   }
   m_parameters.clear();
   m_gradients.clear();

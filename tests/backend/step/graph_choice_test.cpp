@@ -64,10 +64,22 @@ TEST(GraphChoice, APartAGraphCannotRecordRunsEagerlyAndIsNamed) {
   EXPECT_TRUE(contains(c.reason, "allreduce")) << c.reason;
 }
 
+// auto captures only what is known to be right: until the capture has passed on a GPU, nothing.
+TEST(GraphChoice, AutoOnCudaRunsEagerlyUntilTheCaptureIsCheckedOnAGpu) {
+  ChoiceInputs s;
+  const GraphChoice c = chooseCudaGraphs(s.train, torch::Device("cuda:0"), s.parts, s.sgd);
+  EXPECT_FALSE(c.capture);
+  if (CudaGraph::available()) {
+    EXPECT_TRUE(contains(c.reason, "not yet been checked on a GPU")) << c.reason;
+    EXPECT_TRUE(contains(c.reason, "train.cuda_graphs on captures")) << c.reason;
+  }
+}
+
 // Clipping is recorded with the step; LibTorch's SGD reads host values, so its step stays
 // outside the graph (only forward, loss and backward are captured), and the line says so.
 TEST(GraphChoice, ClippingIsCapturedTheHostOptimizerStepIsNot) {
   ChoiceInputs s;
+  s.train.cuda_graphs = AutoSwitch::On;
   s.train.clip_grad_norm = 1.0;
   std::vector<torch::Tensor> params{s.w};
   s.parts.add(std::make_shared<ClipGradNormPart>(params, 1.0));
