@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -30,6 +31,11 @@ class Model {
   // Names follow PyTorch's state_dict keys ("layers.0.weight"); used for weight-decay groups and checkpoints.
   virtual std::vector<std::pair<std::string, torch::Tensor>> namedParameters() = 0;
   virtual std::vector<std::pair<std::string, torch::Tensor>> namedBuffers() = 0;
+  // The name each parameter and buffer has outside the workbench, keyed by the name above: torchvision's for
+  // the standard architectures ("layer1.0.conv1.weight" for "layers.4.layers.0.weight"). A name the map lacks
+  // is known outside as it is here. Weights files are matched, freeze patterns and parameter groups are
+  // written, and the Model tab shows names, in these terms.
+  virtual std::map<std::string, std::string> externalNames() const { return {}; }
   virtual void train(bool on) = 0;
   virtual void to(const torch::Device& device) = 0;
   // Saves / loads weights (and buffers) only; the architecture comes from the experiment.
