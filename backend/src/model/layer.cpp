@@ -8,4 +8,10 @@ std::string shapeToString(const Shape& shape) {
   return text + "]";
 }
 
+nlohmann::json layerToJson(const Layer& layer) {
+  nlohmann::json json = layer.toJson();
+  addLayerNaming(layer.naming(), json);
+  return json;
+}
+
 }  // namespace wb

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "model/layer_names.h"
+
 namespace wb {
 
 // A sample's shape without the batch dimension: [C, H, W] for images, [F] for features, [N, D] for tokens.
@@ -33,6 +35,9 @@ class ShapeError : public std::runtime_error {
   std::string m_path;
 };
 
+class Layer;
+using LayerPtr = std::shared_ptr<const Layer>;
+
 class Layer {
  public:
   virtual ~Layer() = default;
@@ -41,7 +46,8 @@ class Layer {
   virtual std::string type() const = 0;
 
   // Every parameter with defaults filled in, including "type": parsing this again gives the same layer, so a
-  // pass can edit a layer (say, fewer out_channels) by editing its JSON.
+  // pass can edit a layer (say, fewer out_channels) by editing its JSON. The layer's names ("name",
+  // "param_names") are not the type's business: layerToJson below adds them.
   virtual nlohmann::json toJson() const = 0;
 
   // The output shape for one sample of shape `input`; throws ShapeError saying what the layer expects.
@@ -58,8 +64,21 @@ class Layer {
 
   // A fresh torch module for this input, initialized the way PyTorch initializes it.
   virtual torch::nn::AnyModule instantiate(const Shape& input) const = 0;
+
+  // The layer lists this layer holds, each with the name of its submodule ({"layers", body}, {"shortcut",
+  // shortcut} for a residual); none for a plain layer. Walkers that visit every layer (outside names) use it.
+  virtual std::vector<std::pair<std::string, const std::vector<LayerPtr>*>> branches() const { return {}; }
+
+  // The layer's names outside the workbench (model/layer_names.h), read by parseLayerList from any layer
+  // object.
+  const LayerNaming& naming() const { return m_naming; }
+  void setNaming(LayerNaming naming) { m_naming = std::move(naming); }
+
+ private:
+  LayerNaming m_naming;
 };
 
-using LayerPtr = std::shared_ptr<const Layer>;
+// toJson() with the layer's names: what a layer list is written back as.
+nlohmann::json layerToJson(const Layer& layer);
 
 }  // namespace wb

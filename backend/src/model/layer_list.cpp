@@ -13,9 +13,16 @@ std::vector<LayerPtr> parseLayerList(const nlohmann::json& list, const std::stri
     return layers;
   }
   for (size_t i = 0; i < list.size(); ++i) {
-    if (LayerPtr layer = parseLayer(list[i], path + "[" + std::to_string(i) + "]", issues)) {
-      layers.push_back(std::move(layer));
-    }
+    const std::string layerPath = path + "[" + std::to_string(i) + "]";
+    LayerPtr layer = parseLayer(list[i], layerPath, issues);
+    if (!layer) continue;
+    // Any layer of a list may carry its outside names (model/layer_names.h); its type let the keys through.
+    const size_t issuesBefore = issues.size();
+    LayerNaming naming = parseLayerNaming(list[i], layerPath, issues);
+    if (issues.size() != issuesBefore) continue;
+    // The layer was made just above and nothing else holds it yet: naming it is part of making it.
+    std::const_pointer_cast<Layer>(layer)->setNaming(std::move(naming));
+    layers.push_back(std::move(layer));
   }
   return layers;
 }
@@ -69,7 +76,7 @@ torch::nn::Sequential instantiateLayers(const std::vector<LayerPtr>& layers, con
 
 nlohmann::json layersToJson(const std::vector<LayerPtr>& layers) {
   nlohmann::json list = nlohmann::json::array();
-  for (const LayerPtr& layer : layers) list.push_back(layer->toJson());
+  for (const LayerPtr& layer : layers) list.push_back(layerToJson(*layer));
   return list;
 }
 

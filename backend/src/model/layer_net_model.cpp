@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "model/layer_list.h"
+#include "model/layer_names.h"
 #include "model/residual_layer.h"
 #include "model/weights_file.h"
 #include "workbench/errors.h"
@@ -64,7 +65,17 @@ std::string layerSummary(const std::vector<LayerPtr>& layers, const Shape& input
 }
 
 LayerNetModel::LayerNetModel(std::vector<LayerPtr> layers, Shape inputShape)
-    : m_net(std::move(layers), std::move(inputShape)) {}
+    : m_net(std::move(layers), std::move(inputShape)) {
+  std::vector<std::string> keys;
+  for (const auto& named : namedParameters()) keys.push_back(named.first);
+  for (const auto& named : namedBuffers()) keys.push_back(named.first);
+  try {
+    m_externalNames = outsideNames(m_net->layerList(), keys);
+  } catch (const std::invalid_argument& error) {
+    throw UserError(std::string("model.layers: ") + error.what(),
+                    "give each layer a \"name\" of its own (the module path the outside model uses)");
+  }
+}
 
 torch::Tensor LayerNetModel::forward(const torch::Tensor& x) {
   return m_net->forward(x);

@@ -18,6 +18,8 @@ class LayerNetModel : public Model {
   std::vector<torch::Tensor> parameters() override;
   std::vector<std::pair<std::string, torch::Tensor>> namedParameters() override;
   std::vector<std::pair<std::string, torch::Tensor>> namedBuffers() override;
+  // From the layers' "name" and "param_names" (model/layer_names.h), worked out once when the model is built.
+  std::map<std::string, std::string> externalNames() const override { return m_externalNames; }
   void train(bool on) override;
   void to(const torch::Device& device) override;
   // A torch::serialize archive with one entry per parameter and buffer, keyed by its name.
@@ -29,6 +31,7 @@ class LayerNetModel : public Model {
 
  private:
   LayerNet m_net;
+  std::map<std::string, std::string> m_externalNames;
 };
 
 // One row per layer (nested rows for residual branches): index, type, output shape, parameters; then totals.

@@ -19,7 +19,7 @@ LayerParams::LayerParams(const nlohmann::json& object, std::string path, std::st
       m_path(std::move(path)),
       m_type(std::move(type)),
       m_issues(issues),
-      m_knownKeys({"type"}),
+      m_knownKeys({"type", "name", "param_names"}),  // the keys every layer takes (layer_names.h)
       m_issuesAtStart(issues.size()) {}
 
 std::string LayerParams::keyPath(const std::string& key) const {
@@ -132,7 +132,8 @@ std::optional<std::vector<LayerPtr>> LayerParams::layerList(const std::string& k
 bool LayerParams::finish() {
   for (auto it = m_object.begin(); it != m_object.end(); ++it) {
     if (std::find(m_knownKeys.begin(), m_knownKeys.end(), it.key()) != m_knownKeys.end()) continue;
-    std::vector<std::string> parameters(m_knownKeys.begin() + 1, m_knownKeys.end());  // "type" is not one
+    // "type" and the names are not the type's parameters.
+    std::vector<std::string> parameters(m_knownKeys.begin() + 3, m_knownKeys.end());
     if (parameters.empty()) {
       report(it.key(), m_type + " takes no parameters; remove \"" + it.key() + "\"");
     } else {

@@ -28,6 +28,10 @@ class ResidualLayer : public Layer {
       const Shape& input) const override;  // the sum itself counts 0, like other elementwise ops
   torch::nn::AnyModule instantiate(const Shape& input) const override;
 
+  std::vector<std::pair<std::string, const std::vector<LayerPtr>*>> branches() const override {
+    return {{"layers", &m_body}, {"shortcut", &m_shortcut}};
+  }
+
   const std::vector<LayerPtr>& body() const { return m_body; }
   const std::vector<LayerPtr>& shortcut() const { return m_shortcut; }
 
