@@ -23,7 +23,6 @@
 namespace wb {
 namespace {
 
-constexpr const char* kSidecarName = ".workbench-statistics.json";
 constexpr size_t kMaxCachedEntries = 16;  // one per transform and split a user tried; the oldest go first
 
 struct FileScan {
@@ -93,16 +92,17 @@ std::string userCacheFolder() {
   return {};
 }
 
-// The folder's sidecar, then the user's cache (a read-only folder); each holds a map key -> entry.
+// The user's cache folder, one file per image folder (named by a hash of its absolute path) holding a map
+// key -> entry. Never the image folder itself: a user's data folder is read, never written (it may be
+// read-only, shared, or under version control). Empty when there is no cache folder: the pass then runs
+// every time.
 std::vector<std::string> cacheFiles(const std::string& folder) {
-  std::vector<std::string> places = {(std::filesystem::path(folder) / kSidecarName).string()};
   const std::string user = userCacheFolder();
-  if (!user.empty()) {
-    const std::string name =
-        std::to_string(std::hash<std::string>{}(std::filesystem::absolute(folder).string()));
-    places.push_back(user + "/image-statistics-" + name + ".json");
-  }
-  return places;
+  if (user.empty()) return {};
+  std::ostringstream name;
+  name << std::hex << std::setw(16) << std::setfill('0')
+       << fnv1a(1469598103934665603ULL, std::filesystem::absolute(folder).lexically_normal().string());
+  return {user + "/image-statistics-" + name.str() + ".json"};
 }
 
 nlohmann::json readJsonOrEmpty(const std::string& path) {
@@ -162,7 +162,7 @@ std::string remember(const std::string& folder, const std::string& key, const Im
       writeFileAtomically(place, doc.dump(1) + "\n");
       return place;
     } catch (const std::exception&) {
-      continue;  // read-only folder: the next place
+      continue;  // a cache folder that cannot be written: the next place, or none
     }
   }
   return {};

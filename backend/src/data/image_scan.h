@@ -2,10 +2,10 @@
 // One pass over an image folder's files before training: every file decoded and transformed for evaluation
 // once, to find the ones that cannot be read (named, for data.images.bad_files), to learn the size the model
 // gets, and to measure the training split's per-channel mean and std (torchvision's recipe: ToTensor units,
-// population std) — the numbers Normalize will use and the export carries. The result is kept in a sidecar
-// file beside the classes
-// (`<folder>/.workbench-statistics.json`, a file: ImageFolder ignores files in its root) or, where the folder
-// is read-only, in the user's cache folder, so the pass runs once per folder, transform and split.
+// population std) — the numbers Normalize will use and the export carries. The result is kept in the user's
+// cache folder ($XDG_CACHE_HOME or ~/.cache, under torch-workbench/), keyed by the files' paths, sizes and
+// modification times, the transform and the split, so the pass runs once per folder, transform and split. The
+// image folder itself is never written.
 
 #include <cstdint>
 #include <string>

@@ -176,14 +176,27 @@ TEST(ImageFolderDataset, AugmentedBatchesAreTheSameWhateverTheWorkersAndResumeMi
   }
 }
 
-TEST(ImageFolderDataset, StatisticsAreMeasuredOnceAndKeptBesideTheClasses) {
+// The pass's result is kept in the user's cache folder, never in the image folder: a user's data folder is
+// read, never written (it may be read-only, shared, or under version control).
+TEST(ImageFolderDataset, StatisticsAreMeasuredOnceAndKeptInTheUsersCacheNotTheFolder) {
   TempDir work;
   const DataConfig config = imageFolderConfig(copyOfFolder(work));
+  const std::string cache = work.path() + "/cache";
+  const char* old_cache = std::getenv("XDG_CACHE_HOME");
+  const std::string restore = old_cache ? old_cache : "";
+  ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  const auto folder_files = [&] {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::recursive_directory_iterator(config.path)) names.push_back(entry.path());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const std::vector<std::string> before = folder_files();
   const Dataset first = loadDataset(config, 3);
   EXPECT_NE(first.description.find("measured once"), std::string::npos) << first.description;
-  EXPECT_TRUE(fs::exists(config.path + "/.workbench-statistics.json"));
+  EXPECT_EQ(folder_files(), before) << "the image folder was written";
   const Dataset again = loadDataset(config, 3);
-  EXPECT_NE(again.description.find("read from " + config.path + "/.workbench-statistics.json"),
+  EXPECT_NE(again.description.find("read from " + cache + "/torch-workbench/image-statistics-"),
             std::string::npos)
       << again.description;
   EXPECT_EQ(again.normalization.mean, first.normalization.mean);
@@ -191,8 +204,12 @@ TEST(ImageFolderDataset, StatisticsAreMeasuredOnceAndKeptBesideTheClasses) {
   const std::string some_file = first.train.source->sampleName(0);
   fs::last_write_time(some_file, fs::last_write_time(some_file) + std::chrono::seconds(5));
   EXPECT_NE(loadDataset(config, 3).description.find("measured once"), std::string::npos);
-  // The sidecar is a file: torchvision still finds the same classes.
-  EXPECT_EQ(loadDataset(config, 3).num_classes, 10);
+  EXPECT_EQ(folder_files(), before);
+  if (old_cache) {
+    ::setenv("XDG_CACHE_HOME", restore.c_str(), 1);
+  } else {
+    ::unsetenv("XDG_CACHE_HOME");
+  }
 }
 
 TEST(ImageFolderDataset, BadFilesAreNamedOrSkippedAndCounted) {
