@@ -28,6 +28,8 @@ struct ImageConfig {
   int64_t channels = 3;  // 3: convert("RGB"); 1: convert("L")
   BadFilePolicy bad_files =
       BadFilePolicy::Error;  // skip: a file that cannot be read is left out, counted, listed
+  // Normalize's mean and std: the training files' own, or ImageNet's for pretrained weights
+  ImageNormalization normalize = ImageNormalization::Folder;
   // JPEGs decoded at 1/2, 1/4 or 1/8 scale when that still covers max(resize, crop), as Pillow's Image.draft:
   // several times less decoding, other pixels than torchvision's loader gives (so off unless asked for)
   bool jpeg_draft = false;

@@ -40,6 +40,17 @@ struct Words<BadFilePolicy> {
 };
 static_assert(wordsAreDistinct<BadFilePolicy>());
 
+// data.images.normalize: whose mean and std Normalize uses. Folder: the training files' own, measured; ImageNet:
+// torchvision's (0.485, 0.456, 0.406) / (0.229, 0.224, 0.225), the statistics every ImageNet-trained weights
+// file expects its inputs in.
+enum class ImageNormalization { Folder, ImageNet };
+template <>
+struct Words<ImageNormalization> {
+  static constexpr std::array<Word<ImageNormalization>, 2> table{
+      {{ImageNormalization::Folder, "folder"}, {ImageNormalization::ImageNet, "imagenet"}}};
+};
+static_assert(wordsAreDistinct<ImageNormalization>());
+
 // optimizer.name: the update rule, as torch.optim names it.
 enum class OptimizerName { Sgd, Adam, AdamW, RmsProp, Adagrad };
 template <>

@@ -36,7 +36,10 @@ std::string preprocessingOf(const DataConfig& d) {
   const std::string mode = std::string(d.images.jpeg_draft ? "JPEG draft (DCT-scaled decode), " : "") +
                            (d.images.channels == 1 ? "convert(\"L\")" : "convert(\"RGB\")");
   return mode + "; evaluation: " + evaluation + "; training: " + training +
-         "; then ToTensor and Normalize with the training files' mean and std";
+         "; then ToTensor and Normalize with " +
+         (d.images.normalize == ImageNormalization::ImageNet
+              ? std::string("ImageNet's mean and std (0.485, 0.456, 0.406) / (0.229, 0.224, 0.225)")
+              : std::string("the training files' mean and std"));
 }
 
 }  // namespace

@@ -131,6 +131,28 @@ DataSplit makeSplit(const std::shared_ptr<const std::vector<std::string>>& files
   return split;
 }
 
+// The mean and std Normalize uses: the training files' own, or ImageNet's, which every ImageNet-trained
+// weights file expects (torchvision's Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])).
+Normalization chosenNormalization(const DataConfig& config, const ImageScan& scan) {
+  if (config.images.normalize == ImageNormalization::Folder) return scan.normalization;
+  if (config.images.channels != 3) {
+    throw DataError("data.images.normalize = \"imagenet\" needs RGB images, but data.images.channels is " +
+                        std::to_string(config.images.channels),
+                    "set data.images.channels to 3, or data.images.normalize to \"folder\"");
+  }
+  return {{0.485, 0.456, 0.406}, {0.229, 0.224, 0.225}};
+}
+
+std::string normalizationText(const DataConfig& config, const ImageScan& scan) {
+  const std::string kept =
+      scan.cache_file.empty() ? std::string("(not kept: no writable place)") : scan.cache_file;
+  const std::string place = (scan.from_cache ? "read from " : "measured once, kept in ") + kept;
+  if (config.images.normalize == ImageNormalization::ImageNet) {
+    return "normalization ImageNet's (data.images.normalize); files scanned " + place;
+  }
+  return "normalization " + place;
+}
+
 }  // namespace
 
 Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
@@ -171,17 +193,17 @@ Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
 
   auto shared_files = std::make_shared<const std::vector<std::string>>(s.files);
   Dataset dataset;
-  dataset.normalization = scan.normalization;
+  const Normalization normalization = chosenNormalization(config, scan);
+  dataset.normalization = normalization;
   const bool on_device = config.augment_on == AugmentPlace::Device;
   dataset.train =
-      makeSplit(shared_files, s.labels, s.train, bad, transform, scan.normalization, workers, on_device);
+      makeSplit(shared_files, s.labels, s.train, bad, transform, normalization, workers, on_device);
   ImageTransform evaluation = transform;
   evaluation.random_resized_crop = false;
   evaluation.horizontal_flip = false;
-  dataset.val =
-      makeSplit(shared_files, s.labels, s.val, bad, evaluation, scan.normalization, workers, on_device);
+  dataset.val = makeSplit(shared_files, s.labels, s.val, bad, evaluation, normalization, workers, on_device);
   dataset.test =
-      makeSplit(shared_files, s.labels, s.test, bad, evaluation, scan.normalization, workers, on_device);
+      makeSplit(shared_files, s.labels, s.test, bad, evaluation, normalization, workers, on_device);
   if (dataset.train.size() == 0) {
     throw DataError("no training image is left in " + s.root + " once the unreadable files are skipped",
                     "replace the unreadable files");
@@ -189,15 +211,13 @@ Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
   dataset.sample_shape = {transform.channels, scan.height, scan.width};
   dataset.num_classes = static_cast<int64_t>(s.classes.size());
   dataset.class_names = s.classes;
-  dataset.description =
-      "Image folder " + s.root + ": " + std::to_string(dataset.train.size()) + " train, " +
-      std::to_string(dataset.val.size()) + " val, " + std::to_string(dataset.test.size()) + " test, " +
-      std::to_string(transform.channels) + "x" + std::to_string(scan.height) + "x" +
-      std::to_string(scan.width) + ", " + std::to_string(dataset.num_classes) + " classes; " +
-      std::to_string(workers) + (workers == 1 ? " worker" : " workers") +
-      (on_device ? " (crop, flip and normalization on the training device)" : "") + "; normalization " +
-      (scan.from_cache ? "read from " : "measured once, kept in ") +
-      (scan.cache_file.empty() ? std::string("(not kept: no writable place)") : scan.cache_file);
+  dataset.description = "Image folder " + s.root + ": " + std::to_string(dataset.train.size()) + " train, " +
+                        std::to_string(dataset.val.size()) + " val, " + std::to_string(dataset.test.size()) +
+                        " test, " + std::to_string(transform.channels) + "x" + std::to_string(scan.height) +
+                        "x" + std::to_string(scan.width) + ", " + std::to_string(dataset.num_classes) +
+                        " classes; " + std::to_string(workers) + (workers == 1 ? " worker" : " workers") +
+                        (on_device ? " (crop, flip and normalization on the training device)" : "") + "; " +
+                        normalizationText(config, scan);
   if (!scan.bad.empty()) {
     dataset.description +=
         "\nSkipped " + std::to_string(scan.bad.size()) +

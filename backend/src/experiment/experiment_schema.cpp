@@ -415,6 +415,7 @@ SchemaKey dataSection() {
       integerKey("crop", atLeast(0), WB_FIELD(data.images.crop)),
       integerKey("channels", IntegerRule{1, 3}, WB_FIELD(data.images.channels)),
       wordKey("bad_files", WB_FIELD(data.images.bad_files)),
+      wordKey("normalize", WB_FIELD(data.images.normalize)),
       booleanKey("jpeg_draft", WB_FIELD(data.images.jpeg_draft)),
     })),
     when(kDataset, {DatasetName::Csv}, stringKey("label_column", nonEmptyString(), WB_FIELD(data.label_column))),

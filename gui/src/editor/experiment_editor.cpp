@@ -166,6 +166,11 @@ void ExperimentEditor::buildDataSection() {
       data, "data.images.bad_files", tr("Unreadable files"),
       {{BadFilePolicy::Error, tr("Stop and name them")}, {BadFilePolicy::Skip, tr("Skip and list them")}},
       tr("Image folder: what to do with a file that cannot be decoded."));
+  addChoice<ImageNormalization>(
+      data, "data.images.normalize", tr("Normalization"),
+      {{ImageNormalization::Folder, tr("This folder's mean and std")},
+       {ImageNormalization::ImageNet, tr("ImageNet's (pretrained weights)")}},
+      tr("Image folder: whose mean and std Normalize uses. Weights trained on ImageNet expect ImageNet's."));
   addBool(data, "data.images.jpeg_draft", tr("JPEG draft decoding"),
           tr("Image folder: decode JPEGs at 1/2, 1/4 or 1/8 scale when that still covers the resize and crop "
              "(Pillow's Image.draft): much faster, but other pixels than torchvision's loader gives."));

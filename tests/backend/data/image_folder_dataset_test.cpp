@@ -176,6 +176,33 @@ TEST(ImageFolderDataset, AugmentedBatchesAreTheSameWhateverTheWorkersAndResumeMi
   }
 }
 
+// Weights trained on ImageNet expect its statistics: with data.images.normalize = imagenet the batches are
+// normalized with torchvision's ImageNet mean and std instead of the folder's.
+TEST(ImageFolderDataset, ImageNetNormalizationReplacesTheFoldersStatistics) {
+  TempDir work;
+  DataConfig config = imageFolderConfig(copyOfFolder(work));
+  const Dataset own = loadDataset(config, 3);
+  config.images.normalize = ImageNormalization::ImageNet;
+  const Dataset imagenet = loadDataset(config, 3);
+  EXPECT_EQ(imagenet.normalization.mean, (std::vector<double>{0.485, 0.456, 0.406}));
+  EXPECT_EQ(imagenet.normalization.std, (std::vector<double>{0.229, 0.224, 0.225}));
+  EXPECT_NE(imagenet.description.find("normalization ImageNet's"), std::string::npos) << imagenet.description;
+  // The same pixels, normalized the other way: x_imagenet * std_i + mean_i == x_own * std_o + mean_o.
+  const torch::Tensor a = imagenet.test.inputs(0, 4);
+  const torch::Tensor b = own.test.inputs(0, 4);
+  const auto per_channel = [](const std::vector<double>& values) {
+    return torch::tensor(values, torch::kFloat).view({1, 3, 1, 1});
+  };
+  const torch::Tensor pixels_a =
+      a * per_channel(imagenet.normalization.std) + per_channel(imagenet.normalization.mean);
+  const torch::Tensor pixels_b = b * per_channel(own.normalization.std) + per_channel(own.normalization.mean);
+  EXPECT_TRUE(torch::allclose(pixels_a, pixels_b, 1e-5, 1e-5));
+  EXPECT_FALSE(torch::allclose(a, b, 1e-3, 1e-3));
+  // Grey images cannot take ImageNet's three channels' statistics.
+  config.images.channels = 1;
+  test::expectDataError([&] { loadDataset(config, 3); }, {"data.images.normalize", "channels"});
+}
+
 // The pass's result is kept in the user's cache folder, never in the image folder: a user's data folder is
 // read, never written (it may be read-only, shared, or under version control).
 TEST(ImageFolderDataset, StatisticsAreMeasuredOnceAndKeptInTheUsersCacheNotTheFolder) {

@@ -72,7 +72,7 @@ TEST(ExperimentDefaults, WrittenDefaultsAreTheCompleteFile) {
       "augment": {"enabled": false, "random_crop": true, "crop_padding": 2, "random_resized_crop": true,
                   "horizontal_flip": true},
       "prefetch": 2, "workers": 2, "augment_on": "workers",
-      "images": {"resize": 0, "crop": 0, "channels": 3, "bad_files": "error", "jpeg_draft": false},
+      "images": {"resize": 0, "crop": 0, "channels": 3, "bad_files": "error", "normalize": "folder", "jpeg_draft": false},
       "label_column": "label", "test_path": "", "test_fraction": 0.2,
       "synthetic": {"samples": 2048, "classes": 10, "shape": [1, 28, 28]}
     },
