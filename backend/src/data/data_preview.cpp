@@ -1,5 +1,7 @@
-// The preview reads only what it shows: the folder listing (image folders) or the headers (probeDataShape),
-// and one file per class, transformed as the training split's first epoch would transform it.
+// The preview reads only what it shows: for an image folder, the folder listing and one file per class,
+// transformed as the training split's first epoch would transform it; for a dataset held in memory (tens of
+// megabytes at most: Fashion-MNIST, CIFAR-10, a CSV file), the dataset itself, for its class counts and
+// samples.
 
 #include "workbench/data_preview.h"
 
@@ -9,6 +11,7 @@
 
 #include "data/dataset.h"
 #include "data/dataset_catalog.h"
+#include "data/raw_dataset.h"
 #include "data/seed_mixing.h"
 #include "images/image_folder_index.h"
 #include "images/image_transform.h"
@@ -42,6 +45,34 @@ std::string preprocessingOf(const DataConfig& d) {
               : std::string("the training files' mean and std"));
 }
 
+// A dataset read into memory (Fashion-MNIST, MNIST, CIFAR-10, CSV, synthetic): its training split's class
+// counts and, for 8-bit images, the first sample of each class as stored (these datasets have no
+// preprocessing besides normalization, which the preview leaves out as it does for image folders).
+void previewInMemory(const Experiment& e, int max_samples, DataPreview& preview) {
+  const RawDataset raw = readRawDataset(e.data, e.seed);
+  preview.class_names = raw.class_names;
+  const auto classes = static_cast<int64_t>(preview.class_names.size());
+  const torch::Tensor labels = raw.train.labels.to(torch::kLong);
+  const torch::Tensor counts = torch::bincount(labels, /*weights=*/{}, classes);
+  preview.class_counts.assign(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + counts.numel());
+  const torch::Tensor& inputs = raw.train.inputs;
+  const bool images = inputs.scalar_type() == torch::kUInt8 && inputs.dim() == 4 &&
+                      (inputs.size(1) == 1 || inputs.size(1) == 3);
+  if (!images) return;
+  for (int64_t c = 0; c < classes && static_cast<int>(preview.samples.size()) < max_samples; ++c) {
+    const torch::Tensor rows = (labels == c).nonzero();
+    if (rows.numel() == 0) continue;
+    const torch::Tensor image = inputs[rows[0][0].item<int64_t>()].permute({1, 2, 0}).contiguous();
+    PreviewSample sample;
+    sample.class_name = preview.class_names[static_cast<size_t>(c)];
+    sample.channels = static_cast<int>(image.size(2));
+    sample.height = static_cast<int>(image.size(0));
+    sample.width = static_cast<int>(image.size(1));
+    sample.pixels.assign(image.data_ptr<uint8_t>(), image.data_ptr<uint8_t>() + image.numel());
+    preview.samples.push_back(std::move(sample));
+  }
+}
+
 }  // namespace
 
 DataPreview previewData(const Experiment& e, int max_samples) {
@@ -54,11 +85,7 @@ DataPreview previewData(const Experiment& e, int max_samples) {
   preview.train_samples = shape.train_samples;
   preview.loader = std::to_string(d.prefetch) + (d.prefetch == 1 ? " batch" : " batches") + " prefetched";
   if (datasetInfo(d.dataset).kind != DatasetKind::ImageFolder) {
-    const DatasetInfo info = datasetInfo(d.dataset);
-    preview.class_names = info.class_names;
-    for (auto c = static_cast<int64_t>(preview.class_names.size()); c < shape.num_classes; ++c) {
-      preview.class_names.push_back(std::to_string(c));
-    }
+    previewInMemory(e, max_samples, preview);
     return preview;
   }
   const ImageFolderIndex index = indexImageFolder(d.path);

@@ -14,6 +14,7 @@
 #include "data/idx_labels.h"
 #include "data/image_folder_dataset.h"
 #include "data/normalization.h"
+#include "data/raw_dataset.h"
 #include "data/seed_mixing.h"
 #include "data/split_rows.h"
 #include "workbench/errors.h"
@@ -24,13 +25,6 @@ namespace {
 
 // The synthetic test split is this share of data.synthetic_samples, drawn around the same class patterns.
 constexpr double kSyntheticTestShare = 0.2;
-
-struct RawDataset {
-  RawSplit train, test;
-  std::string name;  // for the description: "Fashion-MNIST", "CSV iris.csv"
-  std::vector<std::string> class_names;
-  int64_t num_classes = 0;
-};
 
 int64_t labelCount(const torch::Tensor& labels) {
   return labels.numel() == 0 ? 0 : labels.max().item<int64_t>() + 1;
@@ -79,6 +73,8 @@ RawDataset readCsvDataset(const DataConfig& config, uint64_t seed) {
   return raw;
 }
 
+}  // namespace
+
 RawDataset readRawDataset(const DataConfig& config, uint64_t seed) {
   const DatasetInfo info = datasetInfo(config.dataset);
   RawDataset raw;
@@ -125,6 +121,8 @@ RawDataset readRawDataset(const DataConfig& config, uint64_t seed) {
   }
   return raw;
 }
+
+namespace {
 
 std::string shapeText(const std::vector<int64_t>& shape) {
   if (shape.size() == 1) return std::to_string(shape[0]) + " features";

@@ -11,6 +11,7 @@
 #include "data/dataset_readers.h"
 #include "data_test_support.h"
 #include "support/test_helpers.h"
+#include "workbench/data_preview.h"
 
 namespace wb {
 namespace {
@@ -115,6 +116,30 @@ TEST_F(SmallFashionFolder, ValidationSplitFollowsTheSeed) {
   EXPECT_THROW(loadDataset(everything_held_out, 1), UserError);
   DataConfig negative_limit = config(-1);
   EXPECT_THROW(loadDataset(negative_limit, 1), UserError);
+}
+
+// The Data tab for a dataset held in memory: the training split's class counts and one sample of each class,
+// as stored (Fashion-MNIST's test split has 1,000 images of each class).
+TEST_F(SmallFashionFolder, PreviewCountsClassesAndShowsASampleOfEach) {
+  Experiment experiment;
+  experiment.data = config(0);
+  const DataPreview preview = previewData(experiment, 10);
+  ASSERT_EQ(preview.class_names.size(), 10u);
+  EXPECT_EQ(preview.class_names[9], "Ankle boot");
+  EXPECT_EQ(preview.class_counts, std::vector<int64_t>(10, 1000));
+  ASSERT_EQ(preview.samples.size(), 10u);
+  const RawSplit raw =
+      readIdx(m_dir.file("train-images-idx3-ubyte.gz"), m_dir.file("train-labels-idx1-ubyte.gz"));
+  for (int64_t c = 0; c < 10; ++c) {
+    const PreviewSample& sample = preview.samples[static_cast<size_t>(c)];
+    EXPECT_EQ(sample.class_name, preview.class_names[static_cast<size_t>(c)]);
+    ASSERT_EQ(sample.height * sample.width * sample.channels, 28 * 28);
+    const int64_t first = (raw.labels == c).nonzero()[0][0].item<int64_t>();
+    const torch::Tensor pixels =
+        torch::from_blob(const_cast<uint8_t*>(sample.pixels.data()), {1, 28, 28}, torch::kUInt8);
+    EXPECT_TRUE(torch::equal(pixels, raw.inputs[first])) << "class " << c;
+  }
+  EXPECT_EQ(previewData(experiment, 3).samples.size(), 3u);
 }
 
 TEST(FashionMnistDataset, FullTrainingSplitStatistics) {
