@@ -60,7 +60,8 @@ struct Space {
 };
 
 const std::set<std::string> kElementwise = {
-    "relu", "gelu", "tanh", "sigmoid", "dropout", "identity", "maxpool2d", "avgpool2d", "adaptive_avgpool2d"};
+    "relu",    "gelu",     "tanh",      "sigmoid",   "hardswish",          "hardsigmoid",     "silu",
+    "dropout", "identity", "maxpool2d", "avgpool2d", "adaptive_avgpool2d", "stochastic_depth"};
 const std::set<std::string> kTransformer = {"patch_embed", "position_embedding", "encoder_block",
                                             "token_pool"};
 
@@ -155,7 +156,15 @@ class ChannelGraph {
   Flow follow(const Layer& layer, const LayerRef& ref, const Shape& in, const Shape& out, Flow flow) {
     const std::string& type = ref.type;
     if (const auto* conv = dynamic_cast<const Conv2dLayer*>(&layer)) {
-      return produce(ref, conv->outChannels(), conv->bias(), out, flow);
+      if (conv->groups() == 1) return produce(ref, conv->outChannels(), conv->bias(), out, flow);
+      // A grouped (depthwise) conv ties its output channels to its input channels group by group; this
+      // planner does not follow that tie yet, so neither side is pruned rather than pruned wrongly.
+      const std::string why = " at " + ref.path + " (conv2d with groups " + std::to_string(conv->groups()) +
+                              "), whose channels are tied group by group to its input's";
+      block(flow.space, "its outputs feed the grouped conv" + why);
+      const Flow next = produce(ref, conv->outChannels(), conv->bias(), out, flow);
+      block(next.space, "they are the outputs of the grouped conv" + why);
+      return next;
     }
     if (const auto* linear = dynamic_cast<const LinearLayer*>(&layer)) {
       return produce(ref, linear->outFeatures(), linear->bias(), out, flow);

@@ -88,7 +88,8 @@ class Int8Reference : public InferenceModel {
     const Weights& w = m_weights.at(n.name);
     if (n.layer->type() == "conv2d") {
       const auto& c = static_cast<const Conv2dLayer&>(*n.layer);
-      return torch::conv2d(x, w.weight, w.bias, {c.stride().h, c.stride().w}, {c.padding().h, c.padding().w});
+      return torch::conv2d(x, w.weight, w.bias, {c.stride().h, c.stride().w}, {c.padding().h, c.padding().w},
+                           {1, 1}, c.groups());
     }
     return torch::linear(x, w.weight, w.bias);
   }

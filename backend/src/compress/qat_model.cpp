@@ -92,6 +92,7 @@ struct QatNode {
   torch::nn::AnyModule module;      // passthrough and float layers run as they are
   torch::nn::Conv2d conv{nullptr};  // int8 conv2d: run functionally with the fake-quantized weight
   Size2 stride{1, 1}, padding{0, 0};
+  int64_t groups = 1;
   torch::nn::Linear linear{nullptr};            // int8 linear, likewise
   std::shared_ptr<ActivationFakeQuant> output;  // int8, residual and float nodes: their quint8 output
   std::vector<QatNode> body, shortcut;          // residual
@@ -139,6 +140,7 @@ std::vector<QatNode> bindList(const std::vector<QNode>& plan, torch::nn::Sequent
         n.conv = torch::nn::Conv2d(std::dynamic_pointer_cast<torch::nn::Conv2dImpl>(any->ptr()));
         n.stride = c.stride();
         n.padding = c.padding();
+        n.groups = c.groups();
       } else {
         n.linear = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(any->ptr()));
       }
@@ -312,7 +314,7 @@ class QatModel : public Model {
           x = toQuint8(x, point);
           if (n.conv) {
             x = torch::conv2d(x, fakeQuantWeight(n.conv->weight), n.conv->bias, {n.stride.h, n.stride.w},
-                              {n.padding.h, n.padding.w});
+                              {n.padding.h, n.padding.w}, {1, 1}, n.groups);
           } else {
             x = torch::linear(x, fakeQuantWeight(n.linear->weight), n.linear->bias);
           }

@@ -9,6 +9,7 @@
 
 #include "compress/observers.h"
 #include "compress/quantized_net.h"
+#include "model/conv_layers.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -44,9 +45,6 @@ bool hasPrefix(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
 
-// torch::nn::BatchNorm2d's default, which every batchnorm2d layer uses.
-constexpr double kBatchNormEps = 1e-5;
-
 void foldList(json& list, const std::string& prefix, ModelArtifact& a, std::vector<std::string>& folded) {
   if (!list.is_array()) return;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -73,8 +71,10 @@ void foldList(json& list, const std::string& prefix, ModelArtifact& a, std::vect
                           " (batchnorm2d) are incomplete",
                       "The artifact does not match its own layer list: run the earlier pass again.");
     }
-    // w' = w * gamma / sqrt(var + eps) per output channel; b' = (b - mean) * gamma / sqrt(var + eps) + beta
-    const torch::Tensor factor = gamma.to(torch::kFloat64) / (var.to(torch::kFloat64) + kBatchNormEps).sqrt();
+    // w' = w * gamma / sqrt(var + eps) per output channel; b' = (b - mean) * gamma / sqrt(var + eps) + beta,
+    // with the batch norm's own eps (layer lists written before it had one use the default).
+    const double eps = list[i + 1].value("eps", BatchNorm2dLayer::kDefaultEps);
+    const torch::Tensor factor = gamma.to(torch::kFloat64) / (var.to(torch::kFloat64) + eps).sqrt();
     torch::Tensor* b = find(a.weights, name + ".bias");
     const torch::Tensor bias = b != nullptr ? b->to(torch::kFloat64) : torch::zeros_like(factor);
     const torch::Tensor new_w = (w->to(torch::kFloat64) * factor.view({-1, 1, 1, 1})).to(torch::kFloat32);

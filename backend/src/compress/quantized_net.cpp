@@ -18,7 +18,8 @@ using nlohmann::json;
 // Parameterless layers whose modules work on quint8 tensors as they do on float ones.
 bool worksOnQuint8(const std::string& type) {
   return type == "maxpool2d" || type == "avgpool2d" || type == "adaptive_avgpool2d" || type == "flatten" ||
-         type == "dropout" || type == "identity" || type == "relu";
+         type == "dropout" || type == "identity" || type == "relu" ||
+         type == "stochastic_depth";  // the identity in eval mode, the only mode an int8 model runs in
 }
 
 std::vector<QNode> planList(const std::vector<LayerPtr>& layers, Shape shape, const std::string& prefix,
@@ -342,7 +343,7 @@ QuantizedNet::QuantizedNet(const ModelArtifact& artifact) : m_inputShape(artifac
           const auto& c = static_cast<const Conv2dLayer&>(*n.layer);
           n.packed = callOp(conv_prepack, {w, bias, std::vector<int64_t>{c.stride().h, c.stride().w},
                                            std::vector<int64_t>{c.padding().h, c.padding().w},
-                                           std::vector<int64_t>{1, 1}, int64_t{1}});
+                                           std::vector<int64_t>{1, 1}, c.groups()});
         } else {
           n.packed = callOp(linear_prepack, {w, bias});
         }

@@ -6,6 +6,7 @@
 
 #include "model/conv_layers.h"
 #include "model/dense_layers.h"
+#include "model/mobile_conv_layers.h"
 #include "model/residual_layer.h"
 #include "model/transformer_layers.h"
 #include "workbench/errors.h"
@@ -14,9 +15,6 @@ namespace wb::onnx_export {
 namespace {
 
 using nlohmann::json;
-
-// LibTorch's defaults for BatchNorm and LayerNorm, which the layer lists never change.
-constexpr float kNormEpsilon = 1e-5F;
 
 // Formats that take every layer the engine has, for refusals.
 const char* const kOtherFormats = "TorchScript and safetensors export take it";
@@ -45,6 +43,18 @@ std::string emitGelu(OnnxEmitContext& ctx, const std::string& base, const std::s
   return g.add("Mul", {times_x, g.constFloat(base + ".half", 0.5F)}, base + "/Mul");
 }
 
+// torch's hardsigmoid is relu6(x + 3) / 6; ONNX's HardSigmoid is max(0, min(1, alpha * x + beta)), its
+// default alpha 0.2, so both are given.
+std::string emitHardSigmoid(OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
+  return ctx.graph().add("HardSigmoid", {x}, l.name + "/HardSigmoid",
+                         {attrFloat("alpha", 1.0F / 6.0F), attrFloat("beta", 0.5F)});
+}
+
+// SiLU = x * sigmoid(x); ONNX has no op of its own for it.
+std::string emitSilu(OnnxEmitContext& ctx, const std::string& base, const std::string& x) {
+  return ctx.graph().add("Mul", {x, ctx.graph().add("Sigmoid", {x}, base + "/Sigmoid")}, base + "/Mul");
+}
+
 // Images
 // ------------------------------------------------------------------------------------------------------
 
@@ -67,17 +77,19 @@ std::string emitConv(OnnxEmitContext& ctx, const EmitLayer& l, const std::string
                          {attrInts("kernel_shape", {c.kernel().h, c.kernel().w}),
                           attrInts("strides", {c.stride().h, c.stride().w}),
                           attrInts("pads", pads2(c.padding().h, c.padding().w)),
-                          attrInts("dilations", {1, 1}), attrInt("group", 1)});
+                          attrInts("dilations", {1, 1}), attrInt("group", c.groups())});
 }
 
 // Eval-mode batch norm (running statistics), for batchnorm2d and batchnorm1d alike: ONNX's
 // BatchNormalization takes [N, C, ...] and [N, C].
 std::string emitBatchNorm(OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
+  const auto* bn2d = dynamic_cast<const BatchNorm2dLayer*>(&l.layer);
+  const double eps = bn2d != nullptr ? bn2d->eps() : BatchNorm2dLayer::kDefaultEps;
   return ctx.graph().add(
       "BatchNormalization",
       {x, ctx.floatTensor(l.name + ".weight"), ctx.floatTensor(l.name + ".bias"),
        ctx.floatTensor(l.name + ".running_mean"), ctx.floatTensor(l.name + ".running_var")},
-      l.name + "/BatchNormalization", {attrFloat("epsilon", kNormEpsilon)});
+      l.name + "/BatchNormalization", {attrFloat("epsilon", static_cast<float>(eps))});
 }
 
 std::string emitPool(OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
@@ -126,11 +138,13 @@ std::string emitNothing(OnnxEmitContext&, const EmitLayer&, const std::string& x
   return x;
 }
 
-std::string emitLayerNorm(OnnxEmitContext& ctx, const std::string& base, const std::string& x) {
+// Over the last axis, with the layer's eps (the encoder block's norms have LibTorch's default).
+std::string emitLayerNorm(OnnxEmitContext& ctx, const std::string& base, const std::string& x,
+                          double eps = LayerNormLayer::kDefaultEps) {
   // LayerNormalization is opset 17, which the writer pins.
   return ctx.graph().add(
       "LayerNormalization", {x, ctx.floatTensor(base + ".weight"), ctx.floatTensor(base + ".bias")},
-      base + "/LayerNormalization", {attrInt("axis", -1), attrFloat("epsilon", kNormEpsilon)});
+      base + "/LayerNormalization", {attrInt("axis", -1), attrFloat("epsilon", static_cast<float>(eps))});
 }
 
 // x @ W^T + b for a float weight [out, in]. Flat [batch, in] inputs take Gemm; tokens [batch, N, in] take
@@ -216,6 +230,57 @@ std::string emitResidual(OnnxEmitContext& ctx, const EmitLayer& l, const std::st
   return y;
 }
 
+// Mobile and modern CNN pieces
+// ------------------------------------------------------------------------------------
+
+// x * scale(fc2(act(fc1(GlobalAveragePool(x))))), fc1 and fc2 1x1 convs with bias.
+std::string emitSqueezeExcitation(OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
+  const auto& se = static_cast<const SqueezeExcitationLayer&>(l.layer);
+  OnnxGraph& g = ctx.graph();
+  const std::string& n = l.name;
+  auto conv = [&](const std::string& fc, const std::string& in) {
+    return g.add("Conv",
+                 {in, ctx.floatTensor(n + "." + fc + ".weight"), ctx.floatTensor(n + "." + fc + ".bias")},
+                 n + "." + fc + "/Conv", {attrInts("kernel_shape", {1, 1})});
+  };
+  std::string s = conv("fc1", g.add("GlobalAveragePool", {x}, n + "/GlobalAveragePool"));
+  s = se.activation() == SqueezeActivation::Relu ? g.add("Relu", {s}, n + "/Relu")
+                                                 : emitSilu(ctx, n + ".silu", s);
+  s = conv("fc2", s);
+  s = se.scaleActivation() == ScaleActivation::Sigmoid
+          ? g.add("Sigmoid", {s}, n + "/Sigmoid")
+          : g.add("HardSigmoid", {s}, n + "/HardSigmoid",
+                  {attrFloat("alpha", 1.0F / 6.0F), attrFloat("beta", 0.5F)});
+  return g.add("Mul", {s, x}, n + "/Mul");
+}
+
+std::string toChannelsLast(OnnxGraph& g, const std::string& base, const std::string& x) {
+  return g.add("Transpose", {x}, base + "/Transpose_last", {attrInts("perm", {0, 2, 3, 1})});
+}
+
+std::string toChannelsFirst(OnnxGraph& g, const std::string& base, const std::string& x) {
+  return g.add("Transpose", {x}, base + "/Transpose_first", {attrInts("perm", {0, 3, 1, 2})});
+}
+
+std::string emitLayerNorm2d(OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
+  const double eps = static_cast<const LayerNorm2dLayer&>(l.layer).eps();
+  OnnxGraph& g = ctx.graph();
+  return toChannelsFirst(g, l.name, emitLayerNorm(ctx, l.name, toChannelsLast(g, l.name, x), eps));
+}
+
+std::string emitChannelLinear(OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
+  const auto& c = static_cast<const ChannelLinearLayer&>(l.layer);
+  OnnxGraph& g = ctx.graph();
+  const std::string y =
+      floatLinear(ctx, l.name, toChannelsLast(g, l.name, x), 3, ctx.floatTensor(l.name + ".weight"),
+                  c.bias() ? ctx.floatTensor(l.name + ".bias") : "");
+  return toChannelsFirst(g, l.name, y);
+}
+
+std::string emitLayerScale(OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
+  return ctx.graph().add("Mul", {x, ctx.floatTensor(l.name + ".layer_scale")}, l.name + "/Mul");
+}
+
 // Vision transformer
 // -----------------------------------------------------------------------------------------------
 
@@ -262,7 +327,7 @@ std::string emitEncoderBlock(OnnxEmitContext& ctx, const EmitLayer& l, const std
   const int64_t heads = b.heads();
   const int64_t head_dim = d / heads;
 
-  const std::string normed = emitLayerNorm(ctx, n + ".norm1", x);
+  const std::string normed = emitLayerNorm(ctx, n + ".norm1", x, b.eps());
   const std::string qkv =
       floatLinear(ctx, n + ".attn.in_proj", normed, 2, ctx.floatTensor(n + ".attn.in_proj_weight"),
                   ctx.floatTensor(n + ".attn.in_proj_bias"));
@@ -293,7 +358,7 @@ std::string emitEncoderBlock(OnnxEmitContext& ctx, const EmitLayer& l, const std
                   ctx.floatTensor(n + ".attn.out_proj.bias"));
   const std::string x1 = g.add("Add", {x, attended}, n + "/Add");
 
-  const std::string normed2 = emitLayerNorm(ctx, n + ".norm2", x1);
+  const std::string normed2 = emitLayerNorm(ctx, n + ".norm2", x1, b.eps());
   const std::string hidden = floatLinear(ctx, n + ".fc1", normed2, 2, ctx.floatTensor(n + ".fc1.weight"),
                                          ctx.floatTensor(n + ".fc1.bias"));
   const std::string activated = emitGelu(ctx, n + ".gelu", hidden);
@@ -332,15 +397,25 @@ void registerOnnxEmitters(OnnxEmitterTable& table) {
   table["identity"] = emitNothing;
   table["batchnorm1d"] = emitBatchNorm;
   table["layernorm"] = [](OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
-    return emitLayerNorm(ctx, l.name, x);
+    return emitLayerNorm(ctx, l.name, x, static_cast<const LayerNormLayer&>(l.layer).eps());
   };
   table["relu"] = unary("Relu");
   table["tanh"] = unary("Tanh");
   table["sigmoid"] = unary("Sigmoid");
+  table["hardswish"] = unary("HardSwish");
+  table["hardsigmoid"] = emitHardSigmoid;
+  table["silu"] = [](OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
+    return emitSilu(ctx, l.name, x);
+  };
   table["gelu"] = [](OnnxEmitContext& ctx, const EmitLayer& l, const std::string& x) {
     return emitGelu(ctx, l.name, x);
   };
   table["residual"] = emitResidual;
+  table["squeeze_excitation"] = emitSqueezeExcitation;
+  table["stochastic_depth"] = emitNothing;  // the identity in eval mode
+  table["layernorm2d"] = emitLayerNorm2d;
+  table["channel_linear"] = emitChannelLinear;
+  table["layer_scale"] = emitLayerScale;
   table["patch_embed"] = emitPatchEmbed;
   table["position_embedding"] = emitPositionEmbedding;
   table["encoder_block"] = emitEncoderBlock;

@@ -15,6 +15,7 @@
 #include "compress/quantized_net.h"
 #include "model/conv_layers.h"
 #include "model/dense_layers.h"
+#include "model/mobile_conv_layers.h"
 #include "model/residual_layer.h"
 #include "model/transformer_layers.h"
 #include "model/weights_file.h"
@@ -60,6 +61,16 @@ std::string typeSuffix(const std::string& path) {
 }
 
 const std::string kHead = "def forward(self, x: Tensor) -> Tensor:\n";
+
+// Activation layers whose type is the name of the torch function computing them.
+const std::set<std::string> kActivations = {"relu",      "gelu",        "tanh", "sigmoid",
+                                            "hardswish", "hardsigmoid", "silu"};
+
+// batchnorm1d has LibTorch's default eps; batchnorm2d its own.
+double batchNormEps(const Layer& layer) {
+  const auto* bn2d = dynamic_cast<const BatchNorm2dLayer*>(&layer);
+  return bn2d != nullptr ? bn2d->eps() : BatchNorm2dLayer::kDefaultEps;
+}
 // quantize_per_tensor's dtype argument as the saved code writes it: ScalarType::QUInt8.
 const std::string kQUInt8 = std::to_string(static_cast<int>(c10::ScalarType::QUInt8));
 
@@ -188,8 +199,8 @@ class Builder {
       const auto& c = static_cast<const Conv2dLayer&>(*layer);
       requireTensor(path + ".weight");
       src = "    return torch.conv2d(x, self.weight, " + bias("bias") + ", " +
-            ints({c.stride().h, c.stride().w}) + ", " + ints({c.padding().h, c.padding().w}) +
-            ", [1, 1], 1)\n";
+            ints({c.stride().h, c.stride().w}) + ", " + ints({c.padding().h, c.padding().w}) + ", [1, 1], " +
+            std::to_string(c.groups()) + ")\n";
     } else if (type == "linear") {
       requireTensor(path + ".weight");
       src = "    return torch.linear(x, self.weight, " + bias("bias") + ")\n";
@@ -197,11 +208,11 @@ class Builder {
       for (const char* t : {".weight", ".bias", ".running_mean", ".running_var"}) requireTensor(path + t);
       src =
           "    return torch.batch_norm(x, self.weight, self.bias, self.running_mean, self.running_var, "
-          "False, 0.1, "
-          "1e-05, True)\n";
+          "False, 0.1, " +
+          num(batchNormEps(*layer)) + ", True)\n";
     } else if (type == "layernorm") {
       src = "    return torch.layer_norm(x, [" + std::to_string(in.back()) + "], " + bias("weight") + ", " +
-            bias("bias") + ", 1e-05, True)\n";
+            bias("bias") + ", " + num(static_cast<const LayerNormLayer&>(*layer).eps()) + ", True)\n";
     } else if (type == "maxpool2d" || type == "avgpool2d") {
       const auto& p = static_cast<const Pool2dLayer&>(*layer);
       const std::string k = ints({p.kernel().h, p.kernel().w}), s = ints({p.stride().h, p.stride().w}),
@@ -214,9 +225,11 @@ class Builder {
       src = "    return torch.adaptive_avg_pool2d(x, " + ints({p.outputSize().h, p.outputSize().w}) + ")\n";
     } else if (type == "flatten") {
       src = "    return torch.flatten(x, 1)\n";
-    } else if (type == "dropout" || type == "identity") {
+    } else if (const std::string mobile = mobileConvSource(*layer, path, in); !mobile.empty()) {
+      src = mobile;
+    } else if (type == "dropout" || type == "identity" || type == "stochastic_depth") {
       src = "    return x\n";  // dropout does nothing in eval mode, the only mode an exported model runs in
-    } else if (type == "relu" || type == "gelu" || type == "tanh" || type == "sigmoid") {
+    } else if (kActivations.count(type) != 0) {
       src = "    return torch." + type + "(x)\n";
     } else if (type == "patch_embed") {
       const int64_t p = static_cast<const PatchEmbedLayer&>(*layer).patchSize();
@@ -243,6 +256,43 @@ class Builder {
     return m;
   }
 
+  // The forward of a layer of mobile_conv_layers.h; "" for another type.
+  std::string mobileConvSource(const Layer& layer, const std::string& path, const Shape& in) {
+    const std::string type = layer.type();
+    if (type == "squeeze_excitation") {
+      return squeezeExcitationSource(static_cast<const SqueezeExcitationLayer&>(layer), path);
+    }
+    if (type == "layernorm2d") {
+      for (const char* t : {".weight", ".bias"}) requireTensor(path + t);
+      return "    y = torch.layer_norm(x.permute([0, 2, 3, 1]), [" + std::to_string(in.at(0)) +
+             "], self.weight, self.bias, " + num(static_cast<const LayerNorm2dLayer&>(layer).eps()) +
+             ", True)\n    return y.permute([0, 3, 1, 2])\n";
+    }
+    if (type == "channel_linear") {
+      requireTensor(path + ".weight");
+      const std::string bias = m_tensors.count(path + ".bias") ? "self.bias" : "None";
+      return "    y = torch.linear(x.permute([0, 2, 3, 1]), self.weight, " + bias +
+             ")\n    return y.permute([0, 3, 1, 2])\n";
+    }
+    if (type == "layer_scale") {
+      requireTensor(path + ".layer_scale");
+      return "    return x * self.layer_scale\n";
+    }
+    return {};
+  }
+
+  // torchvision's SqueezeExcitation: pooled, squeezed and expanded by the 1x1 convs fc1 and fc2, multiplied
+  // in.
+  std::string squeezeExcitationSource(const SqueezeExcitationLayer& se, const std::string& path) {
+    for (const char* t : {".fc1.weight", ".fc1.bias", ".fc2.weight", ".fc2.bias"}) requireTensor(path + t);
+    const std::string conv = ", [1, 1], [0, 0], [1, 1], 1)";
+    return "    s = torch.adaptive_avg_pool2d(x, [1, 1])\n"
+           "    s = torch." +
+           wordString(se.activation()) + "(torch.conv2d(s, self.fc1.weight, self.fc1.bias" + conv +
+           ")\n    s = torch." + wordString(se.scaleActivation()) +
+           "(torch.conv2d(s, self.fc2.weight, self.fc2.bias" + conv + ")\n    return s * x\n";
+  }
+
   // LibTorch's MultiheadAttention step by step (torch::nn::functional::multi_head_attention_forward with
   // query = key = value, eval mode), so the exported block gives the engine's numbers.
   std::string encoderBlockSource(const EncoderBlockLayer& block, const std::string& path, const Shape& in) {
@@ -258,8 +308,8 @@ class Builder {
     return "    n = x.size(1)\n"
            "    b = x.size(0)\n"
            "    h = torch.layer_norm(x, [" +
-           D +
-           "], self.norm1.weight, self.norm1.bias, 1e-05, True).transpose(0, 1)\n"
+           D + "], self.norm1.weight, self.norm1.bias, " + num(block.eps()) +
+           ", True).transpose(0, 1)\n"
            "    qkv = torch.linear(h, self.attn.in_proj_weight, self.attn.in_proj_bias).chunk(3, -1)\n"
            "    q = qkv[0] * " +
            num(std::pow(static_cast<double>(hd), -0.5)) +
@@ -280,8 +330,8 @@ class Builder {
            "    a = torch.linear(a, self.attn.out_proj.weight, self.attn.out_proj.bias)\n"
            "    x = x + a.transpose(0, 1)\n"
            "    h = torch.layer_norm(x, [" +
-           D +
-           "], self.norm2.weight, self.norm2.bias, 1e-05, True)\n"
+           D + "], self.norm2.weight, self.norm2.bias, " + num(block.eps()) +
+           ", True)\n"
            "    h = torch.linear(torch.gelu(torch.linear(h, self.fc1.weight, self.fc1.bias)), "
            "self.fc2.weight, "
            "self.fc2.bias)\n"
@@ -351,7 +401,7 @@ class Builder {
                std::vector<int64_t>{c.stride().h, c.stride().w},
                std::vector<int64_t>{c.padding().h, c.padding().w},
                std::vector<int64_t>{1, 1},
-               int64_t{1}};
+               c.groups()};
       quantizedOp("conv2d_prepack").callBoxed(&stack);
     } else {
       stack = {w, bias};

@@ -15,7 +15,9 @@ void addConvLayerTypes(std::vector<LayerType>& types);
 
 class Conv2dLayer : public Layer {
  public:
-  Conv2dLayer(int64_t outChannels, Size2 kernel, Size2 stride, Size2 padding, bool bias);
+  // `groups` splits input and output channels into that many independent convolutions, as nn.Conv2d's
+  // groups; groups = in_channels = out_channels is a depthwise conv (MobileNet, EfficientNet, ConvNeXt).
+  Conv2dLayer(int64_t outChannels, Size2 kernel, Size2 stride, Size2 padding, bool bias, int64_t groups = 1);
   static LayerPtr parse(LayerParams& params);
 
   std::string type() const override { return "conv2d"; }
@@ -30,6 +32,7 @@ class Conv2dLayer : public Layer {
   Size2 stride() const { return m_stride; }
   Size2 padding() const { return m_padding; }
   bool bias() const { return m_bias; }
+  int64_t groups() const { return m_groups; }
 
  private:
   int64_t m_outChannels;
@@ -37,20 +40,36 @@ class Conv2dLayer : public Layer {
   Size2 m_stride;
   Size2 m_padding;
   bool m_bias;
+  int64_t m_groups;
 };
 
 // Batch norm per channel; over the global batch of a data-parallel run while a SyncBatchNormScope names its
-// ranks (sync_batch_norm.h).
+// ranks (sync_batch_norm.h). eps and momentum as nn.BatchNorm2d's (torchvision's MobileNetV3 and
+// EfficientNet use eps 1e-3, MobileNetV3 momentum 0.01); every pass that computes a batch norm reads them
+// here.
 class BatchNorm2dLayer : public Layer {
  public:
+  static constexpr double kDefaultEps = 1e-5;
+  static constexpr double kDefaultMomentum = 0.1;
+  explicit BatchNorm2dLayer(double eps = kDefaultEps, double momentum = kDefaultMomentum)
+      : m_eps(eps), m_momentum(momentum) {}
   static LayerPtr parse(LayerParams& params);
 
   std::string type() const override { return "batchnorm2d"; }
-  nlohmann::json toJson() const override { return {{"type", type()}}; }
+  nlohmann::json toJson() const override {
+    return {{"type", type()}, {"eps", m_eps}, {"momentum", m_momentum}};
+  }
   Shape outputShape(const Shape& input) const override;
   int64_t parameterCount(const Shape& input) const override;  // weight and bias per channel
   int64_t flopsPerSample(const Shape&) const override { return 0; }
   torch::nn::AnyModule instantiate(const Shape& input) const override;
+
+  double eps() const { return m_eps; }
+  double momentum() const { return m_momentum; }
+
+ private:
+  double m_eps;
+  double m_momentum;
 };
 
 // maxpool2d and avgpool2d: the same window arithmetic, a different reduction.

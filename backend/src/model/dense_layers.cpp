@@ -16,7 +16,7 @@ void addDenseLayerTypes(std::vector<LayerType>& types) {
   types.push_back({"batchnorm1d", &BatchNorm1dLayer::parse});
   types.push_back({"layernorm", &LayerNormLayer::parse});
   types.push_back({"identity", &IdentityLayer::parse});
-  for (const char* name : {"relu", "gelu", "tanh", "sigmoid"}) {
+  for (const char* name : {"relu", "gelu", "tanh", "sigmoid", "hardswish", "hardsigmoid", "silu"}) {
     types.push_back({name, [name](LayerParams& p) { return ActivationLayer::parse(name, p); }});
   }
 }
@@ -131,8 +131,9 @@ torch::nn::AnyModule BatchNorm1dLayer::instantiate(const Shape& input) const {
 // ---------------------------------------------------------------------------------------------------
 
 LayerPtr LayerNormLayer::parse(LayerParams& params) {
+  const double eps = params.number("eps", kDefaultEps, 1e-12, 1.0);
   if (!params.finish()) return nullptr;
-  return std::make_shared<LayerNormLayer>();
+  return std::make_shared<LayerNormLayer>(eps);
 }
 
 Shape LayerNormLayer::outputShape(const Shape& input) const {
@@ -145,7 +146,7 @@ int64_t LayerNormLayer::parameterCount(const Shape& input) const {
 }
 
 torch::nn::AnyModule LayerNormLayer::instantiate(const Shape& input) const {
-  return torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({input.back()})));
+  return torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({input.back()}).eps(m_eps)));
 }
 
 // activations
@@ -161,6 +162,16 @@ torch::nn::AnyModule ActivationLayer::instantiate(const Shape&) const {
   if (m_name == "gelu") return torch::nn::AnyModule(torch::nn::GELU());
   if (m_name == "tanh") return torch::nn::AnyModule(torch::nn::Tanh());
   if (m_name == "sigmoid") return torch::nn::AnyModule(torch::nn::Sigmoid());
+  if (m_name == "silu") return torch::nn::AnyModule(torch::nn::SiLU());
+  // LibTorch has no module for these two; the functions are ATen's, as nn.Hardswish / nn.Hardsigmoid call.
+  if (m_name == "hardswish") {
+    return torch::nn::AnyModule(
+        torch::nn::Functional([](const torch::Tensor& x) { return torch::hardswish(x); }));
+  }
+  if (m_name == "hardsigmoid") {
+    return torch::nn::AnyModule(
+        torch::nn::Functional([](const torch::Tensor& x) { return torch::hardsigmoid(x); }));
+  }
   throw std::logic_error("ActivationLayer: no module for " + m_name);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Layers that work on the last dimension or on any shape: linear, flatten, dropout, batchnorm1d, layernorm,
-// identity and the activations relu, gelu, tanh, sigmoid.
+// identity and the activations relu, gelu, tanh, sigmoid, hardswish, hardsigmoid, silu.
 
 #include <vector>
 
@@ -95,20 +95,29 @@ class BatchNorm1dLayer : public Layer {
   torch::nn::AnyModule instantiate(const Shape& input) const override;
 };
 
-// Layer norm over the last dimension, with a learned scale and shift.
+// Layer norm over the last dimension, with a learned scale and shift; eps as nn.LayerNorm's (torchvision's
+// ViT and ConvNeXt use 1e-6).
 class LayerNormLayer : public Layer {
  public:
+  static constexpr double kDefaultEps = 1e-5;
+  explicit LayerNormLayer(double eps = kDefaultEps) : m_eps(eps) {}
   static LayerPtr parse(LayerParams& params);
 
   std::string type() const override { return "layernorm"; }
-  nlohmann::json toJson() const override { return {{"type", type()}}; }
+  nlohmann::json toJson() const override { return {{"type", type()}, {"eps", m_eps}}; }
   Shape outputShape(const Shape& input) const override;
   int64_t parameterCount(const Shape& input) const override;
   int64_t flopsPerSample(const Shape&) const override { return 0; }
   torch::nn::AnyModule instantiate(const Shape& input) const override;
+
+  double eps() const { return m_eps; }
+
+ private:
+  double m_eps;
 };
 
-// relu, gelu (exact, not the tanh approximation), tanh, sigmoid: elementwise, any shape.
+// relu, gelu (exact, not the tanh approximation), tanh, sigmoid, hardswish (x * relu6(x + 3) / 6),
+// hardsigmoid (relu6(x + 3) / 6), silu (x * sigmoid(x)): elementwise, any shape.
 class ActivationLayer : public Layer {
  public:
   explicit ActivationLayer(std::string name) : m_name(std::move(name)) {}

@@ -465,5 +465,55 @@ TEST(ChannelPruning, LayersFeedingLayerNormOrTransformersAreSkipped) {
   }
 }
 
+// Grouped (depthwise) convs tie their channels to their input's and a squeeze-excitation reads all channels
+// at once: the planner does not follow either, so what feeds them, and a grouped conv itself, is skipped by
+// name and reason while the rest is pruned, and the pruned model runs.
+TEST(ChannelPruning, LayersFeedingGroupedConvsOrSqueezeExcitationAreSkipped) {
+  const ModelArtifact depthwise = listArtifact(json::parse(R"([
+    {"type": "conv2d", "out_channels": 8, "kernel_size": 3, "padding": 1},
+    {"type": "relu"},
+    {"type": "conv2d", "out_channels": 8, "kernel_size": 3, "padding": 1},
+    {"type": "hardswish"},
+    {"type": "conv2d", "out_channels": 8, "kernel_size": 3, "padding": 1, "groups": 8},
+    {"type": "adaptive_avgpool2d"},
+    {"type": "flatten"},
+    {"type": "linear", "out_features": 10}])"));
+  CompressPassConfig pass;
+  pass.amount = 0.5;
+  json record = json::object();
+  ModelArtifact p = pruneChannels(depthwise, pass, record);
+  ASSERT_EQ(record["pruned"].size(), 1u) << record.dump(1);
+  EXPECT_EQ(record["pruned"][0]["name"], "layers.0");
+  ASSERT_EQ(record["skipped"].size(), 2u) << record.dump(1);
+  EXPECT_EQ(record["skipped"][0]["name"], "layers.2");
+  EXPECT_EQ(record["skipped"][1]["name"], "layers.4");
+  for (const json& skip : record["skipped"]) {
+    EXPECT_NE(skip["reason"].get<std::string>().find("layers[4] (conv2d with groups 8)"), std::string::npos)
+        << skip.dump();
+  }
+  EXPECT_EQ(shapeOf(p, "layers.2.weight"), (std::vector<int64_t>{8, 4, 3, 3}));
+  EXPECT_EQ(shapeOf(p, "layers.4.weight"), (std::vector<int64_t>{8, 1, 3, 3}));
+  EXPECT_EQ(outputsOf(p, fashionImages().slice(0, 0, 4)).sizes(), (std::vector<int64_t>{4, 10}));
+
+  const ModelArtifact excited = listArtifact(json::parse(R"([
+    {"type": "conv2d", "out_channels": 8, "kernel_size": 3, "padding": 1},
+    {"type": "relu"},
+    {"type": "squeeze_excitation", "squeeze_channels": 2},
+    {"type": "conv2d", "out_channels": 8, "kernel_size": 3, "stride": 2},
+    {"type": "relu"},
+    {"type": "flatten"},
+    {"type": "linear", "out_features": 10}])"));
+  record = json::object();
+  p = pruneChannels(excited, pass, record);
+  ASSERT_EQ(record["pruned"].size(), 1u) << record.dump(1);
+  EXPECT_EQ(record["pruned"][0]["name"], "layers.3");
+  ASSERT_EQ(record["skipped"].size(), 1u) << record.dump(1);
+  EXPECT_EQ(record["skipped"][0]["name"], "layers.0");
+  EXPECT_NE(record["skipped"][0]["reason"].get<std::string>().find("squeeze_excitation at layers[2]"),
+            std::string::npos)
+      << record["skipped"][0].dump();
+  EXPECT_EQ(outputsOf(p, fashionImages().slice(0, 0, 4)).sizes(), (std::vector<int64_t>{4, 10}));
+}
+
 }  // namespace
 }  // namespace wb

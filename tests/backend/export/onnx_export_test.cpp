@@ -33,6 +33,7 @@
 #include "data/dataset.h"
 #include "support/emulated_cpu.h"
 #include "support/fashion_subset.h"
+#include "support/mobile_layers.h"
 #include "support/pypi_tools.h"
 #include "workbench/errors.h"
 #include "workbench/export.h"
@@ -395,6 +396,12 @@ TEST(OnnxExport, EveryOtherLayerTypeMatchesTheEngine) {
   expectFloatExportMatches(trained(tokens, shape, 20), "tokens-mean");
 }
 
+TEST(OnnxExport, MobileAndModernCnnLayersMatchTheEngine) {
+  SKIP_WITHOUT_ONNX_EXPORT();
+  const Shape shape = {1, 28, 28};
+  expectFloatExportMatches(trained(test::mobileLayers(), shape, 20), "mobile-layers");
+}
+
 // Structured pruning leaves a smaller dense net: the file has the smaller shapes and still matches.
 TEST(OnnxExport, StructuredPrunedCnnMatchesTheEngine) {
   SKIP_WITHOUT_ONNX_EXPORT();
@@ -503,6 +510,25 @@ TEST(OnnxExport, StaticInt8ResnetAddsOnTheEnginesGrids) {
   expectInt8Weights(
       summary, {"layers.0", "layers.3.layers.0", "layers.3.layers.3", "layers.5.shortcut.0", "layers.11"});
   expectInt8MatchesItsSimulation(q.artifact, path, outputStep(q.artifact, 11), "resnet int8 static");
+}
+
+// Static int8: the convs (depthwise included) take int8 kernels, the rest runs in float between them.
+TEST(OnnxExport, StaticInt8MobileLayersMatchItsSimulation) {
+  SKIP_WITHOUT_ONNX_EXPORT();
+  ASSERT_PYPI_TOOLS();
+  test::expectTheCpuTheEntryPromises();
+  const Shape shape = {1, 28, 28};
+  const QuantizeResult q = quantized(trained(test::mobileLayers(), shape, 20), "static");
+  const std::string path = exportFile(q.artifact, "mobile-layers-int8-static");
+  const json summary = pythonCheck(path);
+  expectContract(summary, q.artifact);
+  // channel_linear, squeeze-excitation and layer scale have no int8 kernel: their tensors stay float.
+  for (const char* conv :
+       {"layers.0", "layers.3.layers.0", "layers.3.layers.3", "layers.4.layers.0", "layers.10"}) {
+    EXPECT_EQ(summary["initializers"][std::string(conv) + ".weight"][0], "INT8") << conv;
+  }
+  EXPECT_EQ(summary["initializers"]["layers.4.layers.2.weight"][0], "FLOAT");
+  expectInt8MatchesItsSimulation(q.artifact, path, outputStep(q.artifact, 10), "mobile layers int8 static");
 }
 
 TEST(OnnxExport, DynamicInt8MlpStaysInt8AndMatchesItsSimulation) {

@@ -232,10 +232,18 @@ TEST(CheckLayers, EveryTypeIsListed) {
                            "position_embedding",
                            "encoder_block",
                            "token_pool",
-                           "identity"}) {
+                           "identity",
+                           "hardswish",
+                           "hardsigmoid",
+                           "silu",
+                           "squeeze_excitation",
+                           "stochastic_depth",
+                           "layernorm2d",
+                           "channel_linear",
+                           "layer_scale"}) {
     EXPECT_NE(std::find(types.begin(), types.end(), type), types.end()) << type;
   }
-  EXPECT_EQ(types.size(), 20u);
+  EXPECT_EQ(types.size(), 28u);
 }
 
 }  // namespace

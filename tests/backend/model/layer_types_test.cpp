@@ -39,7 +39,25 @@ const std::vector<LayerCase>& layerCases() {
         {"bias", false}},
        {2, 9, 9},
        {4, 5, 9}},
+      // depthwise: one 3x3 filter per channel
+      {{{"type", "conv2d"}, {"out_channels", 6}, {"kernel_size", 3}, {"padding", 1}, {"groups", 6}},
+       {6, 5, 5},
+       {6, 5, 5}},
+      {{{"type", "conv2d"}, {"out_channels", 8}, {"kernel_size", 1}, {"groups", 2}}, {4, 3, 3}, {8, 3, 3}},
       {{{"type", "batchnorm2d"}}, {3, 4, 4}, {3, 4, 4}},
+      {{{"type", "batchnorm2d"}, {"eps", 0.001}, {"momentum", 0.01}}, {3, 4, 4}, {3, 4, 4}},
+      {{{"type", "squeeze_excitation"}, {"squeeze_channels", 4}}, {16, 5, 5}, {16, 5, 5}},
+      {{{"type", "squeeze_excitation"},
+        {"squeeze_channels", 2},
+        {"activation", "silu"},
+        {"scale_activation", "hardsigmoid"}},
+       {8, 3, 4},
+       {8, 3, 4}},
+      {{{"type", "stochastic_depth"}, {"p", 0.2}}, {8, 3, 3}, {8, 3, 3}},
+      {{{"type", "stochastic_depth"}, {"p", 0.5}, {"mode", "batch"}}, {8, 3, 3}, {8, 3, 3}},
+      {{{"type", "layernorm2d"}, {"eps", 1e-6}}, {6, 3, 4}, {6, 3, 4}},
+      {{{"type", "channel_linear"}, {"out_features", 12}}, {6, 3, 4}, {12, 3, 4}},
+      {{{"type", "layer_scale"}, {"init", 0.5}}, {6, 3, 4}, {6, 3, 4}},
       {{{"type", "maxpool2d"}, {"kernel_size", 2}}, {3, 9, 9}, {3, 4, 4}},
       {{{"type", "avgpool2d"}, {"kernel_size", 3}, {"stride", 2}, {"padding", 1}}, {2, 8, 8}, {2, 4, 4}},
       {{{"type", "adaptive_avgpool2d"}}, {5, 7, 7}, {5, 1, 1}},
@@ -51,10 +69,14 @@ const std::vector<LayerCase>& layerCases() {
       {{{"type", "identity"}}, {3, 4}, {3, 4}},
       {{{"type", "batchnorm1d"}}, {12}, {12}},
       {{{"type", "layernorm"}}, {5, 12}, {5, 12}},
+      {{{"type", "layernorm"}, {"eps", 1e-6}}, {12}, {12}},
       {{{"type", "relu"}}, {6}, {6}},
       {{{"type", "gelu"}}, {2, 6}, {2, 6}},
       {{{"type", "tanh"}}, {1, 3, 3}, {1, 3, 3}},
       {{{"type", "sigmoid"}}, {6}, {6}},
+      {{{"type", "hardswish"}}, {2, 3, 3}, {2, 3, 3}},
+      {{{"type", "hardsigmoid"}}, {6}, {6}},
+      {{{"type", "silu"}}, {2, 6}, {2, 6}},
       {{{"type", "residual"},
         {"layers",
          {{{"type", "conv2d"}, {"out_channels", 4}, {"kernel_size", 3}, {"padding", 1}},
@@ -131,7 +153,16 @@ TEST(LayerTypes, JsonRoundTripGivesTheSameLayerWithDefaultsFilledIn) {
                   {"kernel_size", 3},
                   {"stride", 1},
                   {"padding", 0},
-                  {"bias", true}}));
+                  {"bias", true},
+                  {"groups", 1}}));
+  EXPECT_EQ(parsed({{"type", "batchnorm2d"}})->toJson(),
+            json({{"type", "batchnorm2d"}, {"eps", 1e-5}, {"momentum", 0.1}}));
+  EXPECT_EQ(parsed({{"type", "squeeze_excitation"}, {"squeeze_channels", 4}})->toJson(),
+            json({{"type", "squeeze_excitation"},
+                  {"squeeze_channels", 4},
+                  {"activation", "relu"},
+                  {"scale_activation", "sigmoid"}}));
+  EXPECT_EQ(parsed({{"type", "stochastic_depth"}})->toJson()["mode"], "row");
   EXPECT_EQ(parsed({{"type", "maxpool2d"}, {"kernel_size", 3}})->toJson()["stride"], 3);  // stride = kernel
   EXPECT_EQ(parsed({{"type", "dropout"}})->toJson()["p"], 0.5);
   EXPECT_EQ(parsed({{"type", "encoder_block"}, {"heads", 2}})->toJson()["mlp_ratio"], 4);
