@@ -6,6 +6,7 @@
 #include "experiment_args.h"
 #include "workbench/data_preview.h"
 #include "workbench/system_info.h"
+#include "workbench/weights_load_report.h"
 
 namespace wb::cli {
 namespace {
@@ -45,6 +46,11 @@ int check(const CheckOptions& o) {
                                                 : a.file;
   std::cout << source << ": valid\n";
   printDataSummary(previewData(*experiment, 0));  // a UserError (no data there) is the edge's, exit 2
+  // What model.weights would load, by name, before anything trains (the checks above refused what misfits).
+  if (!experiment->model.weights.empty()) {
+    for (const std::string& line : weightsLoadLines(previewWeightsLoad(*experiment)))
+      std::cout << line << "\n";
+  }
   // Valid is not the same as fast: bf16 on a CPU without AVX-512 trains many times slower than fp32.
   bool on_cpu = false;
   for (const auto& d : experiment->train.devices) on_cpu = on_cpu || d.rfind("cpu", 0) == 0;
@@ -68,7 +74,9 @@ void addCheckCommand(CLI::App& program) {
       "there, that the model fits the data's shape and that the devices exist. Prints every problem at once. "
       "A "
       "valid experiment's data are summarized: the classes and their counts (an image folder's files per "
-      "class), the model's input, the preprocessing and the loader's workers.",
+      "class), the model's input, the preprocessing and the loader's workers; with model.weights, the load "
+      "report "
+      "(tensors loaded, missing, unexpected, of another shape, a new head).",
       "Examples:\n"
       "  workbench-cli check my-experiment.json\n"
       "  workbench-cli check --example vit --set train.devices=cuda:0\n"

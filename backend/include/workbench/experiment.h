@@ -64,6 +64,11 @@ struct ModelConfig {
   std::string preset = "cnn";  // mlp | cnn | resnet | vit; empty when layers or torchscript is given
   nlohmann::json layers;       // a list of typed layers (see docs/experiment.md); null when unused
   std::string torchscript;     // path to a .pt file made with torch.jit.script/trace
+  // Weights loaded after initialization when a run starts (not on resume): a safetensors file, a torch.save
+  // zip, a TorchScript archive, or a run folder / checkpoint of ours. Empty: the fresh initialization.
+  std::string weights;
+  std::string weights_prefix;  // stripped from the file's names ("module."); empty: a common one is detected
+  WeightsMismatch weights_mismatch = WeightsMismatch::Refuse;
 };
 
 struct OptimizerConfig {

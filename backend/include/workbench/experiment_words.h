@@ -51,6 +51,16 @@ struct Words<ImageNormalization> {
 };
 static_assert(wordsAreDistinct<ImageNormalization>());
 
+// model.weights_mismatch: what loading a weights file does with tensors that do not fit the model (missing,
+// unexpected, another shape) besides a classifier head whose class count changed, which is always replaced.
+enum class WeightsMismatch { Refuse, Skip };
+template <>
+struct Words<WeightsMismatch> {
+  static constexpr std::array<Word<WeightsMismatch>, 2> table{
+      {{WeightsMismatch::Refuse, "refuse"}, {WeightsMismatch::Skip, "skip"}}};
+};
+static_assert(wordsAreDistinct<WeightsMismatch>());
+
 // optimizer.name: the update rule, as torch.optim names it.
 enum class OptimizerName { Sgd, Adam, AdamW, RmsProp, Adagrad };
 template <>

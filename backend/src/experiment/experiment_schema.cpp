@@ -437,6 +437,9 @@ SchemaKey modelSection() {
     stringKey("preset", preset, WB_FIELD(model.preset)),
     layersKey(),
     stringKey("torchscript", StringRule{}, WB_FIELD(model.torchscript)),
+    stringKey("weights", StringRule{}, WB_FIELD(model.weights)),
+    stringKey("weights_prefix", StringRule{}, WB_FIELD(model.weights_prefix)),
+    wordKey("weights_mismatch", WB_FIELD(model.weights_mismatch)),
   });
 }
 

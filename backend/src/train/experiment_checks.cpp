@@ -10,6 +10,7 @@
 #include "train/training_plan.h"
 #include "workbench/errors.h"
 #include "workbench/experiment.h"
+#include "workbench/weights_load_report.h"
 
 namespace wb {
 namespace {
@@ -17,6 +18,25 @@ namespace {
 // The training loop applies train.amp (autocast, loss scaling); kept as a switch so a trainer that cannot
 // (a future backend) refuses it at validation instead of silently training in float32.
 constexpr bool kTrainerHonoursAmp = true;
+
+// model.weights loaded into the model as the run would (read, matched, refused): a file that does not fit is
+// found before a run folder exists. Its message starts with the key it is about.
+void checkWeightsLoad(const Experiment& e, std::vector<ValidationIssue>& issues) {
+  try {
+    (void)previewWeightsLoad(e);
+  } catch (const UserError& err) {
+    std::string what = err.what();
+    std::string key = "model.weights";
+    for (const std::string k : {"model.weights_prefix", "model.weights"}) {
+      if (what.rfind(k + ": ", 0) == 0) {
+        key = k;
+        what = what.substr(k.size() + 2);
+        break;
+      }
+    }
+    issues.push_back({key, err.hint().empty() ? what : what + " (" + err.hint() + ")"});
+  }
+}
 
 }  // namespace
 
@@ -93,6 +113,8 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
       issues.push_back({e.model.layers.is_array() ? "model.layers" : "model.preset", err.what()});
     }
   }
+
+  if (!e.model.weights.empty() && have_shape && issues.empty()) checkWeightsLoad(e, issues);
 
   const std::string runs_problem = checkRunsDirWritable(e.output.runs_dir);
   if (!runs_problem.empty()) issues.push_back({"output.runs_dir", runs_problem});

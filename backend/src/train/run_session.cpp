@@ -357,12 +357,13 @@ void RunSession::buildRanks() {
   ranks->build(
       [this](TrainingRank& rank) {
         RankGroup* sync_batchnorm = parallel && experiment.train.sync_batchnorm ? rank.group.get() : nullptr;
-        rank.setUp(experiment, plan,
-                   ownedModel(buildTrainingModel(experiment, data, rank.placement.device, sync_batchnorm)),
-                   {}, run_dir);
+        TrainingModel built = buildTrainingModel(experiment, data, rank.placement.device, sync_batchnorm);
+        if (!checkpoint && !experiment.model.weights.empty()) loadStartingWeights(*built.model);
+        rank.setUp(experiment, plan, ownedModel(std::move(built)), {}, run_dir);
       },
       checkpoint ? &*checkpoint : nullptr);
   if (checkpoint) resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"));
+  reportStartingWeights();
   RankStep& lead = *ranks->lead().step;
   const ModelInfo info = lead.model().info();
   result.parameters = info.parameters;
@@ -408,6 +409,26 @@ void RunSession::buildRanks() {
     checkpoint_writer =
         std::make_unique<CheckpointWriter>(*checkpoints, events, *folder, experimentToJson(experiment));
   }
+}
+
+// After initialization, before training: a resumed run's checkpoint holds its weights instead. Each local
+// rank loads the same file (read once), so the ranks start equal as they do from one seed.
+void RunSession::loadStartingWeights(Model& model) {
+  if (!weights_source) weights_source = readModelWeights(experiment.model.weights, model);
+  WeightsLoadReport report =
+      loadModelWeights(model, *weights_source, experiment.model, describeArchitecture(experiment.model));
+  if (!weights_report) weights_report = std::move(report);
+}
+
+// The summary and the head in the log; every name in the run folder's weights_load.json.
+void RunSession::reportStartingWeights() {
+  weights_source.reset();  // the file's tensors are in the models now
+  if (!weights_report) return;
+  std::string text = weightsLoadSummary(*weights_report);
+  if (const std::string head = weightsLoadHeadLine(*weights_report); !head.empty()) text += "\n" + head;
+  events.log(LogLevel::Info, text);
+  if (lead_process)
+    writeFileAtomically(folder->file("weights_load.json"), weightsLoadToJson(*weights_report).dump(2) + "\n");
 }
 
 void RunSession::writeCheckpoint(const RankProgress& progress) {

@@ -30,6 +30,7 @@
 #include "train/training_control.h"
 #include "train/training_plan.h"
 #include "train/training_rank.h"
+#include "weights/weights_loading.h"
 #include "workbench/experiment.h"
 #include "workbench/process_launch.h"
 #include "workbench/training_run.h"
@@ -56,6 +57,8 @@ class RunSession {
   void announceFolder();
   void setUpDevicesAndData();
   void buildRanks();
+  void loadStartingWeights(Model& model);
+  void reportStartingWeights();
   void writeCheckpoint(const RankProgress& progress);
   void trainRanks();
   void saveModel();
@@ -96,6 +99,9 @@ class RunSession {
   std::optional<RankProgress> resume_point;
   std::unique_ptr<CheckpointStore> checkpoints;
   std::unique_ptr<CheckpointWriter> checkpoint_writer;  // rank 0's process only
+  // model.weights, read once and loaded into every local rank's model when a run starts (not on resume).
+  std::optional<ModelWeightsSource> weights_source;
+  std::optional<WeightsLoadReport> weights_report;
 };
 
 }  // namespace wb

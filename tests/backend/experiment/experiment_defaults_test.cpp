@@ -76,7 +76,8 @@ TEST(ExperimentDefaults, WrittenDefaultsAreTheCompleteFile) {
       "label_column": "label", "test_path": "", "test_fraction": 0.2,
       "synthetic": {"samples": 2048, "classes": 10, "shape": [1, 28, 28]}
     },
-    "model": {"preset": "cnn", "layers": null, "torchscript": ""},
+    "model": {"preset": "cnn", "layers": null, "torchscript": "", "weights": "", "weights_prefix": "",
+              "weights_mismatch": "refuse"},
     "optimizer": {
       "name": "adamw", "lr": 0.001, "weight_decay": 0.01, "momentum": 0.0, "nesterov": false,
       "betas": [0.9, 0.999], "eps": 1e-8, "alpha": 0.99, "decay_bias_and_norm": true,

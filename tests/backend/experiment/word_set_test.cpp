@@ -44,6 +44,7 @@ TEST(WordSet, TheFileKeepsItsWordsAndTheSchemaOffersThem) {
               {"fashion-mnist", "mnist", "cifar10", "csv", "image_folder", "synthetic"});
   expectWords("data.augment_on", allWords<AugmentPlace>(), {"workers", "device"});
   expectWords("data.images.bad_files", allWords<BadFilePolicy>(), {"error", "skip"});
+  expectWords("model.weights_mismatch", allWords<WeightsMismatch>(), {"refuse", "skip"});
   expectWords("optimizer.name", allWords<OptimizerName>(), {"sgd", "adam", "adamw", "rmsprop", "adagrad"});
   expectWords("schedule.name", allWords<ScheduleName>(),
               {"constant", "step", "multistep", "exponential", "cosine", "onecycle", "plateau"});

@@ -1,0 +1,18 @@
+// previewWeightsLoad (workbench/weights_load_report.h): the load a run would make, made on the CPU before
+// anything trains, for `check` and the experiment's checks.
+#include "data/dataset.h"
+#include "model/model.h"
+#include "weights/weights_loading.h"
+#include "workbench/weights_load_report.h"
+
+namespace wb {
+
+WeightsLoadReport previewWeightsLoad(const Experiment& e) {
+  const DataShape shape = probeDataShape(e.data);
+  torch::manual_seed(e.seed);  // the run's initialization, so a preview's fresh head is the run's
+  const std::unique_ptr<Model> model = buildModel(e.model, shape.sample_shape, shape.num_classes);
+  const ModelWeightsSource source = readModelWeights(e.model.weights, *model);
+  return loadModelWeights(*model, source, e.model, describeArchitecture(e.model));
+}
+
+}  // namespace wb
