@@ -61,6 +61,22 @@ struct Words<WeightsMismatch> {
 };
 static_assert(wordsAreDistinct<WeightsMismatch>());
 
+// model.preset: the built-in architectures. The first four are small networks sized for the data; the rest
+// are torchvision's architectures with its module names (model/torchvision_*.cpp). A new one is an
+// enumerator, a row here and a case in presetLayers (model/presets.cpp).
+enum class ModelPreset { Mlp, Cnn, Resnet, Vit, Resnet18, Resnet50, VitB16 };
+template <>
+struct Words<ModelPreset> {
+  static constexpr std::array<Word<ModelPreset>, 7> table{{{ModelPreset::Mlp, "mlp"},
+                                                           {ModelPreset::Cnn, "cnn"},
+                                                           {ModelPreset::Resnet, "resnet"},
+                                                           {ModelPreset::Vit, "vit"},
+                                                           {ModelPreset::Resnet18, "resnet18"},
+                                                           {ModelPreset::Resnet50, "resnet50"},
+                                                           {ModelPreset::VitB16, "vit_b_16"}}};
+};
+static_assert(wordsAreDistinct<ModelPreset>());
+
 // optimizer.name: the update rule, as torch.optim names it.
 enum class OptimizerName { Sgd, Adam, AdamW, RmsProp, Adagrad };
 template <>

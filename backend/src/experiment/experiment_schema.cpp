@@ -430,7 +430,7 @@ SchemaKey dataSection() {
 }
 
 SchemaKey modelSection() {
-  StringRule preset = oneOf({"mlp", "cnn", "resnet", "vit"});
+  StringRule preset = oneOf(allWords<ModelPreset>());
   preset.allowEmpty = true;  // empty when model.layers or model.torchscript says what the model is
 
   return sectionKey("model", {

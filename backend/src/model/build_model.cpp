@@ -5,6 +5,7 @@
 #include "model/layer_list.h"
 #include "model/layer_net_model.h"
 #include "model/model.h"
+#include "model/name_suggestions.h"
 #include "model/torchscript_model.h"
 #include "workbench/errors.h"
 
@@ -92,9 +93,8 @@ std::unique_ptr<Model> buildModel(const ModelConfig& config, const std::vector<i
     return std::make_unique<LayerNetModel>(std::move(layers), input_shape);
   }
   if (config.preset.empty()) {
-    throw UserError("model: no model given",
-                    "set model.preset (mlp, cnn, resnet, vit), model.layers or "
-                    "model.torchscript");
+    throw UserError("model: no model given", "set model.preset (" + joinedNames(allWords<ModelPreset>()) +
+                                                 "), model.layers or model.torchscript");
   }
   const nlohmann::json preset = presetLayers(config.preset, input_shape, num_classes);
   std::vector<LayerPtr> layers = checkedLayers(preset, input_shape, num_classes, issues);

@@ -1,11 +1,14 @@
-// The built-in architectures, written as layer lists so that they are checked, summarized and (later) pruned
-// and exported exactly like a list a user writes.
+// The built-in architectures (model.preset, the ModelPreset words), written as layer lists so that they are
+// checked, summarized, pruned and exported exactly like a list a user writes. The small presets are here;
+// torchvision's architectures have files of their own (model/torchvision_presets.h).
 
 #include <numeric>
+#include <optional>
 
 #include "model/layer.h"
 #include "model/model.h"
 #include "model/name_suggestions.h"
+#include "model/torchvision_presets.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -105,12 +108,13 @@ json vitPreset(const std::vector<int64_t>& inputShape, int64_t numClasses) {
 }  // namespace
 
 json presetLayers(const std::string& preset, const std::vector<int64_t>& inputShape, int64_t numClasses) {
-  const std::vector<std::string> presets = {"mlp", "cnn", "resnet", "vit"};
-  if (std::find(presets.begin(), presets.end(), preset) == presets.end()) {
+  const std::optional<ModelPreset> known = fromWord<ModelPreset>(preset);
+  if (!known) {
+    const std::vector<std::string> presets = allWords<ModelPreset>();
     throw UserError("model.preset: unknown preset \"" + preset + "\"." + suggestionText(preset, presets),
                     "choose one of " + joinedNames(presets) + ", or give model.layers");
   }
-  if (preset == "mlp") return mlpPreset(numClasses);
+  if (*known == ModelPreset::Mlp) return mlpPreset(numClasses);
   if (inputShape.size() != 3) {
     throw UserError("model.preset: the " + preset +
                         " preset needs image data [channels, height, width], but the data's "
@@ -118,9 +122,23 @@ json presetLayers(const std::string& preset, const std::vector<int64_t>& inputSh
                         shapeToString(inputShape) + ": use the mlp preset",
                     "set model.preset to \"mlp\", or give model.layers");
   }
-  if (preset == "cnn") return cnnPreset(numClasses);
-  if (preset == "resnet") return resnetPreset(numClasses);
-  return vitPreset(inputShape, numClasses);
+  switch (*known) {
+    case ModelPreset::Mlp:
+      break;  // above: it is the one preset for any data
+    case ModelPreset::Cnn:
+      return cnnPreset(numClasses);
+    case ModelPreset::Resnet:
+      return resnetPreset(numClasses);
+    case ModelPreset::Vit:
+      return vitPreset(inputShape, numClasses);
+    case ModelPreset::Resnet18:
+      return torchvisionResnetLayers(18, inputShape, numClasses);
+    case ModelPreset::Resnet50:
+      return torchvisionResnetLayers(50, inputShape, numClasses);
+    case ModelPreset::VitB16:
+      return torchvisionVitB16Layers(inputShape, numClasses);
+  }
+  return mlpPreset(numClasses);
 }
 
 }  // namespace wb

@@ -112,8 +112,9 @@ LayerPtr EncoderBlockLayer::parse(LayerParams& params) {
   const int64_t heads = params.integer("heads", std::nullopt, 1);
   const double mlpRatio = params.number("mlp_ratio", 4.0, 1.0 / 64, 64.0);
   const double dropout = params.number("dropout", 0.0, 0.0, 1.0);
+  const double eps = params.number("eps", kDefaultEps, 0.0, 1.0);
   if (!params.finish()) return nullptr;
-  return std::make_shared<EncoderBlockLayer>(heads, mlpRatio, dropout);
+  return std::make_shared<EncoderBlockLayer>(heads, mlpRatio, dropout, eps);
 }
 
 nlohmann::json EncoderBlockLayer::toJson() const {
@@ -121,7 +122,7 @@ nlohmann::json EncoderBlockLayer::toJson() const {
   const nlohmann::json ratio = m_mlpRatio == std::floor(m_mlpRatio)
                                    ? nlohmann::json(static_cast<int64_t>(m_mlpRatio))
                                    : nlohmann::json(m_mlpRatio);
-  return {{"type", type()}, {"heads", m_heads}, {"mlp_ratio", ratio}, {"dropout", m_dropout}};
+  return {{"type", type()}, {"heads", m_heads}, {"mlp_ratio", ratio}, {"dropout", m_dropout}, {"eps", m_eps}};
 }
 
 int64_t EncoderBlockLayer::hiddenSize(int64_t dim) const {
@@ -157,15 +158,17 @@ int64_t EncoderBlockLayer::flopsPerSample(const Shape& input) const {
 }
 
 torch::nn::AnyModule EncoderBlockLayer::instantiate(const Shape& input) const {
-  return torch::nn::AnyModule(EncoderBlock(input[1], m_heads, hiddenSize(input[1]), m_dropout, input[0]));
+  return torch::nn::AnyModule(
+      EncoderBlock(input[1], m_heads, hiddenSize(input[1]), m_dropout, input[0], m_eps));
 }
 
-EncoderBlockImpl::EncoderBlockImpl(int64_t dim, int64_t heads, int64_t hidden, double dropout, int64_t tokens)
+EncoderBlockImpl::EncoderBlockImpl(int64_t dim, int64_t heads, int64_t hidden, double dropout, int64_t tokens,
+                                   double eps)
     : m_tokens(tokens),
-      m_norm1(register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})))),
+      m_norm1(register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps)))),
       m_attn(register_module("attn", torch::nn::MultiheadAttention(
                                          torch::nn::MultiheadAttentionOptions(dim, heads).dropout(dropout)))),
-      m_norm2(register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})))),
+      m_norm2(register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps)))),
       m_fc1(register_module("fc1", torch::nn::Linear(dim, hidden))),
       m_fc2(register_module("fc2", torch::nn::Linear(hidden, dim))),
       m_dropout(register_module("dropout", StepDropout(dropout))) {}

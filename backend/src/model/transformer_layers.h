@@ -58,11 +58,13 @@ class PositionEmbeddingLayer : public Layer {
 };
 
 // Pre-norm transformer encoder block on tokens [N, D]: x + MHA(LN(x)), then x + MLP(LN(x)) with a GELU MLP of
-// hidden size int(D * mlp_ratio). `dropout` applies to the attention weights and after each MLP linear.
+// hidden size int(D * mlp_ratio). `dropout` applies to the attention weights and after each MLP linear. `eps`
+// is both layer norms' (nn.LayerNorm's 1e-5 by default; torchvision's ViT uses 1e-6).
 class EncoderBlockLayer : public Layer {
  public:
-  EncoderBlockLayer(int64_t heads, double mlpRatio, double dropout)
-      : m_heads(heads), m_mlpRatio(mlpRatio), m_dropout(dropout) {}
+  static constexpr double kDefaultEps = 1e-5;
+  EncoderBlockLayer(int64_t heads, double mlpRatio, double dropout, double eps = kDefaultEps)
+      : m_heads(heads), m_mlpRatio(mlpRatio), m_dropout(dropout), m_eps(eps) {}
   static LayerPtr parse(LayerParams& params);
 
   std::string type() const override { return "encoder_block"; }
@@ -76,12 +78,14 @@ class EncoderBlockLayer : public Layer {
   int64_t heads() const { return m_heads; }
   double mlpRatio() const { return m_mlpRatio; }
   double dropout() const { return m_dropout; }
+  double eps() const { return m_eps; }
   int64_t hiddenSize(int64_t dim) const;
 
  private:
   int64_t m_heads;
   double m_mlpRatio;
   double m_dropout;
+  double m_eps;
 };
 
 // [N, D] -> [D]: the first (class) token, or the mean over tokens.
@@ -131,7 +135,8 @@ TORCH_MODULE(PositionEmbedding);
 // about the kernel.
 class EncoderBlockImpl : public torch::nn::Module {
  public:
-  EncoderBlockImpl(int64_t dim, int64_t heads, int64_t hidden, double dropout, int64_t tokens = 1);
+  EncoderBlockImpl(int64_t dim, int64_t heads, int64_t hidden, double dropout, int64_t tokens = 1,
+                   double eps = EncoderBlockLayer::kDefaultEps);
   torch::Tensor forward(torch::Tensor x);  // [B, N, D] -> [B, N, D]
   // The attention half without its residual: normed tokens [B, N, D] -> [B, N, D].
   torch::Tensor attention(const torch::Tensor& normed);
