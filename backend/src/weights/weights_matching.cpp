@@ -5,6 +5,7 @@
 #include <set>
 
 #include "model/model_head.h"
+#include "weights/timm_names.h"
 #include "weights/weights_loading.h"
 #include "workbench/errors.h"
 
@@ -33,13 +34,24 @@ std::vector<WmTarget> wmTargets(Model& model) {
   return targets;
 }
 
-// The file's names with `prefix` stripped where they have it -> their index in the file.
-std::map<std::string, size_t> wmIndex(const NamedTensors& file, const std::string& prefix) {
+// How the file's names are read: a prefix stripped where they have it, then timm's names translated.
+struct WmNaming {
+  std::string prefix;
+  bool timm = false;
+};
+
+// The file's names as read -> their index in the file.
+std::map<std::string, size_t> wmIndex(const NamedTensors& file, const WmNaming& naming) {
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < file.size(); ++i) {
     const std::string& name = file[i].first;
-    const bool strip = !prefix.empty() && name.rfind(prefix, 0) == 0;
-    index.emplace(strip ? name.substr(prefix.size()) : name, i);
+    const bool strip = !naming.prefix.empty() && name.rfind(naming.prefix, 0) == 0;
+    std::string read = strip ? name.substr(naming.prefix.size()) : name;
+    if (naming.timm) {
+      if (std::string translated = torchvisionNameOfTimm(read); !translated.empty())
+        read = std::move(translated);
+    }
+    index.emplace(std::move(read), i);
   }
   return index;
 }
@@ -58,24 +70,37 @@ size_t wmMatches(const std::vector<WmTarget>& targets, const std::map<std::strin
   return found;
 }
 
-// The longest run of leading segments ("module.", "model.backbone.") that every name of the file shares; of
-// its segment-wise prefixes the one whose removal matches the most names, if that beats no removal.
-std::string wmDetectPrefix(const std::vector<WmTarget>& targets, const NamedTensors& file) {
-  if (file.empty()) return "";
+// The prefixes to try: `given`, or else none and each segment-wise prefix of the longest run of leading
+// segments ("module.", "model.backbone.") that every name of the file shares.
+std::vector<std::string> wmPrefixes(const NamedTensors& file, const std::string& given) {
+  if (!given.empty()) return {given};
+  std::vector<std::string> prefixes{""};
+  if (file.empty()) return prefixes;
   std::string common = file.front().first;
   for (const auto& [name, tensor] : file) {
     size_t n = 0;
     while (n < common.size() && n < name.size() && common[n] == name[n]) ++n;
     common.resize(n);
   }
-  std::string best;
-  size_t best_found = wmMatches(targets, wmIndex(file, ""));
-  for (size_t dot = common.find('.'); dot != std::string::npos; dot = common.find('.', dot + 1)) {
-    const std::string prefix = common.substr(0, dot + 1);
-    const size_t found = wmMatches(targets, wmIndex(file, prefix));
-    if (found > best_found) {
-      best = prefix;
-      best_found = found;
+  for (size_t dot = common.find('.'); dot != std::string::npos; dot = common.find('.', dot + 1))
+    prefixes.push_back(common.substr(0, dot + 1));
+  return prefixes;
+}
+
+// Of the prefixes, with and without timm's names, the reading that matches the most of the model's tensors
+// (the plainest one on a tie: no translation, the shortest prefix).
+WmNaming wmChooseNaming(const std::vector<WmTarget>& targets, const NamedTensors& file,
+                        const std::string& given) {
+  WmNaming best{given.empty() ? "" : given, false};
+  size_t best_found = wmMatches(targets, wmIndex(file, best));
+  for (const bool timm : {false, true}) {
+    for (const std::string& prefix : wmPrefixes(file, given)) {
+      const WmNaming naming{prefix, timm};
+      const size_t found = wmMatches(targets, wmIndex(file, naming));
+      if (found > best_found) {
+        best = naming;
+        best_found = found;
+      }
     }
   }
   return best;
@@ -188,8 +213,10 @@ WeightsLoadReport loadModelWeights(Model& model, const ModelWeightsSource& sourc
   report.notes = source.contents.notes;
   report.model_tensors = static_cast<int64_t>(targets.size());
   report.file_tensors = static_cast<int64_t>(file.size());
-  report.prefix = config.weights_prefix.empty() ? wmDetectPrefix(targets, file) : config.weights_prefix;
+  const WmNaming naming = wmChooseNaming(targets, file, config.weights_prefix);
+  report.prefix = naming.prefix;
   report.prefix_detected = config.weights_prefix.empty() && !report.prefix.empty();
+  if (naming.timm) report.notes.push_back("timm's names (blocks.N.attn.qkv, …) read as torchvision's");
   if (!config.weights_prefix.empty() && std::none_of(file.begin(), file.end(), [&](const auto& entry) {
         return entry.first.rfind(config.weights_prefix, 0) == 0;
       })) {
@@ -199,7 +226,7 @@ WeightsLoadReport loadModelWeights(Model& model, const ModelWeightsSource& sourc
             (file.empty() ? std::string("none") : file.front().first) + ")",
         "give the prefix the file's names carry, or leave model.weights_prefix empty to detect it");
   }
-  const std::map<std::string, size_t> index = wmIndex(file, report.prefix);
+  const std::map<std::string, size_t> index = wmIndex(file, naming);
   const bool new_head = wmHeadIsNew(targets, index, file, report.file_head_classes);
   std::vector<bool> used(file.size(), false);
   std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;
