@@ -3,6 +3,7 @@
 
 #include "runs_browser/runs_browser.h"
 
+#include <QMenu>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -96,6 +97,36 @@ class RunsBrowserTest : public QObject {
     QTRY_COMPARE(window.pastRuns()->pendingLoads(), 0);
     QTRY_COMPARE(charts->traceCount(), 1);
     QCOMPARE(charts->traceIds().front(), folders.front());
+  }
+
+  // Right-clicking a finished run offers what can be done with it, compressing and exporting included, each
+  // item enabled as in the menu bar.
+  void theRightClickMenuOffersCompressAndExport() {
+    MainWindow window(MainWindow::Options{false});
+    window.show();
+    window.editor()->setDocument(test::tinyExperimentJson(m_dir.path()));
+    RunsBrowser* runs = window.runsBrowser();
+    QTRY_COMPARE(runs->rowCount(), 3);
+    runs->selectFolders({m_folders.front()});
+    QTRY_COMPARE(runs->selectedFolders().size(), 1);
+    QMenu* menu = runs->contextMenu();
+    QVERIFY(menu);
+    QStringList submenus;
+    QStringList enabled;
+    for (QAction* item : menu->actions()) {
+      if (!item->menu()) continue;
+      submenus << item->menu()->title().remove(QLatin1Char('&'));
+      for (QAction* inner : item->menu()->actions()) {
+        if (inner->isEnabled() && !inner->isSeparator()) enabled << inner->text().remove(QLatin1Char('&'));
+      }
+    }
+    QCOMPARE(submenus, (QStringList{QStringLiteral("Compress"), QStringLiteral("Export")}));
+    QVERIFY2(enabled.contains(QStringLiteral("Prune…")), qPrintable(enabled.join(QLatin1Char('|'))));
+    QVERIFY2(enabled.filter(QStringLiteral("ONNX")).size() +
+                     enabled.filter(QStringLiteral("TorchScript")).size() >=
+                 1,
+             qPrintable(enabled.join(QLatin1Char('|'))));
+    delete menu;
   }
 
   void anUnnamedRunIsNamedAfterItsExperiment() {

@@ -519,12 +519,20 @@ void RunsBrowser::updateButtons() {
   action(QStringLiteral("runDelete"))->setEnabled(any);
 }
 
+void RunsBrowser::addContextSubmenu(QMenu* menu) {
+  m_contextSubmenus.append(menu);
+}
+
 void RunsBrowser::showContextMenu(const QPoint& at) {
   const QModelIndex index = m_view->indexAt(at);
   if (index.isValid() && !m_view->selectionModel()->isRowSelected(index.row(), index.parent())) {
     m_view->selectionModel()->select(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   }
-  if (selectedFolders().isEmpty()) return;
+  if (QMenu* menu = contextMenu()) menu->popup(m_view->viewport()->mapToGlobal(at));
+}
+
+QMenu* RunsBrowser::contextMenu() {
+  if (selectedFolders().isEmpty()) return nullptr;
   auto* menu = new QMenu(this);
   menu->setAttribute(Qt::WA_DeleteOnClose);
   int i = 0;
@@ -534,7 +542,11 @@ void RunsBrowser::showContextMenu(const QPoint& at) {
     menu->addAction(a);
     if (++i == 3 || a->objectName() == QLatin1String("runReveal")) menu->addSeparator();
   }
-  menu->popup(m_view->viewport()->mapToGlobal(at));
+  for (const QPointer<QMenu>& submenu : m_contextSubmenus) {
+    if (submenu) menu->insertMenu(action(QStringLiteral("runReveal")), submenu);
+  }
+  if (!m_contextSubmenus.isEmpty()) menu->insertSeparator(action(QStringLiteral("runReveal")));
+  return menu;
 }
 
 void RunsBrowser::showError(const QString& title, const QString& message) {

@@ -18,6 +18,7 @@ class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QModelIndex;
 class QPushButton;
 class QTreeView;
@@ -60,6 +61,12 @@ class RunsBrowser : public QWidget {
   // list reloads by itself; the queue and sweep views follow it too.
   IndexWatch* indexWatch() const { return m_watch; }
   QAction* action(const QString& objectName) const;
+  // Menus whose items act on the selected run (Compress, Export): the right-click menu offers them too, after
+  // the browser's own items. Their owners keep them enabled from the selection.
+  void addContextSubmenu(QMenu* menu);
+  // The right-click menu for the current selection (what a right-click pops up); null when nothing is
+  // selected.
+  QMenu* contextMenu();
 
   int rowCount() const;                  // runs loaded (whatever the filter shows)
   int visibleRowCount() const;           // runs the filter shows
@@ -156,6 +163,7 @@ class RunsBrowser : public QWidget {
   QPushButton* m_resume;
   QPushButton* m_backToLive;
   QList<QAction*> m_actions;
+  QList<QPointer<QMenu>> m_contextSubmenus;
   QPointer<QWidget> m_compareWindow;
   // Guarded (nulled when the compare window closes): a lambda on destroyed() ran while this browser was
   // itself being destroyed (its children go last), touching a member of a half-destroyed object (UBSan).

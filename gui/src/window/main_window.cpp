@@ -133,6 +133,8 @@ void MainWindow::buildBehaviour() {
   m_queueActions = new QueueActions(m_editor, m_queue, this, present);
   m_liveControl = new LiveControlActions(m_run->controller(), this);
   m_export = new ExportMenu(this, m_runs, m_charts, present);
+  m_runs->addContextSubmenu(m_compression->menu());
+  m_runs->addContextSubmenu(m_export->menu());
 }
 
 void MainWindow::buildFileMenu() {
