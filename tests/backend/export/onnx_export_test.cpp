@@ -355,6 +355,14 @@ TEST(OnnxExport, FloatResnetMatchesTheEngine) {
   expectFloatExportMatches(a, "resnet");
 }
 
+// torchvision's ResNet-18 (the resnet18 preset) at a small input: stem with max pool padding, basic blocks
+// with projection shortcuts, relu after each sum.
+TEST(OnnxExport, FloatTorchvisionResnet18MatchesTheEngine) {
+  SKIP_WITHOUT_ONNX_EXPORT();
+  const Shape shape = {1, 32, 32};
+  expectFloatExportMatches(trained(presetLayers("resnet18", shape, 10), shape, 2), "resnet18");
+}
+
 TEST(OnnxExport, FloatVitMatchesTheEngine) {
   SKIP_WITHOUT_ONNX_EXPORT();
   const Shape shape = {1, 28, 28};
