@@ -40,9 +40,9 @@ struct Words<BadFilePolicy> {
 };
 static_assert(wordsAreDistinct<BadFilePolicy>());
 
-// data.images.normalize: whose mean and std Normalize uses. Folder: the training files' own, measured; ImageNet:
-// torchvision's (0.485, 0.456, 0.406) / (0.229, 0.224, 0.225), the statistics every ImageNet-trained weights
-// file expects its inputs in.
+// data.images.normalize: whose mean and std Normalize uses. Folder: the training files' own, measured;
+// ImageNet: torchvision's (0.485, 0.456, 0.406) / (0.229, 0.224, 0.225), the statistics every
+// ImageNet-trained weights file expects its inputs in.
 enum class ImageNormalization { Folder, ImageNet };
 template <>
 struct Words<ImageNormalization> {
@@ -64,16 +64,31 @@ static_assert(wordsAreDistinct<WeightsMismatch>());
 // model.preset: the built-in architectures. The first four are small networks sized for the data; the rest
 // are torchvision's architectures with its module names (model/torchvision_*.cpp). A new one is an
 // enumerator, a row here and a case in presetLayers (model/presets.cpp).
-enum class ModelPreset { Mlp, Cnn, Resnet, Vit, Resnet18, Resnet50, VitB16 };
+enum class ModelPreset {
+  Mlp,
+  Cnn,
+  Resnet,
+  Vit,
+  Resnet18,
+  Resnet50,
+  VitB16,
+  MobileNetV3Large,
+  EfficientNetB0,
+  ConvNextTiny
+};
 template <>
 struct Words<ModelPreset> {
-  static constexpr std::array<Word<ModelPreset>, 7> table{{{ModelPreset::Mlp, "mlp"},
-                                                           {ModelPreset::Cnn, "cnn"},
-                                                           {ModelPreset::Resnet, "resnet"},
-                                                           {ModelPreset::Vit, "vit"},
-                                                           {ModelPreset::Resnet18, "resnet18"},
-                                                           {ModelPreset::Resnet50, "resnet50"},
-                                                           {ModelPreset::VitB16, "vit_b_16"}}};
+  static constexpr std::array<Word<ModelPreset>, 10> table{
+      {{ModelPreset::Mlp, "mlp"},
+       {ModelPreset::Cnn, "cnn"},
+       {ModelPreset::Resnet, "resnet"},
+       {ModelPreset::Vit, "vit"},
+       {ModelPreset::Resnet18, "resnet18"},
+       {ModelPreset::Resnet50, "resnet50"},
+       {ModelPreset::VitB16, "vit_b_16"},
+       {ModelPreset::MobileNetV3Large, "mobilenet_v3_large"},
+       {ModelPreset::EfficientNetB0, "efficientnet_b0"},
+       {ModelPreset::ConvNextTiny, "convnext_tiny"}}};
 };
 static_assert(wordsAreDistinct<ModelPreset>());
 

@@ -8,6 +8,7 @@
 #include "model/layer.h"
 #include "model/model.h"
 #include "model/name_suggestions.h"
+#include "model/torchvision_mobile_presets.h"
 #include "model/torchvision_presets.h"
 #include "workbench/errors.h"
 
@@ -137,6 +138,12 @@ json presetLayers(const std::string& preset, const std::vector<int64_t>& inputSh
       return torchvisionResnetLayers(50, inputShape, numClasses);
     case ModelPreset::VitB16:
       return torchvisionVitB16Layers(inputShape, numClasses);
+    case ModelPreset::MobileNetV3Large:
+      return torchvisionMobileNetV3LargeLayers(inputShape, numClasses);
+    case ModelPreset::EfficientNetB0:
+      return torchvisionEfficientNetB0Layers(inputShape, numClasses);
+    case ModelPreset::ConvNextTiny:
+      return torchvisionConvNextTinyLayers(inputShape, numClasses);
   }
   return mlpPreset(numClasses);
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "model/torchvision_mobile_presets.h"
+#include "workbench/errors.h"
 
 namespace wb {
 namespace torchvision_convnext {
@@ -47,7 +48,14 @@ json block(const std::string& name, int64_t dim, double stochasticDepth) {
 
 nlohmann::json torchvisionConvNextTinyLayers(const Shape& input, int64_t numClasses, double stochasticDepth) {
   using namespace torchvision_convnext;
-  (void)input;  // the stem and the three downsamplings need at least 32x32; the shape check says so
+  // The stem (/4) and three 2x2 downsamplings leave a 32x32 image at 1x1: smaller ones end in an empty map.
+  if (input.size() == 3 && (input[1] < 32 || input[2] < 32)) {
+    throw UserError(
+        "model.preset: convnext_tiny needs images of at least 32x32 (its stem divides them by 4 "
+        "and three downsamplings by 2 each), but the data's are " +
+            shapeToString(input),
+        "use images of 32x32 or more (for an image folder, data.images.resize and crop), or another preset");
+  }
   const int64_t widths[] = {96, 192, 384, 768};
   const int blocks[] = {3, 3, 9, 3};
   int total = 0;

@@ -41,10 +41,11 @@ nlohmann::json mobileLayers(const std::string& arch, bool randomness) {
   return torchvisionConvNextTinyLayers(kInput, kClasses, randomness ? 0.1 : 0);
 }
 
+// The preset itself (model.preset), or its layers with dropout and stochastic depth at 0.
 std::unique_ptr<Model> mobileModel(const std::string& arch, bool randomness) {
   ModelConfig config;
-  config.preset = "";
-  config.layers = mobileLayers(arch, randomness);
+  config.preset = randomness ? arch : "";
+  if (!randomness) config.layers = mobileLayers(arch, false);
   return buildModel(config, kInput, kClasses);
 }
 
