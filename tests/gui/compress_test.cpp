@@ -27,6 +27,8 @@
 #include "compression_view/pass_form.h"
 #include "editor/experiment_editor.h"
 #include "gui_test_support.h"
+#include "run/past_runs_on_charts.h"
+#include "run/run_actions.h"
 #include "runs_browser/runs_browser.h"
 #include "window/main_window.h"
 #include "workbench/event_json.h"
@@ -428,6 +430,19 @@ class CompressTest : public QObject {
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
     QVERIFY(!view->cancelButton()->isVisible());
     QVERIFY(view->progressText().contains(QStringLiteral("stopped")));
+
+    // The next, unrelated run is drawn on charts of its own: the fine-tuning curves go, and the axes fit
+    // the new run's steps alone.
+    QSignalSpy runEnded(&window, &MainWindow::runEnded);
+    QVERIFY(window.runActions()->startExperiment(test::tinyExperiment(dir.path(), 1, 4, "next")));
+    QVERIFY2(window.charts()->traceIds() == QStringList{kLiveTrace},
+             qPrintable(window.charts()->traceIds().join(QLatin1Char(','))));
+    QTRY_COMPARE_WITH_TIMEOUT(runEnded.count(), 1, kCompressTimeoutMs);
+    window.charts()->replotAllNow();
+    MetricChart* loss = window.charts()->chart(ChartId::Loss);
+    for (const QString& name : loss->seriesNames())
+      QVERIFY2(!name.contains(QStringLiteral("fine-tuning")), qPrintable(name));
+    QVERIFY2(loss->xAxis->range().upper <= 8, qPrintable(QString::number(loss->xAxis->range().upper)));
   }
 };
 

@@ -11,6 +11,7 @@
 
 #include <qcustomplot.h>
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -181,10 +182,33 @@ class ScreenFitTest : public QObject {
     QVERIFY2(window.menuBar()->isVisible(), qPrintable(when));
   }
 
+  // The least the window can be, frame included, fits the screen: a view whose minimum size is taller than
+  // the screen (the Evaluation view's confusion matrix over ten classes and its mistakes once was) makes Qt
+  // grow the window past the screen's edge, the status bar and the bottom docks with it, and no layout reset
+  // or restart brings them back while that view exists.
+  void checkLeastSizeFits(MainWindow& window, const QString& when) {
+    const QRect available = window.screen()->availableGeometry();
+    const QSize frame = window.frameGeometry().size() - window.size();
+    const QSize least = window.minimumSizeHint().expandedTo(window.minimumSize()) + frame;
+    QVERIFY2(
+        least.width() <= available.width() && least.height() <= available.height(),
+        qPrintable(when + QStringLiteral(": the window cannot be smaller than %1x%2 (frame included), the "
+                                         "screen has %3x%4")
+                              .arg(least.width())
+                              .arg(least.height())
+                              .arg(available.width())
+                              .arg(available.height())));
+    const QRect status(window.statusBar()->mapToGlobal(QPoint(0, 0)), window.statusBar()->size());
+    QVERIFY2(
+        window.screen()->geometry().contains(status),
+        qPrintable(when + QStringLiteral(": the status bar at %1 is off the screen").arg(describe(status))));
+  }
+
   void checkWindow(MainWindow& window, const QString& when) {
     QTest::qWait(200);  // layouts settle, the window manager applies what the window asked for
     checkOnScreen(&window, QStringLiteral("the window ") + when);
     checkEverythingReachable(window, when);
+    checkLeastSizeFits(window, when);
   }
 
  private slots:
@@ -204,8 +228,11 @@ class ScreenFitTest : public QObject {
     CHECK(checkWindow(window, QStringLiteral("at first start")));
     shot(QStringLiteral("01-first-start"));
 
-    // Started and watched.
-    window.editor()->setDocument(test::tinyExperimentJson(dir.path(), 3));
+    // Started and watched: ten classes, as Fashion-MNIST and CIFAR-10 have, so the evaluation below draws a
+    // confusion matrix of their size and a grid of mistakes.
+    nlohmann::json tenClasses = test::tinyExperimentJson(dir.path(), 1, 8);  // 8 steps: some mistakes
+    tenClasses["data"]["synthetic"]["classes"] = 10;
+    window.editor()->setDocument(tenClasses);
     QSignalSpy ended(&window, &MainWindow::runEnded);
     QToolBar* toolbar = window.findChild<QToolBar*>();
     QVERIFY(toolbar);
@@ -278,8 +305,20 @@ class ScreenFitTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(evaluated.count(), 1, kRunTimeoutMs);
     QVERIFY2(evaluated.front().front().toBool(), qPrintable(evaluated.front().at(1).toString()));
     QCOMPARE(window.centralTabs()->currentWidget(), static_cast<QWidget*>(window.evaluationView()));
+    QVERIFY2(window.evaluationView()
+                     ->findChild<QAbstractItemView*>(QStringLiteral("misclassifiedGrid"))
+                     ->model()
+                     ->rowCount() > 0,
+             "the evaluation shows mistakes");
     CHECK(checkWindow(window, QStringLiteral("after an evaluation")));
     shot(QStringLiteral("06-evaluated"));
+    // View ▸ Reset Layout keeps the window on the screen with the evaluation shown.
+    QAction* reset = nullptr;
+    for (QAction* action : window.findChildren<QAction*>())
+      if (action->text() == QStringLiteral("Reset &Layout")) reset = action;
+    QVERIFY(reset);
+    reset->trigger();
+    CHECK(checkWindow(window, QStringLiteral("after Reset Layout on the evaluation")));
     for (int i = 0; i < window.centralTabs()->count(); ++i) {
       window.centralTabs()->setCurrentIndex(i);
       CHECK(checkWindow(window, QStringLiteral("on the %1 tab").arg(window.centralTabs()->tabText(i))));

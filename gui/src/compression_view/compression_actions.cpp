@@ -20,6 +20,9 @@
 namespace wb::gui {
 namespace {
 
+// The Training charts' traces of a pipeline's fine-tuning passes: "compress:<run folder>/<artifact>".
+const QString kCompressTracePrefix = QStringLiteral("compress:");
+
 QString compressionErrorTitle(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::BadInput:
@@ -179,6 +182,13 @@ void CompressionActions::cancel() {
   m_log->appendNote(tr("Stopping the compression after the step in flight; a checkpoint is written"));
 }
 
+void CompressionActions::clearFinishedTraces() {
+  const QString running = m_controller->isActive() ? m_trace : QString();
+  for (const QString& id : m_charts->traceIds()) {
+    if (id.startsWith(kCompressTracePrefix) && id != running) m_charts->removeTrace(id);
+  }
+}
+
 void CompressionActions::onEvents(const EventBatch& batch) {
   const QString runDir = m_controller->runDir();
   const bool shown = shows(runDir);
@@ -208,8 +218,7 @@ void CompressionActions::onEvents(const EventBatch& batch) {
       m_view->updateStage(*stage);
       if (stage->state == StageState::Started || stage->state == StageState::Resumed) {
         plotPhase();
-        m_trace =
-            QStringLiteral("compress:") + runDir + QLatin1Char('/') + QString::fromStdString(stage->artifact);
+        m_trace = kCompressTracePrefix + runDir + QLatin1Char('/') + QString::fromStdString(stage->artifact);
         m_charts->removeTrace(m_trace);  // a resumed pass's log starts again from its checkpoint
         m_charts->addTrace(m_trace, tr("fine-tuning %1").arg(QString::fromStdString(stage->artifact)));
       }

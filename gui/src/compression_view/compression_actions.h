@@ -49,6 +49,9 @@ class CompressionActions : public QObject {
   void followSelection();
   // Enables the items from the selection and the pipeline.
   void updateActions();
+  // Takes the fine-tuning curves of finished pipelines off the Training charts (a pass still being
+  // fine-tuned keeps its own): a new run is drawn on charts of its own, its axes fitted to it alone.
+  void clearFinishedTraces();
 
  signals:
   // The Compression view wants to be in front (a pipeline started).

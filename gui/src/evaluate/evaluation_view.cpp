@@ -7,6 +7,7 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -99,11 +100,24 @@ EvaluationView::EvaluationView(QWidget* parent)
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
 
-  auto* layout = new QVBoxLayout(this);
+  // The report's least size (ten classes' matrix over the mistakes' grid) is taller than a laptop screen's
+  // room for a tab: inside a scroll area it scrolls instead of raising the window's minimum height, which
+  // pushed the status bar and the bottom docks off a 1366x768 screen.
+  auto* content = new QWidget;
+  content->setObjectName(QStringLiteral("evaluationContent"));
+  auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(8, 8, 8, 8);
   layout->addLayout(header);
   layout->addWidget(m_summary);
   layout->addWidget(split, 1);
+  auto* scroll = new QScrollArea(this);
+  scroll->setObjectName(QStringLiteral("evaluationScroll"));
+  scroll->setWidget(content);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(scroll);
 
   connect(m_cancel, &QPushButton::clicked, this, &EvaluationView::cancel);
   connect(m_controller, &EvaluationController::progress, this, &EvaluationView::onProgress);

@@ -152,6 +152,7 @@ int64_t RunActions::lastStep() const {
 }
 
 void RunActions::beginLiveTrace(const QString& label) {
+  emit runStarting();
   m_views.charts->removeTrace(kLiveTrace);
   m_views.charts->addTrace(kLiveTrace, label);
 }

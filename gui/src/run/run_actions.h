@@ -90,6 +90,9 @@ class RunActions : public QObject {
   // Start was refused by the engine's checks: `problems` is their text as the CLI prints it.
   void startRefused(const QString& problems);
   void runEnded(const wb::RunSummary& summary);
+  // A run (new or resumed) is about to be drawn on the Training charts: what else is drawn there for a
+  // finished job (a compression's fine-tuning) makes room.
+  void runStarting();
   // The user asked to quit while the run trained, and it has ended: the window closes now.
   void quitReady();
   // The lifecycle moved: what else depends on it (the File actions, the runs browser) follows.

@@ -340,6 +340,7 @@ void MainWindow::wireQueueAndSweeps() {
 }
 
 void MainWindow::wireCompression() {
+  connect(m_run, &RunActions::runStarting, m_compression, &CompressionActions::clearFinishedTraces);
   connect(m_compression, &CompressionActions::changed, this, &MainWindow::updateActions);
   connect(m_compression, &CompressionActions::viewWanted, this,
           [this] { m_centralTabs->setCurrentWidget(m_compressionView); });
