@@ -181,6 +181,12 @@ std::string wmShape(const std::vector<int64_t>& shape) {
   }
   std::string what;
   for (size_t i = 0; i < parts.size(); ++i) what += (i ? "; " : "") + parts[i];
+  // Most of the model unmatched: more likely a file of another architecture than a damaged one.
+  const bool preset = architecture.find(' ') == std::string::npos;
+  if (preset && static_cast<int64_t>(report.loaded.size()) * 2 < report.model_tensors) {
+    what = "only " + std::to_string(report.loaded.size()) + " of " + std::to_string(report.model_tensors) +
+           " tensors fit: is this a " + architecture + " file? " + what;
+  }
   throw UserError(
       "model.weights: " + report.file + " does not fit " + architecture + ": " + what,
       "give weights of this architecture, or set model.weights_mismatch to \"skip\" to load the " +

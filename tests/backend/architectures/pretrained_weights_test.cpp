@@ -97,6 +97,17 @@ TEST_F(PretrainedWeights, Resnet18ForTenClassesGetsANewHead) {
 }
 
 TEST_F(PretrainedWeights, AFileOfAnotherArchitectureIsNamedAsSuch) {
+  auto resnet50 = preset("resnet50", 1000);
+  const ModelWeightsSource resnet18 = readModelWeights(file("resnet18.pt"), *resnet50);
+  const std::string partly = userErrorOf([&] { load(*resnet50, resnet18, "resnet50"); });
+  EXPECT_TRUE(contains(partly,
+                       "resnet18.pt does not fit resnet50: only 98 of 320 tensors fit: is this a resnet50 "
+                       "file? 198 of the model's tensors missing from the file (layer1.0.conv3.weight"))
+      << partly;
+  EXPECT_TRUE(
+      contains(partly, "layer1.0.conv1.weight: the model's [64, 64, 1, 1], the file's [64, 64, 3, 3]"))
+      << partly;
+
   auto model = preset("resnet18", 1000);
   const ModelWeightsSource vit = readModelWeights(file("vit_b_16.pt"), *model);
   const std::string error = userErrorOf([&] { load(*model, vit, "resnet18"); });
