@@ -3,7 +3,12 @@
 // preprocessing, following the editor; the Model tab follows the input size; a bad folder is named in the
 // tab; a CNN trains on the folder with loader workers and the evaluation's mistakes are the user's files.
 
+#include <QDir>
+#include <QFile>
+#include <QLabel>
 #include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -15,6 +20,7 @@
 #include "editor/experiment_editor.h"
 #include "gui_test_support.h"
 #include "model_view/model_summary_view.h"
+#include "window/error_dialog.h"
 #include "window/main_window.h"
 
 using namespace wb;
@@ -91,6 +97,74 @@ class DataTabTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!tab->isComputing() && tab->summaryText().contains(QStringLiteral("nowhere")),
                              kPreviewTimeoutMs);
     QVERIFY(tab->classTable()->isHidden());
+  }
+
+  // Issue 41: four unreadable files were counted without a word and Start failed on them. The tab names them
+  // and Skip Them sets data.images.bad_files; the error at Start names the field and offers Skip and Start.
+  void dataTabFindsUnreadableFilesAndSkipsThem() {
+    const QString folder = m_dir.filePath(QStringLiteral("with_bad"));
+    wb::test::makeGarmentFolder(folder.toStdString(), 4, 3);
+    const QStringList classes = QDir(folder).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+    QCOMPARE(classes.size(), 3);
+    // Sorted after the good files (the preview decodes each class's first): two in one class, one empty.
+    const QStringList broken = {
+        classes[0] + QStringLiteral("/x_broken1.jpg"), classes[0] + QStringLiteral("/x_broken2.png"),
+        classes[1] + QStringLiteral("/x_notes.jpg"), classes[2] + QStringLiteral("/x_empty.png")};
+    for (const QString& name : broken) {
+      QFile file(folder + QLatin1Char('/') + name);
+      QVERIFY2(file.open(QIODevice::WriteOnly), qPrintable(name));
+      file.write(name.endsWith(QStringLiteral("empty.png")) ? QByteArray() : QByteArray("not an image\n"));
+    }
+    MainWindow window(MainWindow::Options{false});
+    window.resize(1366, 768);
+    window.show();
+    DataPreviewView* tab = window.dataView();
+    nlohmann::json doc = imageFolderJson(folder, m_dir.filePath(QStringLiteral("runs")));
+    window.editor()->setDocument(doc);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !tab->isComputing() && !tab->isScanning() && tab->badFilesNote()->isVisibleTo(tab),
+        kPreviewTimeoutMs);
+    const QString note = tab->badFilesNote()->text();
+    QVERIFY2(note.startsWith(QStringLiteral("4 files cannot be read")), qPrintable(note));
+    QVERIFY2(note.contains(classes[1] + QStringLiteral("/x_notes.jpg")) &&
+                 note.contains(QStringLiteral("Unreadable files")),
+             qPrintable(note));
+    QVERIFY(tab->skipBadFilesButton()->isVisibleTo(tab));
+
+    // The error a run's start reports (the engine's words), as the window's dialog shows it.
+    const QString message = QStringLiteral("4 of the 24 image files cannot be read: ...");
+    const QString hint = QStringLiteral(
+        "replace or remove them, or set data.images.bad_files to \"skip\" to train without them");
+    int starts = 0;
+    QMessageBox* box = showErrorDialog(&window, QStringLiteral("Data error"), message, hint,
+                                       {window.editor(), [&starts] { ++starts; }});
+    QVERIFY2(box->informativeText().contains(QStringLiteral("“Unreadable files” (data.images.bad_files)")),
+             qPrintable(box->informativeText()));
+    auto* fix = box->findChild<QPushButton*>(QStringLiteral("errorFixButton"));
+    QVERIFY(fix);
+    QCOMPARE(fix->text(), QStringLiteral("Skip and start"));
+    fix->click();
+    QCOMPARE(starts, 1);
+    QCOMPARE(window.editor()->document()["data"]["images"]["bad_files"], nlohmann::json("skip"));
+    // The tab follows: the files are still named, as skipped, and there is nothing left to skip.
+    QTRY_VERIFY_WITH_TIMEOUT(!tab->isComputing() && !tab->isScanning() &&
+                                 tab->badFilesNote()->text().contains(QStringLiteral("skipped")),
+                             kPreviewTimeoutMs);
+    QVERIFY(!tab->skipBadFilesButton()->isVisibleTo(tab));
+
+    // Back to "error" from the form, then Skip Them in the tab.
+    QVERIFY(window.editor()->setValue("data.images.bad_files", "error"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !tab->isComputing() && !tab->isScanning() && tab->skipBadFilesButton()->isVisibleTo(tab),
+        kPreviewTimeoutMs);
+    tab->skipBadFilesButton()->click();
+    QCOMPARE(window.editor()->document()["data"]["images"]["bad_files"], nlohmann::json("skip"));
+
+    // A good folder: no note.
+    window.editor()->setDocument(imageFolderJson(m_folder, m_dir.filePath(QStringLiteral("runs"))));
+    QTRY_VERIFY_WITH_TIMEOUT(!tab->isComputing() && !tab->isScanning() && tab->classTable()->rowCount() == 10,
+                             kPreviewTimeoutMs);
+    QVERIFY(!tab->badFilesNote()->isVisibleTo(tab));
   }
 
   void windowTrainsOnTheFolderWithWorkers() {

@@ -36,4 +36,15 @@ struct DataPreview {
 // Throws UserError / DataError naming what cannot be read, as a run would.
 DataPreview previewData(const Experiment& experiment, int max_samples);
 
+struct UnreadableFile {
+  std::string file;
+  std::string reason;  // the decoder's words, naming the file
+};
+
+// The image files a run of `experiment` would find unreadable (data.images.bad_files decides whether they
+// stop it), by the pass over every file that a run makes at its start: its result is cached, so the run's
+// start does not read them again. Empty for the built-in datasets. Reads every file: never on a UI thread.
+// Throws UserError / DataError as a run would (a folder that cannot be listed, files of different sizes).
+std::vector<UnreadableFile> findUnreadableFiles(const Experiment& experiment);
+
 }  // namespace wb

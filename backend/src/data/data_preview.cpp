@@ -11,6 +11,7 @@
 
 #include "data/dataset.h"
 #include "data/dataset_catalog.h"
+#include "data/image_folder_dataset.h"
 #include "data/raw_dataset.h"
 #include "data/seed_mixing.h"
 #include "images/image_folder_index.h"
@@ -128,6 +129,13 @@ DataPreview previewData(const Experiment& e, int max_samples) {
     preview.samples.push_back(std::move(sample));
   }
   return preview;
+}
+
+std::vector<UnreadableFile> findUnreadableFiles(const Experiment& e) {
+  if (datasetInfo(e.data.dataset).kind != DatasetKind::ImageFolder) return {};
+  std::vector<UnreadableFile> out;
+  for (const BadImageFile& bad : unreadableImageFiles(e.data, e.seed)) out.push_back({bad.file, bad.reason});
+  return out;
 }
 
 }  // namespace wb

@@ -153,14 +153,19 @@ std::string normalizationText(const DataConfig& config, const ImageScan& scan) {
   return "normalization " + place;
 }
 
-}  // namespace
+// The pass a run makes over every file its splits use, once each in the folder's order, the training ones
+// marked for the statistics (image_scan.h): a run and unreadableImageFiles share it, and its cache.
+struct FolderScan {
+  FolderSplits splits;
+  ImageScan scan;
+  size_t files = 0;  // how many the splits use
+};
 
-Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
-  const FolderSplits s = splitFolder(config, seed);
-  const ImageTransform transform = transformOf(config);
-  const int workers = static_cast<int>(config.workers);
-
-  // Every file a split uses, once, in the folder's order; the training ones marked for the statistics.
+FolderScan scanFolderSplits(const DataConfig& config, uint64_t seed, const ImageTransform& transform,
+                            int workers) {
+  FolderScan out;
+  out.splits = splitFolder(config, seed);
+  const FolderSplits& s = out.splits;
   std::vector<int64_t> used;
   used.insert(used.end(), s.train.begin(), s.train.end());
   used.insert(used.end(), s.val.begin(), s.val.end());
@@ -177,9 +182,25 @@ Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
   const std::string split_key = "seed " + std::to_string(seed) + " limit " + std::to_string(config.limit) +
                                 " val " + std::to_string(config.val_fraction) + " test " + config.test_path +
                                 " " + std::to_string(config.test_fraction);
-  const ImageScan scan = scanImageFiles(s.root, files, training, transform, std::max(1, workers), split_key);
+  out.files = files.size();
+  out.scan = scanImageFiles(s.root, files, training, transform, std::max(1, workers), split_key);
+  return out;
+}
+
+}  // namespace
+
+std::vector<BadImageFile> unreadableImageFiles(const DataConfig& config, uint64_t seed) {
+  return scanFolderSplits(config, seed, transformOf(config), static_cast<int>(config.workers)).scan.bad;
+}
+
+Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
+  const ImageTransform transform = transformOf(config);
+  const int workers = static_cast<int>(config.workers);
+  const FolderScan scanned = scanFolderSplits(config, seed, transform, workers);
+  const FolderSplits& s = scanned.splits;
+  const ImageScan& scan = scanned.scan;
   if (!scan.bad.empty() && config.images.bad_files != BadFilePolicy::Skip) {
-    throw DataError(std::to_string(scan.bad.size()) + " of the " + std::to_string(files.size()) +
+    throw DataError(std::to_string(scan.bad.size()) + " of the " + std::to_string(scanned.files) +
                         " image files cannot be read:" + listOfBadFiles(scan.bad),
                     "replace or remove them, or set data.images.bad_files to \"skip\" to train without them");
   }
@@ -187,7 +208,7 @@ Dataset loadImageFolder(const DataConfig& config, uint64_t seed) {
   for (const auto& b : scan.bad) bad.insert(b.file);
   if (scan.height == 0) {
     throw DataError(
-        "none of the " + std::to_string(files.size()) + " image files in " + s.root + " can be read",
+        "none of the " + std::to_string(scanned.files) + " image files in " + s.root + " can be read",
         "the folder needs JPEG or PNG images in its class subfolders");
   }
 

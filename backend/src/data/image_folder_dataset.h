@@ -11,11 +11,16 @@
 #include <cstdint>
 
 #include "data/dataset.h"
+#include "data/image_scan.h"
 #include "workbench/experiment.h"
 
 namespace wb {
 
 Dataset loadImageFolder(const DataConfig& config, uint64_t seed);
+
+// The files a run of `config` would find unreadable, by the same pass over every file (and its cache) that
+// loadImageFolder makes: after it, a run's start reads the scan from the cache. Reads every file.
+std::vector<BadImageFile> unreadableImageFiles(const DataConfig& config, uint64_t seed);
 
 // From the folder listing and one decoded file, without the pass over every file.
 DataShape probeImageFolder(const DataConfig& config);

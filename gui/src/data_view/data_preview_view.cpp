@@ -1,15 +1,20 @@
 #include "data_view/data_preview_view.h"
 
+#include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 
+#include "app/off_thread.h"
 #include "editor/experiment_editor.h"
 #include "widgets/pixel_image.h"
+#include "window/error_fixes.h"
 #include "workbench/errors.h"
 
 namespace wb::gui {
@@ -18,6 +23,18 @@ namespace {
 constexpr int kDataPreviewDebounceMs = 400;
 constexpr int kDataPreviewSamples = 12;
 constexpr int kDataThumb = 96;
+constexpr size_t kBadFilesNamed = 4;  // in the note; the tooltip lists them all with the decoder's reasons
+
+// "Bag/truncated.jpg": a file as the note names it, its class folder with it.
+QString shortFileName(const std::string& file) {
+  const QFileInfo info(QString::fromStdString(file));
+  return info.dir().dirName() + QLatin1Char('/') + info.fileName();
+}
+
+struct BadFilesOutcome {
+  std::vector<UnreadableFile> bad;
+  QString error;  // the preview names what cannot be read; this only keeps the note hidden
+};
 
 // The data section and the seed (the augmentation's draws) decide the preview; other edits leave it alone.
 std::string dataPreviewKey(const Experiment& e) {
@@ -61,6 +78,22 @@ DataPreviewView::DataPreviewView(ExperimentEditor* editor, QWidget* parent)
   m_samples->setWrapping(true);
   m_samples->setUniformItemSizes(true);
 
+  m_badFiles = new QLabel(this);
+  m_badFiles->setObjectName(QStringLiteral("dataBadFiles"));
+  m_badFiles->setWordWrap(true);
+  m_badFiles->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_skipBadFiles = new QPushButton(tr("Skip Them"), this);
+  m_skipBadFiles->setObjectName(QStringLiteral("dataSkipBadFiles"));
+  m_skipBadFiles->setToolTip(tr(
+      "Train without the files that cannot be read: sets data.images.bad_files to skip in the experiment"));
+  connect(m_skipBadFiles, &QPushButton::clicked, this,
+          [this] { m_editor->setValue("data.images.bad_files", wordString(BadFilePolicy::Skip)); });
+  auto* badRow = new QHBoxLayout;
+  badRow->addWidget(m_badFiles, 1);
+  badRow->addWidget(m_skipBadFiles, 0, Qt::AlignTop);
+  m_badFiles->hide();
+  m_skipBadFiles->hide();
+
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(m_classes);
   split->addWidget(m_samples);
@@ -68,6 +101,7 @@ DataPreviewView::DataPreviewView(ExperimentEditor* editor, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(8, 8, 8, 8);
   layout->addWidget(m_summary);
+  layout->addLayout(badRow);
   layout->addWidget(split, 1);
 
   m_debounce.setSingleShot(true);
@@ -99,6 +133,7 @@ void DataPreviewView::compute() {
   }
   m_running = true;
   m_runningKey = std::move(key);
+  scanForBadFiles(*experiment);
   m_summary->setText(tr("Reading the data…"));
   m_watcher.setFuture(QtConcurrent::run([e = *experiment] {
     DataPreviewOutcome outcome;
@@ -177,6 +212,59 @@ void DataPreviewView::showMessage(const QString& text) {
   m_classes->hide();
   m_samples->hide();
   m_shownKey.clear();
+}
+
+void DataPreviewView::scanForBadFiles(const Experiment& experiment) {
+  const int generation = ++m_scanGeneration;
+  showBadFiles({}, QString(), false);
+  if (experiment.data.dataset != DatasetName::ImageFolder) {
+    m_scanning = false;
+    return;
+  }
+  m_scanning = true;
+  const bool skipped = experiment.data.images.bad_files == BadFilePolicy::Skip;
+  runOffThread(
+      this,
+      [e = experiment] {
+        BadFilesOutcome out;
+        try {
+          out.bad = findUnreadableFiles(e);
+        } catch (const std::exception& error) {  // the preview says what cannot be read
+          out.error = QString::fromStdString(error.what());
+        }
+        return out;
+      },
+      [this, generation, skipped](const BadFilesOutcome& out) {
+        if (generation != m_scanGeneration) return;  // the data section changed meanwhile
+        m_scanning = false;
+        showBadFiles(out.bad, out.error, skipped);
+      });
+}
+
+void DataPreviewView::showBadFiles(const std::vector<UnreadableFile>& bad, const QString& error,
+                                   bool skipped) {
+  const bool shown = error.isEmpty() && !bad.empty();
+  m_badFiles->setVisible(shown);
+  m_skipBadFiles->setVisible(shown && !skipped);
+  if (!shown) {
+    m_badFiles->clear();
+    return;
+  }
+  QStringList names, reasons;
+  for (size_t i = 0; i < bad.size(); ++i) {
+    if (i < kBadFilesNamed) names << shortFileName(bad[i].file);
+    reasons << QString::fromStdString(bad[i].reason);
+  }
+  QString list = names.join(QStringLiteral(", "));
+  if (bad.size() > kBadFilesNamed) list += tr(" and %1 more").arg(bad.size() - kBadFilesNamed);
+  const QString field = fieldLabel(m_editor, "data.images.bad_files");
+  const QString count =
+      bad.size() == 1 ? tr("1 file cannot be read") : tr("%1 files cannot be read").arg(bad.size());
+  m_badFiles->setText(skipped ? tr("%1 and will be skipped (%2: skip): %3").arg(count, field, list)
+                              : tr("%1: %2. A run stops on them; Skip Them sets %3 to skip.")
+                                    .arg(count, list, field.isEmpty() ? tr("data.images.bad_files") : field));
+  m_badFiles->setToolTip(reasons.join(QLatin1Char('\n')));
+  m_badFiles->setStyleSheet(skipped ? QString() : QStringLiteral("color: #b45309;"));
 }
 
 QString DataPreviewView::summaryText() const {

@@ -4,6 +4,9 @@
 // preprocessing, the loader's workers, and a strip of samples after preprocessing (what the model will see,
 // augmentation included). It follows the editor after a short pause; the engine's previewData runs on a
 // worker thread (it lists the folder and decodes one file per class) and the tab is replaced when it answers.
+// Then, for an image folder, the pass a run makes over every file at its start (findUnreadableFiles, cached,
+// so Start does not repeat it) looks for files that cannot be read: the tab names them and offers to skip
+// them (data.images.bad_files = skip), before a run fails on them.
 
 #include <QFutureWatcher>
 #include <QTimer>
@@ -15,6 +18,7 @@
 
 class QLabel;
 class QListWidget;
+class QPushButton;
 class QTableWidget;
 
 namespace wb::gui {
@@ -36,6 +40,11 @@ class DataPreviewView : public QWidget {
   QString summaryText() const;
   QTableWidget* classTable() const { return m_classes; }
   QListWidget* sampleStrip() const { return m_samples; }
+  // The unreadable files found ("4 files cannot be read: …"), hidden when there are none; Skip them sets
+  // data.images.bad_files to skip in the editor.
+  QLabel* badFilesNote() const { return m_badFiles; }
+  QPushButton* skipBadFilesButton() const { return m_skipBadFiles; }
+  bool isScanning() const { return m_scanning; }
 
  signals:
   void previewShown();
@@ -45,11 +54,17 @@ class DataPreviewView : public QWidget {
   void onComputed();
   void show(const DataPreviewOutcome& outcome);
   void showMessage(const QString& text);
+  void scanForBadFiles(const Experiment& experiment);
+  void showBadFiles(const std::vector<UnreadableFile>& bad, const QString& error, bool skipped);
 
   ExperimentEditor* m_editor;
   QLabel* m_summary;
   QTableWidget* m_classes;
   QListWidget* m_samples;
+  QLabel* m_badFiles;
+  QPushButton* m_skipBadFiles;
+  bool m_scanning = false;
+  int m_scanGeneration = 0;  // an answer for an older data section is dropped
   QTimer m_debounce;
   QFutureWatcher<DataPreviewOutcome> m_watcher;
   bool m_running = false;

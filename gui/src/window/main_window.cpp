@@ -39,6 +39,7 @@
 #include "sweep_view/sweep_view.h"
 #include "widgets/screen_fit.h"
 #include "window/about_dialog.h"
+#include "window/error_dialog.h"
 #include "window/examples_menu.h"
 #include "window/experiment_document.h"
 #include "window/log_panel.h"
@@ -46,26 +47,12 @@
 #include "workbench/run_info.h"
 
 namespace wb::gui {
-namespace {
-
-// The default ErrorPresenter: window-modal, and open() rather than exec(), so no nested event loop runs
-// inside the event handler that found the problem.
-void showErrorDialog(QWidget* window, const QString& title, const QString& message, const QString& hint) {
-  auto* box = new QMessageBox(QMessageBox::Critical, title, message, QMessageBox::Ok, window);
-  box->setObjectName(QStringLiteral("errorDialog"));
-  if (!hint.isEmpty()) box->setInformativeText(MainWindow::tr("What to do: %1").arg(hint));
-  box->setAttribute(Qt::WA_DeleteOnClose);
-  box->setWindowModality(Qt::WindowModal);
-  box->open();
-}
-
-}  // namespace
 
 MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), m_options(options) {
   setObjectName(QStringLiteral("mainWindow"));
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
   m_presentError = [this](const QString& title, const QString& message, const QString& hint) {
-    showErrorDialog(this, title, message, hint);
+    showErrorDialog(this, title, message, hint, {m_editor, [this] { m_run->startRun(); }});
   };
   buildViews();
   buildBehaviour();

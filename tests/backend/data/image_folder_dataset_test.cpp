@@ -15,6 +15,7 @@
 #include "data/dataset.h"
 #include "data_test_support.h"
 #include "support/image_folder.h"
+#include "workbench/data_preview.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -249,6 +250,17 @@ TEST(ImageFolderDataset, BadFilesAreNamedOrSkippedAndCounted) {
   test::writeBytes(text, "not an image at all\n");
   config.test_fraction = 0.0;  // every file in a split that is read
   config.val_fraction = 0.0;
+  // The Data tab's question, before any run: the same files, named, and the pass cached for the run's start.
+  Experiment experiment;
+  experiment.seed = 1;
+  experiment.data = config;
+  const std::vector<UnreadableFile> unreadable = findUnreadableFiles(experiment);
+  ASSERT_EQ(unreadable.size(), 2u);
+  EXPECT_TRUE((unreadable[0].file == truncated && unreadable[1].file == text) ||
+              (unreadable[0].file == text && unreadable[1].file == truncated));
+  EXPECT_NE(unreadable[0].reason.find(unreadable[0].file), std::string::npos) << unreadable[0].reason;
+  experiment.data.dataset = DatasetName::FashionMnist;
+  EXPECT_TRUE(findUnreadableFiles(experiment).empty());
   const std::string hint = test::expectDataError(
       [&] { loadDataset(config, 1); }, {"2 of the 122 image files cannot be read", truncated, text});
   EXPECT_NE(hint.find("data.images.bad_files"), std::string::npos) << hint;
