@@ -4,11 +4,15 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QKeySequence>
+#include <QLabel>
+#include <QMainWindow>
+#include <QStatusBar>
 #include <QWidget>
 
 #include "app/off_thread.h"
 #include "editor/experiment_editor.h"
 #include "queue_view/queue_panel.h"
+#include "sweep_view/sweep_builder_dialog.h"
 #include "workbench/errors.h"
 #include "workbench/experiment.h"
 #include "workbench/run_info.h"
@@ -50,6 +54,9 @@ QueueActions::QueueActions(ExperimentEditor* editor, QueuePanel* panel, QWidget*
       m_panel(panel),
       m_window(window),
       m_presentError(std::move(presentError)) {
+  // The window's status bar names what the queue does (its own run state reads "Idle" while a worker trains).
+  if (auto* main = qobject_cast<QMainWindow*>(window))
+    main->statusBar()->addPermanentWidget(panel->activityLabel());
   m_queue = new QAction(tr("&Queue"), this);
   m_queue->setObjectName(QStringLiteral("queueExperiment"));
   m_queue->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
@@ -65,7 +72,7 @@ QueueActions::QueueActions(ExperimentEditor* editor, QueuePanel* panel, QWidget*
   m_startWorker->setToolTip(
       tr("Train the queued entries in a process of its own (it goes on after this window closes)"));
   connect(m_queue, &QAction::triggered, this, [this] { queueExperiment(); });
-  connect(m_queueSweep, &QAction::triggered, this, &QueueActions::chooseSweepFile);
+  connect(m_queueSweep, &QAction::triggered, this, &QueueActions::openSweepBuilder);
   connect(m_startWorker, &QAction::triggered, this, [this] { m_panel->startWorker(); });
 }
 
@@ -130,23 +137,31 @@ void QueueActions::finish(const QueueOutcome& out, const QString& refusedTitle) 
   emit queued(out.message);
 }
 
-void QueueActions::chooseSweepFile() {
-  auto* dialog =
-      new QFileDialog(m_window, tr("Queue a Sweep"), QDir::currentPath(), tr("Sweep files (*.json)"));
+SweepBuilderDialog* QueueActions::openSweepBuilder() {
+  auto* dialog = new SweepBuilderDialog(m_editor, this, m_window);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setFileMode(QFileDialog::ExistingFile);
-  connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& file) { queueSweep(file); });
+  if (m_editor->experiment()) dialog->addKey();  // a first row to edit: the learning rate
   dialog->open();
+  return dialog;
 }
 
 bool QueueActions::queueSweep(const QString& sweepFile) {
+  return queueSweepFrom([file = sweepFile.toStdString()] { return loadSweepFile(file); });
+}
+
+bool QueueActions::queueSweepSpec(const SweepSpec& sweep) {
+  return queueSweepFrom([sweep] { return sweep; });
+}
+
+bool QueueActions::queueSweepFrom(std::function<SweepSpec()> readSweep) {
   if (!begin("queue the sweep")) return false;
   m_busy = true;
   runOffThread(
       this,
-      [e = *m_editor->experiment(), file = sweepFile.toStdString(), cwd = QDir::currentPath().toStdString()] {
+      [e = *m_editor->experiment(), readSweep = std::move(readSweep),
+       cwd = QDir::currentPath().toStdString()] {
         return queueOutcome([&](QueueOutcome& out) {
-          const SweepSpec spec = loadSweepFile(file);
+          const SweepSpec spec = readSweep();
           const std::vector<SweepTrial> trials = planSweep(experimentToJson(e), spec, checkExperiment);
           const std::string runs =
               QDir(QString::fromStdString(e.output.runs_dir)).absolutePath().toStdString();

@@ -17,6 +17,7 @@
 
 #include "app/off_thread.h"
 #include "app/system_info_cache.h"
+#include "queue_view/queue_activity.h"
 #include "widgets/named_button.h"
 #include "workbench/errors.h"
 #include "workbench/install_paths.h"
@@ -46,6 +47,10 @@ QString stateText(const QueueEntry& e) {
 QueuePanel::QueuePanel(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("queuePanel"));
   m_summary = new QLabel(this);
+  // Not in the panel's layout: the window puts it in its status bar (it outlives the panel's dock tabs).
+  m_activity = new QLabel(this);
+  m_activity->setObjectName(QStringLiteral("queueActivity"));
+  m_activity->hide();
   m_summary->setObjectName(QStringLiteral("queueSummary"));
   m_summary->setWordWrap(true);
   m_start =
@@ -206,6 +211,8 @@ void QueuePanel::onLoaded(std::vector<QueueEntry> entries, const QString& proble
       if (workerAlive()) text += tr(" · worker pid %1").arg(m_workerPid);
     }
     m_summary->setText(text);
+    m_activity->setText(m_problem.isEmpty() ? queueActivityText(m_entries) : QString());
+    m_activity->setVisible(!m_activity->text().isEmpty());
     const bool active = queued > 0 || running > 0;
     if (!m_problem.isEmpty()) {
       // Unreadable for now: nothing is known to have finished.

@@ -35,6 +35,8 @@ class QueuePanel : public QWidget {
   const std::vector<QueueEntry>& entries() const { return m_entries; }
   QTreeWidget* view() const { return m_view; }
   QLabel* summary() const { return m_summary; }
+  // For the window's status bar: what the queue is doing (queueActivityText), hidden while it does nothing.
+  QLabel* activityLabel() const { return m_activity; }
   int loads() const { return m_loads; }
 
   // Starts a worker process on the queue; false (after telling the user why) when there is none to start or
@@ -74,6 +76,7 @@ class QueuePanel : public QWidget {
   qint64 m_workerPid = 0;
   QTreeWidget* m_view;
   QLabel* m_summary;
+  QLabel* m_activity;
   QPushButton* m_start;
   QLineEdit* m_devices;
   QPushButton* m_hold;
