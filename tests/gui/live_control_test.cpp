@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QDialogButtonBox>
+#include <QLabel>
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -58,6 +59,10 @@ class LiveControlTest : public QObject {
     LrChangeDialog* dialog = window.liveControl()->openDialog();
     QVERIFY(dialog);
     QVERIFY(dialog->isVisible());
+    // While it is open the run trains on, and the step it names follows.
+    QLabel* current = dialog->findChild<QLabel*>(QStringLiteral("currentLr"));
+    const QString opened = current->text();
+    QTRY_VERIFY_WITH_TIMEOUT(current->text() != opened, kRunTimeoutMs);
     dialog->setScale(0.5);
     dialog->accept();
     // The engine confirms at its next step (within the next drain ticks): a log line and a mark on the
@@ -101,6 +106,19 @@ class LiveControlTest : public QObject {
     window.pastRuns()->open(QStringList{QString::fromStdString(summary.run_dir)}, true);
     QTRY_COMPARE_WITH_TIMEOUT(window.pastRuns()->pendingLoads(), 0, kRunTimeoutMs);
     QCOMPARE(window.charts()->controlMarkLabels(QString::fromStdString(summary.run_dir)).size(), 2);
+  }
+
+  // The dialog stays open while the run trains on: what it says the run trains with follows the latest step.
+  void theOpenDialogFollowsTheRun() {
+    LrChangeDialog dialog(0.001, 40);
+    QLabel* current = dialog.findChild<QLabel*>(QStringLiteral("currentLr"));
+    QLabel* preview = dialog.findChild<QLabel*>(QStringLiteral("lrPreview"));
+    QVERIFY(current->text().contains(QStringLiteral("step 40")));
+    dialog.setScale(0.5);
+    QVERIFY2(preview->text().contains(QStringLiteral("0.0005")), qPrintable(preview->text()));
+    dialog.setCurrent(0.0008, 120);
+    QVERIFY2(current->text().contains(QStringLiteral("0.0008 (step 120)")), qPrintable(current->text()));
+    QVERIFY2(preview->text().contains(QStringLiteral("0.0004")), qPrintable(preview->text()));
   }
 
   void theDialogRefusesANonPositiveConstant() {

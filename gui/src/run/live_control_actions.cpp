@@ -54,6 +54,7 @@ void LiveControlActions::onEvents(const EventBatch& batch) {
       m_lastStep = s->step;
     }
   }
+  if (m_dialog) m_dialog->setCurrent(m_lastLr, m_lastStep);
 }
 
 void LiveControlActions::update() {

@@ -17,12 +17,9 @@ LrChangeDialog::LrChangeDialog(double current_lr, int64_t step, QWidget* parent)
   setObjectName(QStringLiteral("lrChangeDialog"));
   setWindowTitle(tr("Change Learning Rate"));
   auto* layout = new QVBoxLayout(this);
-  auto* current = new QLabel(current_lr > 0 ? tr("The run trains with a learning rate of %1 (step %2).")
-                                                  .arg(QString::number(current_lr, 'g', 6))
-                                                  .arg(step)
-                                            : tr("The run has not reported a step yet."));
-  current->setObjectName(QStringLiteral("currentLr"));
-  layout->addWidget(current);
+  m_current = new QLabel;
+  m_current->setObjectName(QStringLiteral("currentLr"));
+  layout->addWidget(m_current);
 
   auto* form = new QFormLayout;
   m_scaleMode = new QRadioButton(tr("Multiply the schedule by"));
@@ -58,6 +55,7 @@ LrChangeDialog::LrChangeDialog(double current_lr, int64_t step, QWidget* parent)
   layout->addWidget(buttons);
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  setCurrent(current_lr, step);
   connect(m_scaleMode, &QRadioButton::toggled, this, &LrChangeDialog::updatePreview);
   connect(m_factor, &QDoubleSpinBox::valueChanged, this, [this] {
     m_scaleMode->setChecked(true);
@@ -74,6 +72,15 @@ bool LrChangeDialog::constantValue(double& lr) const {
   bool ok = false;
   lr = m_constant->text().trimmed().toDouble(&ok);
   return ok && lr > 0 && std::isfinite(lr);
+}
+
+void LrChangeDialog::setCurrent(double current_lr, int64_t step) {
+  m_currentLr = current_lr;
+  m_current->setText(current_lr > 0 ? tr("The run trains with a learning rate of %1 (step %2).")
+                                          .arg(QString::number(current_lr, 'g', 6))
+                                          .arg(step)
+                                    : tr("The run has not reported a step yet."));
+  updatePreview();
 }
 
 void LrChangeDialog::updatePreview() {

@@ -24,6 +24,9 @@ class LrChangeDialog : public QDialog {
   // The change chosen (valid once accepted). Source "the window".
   LrChange change() const;
 
+  // The run moved on while the dialog is open: the label and the preview follow its latest step.
+  void setCurrent(double current_lr, int64_t step);
+
   // For tests and keyboard users alike: pick the mode and the value.
   void setScale(double factor);
   void setConstant(double lr);
@@ -33,6 +36,7 @@ class LrChangeDialog : public QDialog {
   bool constantValue(double& lr) const;
 
   double m_currentLr;
+  QLabel* m_current = nullptr;
   QRadioButton* m_scaleMode = nullptr;
   QRadioButton* m_constantMode = nullptr;
   QDoubleSpinBox* m_factor = nullptr;
