@@ -15,6 +15,9 @@ struct ModelSummaryRow {
   std::string
       name;  // the state-dict prefix of the layer ("3", "3.layers.0"); a parameter's name for TorchScript
   std::string type;            // the layer type ("conv2d"); "parameter" for a TorchScript model's rows
+  // The layer's module path outside the workbench where its list names it (torchvision's "layer1.0.conv1" for
+  // the resnet presets; docs/experiment.md, "Names outside"); empty for a layer without a name.
+  std::string outside_name;
   int depth = 0;               // 0 for the model's own layers, 1 inside a residual's branches, ...
   std::vector<int64_t> shape;  // the layer's output for one sample; a TorchScript parameter's own shape
   int64_t parameters = 0;      // trainable parameters (a residual's include its branches')

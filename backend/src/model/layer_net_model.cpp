@@ -4,7 +4,6 @@
 
 #include "model/layer_list.h"
 #include "model/layer_names.h"
-#include "model/residual_layer.h"
 #include "model/weights_file.h"
 #include "workbench/errors.h"
 
@@ -26,19 +25,33 @@ std::string padded(const std::string& text, size_t width, bool right = false) {
   return right ? fill + text : text + fill;
 }
 
+bool hasNames(const std::vector<LayerPtr>& layers) {
+  for (const LayerPtr& layer : layers) {
+    if (!layer->naming().empty()) return true;
+    for (const auto& branch : layer->branches()) {
+      if (hasNames(*branch.second)) return true;
+    }
+  }
+  return false;
+}
+
+// Rows of the layers of `list` and, below each, of its branches. `place` gives the outside names
+// (model/layer_names.h); `withNames` adds them as a last column, where a layer has one.
 void appendRows(std::string& table, const std::vector<LayerPtr>& layers, const Shape& input,
-                const std::string& prefix, int depth) {
+                const std::string& prefix, int depth, const NamePlace& list, bool withNames) {
   Shape current = input;
   for (size_t i = 0; i < layers.size(); ++i) {
     const Layer& layer = *layers[i];
     const Shape output = layer.outputShape(current);
-    table += padded(prefix + std::to_string(i), 18) + padded(std::string(2 * depth, ' ') + layer.type(), 22) +
-             padded(shapeToString(output), 18) +
-             padded(groupedThousands(layer.parameterCount(current)), 12, true) + "\n";
-    if (const auto* residual = dynamic_cast<const ResidualLayer*>(&layer)) {
-      const std::string base = prefix + std::to_string(i) + ".";
-      appendRows(table, residual->body(), current, base + "layers.", depth + 1);
-      appendRows(table, residual->shortcut(), current, base + "shortcut.", depth + 1);
+    const NamePlace place = layerPlace(list, i, layer.naming());
+    std::string row =
+        padded(prefix + std::to_string(i), 18) + padded(std::string(2 * depth, ' ') + layer.type(), 22) +
+        padded(shapeToString(output), 18) + padded(groupedThousands(layer.parameterCount(current)), 12, true);
+    if (withNames && layer.naming().name) row += "  " + place.outside;
+    table += row + "\n";
+    for (const auto& [branch, branchLayers] : layer.branches()) {
+      appendRows(table, *branchLayers, current, prefix + std::to_string(i) + "." + branch + ".", depth + 1,
+                 branchPlace(place, layer.naming(), branch), withNames);
     }
     current = output;
   }
@@ -53,10 +66,12 @@ std::string groupedThousands(int64_t value) {
 }
 
 std::string layerSummary(const std::vector<LayerPtr>& layers, const Shape& inputShape) {
+  // The outside names (torchvision's, for its architectures) as a last column, only for lists that have them.
+  const bool withNames = hasNames(layers);
   std::string table = padded("#", 18) + padded("layer", 22) + padded("output shape", 18) +
-                      padded("parameters", 12, true) + "\n";
+                      padded("parameters", 12, true) + (withNames ? "  name" : "") + "\n";
   table += padded("", 18) + padded("input", 22) + shapeToString(inputShape) + "\n";
-  appendRows(table, layers, inputShape, "", 0);
+  appendRows(table, layers, inputShape, "", 0, modelListPlace(), withNames);
   char flops[64];
   std::snprintf(flops, sizeof(flops), "%.2f", static_cast<double>(flopsPerSample(layers, inputShape)) / 1e6);
   table += "total: " + groupedThousands(parameterCount(layers, inputShape)) + " parameters, " + flops +

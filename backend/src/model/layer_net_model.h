@@ -34,7 +34,8 @@ class LayerNetModel : public Model {
   std::map<std::string, std::string> m_externalNames;
 };
 
-// One row per layer (nested rows for residual branches): index, type, output shape, parameters; then totals.
+// One row per layer (nested rows for residual branches): index, type, output shape, parameters, and the
+// outside name where the list has names (model/layer_names.h); then totals.
 std::string layerSummary(const std::vector<LayerPtr>& layers, const Shape& inputShape);
 
 // "3,274,634"

@@ -6,8 +6,8 @@
 
 #include "data/dataset.h"
 #include "model/layer_list.h"
+#include "model/layer_names.h"
 #include "model/model.h"
-#include "model/residual_layer.h"
 #include "model/torchscript_model.h"
 #include "workbench/errors.h"
 
@@ -15,22 +15,24 @@ namespace wb {
 namespace {
 
 void appendRows(std::vector<ModelSummaryRow>& rows, const std::vector<LayerPtr>& layers, const Shape& input,
-                const std::string& prefix, int depth) {
+                const std::string& prefix, int depth, const NamePlace& list) {
   Shape current = input;
   for (size_t i = 0; i < layers.size(); ++i) {
     const Layer& layer = *layers[i];
+    const NamePlace place = layerPlace(list, i, layer.naming());
     ModelSummaryRow row;
     row.name = prefix + std::to_string(i);
     row.type = layer.type();
+    if (layer.naming().name) row.outside_name = place.outside;
     row.depth = depth;
     row.shape = layer.outputShape(current);
     row.parameters = layer.parameterCount(current);
     row.flops = layer.flopsPerSample(current);
     rows.push_back(row);
     // The branches follow their residual, named as their state-dict keys are ("3.layers.0", "3.shortcut.0").
-    if (const auto* residual = dynamic_cast<const ResidualLayer*>(&layer)) {
-      appendRows(rows, residual->body(), current, row.name + ".layers.", depth + 1);
-      appendRows(rows, residual->shortcut(), current, row.name + ".shortcut.", depth + 1);
+    for (const auto& [branch, branchLayers] : layer.branches()) {
+      appendRows(rows, *branchLayers, current, row.name + "." + branch + ".", depth + 1,
+                 branchPlace(place, layer.naming(), branch));
     }
     current = row.shape;
   }
@@ -60,7 +62,7 @@ void summarizeLayers(ModelSummary& summary, const Experiment& e) {
     return;
   }
   try {
-    appendRows(summary.rows, layers, summary.input_shape, "", 0);
+    appendRows(summary.rows, layers, summary.input_shape, "", 0, modelListPlace());
     // The top-level list's output: the last row may belong to a residual's branch.
     const std::vector<Shape> shapes = inferShapes(layers, summary.input_shape, "layers");
     summary.output_shape = shapes.empty() ? summary.input_shape : shapes.back();

@@ -479,10 +479,15 @@ void ExperimentEditor::buildModelSource(QFormLayout* form) {
   form->addRow(tr("Model from"), m_modelSource);
   connect(m_modelSource, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { onEdited(); });
 
-  FieldBinding* preset = addChoice(
-      form, "model.preset", tr("Preset"),
-      {{"mlp", tr("MLP")}, {"cnn", tr("CNN")}, {"resnet", tr("ResNet")}, {"vit", tr("Vision Transformer")}},
-      tr("A built-in architecture sized to the data."));
+  FieldBinding* preset = addChoice(form, "model.preset", tr("Preset"),
+                                   {{"mlp", tr("MLP")},
+                                    {"cnn", tr("CNN")},
+                                    {"resnet", tr("ResNet")},
+                                    {"vit", tr("Vision Transformer")},
+                                    {"resnet18", tr("ResNet-18 (torchvision)")},
+                                    {"resnet50", tr("ResNet-50 (torchvision)")},
+                                    {"vit_b_16", tr("ViT-B/16 (torchvision, 224×224 images)")}},
+                                   tr("A built-in architecture sized to the data."));
   auto* layersEdit = new QPlainTextEdit;
   layersEdit->setPlaceholderText(
       QStringLiteral("[\n  {\"type\": \"flatten\"},\n  {\"type\": \"linear\", \"out_features\": 256},\n"

@@ -199,10 +199,17 @@ void ModelSummaryView::show(const ModelSummary& summary) {
                                    new QStandardItem(summary.torchscript ? tr("Shape") : tr("Output shape")));
   for (const ModelSummaryRow& row : summary.rows) {
     QList<QStandardItem*> items;
-    // Branch layers of a residual are indented under it, named by their state-dict prefix.
+    // Branch layers of a residual are indented under it, named by their state-dict prefix and, where the
+    // list names them (torchvision's architectures), by their module path outside.
+    const QString outside = QString::fromStdString(row.outside_name);
     auto* name =
-        new QStandardItem(QString(row.depth * 4, QLatin1Char(' ')) + QString::fromStdString(row.name));
-    name->setToolTip(tr("State-dict prefix: %1").arg(QString::fromStdString(row.name)));
+        new QStandardItem(QString(row.depth * 4, QLatin1Char(' ')) + QString::fromStdString(row.name) +
+                          (outside.isEmpty() ? QString() : QStringLiteral("  ") + outside));
+    name->setToolTip(outside.isEmpty()
+                         ? tr("State-dict prefix: %1").arg(QString::fromStdString(row.name))
+                         : tr("State-dict prefix: %1; name in weights files, freeze patterns and "
+                              "parameter groups: %2")
+                               .arg(QString::fromStdString(row.name), outside));
     items << name;
     items << new QStandardItem(QString::fromStdString(row.type) +
                                (row.trainable ? QString() : tr(" (frozen)")));

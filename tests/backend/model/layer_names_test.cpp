@@ -160,6 +160,18 @@ TEST(LayerNames, TwoTensorsWithOneOutsideNameAreRefused) {
   }
 }
 
+TEST(LayerNames, TheRunLogsLayerTableShowsTheNames) {
+  const std::string named = namesModel(namedBlockList(), {3, 8, 8}, 3)->info().summary;
+  EXPECT_TRUE(test::contains(named, "  name\n")) << named;
+  EXPECT_TRUE(test::contains(named, "  layer1.0.downsample.1\n")) << named;
+  EXPECT_TRUE(test::contains(named, "  fc\n")) << named;
+  const std::string plain =
+      namesModel(json::parse(R"([{"type": "flatten"}, {"type": "linear", "out_features": 3}])"), {1, 2, 2}, 3)
+          ->info()
+          .summary;
+  EXPECT_FALSE(test::contains(plain, "name")) << plain;
+}
+
 TEST(LayerNames, OutsideTensorNameMatchesWholeWordsOnly) {
   LayerNaming naming;
   naming.paramNames = {{"fc1", "mlp.0"}};

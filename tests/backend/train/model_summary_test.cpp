@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "backend/train/test_experiments.h"
 #include "model/model.h"
@@ -90,6 +91,23 @@ TEST(ModelSummary, ResidualBranchesAreNestedAndCountedOnce) {
           << row.name;
     }
   }
+}
+
+// torchvision's architectures show its module names beside the state-dict prefixes; the small presets none.
+TEST(ModelSummary, NamedLayersShowTheirOutsideNames) {
+  const ModelSummary s = summarizeModel(fashionExperiment("resnet18"));
+  ASSERT_TRUE(s.ok()) << formatIssues(s.issues);
+  std::map<std::string, std::string> outside;
+  for (const ModelSummaryRow& row : s.rows) outside[row.name] = row.outside_name;
+  EXPECT_EQ(outside.at("0"), "conv1");
+  EXPECT_EQ(outside.at("2"), "");  // the relu has no name
+  EXPECT_EQ(outside.at("4"), "layer1.0");
+  EXPECT_EQ(outside.at("4.layers.0"), "layer1.0.conv1");
+  EXPECT_EQ(outside.at("8.shortcut.1"), "layer2.0.downsample.1");
+  EXPECT_EQ(s.rows.back().outside_name, "fc");
+  EXPECT_EQ(s.total_parameters, libtorchCount(fashionExperiment("resnet18")));
+  for (const ModelSummaryRow& row : summarizeModel(fashionExperiment("resnet")).rows)
+    EXPECT_EQ(row.outside_name, "") << row.name;
 }
 
 TEST(ModelSummary, ProblemsComeBackWithTheirPaths) {
