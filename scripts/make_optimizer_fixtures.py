@@ -13,6 +13,10 @@ Each configuration runs 5 steps; before each step every param group's lr is set 
 "lrs" (what a schedule does). Parameter groups follow wb::makeOptimizer's rule: unless decay_bias_and_norm
 is set, parameters with dim() <= 1 go in a second group with weight_decay 0; empty groups are left out.
 
+"group_cases": optimizer.param_groups (two configured groups beside the default one, with their own lr or
+lr_scale and weight decay) under torch's StepLR and CosineAnnealingLR (eta_min, which is not proportional to a
+group's rate): each group's lr at every step and the parameters after it.
+
 It also records each torch.optim constructor's own defaults ("torch_defaults"): the C++ test checks that an
 experiment that names an optimizer and nothing else builds that optimizer with exactly these options.
 """
@@ -147,6 +151,93 @@ def run(case, parameters, inputs, targets):
     }
 
 
+# optimizer.param_groups under a schedule: torch's own schedulers on torch's param groups, each group scheduled
+# from its own initial_lr. The groups are laid out as wb::makeOptimizer lays them out: the default group,
+# then each configured group in order, each split into decayed and (unless decay_bias_and_norm) undecayed.
+GROUP_STEPS = 6
+GROUP_CONFIGS = [
+    {"case": "sgd_momentum_two_groups_step_lr",
+     "config": {"name": "sgd", "lr": 0.1, "momentum": 0.9, "weight_decay": 0.01, "decay_bias_and_norm": False,
+                "param_groups": [{"params": ["fc1.*"], "lr_scale": 0.1},
+                                 {"params": ["norm"], "lr": 0.05, "weight_decay": 0.0}]},
+     "schedule": {"name": "step", "step_size": 2, "gamma": 0.5}},
+    {"case": "adamw_two_groups_cosine_eta_min",
+     "config": {"name": "adamw", "lr": 0.02, "weight_decay": 0.1, "decay_bias_and_norm": True,
+                "param_groups": [{"params": ["fc1.*", "norm.*"], "lr_scale": 0.1, "weight_decay": 0.0}]},
+     "schedule": {"name": "cosine", "t_max": GROUP_STEPS, "eta_min": 1e-3}},
+]
+
+
+def picks(pattern, name):
+    import fnmatch
+    return fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(name, pattern + ".*")
+
+
+def group_layout(config, names, params):
+    """[(names, lr, weight_decay)] in wb::makeOptimizer's order."""
+    configured = config["param_groups"]
+    assigned = {n: 0 for n in names}
+    for g, group in enumerate(configured):
+        for n in names:
+            if any(picks(p, n) for p in group["params"]):
+                assigned[n] = g + 1
+    layout = []
+    for g in range(len(configured) + 1):
+        if g == 0:
+            lr, wd = config["lr"], config["weight_decay"]
+        else:
+            group = configured[g - 1]
+            lr = group["lr"] if "lr" in group else group["lr_scale"] * config["lr"]
+            wd = group.get("weight_decay", config["weight_decay"])
+        members = [n for n in names if assigned[n] == g]
+        decayed = [n for n in members if config["decay_bias_and_norm"] or params[n].dim() > 1]
+        not_decayed = [n for n in members if n not in decayed]
+        if decayed:
+            layout.append((decayed, lr, wd))
+        if not_decayed:
+            layout.append((not_decayed, lr, 0.0))
+    return layout
+
+
+def run_groups(case, parameters, inputs, targets):
+    config = dict(DEFAULTS)
+    config.update(case["config"])
+    params = {name: torch.tensor(values, requires_grad=True) for name, values in parameters}
+    names = [name for name, _ in parameters]
+    layout = group_layout(config, names, params)
+    groups = [{"params": [params[n] for n in g], "lr": lr, "weight_decay": wd} for g, lr, wd in layout]
+    optimizer = make_optimizer(config, groups)
+    schedule = case["schedule"]
+    if schedule["name"] == "step":
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=schedule["step_size"],
+                                                    gamma=schedule["gamma"])
+    else:
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=schedule["t_max"],
+                                                               eta_min=schedule["eta_min"])
+    x = torch.tensor(inputs)
+    y = torch.tensor(targets)
+    losses, after_steps, lrs = [], [], []
+    for _ in range(GROUP_STEPS):
+        lrs.append([group["lr"] for group in optimizer.param_groups])
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_of(params, x, y)
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        losses.append(loss.item())
+        after_steps.append({n: params[n].detach().flatten().tolist() for n in names})
+    return {
+        "case": case["case"],
+        "config": config,
+        "schedule": schedule,
+        "steps": GROUP_STEPS,
+        "groups": [{"names": g, "lr": lr, "weight_decay": wd} for g, lr, wd in layout],
+        "group_lrs": lrs,
+        "losses": losses,
+        "after_step": after_steps,
+    }
+
+
 OPTIMIZER_CLASSES = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW,
                      "rmsprop": torch.optim.RMSprop, "adagrad": torch.optim.Adagrad}
 
@@ -178,6 +269,7 @@ def main():
         "inputs": {"shape": list(inputs.shape), "values": inputs.flatten().tolist()},
         "targets": {"shape": list(targets.shape), "values": targets.flatten().tolist()},
         "cases": [run(case, parameters, inputs, targets) for case in CONFIGS],
+        "group_cases": [run_groups(case, parameters, inputs, targets) for case in GROUP_CONFIGS],
         "torch_defaults": torch_defaults(),
     }
     with open(OUTPUT, "w") as f:

@@ -60,6 +60,13 @@ struct DataConfig {
   std::vector<int64_t> synthetic_shape = {1, 28, 28};
 };
 
+// model.unfreeze: what model.freeze froze thaws at an epoch's start, joining the optimizer with fresh state.
+struct UnfreezeConfig {
+  int64_t after_epochs = 0;  // 0: stays frozen; N: thawed from epoch N + 1 on
+  int64_t every_epochs =
+      0;  // 0: all at once; N: one freeze pattern at a time, nearest the head first, N apart
+};
+
 struct ModelConfig {
   std::string preset = "cnn";  // mlp | cnn | resnet | vit; empty when layers or torchscript is given
   nlohmann::json layers;       // a list of typed layers (see docs/experiment.md); null when unused
@@ -69,6 +76,21 @@ struct ModelConfig {
   std::string weights;
   std::string weights_prefix;  // stripped from the file's names ("module."); empty: a common one is detected
   WeightsMismatch weights_mismatch = WeightsMismatch::Refuse;
+  // model.freeze: parameters that do not train (no gradient, no optimizer state), by name pattern
+  // ("layer1.*", "conv1"; matched against the names the model has outside and ours), or every parameter but
+  // the head.
+  std::vector<std::string> freeze;
+  bool freeze_body = false;  // "freeze": "body"
+  UnfreezeConfig unfreeze;
+};
+
+// optimizer.param_groups: parameters by name pattern with their own learning rate and weight decay, as
+// torch's param groups; the schedule scales each group's own base learning rate.
+struct ParamGroupConfig {
+  std::vector<std::string> params;  // patterns, as model.freeze's
+  double lr = 0;                    // > 0: this learning rate; 0: lr_scale x optimizer.lr
+  double lr_scale = 1;
+  double weight_decay = -1;  // < 0: optimizer.weight_decay
 };
 
 struct OptimizerConfig {
@@ -87,6 +109,7 @@ struct OptimizerConfig {
       true;           // true, as torch: every parameter; false: biases and norm weights get none
   bool fused = true;  // CPU adam/adamw: one pass per parameter; CUDA: fused adam/adamw/sgd kernels, and
                       // foreach rmsprop/adagrad (optim/fused_adam.h, fused_sgd.h, foreach_optimizers.h)
+  std::vector<ParamGroupConfig> param_groups;  // the rest: the default group (optimizer.lr, weight_decay)
 };
 
 struct ScheduleConfig {

@@ -440,6 +440,8 @@ SchemaKey modelSection() {
     stringKey("weights", StringRule{}, WB_FIELD(model.weights)),
     stringKey("weights_prefix", StringRule{}, WB_FIELD(model.weights_prefix)),
     wordKey("weights_mismatch", WB_FIELD(model.weights_mismatch)),
+    freezeKey(),
+    unfreezeSection(),
   });
 }
 
@@ -456,6 +458,7 @@ SchemaKey optimizerSection() {
     when(kOptimizer, {OptimizerName::RmsProp}, numberKey("alpha", kFraction, WB_FIELD(optimizer.alpha))),
     booleanKey("decay_bias_and_norm", WB_FIELD(optimizer.decay_bias_and_norm)),
     booleanKey("fused", WB_FIELD(optimizer.fused)),
+    paramGroupsKey(),
   });
 }
 

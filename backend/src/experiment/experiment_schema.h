@@ -65,6 +65,12 @@ const SchemaKey& experimentSchema();
 // The `compress` section (compress_section.cpp): its pass list is checked pass by pass.
 SchemaKey compressSection();
 
+// The keys that pick parameters by name (parameter_keys.cpp): model.freeze, model.unfreeze,
+// optimizer.param_groups.
+SchemaKey freezeKey();
+SchemaKey unfreezeSection();
+SchemaKey paramGroupsKey();
+
 // "train" + "batch_size" → "train.batch_size"; the root's children have no prefix.
 std::string joinPath(const std::string& parent, const std::string& key);
 std::string indexPath(const std::string& parent, size_t index);

@@ -154,6 +154,34 @@ void LrSchedule::addOverride(const LrOverride& o) {
 }
 
 double LrSchedule::scheduledLrAt(int64_t steps_done) const {
+  return scheduledFor(steps_done, m_base_lr, m_plateau_scale);
+}
+
+void LrSchedule::addGroups(const std::vector<double>& base_lrs) {
+  m_group_base_lrs.insert(m_group_base_lrs.end(), base_lrs.begin(), base_lrs.end());
+  m_group_plateau_scales.resize(m_group_base_lrs.size(), 1.0);
+}
+
+std::vector<double> LrSchedule::groupLrsAt(int64_t steps_done) const {
+  if (m_group_base_lrs.empty()) return {lrAt(steps_done)};
+  std::vector<double> lrs;
+  for (size_t g = 0; g < m_group_base_lrs.size(); ++g) {
+    const double base = m_group_base_lrs[g];
+    const double scheduled = scheduledFor(steps_done, base, m_group_plateau_scales[g]);
+    if (m_overrides.empty()) {
+      lrs.push_back(scheduled);
+      continue;
+    }
+    std::vector<LrOverride> overrides = m_overrides;
+    for (LrOverride& o : overrides) {
+      if (o.constant) o.value *= base / m_base_lr;
+    }
+    lrs.push_back(applyLrOverrides(overrides, steps_done, scheduled));
+  }
+  return lrs;
+}
+
+double LrSchedule::scheduledFor(int64_t steps_done, double base_lr, double plateau_scale) const {
   if (steps_done < 0) {
     throw std::out_of_range("LrSchedule::lrAt: negative step " + std::to_string(steps_done));
   }
@@ -164,35 +192,35 @@ double LrSchedule::scheduledLrAt(int64_t steps_done) const {
     const double start = m_config.warmup_start_factor;
     const double factor =
         start + (1.0 - start) * static_cast<double>(steps_done) / static_cast<double>(warmup);
-    const double main_lr = m_config.name == ScheduleName::Plateau ? m_base_lr * m_plateau_scale : m_base_lr;
+    const double main_lr = m_config.name == ScheduleName::Plateau ? base_lr * plateau_scale : base_lr;
     return main_lr * factor;
   }
   const int64_t step = steps_done - warmup;
   switch (m_config.name) {
     case ScheduleName::Constant:
-      return m_base_lr;
+      return base_lr;
     case ScheduleName::Step:
-      return m_base_lr * std::pow(m_config.gamma, static_cast<double>(step / m_config.step_size));
+      return base_lr * std::pow(m_config.gamma, static_cast<double>(step / m_config.step_size));
     case ScheduleName::MultiStep: {
       const auto passed = std::upper_bound(m_config.milestones.begin(), m_config.milestones.end(), step) -
                           m_config.milestones.begin();
-      return m_base_lr * std::pow(m_config.gamma, static_cast<double>(passed));
+      return base_lr * std::pow(m_config.gamma, static_cast<double>(passed));
     }
     case ScheduleName::Exponential:
-      return m_base_lr * std::pow(m_config.gamma, static_cast<double>(step));
+      return base_lr * std::pow(m_config.gamma, static_cast<double>(step));
     case ScheduleName::Cosine: {
       // torch's closed form. Its step() runs a recursion that equals this one in exact arithmetic, past T_max
       // too (the cosine climbs back up with period 2 * T_max); the tests hold the two together.
       const double period = static_cast<double>(cosinePeriod(m_config, m_total_steps));
       const double eta_min = m_config.eta_min;
-      return eta_min + (m_base_lr - eta_min) * (1 + std::cos(kPi * static_cast<double>(step) / period)) / 2;
+      return eta_min + (base_lr - eta_min) * (1 + std::cos(kPi * static_cast<double>(step) / period)) / 2;
     }
     case ScheduleName::OneCycle:
-      return oneCycleLr(m_config, m_base_lr, mainSteps(m_config, m_total_steps), step);
+      return oneCycleLr(m_config, base_lr, mainSteps(m_config, m_total_steps), step);
     case ScheduleName::Plateau:
-      return m_base_lr * m_plateau_scale;  // constant between validations
+      return base_lr * plateau_scale;  // constant between validations
   }
-  return m_base_lr;
+  return base_lr;
 }
 
 void LrSchedule::observeValidation(double metric) {
@@ -224,13 +252,20 @@ void LrSchedule::observeValidation(double metric) {
     m_bad_epochs = 0;  // bad validations during cooldown do not count
   }
   if (m_bad_epochs > m_config.patience) {
-    const double old_lr = m_base_lr * m_plateau_scale;
-    const double new_lr = std::max(old_lr * m_config.factor, m_config.min_lr);
-    if (old_lr - new_lr > kPlateauEps) {
-      m_plateau_scale = new_lr / m_base_lr;
-    }
+    reducePlateau(m_base_lr, m_plateau_scale);
+    for (size_t g = 0; g < m_group_base_lrs.size(); ++g)
+      reducePlateau(m_group_base_lrs[g], m_group_plateau_scales[g]);
     m_cooldown_counter = m_config.cooldown;
     m_bad_epochs = 0;
+  }
+}
+
+// ReduceLROnPlateau's reduction of one group: by factor, not below min_lr, and only by more than its eps.
+void LrSchedule::reducePlateau(double base_lr, double& plateau_scale) const {
+  const double old_lr = base_lr * plateau_scale;
+  const double new_lr = std::max(old_lr * m_config.factor, m_config.min_lr);
+  if (old_lr - new_lr > kPlateauEps) {
+    plateau_scale = new_lr / base_lr;
   }
 }
 
@@ -242,6 +277,7 @@ nlohmann::json LrSchedule::state() const {
       {"bad_epochs", m_bad_epochs},
       {"cooldown_counter", m_cooldown_counter},
       {"overrides", lrOverridesToJson(m_overrides)},
+      {"group_plateau_scales", m_group_plateau_scales},
   };
 }
 
@@ -260,6 +296,13 @@ void LrSchedule::loadState(const nlohmann::json& state) {
     m_cooldown_counter = cooldown_counter;
     m_overrides =
         state.contains("overrides") ? lrOverridesFromJson(state.at("overrides")) : std::vector<LrOverride>();
+    // Checkpoints from before per-group rates have none; a group's scale is kept only for the groups saved.
+    if (state.contains("group_plateau_scales")) {
+      const auto scales = state.at("group_plateau_scales").get<std::vector<double>>();
+      for (size_t g = 0; g < scales.size() && g < m_group_plateau_scales.size(); ++g) {
+        m_group_plateau_scales[g] = scales[g];
+      }
+    }
   } catch (const nlohmann::json::exception& error) {
     throw UserError(std::string("the checkpoint's learning-rate schedule state is damaged: ") + error.what(),
                     "resume from another checkpoint, or start the run afresh");

@@ -36,6 +36,18 @@ class LrSchedule {
   // The schedule's own value, without live changes (what torch's scheduler gives).
   double scheduledLrAt(int64_t steps_done) const;
 
+  // Per-group learning rates, as torch's schedulers keep an initial_lr per param group: the optimizer's
+  // groups with their base rates, in the optimizer's order (appended as groups join it). Each group follows
+  // the schedule computed from its own base rate (cosine's eta_min and plateau's min_lr are absolute, as in
+  // torch); a live change's factor applies to every group, its constant sets the default group's rate and
+  // the others keep their ratio to it. A group joining later (an unfreeze) follows the schedule from the step
+  // it joins as if it had been there from the start (plateau: unreduced, as torch's add_param_group leaves
+  // it).
+  void addGroups(const std::vector<double>& base_lrs);
+  size_t groupCount() const { return m_group_base_lrs.size(); }
+  // One rate per group (with live changes); without groups, lrAt alone.
+  std::vector<double> groupLrsAt(int64_t steps_done) const;
+
   // A live change from o.from_step on (kept in step order; part of state()).
   void addOverride(const LrOverride& o);
   const std::vector<LrOverride>& overrides() const { return m_overrides; }
@@ -59,6 +71,11 @@ class LrSchedule {
   int64_t m_bad_epochs = 0;
   int64_t m_cooldown_counter = 0;
   std::vector<LrOverride> m_overrides;
+  std::vector<double> m_group_base_lrs;
+  std::vector<double> m_group_plateau_scales;
+
+  double scheduledFor(int64_t steps_done, double base_lr, double plateau_scale) const;
+  void reducePlateau(double base_lr, double& plateau_scale) const;
 };
 
 }  // namespace wb

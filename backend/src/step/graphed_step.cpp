@@ -90,28 +90,34 @@ GraphedStep::GraphedStep(TrainingStep& body, StepParts& parts, torch::optim::Opt
 GraphedStep::~GraphedStep() = default;
 
 TrainingStep::MicroBatch GraphedStep::step(const Batch& batch, int64_t step, double lr) {
+  return this->step(batch, step, std::vector<double>{lr});
+}
+
+TrainingStep::MicroBatch GraphedStep::step(const Batch& batch, int64_t step, const std::vector<double>& lrs) {
   if (m_graph->captured()) {
-    if (fitsStaticBuffers(batch)) return replay(batch, step, lr);
+    if (fitsStaticBuffers(batch)) return replay(batch, step, lrs);
     ++m_eager_since_news;
-    return eager(batch, step, lr);
+    return eager(batch, step, lrs);
   }
   if (m_warmup_left > 0) {
     --m_warmup_left;
     TrainingStep::MicroBatch result;
-    m_graph->runOnSideStream([&] { result = eager(batch, step, lr); });
+    m_graph->runOnSideStream([&] { result = eager(batch, step, lrs); });
     return result;
   }
-  return capture(batch, step, lr);
+  return capture(batch, step, lrs);
 }
 
-TrainingStep::MicroBatch GraphedStep::eager(const Batch& batch, int64_t step, double lr) {
-  m_body.begin(step, lr);
+TrainingStep::MicroBatch GraphedStep::eager(const Batch& batch, int64_t step,
+                                            const std::vector<double>& lrs) {
+  m_body.begin(step, lrs);
   TrainingStep::MicroBatch result = m_body.forwardBackward(batch, 1, true);
   m_body.finish(step + 1);
   return result;
 }
 
-TrainingStep::MicroBatch GraphedStep::capture(const Batch& batch, int64_t step, double lr) {
+TrainingStep::MicroBatch GraphedStep::capture(const Batch& batch, int64_t step,
+                                              const std::vector<double>& lrs) {
   auto* device_step = dynamic_cast<DeviceStep*>(&m_optimizer);
   // Known only now that the gradients exist: whether every one of them is on the device step's path.
   m_whole = device_step && device_step->stepsOnDevice() && device_step->capturable();
@@ -119,7 +125,7 @@ TrainingStep::MicroBatch GraphedStep::capture(const Batch& batch, int64_t step, 
   m_static = Batch{batch.x.clone(), batch.y.clone(), batch.index};
   // Gradients set to none: the captured backward allocates them from the graph's pool and writes them
   // anew at each replay (nothing to zero).
-  m_body.begin(step, lr);
+  m_body.begin(step, lrs);
   for (auto& group : m_optimizer.param_groups()) {
     for (auto& p : group.params()) p.mutable_grad() = torch::Tensor();
   }
@@ -156,8 +162,9 @@ TrainingStep::MicroBatch GraphedStep::capture(const Batch& batch, int64_t step, 
   return m_output;
 }
 
-TrainingStep::MicroBatch GraphedStep::replay(const Batch& batch, int64_t step, double lr) {
-  m_body.setStepLearningRate(lr);
+TrainingStep::MicroBatch GraphedStep::replay(const Batch& batch, int64_t step,
+                                             const std::vector<double>& lrs) {
+  m_body.setStepLearningRates(lrs);
   m_parts.beforeStep(step);
   // An eager step in between (a short batch) left other gradient tensors on the parameters: the graph's are
   // the ones it writes, and what runs outside it (an optimizer's step, a checkpoint) must read.

@@ -47,15 +47,17 @@ class GraphedStep {
   // For a replayed step the logits and loss returned are the graph's output buffers: count them before the
   // next step.
   TrainingStep::MicroBatch step(const Batch& batch, int64_t step, double lr);
+  // With one learning rate per optimizer group (LrSchedule::groupLrsAt), or one for all.
+  TrainingStep::MicroBatch step(const Batch& batch, int64_t step, const std::vector<double>& lrs);
 
   // A line for the log once the graph is captured, and how many steps ran eagerly since the last call
   // (shape changes), or nullopt when there is nothing new.
   std::optional<std::string> takeNews();
 
  private:
-  TrainingStep::MicroBatch eager(const Batch& batch, int64_t step, double lr);
-  TrainingStep::MicroBatch capture(const Batch& batch, int64_t step, double lr);
-  TrainingStep::MicroBatch replay(const Batch& batch, int64_t step, double lr);
+  TrainingStep::MicroBatch eager(const Batch& batch, int64_t step, const std::vector<double>& lrs);
+  TrainingStep::MicroBatch capture(const Batch& batch, int64_t step, const std::vector<double>& lrs);
+  TrainingStep::MicroBatch replay(const Batch& batch, int64_t step, const std::vector<double>& lrs);
   bool fitsStaticBuffers(const Batch& batch) const;
 
   TrainingStep& m_body;

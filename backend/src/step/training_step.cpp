@@ -11,13 +11,21 @@ TrainingStep::TrainingStep(Model& model, torch::optim::Optimizer& optimizer, Ste
     : m_model(model), m_optimizer(optimizer), m_parts(parts), m_device(device), m_amp_dtype(amp_dtype) {}
 
 void TrainingStep::begin(int64_t step, double lr) {
+  begin(step, std::vector<double>{lr});
+}
+
+void TrainingStep::begin(int64_t step, const std::vector<double>& lrs) {
   m_optimizer.zero_grad();
-  setStepLearningRate(lr);
+  setStepLearningRates(lrs);
   m_parts.beforeStep(step);
 }
 
 void TrainingStep::setStepLearningRate(double lr) {
-  setLearningRate(m_optimizer, lr);
+  setStepLearningRates({lr});
+}
+
+void TrainingStep::setStepLearningRates(const std::vector<double>& lrs) {
+  setLearningRates(m_optimizer, lrs);
   // A device step reads its rates from the device: written here, outside any captured graph.
   if (auto* device_step = dynamic_cast<DeviceStep*>(&m_optimizer); device_step && m_device.is_cuda()) {
     device_step->stageLearningRates();

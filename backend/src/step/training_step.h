@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "data/batch_loader.h"
 #include "model/model.h"
@@ -25,9 +26,12 @@ class TrainingStep {
 
   // Opens an optimizer step; `step` counts the steps done so far.
   void begin(int64_t step, double lr);
+  // With one learning rate per optimizer group (LrSchedule::groupLrsAt), or one for all.
+  void begin(int64_t step, const std::vector<double>& lrs);
   // The step's learning rate in the optimizer (and on the device, for a device step); begin() does it, a
   // replayed graph needs it alone.
   void setStepLearningRate(double lr);
+  void setStepLearningRates(const std::vector<double>& lrs);
 
   struct MicroBatch {
     torch::Tensor logits;  // detached

@@ -16,7 +16,7 @@ GradScalerOptions scalerOptions(const TrainConfig& train) {
 
 RankModel ownedModel(TrainingModel built) {
   Model& model = *built.model;
-  return {model, std::move(built.model), std::move(built.optimizer)};
+  return {model, std::move(built.model), std::move(built.optimizer), std::move(built.frozen)};
 }
 
 RankStep::RankStep(const TrainConfig& train, RankModel model, torch::Device device,
@@ -24,6 +24,7 @@ RankStep::RankStep(const TrainConfig& train, RankModel model, torch::Device devi
     : m_owned_model(std::move(model.owned)),
       m_model(model.model),
       m_optimizer(std::move(model.optimizer)),
+      m_frozen(std::move(model.frozen)),
       m_device(device),
       m_amp_dtype(autocastDtype(train.amp)),
       m_scaler(scalerOptions(train)),

@@ -27,6 +27,7 @@ struct RankModel {
   Model& model;
   std::unique_ptr<Model> owned;  // null for the caller's model
   std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::shared_ptr<FrozenParameters> frozen = nullptr;  // model.freeze; null when nothing is frozen
 };
 RankModel ownedModel(TrainingModel built);
 
@@ -42,6 +43,8 @@ class RankStep {
   torch::optim::Optimizer& optimizer() { return *m_optimizer; }
   GradScaler& scaler() { return m_scaler; }
   StepParts& parts() { return m_parts; }
+  // model.freeze's parameters and their thawing; null when nothing is frozen.
+  FrozenParameters* frozen() { return m_frozen.get(); }
   TrainingStep& body() { return m_body; }
   // train.cuda_graphs: whether the step is replayed from a CUDA graph, and the log's line saying so or why
   // not (empty when off). graphed() is the step that does it (made at the first call), null when not.
@@ -54,6 +57,7 @@ class RankStep {
   std::unique_ptr<Model> m_owned_model;
   Model& m_model;
   std::unique_ptr<torch::optim::Optimizer> m_optimizer;
+  std::shared_ptr<FrozenParameters> m_frozen;
   torch::Device m_device;
   std::optional<c10::ScalarType> m_amp_dtype;
   GradScaler m_scaler;

@@ -9,8 +9,10 @@
 
 #include "data/batch_loader.h"
 #include "evaluation/evaluation.h"
+#include "optim/parameter_groups.h"
 #include "step/training_step.h"
 #include "train/early_stopping.h"
+#include "train/frozen_parameters.h"
 #include "train/metrics_window.h"
 #include "train/rank_agreement.h"
 #include "util/fast_paths.h"
@@ -48,6 +50,10 @@ class RankTrainer {
   RankOutcome run();
 
  private:
+  // model.freeze's summary and plan, optimizer.param_groups's groups: once, before the first step.
+  void logParameterChoices();
+  // model.unfreeze: what is due by `epoch` thawed and in the optimizer, before the step that follows.
+  void thawDue(int64_t epoch);
   // Trains the epoch from where it stands; false when a stop request ended it (it wrote its checkpoint).
   bool trainEpoch(int64_t epoch);
   // Between optimizer steps, what every rank agreed on: a learning-rate change, stop after this epoch, a
@@ -141,6 +147,7 @@ RankTrainer::RankTrainer(const RankSetup& setup)
 }
 
 RankOutcome RankTrainer::run() {
+  if (m_lead) logParameterChoices();
   for (int64_t epoch = m_first_epoch; epoch <= s.plan.epochs && m_step < s.plan.total_steps; ++epoch) {
     m_outcome.epochs = epoch;
     if (!trainEpoch(epoch)) {
@@ -156,8 +163,39 @@ RankOutcome RankTrainer::run() {
   return m_outcome;
 }
 
+// At the epoch's first step rather than its start, so that every checkpoint at an epoch's start (its end
+// of the epoch before, or a stop before its first step) holds the optimizer as it was before the thaw, and
+// every one inside the epoch as it is after: a resume redoes exactly the thaws its checkpoint had seen.
+void RankTrainer::thawDue(int64_t epoch) {
+  FrozenParameters* frozen = s.step.frozen();
+  if (!frozen) return;
+  const std::string thawed =
+      thawIntoOptimizer(*frozen, epoch, m_model, s.step.optimizer(), s.experiment.optimizer, s.schedule);
+  if (thawed.empty()) return;
+  if (m_lead) s.events.log(LogLevel::Info, thawed);
+  m_model.train(true);  // the thawed batch norms train again
+  frozen->keepStatisticsFrozen(m_model);
+}
+
+void RankTrainer::logParameterChoices() {
+  if (const FrozenParameters* frozen = s.step.frozen()) {
+    const std::string plan = frozen->plan();
+    s.events.log(LogLevel::Info, frozen->summary() + (plan.empty() ? "" : "\n" + plan));
+  }
+  if (s.experiment.optimizer.param_groups.empty()) return;
+  std::vector<std::string> names;
+  std::vector<bool> trainable;
+  for (const auto& [name, tensor] : m_model.namedParameters()) {
+    names.push_back(name);
+    trainable.push_back(tensor.requires_grad());
+  }
+  s.events.log(LogLevel::Info,
+               describeParameterGroups(s.experiment.optimizer, names, m_model.externalNames(), trainable));
+}
+
 bool RankTrainer::trainEpoch(int64_t epoch) {
   m_model.train(true);
+  if (FrozenParameters* frozen = s.step.frozen()) frozen->keepStatisticsFrozen(m_model);
   const bool resuming_here = s.resume_from && epoch == m_first_epoch;
   const int64_t first_batch = resuming_here ? s.resume_from->next_batch : 0;
   // The epoch's partial sums in a checkpoint are the group's: rank 0 carries them on, the others start at 0.
@@ -221,9 +259,11 @@ bool RankTrainer::trainBatch(const Batch& batch, int64_t epoch, Clock::time_poin
   const bool completes = (m_micro + 1) % m_accum == 0 || last_batch;
   // train.cuda_graphs: the whole step (one batch, never accumulated) from the graph.
   GraphedStep* graphed = m_graphed;
-  if (!graphed && m_micro % m_accum == 0) m_body.begin(m_step, s.schedule.lrAt(m_step));
-  const TrainingStep::MicroBatch result = graphed ? graphed->step(batch, m_step, s.schedule.lrAt(m_step))
-                                                  : m_body.forwardBackward(batch, m_accum, completes);
+  if (m_micro % m_accum == 0) thawDue(epoch);
+  if (!graphed && m_micro % m_accum == 0) m_body.begin(m_step, s.schedule.groupLrsAt(m_step));
+  const TrainingStep::MicroBatch result = graphed
+                                              ? graphed->step(batch, m_step, s.schedule.groupLrsAt(m_step))
+                                              : m_body.forwardBackward(batch, m_accum, completes);
   countBatch(m_window, *m_epoch, result.loss, result.logits, batch.y, m_scaler.enabled());
   ++m_micro;
   const auto computed = Clock::now();

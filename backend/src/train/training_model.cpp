@@ -23,7 +23,11 @@ TrainingModel buildTrainingModel(const Experiment& e, const Dataset& data, torch
     for (const auto& b : built.model->namedBuffers()) tensors.push_back(b.second);
     convertToChannelsLast(tensors);
   }
-  built.optimizer = makeOptimizer(e.optimizer, built.model->namedParameters());
+  if (e.model.freeze_body || !e.model.freeze.empty()) {
+    built.frozen = std::make_shared<FrozenParameters>(e.model, *built.model);
+    if (!built.frozen->any()) built.frozen.reset();
+  }
+  built.optimizer = makeOptimizer(e.optimizer, built.model->namedParameters(), built.model->externalNames());
   return built;
 }
 

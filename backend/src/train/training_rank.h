@@ -45,6 +45,7 @@ struct TrainingRank {
   std::shared_ptr<DataParallelStep> parallel;  // with several ranks; the first of the step's parts
   std::unique_ptr<RankStep> step;
   std::unique_ptr<LrSchedule> schedule;
+  OptimizerConfig optimizer_config;  // for the groups thawed parameters join (model.unfreeze)
   std::unique_ptr<RankLog> log;
   RankOutcome outcome;
 };

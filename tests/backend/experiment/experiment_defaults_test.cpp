@@ -77,11 +77,11 @@ TEST(ExperimentDefaults, WrittenDefaultsAreTheCompleteFile) {
       "synthetic": {"samples": 2048, "classes": 10, "shape": [1, 28, 28]}
     },
     "model": {"preset": "cnn", "layers": null, "torchscript": "", "weights": "", "weights_prefix": "",
-              "weights_mismatch": "refuse"},
+              "weights_mismatch": "refuse", "freeze": [], "unfreeze": {"after_epochs": 0, "every_epochs": 0}},
     "optimizer": {
       "name": "adamw", "lr": 0.001, "weight_decay": 0.01, "momentum": 0.0, "nesterov": false,
       "betas": [0.9, 0.999], "eps": 1e-8, "alpha": 0.99, "decay_bias_and_norm": true,
-      "fused": true
+      "fused": true, "param_groups": []
     },
     "schedule": {
       "name": "constant", "warmup_steps": 0, "warmup_start_factor": 0.01, "step_size": 1000, "milestones": [],

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "optim/fused_adam.h"
+#include "optim/lr_schedule.h"
 #include "optim/multi_tensor_step.h"
 #include "optim/step_path.h"
 #include "support/test_helpers.h"
@@ -197,6 +198,80 @@ TEST(OptimizerFactoryTest, StepsLikeTorchWithTheLrChangingEveryStep) {
         if (HasFailure()) {
           return;  // later steps only repeat the first difference
         }
+      }
+    }
+  }
+}
+
+ParamGroupConfig paramGroupFromJson(const nlohmann::json& j) {
+  ParamGroupConfig group;
+  group.params = j.at("params").get<std::vector<std::string>>();
+  group.lr = j.value("lr", 0.0);
+  group.lr_scale = j.value("lr_scale", 1.0);
+  group.weight_decay = j.value("weight_decay", -1.0);
+  return group;
+}
+
+ScheduleConfig groupScheduleFromJson(const nlohmann::json& j) {
+  ScheduleConfig schedule;
+  schedule.name = fromWord<ScheduleName>(j.at("name").get<std::string>()).value();
+  schedule.step_size = j.value("step_size", schedule.step_size);
+  schedule.gamma = j.value("gamma", schedule.gamma);
+  schedule.t_max = j.value("t_max", schedule.t_max);
+  schedule.eta_min = j.value("eta_min", schedule.eta_min);
+  return schedule;
+}
+
+// optimizer.param_groups as torch's param groups under torch's schedulers (StepLR; CosineAnnealingLR with an
+// eta_min, where a group's rate is not the default's scaled): each group's rate at every step from its own
+// base rate, and the parameters after each step, on every step path.
+TEST(OptimizerFactoryTest, ParamGroupsUnderAScheduleStepLikeTorch) {
+  const torch::Tensor x = tensorFromJson(optimizerFixture().at("inputs"));
+  const torch::Tensor y = tensorFromJson(optimizerFixture().at("targets"));
+  ASSERT_FALSE(optimizerFixture().at("group_cases").empty());
+  for (const nlohmann::json& fixture_case : optimizerFixture().at("group_cases")) {
+    for (const StepVariant& variant : stepVariants()) {
+      SCOPED_TRACE(fixture_case.at("case").get<std::string>() + " " + variant.name);
+      const NamedParameters parameters = initialParameters();
+      OptimizerConfig config = optimizerFromJson(fixture_case.at("config"));
+      for (const nlohmann::json& group : fixture_case.at("config").at("param_groups")) {
+        config.param_groups.push_back(paramGroupFromJson(group));
+      }
+      config.fused = variant.fused;
+      const auto optimizer = makeOptimizer(config, parameters);
+      if (variant.path != StepPath::Auto)
+        dynamic_cast<ReportsStepPath&>(*optimizer).setStepPath(variant.path);
+      const nlohmann::json& groups = fixture_case.at("groups");
+      ASSERT_EQ(optimizer->param_groups().size(), groups.size());
+      for (size_t i = 0; i < groups.size(); ++i) {
+        EXPECT_EQ(namesOf(optimizer->param_groups()[i], parameters),
+                  groups[i].at("names").get<std::vector<std::string>>());
+        EXPECT_EQ(weightDecayOf(optimizer->param_groups()[i].options()),
+                  groups[i].at("weight_decay").get<double>());
+      }
+      const int64_t steps = fixture_case.at("steps").get<int64_t>();
+      LrSchedule schedule(groupScheduleFromJson(fixture_case.at("schedule")), config.lr, steps);
+      schedule.addGroups(groupLearningRates(*optimizer));
+      const std::vector<double> losses = fixture_case.at("losses").get<std::vector<double>>();
+      for (int64_t step = 0; step < steps; ++step) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        const std::vector<double> lrs = schedule.groupLrsAt(step);
+        const auto expected_lrs = fixture_case.at("group_lrs").at(step).get<std::vector<double>>();
+        ASSERT_EQ(lrs.size(), expected_lrs.size());
+        for (size_t g = 0; g < lrs.size(); ++g)
+          EXPECT_NEAR(lrs[g], expected_lrs[g], 1e-12 * expected_lrs[g]) << "group " << g;
+        setLearningRates(*optimizer, lrs);
+        optimizer->zero_grad();
+        const torch::Tensor loss = lossOf(parameters, x, y);
+        EXPECT_NEAR(loss.item<double>(), losses[step], 1e-6 * std::abs(losses[step]));
+        loss.backward();
+        optimizer->step();
+        const nlohmann::json& expected = fixture_case.at("after_step").at(step);
+        for (const auto& named : parameters) {
+          expectCloseFloat32(named.second, expected.at(named.first).get<std::vector<double>>(), named.first,
+                             static_cast<size_t>(step) + 1);
+        }
+        if (HasFailure()) return;
       }
     }
   }
