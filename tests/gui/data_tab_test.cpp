@@ -136,6 +136,9 @@ class DataTabTest : public QObject {
     const QString hint = QStringLiteral(
         "replace or remove them, or set data.images.bad_files to \"skip\" to train without them");
     int starts = 0;
+    // The error comes while the failed run winds down, the editor still locked: the fix is offered all the
+    // same.
+    window.editor()->setLocked(QStringLiteral("A run is training"));
     QMessageBox* box = showErrorDialog(&window, QStringLiteral("Data error"), message, hint,
                                        {window.editor(), [&starts] { ++starts; }});
     QVERIFY2(box->informativeText().contains(QStringLiteral("“Unreadable files” (data.images.bad_files)")),
@@ -143,6 +146,7 @@ class DataTabTest : public QObject {
     auto* fix = box->findChild<QPushButton*>(QStringLiteral("errorFixButton"));
     QVERIFY(fix);
     QCOMPARE(fix->text(), QStringLiteral("Skip and start"));
+    window.editor()->setLocked(QString());  // the run has ended by the time the user clicks
     fix->click();
     QCOMPARE(starts, 1);
     QCOMPARE(window.editor()->document()["data"]["images"]["bad_files"], nlohmann::json("skip"));

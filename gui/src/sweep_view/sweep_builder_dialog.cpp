@@ -76,6 +76,8 @@ SweepBuilderDialog::SweepBuilderDialog(ExperimentEditor* editor, QueueActions* q
       {tr("Key"), tr("Values as"), tr("Values (a list)"), tr("From"), tr("To"), tr("Count"), tr("Scale")});
   m_keys->verticalHeader()->setVisible(false);
   m_keys->horizontalHeader()->setSectionResizeMode(kValuesCol, QHeaderView::Stretch);
+  m_keys->setColumnWidth(kKeyCol,
+                         fontMetrics().horizontalAdvance(QStringLiteral("optimizer.weight_decay")) + 40);
   m_keys->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_keys->setSelectionMode(QAbstractItemView::SingleSelection);
   auto* addKeyButton = new QPushButton(tr("Add Key"), this);

@@ -20,7 +20,9 @@ QMessageBox* showErrorDialog(QWidget* window, const QString& title, const QStrin
         QCoreApplication::translate("ErrorDialog", "What to do: %1").arg(withFieldLabels(editor, hint)));
   }
   const std::optional<ErrorFix> fix = errorFixFor(message, hint);
-  if (fix && editor && !editor->isLocked()) {
+  // Offered even while the editor is locked: a run's error comes while the failed run winds down, and the
+  // editor is free again by the time the user clicks.
+  if (fix && editor) {
     QPushButton* button = box->addButton(fix->button, QMessageBox::AcceptRole);
     button->setObjectName(QStringLiteral("errorFixButton"));
     QObject::connect(button, &QPushButton::clicked, editor, [editor, fix = *fix, start = context.startAgain] {
