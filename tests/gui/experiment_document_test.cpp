@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QFile>
+#include <QLineEdit>
 #include <QMenu>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -68,6 +69,27 @@ class ExperimentDocumentTest : public QObject {
     QVERIFY(!f.window.isWindowModified());
     QCOMPARE(status.count(), 1);
     QVERIFY(f.errors.isEmpty());
+  }
+
+  // An unnamed experiment: the title has no empty "()", and the Name field's placeholder says what its runs
+  // will be called, following the model and the data.
+  void anUnnamedExperimentsTitleAndNamePlaceholder() {
+    QTemporaryDir dir;
+    Fixture f;
+    f.editor->setDocument(test::tinyExperimentJson(dir.path(), 1, 0, ""));
+    f.editor->validateNow();
+    QCOMPARE(f.window.windowTitle(), QStringLiteral("Untitled[*] — Torch Workbench"));
+    auto* name = qobject_cast<QLineEdit*>(f.editor->binding("name")->input());
+    QVERIFY(name);
+    QTRY_VERIFY2(name->placeholderText().contains(QStringLiteral("(mlp-synthetic-0001")),
+                 qPrintable(name->placeholderText()));
+    nlohmann::json doc = f.editor->document();
+    doc["model"]["preset"] = "cnn";
+    doc["data"]["synthetic"]["shape"] = {1, 28, 28};
+    f.editor->setDocument(doc);
+    f.editor->validateNow();
+    QTRY_VERIFY2(name->placeholderText().contains(QStringLiteral("(cnn-synthetic-0001")),
+                 qPrintable(name->placeholderText()));
   }
 
   void savingWritesTheEditorsJsonAndClearsTheUnsavedMark() {

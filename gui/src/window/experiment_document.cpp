@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QSaveFile>
@@ -12,9 +13,11 @@
 
 #include "app/action_table.h"
 #include "editor/experiment_editor.h"
+#include "editor/field_binding.h"
 #include "window/examples_menu.h"
 #include "window/recent_files.h"
 #include "workbench/experiment.h"
+#include "workbench/run_info.h"
 
 namespace wb::gui {
 namespace {
@@ -189,9 +192,23 @@ void ExperimentDocument::updateTitle() {
   const nlohmann::json name = doc.value("name", nlohmann::json());
   const QString shown = m_file.isEmpty() ? tr("Untitled") : QFileInfo(m_file).fileName();
   QString title = shown + QStringLiteral("[*]");
-  if (name.is_string()) title += QStringLiteral(" (%1)").arg(QString::fromStdString(name.get<std::string>()));
+  if (name.is_string() && !name.get<std::string>().empty()) {
+    title += QStringLiteral(" (%1)").arg(QString::fromStdString(name.get<std::string>()));
+  }
   m_window->setWindowTitle(title + QStringLiteral(" — Torch Workbench"));
   m_window->setWindowModified(m_editor->isModified());
+  updateNamePlaceholder();
+}
+
+void ExperimentDocument::updateNamePlaceholder() {
+  FieldBinding* binding = m_editor->binding("name");
+  auto* edit = binding ? qobject_cast<QLineEdit*>(binding->input()) : nullptr;
+  if (!edit) return;
+  // What a run of this experiment would be called, as the runs folder will number it.
+  const std::optional<Experiment> experiment = m_editor->experiment();
+  edit->setPlaceholderText(experiment ? tr("empty: named after the model and data (%1-0001, -0002, …)")
+                                            .arg(QString::fromStdString(experimentRunName(*experiment)))
+                                      : tr("empty: named after the model and data"));
 }
 
 }  // namespace wb::gui

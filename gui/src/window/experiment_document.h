@@ -63,6 +63,8 @@ class ExperimentDocument : public QObject {
   // The one way a document enters the editor: `file` is empty for an untitled one.
   void load(const nlohmann::json& doc, const QString& file);
   void updateTitle();
+  // The Name field's placeholder says what an unnamed run of the form's experiment will be called.
+  void updateNamePlaceholder();
 
   ExperimentEditor* m_editor;
   QWidget* m_window;
