@@ -188,6 +188,11 @@ TEST(WeightsLoading, MisfitsAreRefusedByNameOrSkippedAndListed) {
   const auto after = snapshot(*model);
   EXPECT_TRUE(torch::equal(after.at("layers.0.weight"), before.at("layers.0.weight")));
   EXPECT_FALSE(torch::equal(after.at("layers.1.running_var"), before.at("layers.1.running_var")));
+  const std::vector<std::string> lines = weightsLoadLines(report);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1],
+            "  another shape (kept as initialized): layers.0.weight the model's [4, 2, 3, 3], the file's [4, "
+            "1, 3, 3]");
   const nlohmann::json json = weightsLoadToJson(report);
   EXPECT_EQ(json["mismatched"][0]["file"], nlohmann::json({4, 1, 3, 3}));
   EXPECT_EQ(json["loaded"].size(), 8u);
