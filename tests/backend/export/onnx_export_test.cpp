@@ -392,6 +392,17 @@ TEST(OnnxExport, FloatTorchvisionMobileNetsMatchTheEngine) {
   }
 }
 
+// An encoder block's own layer-norm eps (torchvision's ViT: 1e-6) reaches the file: a large one here, so a
+// file that fell back to 1e-5 would differ.
+TEST(OnnxExport, EncoderBlockEpsMatchesTheEngine) {
+  SKIP_WITHOUT_ONNX_EXPORT();
+  const Shape shape = {1, 28, 28};
+  const json layers = json::parse(R"([{"type": "patch_embed", "patch_size": 7, "dim": 16},
+    {"type": "position_embedding"}, {"type": "encoder_block", "heads": 2, "eps": 0.5},
+    {"type": "token_pool"}, {"type": "linear", "out_features": 10}])");
+  expectFloatExportMatches(trained(layers, shape, 20), "encoder-eps");
+}
+
 TEST(OnnxExport, FloatVitMatchesTheEngine) {
   SKIP_WITHOUT_ONNX_EXPORT();
   const Shape shape = {1, 28, 28};

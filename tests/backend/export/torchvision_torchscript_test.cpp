@@ -1,6 +1,7 @@
 // TorchScript export of torchvision's ResNet-18 (the resnet18 preset) at a small input: the module written,
 // loaded back and run gives the engine's outputs, and its tensors keep the layer list's names (the outside
-// names are metadata for weights files, not the export's keys). ONNX: onnx_export_test.cpp.
+// names are metadata for weights files, not the export's keys); and of an encoder block with its own eps, as
+// vit_b_16's. ONNX: onnx_export_test.cpp.
 
 #include <gtest/gtest.h>
 #include <torch/script.h>
@@ -38,6 +39,21 @@ TEST(TorchvisionTorchScript, Resnet18GivesTheEnginesOutputs) {
   for (const auto& p : loaded.named_parameters()) names.insert(p.name);
   EXPECT_TRUE(names.count("layers.4.layers.0.weight"));    // layer1.0.conv1
   EXPECT_TRUE(names.count("layers.8.shortcut.0.weight"));  // layer2.0.downsample.0
+}
+
+// An encoder block's own layer-norm eps (torchvision's ViT: 1e-6) reaches the module: a large one here, so a
+// module that fell back to 1e-5 would differ.
+TEST(TorchvisionTorchScript, EncoderBlockEpsGivesTheEnginesOutputs) {
+  const Shape shape = {1, 28, 28};
+  const nlohmann::json layers = nlohmann::json::parse(R"([{"type": "patch_embed", "patch_size": 7, "dim": 16},
+    {"type": "position_embedding"}, {"type": "encoder_block", "heads": 2, "eps": 0.5},
+    {"type": "token_pool"}, {"type": "linear", "out_features": 10}])");
+  ModelArtifact a = test::trainedArtifact(layers, shape, 20, 5);
+  a.name = "encoder-eps";
+  const torch::Tensor x = test::fashion().train.x.slice(0, 3000, 3064).contiguous();
+  const torch::Tensor expected = makeInferenceModel(a)->forward(x);
+  const torch::Tensor got = torchScriptModule(a).forward({x}).toTensor();
+  EXPECT_LE((got - expected).abs().max().item<double>(), 1e-4 * (expected.abs().max().item<double>() + 1));
 }
 
 }  // namespace
