@@ -10,6 +10,7 @@
 
 #include "../support/resumed_session.h"
 #include "charts/charts_panel.h"
+#include "editor/experiment_editor.h"
 #include "gui_test_support.h"
 #include "run/run_controller.h"
 #include "window/log_panel.h"
@@ -138,7 +139,11 @@ class RunTest : public QObject {
     if (QTest::currentTestFailed()) return;
     const auto stopped = ended.front().front().value<RunSummary>();
 
+    // Another experiment in the form: resuming brings the run's own into it, which the locked form shows.
+    window.editor()->setDocument(gui::test::tinyExperimentJson(dir.path(), 7, 0, "something-else"));
     QVERIFY(window.runActions()->resumeRun(QString::fromStdString(stopped.run_dir)));
+    QCOMPARE(window.editor()->document()["train"]["epochs"].get<int>(), 6);  // the run's, not the form's 7
+    QTRY_VERIFY_WITH_TIMEOUT(window.editor()->isLocked(), kRunTimeoutMs);
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, kRunTimeoutMs);
     const auto resumed = ended.back().front().value<RunSummary>();
     QCOMPARE(resumed.status, RunStatus::Completed);

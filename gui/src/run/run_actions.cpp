@@ -252,6 +252,7 @@ bool RunActions::resumeRun(const QString& runDir, bool force) {
     m_presentError(refusal.title, refusal.message, refusal.hint);
     return false;
   }
+  emit resumeStarting(runDir);
   // The run's curves so far come first, then the resumed run appends to them; loaded off the UI thread.
   m_lifecycle.beginResume(runDir);
   refresh();

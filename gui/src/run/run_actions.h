@@ -93,6 +93,9 @@ class RunActions : public QObject {
   // A run (new or resumed) is about to be drawn on the Training charts: what else is drawn there for a
   // finished job (a compression's fine-tuning) makes room.
   void runStarting();
+  // An interrupted run is about to resume with its own experiment.json: the form shows it (the window's
+  // document brings it in, as Clone into Editor does).
+  void resumeStarting(const QString& runDir);
   // The user asked to quit while the run trained, and it has ended: the window closes now.
   void quitReady();
   // The lifecycle moved: what else depends on it (the File actions, the runs browser) follows.

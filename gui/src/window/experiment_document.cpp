@@ -132,6 +132,15 @@ void ExperimentDocument::cloneRun(const QString& folder) {
   emit broughtIn(tr("The experiment of %1 is in the editor, unsaved").arg(QDir(folder).dirName()));
 }
 
+void ExperimentDocument::showResumedRun(const QString& folder) {
+  // The form, locked while the run trains, should describe what trains. Unsaved edits are only replaced with
+  // the user's consent; a run folder without a readable experiment.json is the resume's to report.
+  const nlohmann::json doc = readJson(QDir(folder).filePath(QStringLiteral("experiment.json")));
+  if (doc.is_discarded() || m_editor->isLocked() || !confirmDiscard()) return;
+  load(doc, QString());
+  emit broughtIn(tr("The experiment of %1, resuming, is in the editor").arg(QDir(folder).dirName()));
+}
+
 bool ExperimentDocument::saveFile(const QString& file) {
   QSaveFile out(file);
   const std::string text = m_editor->document().dump(2) + "\n";

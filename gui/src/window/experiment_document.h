@@ -45,6 +45,9 @@ class ExperimentDocument : public QObject {
   void newExperiment();
   // A finished or stopped run's experiment.json in the editor as a new, unsaved experiment.
   void cloneRun(const QString& folder);
+  // An interrupted run resumes: its experiment comes into the form (unsaved edits only with consent), so the
+  // locked form shows what trains.
+  void showResumedRun(const QString& folder);
   // Unsaved edits: asks whether to save them; true when they may be dropped (saved, discarded, or none).
   bool confirmDiscard();
   // New, Open and Open Recent: not while a run shows its experiment in the form.

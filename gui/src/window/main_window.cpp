@@ -273,6 +273,7 @@ void MainWindow::wireRuns() {
     if (!m_run->controller()->isActive()) m_runs->setRunsDir(m_editor->runsDir());
   });
   connect(m_runs, &RunsBrowser::cloneRequested, m_document, &ExperimentDocument::cloneRun);
+  connect(m_run, &RunActions::resumeStarting, m_document, &ExperimentDocument::showResumedRun);
   connect(m_runs, &RunsBrowser::resumeRequested, this, [this](const QString& dir) { m_run->resumeRun(dir); });
   connect(m_runs, &RunsBrowser::evaluateRequested, this, [this](const QString& dir) { evaluateRun(dir); });
   connect(m_runs, &RunsBrowser::selectionChanged, this, [this] {
