@@ -189,6 +189,31 @@ class EditorTest : public QObject {
   // fp32 without AVX-512); not for fp32, and not when every device is a GPU.
   void theAmpFieldSaysWhatBf16CostsOnThisCpu() {
     QTemporaryDir dir;
+  // From an image folder back to Fashion-MNIST: the folder's path and the settings only an image folder reads
+  // go back to their defaults (the path would be an error to clear by hand; the rest would stay unseen in the
+  // file). What every dataset reads (the batch size, the validation share) stays as the user set it.
+  void switchingTheDatasetForgetsTheOldOnesSettings() {
+    MainWindow window(MainWindow::Options{false});
+    ExperimentEditor* editor = window.editor();
+    nlohmann::json doc = editor->document();
+    doc["data"]["dataset"] = "image_folder";
+    doc["data"]["path"] = "/srv/photos";
+    doc["data"]["images"]["resize"] = 72;
+    doc["data"]["images"]["bad_files"] = "skip";
+    doc["data"]["val_fraction"] = 0.25;
+    editor->setDocument(doc);
+    auto* dataset = qobject_cast<QComboBox*>(editor->binding("data.dataset")->input());
+    dataset->setCurrentIndex(dataset->findData(QStringLiteral("fashion-mnist")));
+    const nlohmann::json after = editor->document();
+    QCOMPARE(after["data"]["dataset"].get<std::string>(), std::string("fashion-mnist"));
+    QCOMPARE(after["data"]["path"].get<std::string>(), std::string());
+    QCOMPARE(after["data"]["images"]["resize"].get<int>(), 0);
+    QCOMPARE(after["data"]["images"]["bad_files"].get<std::string>(), std::string("error"));
+    QCOMPARE(after["data"]["val_fraction"].get<double>(), 0.25);
+    QVERIFY(editor->isModified());
+    QVERIFY(editor->experiment().has_value());
+  }
+
     MainWindow window(MainWindow::Options{false});
     ExperimentEditor* editor = window.editor();
     auto* note = editor->findChild<QLabel*>(QStringLiteral("ampNote"));

@@ -609,6 +609,7 @@ void ExperimentEditor::loadDocument(const nlohmann::json& doc, bool asSaved) {
   if (asSaved) m_saved = document();
   m_loading = false;
   const bool modified = document() != m_saved;
+  m_dataset = word("data.dataset");
   if (modified != m_modified) {
     m_modified = modified;
     emit modifiedChanged(modified);
@@ -711,6 +712,7 @@ void ExperimentEditor::onEdited() {
   const bool modified = document() != m_saved;
   if (modified != m_modified) {
     m_modified = modified;
+  forgetOtherDatasetsSettings();
     emit modifiedChanged(modified);
   }
   emit edited();
@@ -721,6 +723,32 @@ void ExperimentEditor::updateRelevance() {
   // Where the model comes from is the form's own choice (the file has one of three keys); the rest matter as
   // the schema says (experiment_keys.h: optimizer.betas while optimizer.name is adam or adamw, ...).
   const int source = m_modelSource->currentIndex();
+void ExperimentEditor::forgetOtherDatasetsSettings() {
+  const QString dataset = word("data.dataset");
+  if (dataset == m_dataset) return;
+  m_dataset = dataset;
+  // The paths name the other dataset's files, and the keys only the other dataset reads (an image folder's
+  // resize, a CSV file's label column) would stay in the experiment unseen: all go back to their defaults.
+  const nlohmann::json defaults = experimentToJson(Experiment{});
+  nlohmann::json doc = document();
+  std::vector<FieldBinding*> reset;
+  for (const auto& b : m_bindings) {
+    const std::string& path = b->path();
+    const ExperimentKey* key = findExperimentKey(path);
+    const bool otherDatasets = key != nullptr && key->applies_when.path == "data.dataset" &&
+                               !key->applies_when.heldBy(dataset.toStdString());
+    if (path != "data.path" && path != "data.test_path" && !otherDatasets) continue;
+    const nlohmann::json* value = jsonAt(doc, path);
+    const nlohmann::json* fallback = jsonAt(defaults, path);
+    if (fallback == nullptr || (value != nullptr && *value == *fallback)) continue;
+    setJsonAt(doc, path, *fallback);
+    reset.push_back(b.get());
+  }
+  m_loading = true;  // the fields' own change signals: this edit is reported once, by the caller
+  for (FieldBinding* b : reset) b->load(doc);
+  m_loading = false;
+}
+
   const std::map<std::string, bool> modelFrom = {
       {"model.preset", source == 0},
       {"model.layers", source == 1},

@@ -134,6 +134,8 @@ class ExperimentEditor : public QWidget {
   void applyKeyFix(const nlohmann::json& doc);
   void showKeyFix(const std::optional<UnknownKey>& key);
   void updateRelevance();
+  // After a switch of data.dataset: the settings only the previous dataset read go back to their defaults.
+  void forgetOtherDatasetsSettings();
   void showIssues();
   void startChecks(const Experiment& experiment);
   void onChecksDone();
@@ -161,6 +163,7 @@ class ExperimentEditor : public QWidget {
   nlohmann::json m_saved;  // what the file on disk holds, to tell whether there are unsaved edits
   bool m_modified = false;
   bool m_loading = false;
+  QString m_dataset;  // data.dataset as last seen, to notice a switch
 
   std::vector<ValidationIssue> m_parseIssues;
   std::vector<ValidationIssue> m_checkIssues;
