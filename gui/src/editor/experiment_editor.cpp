@@ -479,15 +479,19 @@ void ExperimentEditor::buildModelSource(QFormLayout* form) {
   form->addRow(tr("Model from"), m_modelSource);
   connect(m_modelSource, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { onEdited(); });
 
-  FieldBinding* preset = addChoice(form, "model.preset", tr("Preset"),
-                                   {{"mlp", tr("MLP")},
-                                    {"cnn", tr("CNN")},
-                                    {"resnet", tr("ResNet")},
-                                    {"vit", tr("Vision Transformer")},
-                                    {"resnet18", tr("ResNet-18 (torchvision)")},
-                                    {"resnet50", tr("ResNet-50 (torchvision)")},
-                                    {"vit_b_16", tr("ViT-B/16 (torchvision, 224×224 images)")}},
-                                   tr("A built-in architecture sized to the data."));
+  FieldBinding* preset =
+      addChoice(form, "model.preset", tr("Preset"),
+                {{"mlp", tr("MLP")},
+                 {"cnn", tr("CNN")},
+                 {"resnet", tr("ResNet")},
+                 {"vit", tr("Vision Transformer")},
+                 {"resnet18", tr("ResNet-18 (torchvision)")},
+                 {"resnet50", tr("ResNet-50 (torchvision)")},
+                 {"vit_b_16", tr("ViT-B/16 (torchvision, 224×224 images)")},
+                 {"mobilenet_v3_large", tr("MobileNetV3-Large (torchvision)")},
+                 {"efficientnet_b0", tr("EfficientNet-B0 (torchvision)")},
+                 {"convnext_tiny", tr("ConvNeXt-Tiny (torchvision, 32×32 images and up)")}},
+                tr("A built-in architecture sized to the data."));
   auto* layersEdit = new QPlainTextEdit;
   layersEdit->setPlaceholderText(
       QStringLiteral("[\n  {\"type\": \"flatten\"},\n  {\"type\": \"linear\", \"out_features\": 256},\n"
@@ -605,11 +609,11 @@ void ExperimentEditor::loadDocument(const nlohmann::json& doc, bool asSaved) {
   const nlohmann::json* preset = jsonAt(full, "model.preset");
   if (preset && preset->is_string() && preset->get<std::string>().empty()) forLoad["model"].erase("preset");
   for (const auto& b : m_bindings) b->load(forLoad);
+  m_dataset = word("data.dataset");
 
   if (asSaved) m_saved = document();
   m_loading = false;
   const bool modified = document() != m_saved;
-  m_dataset = word("data.dataset");
   if (modified != m_modified) {
     m_modified = modified;
     emit modifiedChanged(modified);
@@ -708,21 +712,17 @@ std::optional<Experiment> ExperimentEditor::experiment() const {
 
 void ExperimentEditor::onEdited() {
   if (m_loading) return;
+  forgetOtherDatasetsSettings();
   updateRelevance();
   const bool modified = document() != m_saved;
   if (modified != m_modified) {
     m_modified = modified;
-  forgetOtherDatasetsSettings();
     emit modifiedChanged(modified);
   }
   emit edited();
   m_debounce.start();
 }
 
-void ExperimentEditor::updateRelevance() {
-  // Where the model comes from is the form's own choice (the file has one of three keys); the rest matter as
-  // the schema says (experiment_keys.h: optimizer.betas while optimizer.name is adam or adamw, ...).
-  const int source = m_modelSource->currentIndex();
 void ExperimentEditor::forgetOtherDatasetsSettings() {
   const QString dataset = word("data.dataset");
   if (dataset == m_dataset) return;
@@ -749,6 +749,10 @@ void ExperimentEditor::forgetOtherDatasetsSettings() {
   m_loading = false;
 }
 
+void ExperimentEditor::updateRelevance() {
+  // Where the model comes from is the form's own choice (the file has one of three keys); the rest matter as
+  // the schema says (experiment_keys.h: optimizer.betas while optimizer.name is adam or adamw, ...).
+  const int source = m_modelSource->currentIndex();
   const std::map<std::string, bool> modelFrom = {
       {"model.preset", source == 0},
       {"model.layers", source == 1},
