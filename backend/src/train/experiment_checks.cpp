@@ -6,7 +6,9 @@
 #include "distributed/device_selection.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
+#include "optim/parameter_groups.h"
 #include "run_folder/run_folder.h"
+#include "train/frozen_parameters.h"
 #include "train/training_plan.h"
 #include "workbench/errors.h"
 #include "workbench/experiment.h"
@@ -35,6 +37,31 @@ void checkWeightsLoad(const Experiment& e, std::vector<ValidationIssue>& issues)
       }
     }
     issues.push_back({key, err.hint().empty() ? what : what + " (" + err.hint() + ")"});
+  }
+}
+
+// model.freeze's and optimizer.param_groups's patterns against the model's names, as the run applies them.
+// The message starts with the path of the pattern at fault ("model.freeze[1]: ...").
+void checkParameterPatterns(const Experiment& e, const DataShape& shape,
+                            std::vector<ValidationIssue>& issues) {
+  const bool freezes = e.model.freeze_body || !e.model.freeze.empty();
+  if (!freezes && e.optimizer.param_groups.empty()) return;
+  try {
+    const std::unique_ptr<Model> model = buildModel(e.model, shape.sample_shape, shape.num_classes);
+    if (freezes) FrozenParameters frozen(e.model, *model);
+    std::vector<std::string> names;
+    for (const auto& named : model->namedParameters()) names.push_back(named.first);
+    (void)assignParameterGroups(e.optimizer.param_groups, names, model->externalNames());
+  } catch (const UserError& err) {
+    std::string what = err.what();
+    std::string path = freezes ? "model.freeze" : "optimizer.param_groups";
+    const size_t colon = what.find(": ");
+    const bool located = what.rfind("model.freeze", 0) == 0 || what.rfind("optimizer.param_groups", 0) == 0;
+    if (located && colon != std::string::npos) {
+      path = what.substr(0, colon);
+      what = what.substr(colon + 2);
+    }
+    issues.push_back({path, what});
   }
 }
 
@@ -114,6 +141,7 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
     }
   }
 
+  if (have_shape && issues.empty()) checkParameterPatterns(e, shape, issues);
   if (!e.model.weights.empty() && have_shape && issues.empty()) checkWeightsLoad(e, issues);
 
   const std::string runs_problem = checkRunsDirWritable(e.output.runs_dir);

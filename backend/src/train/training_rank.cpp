@@ -2,6 +2,7 @@
 
 #include "optim/optimizer_factory.h"
 #include "run_folder/training_state.h"
+#include "workbench/errors.h"
 
 namespace wb {
 
@@ -18,11 +19,31 @@ void TrainingRank::setUp(const Experiment& experiment, const TrainingPlan& plan,
   }
   first.add(parts);
   step = std::make_unique<RankStep>(experiment.train, std::move(model), placement.device, first);
+  refuseUnfreezingWhereUnsupported();
   schedule = std::make_unique<LrSchedule>(experiment.schedule, experiment.optimizer.lr, plan.total_steps);
   // Each group's own base rate (optimizer.param_groups), read before any step sets the rates.
   schedule->addGroups(groupLearningRates(step->optimizer()));
   optimizer_config = experiment.optimizer;
   if (!isLead()) log = std::make_unique<RankLog>(folder, placement.rank);
+}
+
+// Both capture the trainable parameters once: data parallel's allreduce its buckets, a CUDA graph its
+// backward. A parameter thawed later would train on one rank only, or not at all.
+void TrainingRank::refuseUnfreezingWhereUnsupported() {
+  const FrozenParameters* frozen = step->frozen();
+  if (!frozen || frozen->plan().empty()) return;
+  if (group->size() > 1) {
+    throw UserError(
+        "model.unfreeze does not work with several devices (data parallel) yet: the gradient "
+        "allreduce would leave out what thaws",
+        "Train on one device, or freeze without model.unfreeze.");
+  }
+  if (step->graphChoice().capture) {
+    throw UserError(
+        "model.unfreeze does not work with train.cuda_graphs: a step captured before a thaw would "
+        "not train what thaws",
+        "Set train.cuda_graphs to off.");
+  }
 }
 
 void TrainingRank::restore(const LoadedCheckpoint& checkpoint) {

@@ -37,6 +37,8 @@ struct TrainingRank {
   // Rank 0 reports through the training's stream; the others through their log.
   EventStream& events(EventStream& lead_events) { return log ? log->events() : lead_events; }
   LocalRank local() const { return {placement, group.get(), parallel.get()}; }
+  // model.unfreeze with data parallel or CUDA graphs: refused (wb::UserError) before anything trains.
+  void refuseUnfreezingWhereUnsupported();
   // Trains with `setup` (whose step is this rank's), its log flushed whatever happens.
   void train(const RankSetup& setup);
 

@@ -57,7 +57,8 @@ std::string noMatchMessage(const std::string& path, const std::string& pattern,
   for (const ParameterName& name : names) {
     for (size_t dot = name.external.find('.'); dot != std::string::npos;
          dot = name.external.find('.', dot + 1)) {
-      const std::string module = name.external.substr(0, dot) + ".*";
+      const std::string module = name.external.substr(0, dot);
+      if (seen.insert(module + ".*").second) candidates.push_back(module + ".*");
       if (seen.insert(module).second) candidates.push_back(module);
     }
     if (seen.insert(name.external).second) candidates.push_back(name.external);

@@ -103,6 +103,25 @@ TEST(Freezing, APatternThatPicksNothingIsNamedWithWhatWasMeant) {
             std::string::npos);
 }
 
+// torchvision's names: "body" leaves resnet18's fc, patterns are written as torchvision's keys, and a typo is
+// answered in them.
+TEST(Freezing, Resnet18IsFrozenInTorchvisionsNames) {
+  ModelConfig config;
+  config.preset = "resnet18";
+  auto model = buildModel(config, {3, 64, 64}, 1000);
+  config.freeze_body = true;
+  EXPECT_EQ(FrozenParameters(config, *model).summary(),
+            "frozen: 60 of 62 tensors (11,176,512 parameters); trainable: fc.weight, fc.bias");
+  auto fresh = buildModel(ModelConfig{"resnet18"}, {3, 64, 64}, 10);
+  config.freeze_body = false;
+  config.freeze = {"conv1", "bn1", "layer1.*"};
+  FrozenParameters frozen(config, *fresh);
+  EXPECT_EQ(frozenNames(*fresh).size(), 15u);  // conv1.weight, bn1's 2, layer1's 12
+  config.freeze = {"layr1.*"};
+  EXPECT_NE(errorOf([&] { FrozenParameters typo(config, *fresh); }).find("did you mean \"layer1.*\"?"),
+            std::string::npos);
+}
+
 // Frozen: no gradient, no optimizer state, the values unchanged; their batch norm runs on its running
 // statistics, which stay as they were, while the rest trains.
 TEST(Freezing, FrozenPartsGetNoGradientNoStateAndKeepTheirBatchNormStatistics) {
@@ -246,6 +265,22 @@ Experiment unfreezingExperiment(const std::string& runs) {
 
 // Runs `e`, asking for a stop when epoch `stop_epoch` ends (0: never): epoch ends reach the sink at once, so
 // the stop lands at the next epoch's first step boundary. The log lines go to `log`.
+// check finds a pattern that picks nothing before a run folder exists, at the pattern's own path.
+TEST(Unfreezing, CheckNamesAPatternThatPicksNothing) {
+  Experiment e = unfreezingExperiment(test::freshDir("freeze-check"));
+  e.model.freeze = {"layers.0.*", "layrs.3"};
+  std::vector<ValidationIssue> issues = checkExperiment(e);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].path, "model.freeze[1]");
+  EXPECT_EQ(issues[0].message, "\"layrs.3\" matches no parameter of the model; did you mean \"layers.3\"?");
+  e.model.freeze = {"layers.0.*"};
+  e.optimizer.param_groups[0].params = {"layers.7.*", "laers.3"};
+  issues = checkExperiment(e);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].path, "optimizer.param_groups[0].params[1]");
+  fs::remove_all(e.output.runs_dir);
+}
+
 RunSummary runStoppingAfterEpoch(const Experiment& e, int64_t stop_epoch,
                                  std::vector<std::string>* log = nullptr) {
   TrainingRun* self = nullptr;
