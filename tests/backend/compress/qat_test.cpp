@@ -15,6 +15,7 @@
 #include "compress/quantized_net.h"
 #include "data/dataset.h"
 #include "support/fashion_subset.h"
+#include "support/mobile_layers.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -116,6 +117,13 @@ void expectConvertedMatches(const ModelArtifact& start, const Shape& shape, int 
 
 TEST(Qat, FakeQuantForwardMatchesConvertedInt8Cnn) {
   expectConvertedMatches(cnn(), kMnist, 20, 1000);
+}
+
+// Depthwise convs (int8, batch norms with eps 1e-3 folded) with float layers between them: hardswish, silu,
+// squeeze-excitation, layernorm2d, channel_linear, layer_scale, stochastic depth (the identity when
+// converted).
+TEST(Qat, FakeQuantForwardMatchesConvertedInt8MobileLayers) {
+  expectConvertedMatches(trainedForQat(test::mobileLayers(), kMnist, 30), kMnist, 10, 500);
 }
 
 TEST(Qat, FakeQuantForwardMatchesConvertedInt8Resnet) {
