@@ -6,7 +6,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
+#include <QSpontaneKeyEvent>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -14,6 +17,7 @@
 
 #include "charts/metric_chart.h"
 #include "editor/experiment_editor.h"
+#include "editor/json_path.h"
 #include "editor/lr_preview.h"
 #include "gui_test_support.h"
 #include "window/experiment_document.h"
@@ -185,10 +189,6 @@ class EditorTest : public QObject {
     QVERIFY(!shown("data.path") && shown("data.synthetic.shape") && !shown("data.label_column"));
   }
 
-  // train.amp bf16 on the CPU: the field says what bf16 costs on this machine's CPU (many times slower than
-  // fp32 without AVX-512); not for fp32, and not when every device is a GPU.
-  void theAmpFieldSaysWhatBf16CostsOnThisCpu() {
-    QTemporaryDir dir;
   // From an image folder back to Fashion-MNIST: the folder's path and the settings only an image folder reads
   // go back to their defaults (the path would be an error to clear by hand; the rest would stay unseen in the
   // file). What every dataset reads (the batch size, the validation share) stays as the user set it.
@@ -214,6 +214,10 @@ class EditorTest : public QObject {
     QVERIFY(editor->experiment().has_value());
   }
 
+  // train.amp bf16 on the CPU: the field says what bf16 costs on this machine's CPU (many times slower than
+  // fp32 without AVX-512); not for fp32, and not when every device is a GPU.
+  void theAmpFieldSaysWhatBf16CostsOnThisCpu() {
+    QTemporaryDir dir;
     MainWindow window(MainWindow::Options{false});
     ExperimentEditor* editor = window.editor();
     auto* note = editor->findChild<QLabel*>(QStringLiteral("ampNote"));
@@ -246,7 +250,14 @@ class EditorTest : public QObject {
     editor->setDocument(test::tinyExperimentJson(dir.path()));
     QVERIFY(editor->issues().empty());
 
-    qobject_cast<QSpinBox*>(editor->binding("train.batch_size")->input())->setValue(0);
+    // The field holds only what the engine accepts (its range is the schema's): 0 comes only from a file,
+    // which the form shows and flags.
+    auto* batch = qobject_cast<QSpinBox*>(editor->binding("train.batch_size")->input());
+    batch->setValue(0);
+    QCOMPARE(batch->value(), 1);
+    nlohmann::json zeroBatch = test::tinyExperimentJson(dir.path());
+    zeroBatch["train"]["batch_size"] = 0;
+    editor->setDocument(zeroBatch);
     typeInto(editor->binding("optimizer.lr")->input(), QStringLiteral("abc"));
     typeInto(editor->binding("optimizer.betas[1]")->input(), QStringLiteral("1.5"));
     editor->validateNow();
@@ -292,6 +303,84 @@ class EditorTest : public QObject {
     editor->validateNow();
     QTRY_VERIFY_WITH_TIMEOUT(!messageOf(editor, "data.path").isEmpty(), 10000);
     QVERIFY(messageOf(editor, "data.path").contains(QStringLiteral("no-such-folder")));
+  }
+
+  // Each integer field's range is the engine's: its least and greatest values are accepted, one beyond is
+  // refused (so the loader's workers cannot go below 0 as they once did under the wheel).
+  void integerFieldsHoldOnlyWhatTheEngineAccepts() {
+    ExperimentEditor editor;
+    int checked = 0;
+    for (const ExperimentKey& key : experimentKeys()) {
+      FieldBinding* b = key.kind == ExperimentKeyKind::Integer ? editor.binding(key.path) : nullptr;
+      auto* spin = b ? qobject_cast<QSpinBox*>(b->input()) : nullptr;
+      if (!spin) continue;
+      ++checked;
+      // Beyond an edge the spin box has from int's range rather than the engine's, nothing is checked.
+      std::vector<std::pair<int64_t, bool>> values{{spin->minimum(), true}, {spin->maximum(), true}};
+      if (spin->minimum() == key.minimum) values.emplace_back(int64_t{spin->minimum()} - 1, false);
+      if (spin->maximum() == key.maximum) values.emplace_back(int64_t{spin->maximum()} + 1, false);
+      for (const auto& [value, accepted] : values) {
+        const QString what = QStringLiteral("%1 = %2: the field's range is [%3, %4]")
+                                 .arg(QString::fromStdString(key.path))
+                                 .arg(value)
+                                 .arg(spin->minimum())
+                                 .arg(spin->maximum());
+        if (accepted) {  // inside the schema's range (other keys' checks aside, such as epochs 0 with no max)
+          QVERIFY2(value >= key.minimum && value <= key.maximum, qPrintable(what));
+          continue;
+        }
+        nlohmann::json doc = nlohmann::json::object();
+        setJsonAt(doc, key.path, value);
+        const ParseResult parsed = parseExperiment(doc);
+        bool flagged = false;
+        for (const ValidationIssue& issue : parsed.issues) flagged = flagged || issue.path == key.path;
+        QVERIFY2(flagged, qPrintable(what));
+      }
+    }
+    QVERIFY(checked > 20);
+    auto* workers = qobject_cast<QSpinBox*>(editor.binding("data.workers")->input());
+    QCOMPARE(workers->minimum(), 0);
+    workers->setValue(0);
+    workers->stepDown();
+    QCOMPARE(workers->value(), 0);
+  }
+
+  // The wheel over a field the user has not clicked into scrolls the form and leaves the value alone; once
+  // the field has focus, the wheel steps it.
+  void theWheelScrollsTheFormPastUnfocusedFields() {
+    ExperimentEditor editor;
+    editor.resize(420, 360);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    auto* limit = qobject_cast<QSpinBox*>(editor.binding("data.limit")->input());
+    auto* dataset = qobject_cast<QComboBox*>(editor.binding("data.dataset")->input());
+    QScrollArea* form = nullptr;
+    for (QWidget* w = limit->parentWidget(); w && !form; w = w->parentWidget())
+      form = qobject_cast<QScrollArea*>(w);
+    QVERIFY(form && form->verticalScrollBar()->maximum() > 0);
+    QCOMPARE(limit->focusPolicy(), Qt::StrongFocus);
+    auto wheelOver = [](QWidget* widget, int delta = -120) {
+      const QPointF at(widget->width() / 2.0, widget->height() / 2.0);
+      QWheelEvent wheel(at, widget->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
+                        Qt::NoScrollPhase, false);
+      QSpontaneKeyEvent::setSpontaneous(&wheel);  // as from the window system: it propagates when ignored
+      // Through notify(): sendEvent() would mark the event as the program's own, which does not propagate.
+      qApp->notify(widget, &wheel);
+    };
+    const int limitBefore = limit->value();
+    const int datasetBefore = dataset->currentIndex();
+    editor.setFocus();
+    wheelOver(dataset);
+    wheelOver(limit);
+    QCOMPARE(dataset->currentIndex(), datasetBefore);
+    QCOMPARE(limit->value(), limitBefore);
+    QVERIFY(form->verticalScrollBar()->value() > 0);  // the form scrolled instead
+
+    form->verticalScrollBar()->setValue(0);
+    limit->setFocus();
+    QTRY_VERIFY(limit->hasFocus());
+    wheelOver(limit, 120);
+    QCOMPARE(limit->value(), limitBefore + 1);
   }
 
   void learningRatePreviewFollowsTheSchedule() {

@@ -4,6 +4,8 @@
 // file and `--set` spell it, the kind of value it takes, its default, the words it takes when it takes one of
 // a set, and when it matters. Plain C++: no JSON type, no Torch.
 
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,9 @@ struct ExperimentKey {
   std::string default_value;         // as the file spells it (JSON text): "128", "\"cosine\"", "[0.9,0.999]"
   std::vector<std::string> choices;  // the words a String key takes, in a chooser's order; empty: any text
   ExperimentKeyCondition applies_when;  // a section's condition holds for every key in it
+  // Integer keys: the least and the greatest value the engine accepts (a field never offers another).
+  int64_t minimum = std::numeric_limits<int64_t>::min();
+  int64_t maximum = std::numeric_limits<int64_t>::max();
 };
 
 // Every key that takes a value (sections are their keys' path prefixes), in the file's order.

@@ -8,9 +8,12 @@
 #include <QPlainTextEdit>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <limits>
 
 #include "editor/json_path.h"
+#include "widgets/wheel_guard.h"
+#include "workbench/experiment_keys.h"
 
 namespace wb::gui {
 namespace {
@@ -58,6 +61,13 @@ FieldBinding::FieldBinding(std::string path, QWidget* input)
   m_message->setVisible(false);
   column->addWidget(m_message);
   input->setObjectName(fromStd(m_path));
+  guardWheel(input);
+  if (auto* combo = qobject_cast<QComboBox*>(input)) {
+    // A chooser as narrow as the form's column allows (its longest word elided): the form never needs a
+    // horizontal scroll bar, which hid the fields' "default" marks on a laptop screen.
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(8);
+  }
 }
 
 void FieldBinding::addBeside(QWidget* widget) {
@@ -160,8 +170,15 @@ nlohmann::json NumberBinding::storeValue() const {
 
 IntegerBinding::IntegerBinding(std::string path, QSpinBox* spin)
     : FieldBinding(std::move(path), spin), m_spin(spin) {
-  // The engine checks the range; the spin box only keeps the input an integer.
-  spin->setRange(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+  // The range the engine accepts, from the schema: the field cannot hold a value the engine refuses (the
+  // workers once went to -1 under the wheel, and Start was refused).
+  const ExperimentKey* key = findExperimentKey(FieldBinding::path());
+  const int64_t low = key ? key->minimum : std::numeric_limits<int>::min();
+  const int64_t high = key ? key->maximum : std::numeric_limits<int>::max();
+  spin->setRange(static_cast<int>(std::clamp<int64_t>(low, std::numeric_limits<int>::min(),
+                                                      std::numeric_limits<int>::max())),
+                 static_cast<int>(std::clamp<int64_t>(high, std::numeric_limits<int>::min(),
+                                                      std::numeric_limits<int>::max())));
   spin->setGroupSeparatorShown(true);
   spin->setAccelerated(true);
   QObject::connect(spin, qOverload<int>(&QSpinBox::valueChanged), spin, [this] { changed(); });

@@ -33,6 +33,29 @@ QTableWidgetItem* numberCell(const QString& text) {
   return item;
 }
 
+// The per-class figures: one row per class and the macro average, each column's meaning in its tip.
+QTableWidget* makeClassTable(QWidget* parent) {
+  auto* table = new QTableWidget(0, kEvalColumns, parent);
+  table->setObjectName(QStringLiteral("classTable"));
+  table->setHorizontalHeaderLabels({EvaluationView::tr("Class"), EvaluationView::tr("Precision"),
+                                    EvaluationView::tr("Recall"), EvaluationView::tr("F1"),
+                                    EvaluationView::tr("Support")});
+  table->horizontalHeaderItem(kEvalPrecisionColumn)
+      ->setToolTip(EvaluationView::tr("Of the samples predicted as this class, the share that are"));
+  table->horizontalHeaderItem(kEvalRecallColumn)
+      ->setToolTip(EvaluationView::tr("Of the samples of this class, the share predicted as it"));
+  table->horizontalHeaderItem(kEvalF1Column)
+      ->setToolTip(EvaluationView::tr("Harmonic mean of precision and recall"));
+  table->horizontalHeaderItem(kEvalSupportColumn)
+      ->setToolTip(EvaluationView::tr("Test samples of this class"));
+  table->verticalHeader()->setVisible(false);
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table->setAlternatingRowColors(true);
+  table->horizontalHeader()->setStretchLastSection(true);
+  return table;
+}
+
 }  // namespace
 
 EvaluationView::EvaluationView(QWidget* parent)
@@ -61,20 +84,7 @@ EvaluationView::EvaluationView(QWidget* parent)
   header->addWidget(m_progress);
   header->addWidget(m_cancel);
 
-  m_classes = new QTableWidget(0, kEvalColumns, this);
-  m_classes->setObjectName(QStringLiteral("classTable"));
-  m_classes->setHorizontalHeaderLabels({tr("Class"), tr("Precision"), tr("Recall"), tr("F1"), tr("Support")});
-  m_classes->horizontalHeaderItem(kEvalPrecisionColumn)
-      ->setToolTip(tr("Of the samples predicted as this class, the share that are"));
-  m_classes->horizontalHeaderItem(kEvalRecallColumn)
-      ->setToolTip(tr("Of the samples of this class, the share predicted as it"));
-  m_classes->horizontalHeaderItem(kEvalF1Column)->setToolTip(tr("Harmonic mean of precision and recall"));
-  m_classes->horizontalHeaderItem(kEvalSupportColumn)->setToolTip(tr("Test samples of this class"));
-  m_classes->verticalHeader()->setVisible(false);
-  m_classes->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_classes->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_classes->setAlternatingRowColors(true);
-  m_classes->horizontalHeader()->setStretchLastSection(true);
+  m_classes = makeClassTable(this);
 
   m_matrix = new ConfusionMatrixWidget(this);
 
