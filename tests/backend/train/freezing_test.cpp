@@ -157,13 +157,7 @@ TEST(Freezing, FrozenPartsGetNoGradientNoStateAndKeepTheirBatchNormStatistics) {
   EXPECT_TRUE(torch::equal(model->namedParameters()[0].second, frozen_weight));
   EXPECT_TRUE(torch::equal(buffers[0].second, frozen_mean));
   EXPECT_FALSE(torch::equal(buffers[3].second, trained_mean));
-  for (const auto& [key, state] : optimizer->state()) {
-    for (const auto& [name, tensor] : model->namedParameters()) {
-      if (key == c10::guts::to_string(tensor.unsafeGetTensorImpl())) {
-        EXPECT_TRUE(tensor.requires_grad()) << name << " has optimizer state";
-      }
-    }
-  }
+  EXPECT_EQ(optimizer->state().size(), 6u);  // state for the trainable tensors only
 }
 
 // Gradual: one pattern at a time, nearest the head first, `every_epochs` apart; each thaw appends groups
