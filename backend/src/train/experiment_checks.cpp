@@ -65,6 +65,30 @@ void checkParameterPatterns(const Experiment& e, const DataShape& shape,
   }
 }
 
+// The model fits the data (`shape`, null when the data could not be read), and model.freeze's and
+// optimizer.param_groups's patterns pick parameters of it.
+void checkModel(const Experiment& e, const DataShape* shape, std::vector<ValidationIssue>& issues) {
+  if (!e.model.torchscript.empty()) {
+    if (!std::filesystem::exists(e.model.torchscript)) {
+      issues.push_back({"model.torchscript", "file not found: " + e.model.torchscript});
+    }
+  } else if (shape) {
+    try {
+      const nlohmann::json layers =
+          e.model.layers.is_array() ? e.model.layers
+                                    : presetLayers(e.model.preset, shape->sample_shape, shape->num_classes);
+      for (auto& issue : checkLayers(layers, shape->sample_shape, shape->num_classes)) {
+        if (!e.model.layers.is_array()) issue.path = "model.preset";
+        issues.push_back(std::move(issue));
+      }
+    } catch (const UserError& err) {
+      issues.push_back({e.model.layers.is_array() ? "model.layers" : "model.preset", err.what()});
+    }
+  }
+
+  if (shape && issues.empty()) checkParameterPatterns(e, *shape, issues);
+}
+
 }  // namespace
 
 std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
@@ -123,25 +147,7 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
     }
   }
 
-  if (!e.model.torchscript.empty()) {
-    if (!std::filesystem::exists(e.model.torchscript)) {
-      issues.push_back({"model.torchscript", "file not found: " + e.model.torchscript});
-    }
-  } else if (have_shape) {
-    try {
-      const nlohmann::json layers = e.model.layers.is_array()
-                                        ? e.model.layers
-                                        : presetLayers(e.model.preset, shape.sample_shape, shape.num_classes);
-      for (auto& issue : checkLayers(layers, shape.sample_shape, shape.num_classes)) {
-        if (!e.model.layers.is_array()) issue.path = "model.preset";
-        issues.push_back(std::move(issue));
-      }
-    } catch (const UserError& err) {
-      issues.push_back({e.model.layers.is_array() ? "model.layers" : "model.preset", err.what()});
-    }
-  }
-
-  if (have_shape && issues.empty()) checkParameterPatterns(e, shape, issues);
+  checkModel(e, have_shape ? &shape : nullptr, issues);
   if (!e.model.weights.empty() && have_shape && issues.empty()) checkWeightsLoad(e, issues);
 
   const std::string runs_problem = checkRunsDirWritable(e.output.runs_dir);
