@@ -22,6 +22,8 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -204,6 +206,30 @@ class ScreenFitTest : public QObject {
         qPrintable(when + QStringLiteral(": the status bar at %1 is off the screen").arg(describe(status))));
   }
 
+  // The experiment form has the room a user needs: on a screen 768 px high or more, at least ten of its
+  // rows in view with the default docks (eight on 1280x720), and no sideways scroll bar.
+  void checkFormRoom(MainWindow& window) {
+    auto* form = window.editor()->findChild<QTabWidget*>();
+    QVERIFY(form);
+    // The Training tab: it has more rows than a screen holds (the Data tab's apply only in part).
+    for (int i = 0; i < form->count(); ++i)
+      if (form->tabText(i) == QStringLiteral("Training")) form->setCurrentIndex(i);
+    QTest::qWait(100);
+    auto* page = qobject_cast<QScrollArea*>(form->currentWidget());
+    QVERIFY(page);
+    QVERIFY2(!page->horizontalScrollBar()->isVisible(), "the form scrolls sideways");
+    const QRect viewport(page->viewport()->mapToGlobal(QPoint(0, 0)), page->viewport()->size());
+    int rows = 0;
+    for (QWidget* row : page->widget()->findChildren<QWidget*>()) {
+      if (!row->objectName().endsWith(QStringLiteral("#row")) || !row->isVisible()) continue;
+      if (viewport.contains(QRect(row->mapToGlobal(QPoint(0, 0)), row->size()))) ++rows;
+    }
+    const int wanted = window.screen()->availableGeometry().height() >= 740 ? 10 : 7;
+    qInfo("%s: %d form rows in view", qPrintable(screenName()), rows);
+    QVERIFY2(rows >= wanted,
+             qPrintable(QStringLiteral("%1 form rows in view, %2 wanted").arg(rows).arg(wanted)));
+  }
+
   void checkWindow(MainWindow& window, const QString& when) {
     QTest::qWait(200);  // layouts settle, the window manager applies what the window asked for
     checkOnScreen(&window, QStringLiteral("the window ") + when);
@@ -226,6 +252,7 @@ class ScreenFitTest : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     CHECK(checkWindow(window, QStringLiteral("at first start")));
+    CHECK(checkFormRoom(window));
     shot(QStringLiteral("01-first-start"));
 
     // Started and watched: ten classes, as Fashion-MNIST and CIFAR-10 have, so the evaluation below draws a

@@ -372,6 +372,8 @@ QFormLayout* ExperimentEditor::addSection(const QString& title, const QString& s
   scroll->setWidget(page);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
+  // The fields shrink to the column (choosers elide their words): a sideways scroll hid the "default" marks.
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   const int index = m_tabs->addTab(scroll, title);
   m_sectionForms[section] = form;
   m_sectionTabs[section] = index;

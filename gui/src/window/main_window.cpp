@@ -5,9 +5,11 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -216,7 +218,12 @@ void MainWindow::buildDocks() {
   tabifyDockWidget(m_runsDock, m_logDock);
   tabifyDockWidget(m_logDock, m_queueDock);
   m_logDock->raise();
-  resizeDocks({m_runsDock}, {230}, Qt::Vertical);
+  // The form runs the window's full height (the Runs, Log and Queue tabs sit under the charts only): it is
+  // where a user spends their time, and on a 1366x768 screen the bottom docks under it left it 2.5 rows.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+  const bool shortScreen = screen && screen->availableGeometry().height() < 900;
+  resizeDocks({m_runsDock}, {shortScreen ? 150 : 230}, Qt::Vertical);
   resizeDocks({m_editorDock}, {440}, Qt::Horizontal);
 }
 
