@@ -14,7 +14,7 @@ namespace wb {
 struct ModelSummaryRow {
   std::string
       name;  // the state-dict prefix of the layer ("3", "3.layers.0"); a parameter's name for TorchScript
-  std::string type;            // the layer type ("conv2d"); "parameter" for a TorchScript model's rows
+  std::string type;  // the layer type ("conv2d"); "parameter" for a TorchScript model's rows
   // The layer's module path outside the workbench where its list names it (torchvision's "layer1.0.conv1" for
   // the resnet presets; docs/experiment.md, "Names outside"); empty for a layer without a name.
   std::string outside_name;
