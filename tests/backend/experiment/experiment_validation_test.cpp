@@ -207,7 +207,7 @@ TEST(ExperimentValidation, UnknownChoiceSuggestsTheClosest) {
     "optimizer": {"name": "Adam"},
     "schedule": {"name": "consine", "mode": "MAX", "anneal_strategy": "cosine", "threshold_mode": "relative"},
     "data": {"dataset": "fashion_mnist"},
-    "model": {"preset": "resnet18"},
+    "model": {"preset": "resnet_18"},
     "train": {"amp": "fp32", "early_stopping": {"metric": "val_acc"}}
   })");
   EXPECT_EQ(
@@ -219,7 +219,7 @@ TEST(ExperimentValidation, UnknownChoiceSuggestsTheClosest) {
   EXPECT_CONTAINS(messageAt(result.issues, "schedule.anneal_strategy"), "one of \"cos\", \"linear\"");
   EXPECT_CONTAINS(messageAt(result.issues, "schedule.threshold_mode"), "one of \"rel\", \"abs\"");
   EXPECT_CONTAINS(messageAt(result.issues, "data.dataset"), "did you mean \"fashion-mnist\"?");
-  EXPECT_CONTAINS(messageAt(result.issues, "model.preset"), "did you mean \"resnet\"?");
+  EXPECT_CONTAINS(messageAt(result.issues, "model.preset"), "did you mean \"resnet18\"?");
   EXPECT_CONTAINS(messageAt(result.issues, "train.amp"), "got the string \"fp32\"");
   EXPECT_CONTAINS(messageAt(result.issues, "train.early_stopping.metric"), "\"val_loss\", \"val_accuracy\"");
 }
