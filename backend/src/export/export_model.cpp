@@ -7,8 +7,10 @@
 #include "compress/model_artifact.h"
 #include "data/dataset.h"
 #include "export/export_metadata.h"
+#include "export/exported_tensors.h"
 #include "export/safetensors_writer.h"
 #include "export/torchscript_export.h"
+#include "model/layer_names.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 #include "workbench/experiment.h"
@@ -80,12 +82,26 @@ nlohmann::json imagePreprocessing(const DataConfig& d) {
 
 // Float tensors by state-dict name; int8 artifacts add the int8 weights, their scales, zero points and
 // biases.
+}  // namespace
+
 NamedTensors exportedTensors(const ModelArtifact& a) {
   NamedTensors all = a.weights;
   all.insert(all.end(), a.buffers.begin(), a.buffers.end());
   all.insert(all.end(), a.quantized.begin(), a.quantized.end());
+  if (a.layers.is_null() || a.isQuantized()) return all;
+  // A float model whose layers carry names (torchvision's architectures) is written under those names, so
+  // torchvision.models.resnet18(num_classes=...).load_state_dict(load_file(f)) takes the file as it is. An
+  // int8 model's tensors have no torchvision counterpart and keep ours.
+  std::vector<std::string> keys;
+  for (const auto& [name, tensor] : all) keys.push_back(name);
+  const std::map<std::string, std::string> outside = outsideNames(artifactLayers(a), keys);
+  for (auto& [name, tensor] : all) {
+    if (const auto it = outside.find(name); it != outside.end()) name = it->second;
+  }
   return all;
 }
+
+namespace {
 
 std::string jsonString(const std::string& s) {
   return json(s).dump();
