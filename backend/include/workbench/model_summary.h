@@ -20,9 +20,13 @@ struct ModelSummaryRow {
   std::string outside_name;
   int depth = 0;               // 0 for the model's own layers, 1 inside a residual's branches, ...
   std::vector<int64_t> shape;  // the layer's output for one sample; a TorchScript parameter's own shape
-  int64_t parameters = 0;      // trainable parameters (a residual's include its branches')
-  bool trainable = true;       // TorchScript parameters may be frozen (requires_grad false)
-  int64_t flops = -1;          // forward FLOPs for one sample (multiply-adds count 2); -1 when unknown
+  int64_t parameters = 0;      // the layer's parameters (a residual's include its branches')
+  // How many of `parameters` do not train: model.freeze picks them (as the run applies it, its unfreeze not
+  // yet), or a TorchScript parameter has requires_grad false. A row is partly frozen when 0 < frozen <
+  // parameters (a residual with one branch layer frozen, a pattern that picks weights and not biases).
+  int64_t frozen = 0;
+  bool trainable = true;  // every parameter of the row trains (frozen == 0)
+  int64_t flops = -1;     // forward FLOPs for one sample (multiply-adds count 2); -1 when unknown
 };
 
 struct ModelSummary {
@@ -34,15 +38,20 @@ struct ModelSummary {
   std::vector<int64_t> output_shape;
   int64_t num_classes = 0;
   std::vector<ModelSummaryRow> rows;  // in forward order; a residual's branch layers follow it
-  int64_t total_parameters = 0;       // trainable parameters of the whole model (nested rows counted once)
-  int64_t frozen_parameters = 0;      // TorchScript parameters that do not train
-  int64_t total_flops = -1;           // per sample; -1 when unknown
+  int64_t total_parameters = 0;       // parameters of the whole model (nested rows counted once)
+  int64_t frozen_parameters = 0;      // of them, those that do not train (model.freeze, TorchScript's own)
+  // model.freeze's problems (a pattern that picks nothing, a freeze that leaves nothing to train), at their
+  // paths. The table is still there, every row trainable: it lists the names to write a pattern from.
+  std::vector<ValidationIssue> freeze_issues;
+  int64_t total_flops = -1;  // per sample; -1 when unknown
 
   bool ok() const { return issues.empty(); }
 };
 
 // Reads only the dataset's headers (its sample shape and class count) and, for model.torchscript, loads the
-// module. Never throws for a bad experiment: the problem comes back in `issues`. Safe on any thread.
+// module. With model.freeze it builds the model (weights allocated) to apply the run's own freezing to it, so
+// the frozen counts are the run's. Never throws for a bad experiment: the problem comes back in `issues` (or
+// `freeze_issues`). Safe on any thread.
 ModelSummary summarizeModel(const Experiment& experiment);
 
 }  // namespace wb

@@ -3,16 +3,56 @@
 #include "workbench/model_summary.h"
 
 #include <exception>
+#include <memory>
 
 #include "data/dataset.h"
 #include "model/layer_list.h"
 #include "model/layer_names.h"
 #include "model/model.h"
 #include "model/torchscript_model.h"
+#include "train/frozen_parameters.h"
 #include "workbench/errors.h"
 
 namespace wb {
 namespace {
+
+bool summaryFreezes(const Experiment& e) {
+  return e.model.freeze_body || !e.model.freeze.empty();
+}
+
+// model.freeze applied to `model` by the run's own FrozenParameters (the same patterns, the same names, the
+// same "body"); false, with the problem in `freeze_issues` at the pattern's path, when it refuses.
+bool summaryAppliesFreeze(ModelSummary& summary, const ModelConfig& config, Model& model) {
+  try {
+    FrozenParameters frozen(config, model);
+    return true;
+  } catch (const UserError& error) {
+    std::string path = "model.freeze";
+    std::string what = error.what();
+    // "model.freeze[1]: ..." names the pattern at fault; "model.freeze freezes every ..." the key itself.
+    if (what.rfind("model.freeze[", 0) == 0 && what.find("]: ") != std::string::npos) {
+      path = what.substr(0, what.find("]: ") + 1);
+      what = what.substr(path.size() + 2);
+    }
+    summary.freeze_issues.push_back({path, error.hint().empty() ? what : what + " (" + error.hint() + ")"});
+    return false;
+  }
+}
+
+// Each row's frozen parameters: a parameter belongs to every row whose state-dict prefix it starts with (a
+// branch layer's row and its residual's), and counts once in the totals.
+void summarizeFreezing(ModelSummary& summary, const Experiment& e) {
+  const std::unique_ptr<Model> model = buildModel(e.model, summary.input_shape, summary.num_classes);
+  if (!summaryAppliesFreeze(summary, e.model, *model)) return;
+  for (const auto& [name, tensor] : model->namedParameters()) {
+    if (tensor.requires_grad()) continue;
+    summary.frozen_parameters += tensor.numel();
+    for (ModelSummaryRow& row : summary.rows) {
+      if (name.rfind("layers." + row.name + ".", 0) == 0) row.frozen += tensor.numel();
+    }
+  }
+  for (ModelSummaryRow& row : summary.rows) row.trainable = row.frozen == 0;
+}
 
 void appendRows(std::vector<ModelSummaryRow>& rows, const std::vector<LayerPtr>& layers, const Shape& input,
                 const std::string& prefix, int depth, const NamePlace& list) {
@@ -71,24 +111,34 @@ void summarizeLayers(ModelSummary& summary, const Experiment& e) {
   } catch (const ShapeError& error) {
     summary.rows.clear();
     summary.issues.push_back({where + (error.path().empty() ? "" : "." + error.path()), error.what()});
+    return;
   }
+  if (summaryFreezes(e)) summarizeFreezing(summary, e);
 }
 
 void summarizeTorchScript(ModelSummary& summary, const Experiment& e) {
   summary.torchscript = true;
   try {
-    TorchScriptModel model(e.model.torchscript, summary.input_shape, summary.num_classes);
-    for (const auto& [name, tensor] : model.namedParameters()) {
+    auto model =
+        std::make_unique<TorchScriptModel>(e.model.torchscript, summary.input_shape, summary.num_classes);
+    if (summaryFreezes(e) && !summaryAppliesFreeze(summary, e.model, *model)) {
+      // A freeze refused for leaving nothing to train has frozen everything first: the module as written.
+      model =
+          std::make_unique<TorchScriptModel>(e.model.torchscript, summary.input_shape, summary.num_classes);
+    }
+    for (const auto& [name, tensor] : model->namedParameters()) {
       ModelSummaryRow row;
       row.name = name;
       row.type = "parameter";
       row.shape = tensor.sizes().vec();
       row.parameters = tensor.numel();
       row.trainable = tensor.requires_grad();
-      (row.trainable ? summary.total_parameters : summary.frozen_parameters) += row.parameters;
+      row.frozen = row.trainable ? 0 : row.parameters;
+      summary.total_parameters += row.parameters;
+      summary.frozen_parameters += row.frozen;
       summary.rows.push_back(std::move(row));
     }
-    summary.output_shape = model.info().output_shape;
+    summary.output_shape = model->info().output_shape;
   } catch (const UserError& error) {
     summary.issues.push_back({"model.torchscript", error.what()});
   }
@@ -121,6 +171,7 @@ ModelSummary summarizeModel(const Experiment& experiment) {
     summary.rows.clear();
     summary.total_parameters = 0;
     summary.frozen_parameters = 0;
+    summary.freeze_issues.clear();
     summary.total_flops = -1;
   }
   return summary;

@@ -110,6 +110,83 @@ TEST(ModelSummary, NamedLayersShowTheirOutsideNames) {
     EXPECT_EQ(row.outside_name, "") << row.name;
 }
 
+int64_t trainableOf(const ModelSummary& s) {
+  return s.total_parameters - s.frozen_parameters;
+}
+
+// model.freeze as the run applies it: "body" leaves torchvision's fc alone training, row by row and in the
+// totals, and the totals are those FrozenParameters leaves on the model the run builds.
+TEST(ModelSummary, FreezingBodyLeavesOnlyTheHeadTraining) {
+  Experiment e = fashionExperiment("resnet18");
+  e.model.freeze_body = true;
+  const ModelSummary s = summarizeModel(e);
+  ASSERT_TRUE(s.ok()) << formatIssues(s.issues);
+  EXPECT_TRUE(s.freeze_issues.empty()) << formatIssues(s.freeze_issues);
+  EXPECT_EQ(s.total_parameters, libtorchCount(e));
+  EXPECT_EQ(trainableOf(s), 512 * 10 + 10);
+  for (const ModelSummaryRow& row : s.rows) {
+    if (row.outside_name == "fc") {
+      EXPECT_EQ(row.frozen, 0);
+      EXPECT_TRUE(row.trainable);
+    } else {
+      EXPECT_EQ(row.frozen, row.parameters) << row.name;
+      EXPECT_EQ(row.trainable, row.parameters == 0) << row.name;
+    }
+  }
+}
+
+TEST(ModelSummary, FreezePatternsCountPerRowAndPartlyFrozenResiduals) {
+  Experiment e = fashionExperiment("resnet18");
+  e.model.freeze = {"layer1.*"};
+  const ModelSummary s = summarizeModel(e);
+  ASSERT_TRUE(s.ok()) << formatIssues(s.issues);
+  int64_t layer1 = 0;
+  for (const ModelSummaryRow& row : s.rows) {
+    const bool in_layer1 = row.outside_name.rfind("layer1.", 0) == 0;
+    EXPECT_EQ(row.frozen, in_layer1 ? row.parameters : 0) << row.name << " " << row.outside_name;
+    if (in_layer1 && row.depth == 0) layer1 += row.parameters;
+  }
+  EXPECT_EQ(layer1, 2 * 2 * (64 * 64 * 9 + 2 * 64));  // two blocks of two convs and two batch norms
+  EXPECT_EQ(s.frozen_parameters, layer1);
+
+  // One conv of a block: the block's row is partly frozen, the conv's row wholly.
+  e.model.freeze = {"layer1.0.conv1"};
+  const ModelSummary partly = summarizeModel(e);
+  ASSERT_TRUE(partly.ok()) << formatIssues(partly.issues);
+  std::map<std::string, ModelSummaryRow> by_outside;
+  for (const ModelSummaryRow& row : partly.rows) by_outside[row.outside_name] = row;
+  EXPECT_EQ(by_outside.at("layer1.0.conv1").frozen, 64 * 64 * 9);
+  EXPECT_EQ(by_outside.at("layer1.0").frozen, 64 * 64 * 9);
+  EXPECT_LT(by_outside.at("layer1.0").frozen, by_outside.at("layer1.0").parameters);
+  EXPECT_FALSE(by_outside.at("layer1.0").trainable);
+  EXPECT_EQ(by_outside.at("layer1.0.bn1").frozen, 0);
+  EXPECT_EQ(partly.frozen_parameters, 64 * 64 * 9);
+}
+
+// A pattern that picks nothing is the experiment check's error; the table stays, every row training, to
+// write the pattern from.
+TEST(ModelSummary, AFreezePatternThatPicksNothingIsAnIssueBesideTheTable) {
+  Experiment e = fashionExperiment("resnet18");
+  e.model.freeze = {"fc", "layer9.*"};
+  const ModelSummary s = summarizeModel(e);
+  ASSERT_TRUE(s.ok()) << formatIssues(s.issues);
+  EXPECT_FALSE(s.rows.empty());
+  ASSERT_EQ(s.freeze_issues.size(), 1u);
+  EXPECT_EQ(s.freeze_issues.front().path, "model.freeze[1]");
+  EXPECT_NE(s.freeze_issues.front().message.find("layer9.*"), std::string::npos)
+      << s.freeze_issues.front().message;
+  EXPECT_EQ(s.frozen_parameters, 0);
+  for (const ModelSummaryRow& row : s.rows) EXPECT_EQ(row.frozen, 0) << row.name;
+
+  Experiment all = fashionExperiment("mlp");
+  all.model.freeze = {"*"};
+  const ModelSummary everything = summarizeModel(all);
+  ASSERT_TRUE(everything.ok()) << formatIssues(everything.issues);
+  ASSERT_EQ(everything.freeze_issues.size(), 1u);
+  EXPECT_EQ(everything.freeze_issues.front().path, "model.freeze");
+  EXPECT_EQ(everything.frozen_parameters, 0);
+}
+
 TEST(ModelSummary, ProblemsComeBackWithTheirPaths) {
   Experiment e = fashionExperiment("mlp");
   e.model.preset = "";
@@ -143,6 +220,22 @@ TEST(ModelSummary, TorchScriptListsItsParameters) {
   EXPECT_EQ(s.total_parameters, 7850);
   EXPECT_EQ(s.total_flops, -1);
   EXPECT_EQ(s.output_shape, (std::vector<int64_t>{10}));
+
+  // model.freeze by the parameter's name, as on a layer list.
+  e.model.freeze = {"weight"};
+  const ModelSummary frozen = summarizeModel(e);
+  ASSERT_TRUE(frozen.ok()) << formatIssues(frozen.issues);
+  EXPECT_TRUE(frozen.freeze_issues.empty()) << formatIssues(frozen.freeze_issues);
+  EXPECT_EQ(frozen.total_parameters, 7850);
+  EXPECT_EQ(frozen.frozen_parameters, 7840);
+  EXPECT_FALSE(frozen.rows[0].trainable);
+  EXPECT_EQ(frozen.rows[1].frozen, 0);
+  // Refused for leaving nothing to train: the module's parameters as written, not as the refusal left them.
+  e.model.freeze = {"*"};
+  const ModelSummary refused = summarizeModel(e);
+  ASSERT_EQ(refused.freeze_issues.size(), 1u);
+  EXPECT_EQ(refused.frozen_parameters, 0);
+  EXPECT_TRUE(refused.rows[0].trainable);
   fs::remove_all(dir);
 }
 
