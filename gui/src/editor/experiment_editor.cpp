@@ -20,8 +20,10 @@
 #include <nlohmann/json.hpp>
 
 #include "editor/device_picker.h"
+#include "editor/freeze_binding.h"
 #include "editor/json_path.h"
 #include "editor/lr_preview.h"
+#include "editor/param_groups_binding.h"
 #include "workbench/experiment_defaults.h"
 #include "workbench/experiment_keys.h"
 #include "workbench/system_info.h"
@@ -83,6 +85,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent) : QWidget(parent) {
   // --- model
   QFormLayout* model = addSection(tr("Model"), QStringLiteral("model"));
   buildModelSource(model);
+  buildFineTuningFields(model);
 
   buildOptimizerSection();
   buildScheduleSection();
@@ -213,6 +216,11 @@ void ExperimentEditor::buildOptimizerSection() {
   addBool(opt, "optimizer.fused", tr("Fused step"),
           tr("Adam/AdamW on the CPU: update each parameter in one pass instead of nine tensor ops "
              "(same results, faster for small models). Off: LibTorch's own step."));
+  // The whole width of the form, its caption inside: four columns do not fit beside a label on a laptop.
+  add(opt, QString(), std::make_unique<ParamGroupsBinding>("optimizer.param_groups"),
+      tr("Parameters picked by name pattern with their own learning rate and weight decay, as torch.optim's "
+         "param groups (fine-tuning: the body at a tenth of the head's rate). The rest stay in the "
+         "optimizer's group."));
 }
 
 void ExperimentEditor::buildScheduleSection() {
@@ -388,10 +396,14 @@ FieldBinding* ExperimentEditor::add(QFormLayout* form, const QString& label,
   b->input()->setToolTip(tip);
   b->input()->setProperty("help", tip);
   b->setOnChange([this] { onEdited(); });
-  auto* labelWidget = new QLabel(label);
-  labelWidget->setToolTip(tip);
-  labelWidget->setBuddy(b->input());
-  form->addRow(labelWidget, b->row());
+  if (label.isEmpty()) {
+    form->addRow(b->row());  // a field that spans the form and says what it is itself (a table)
+  } else {
+    auto* labelWidget = new QLabel(label);
+    labelWidget->setToolTip(tip);
+    labelWidget->setBuddy(b->input());
+    form->addRow(labelWidget, b->row());
+  }
   m_formOf[b] = form;
   m_bindings.push_back(std::move(binding));
   return b;
@@ -512,6 +524,32 @@ void ExperimentEditor::buildModelSource(QFormLayout* form) {
   preset->setInactiveValue([this] { return m_modelSource->currentIndex() == 0; }, "");
   layers->setInactiveValue([this] { return m_modelSource->currentIndex() == 1; }, nullptr);
   script->setInactiveValue([this] { return m_modelSource->currentIndex() == 2; }, "");
+}
+
+// Starting from trained weights: the weights file, and what of the model trains.
+void ExperimentEditor::buildFineTuningFields(QFormLayout* form) {
+  addPath(form, "model.weights", tr("Weights"),
+          tr("Weights to start from: a .safetensors file, a torch.save(model.state_dict()) file, a "
+             "TorchScript file, or a run folder or checkpoint of ours. Empty: a fresh initialization."),
+          false, tr("Weights (*.safetensors *.pt *.pth *.bin *.ckpt);;All files (*)"));
+  addText(form, "model.weights_prefix", tr("Strip prefix"),
+          tr("A prefix to strip from the file's tensor names (\"module.\", \"backbone.\"). Empty: a common "
+             "one is found and stripped."));
+  addChoice<WeightsMismatch>(
+      form, "model.weights_mismatch", tr("Tensors that do not fit"),
+      {{WeightsMismatch::Refuse, tr("refuse to start")}, {WeightsMismatch::Skip, tr("skip them, listed")}},
+      tr("Tensors of the model missing from the file, of the file missing from the "
+         "model, or of another shape (a new head never counts)."));
+  add(form, tr("Freeze"), std::make_unique<FreezeBinding>("model.freeze"),
+      tr("Parameters that do not train: no gradient, no optimizer state. The body: every parameter but the "
+         "head's. Patterns: * any run of characters, ? one (torchvision's names: conv1.*, layer1.*)."));
+  addInteger(form, "model.unfreeze.after_epochs", tr("Unfreeze after"),
+             tr("Thaw what is frozen after this many epochs (fresh optimizer state); 0 = stays frozen."),
+             tr(" epochs"));
+  addInteger(form, "model.unfreeze.every_epochs", tr("Then one pattern every"),
+             tr("Gradual unfreezing: 0 thaws all at once; N thaws one freeze pattern at a time, nearest the "
+                "head first, N epochs apart."),
+             tr(" epochs"));
 }
 
 // The keys without a field of their own get one from the schema: its kind, its words for a chooser.
@@ -781,12 +819,15 @@ void ExperimentEditor::updateRelevance() {
         ->setRowVisible(m_ampNote, word("train.amp") == QLatin1String("bf16") && onCpu);
   }
   const bool augmentOn = static_cast<QCheckBox*>(augment->input())->isChecked();
+  const auto* freeze = dynamic_cast<const FreezeBinding*>(binding("model.freeze"));
+  const bool freezes = freeze != nullptr && freeze->freezesSomething();
   const bool earlyOn = static_cast<QCheckBox*>(early->input())->isChecked();
   for (const auto& b : m_bindings) {
     const bool show = matters(b->path()) || !b->messages().isEmpty();
     m_formOf.at(b.get())->setRowVisible(b->row(), show);
     if (pathIsUnder(b->path(), "data.augment") && b.get() != augment) b->input()->setEnabled(augmentOn);
     if (pathIsUnder(b->path(), "train.early_stopping") && b.get() != early) b->input()->setEnabled(earlyOn);
+    if (pathIsUnder(b->path(), "model.unfreeze")) b->input()->setEnabled(freezes);
   }
 }
 
@@ -871,10 +912,12 @@ void ExperimentEditor::showIssues() {
   m_issues.insert(m_issues.end(), m_checkIssues.begin(), m_checkIssues.end());
 
   std::map<FieldBinding*, QStringList> messages;
+  std::map<FieldBinding*, std::vector<ValidationIssue>> marked;
   std::map<int, int> perTab;
   for (const ValidationIssue& issue : m_issues) {
     const std::vector<FieldBinding*> targets = bindingsFor(issue.path);
     for (FieldBinding* b : targets) {
+      marked[b].push_back(issue);
       messages[b] << (b->path() == issue.path || issue.path.empty()
                           ? QString::fromStdString(issue.message)
                           : QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path),
@@ -887,6 +930,8 @@ void ExperimentEditor::showIssues() {
   for (const auto& b : m_bindings) {
     auto it = messages.find(b.get());
     b->setMessages(it == messages.end() ? QStringList() : it->second);
+    auto issues = marked.find(b.get());
+    b->markIssues(issues == marked.end() ? std::vector<ValidationIssue>() : issues->second);
   }
   for (int i = 0; i < m_tabs->count(); ++i) {
     m_tabs->setTabIcon(i, perTab.count(i) ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());

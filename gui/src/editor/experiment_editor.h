@@ -94,6 +94,7 @@ class ExperimentEditor : public QWidget {
   };
 
   QFormLayout* addSection(const QString& title, const QString& section);
+  // An empty label: the field spans the form's width and names itself (the parameter-groups table).
   FieldBinding* add(QFormLayout* form, const QString& label, std::unique_ptr<FieldBinding> binding,
                     const QString& help);
   FieldBinding* addText(QFormLayout* form, const std::string& path, const QString& label,
@@ -123,6 +124,7 @@ class ExperimentEditor : public QWidget {
                         const QString& help);
   void addGenericFields();
   void buildModelSource(QFormLayout* form);
+  void buildFineTuningFields(QFormLayout* form);
   void buildDataSection();
   void buildOptimizerSection();
   void buildScheduleSection();

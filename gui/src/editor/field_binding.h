@@ -39,6 +39,9 @@ class FieldBinding {
   void store(nlohmann::json& doc) const;
   // Problems the engine cannot report because the text does not even reach it as JSON (layer list syntax).
   virtual std::vector<ValidationIssue> localIssues() const { return {}; }
+  // The issues shown at this field, with their paths: a field made of parts (a table's rows) marks the part
+  // at fault. The messages under the field come apart, through setMessages.
+  virtual void markIssues(const std::vector<ValidationIssue>& issues) { (void)issues; }
 
   void setMessages(const QStringList& messages);
   QStringList messages() const { return m_messages; }
