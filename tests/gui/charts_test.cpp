@@ -1,6 +1,6 @@
 // The charts keep their data in sight: legends outside the plot (and only once there is data), placeholders
 // that fit, axes that start over for a new run, whole-step ticks with one point, and a memory axis that does
-// not magnify a nearly flat line into a staircase.
+// not magnify a nearly flat line into a staircase, a flat learning rate drawn from 0 with few ticks.
 
 #include <QtTest>
 #include <cmath>
@@ -156,6 +156,49 @@ class ChartsTest : public QObject {
     rising.replotAllNow();
     const QCPRange r = rising.chart(ChartId::Memory)->yAxis->range();
     QVERIFY(r.size() < 1.2 * 1800.0);
+  }
+
+  // Issue 41: a constant learning rate was drawn in the middle of a ±10 % range with five labels that ran
+  // together (0.045 … 0.055), and toggling log scale off brought five back. It sits at its height over an
+  // axis from 0, with a few ticks, after the toggle too. The Gradients chart's axis title fits its height.
+  void aFlatLearningRateIsALevelLineWithFewTicks() {
+    ChartsPanel panel;
+    showPanel(panel);
+    panel.addTrace(QStringLiteral("live"), QStringLiteral("tiny"));
+    panel.appendSteps(QStringLiteral("live"), steps(1, 300));  // lr 1e-3 throughout
+    panel.replotAllNow();
+    MetricChart* lr = panel.chart(ChartId::LearningRate);
+    auto check = [&](const char* when) {
+      const QCPRange y = lr->yAxis->range();
+      QVERIFY2(y.lower == 0 && y.upper >= 1e-3 && y.upper <= 1.3e-3,
+               qPrintable(QStringLiteral("%1: %2 .. %3").arg(when).arg(y.lower).arg(y.upper)));
+      // Labels that do not run together: each has a line of the tick font and some air.
+      const int line = QFontMetrics(lr->yAxis->tickLabelFont()).height();
+      const qsizetype ticks = lr->yAxis->tickVector().size();
+      QVERIFY2(
+          ticks * (line + 4) <= lr->axisRect()->height(),
+          qPrintable(
+              QStringLiteral("%1: %2 ticks on %3 px").arg(when).arg(ticks).arg(lr->axisRect()->height())));
+    };
+    check("at first");
+    lr->setLogScale(true);
+    panel.replotAllNow();
+    QVERIFY(lr->yAxis->range().lower > 0);  // a log axis cannot start at 0
+    lr->setLogScale(false);
+    panel.replotAllNow();
+    check("after log scale off");
+    // The loss chart follows its data as before: not from 0.
+    QVERIFY(panel.chart(ChartId::Loss)->yAxis->range().lower > 0);
+
+    panel.resize(1100, 340);  // the charts at their least height
+    panel.replotAllNow();
+    MetricChart* gradients = panel.chart(ChartId::Gradients);
+    const QFontMetrics metrics(gradients->yAxis->labelFont());
+    QVERIFY2(metrics.horizontalAdvance(gradients->yAxis->label()) <= gradients->axisRect()->height(),
+             qPrintable(QStringLiteral("\"%1\" is %2 px, the axis %3")
+                            .arg(gradients->yAxis->label())
+                            .arg(metrics.horizontalAdvance(gradients->yAxis->label()))
+                            .arg(gradients->axisRect()->height())));
   }
 };
 

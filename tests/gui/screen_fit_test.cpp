@@ -12,10 +12,15 @@
 #include <qcustomplot.h>
 
 #include <QAbstractItemView>
+#include <QAbstractScrollArea>
 #include <QAction>
+#include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QGuiApplication>
+#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
@@ -31,23 +36,29 @@
 #include <QToolBar>
 #include <QtTest>
 
+#include "../support/image_folder.h"
 #include "charts/chart_grid.h"
 #include "charts/charts_panel.h"
 #include "compression_view/compress_dialog.h"
 #include "compression_view/compression_actions.h"
 #include "compression_view/compression_view.h"
+#include "data_view/data_preview_view.h"
 #include "editor/experiment_editor.h"
+#include "editor/field_binding.h"
 #include "evaluate/evaluation_view.h"
 #include "export_dialogs/export_menu.h"
 #include "export_dialogs/export_result_dialog.h"
 #include "finder_dialogs/batch_size_finder_dialog.h"
 #include "finder_dialogs/lr_finder_dialog.h"
 #include "gui_test_support.h"
+#include "queue_view/queue_actions.h"
+#include "queue_view/queue_panel.h"
 #include "run/lr_change_dialog.h"
 #include "runs_browser/interrupted_runs_dialog.h"
 #include "runs_browser/run_compare_view.h"
 #include "runs_browser/run_notes_dialog.h"
 #include "runs_browser/runs_browser.h"
+#include "sweep_view/sweep_builder_dialog.h"
 #include "window/about_dialog.h"
 #include "window/main_window.h"
 #include "workbench/export.h"
@@ -218,6 +229,12 @@ class ScreenFitTest : public QObject {
     auto* page = qobject_cast<QScrollArea*>(form->currentWidget());
     QVERIFY(page);
     QVERIFY2(!page->horizontalScrollBar()->isVisible(), "the form scrolls sideways");
+    // Nor does a field in it (the devices list once did, its CPU's name cut in the middle).
+    for (QAbstractScrollArea* inner : page->widget()->findChildren<QAbstractScrollArea*>()) {
+      if (!inner->isVisible()) continue;
+      QVERIFY2(!inner->horizontalScrollBar()->isVisible(),
+               qPrintable(QStringLiteral("the form's %1 scrolls sideways").arg(inner->objectName())));
+    }
     const QRect viewport(page->viewport()->mapToGlobal(QPoint(0, 0)), page->viewport()->size());
     int rows = 0;
     for (QWidget* row : page->widget()->findChildren<QWidget*>()) {
@@ -230,11 +247,27 @@ class ScreenFitTest : public QObject {
              qPrintable(QStringLiteral("%1 form rows in view, %2 wanted").arg(rows).arg(wanted)));
   }
 
+  // The status bar, and what it says, on the screen as the X server has it (the window's client area where X
+  // put it, not where Qt thinks it is).
+  void checkStatusBarOnScreen(MainWindow& window, const QString& when) {
+    const QString info =
+        run(QStringLiteral("xwininfo"), {QStringLiteral("-id"), QString::number(window.winId())});
+    const QPoint client(field(info, QStringLiteral("Absolute upper-left X")),
+                        field(info, QStringLiteral("Absolute upper-left Y")));
+    const qreal ratio = window.devicePixelRatioF();  // X has device pixels; Qt's are scaled (QT_SCALE_FACTOR)
+    const QRect status(client + window.statusBar()->mapTo(&window, QPoint(0, 0)) * ratio,
+                       window.statusBar()->size() * ratio);
+    QVERIFY2(
+        xScreen().contains(status),
+        qPrintable(when + QStringLiteral(": the status bar at %1 is off the screen").arg(describe(status))));
+  }
+
   void checkWindow(MainWindow& window, const QString& when) {
     QTest::qWait(200);  // layouts settle, the window manager applies what the window asked for
     checkOnScreen(&window, QStringLiteral("the window ") + when);
     checkEverythingReachable(window, when);
     checkLeastSizeFits(window, when);
+    checkStatusBarOnScreen(window, when);
   }
 
  private slots:
@@ -257,7 +290,7 @@ class ScreenFitTest : public QObject {
 
     // Started and watched: ten classes, as Fashion-MNIST and CIFAR-10 have, so the evaluation below draws a
     // confusion matrix of their size and a grid of mistakes.
-    nlohmann::json tenClasses = test::tinyExperimentJson(dir.path(), 1, 8);  // 8 steps: some mistakes
+    nlohmann::json tenClasses = gui::test::tinyExperimentJson(dir.path(), 1, 8);  // 8 steps: some mistakes
     tenClasses["data"]["synthetic"]["classes"] = 10;
     window.editor()->setDocument(tenClasses);
     QSignalSpy ended(&window, &MainWindow::runEnded);
@@ -351,8 +384,57 @@ class ScreenFitTest : public QObject {
       CHECK(checkWindow(window, QStringLiteral("on the %1 tab").arg(window.centralTabs()->tabText(i))));
     }
 
+    // A sweep built in the window (Run ▸ Queue Sweep…): the builder inside the screen; once queued, the
+    // status bar says what the queue does, on the screen. (The queue's worker is not started: the window is
+    // the test.)
+    window.queueActions()->setStartsWorker(false);
+    window.queueActions()->queueSweepAction()->trigger();
+    QPointer<SweepBuilderDialog> builder;
+    QTRY_VERIFY((builder = window.findChild<SweepBuilderDialog*>(QStringLiteral("sweepBuilder"))) &&
+                builder->isVisible());
+    QVERIFY(QTest::qWaitForWindowExposed(builder));
+    builder->addKey("train.batch_size");
+    QTRY_VERIFY_WITH_TIMEOUT(builder->isPlanned(), kRunTimeoutMs);
+    CHECK(checkOnScreen(builder, QStringLiteral("the sweep builder")));
+    shot(QStringLiteral("08-sweep-builder"));
+    QVERIFY(builder->queuePlanned());
+    QLabel* activity = window.queuePanel()->activityLabel();
+    QTRY_VERIFY(activity->isVisible() && activity->text().startsWith(QStringLiteral("Queue:")));
+    CHECK(checkWindow(window, QStringLiteral("with a sweep queued")));
+    shot(QStringLiteral("09-sweep-queued"));
+
+    // A dataset switch, on the Data tab: to an image folder with an unreadable file (the tab names it), then
+    // back to the synthetic data, the status bar on the screen after each.
+    const QString photos = dir.filePath(QStringLiteral("photos"));
+    wb::test::makeGarmentFolder(photos.toStdString(), 3, 3);
+    const QString firstClass = QDir(photos).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name).front();
+    QFile broken(photos + QLatin1Char('/') + firstClass + QStringLiteral("/x_broken.jpg"));
+    QVERIFY(broken.open(QIODevice::WriteOnly));
+    broken.write("not an image\n");
+    broken.close();
+    nlohmann::json folderDoc = window.editor()->document();
+    folderDoc["data"] = {{"dataset", "image_folder"},
+                         {"path", photos.toStdString()},
+                         {"images", {{"resize", 36}, {"crop", 32}}}};
+    window.editor()->setDocument(folderDoc);
+    window.centralTabs()->setCurrentWidget(window.dataView());
+    DataPreviewView* data = window.dataView();
+    QTRY_VERIFY_WITH_TIMEOUT(!data->isComputing() && !data->isScanning() && data->badFilesNote()->isVisible(),
+                             kRunTimeoutMs);
+    CHECK(checkWindow(window, QStringLiteral("on an image folder with an unreadable file")));
+    shot(QStringLiteral("10-image-folder"));
+    FieldBinding* datasetField = window.editor()->binding("data.dataset");
+    QVERIFY(datasetField);
+    auto* dataset = qobject_cast<QComboBox*>(datasetField->input());
+    QVERIFY(dataset);
+    dataset->setCurrentIndex(dataset->findData(QStringLiteral("synthetic")));  // as a user picks it
+    QTRY_COMPARE(window.editor()->document()["data"]["dataset"], nlohmann::json("synthetic"));
+    QTRY_VERIFY_WITH_TIMEOUT(!data->isComputing() && !data->badFilesNote()->isVisible(), kRunTimeoutMs);
+    CHECK(checkWindow(window, QStringLiteral("after switching back to the synthetic data")));
+    shot(QStringLiteral("11-dataset-switched"));
+
     // Every other dialog, over the window.
-    const Experiment experiment = test::tinyExperiment(dir.path(), 3);
+    const Experiment experiment = gui::test::tinyExperiment(dir.path(), 3);
     auto checkDialog = [&](QWidget* dialog, const QString& what, const QString& shotName = QString()) {
       dialog->show();
       QVERIFY(QTest::qWaitForWindowExposed(dialog));
@@ -381,7 +463,7 @@ class ScreenFitTest : public QObject {
 
     // The runs' comparison, of two runs.
     QSignalSpy second(&window, &MainWindow::runEnded);
-    QVERIFY(window.runActions()->startExperiment(test::tinyExperiment(dir.path(), 2, 0, "tiny-2")));
+    QVERIFY(window.runActions()->startExperiment(gui::test::tinyExperiment(dir.path(), 2, 0, "tiny-2")));
     QTRY_COMPARE_WITH_TIMEOUT(second.count(), 1, kRunTimeoutMs);
     QTRY_VERIFY(window.runsBrowser()->rowCount() >= 2);
     window.runsBrowser()->selectFolders(
@@ -391,7 +473,7 @@ class ScreenFitTest : public QObject {
     QWidget* compare = window.runsBrowser()->compareView()->window();
     QVERIFY(QTest::qWaitForWindowExposed(compare));
     CHECK(checkOnScreen(compare, QStringLiteral("the runs' comparison")));
-    shot(QStringLiteral("07-compare"));
+    shot(QStringLiteral("12-compare"));
     compare->close();
     CHECK(checkWindow(window, QStringLiteral("after the dialogs")));
   }

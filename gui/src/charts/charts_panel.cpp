@@ -115,12 +115,16 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
       new MetricChart(tr("Throughput"), x, tr("samples/s"), this),
       new MetricChart(tr("Learning rate"), x, tr("learning rate (unitless)"), this),
       new MetricChart(tr("Memory"), x, tr("memory [MiB]"), this),
-      new MetricChart(tr("Gradients"), x, tr("gradient L2 norm (unitless)"), this),
+      // "Gradients" titles it: the axis says only what is measured, short enough for a chart 150 px high.
+      new MetricChart(tr("Gradients"), x, tr("L2 norm"), this),
   };
   chart(ChartId::Loss)->setEmptyText(tr("Start a run (F5), or open a past run\nfrom the Runs panel"));
   chart(ChartId::Accuracy)->setEmptyText(tr("Per epoch: appears after the first epoch"));
   // A process's memory moves by a few MiB around hundreds: at least ±5 % (or 8 MiB) keeps that line flat.
   chart(ChartId::Memory)->setMinimumValueSpan(8.0, 0.10);
+  // A constant or slowly decaying rate drawn from 0, with few ticks: its labels do not run together.
+  chart(ChartId::LearningRate)->setValueAxisFromZero(true);
+  chart(ChartId::LearningRate)->setValueTickCount(4);
   chart(ChartId::Gradients)->setRightAxisLabel(tr("loss scale [×]"));
   chart(ChartId::Gradients)
       ->setEmptyText(tr("The gradient norm is measured when train.clip_grad_norm > 0;\n"

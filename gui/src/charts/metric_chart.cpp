@@ -137,6 +137,17 @@ void MetricChart::setMinimumValueSpan(double absolute, double fraction) {
   m_dirty = true;
 }
 
+void MetricChart::setValueAxisFromZero(bool fromZero) {
+  m_fromZero = fromZero;
+  m_dirty = true;
+}
+
+void MetricChart::setValueTickCount(int count) {
+  m_valueTicks = count;
+  for (QCPAxis* axis : {yAxis, yAxis2}) axis->ticker()->setTickCount(count);
+  m_dirty = true;
+}
+
 void MetricChart::setLegendShown(bool shown) {
   m_legendShown = shown;
   m_dirty = true;
@@ -452,7 +463,9 @@ void MetricChart::rescaleFromCache() {
         low = 0;
       }
     }
-    axes[a]->setRange(padded(log ? pos[a] : low, high, log));
+    QCPRange range = padded(log ? pos[a] : low, high, log);
+    if (m_fromZero && !log && lo[a] >= 0) range.lower = 0;
+    axes[a]->setRange(range);
   }
 }
 
@@ -538,6 +551,7 @@ void MetricChart::setLogScale(bool on) {
       axis->setScaleType(QCPAxis::stLinear);
       axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     }
+    axis->ticker()->setTickCount(m_valueTicks);
   }
   m_follow = true;
   m_dirty = true;

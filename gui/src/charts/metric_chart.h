@@ -43,6 +43,12 @@ class MetricChart : public QCustomPlot {
   // MiB) is drawn nearly flat instead of magnified into a staircase: the larger of `absolute` and `fraction`
   // of the value's size.
   void setMinimumValueSpan(double absolute, double fraction);
+  // The value axis starts at 0 when following data that is never negative (linear scale): a learning rate's
+  // flat line sits at its height, not in the middle of a ±10 % range ticked at 0.0475, 0.05, 0.0525.
+  void setValueAxisFromZero(bool fromZero);
+  // At most about this many value ticks (QCustomPlot's default is 5): a short chart's labels would run
+  // together. Kept across log-scale toggles.
+  void setValueTickCount(int count);
   // Follow the data again (a new run starts): the next replot fits the axes to what the chart holds.
   void followData();
   // The placeholder as drawn: wrapped to the plot's width.
@@ -136,6 +142,8 @@ class MetricChart : public QCustomPlot {
   bool m_legendPlaced = false;
   QString m_emptyText;
   double m_minSpanAbsolute = 0;
+  bool m_fromZero = false;
+  int m_valueTicks = 5;
   double m_minSpanFraction = 0;
   QCPRange m_viewRange;
   int m_viewWidth = 0;

@@ -17,7 +17,7 @@ constexpr int kMaxCpuRanks = 256;
 
 QString describeDevice(const DeviceInfo& d) {
   if (d.id == "cpu") {
-    return QObject::tr("CPU — %1 (%2 cores)").arg(QString::fromStdString(d.name)).arg(d.cores);
+    return QObject::tr("CPU — %1 cores").arg(d.cores);  // the engine's name says the same count again
   }
   const double gib = static_cast<double>(d.memory_bytes) / (1024.0 * 1024.0 * 1024.0);
   return QObject::tr("%1 — %2, %3 GiB")
@@ -52,8 +52,14 @@ DevicePicker::DevicePicker(QWidget* parent) : QWidget(parent) {
   m_list = new QListWidget(this);
   m_list->setObjectName(QStringLiteral("deviceList"));
   m_list->setSelectionMode(QAbstractItemView::NoSelection);
+  // A GPU's name is long ("cuda:0 — NVIDIA H100 80GB HBM3, 79.1 GiB") and the form's column is not: the
+  // text wraps within the column rather than scrolling sideways (its whole text is the tooltip too).
+  m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_list->setWordWrap(true);
+  m_list->setResizeMode(QListView::Adjust);
   for (const DeviceInfo& d : systemInfo().devices) {
     auto* item = new QListWidgetItem(describeDevice(d), m_list);
+    item->setToolTip(item->text());
     item->setData(Qt::UserRole, QString::fromStdString(d.id));
     item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
     item->setCheckState(Qt::Unchecked);
@@ -115,6 +121,7 @@ QListWidgetItem* DevicePicker::ensureItem(const QString& id) {
                                         : tr("%1 — not found on this machine").arg(id),
                                     m_list);
   added->setData(Qt::UserRole, id);
+  added->setToolTip(added->text());
   added->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
   added->setCheckState(Qt::Unchecked);
   m_list->setMaximumHeight((m_list->count() + 1) * (fontMetrics().height() + 6));
