@@ -15,6 +15,7 @@
 #include "editor/experiment_editor.h"
 #include "editor/field_binding.h"
 #include "window/examples_menu.h"
+#include "window/new_from_pretrained_dialog.h"
 #include "window/recent_files.h"
 #include "workbench/experiment.h"
 #include "workbench/run_info.h"
@@ -48,6 +49,13 @@ ExperimentDocument::ExperimentDocument(ExperimentEditor* editor, QWidget* window
                          {K::New},
                          tr("Start from the default experiment"),
                          [this] { newExperiment(); }},
+                        {&m_newFromPretrained,
+                         {},
+                         tr("New from &Pretrained…"),
+                         {},
+                         tr("Fine-tune a torchvision architecture on your image folder, from a weights file"),
+                         [this] { newFromPretrained(); },
+                         QStringLiteral("newFromPretrained")},
                         {&m_open, "open", tr("&Open…"), {K::Open}, {}, [this] { openDialog(); }},
                         {&m_save, "save", tr("&Save"), {K::Save}, {}, [this] { save(); }},
                         {&m_saveAs, "save-as", tr("Save &As…"), {K::SaveAs}, {}, [this] { saveAs(); }},
@@ -86,6 +94,27 @@ void ExperimentDocument::load(const nlohmann::json& doc, const QString& file) {
 void ExperimentDocument::newExperiment() {
   if (!confirmDiscard()) return;
   load(experimentToJson(Experiment{}), QString());
+}
+
+void ExperimentDocument::newFromPretrained() {
+  auto* dialog = new NewFromPretrainedDialog(m_window);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    if (m_editor->isLocked()) {  // a run started while the dialog was open
+      m_presentError(tr("A run is training"),
+                     tr("The form shows the experiment being trained until the run ends."),
+                     tr("Use File ▸ New from Pretrained… again once this run has ended."));
+      return;
+    }
+    if (!confirmDiscard()) return;
+    const Experiment experiment = dialog->experiment();
+    load(experimentToJson(experiment), QString());
+    emit broughtIn(tr("A fine-tune of %1 on %2 is in the editor, unsaved: File ▸ Save As… keeps it")
+                       .arg(QString::fromStdString(experiment.model.preset),
+                            QDir::toNativeSeparators(QString::fromStdString(experiment.data.path))));
+  });
+  // Window-modal, not exec(): the window's event loop goes on (and a test can fill the dialog).
+  dialog->open();
 }
 
 void ExperimentDocument::openDialog() {
@@ -193,7 +222,7 @@ bool ExperimentDocument::confirmDiscard() {
 }
 
 void ExperimentDocument::setChangeAllowed(bool allowed) {
-  for (QAction* a : {m_new, m_open, m_recentMenu->menuAction()}) a->setEnabled(allowed);
+  for (QAction* a : {m_new, m_newFromPretrained, m_open, m_recentMenu->menuAction()}) a->setEnabled(allowed);
 }
 
 void ExperimentDocument::updateTitle() {

@@ -1,10 +1,10 @@
 #pragma once
 // The experiment file as a document: which file the editor's experiment belongs to (none while untitled),
-// File ▸ New, New from Example, Open…, Open Recent, Save and Save As…, the question before unsaved edits are
-// dropped, and the window's title, which names the file and the experiment and marks unsaved edits. Whatever
-// brings a document into the editor (a file, New, an example, a run's clone) goes through one place, so the
-// file, the title and the unsaved mark always agree. The window puts the actions in its File menu; tests
-// drive it with an editor and a plain widget as the window.
+// File ▸ New, New from Example, New from Pretrained…, Open…, Open Recent, Save and Save As…, the question
+// before unsaved edits are dropped, and the window's title, which names the file and the experiment and marks
+// unsaved edits. Whatever brings a document into the editor (a file, New, an example, a run's clone) goes
+// through one place, so the file, the title and the unsaved mark always agree. The window puts the actions in
+// its File menu; tests drive it with an editor and a plain widget as the window.
 
 #include <QObject>
 #include <QString>
@@ -32,6 +32,7 @@ class ExperimentDocument : public QObject {
 
   QAction* newAction() const { return m_new; }
   ExamplesMenu* examplesMenu() const { return m_examples; }
+  QAction* newFromPretrainedAction() const { return m_newFromPretrained; }
   QAction* openAction() const { return m_open; }
   QMenu* recentMenu() const { return m_recentMenu; }
   QAction* saveAction() const { return m_save; }
@@ -43,6 +44,8 @@ class ExperimentDocument : public QObject {
   bool save();    // to the file, or Save As… while untitled
   bool saveAs();  // false when the user cancels
   void newExperiment();
+  // File ▸ New from Pretrained…: its dialog (not modal to the application); OK brings its experiment in.
+  void newFromPretrained();
   // A finished or stopped run's experiment.json in the editor as a new, unsaved experiment.
   void cloneRun(const QString& folder);
   // An interrupted run resumes: its experiment comes into the form (unsaved edits only with consent), so the
@@ -73,6 +76,7 @@ class ExperimentDocument : public QObject {
   QWidget* m_window;
   ErrorPresenter m_presentError;
   QAction* m_new = nullptr;
+  QAction* m_newFromPretrained = nullptr;
   QAction* m_open = nullptr;
   QAction* m_save = nullptr;
   QAction* m_saveAs = nullptr;

@@ -134,6 +134,7 @@ void MainWindow::buildFileMenu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(m_document->newAction());
   file->addMenu(m_document->examplesMenu());
+  file->addAction(m_document->newFromPretrainedAction());
   file->addAction(m_document->openAction());
   file->addMenu(m_document->recentMenu());
   file->addSeparator();
