@@ -152,6 +152,27 @@ class ParamGroupsTest : public QObject {
     editor.validateNow();
     QVERIFY(editor.experiment().has_value());
     QCOMPARE(editor.experiment()->optimizer.param_groups[0].lr, 3e-4);
+
+    // The engine's checks end while the user types into a cell: marking the cell changes its item, and
+    // what is typed stays (it was reset to the cell's old text, then committed unchanged).
+    QTableWidget* table = groups->table();
+    table->setCurrentCell(1, Groups::WeightDecay);
+    table->editItem(table->item(1, Groups::WeightDecay));
+    QLineEdit* open = openCell(table, 1, Groups::WeightDecay);
+    QVERIFY(open);
+    QTest::keyClicks(open, QStringLiteral("0.2"));
+    editor.showEngineIssues({{"optimizer.param_groups[1].weight_decay", "a check's message"}});
+    QVERIFY(marked(groups, 1, Groups::WeightDecay));
+    QCOMPARE(open->text(), QStringLiteral("0.2"));
+    QTest::keyClick(open, Qt::Key_Return);
+    QTRY_VERIFY(!openCell(table, 1, Groups::WeightDecay));
+    expected[1]["weight_decay"] = 0.2;
+    QCOMPARE(groupsIn(editor), expected);
+
+    // Closed with a cell still open: the cell commits as the window goes, after the form's fields are gone.
+    table->editItem(table->item(0, Groups::Patterns));
+    QVERIFY(openCell(table, 0, Groups::Patterns));
+    QTest::keyClicks(openCell(table, 0, Groups::Patterns), QStringLiteral(", layers.4.bias"));
   }
 
   void groupsAreAddedAndRemoved() {
@@ -168,6 +189,7 @@ class ParamGroupsTest : public QObject {
     nlohmann::json expected = twoGroups();
     expected.push_back({{"params", nlohmann::json::array()}, {"lr_scale", 1}});
     QCOMPARE(groupsIn(editor), expected);
+    QVERIFY(editor.isModified());
     // A group without patterns is the engine's error, at that group's patterns.
     editor.validateNow();
     QVERIFY(marked(groups, 2, Groups::Patterns));

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QStyle>
 #include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -73,6 +74,13 @@ class PlaceholderDelegate : public QStyledItemDelegate {
     option->text = placeholderFor(index.column());
     option->palette.setColor(QPalette::Text, option->palette.color(QPalette::PlaceholderText));
     option->palette.setColor(QPalette::HighlightedText, option->palette.color(QPalette::PlaceholderText));
+  }
+
+  // Marking a cell (its colour, its tooltip, when the engine's checks end) changes its item, and a view sets
+  // an open editor's text again on any change of its item: what the user has typed in it stays.
+  void setEditorData(QWidget* editor, const QModelIndex& index) const override {
+    if (auto* line = qobject_cast<QLineEdit*>(editor); line != nullptr && line->isModified()) return;
+    QStyledItemDelegate::setEditorData(editor, index);
   }
 
   QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option,
@@ -149,7 +157,8 @@ ParamGroupsBinding::ParamGroupsBinding(std::string path)
 
   m_table->setObjectName(QStringLiteral("paramGroupsTable"));
   m_table->setHorizontalHeaderLabels(
-      {QObject::tr("Parameters"), QObject::tr("Learning rate"), QString(), QObject::tr("Weight decay")});
+      // Two lines: the numbers' columns are narrow, so the patterns keep the width.
+      {QObject::tr("Parameters"), QObject::tr("Learning\nrate"), QString(), QObject::tr("Weight\ndecay")});
   for (int column = 0; column < m_table->columnCount(); ++column)
     m_table->horizontalHeaderItem(column)->setToolTip(param_groups::columnHelp(column));
   m_table->setItemDelegate(new param_groups::PlaceholderDelegate(m_table));
@@ -337,9 +346,11 @@ void ParamGroupsBinding::markIssues(const std::vector<ValidationIssue>& issues) 
   const bool dark = m_table->palette().color(QPalette::Base).lightness() < 128;
   const QBrush fault(dark ? QColor(0x7f, 0x2a, 0x2a) : QColor(0xff, 0xcd, 0xd2));
   const QSignalBlocker block(m_table);  // colours and tooltips, not edits
+  const QIcon warning = m_table->style()->standardIcon(QStyle::SP_MessageBoxWarning);
   for (int row = 0; row < m_table->rowCount(); ++row) {
     for (int column = 0; column < m_table->columnCount(); ++column) {
       m_table->item(row, column)->setBackground(QBrush());
+      m_table->item(row, column)->setIcon(QIcon());
       m_table->item(row, column)->setToolTip(param_groups::columnHelp(column));
     }
   }
@@ -355,6 +366,7 @@ void ParamGroupsBinding::markIssues(const std::vector<ValidationIssue>& issues) 
       if (only >= 0 && column != only) continue;
       QTableWidgetItem* item = m_table->item(row, column);
       item->setBackground(fault);
+      item->setIcon(warning);  // seen in a selected row too, whose highlight hides the colour
       item->setToolTip(QStringLiteral("⚠ %1").arg(param_groups::fromStd(issue.message)));
     }
   }
