@@ -23,6 +23,7 @@
 #include <QTemporaryDir>
 #include <QWidget>
 #include <QtTest>
+#include <map>
 
 #include "editor/experiment_editor.h"
 #include "window/experiment_document.h"
@@ -169,6 +170,26 @@ class NewFromPretrainedTest : public QObject {
     for (const Experiment& e : {slower, draft.experiment()}) {
       const ParseResult parsed = parseExperiment(experimentToJson(e));
       QVERIFY2(parsed.ok(), formatIssues(parsed.issues).c_str());
+    }
+  }
+
+  // The head each architecture's body-slower group picks: torchvision's classifier module, found in the model
+  // summary (no weights needed).
+  void everyArchitectureNamesItsHead() {
+    const std::map<std::string, std::string> heads = {{"resnet18", "fc"},
+                                                      {"resnet50", "fc"},
+                                                      {"vit_b_16", "heads.head"},
+                                                      {"mobilenet_v3_large", "classifier.3"},
+                                                      {"efficientnet_b0", "classifier.1"},
+                                                      {"convnext_tiny", "classifier.2"}};
+    for (ModelPreset preset : pretrainedArchitectures()) {
+      PretrainedDraft draft;
+      draft.architecture = preset;
+      draft.image_folder = m_folder.toStdString();
+      const PretrainedCheck check = checkPretrained(draft);
+      QVERIFY2(check.ok(), (check.folder_problem + check.model_problem).c_str());
+      QCOMPARE(check.head, heads.at(wordString(preset)));
+      QCOMPARE(check.class_names, (std::vector<std::string>{"cats", "dogs"}));
     }
   }
 

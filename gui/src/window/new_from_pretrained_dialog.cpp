@@ -81,6 +81,8 @@ NewFromPretrainedDialog::NewFromPretrainedDialog(QWidget* parent) : QDialog(pare
   m_report->setObjectName(QStringLiteral("pretrainedReport"));
   m_report->setReadOnly(true);
   m_report->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+  m_report->setPlaceholderText(
+      tr("The weights' load report: what loads by name, what is new, what does not fit."));
   m_report->setMinimumHeight(fontMetrics().lineSpacing() * 5);
   m_problem = new QLabel(this);
   m_problem->setObjectName(QStringLiteral("pretrainedProblem"));

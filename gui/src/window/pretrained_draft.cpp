@@ -103,7 +103,11 @@ PretrainedCheck checkPretrained(const PretrainedDraft& draft) {
   // The model and the weights need the folder's classes and image size.
   if (!check.folder_problem.empty()) return check;
   catchInto(check.model_problem, [&] {
-    const ModelSummary summary = summarizeModel(experiment);
+    // Without the freeze: the head is the same, and a summary with one builds the whole model to apply it,
+    // which the weights' preview below does anyway.
+    Experiment unfrozen = experiment;
+    unfrozen.model.freeze_body = false;
+    const ModelSummary summary = summarizeModel(unfrozen);
     if (!summary.ok()) {
       const ValidationIssue& issue = summary.issues.front();
       check.model_problem = issue.path.empty() ? issue.message : issue.path + ": " + issue.message;
