@@ -8,12 +8,18 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 
+#include "app/off_thread.h"
 #include "editor/experiment_editor.h"
+#include "workbench/errors.h"
+#include "workbench/weights_load_report.h"
 
 namespace wb::gui {
 namespace {
 
 constexpr int kSummaryDebounceMs = 300;  // after the last keystroke: a spin box held down asks once
+constexpr size_t kWeightsNamesShown =
+    6;  // names a list of the load report shows; the run folder has them all
+const QString kRefusedStyle = QStringLiteral("color: #b91c1c;");
 
 // Grouped the same on every system locale, like the engine's run log ("1,234,567").
 QString groupedDigits(long long value) {
@@ -41,6 +47,50 @@ std::string summaryKey(const Experiment& e) {
   return doc.value("data", nlohmann::json()).dump() + doc.value("model", nlohmann::json()).dump();
 }
 
+// The Trains column: what model.freeze leaves of the layer's parameters to train.
+QStandardItem* trainsItem(const ModelSummaryRow& row) {
+  auto* item = new QStandardItem();
+  if (row.parameters == 0) return item;
+  if (row.frozen == 0) {
+    item->setText(QObject::tr("trains"));
+  } else if (row.frozen == row.parameters) {
+    item->setText(QObject::tr("frozen"));
+    item->setToolTip(
+        QObject::tr("model.freeze: no gradient, no optimizer state; batch norm keeps its "
+                    "statistics"));
+  } else {
+    item->setText(QObject::tr("partly (%1 frozen)").arg(groupedDigits(row.frozen)));
+    item->setToolTip(QObject::tr("model.freeze freezes %1 of this layer's %2 parameters")
+                         .arg(groupedDigits(row.frozen), groupedDigits(row.parameters)));
+  }
+  return item;
+}
+
+// What the Weights section shows, made on a worker thread: previewWeightsLoad builds the model and reads the
+// whole file.
+struct WeightsOutcome {
+  QString text;
+  bool refused = false;
+};
+
+WeightsOutcome previewWeights(const Experiment& experiment) {
+  WeightsOutcome outcome;
+  try {
+    QStringList lines;
+    for (const std::string& line : weightsLoadLines(previewWeightsLoad(experiment), kWeightsNamesShown))
+      lines << QString::fromStdString(line);
+    outcome.text = lines.join(QLatin1Char('\n'));
+  } catch (const UserError& error) {
+    outcome.refused = true;
+    outcome.text = QObject::tr("weights refused: %1").arg(QString::fromStdString(error.what()));
+    if (!error.hint().empty()) outcome.text += QStringLiteral("\n") + QString::fromStdString(error.hint());
+  } catch (const std::exception& error) {  // the thread's edge: LibTorch's own errors on a file it chokes on
+    outcome.refused = true;
+    outcome.text = QObject::tr("weights refused: %1").arg(QString::fromStdString(error.what()));
+  }
+  return outcome;
+}
+
 QStandardItem* numberItem(const QString& text, long long sortValue, const QString& tip = QString()) {
   auto* item = new QStandardItem(text);
   item->setData(static_cast<qlonglong>(sortValue), Qt::UserRole);
@@ -64,10 +114,22 @@ ModelSummaryView::ModelSummaryView(ExperimentEditor* editor, QWidget* parent)
   m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_message->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   m_message->setContentsMargins(8, 8, 8, 8);
+  m_freezeIssues = new QLabel(this);
+  m_freezeIssues->setObjectName(QStringLiteral("modelFreezeIssues"));
+  m_freezeIssues->setWordWrap(true);
+  m_freezeIssues->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_freezeIssues->setStyleSheet(kRefusedStyle);
+  m_freezeIssues->hide();
+  m_weights = new QLabel(this);
+  m_weights->setObjectName(QStringLiteral("modelWeights"));
+  m_weights->setWordWrap(true);
+  m_weights->setTextFormat(Qt::PlainText);
+  m_weights->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_weights->hide();
 
   m_model = new QStandardItemModel(0, kModelColumns, this);
   m_model->setHorizontalHeaderLabels(
-      {tr("Layer"), tr("Type"), tr("Output shape"), tr("Parameters"), tr("FLOPs / sample")});
+      {tr("Layer"), tr("Type"), tr("Output shape"), tr("Parameters"), tr("Trains"), tr("FLOPs / sample")});
   m_table = new QTableView(this);
   m_table->setObjectName(QStringLiteral("modelTable"));
   m_table->setModel(m_model);
@@ -85,7 +147,9 @@ ModelSummaryView::ModelSummaryView(ExperimentEditor* editor, QWidget* parent)
   layout->setContentsMargins(8, 8, 8, 8);
   layout->addWidget(m_totals);
   layout->addWidget(m_message);
+  layout->addWidget(m_freezeIssues);
   layout->addWidget(m_table, 1);
+  layout->addWidget(m_weights);
   showMessage(tr("Summarizing the model…"));
 
   m_debounce.setSingleShot(true);
@@ -104,6 +168,7 @@ void ModelSummaryView::schedule() {
 void ModelSummaryView::refreshNow() {
   m_debounce.stop();
   m_shownKey.clear();
+  m_weightsKey.clear();  // the file may have been replaced under the same name
   compute();
 }
 
@@ -111,6 +176,7 @@ void ModelSummaryView::compute() {
   const std::optional<Experiment> experiment = m_editor->experiment();
   if (!experiment) {
     m_queued.reset();
+    forgetWeights();
     m_summary = ModelSummary{};
     const std::vector<ValidationIssue>& issues = m_editor->issues();
     QStringList lines;
@@ -127,6 +193,7 @@ void ModelSummaryView::compute() {
     return;
   }
   std::string key = summaryKey(*experiment);
+  followWeights(*experiment, key);
   if (key == m_shownKey && !m_running) {
     emit summaryShown();
     return;
@@ -194,28 +261,32 @@ void ModelSummaryView::show(const ModelSummary& summary) {
   m_showingMessage = false;
   m_message->hide();
   m_table->show();
+  m_weights->setVisible(!m_weights->text().isEmpty());
+  const QString freezeIssues = freezeIssuesText();
+  m_freezeIssues->setText(freezeIssues);
+  m_freezeIssues->setVisible(!freezeIssues.isEmpty());
   m_model->removeRows(0, m_model->rowCount());
   m_model->setHorizontalHeaderItem(kModelShapeColumn,
                                    new QStandardItem(summary.torchscript ? tr("Shape") : tr("Output shape")));
   for (const ModelSummaryRow& row : summary.rows) {
     QList<QStandardItem*> items;
-    // Branch layers of a residual are indented under it, named by their state-dict prefix and, where the
-    // list names them (torchvision's architectures), by their module path outside.
+    // Branch layers of a residual are indented under it, named as weights files, freeze patterns and
+    // parameter groups name them: by their module path outside where the list gives one (torchvision's
+    // "layer1.0.conv1"), else by their state-dict prefix.
     const QString outside = QString::fromStdString(row.outside_name);
-    auto* name =
-        new QStandardItem(QString(row.depth * 4, QLatin1Char(' ')) + QString::fromStdString(row.name) +
-                          (outside.isEmpty() ? QString() : QStringLiteral("  ") + outside));
+    auto* name = new QStandardItem(QString(row.depth * 4, QLatin1Char(' ')) +
+                                   (outside.isEmpty() ? QString::fromStdString(row.name) : outside));
     name->setToolTip(outside.isEmpty()
                          ? tr("State-dict prefix: %1").arg(QString::fromStdString(row.name))
                          : tr("State-dict prefix: %1; name in weights files, freeze patterns and "
                               "parameter groups: %2")
                                .arg(QString::fromStdString(row.name), outside));
     items << name;
-    items << new QStandardItem(QString::fromStdString(row.type) +
-                               (row.trainable ? QString() : tr(" (frozen)")));
+    items << new QStandardItem(QString::fromStdString(row.type));
     items << new QStandardItem(shapeOf(row.shape));
     items << numberItem(groupedDigits(row.parameters), row.parameters,
                         row.depth > 0 ? tr("Counted in the residual above it") : QString());
+    items << trainsItem(row);
     items << numberItem(row.flops < 0 ? QStringLiteral("—") : groupedDigits(row.flops), row.flops,
                         row.flops < 0 ? tr("Unknown for TorchScript modules") : flopsOf(row.flops));
     if (row.depth > 0) {
@@ -232,8 +303,10 @@ void ModelSummaryView::show(const ModelSummary& summary) {
 QString ModelSummaryView::totalsText() const {
   const ModelSummary& s = m_summary;
   if (!s.ok() || (s.rows.empty() && s.input_shape.empty())) return QString();
-  QString text = tr("<b>%1</b> trainable parameters").arg(groupedDigits(s.total_parameters));
-  if (s.frozen_parameters > 0) text += tr(" (+ %1 frozen)").arg(groupedDigits(s.frozen_parameters));
+  QString text = tr("<b>%1</b> parameters, ").arg(groupedDigits(s.total_parameters));
+  text += s.frozen_parameters > 0
+              ? tr("<b>%1</b> trainable").arg(groupedDigits(s.total_parameters - s.frozen_parameters))
+              : tr("all trainable");
   text += s.total_flops >= 0
               ? tr(" · <b>%1</b> per sample (forward; a multiply-add counts 2)").arg(flopsOf(s.total_flops))
               : tr(" · FLOPs unknown (TorchScript)");
@@ -246,11 +319,78 @@ QString ModelSummaryView::messageText() const {
   return m_showingMessage ? m_message->text() : QString();
 }
 
+QString ModelSummaryView::freezeIssuesText() const {
+  QStringList lines;
+  for (const ValidationIssue& issue : m_summary.freeze_issues) {
+    lines << QStringLiteral("%1: %2").arg(QString::fromStdString(issue.path),
+                                          QString::fromStdString(issue.message));
+  }
+  if (lines.isEmpty()) return QString();
+  return lines.join(QLatin1Char('\n')) + QStringLiteral("\n") +
+         tr("Nothing is frozen until this is fixed: the table shows every layer training.");
+}
+
+QString ModelSummaryView::weightsText() const {
+  return m_weights->text();
+}
+
+// The Weights section follows the data and model sections. A load already in flight for an older edit is
+// left to finish and dropped (reading a large file cannot be interrupted); the newest edit loads after it.
+void ModelSummaryView::followWeights(const Experiment& experiment, const std::string& key) {
+  if (key == m_weightsKey) return;
+  m_weightsKey = key;
+  m_weightsLoads.invalidate();
+  if (experiment.model.weights.empty()) {
+    m_weightsWanted.reset();
+    showWeights(tr("weights: none (model.weights is empty) — the model starts from a fresh initialization; "
+                   "set model.weights to start from a trained model's file."),
+                false);
+    emit weightsShown();
+    return;
+  }
+  m_weightsWanted = experiment;
+  showWeights(tr("weights: reading %1…").arg(QString::fromStdString(experiment.model.weights)), false);
+  startWeightsLoad();
+}
+
+void ModelSummaryView::startWeightsLoad() {
+  if (!m_weightsWanted) return;
+  const int generation = m_weightsLoads.begin();
+  if (generation < 0) return;  // loads after the one in flight
+  const Experiment experiment = *m_weightsWanted;
+  runOffThread(
+      this, [experiment] { return previewWeights(experiment); },
+      [this, generation](const WeightsOutcome& outcome) {
+        if (m_weightsLoads.end(generation)) {
+          m_weightsWanted.reset();
+          showWeights(outcome.text, outcome.refused);
+          emit weightsShown();
+        }
+        if (m_weightsLoads.takePending()) startWeightsLoad();
+      });
+}
+
+void ModelSummaryView::forgetWeights() {
+  m_weightsKey.clear();
+  m_weightsWanted.reset();
+  m_weightsLoads.invalidate();
+  showWeights(QString(), false);
+}
+
+void ModelSummaryView::showWeights(const QString& text, bool refused) {
+  m_weightsRefused = refused;
+  m_weights->setText(text);
+  m_weights->setStyleSheet(refused ? kRefusedStyle : QString());
+  m_weights->setVisible(!text.isEmpty() && !m_showingMessage);
+}
+
 void ModelSummaryView::showMessage(const QString& text) {
   m_showingMessage = true;
   m_message->setText(text);
   m_message->show();
   m_table->hide();
+  m_freezeIssues->hide();
+  m_weights->hide();
   m_totals->clear();
   m_shownKey.clear();
 }

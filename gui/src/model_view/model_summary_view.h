@@ -4,6 +4,12 @@
 // last edit, the engine's summarizeModel runs on a worker thread (it reads the dataset's headers, and loads a
 // TorchScript file), and the table is replaced when it answers. An experiment with problems shows what to fix
 // instead of a stale table.
+//
+// Issue 40: each layer says whether it trains (model.freeze as the run applies it; "partly" for a block with
+// some of its layers frozen), the layers carry their torchvision names, and under the table the Weights
+// section says what model.weights loads — the engine's load report, made off the UI thread on its own (a
+// large file does not hold the table back), a refusal in red with the engine's words — or that the model
+// starts from a fresh initialization.
 
 #include <QFutureWatcher>
 #include <QTimer>
@@ -11,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "app/serial_reload.h"
 #include "workbench/experiment.h"
 #include "workbench/model_summary.h"
 
@@ -28,6 +35,7 @@ enum ModelSummaryColumn {
   kModelTypeColumn,
   kModelShapeColumn,
   kModelParamsColumn,
+  kModelTrainsColumn,  // "trains", "frozen", "partly (N frozen)"; empty for a layer without parameters
   kModelFlopsColumn,
   kModelColumns
 };
@@ -40,16 +48,25 @@ class ModelSummaryView : public QWidget {
 
   // Summarizes the editor's experiment now (no pause); the answer still comes from the worker.
   void refreshNow();
-  bool isComputing() const { return m_running || m_queued.has_value() || m_debounce.isActive(); }
+  bool isComputing() const {
+    return m_running || m_queued.has_value() || m_debounce.isActive() || m_weightsLoads.loading();
+  }
   // The last summary shown (empty rows and no issues before the first).
   const ModelSummary& summary() const { return m_summary; }
   QTableView* table() const { return m_table; }
   QStandardItemModel* tableModel() const { return m_model; }
   QString totalsText() const;
   QString messageText() const;
+  // model.freeze's problems (a pattern that picks nothing), shown in red above the table; "" without.
+  QString freezeIssuesText() const;
+  // The Weights section: the load report's lines, the refusal, or the fresh initialization.
+  QString weightsText() const;
+  bool weightsRefused() const { return m_weightsRefused; }
+  QLabel* weightsLabel() const { return m_weights; }
 
  signals:
   void summaryShown();  // the table (or the message) now shows the editor's experiment
+  void weightsShown();  // the Weights section now shows the editor's model.weights
 
  private:
   void schedule();
@@ -58,10 +75,16 @@ class ModelSummaryView : public QWidget {
   void onComputed();
   void show(const ModelSummary& summary);
   void showMessage(const QString& text);
+  void followWeights(const Experiment& experiment, const std::string& key);
+  void startWeightsLoad();
+  void forgetWeights();
+  void showWeights(const QString& text, bool refused);
 
   ExperimentEditor* m_editor;
   QLabel* m_totals;
   QLabel* m_message;
+  QLabel* m_freezeIssues;
+  QLabel* m_weights;
   QTableView* m_table;
   QStandardItemModel* m_model;
   QTimer m_debounce;
@@ -72,6 +95,11 @@ class ModelSummaryView : public QWidget {
   std::string m_runningKey;
   std::string m_shownKey;  // the data and model sections the table shows; the same again is not recomputed
   ModelSummary m_summary;
+  // The Weights section's loads: one at a time, a stale one dropped (serial_reload.h).
+  SerialReload m_weightsLoads;
+  std::optional<Experiment> m_weightsWanted;  // the experiment whose weights the section should show next
+  std::string m_weightsKey;                   // the data and model sections it was asked for
+  bool m_weightsRefused = false;
 };
 
 }  // namespace wb::gui
