@@ -187,6 +187,18 @@ class ChartsTest : public QObject {
     lr->setLogScale(false);
     panel.replotAllNow();
     check("after log scale off");
+    // A chart that asks for three ticks gets about three, not 0, 2.5e-5, … 1e-4 (the schedule's preview).
+    MetricChart preview(QStringLiteral("Learning-rate schedule"), QStringLiteral("optimizer step"),
+                        QStringLiteral("learning rate"));
+    preview.setValueTickCount(3);
+    preview.setValueAxisFromZero(true);
+    preview.resize(400, 160);
+    const int flat = preview.addSeries(QStringLiteral("lr"), SeriesStyle{}, QStringLiteral("preview"));
+    preview.replacePoints(flat, {0, 10, 20}, {1e-4, 1e-4, 1e-4});
+    preview.autoscale();
+    preview.replot();
+    QVERIFY2(preview.yAxis->tickVector().size() <= 4,
+             qPrintable(QStringLiteral("%1 ticks").arg(preview.yAxis->tickVector().size())));
     // The loss chart follows its data as before: not from 0.
     QVERIFY(panel.chart(ChartId::Loss)->yAxis->range().lower > 0);
 

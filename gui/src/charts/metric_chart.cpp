@@ -144,8 +144,16 @@ void MetricChart::setValueAxisFromZero(bool fromZero) {
 
 void MetricChart::setValueTickCount(int count) {
   m_valueTicks = count;
-  for (QCPAxis* axis : {yAxis, yAxis2}) axis->ticker()->setTickCount(count);
+  for (QCPAxis* axis : {yAxis, yAxis2}) applyValueTicks(axis);
   m_dirty = true;
+}
+
+void MetricChart::applyValueTicks(QCPAxis* axis) {
+  axis->ticker()->setTickCount(m_valueTicks);
+  // QCustomPlot's "readability" steps may give twice the count asked (0, 2.5e-5, … 1e-4 for three); a chart
+  // that asked for few ticks gets that many.
+  if (m_valueTicks != kDefaultValueTicks)
+    axis->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
 }
 
 void MetricChart::setLegendShown(bool shown) {
@@ -551,7 +559,7 @@ void MetricChart::setLogScale(bool on) {
       axis->setScaleType(QCPAxis::stLinear);
       axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     }
-    axis->ticker()->setTickCount(m_valueTicks);
+    applyValueTicks(axis);
   }
   m_follow = true;
   m_dirty = true;

@@ -124,6 +124,7 @@ class MetricChart : public QCustomPlot {
   void placeLegend();
   void fitLegendColumns();
   void resetAxes();
+  void applyValueTicks(QCPAxis* axis);
   Series* find(int series);
   const Series* find(int series) const;
 
@@ -143,7 +144,8 @@ class MetricChart : public QCustomPlot {
   QString m_emptyText;
   double m_minSpanAbsolute = 0;
   bool m_fromZero = false;
-  int m_valueTicks = 5;
+  static constexpr int kDefaultValueTicks = 5;  // QCustomPlot's
+  int m_valueTicks = kDefaultValueTicks;
   double m_minSpanFraction = 0;
   QCPRange m_viewRange;
   int m_viewWidth = 0;
