@@ -229,6 +229,10 @@ class ParamGroupsTest : public QObject {
     QVERIFY(!marked(groups, 0, Groups::LearningRate));
     QVERIFY2(groups->table()->item(1, Groups::LearningRate)->toolTip().contains(QStringLiteral("-1")),
              qPrintable(groups->table()->item(1, Groups::LearningRate)->toolTip()));
+    // Going to the problem (a click in the list under the form) goes to its cell.
+    editor.focusIssue("optimizer.param_groups[1].lr");
+    QCOMPARE(groups->table()->currentRow(), 1);
+    QCOMPARE(groups->table()->currentColumn(), int{Groups::LearningRate});
     // Text that is no number reaches the engine as typed, and the engine names it.
     groups->table()->item(1, Groups::WeightDecay)->setText(QStringLiteral("lots"));
     editor.validateNow();
@@ -309,7 +313,8 @@ class ParamGroupsTest : public QObject {
     auto* after = qobject_cast<QSpinBox*>(editor.binding("model.unfreeze.after_epochs")->input());
     auto* every = qobject_cast<QSpinBox*>(editor.binding("model.unfreeze.every_epochs")->input());
     QVERIFY(after && every);
-    QCOMPARE(after->maximum(), 1000000);  // the engine's range
+    QCOMPARE(after->maximum(), 1000000);                         // the engine's range
+    QCOMPARE(freeze->choice()->focusPolicy(), Qt::StrongFocus);  // the wheel passes over it unfocused
 
     nlohmann::json doc = test::tinyExperimentJson(dir.path());
     doc["model"]["freeze"] = "body";

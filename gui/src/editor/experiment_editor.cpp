@@ -990,7 +990,7 @@ void ExperimentEditor::focusIssue(const std::string& path) {
     if (auto* scroll = qobject_cast<QScrollArea*>(m_tabs->widget(index)))
       scroll->ensureWidgetVisible(b->row());
   }
-  b->input()->setFocus(Qt::OtherFocusReason);
+  b->focusPart(path);
 }
 
 void ExperimentEditor::setLocked(const QString& note) {

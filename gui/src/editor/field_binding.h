@@ -42,6 +42,11 @@ class FieldBinding {
   // The issues shown at this field, with their paths: a field made of parts (a table's rows) marks the part
   // at fault. The messages under the field come apart, through setMessages.
   virtual void markIssues(const std::vector<ValidationIssue>& issues) { (void)issues; }
+  // Focus for an issue at `issuePath` (this field's path or one below it): the input, or the part at fault.
+  virtual void focusPart(const std::string& issuePath) {
+    (void)issuePath;
+    m_input->setFocus(Qt::OtherFocusReason);
+  }
 
   void setMessages(const QStringList& messages);
   QStringList messages() const { return m_messages; }

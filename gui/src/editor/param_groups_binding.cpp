@@ -342,6 +342,24 @@ void ParamGroupsBinding::fitHeight() {
                           2 * m_table->frameWidth());
 }
 
+std::optional<std::pair<int, int>> ParamGroupsBinding::cellOf(const std::string& issuePath) const {
+  const std::string prefix = path() + "[";
+  if (issuePath.rfind(prefix, 0) != 0) return std::nullopt;
+  const size_t close = issuePath.find(']', prefix.size());
+  if (close == std::string::npos) return std::nullopt;
+  bool ok = false;
+  const int row = QString::fromStdString(issuePath.substr(prefix.size(), close - prefix.size())).toInt(&ok);
+  if (!ok || row < 0 || row >= m_table->rowCount()) return std::nullopt;
+  return std::make_pair(row, param_groups::columnOfIssue(issuePath.substr(close + 1)));
+}
+
+void ParamGroupsBinding::focusPart(const std::string& issuePath) {
+  FieldBinding::focusPart(issuePath);
+  if (const std::optional<std::pair<int, int>> cell = cellOf(issuePath)) {
+    m_table->setCurrentCell(cell->first, cell->second >= 0 ? cell->second : static_cast<int>(Patterns));
+  }
+}
+
 void ParamGroupsBinding::markIssues(const std::vector<ValidationIssue>& issues) {
   const bool dark = m_table->palette().color(QPalette::Base).lightness() < 128;
   const QBrush fault(dark ? QColor(0x7f, 0x2a, 0x2a) : QColor(0xff, 0xcd, 0xd2));
@@ -354,14 +372,10 @@ void ParamGroupsBinding::markIssues(const std::vector<ValidationIssue>& issues) 
       m_table->item(row, column)->setToolTip(param_groups::columnHelp(column));
     }
   }
-  const std::string prefix = path() + "[";
   for (const ValidationIssue& issue : issues) {
-    if (issue.path.rfind(prefix, 0) != 0) continue;
-    const size_t close = issue.path.find(']', prefix.size());
-    if (close == std::string::npos) continue;
-    const int row = QString::fromStdString(issue.path.substr(prefix.size(), close - prefix.size())).toInt();
-    if (row < 0 || row >= m_table->rowCount()) continue;
-    const int only = param_groups::columnOfIssue(issue.path.substr(close + 1));
+    const std::optional<std::pair<int, int>> cell = cellOf(issue.path);
+    if (!cell) continue;
+    const auto [row, only] = *cell;
     for (int column = 0; column < m_table->columnCount(); ++column) {
       if (only >= 0 && column != only) continue;
       QTableWidgetItem* item = m_table->item(row, column);

@@ -8,6 +8,8 @@
 
 #include <QObject>
 #include <QWidget>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "editor/field_binding.h"
@@ -39,6 +41,8 @@ class ParamGroupsBinding : public FieldBinding {
   QComboBox* rateKindOf(int row) const;
 
   void markIssues(const std::vector<ValidationIssue>& issues) override;
+  // Goes to the cell the issue's path names (optimizer.param_groups[1].lr_scale: row 1's learning rate).
+  void focusPart(const std::string& issuePath) override;
 
  protected:
   void loadValue(const nlohmann::json& value) override;
@@ -50,6 +54,8 @@ class ParamGroupsBinding : public FieldBinding {
   void onItemChanged(QTableWidgetItem* item);
   void onRateKindChosen(int row, int kind);
   void fitHeight();
+  // The row and column an issue's path names (column -1: the whole group); nullopt: no row of this table.
+  std::optional<std::pair<int, int>> cellOf(const std::string& issuePath) const;
   nlohmann::json& groupAt(int row);  // the row's group, made an object if the file had something else there
 
   QTableWidget* m_table;
