@@ -138,8 +138,16 @@ int main(int argc, char** argv) {
                        });
       QTimer::singleShot(0, &window, startEvaluation);
     } else if (cl.showModel) {
-      QObject::connect(window.modelView(), &wb::gui::ModelSummaryView::summaryShown, driver,
-                       &wb::gui::ScreenshotDriver::startWithoutTraining, Qt::SingleShotConnection);
+      // The picture waits for the table and for the Weights section's load report, whichever comes last.
+      wb::gui::ModelSummaryView* view = window.modelView();
+      auto started = std::make_shared<bool>(false);
+      const auto startWhenSettled = [view, driver, started] {
+        if (*started || view->isComputing()) return;
+        *started = true;
+        driver->startWithoutTraining();
+      };
+      QObject::connect(view, &wb::gui::ModelSummaryView::summaryShown, driver, startWhenSettled);
+      QObject::connect(view, &wb::gui::ModelSummaryView::weightsShown, driver, startWhenSettled);
     } else if (!cl.sweep.isEmpty()) {
       // The picture waits for the sweep's results (read once the runs folder is known).
       auto started = std::make_shared<bool>(false);

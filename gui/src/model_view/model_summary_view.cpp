@@ -364,9 +364,11 @@ void ModelSummaryView::startWeightsLoad() {
         if (m_weightsLoads.end(generation)) {
           m_weightsWanted.reset();
           showWeights(outcome.text, outcome.refused);
-          emit weightsShown();
         }
         if (m_weightsLoads.takePending()) startWeightsLoad();
+        // A dropped load leaves what the section was given meanwhile (the fresh initialization, nothing):
+        // current too once nothing is in flight.
+        if (!m_weightsLoads.loading()) emit weightsShown();
       });
 }
 

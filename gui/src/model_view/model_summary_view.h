@@ -66,7 +66,7 @@ class ModelSummaryView : public QWidget {
 
  signals:
   void summaryShown();  // the table (or the message) now shows the editor's experiment
-  void weightsShown();  // the Weights section now shows the editor's model.weights
+  void weightsShown();  // the Weights section now shows the editor's model.weights, no load in flight
 
  private:
   void schedule();
