@@ -35,12 +35,20 @@ bool holdsImages(const DataConfig& data) {
 
 std::string augmentation(const DataConfig& data) {
   if (!data.augment_enabled) return "augmentation off";
+  // An image folder crops with RandomResizedCrop(images.crop) (random_crop and crop_padding are not its
+  // keys).
+  const bool folder = data.dataset == DatasetName::ImageFolder;
   std::vector<std::string> parts;
-  if (data.augment.random_crop && data.augment.crop_padding > 0) {
+  if (folder && data.augment.random_resized_crop && data.images.crop > 0) {
+    parts.push_back("RandomResizedCrop(" + std::to_string(data.images.crop) + ")");
+  } else if (!folder && data.augment.random_crop && data.augment.crop_padding > 0) {
     parts.push_back("random crop (padding " + std::to_string(data.augment.crop_padding) + " px)");
   }
   if (data.augment.horizontal_flip) parts.push_back("horizontal flip");
-  if (parts.empty()) return "augmentation on, but random_crop and horizontal_flip are off";
+  if (parts.empty()) {
+    return folder ? "augmentation on, but random_resized_crop (with images.crop) and horizontal_flip are off"
+                  : "augmentation on, but random_crop and horizontal_flip are off";
+  }
   std::string text = "augmentation ";
   for (size_t i = 0; i < parts.size(); ++i) text += (i == 0 ? "" : " + ") + parts[i];
   return text;

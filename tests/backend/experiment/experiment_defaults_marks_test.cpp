@@ -89,6 +89,22 @@ TEST(TrainingRecipe, SaysWhatIsOnAndWhichAreDefaults) {
       "Recipe: augmentation random crop (padding 2 px) (data.augment) · no validation split "
       "(data.val_fraction) · schedule cosine from lr 0.001 to 0 over the whole run, after 100 warmup steps "
       "(schedule.name)");
+  // An image folder's crop is RandomResizedCrop(images.crop), not the padded random crop it has no keys for.
+  e.data.dataset = DatasetName::ImageFolder;
+  e.data.images.crop = 64;
+  e.data.augment.horizontal_flip = true;
+  EXPECT_EQ(
+      describeTrainingRecipe(e),
+      "Recipe: augmentation RandomResizedCrop(64) + horizontal flip (data.augment) · no validation split "
+      "(data.val_fraction) · schedule cosine from lr 0.001 to 0 over the whole run, after 100 warmup "
+      "steps (schedule.name)");
+  e.data.augment.random_resized_crop = false;
+  e.data.augment.horizontal_flip = false;
+  EXPECT_EQ(
+      describeTrainingRecipe(e).rfind("Recipe: augmentation on, but random_resized_crop (with images.crop) "
+                                      "and horizontal_flip are off (data.augment)",
+                                      0),
+      0u);
   e.data.dataset = DatasetName::Csv;
   e.schedule.name = ScheduleName::Step;
   e.schedule.warmup_steps = 0;
