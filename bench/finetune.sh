@@ -139,7 +139,7 @@ skimage_version=$(dpkg-deb -f "$skimage_dir"/python3-skimage_*.deb Version 2>/de
 echo
 echo "Fine-tuning resnet18: photos of python3-skimage $skimage_version; A 9 classes ($a_train train / $a_test test crops),"
 echo "B 7 classes ($b_train / $b_test); ${crop}px, batch $batch, AdamW lr $lr; pretrain $pre_epochs epochs on A, fine-tune $epochs on B;"
-echo "fine-tunes from the $( [[ $from == ours ]] && echo "workbench's pretrained model (safetensors export)" || echo "PyTorch's pretrained model (torch.save)"); seeds: $seeds"
+echo "fine-tunes from $( [[ $from == ours ]] && echo "the workbench's pretrained model (safetensors export)" || echo "PyTorch's pretrained model (torch.save)"); seeds: $seeds"
 echo "ours: ${load_report//$'\n'/; }"
 echo "ours: $frozen_line"
 printf "check: the workbench's pretrained model scores %.1f %% on A's test in PyTorch, %.1f %% in the workbench\n" \
