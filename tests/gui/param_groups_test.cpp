@@ -300,6 +300,22 @@ class ParamGroupsTest : public QObject {
     QCOMPARE(kind->currentIndex(), int{Groups::ScaleOfOptimizerLr});
     QCOMPARE(groupsIn(editor), twoGroups());
     QVERIFY(form->verticalScrollBar()->value() > 0);  // the form scrolled instead
+
+    // A problem in the last group, clicked in the list: its cell comes into view, not just the table's top.
+    editor.resize(430, 300);
+    groups->table()->item(1, Groups::LearningRate)->setText(QStringLiteral("-1"));
+    editor.validateNow();
+    form->verticalScrollBar()->setValue(0);
+    editor.focusIssue("optimizer.param_groups[1].lr");
+    QTableWidgetItem* atFault = groups->table()->item(1, Groups::LearningRate);
+    const QRect cellRect(groups->table()->viewport()->mapTo(
+                             form->viewport(), groups->table()->visualItemRect(atFault).topLeft()),
+                         groups->table()->visualItemRect(atFault).size());
+    QVERIFY2(form->viewport()->rect().contains(cellRect),
+             qPrintable(QStringLiteral("the cell at y %1..%2, the form's view 0..%3")
+                            .arg(cellRect.top())
+                            .arg(cellRect.bottom())
+                            .arg(form->viewport()->height())));
   }
 
   void freezeIsAChoiceThatRoundTrips() {

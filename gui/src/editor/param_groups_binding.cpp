@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QStyle>
 #include <QStyledItemDelegate>
 #include <QTableWidget>
@@ -355,9 +356,19 @@ std::optional<std::pair<int, int>> ParamGroupsBinding::cellOf(const std::string&
 
 void ParamGroupsBinding::focusPart(const std::string& issuePath) {
   FieldBinding::focusPart(issuePath);
-  if (const std::optional<std::pair<int, int>> cell = cellOf(issuePath)) {
-    m_table->setCurrentCell(cell->first, cell->second >= 0 ? cell->second : static_cast<int>(Patterns));
-  }
+  const std::optional<std::pair<int, int>> cell = cellOf(issuePath);
+  if (!cell) return;
+  m_table->setCurrentCell(cell->first, cell->second >= 0 ? cell->second : static_cast<int>(Patterns));
+  // The form scrolled to the field's top; a table taller than what is left of a laptop's form would leave the
+  // cell below the edge: scroll on to the cell, with the message under the table if there is room.
+  QScrollArea* form = nullptr;
+  for (QWidget* w = m_table->parentWidget(); w != nullptr && form == nullptr; w = w->parentWidget())
+    form = qobject_cast<QScrollArea*>(w);
+  if (form == nullptr || form->widget() == nullptr) return;
+  form->ensureWidgetVisible(messageLabel());
+  const QRect rect = m_table->visualItemRect(m_table->currentItem());
+  const QPoint center = m_table->viewport()->mapTo(form->widget(), rect.center());
+  form->ensureVisible(center.x(), center.y(), 0, rect.height());
 }
 
 void ParamGroupsBinding::markIssues(const std::vector<ValidationIssue>& issues) {
