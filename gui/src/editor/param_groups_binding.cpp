@@ -10,6 +10,7 @@
 #include <QStyle>
 #include <QStyledItemDelegate>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "widgets/wheel_guard.h"
@@ -360,15 +361,18 @@ void ParamGroupsBinding::focusPart(const std::string& issuePath) {
   if (!cell) return;
   m_table->setCurrentCell(cell->first, cell->second >= 0 ? cell->second : static_cast<int>(Patterns));
   // The form scrolled to the field's top; a table taller than what is left of a laptop's form would leave the
-  // cell below the edge: scroll on to the cell, with the message under the table if there is room.
-  QScrollArea* form = nullptr;
-  for (QWidget* w = m_table->parentWidget(); w != nullptr && form == nullptr; w = w->parentWidget())
-    form = qobject_cast<QScrollArea*>(w);
-  if (form == nullptr || form->widget() == nullptr) return;
-  form->ensureWidgetVisible(messageLabel());
-  const QRect rect = m_table->visualItemRect(m_table->currentItem());
-  const QPoint center = m_table->viewport()->mapTo(form->widget(), rect.center());
-  form->ensureVisible(center.x(), center.y(), 0, rect.height());
+  // cell below the edge: scroll on to the cell, with the message under the table if there is room. Once the
+  // tab just brought forward is laid out: before, its table's rows have no place yet.
+  QTimer::singleShot(0, &m_alive, [this] {
+    QScrollArea* form = nullptr;
+    for (QWidget* w = m_table->parentWidget(); w != nullptr && form == nullptr; w = w->parentWidget())
+      form = qobject_cast<QScrollArea*>(w);
+    if (form == nullptr || form->widget() == nullptr || m_table->currentItem() == nullptr) return;
+    form->ensureWidgetVisible(messageLabel());
+    const QRect rect = m_table->visualItemRect(m_table->currentItem());
+    const QPoint center = m_table->viewport()->mapTo(form->widget(), rect.center());
+    form->ensureVisible(center.x(), center.y(), 0, rect.height());
+  });
 }
 
 void ParamGroupsBinding::markIssues(const std::vector<ValidationIssue>& issues) {
