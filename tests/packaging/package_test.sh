@@ -80,6 +80,12 @@ expect() {
   grep -qxF "$path" "$work/$list.files" || fail "$list package lacks $path"
 }
 expect cli ./usr/bin/workbench-cli
+# ONNX export's writer, where the build has ONNX's library (the engine finds it beside workbench-cli).
+packaged_programs=(workbench-cli workbench)
+if [[ -x "$build/backend/workbench-onnx-writer" ]]; then
+  expect cli ./usr/bin/workbench-onnx-writer
+  packaged_programs+=(workbench-onnx-writer)
+fi
 expect cli ./usr/share/torch-workbench/examples/index.json
 expect cli ./usr/share/torch-workbench/examples/mlp.json
 expect cli ./usr/share/bash-completion/completions/workbench-cli
@@ -118,7 +124,7 @@ echo "torch-workbench Depends: $gui_depends"
 mkdir -p "$work/extract"
 dpkg-deb -x "$cli_deb" "$work/extract"
 dpkg-deb -x "$gui_deb" "$work/extract"
-for exe in workbench-cli workbench; do
+for exe in "${packaged_programs[@]}"; do
   f=$work/extract/usr/bin/$exe
   if readelf -d "$f" | grep -qE 'RPATH|RUNPATH'; then fail "$exe carries an RPATH"; fi
   if readelf -S "$f" | grep -q '\.debug_info'; then fail "$exe is not stripped"; fi

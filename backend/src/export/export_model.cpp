@@ -3,11 +3,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 
 #include "compress/model_artifact.h"
 #include "data/dataset.h"
 #include "export/export_metadata.h"
 #include "export/exported_tensors.h"
+#include "export/onnx_export.h"
 #include "export/safetensors_writer.h"
 #include "export/torchscript_export.h"
 #include "model/layer_names.h"
@@ -17,10 +19,6 @@
 #include "workbench/export.h"
 #include "workbench/run_state.h"
 #include "workbench/system_info.h"
-
-#ifdef WB_WITH_ONNX
-#include "export/onnx_export.h"
-#endif
 
 namespace wb {
 namespace {
@@ -214,14 +212,13 @@ bool exportFormatFromString(const std::string& name, ExportFormat& format) {
 }
 
 std::string exportUnavailable(ExportFormat format) {
-#ifndef WB_WITH_ONNX
-  if (format == ExportFormat::Onnx) {
+  // A build whose LibTorch brings its own protobuf writes ONNX through workbench-onnx-writer: without that
+  // program (not built: no libonnx-dev; or not installed beside this one) it has none.
+  if (format == ExportFormat::Onnx && !onnxWriterInProcess() && onnxWriterExecutable().empty()) {
     return "this build has no ONNX export: it was built without ONNX's C++ library (Debian: libonnx-dev), or "
-           "against a LibTorch that brings its own protobuf (pip's), which that library cannot share a "
-           "process with";
+           "its ONNX writer (workbench-onnx-writer) is neither beside this program nor in its build tree "
+           "(TORCH_WORKBENCH_ONNX_WRITER may name it)";
   }
-#endif
-  (void)format;
   return {};
 }
 
@@ -318,11 +315,13 @@ ExportResult exportModel(const ExportRequest& request, const std::function<void(
       write = [&module, extra](const std::string& tmp) { saveTorchScript(module, tmp, extra); };
       break;
     }
-    case ExportFormat::Onnx:
-#ifdef WB_WITH_ONNX
-      bytes = onnxModelBytes(artifact, metadata);
-#endif
+    case ExportFormat::Onnx: {
+      // The plan is whole here (a layer ONNX cannot express has been refused); ONNX's library writes the
+      // temporary file, in this process or in workbench-onnx-writer's.
+      auto plan = std::make_shared<onnx_export::OnnxModelPlan>(onnxModelPlan(artifact, metadata));
+      write = [plan](const std::string& tmp) { writeOnnxModel(std::move(*plan), tmp); };
       break;
+    }
     case ExportFormat::Safetensors: {
       std::map<std::string, std::string> meta = strings;
       meta["format"] = "pt";  // what safetensors' own loaders expect of PyTorch tensors

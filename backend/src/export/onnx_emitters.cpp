@@ -1,5 +1,3 @@
-#ifdef WB_WITH_ONNX
-
 #include "export/onnx_emitters.h"
 
 #include <cmath>
@@ -175,7 +173,8 @@ std::string dynamicInt8Linear(OnnxEmitContext& ctx, const EmitLayer& l, const st
       g.addMulti("DynamicQuantizeLinear", {x}, base + "/DynamicQuantizeLinear", 3);
   // The weight's zero points are all 0 (symmetric), MatMulInteger's default.
   const std::string acc = g.add("MatMulInteger", {q[0], weight_t, q[2]}, base + "/MatMulInteger");
-  const std::string acc_f = g.add("Cast", {acc}, base + "/Cast", {attrInt("to", onnx::TensorProto::FLOAT)});
+  const std::string acc_f =
+      g.add("Cast", {acc}, base + "/Cast", {attrInt("to", static_cast<int64_t>(OnnxDataType::Float))});
   const std::string w_scale = g.addInitializer(
       base + ".weight.scale", ctx.quantizedTensor(base + ".weight.scale").to(torch::kFloat32));
   const std::string scale = g.add("Mul", {q[1], w_scale}, base + "/Mul");
@@ -545,5 +544,3 @@ std::string OnnxEmitContext::emitList(const std::vector<LayerPtr>& layers, const
 }
 
 }  // namespace wb::onnx_export
-
-#endif  // WB_WITH_ONNX

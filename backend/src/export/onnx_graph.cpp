@@ -1,47 +1,21 @@
-#ifdef WB_WITH_ONNX
-
 #include "export/onnx_graph.h"
 
 #include <stdexcept>
 
 namespace wb::onnx_export {
 
-OnnxAttr attrInt(const std::string& name, int64_t value) {
-  OnnxAttr a;
-  a.name = name;
-  a.type = onnx::AttributeProto::INT;
-  a.i = value;
-  return a;
-}
-
-OnnxAttr attrFloat(const std::string& name, float value) {
-  OnnxAttr a;
-  a.name = name;
-  a.type = onnx::AttributeProto::FLOAT;
-  a.f = value;
-  return a;
-}
-
-OnnxAttr attrInts(const std::string& name, std::vector<int64_t> values) {
-  OnnxAttr a;
-  a.name = name;
-  a.type = onnx::AttributeProto::INTS;
-  a.ints = std::move(values);
-  return a;
-}
-
-int32_t onnxDataType(torch::ScalarType type) {
+OnnxDataType onnxDataType(torch::ScalarType type) {
   switch (type) {
     case torch::kFloat32:
-      return onnx::TensorProto::FLOAT;
+      return OnnxDataType::Float;
     case torch::kInt8:
-      return onnx::TensorProto::INT8;
+      return OnnxDataType::Int8;
     case torch::kUInt8:
-      return onnx::TensorProto::UINT8;
+      return OnnxDataType::Uint8;
     case torch::kInt32:
-      return onnx::TensorProto::INT32;
+      return OnnxDataType::Int32;
     case torch::kInt64:
-      return onnx::TensorProto::INT64;
+      return OnnxDataType::Int64;
     default:
       throw std::logic_error(std::string("ONNX export: no ONNX type for ") + c10::toString(type));
   }
@@ -62,38 +36,19 @@ std::string OnnxGraph::uniqueName(const std::string& base) {
   return name;
 }
 
-namespace {
-
-void setAttributes(onnx::NodeProto* node, const std::vector<OnnxAttr>& attrs) {
-  for (const OnnxAttr& a : attrs) {
-    onnx::AttributeProto* p = node->add_attribute();
-    p->set_name(a.name);
-    p->set_type(a.type);
-    if (a.type == onnx::AttributeProto::INT) p->set_i(a.i);
-    if (a.type == onnx::AttributeProto::FLOAT) p->set_f(a.f);
-    if (a.type == onnx::AttributeProto::INTS) {
-      for (int64_t v : a.ints) p->add_ints(v);
-    }
-  }
-}
-
-}  // namespace
-
 std::vector<std::string> OnnxGraph::addMulti(const std::string& op, const std::vector<std::string>& inputs,
                                              const std::string& base, int outputs,
                                              const std::vector<OnnxAttr>& attrs) {
-  onnx::NodeProto* node = m_graph.add_node();
-  const std::string node_name = uniqueName(base);
-  node->set_name(node_name);
-  node->set_op_type(op);
-  for (const std::string& in : inputs) node->add_input(in);
-  std::vector<std::string> names;
+  OnnxNodePlan node;
+  node.name = uniqueName(base);
+  node.op = op;
+  node.inputs = inputs;
   for (int i = 0; i < outputs; ++i) {
-    names.push_back(outputs == 1 ? node_name : uniqueName(node_name + ":" + std::to_string(i)));
-    node->add_output(names.back());
+    node.outputs.push_back(outputs == 1 ? node.name : uniqueName(node.name + ":" + std::to_string(i)));
   }
-  setAttributes(node, attrs);
-  return names;
+  node.attrs = attrs;
+  m_plan.nodes.push_back(std::move(node));
+  return m_plan.nodes.back().outputs;
 }
 
 std::string OnnxGraph::add(const std::string& op, const std::vector<std::string>& inputs,
@@ -103,24 +58,25 @@ std::string OnnxGraph::add(const std::string& op, const std::vector<std::string>
 
 void OnnxGraph::addTo(const std::string& op, const std::vector<std::string>& inputs,
                       const std::string& output) {
-  onnx::NodeProto* node = m_graph.add_node();
-  node->set_name(uniqueName(output + "/" + op));
-  node->set_op_type(op);
-  for (const std::string& in : inputs) node->add_input(in);
-  node->add_output(output);
+  OnnxNodePlan node;
+  node.name = uniqueName(output + "/" + op);
+  node.op = op;
+  node.inputs = inputs;
+  node.outputs = {output};
+  m_plan.nodes.push_back(std::move(node));
   m_used[output] = 1;
 }
 
 std::string OnnxGraph::addInitializer(const std::string& name, const torch::Tensor& tensor) {
   const torch::Tensor t = tensor.detach().to(torch::kCPU).contiguous();
-  onnx::TensorProto* p = m_graph.add_initializer();
-  const std::string unique = uniqueName(name);
-  p->set_name(unique);
-  p->set_data_type(onnxDataType(t.scalar_type()));
-  for (int64_t d : t.sizes()) p->add_dims(d);
+  OnnxTensorPlan p;
+  p.name = uniqueName(name);
+  p.type = onnxDataType(t.scalar_type());
+  p.dims = t.sizes().vec();
   // raw_data is little-endian, as LibTorch's CPU tensors are on every machine it runs on.
-  p->set_raw_data(std::string(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size()));
-  return unique;
+  p.raw.assign(static_cast<const char*>(t.data_ptr()), static_cast<size_t>(t.numel() * t.element_size()));
+  m_plan.initializers.push_back(std::move(p));
+  return m_plan.initializers.back().name;
 }
 
 std::string OnnxGraph::constInts(const std::string& name, const std::vector<int64_t>& values) {
@@ -132,5 +88,3 @@ std::string OnnxGraph::constFloat(const std::string& name, float value) {
 }
 
 }  // namespace wb::onnx_export
-
-#endif  // WB_WITH_ONNX

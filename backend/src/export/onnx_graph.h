@@ -1,10 +1,10 @@
 #pragma once
 // The small context every ONNX emitter writes through, after pnnx and PyTorch's ONNX encoder: fresh unique
 // value names, nodes with attributes, and initializers made from LibTorch tensors. Emitters never touch the
-// GraphProto themselves, so two layers cannot produce the same value name and every tensor is converted to
-// ONNX in one place. Only built with ONNX's C++ library (WB_WITH_ONNX).
+// model plan themselves, so two layers cannot produce the same value name and every tensor is converted to
+// ONNX in one place. It writes a plan (onnx_model_plan.h), not protobuf: no ONNX header reaches LibTorch's
+// side, so every build has it.
 
-#include <onnx/onnx_pb.h>
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -12,23 +12,13 @@
 #include <string>
 #include <vector>
 
-namespace wb::onnx_export {
+#include "export/onnx_model_plan.h"
 
-// One node attribute; make them with attrInt / attrFloat / attrInts.
-struct OnnxAttr {
-  std::string name;
-  onnx::AttributeProto::AttributeType type = onnx::AttributeProto::INT;
-  int64_t i = 0;
-  float f = 0;
-  std::vector<int64_t> ints;
-};
-OnnxAttr attrInt(const std::string& name, int64_t value);
-OnnxAttr attrFloat(const std::string& name, float value);
-OnnxAttr attrInts(const std::string& name, std::vector<int64_t> values);
+namespace wb::onnx_export {
 
 class OnnxGraph {
  public:
-  explicit OnnxGraph(onnx::GraphProto& graph) : m_graph(graph) {}
+  explicit OnnxGraph(OnnxModelPlan& plan) : m_plan(plan) {}
 
   // `base` itself the first time, then base_1, base_2, ...; names of values and initializers share one space.
   std::string uniqueName(const std::string& base);
@@ -52,11 +42,11 @@ class OnnxGraph {
   std::string constFloat(const std::string& name, float value);
 
  private:
-  onnx::GraphProto& m_graph;
+  OnnxModelPlan& m_plan;
   std::map<std::string, int64_t> m_used;  // name -> how many times it was asked for
 };
 
 // LibTorch dtype -> ONNX TensorProto data type; std::logic_error for one the exporter never writes.
-int32_t onnxDataType(torch::ScalarType type);
+OnnxDataType onnxDataType(torch::ScalarType type);
 
 }  // namespace wb::onnx_export

@@ -31,6 +31,7 @@
 #include "compress/model_artifact.h"
 #include "compress/quantization.h"
 #include "data/dataset.h"
+#include "export/onnx_plan_files.h"
 #include "support/emulated_cpu.h"
 #include "support/fashion_subset.h"
 #include "support/mobile_layers.h"
@@ -151,7 +152,7 @@ json.dump({
   const std::string out = onnx_path + ".json";
   const std::string log = onnx_path + ".check.log";
   const std::string cmd =
-      std::string(WB_PYTHON) + " " + script + " " + onnx_path + " " + out + " > " + log + " 2>&1";
+      std::string(WB_ONNX_PYTHON) + " " + script + " " + onnx_path + " " + out + " > " + log + " 2>&1";
   if (std::system(cmd.c_str()) != 0) {
     ADD_FAILURE() << "python3-onnx refuses " << onnx_path << ":\n" << readText(log);
     return json();
@@ -652,6 +653,105 @@ TEST(OnnxExport, AdaptivePoolWithUnevenWindowsIsRefusedNamingTheLayer) {
   EXPECT_EQ(summary["ops"].value("AveragePool", 0), 1);
   ASSERT_PYPI_TOOLS();
   EXPECT_LE(compareWithEngine(b, path, "adaptive 12->4").max_diff, kFloatTolerance);
+}
+
+// The writer process
+// -----------------------------------------------------------------------------------------------------
+
+// The plan crosses to workbench-onnx-writer as files and comes out as the very bytes the in-process writer
+// makes of it: the build whose LibTorch brings its own protobuf (pip's) writes every ONNX file that way.
+// Checked on a static int8 CNN (FLOAT, INT8, UINT8 and INT64 initializers, int and ints attributes) and a ViT
+// (float attributes: LayerNormalization's epsilon, a float constant per head).
+TEST(OnnxExport, WriterProcessWritesTheInProcessBytes) {
+  SKIP_WITHOUT_ONNX_EXPORT();
+  if (!onnxWriterInProcess()) GTEST_SKIP() << "this build writes ONNX only through workbench-onnx-writer";
+  const std::string writer = onnxWriterExecutable();
+  ASSERT_FALSE(writer.empty()) << "workbench-onnx-writer was not found (build its target)";
+  const Shape shape = {1, 28, 28};
+  const QuantizeResult q = quantized(trained(presetLayers("cnn", shape, 10), shape, 10), "static");
+  const ModelArtifact vit = trained(presetLayers("vit", shape, 10), shape, 0);
+  for (const ModelArtifact* a : {&q.artifact, &vit}) {
+    const std::string in_process = onnxModelBytes(*a, metadataFor(*a));
+    const std::string path = tempDir() + "/through-writer.onnx";
+    writeOnnxModelThroughWriter(onnxModelPlan(*a, metadataFor(*a)), path, writer);
+    const std::string through_writer = readText(path);
+    EXPECT_EQ(through_writer.size(), in_process.size()) << a->layers.dump();
+    EXPECT_TRUE(through_writer == in_process)
+        << "the writer process wrote other bytes than the in-process writer";
+    EXPECT_FALSE(fs::exists(path + ".onnx-plan")) << "the plan's folder was left behind";
+  }
+}
+
+// A plan ONNX's checker refuses (the exporter's bug) or a writer that cannot run: a UserError naming the file
+// and the writer's own words, and nothing left where the file was to be.
+TEST(OnnxExport, WriterProcessFailureNamesTheFileAndLeavesNothing) {
+  SKIP_WITHOUT_ONNX_EXPORT();
+  const std::string writer = onnxWriterExecutable();
+  ASSERT_FALSE(writer.empty()) << "workbench-onnx-writer was not found (build its target)";
+  const Shape shape = {1, 28, 28};
+  const ModelArtifact a = trained(presetLayers("mlp", shape, 10), shape, 0);
+  onnx_export::OnnxModelPlan plan = onnxModelPlan(a, metadataFor(a));
+  plan.nodes.front().op = "NoSuchOperator";
+  const std::string path = tempDir() + "/refused.onnx";
+  try {
+    writeOnnxModelThroughWriter(plan, path, writer);
+    FAIL() << "a plan with an unknown operator was written";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("Could not write " + path), std::string::npos) << what;
+    EXPECT_NE(what.find("workbench-onnx-writer"), std::string::npos) << what;
+    EXPECT_NE(what.find("NoSuchOperator"), std::string::npos) << what;
+  }
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(path + ".onnx-plan"));
+  for (const auto& entry : fs::directory_iterator(tempDir()))
+    EXPECT_EQ(entry.path().filename().string().find("refused.onnx"), std::string::npos) << entry.path();
+  try {
+    writeOnnxModelThroughWriter(onnxModelPlan(a, metadataFor(a)), path, tempDir() + "/no-such-writer");
+    FAIL() << "a missing writer wrote the file";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-writer"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(path + ".onnx-plan"));
+}
+
+// The plan's files give back the very plan (every name, attribute, float bit and initializer byte) in every
+// build: what the writer process reads is what the engine built.
+TEST(OnnxExport, PlanFilesRoundTripExactly) {
+  SKIP_WITHOUT_ONNX_EXPORT();
+  const Shape shape = {1, 28, 28};
+  const QuantizeResult q = quantized(trained(presetLayers("cnn", shape, 10), shape, 10), "static");
+  const ModelArtifact vit = trained(presetLayers("vit", shape, 10), shape, 0);
+  for (const ModelArtifact* a : {&q.artifact, &vit}) {
+    const onnx_export::OnnxModelPlan plan = onnxModelPlan(*a, metadataFor(*a));
+    const std::string folder = tempDir() + "/round-trip-plan";
+    fs::create_directories(folder);
+    onnx_export::writePlanFiles(plan, folder);
+    EXPECT_TRUE(onnx_export::readPlanFiles(folder) == plan)
+        << "the plan changed on its way through its files";
+    fs::remove_all(folder);
+  }
+}
+
+// The plan's files refuse what they cannot be: an initializer whose bytes are fewer than its dims need.
+TEST(OnnxExport, DamagedPlanFilesAreRefusedNamingTheEntry) {
+  SKIP_WITHOUT_ONNX_EXPORT();
+  const Shape shape = {1, 28, 28};
+  const ModelArtifact a = trained(presetLayers("mlp", shape, 10), shape, 0);
+  onnx_export::OnnxModelPlan plan = onnxModelPlan(a, metadataFor(a));
+  const std::string name = plan.initializers.front().name;
+  plan.initializers.front().raw.resize(plan.initializers.front().raw.size() - 4);
+  const std::string folder = tempDir() + "/damaged-plan";
+  fs::create_directories(folder);
+  onnx_export::writePlanFiles(plan, folder);
+  try {
+    onnx_export::readPlanFiles(folder);
+    FAIL() << "a short initializer was read";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("initializer " + name), std::string::npos) << e.what();
+  }
+  fs::remove_all(folder);
 }
 
 }  // namespace
