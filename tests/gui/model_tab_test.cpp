@@ -117,6 +117,16 @@ class ModelTabTest : public QObject {
              QStringLiteral("trains"));
     QCOMPARE(cell(table, rows.at(QStringLiteral("fc")), kModelTrainsColumn), QStringLiteral("trains"));
 
+    // model.unfreeze: when they train again.
+    one_conv["model"]["unfreeze"] = {{"after_epochs", 2}};
+    window.editor()->setDocument(one_conv);
+    QTRY_VERIFY_WITH_TIMEOUT(settled(tab) && tab->summary().rows.front().thaw_epoch == 0 &&
+                                 cell(table, rowsByName(table).at(QStringLiteral("layer1.0.conv1")),
+                                      kModelTrainsColumn) == QStringLiteral("frozen until epoch 3"),
+                             kModelTabTimeoutMs);
+    QCOMPARE(cell(table, rowsByName(table).at(QStringLiteral("layer1.0")), kModelTrainsColumn),
+             QStringLiteral("partly (36,864 frozen until epoch 3)"));
+
     // A pattern that picks nothing: the engine's words in red above a table that still lists the names.
     nlohmann::json typo = fashionResnet18Json(m_dir.path());
     typo["model"]["freeze"] = {"layer9.*"};

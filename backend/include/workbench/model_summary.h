@@ -26,7 +26,10 @@ struct ModelSummaryRow {
   // parameters (a residual with one branch layer frozen, a pattern that picks weights and not biases).
   int64_t frozen = 0;
   bool trainable = true;  // every parameter of the row trains (frozen == 0)
-  int64_t flops = -1;     // forward FLOPs for one sample (multiply-adds count 2); -1 when unknown
+  // model.unfreeze: the epoch from whose start all of the row's frozen parameters train (a block holding two
+  // freeze patterns thaws with the later); 0 without model.unfreeze, or with nothing frozen.
+  int64_t thaw_epoch = 0;
+  int64_t flops = -1;  // forward FLOPs for one sample (multiply-adds count 2); -1 when unknown
 };
 
 struct ModelSummary {

@@ -42,6 +42,8 @@ class FrozenParameters {
   size_t thawedCount() const { return m_thawed; }
   size_t unitCount() const { return m_units.size(); }
   int64_t thawEpoch(size_t index) const { return m_units.at(index).epoch; }
+  // The parameters unit `index` freezes: indices into the model's named parameters.
+  const std::vector<size_t>& unitParameters(size_t index) const { return m_units.at(index).params; }
 
   // After model.train(true): the batch-norm modules whose parameters are all frozen back in eval mode. Only
   // for models built from layers (a TorchScript module's submodules train as it says).

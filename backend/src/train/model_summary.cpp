@@ -2,6 +2,7 @@
 // layer list's own shape and cost rules (the figures the run log prints), without weights.
 #include "workbench/model_summary.h"
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 
@@ -21,11 +22,11 @@ bool summaryFreezes(const Experiment& e) {
 }
 
 // model.freeze applied to `model` by the run's own FrozenParameters (the same patterns, the same names, the
-// same "body"); false, with the problem in `freeze_issues` at the pattern's path, when it refuses.
-bool summaryAppliesFreeze(ModelSummary& summary, const ModelConfig& config, Model& model) {
+// same "body"); null, with the problem in `freeze_issues` at the pattern's path, when it refuses.
+std::unique_ptr<FrozenParameters> summaryAppliesFreeze(ModelSummary& summary, const ModelConfig& config,
+                                                       Model& model) {
   try {
-    FrozenParameters frozen(config, model);
-    return true;
+    return std::make_unique<FrozenParameters>(config, model);
   } catch (const UserError& error) {
     std::string path = "model.freeze";
     std::string what = error.what();
@@ -35,20 +36,29 @@ bool summaryAppliesFreeze(ModelSummary& summary, const ModelConfig& config, Mode
       what = what.substr(path.size() + 2);
     }
     summary.freeze_issues.push_back({path, error.hint().empty() ? what : what + " (" + error.hint() + ")"});
-    return false;
+    return nullptr;
   }
 }
 
 // Each row's frozen parameters: a parameter belongs to every row whose state-dict prefix it starts with (a
 // branch layer's row and its residual's), and counts once in the totals.
+// A row thaws (model.unfreeze) with the last of its frozen parameters' units. (Either every unit has an epoch
+// or none has: model.unfreeze.after_epochs gives them all one.)
 void summarizeFreezing(ModelSummary& summary, const Experiment& e) {
   const std::unique_ptr<Model> model = buildModel(e.model, summary.input_shape, summary.num_classes);
-  if (!summaryAppliesFreeze(summary, e.model, *model)) return;
-  for (const auto& [name, tensor] : model->namedParameters()) {
-    if (tensor.requires_grad()) continue;
-    summary.frozen_parameters += tensor.numel();
-    for (ModelSummaryRow& row : summary.rows) {
-      if (name.rfind("layers." + row.name + ".", 0) == 0) row.frozen += tensor.numel();
+  const std::unique_ptr<FrozenParameters> frozen = summaryAppliesFreeze(summary, e.model, *model);
+  if (!frozen) return;
+  const auto parameters = model->namedParameters();
+  for (size_t unit = 0; unit < frozen->unitCount(); ++unit) {
+    const int64_t epoch = frozen->thawEpoch(unit);
+    for (size_t index : frozen->unitParameters(unit)) {
+      const auto& [name, tensor] = parameters[index];
+      summary.frozen_parameters += tensor.numel();
+      for (ModelSummaryRow& row : summary.rows) {
+        if (name.rfind("layers." + row.name + ".", 0) != 0) continue;
+        row.frozen += tensor.numel();
+        row.thaw_epoch = std::max(row.thaw_epoch, epoch);
+      }
     }
   }
   for (ModelSummaryRow& row : summary.rows) row.trainable = row.frozen == 0;
@@ -121,7 +131,9 @@ void summarizeTorchScript(ModelSummary& summary, const Experiment& e) {
   try {
     auto model =
         std::make_unique<TorchScriptModel>(e.model.torchscript, summary.input_shape, summary.num_classes);
-    if (summaryFreezes(e) && !summaryAppliesFreeze(summary, e.model, *model)) {
+    std::unique_ptr<FrozenParameters> frozen;
+    if (summaryFreezes(e)) frozen = summaryAppliesFreeze(summary, e.model, *model);
+    if (summaryFreezes(e) && !frozen) {
       // A freeze refused for leaving nothing to train has frozen everything first: the module as written.
       model =
           std::make_unique<TorchScriptModel>(e.model.torchscript, summary.input_shape, summary.num_classes);
@@ -137,6 +149,10 @@ void summarizeTorchScript(ModelSummary& summary, const Experiment& e) {
       summary.total_parameters += row.parameters;
       summary.frozen_parameters += row.frozen;
       summary.rows.push_back(std::move(row));
+    }
+    for (size_t unit = 0; frozen && unit < frozen->unitCount(); ++unit) {
+      for (size_t index : frozen->unitParameters(unit))
+        summary.rows[index].thaw_epoch = frozen->thawEpoch(unit);
     }
     summary.output_shape = model->info().output_shape;
   } catch (const UserError& error) {

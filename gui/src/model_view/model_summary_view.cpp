@@ -47,19 +47,21 @@ std::string summaryKey(const Experiment& e) {
   return doc.value("data", nlohmann::json()).dump() + doc.value("model", nlohmann::json()).dump();
 }
 
-// The Trains column: what model.freeze leaves of the layer's parameters to train.
+// The Trains column: what model.freeze leaves of the layer's parameters to train, and when model.unfreeze
+// thaws the rest.
 QStandardItem* trainsItem(const ModelSummaryRow& row) {
   auto* item = new QStandardItem();
   if (row.parameters == 0) return item;
+  const QString until = row.thaw_epoch > 0 ? QObject::tr(" until epoch %1").arg(row.thaw_epoch) : QString();
   if (row.frozen == 0) {
     item->setText(QObject::tr("trains"));
   } else if (row.frozen == row.parameters) {
-    item->setText(QObject::tr("frozen"));
+    item->setText(QObject::tr("frozen") + until);
     item->setToolTip(
         QObject::tr("model.freeze: no gradient, no optimizer state; batch norm keeps its "
                     "statistics"));
   } else {
-    item->setText(QObject::tr("partly (%1 frozen)").arg(groupedDigits(row.frozen)));
+    item->setText(QObject::tr("partly (%1 frozen%2)").arg(groupedDigits(row.frozen), until));
     item->setToolTip(QObject::tr("model.freeze freezes %1 of this layer's %2 parameters")
                          .arg(groupedDigits(row.frozen), groupedDigits(row.parameters)));
   }

@@ -161,6 +161,33 @@ TEST(ModelSummary, FreezePatternsCountPerRowAndPartlyFrozenResiduals) {
   EXPECT_FALSE(by_outside.at("layer1.0").trainable);
   EXPECT_EQ(by_outside.at("layer1.0.bn1").frozen, 0);
   EXPECT_EQ(partly.frozen_parameters, 64 * 64 * 9);
+  EXPECT_EQ(by_outside.at("layer1.0.conv1").thaw_epoch, 0);  // no model.unfreeze: frozen for good
+}
+
+// model.unfreeze: each row thaws with the last of its frozen units, nearest the head first (layer4 at epoch
+// 3, layer3 at 5); a block with a unit that never thaws has no thaw epoch.
+TEST(ModelSummary, RowsSayWhenModelUnfreezeThawsThem) {
+  Experiment e = fashionExperiment("resnet18");
+  e.model.freeze = {"layer3.*", "layer4.*"};
+  e.model.unfreeze.after_epochs = 2;
+  e.model.unfreeze.every_epochs = 2;
+  const ModelSummary s = summarizeModel(e);
+  ASSERT_TRUE(s.ok()) << formatIssues(s.issues);
+  std::map<std::string, ModelSummaryRow> by_outside;
+  for (const ModelSummaryRow& row : s.rows) by_outside[row.outside_name] = row;
+  EXPECT_EQ(by_outside.at("layer4.1").thaw_epoch, 3);
+  EXPECT_EQ(by_outside.at("layer4.0.conv1").thaw_epoch, 3);
+  EXPECT_EQ(by_outside.at("layer3.0").thaw_epoch, 5);
+  EXPECT_EQ(by_outside.at("layer2.1").thaw_epoch, 0);
+  EXPECT_EQ(by_outside.at("fc").thaw_epoch, 0);
+
+  // A block holding two units thaws with the later: layer4.* (but conv1) at 3, layer4.0.conv1 at 5.
+  e.model.freeze = {"layer4.0.conv1", "layer4.*"};
+  by_outside.clear();
+  for (const ModelSummaryRow& row : summarizeModel(e).rows) by_outside[row.outside_name] = row;
+  EXPECT_EQ(by_outside.at("layer4.0.conv1").thaw_epoch, 5);
+  EXPECT_EQ(by_outside.at("layer4.0.conv2").thaw_epoch, 3);
+  EXPECT_EQ(by_outside.at("layer4.0").thaw_epoch, 5);
 }
 
 // A pattern that picks nothing is the experiment check's error; the table stays, every row training, to
@@ -230,6 +257,9 @@ TEST(ModelSummary, TorchScriptListsItsParameters) {
   EXPECT_EQ(frozen.frozen_parameters, 7840);
   EXPECT_FALSE(frozen.rows[0].trainable);
   EXPECT_EQ(frozen.rows[1].frozen, 0);
+  e.model.unfreeze.after_epochs = 4;
+  EXPECT_EQ(summarizeModel(e).rows[0].thaw_epoch, 5);
+  e.model.unfreeze.after_epochs = 0;
   // Refused for leaving nothing to train: the module's parameters as written, not as the refusal left them.
   e.model.freeze = {"*"};
   const ModelSummary refused = summarizeModel(e);
