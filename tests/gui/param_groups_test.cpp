@@ -304,7 +304,13 @@ class ParamGroupsTest : public QObject {
 
   // A problem in the last group, clicked in the list under the form while another tab shows (the optimizer's
   // never shown yet): its cell comes into view, not just the table's top.
-  void goingToAProblemShowsItsCell() {
+  void goingToAProblemShowsItsCell() { goToCell(/*addRow=*/false); }
+
+  // A group added on a short form: the row the user types into comes into view.
+  void anAddedGroupComesIntoView() { goToCell(/*addRow=*/true); }
+
+ private:
+  void goToCell(bool addRow) {
     QTemporaryDir dir;
     ExperimentEditor editor;
     editor.resize(430, 300);
@@ -320,17 +326,25 @@ class ParamGroupsTest : public QObject {
     QVERIFY(form && !form->isVisible());
     editor.focusIssue("optimizer.param_groups[1].lr");
     QVERIFY(form->isVisible());
-    QTableWidgetItem* atFault = groups->table()->item(1, Groups::LearningRate);
-    auto cellInView = [&] {
-      const QRect rect = groups->table()->visualItemRect(atFault);
+    auto inView = [&](int row, int column) {
+      const QRect rect = groups->table()->visualItemRect(groups->table()->item(row, column));
       const QRect inForm(groups->table()->viewport()->mapTo(form->viewport(), rect.topLeft()), rect.size());
       return form->viewport()->rect().contains(inForm);
     };
-    QTRY_VERIFY2(cellInView(), qPrintable(QStringLiteral("the form scrolled to %1 of %2")
-                                              .arg(form->verticalScrollBar()->value())
-                                              .arg(form->verticalScrollBar()->maximum())));
+    auto where = [&] {
+      return qPrintable(QStringLiteral("the form scrolled to %1 of %2")
+                            .arg(form->verticalScrollBar()->value())
+                            .arg(form->verticalScrollBar()->maximum()));
+    };
+    QTRY_VERIFY2(inView(1, Groups::LearningRate), where());
+    if (!addRow) return;
+    form->verticalScrollBar()->setValue(0);
+    QVERIFY(!inView(1, Groups::LearningRate));
+    groups->addGroup();
+    QTRY_VERIFY2(inView(2, Groups::Patterns), where());
   }
 
+ private slots:
   void freezeIsAChoiceThatRoundTrips() {
     QTemporaryDir dir;
     ExperimentEditor editor;

@@ -1,6 +1,7 @@
 #include "editor/param_groups_binding.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -321,6 +322,7 @@ void ParamGroupsBinding::addGroup() {
   const int row = m_table->rowCount() - 1;
   m_table->setCurrentCell(row, Patterns);
   m_table->editItem(m_table->item(row, Patterns));
+  scrollFormToCurrentCell();  // the new row may lie below the form's edge: the user types into it
   changed();
 }
 
@@ -361,13 +363,22 @@ void ParamGroupsBinding::focusPart(const std::string& issuePath) {
   if (!cell) return;
   m_table->setCurrentCell(cell->first, cell->second >= 0 ? cell->second : static_cast<int>(Patterns));
   // The form scrolled to the field's top; a table taller than what is left of a laptop's form would leave the
-  // cell below the edge: scroll on to the cell, with the message under the table if there is room. Once the
-  // tab just brought forward is laid out: before, its table's rows have no place yet.
+  // cell below the edge.
+  scrollFormToCurrentCell();
+}
+
+void ParamGroupsBinding::scrollFormToCurrentCell() {
+  // With the message under the table if there is room. Once the tab just brought forward (or the row just
+  // added) is laid out: before, the table's rows have no place yet.
   QTimer::singleShot(0, &m_alive, [this] {
     QScrollArea* form = nullptr;
     for (QWidget* w = m_table->parentWidget(); w != nullptr && form == nullptr; w = w->parentWidget())
       form = qobject_cast<QScrollArea*>(w);
     if (form == nullptr || form->widget() == nullptr || m_table->currentItem() == nullptr) return;
+    // A row just added grew the table: the layouts up to the form's page settle level by level, each level's
+    // request posted by the one below; the form's range must be the grown page's before it scrolls.
+    for (int level = 0; level < 4; ++level)
+      QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     form->ensureWidgetVisible(messageLabel());
     const QRect rect = m_table->visualItemRect(m_table->currentItem());
     const QPoint center = m_table->viewport()->mapTo(form->widget(), rect.center());

@@ -54,6 +54,8 @@ class ParamGroupsBinding : public FieldBinding {
   void onItemChanged(QTableWidgetItem* item);
   void onRateKindChosen(int row, int kind);
   void fitHeight();
+  // Scrolls the form (the scroll area around the table) so the current cell is in view.
+  void scrollFormToCurrentCell();
   // The row and column an issue's path names (column -1: the whole group); nullopt: no row of this table.
   std::optional<std::pair<int, int>> cellOf(const std::string& issuePath) const;
   nlohmann::json& groupAt(int row);  // the row's group, made an object if the file had something else there
