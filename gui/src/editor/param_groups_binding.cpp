@@ -176,7 +176,7 @@ ParamGroupsBinding::ParamGroupsBinding(std::string path)
   QHeaderView* header = m_table->horizontalHeader();
   header->setSectionResizeMode(Patterns, QHeaderView::Stretch);
   const int number = m_table->fontMetrics().horizontalAdvance(QStringLiteral("0.00001")) + 16;
-  const QComboBox probe;
+  const QComboBox probe;  // rows as tall as the rate chooser each holds, so it is not cut
   header->setSectionResizeMode(LearningRate, QHeaderView::Fixed);
   header->resizeSection(LearningRate, number);
   header->setSectionResizeMode(RateKind, QHeaderView::Fixed);
