@@ -187,18 +187,29 @@ class ChartsTest : public QObject {
     lr->setLogScale(false);
     panel.replotAllNow();
     check("after log scale off");
-    // A chart that asks for three ticks gets about three, not 0, 2.5e-5, … 1e-4 (the schedule's preview).
+    // The schedule's preview asks for few ticks and gets about three, not 0, 2.5e-5, … 1e-4 — and readable
+    // ones (0, 5e-5, 1e-4), whatever the rate.
     MetricChart preview(QStringLiteral("Learning-rate schedule"), QStringLiteral("optimizer step"),
                         QStringLiteral("learning rate"));
-    preview.setValueTickCount(3);
+    preview.setValueTickCount(2);
     preview.setValueAxisFromZero(true);
     preview.resize(400, 160);
     const int flat = preview.addSeries(QStringLiteral("lr"), SeriesStyle{}, QStringLiteral("preview"));
-    preview.replacePoints(flat, {0, 10, 20}, {1e-4, 1e-4, 1e-4});
-    preview.autoscale();
-    preview.replot();
-    QVERIFY2(preview.yAxis->tickVector().size() <= 4,
-             qPrintable(QStringLiteral("%1 ticks").arg(preview.yAxis->tickVector().size())));
+    for (double rate : {1e-4, 1e-3, 0.05, 0.3}) {
+      preview.replacePoints(flat, {0, 10, 20}, {rate, rate, rate});
+      preview.autoscale();
+      preview.replot();
+      const QVector<double> ticks = preview.yAxis->tickVector();
+      QVERIFY2(ticks.size() <= 4, qPrintable(QStringLiteral("%1: %2 ticks").arg(rate).arg(ticks.size())));
+      for (double t : ticks) {  // 1, 2, 2.5 or 5 × 10^k
+        if (t == 0) continue;
+        const double mantissa = t / std::pow(10.0, std::floor(std::log10(t) + 1e-9));
+        bool readable = false;
+        for (double nice : {1.0, 2.0, 2.5, 5.0, 4.0, 6.0, 7.5, 8.0, 3.0})
+          readable = readable || std::abs(mantissa - nice) < 1e-6;
+        QVERIFY2(readable, qPrintable(QStringLiteral("%1: a tick at %2").arg(rate).arg(t)));
+      }
+    }
     // The loss chart follows its data as before: not from 0.
     QVERIFY(panel.chart(ChartId::Loss)->yAxis->range().lower > 0);
 

@@ -149,11 +149,9 @@ void MetricChart::setValueTickCount(int count) {
 }
 
 void MetricChart::applyValueTicks(QCPAxis* axis) {
+  // A count, not a fixed step: QCustomPlot still rounds the step to 1, 2, 2.5 or 5 × 10^k (the values stay
+  // readable), so the ticks come out near the count, sometimes one or two more.
   axis->ticker()->setTickCount(m_valueTicks);
-  // QCustomPlot's "readability" steps may give twice the count asked (0, 2.5e-5, … 1e-4 for three); a chart
-  // that asked for few ticks gets that many.
-  if (m_valueTicks != kDefaultValueTicks)
-    axis->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
 }
 
 void MetricChart::setLegendShown(bool shown) {

@@ -144,8 +144,7 @@ class MetricChart : public QCustomPlot {
   QString m_emptyText;
   double m_minSpanAbsolute = 0;
   bool m_fromZero = false;
-  static constexpr int kDefaultValueTicks = 5;  // QCustomPlot's
-  int m_valueTicks = kDefaultValueTicks;
+  int m_valueTicks = 5;  // QCustomPlot's default
   double m_minSpanFraction = 0;
   QCPRange m_viewRange;
   int m_viewWidth = 0;

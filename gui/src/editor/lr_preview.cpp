@@ -11,9 +11,9 @@ LrPreview::LrPreview(QWidget* parent) : QWidget(parent) {
   m_chart = new MetricChart(tr("Learning-rate schedule"), tr("optimizer step"), tr("learning rate"), this);
   m_chart->setLegendShown(false);
   m_chart->setMinimumHeight(130);  // a laptop screen keeps its room for the form
-  // Three value ticks at this height: five ran together ("0.0025 0.002 0.0015"); from zero, so a constant
-  // rate is a level line, not one in a ±10 % range of five crowded labels.
-  m_chart->setValueTickCount(3);
+  // About three value ticks at this height: five ran together ("0.0025 0.002 0.0015"); from zero, so a
+  // constant rate is a level line, not one in a ±10 % range of five crowded labels.
+  m_chart->setValueTickCount(2);  // rounded to a readable step: 0, 5e-5, 1e-4 for a flat 1e-4
   m_chart->setValueAxisFromZero(true);
   m_chart->setEmptyText(tr("Computing…"));
   SeriesStyle style;
