@@ -7,6 +7,7 @@
 #include "model/model.h"
 #include "model/name_suggestions.h"
 #include "model/torchscript_model.h"
+#include "model/torchvision_init.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -105,7 +106,11 @@ std::unique_ptr<Model> buildModel(const ModelConfig& config, const std::vector<i
                         shapeToString(input_shape) + ":\n" + formatted(issues),
                     "choose another preset, or write model.layers for this data");
   }
-  return std::make_unique<LayerNetModel>(std::move(layers), input_shape);
+  auto model = std::make_unique<LayerNetModel>(std::move(layers), input_shape);
+  // presetLayers accepted the word, so it is one of ModelPreset's. torchvision's architectures start from
+  // torchvision's initialization; a user's own layer list (above) keeps LibTorch's defaults.
+  initializeAsTorchvision(*fromWord<ModelPreset>(config.preset), *model);
+  return model;
 }
 
 }  // namespace wb
