@@ -42,7 +42,9 @@ TEST(TorchvisionPresets, ResnetsFitSmallAndLargeImagesWithTheHeadSizedForTheClas
   EXPECT_EQ(model->info().output_shape, std::vector<int64_t>{7});
   const auto names = model->externalNames();
   for (const auto& [key, tensor] : model->namedParameters()) {
-    if (names.at(key) == "fc.weight") EXPECT_EQ(tensor.sizes(), (std::vector<int64_t>{7, 512}));
+    if (names.at(key) == "fc.weight") {
+      EXPECT_EQ(tensor.sizes(), (std::vector<int64_t>{7, 512}));
+    }
   }
   // A grey image changes only the stem's input channels.
   const auto grey = torchvisionPreset("resnet18", {1, 32, 32}, 10);
