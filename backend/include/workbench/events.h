@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "workbench/compression_words.h"
+#include "workbench/profile_report.h"
 #include "workbench/word_set.h"
 
 namespace wb {
@@ -177,8 +178,17 @@ struct ControlApplied {
   std::string message;  // in words, as the log shows it: "step 1200: learning rate ×0.5 (now 0.0005), ..."
 };
 
+// A profile of a few steps (workbench/profile_report.h) is done: recorded and written to the run folder, or
+// refused / failed with `error` saying why (a first step beyond the run's steps, a profile already in
+// progress, the profiler failing). In metrics.jsonl the report's operator rows are left out (read them from
+// report.report_path); the event as emitted carries them.
+struct ProfileRecorded {
+  ProfileReport report;
+  std::string error;  // empty when the profile was recorded
+};
+
 using Event = std::variant<StepMetrics, EpochMetrics, LogLine, RunError, RunFinished, ArtifactFigures,
-                           CompressionStage, ControlApplied>;
+                           CompressionStage, ControlApplied, ProfileRecorded>;
 using EventBatch = std::vector<Event>;
 
 const char* toString(LogLevel level);

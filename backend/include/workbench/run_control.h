@@ -30,15 +30,16 @@ std::string checkLrChange(const LrChange& change);
 
 // What a request file in RUN_DIR/control/ asks of the run that trains in that folder.
 struct ControlRequest {
-  enum class Kind { LrScale, LrConstant, StopAfterEpoch, Stop, Checkpoint };
+  enum class Kind { LrScale, LrConstant, StopAfterEpoch, Stop, Checkpoint, Profile };
   Kind kind = Kind::Checkpoint;
   double value = 0;      // LrScale: the factor; LrConstant: the learning rate
-  int64_t at_step = -1;  // LR changes: LrChange::from_step
+  int64_t at_step = -1;  // LR changes: LrChange::from_step; Profile: ProfileRequest::first_step
+  int64_t steps = 0;     // Profile: how many steps to record (workbench/profile_report.h), 1 or more
   std::string source = "workbench-cli control";
 };
 
-const char* toString(
-    ControlRequest::Kind kind);  // "lr_scale", "lr", "stop_after_epoch", "stop", "checkpoint"
+// "lr_scale", "lr", "stop_after_epoch", "stop", "checkpoint", "profile"
+const char* toString(ControlRequest::Kind kind);
 nlohmann::json controlRequestToJson(const ControlRequest& request);
 // nullopt and `problem` set when the object is not a valid request.
 std::optional<ControlRequest> controlRequestFromJson(const nlohmann::json& j, std::string& problem);

@@ -11,6 +11,7 @@
 #include "workbench/events.h"
 #include "workbench/experiment.h"
 #include "workbench/process_launch.h"
+#include "workbench/profile_report.h"
 #include "workbench/run_control.h"
 
 namespace wb {
@@ -63,6 +64,12 @@ class TrainingRun {
   // Ends the run at the end of the epoch in progress, after its validation and checkpoint: the run is then
   // Interrupted (its plan is not done: resume continues with the next epoch). Cannot be taken back.
   void stopAfterEpoch(const std::string& source = "");
+  // Records request.steps optimizer steps with LibTorch's profiler from request.first_step on (rank 0 with
+  // several ranks), writes the trace, the table and the report into the run folder's profile/ and sends a
+  // ProfileRecorded event (with its error when the run cannot: the step is beyond the run's steps, another
+  // profile is in progress). Taken at a step boundary; a paused run profiles after Resume. Throws
+  // wb::UserError for a request that checkProfileRequest refuses. Any thread; before start() too.
+  void requestProfile(const ProfileRequest& request);
   bool isRunning() const;
   bool isPaused() const;
   void wait();                 // blocks until the worker is done (never call from a UI thread)

@@ -116,6 +116,17 @@ json toJson(const ControlApplied& c) {
   return j;
 }
 
+// The operator rows stay in the report's own file (report.report_path): a metrics.jsonl line stays short.
+json toJson(const ProfileRecorded& p) {
+  ProfileReport brief = p.report;
+  brief.operators.clear();
+  json j = profileReportToJson(brief);
+  j.erase("operators");
+  j["event"] = "profile";
+  if (!p.error.empty()) j["error"] = p.error;
+  return j;
+}
+
 json toJson(const RunFinished& f) {
   json j = summaryToJson(f.summary);
   j["event"] = "finished";
@@ -313,6 +324,19 @@ std::optional<Event> eventFromJson(const json& j) {
     c.source = get<std::string>(j, "source", "");
     c.message = get<std::string>(j, "message", "");
     return c;
+  }
+  if (type == "profile") {
+    ProfileRecorded p;
+    p.error = get<std::string>(j, "error", "");
+    std::string problem;
+    json report = j;
+    report.erase("event");
+    report.erase("error");
+    if (!report.contains("operators")) report["operators"] = json::array();
+    std::optional<ProfileReport> read = profileReportFromJson(report, problem);
+    if (!read) return std::nullopt;
+    p.report = std::move(*read);
+    return p;
   }
   if (type == "compression_stage") {
     const std::optional<PassType> pass = fromWord<PassType>(get<std::string>(j, "pass", ""));

@@ -95,6 +95,14 @@ void ControlRequestWatcher::poll() {
       case ControlRequest::Kind::Checkpoint:
         m_control.requestCheckpoint();
         break;
+      case ControlRequest::Kind::Profile: {
+        ProfileRequest profile;
+        profile.first_step = request->at_step;
+        profile.steps = request->steps;
+        profile.source = request->source;
+        m_control.requestProfile(profile);
+        break;
+      }
     }
     fs::remove(file, ec);
   }

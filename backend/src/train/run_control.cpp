@@ -10,16 +10,38 @@
 
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
+#include "workbench/profile_report.h"
 
 namespace wb {
 namespace {
 
 constexpr ControlRequest::Kind kRequestKinds[] = {
     ControlRequest::Kind::LrScale, ControlRequest::Kind::LrConstant, ControlRequest::Kind::StopAfterEpoch,
-    ControlRequest::Kind::Stop, ControlRequest::Kind::Checkpoint};
+    ControlRequest::Kind::Stop,    ControlRequest::Kind::Checkpoint, ControlRequest::Kind::Profile};
 
 bool isLrChange(ControlRequest::Kind kind) {
   return kind == ControlRequest::Kind::LrScale || kind == ControlRequest::Kind::LrConstant;
+}
+
+// "steps" (required) and "at_step" (optional) of a profile request, checked as TrainingRun checks them.
+bool readProfileFields(const nlohmann::json& j, ControlRequest& r, std::string& problem) {
+  if (!j.contains("steps") || !j["steps"].is_number_integer()) {
+    problem = "request \"profile\" needs a whole number \"steps\" (how many steps to record)";
+    return false;
+  }
+  r.steps = j["steps"].get<int64_t>();
+  if (j.contains("at_step")) {
+    if (!j["at_step"].is_number_integer() || j["at_step"].get<int64_t>() < 0) {
+      problem = "\"at_step\" must be a step number (0 or more)";
+      return false;
+    }
+    r.at_step = j["at_step"].get<int64_t>();
+  }
+  ProfileRequest request;
+  request.steps = r.steps;
+  request.first_step = r.at_step;
+  problem = checkProfileRequest(request);
+  return problem.empty();
 }
 
 }  // namespace
@@ -45,6 +67,8 @@ const char* toString(ControlRequest::Kind kind) {
       return "stop";
     case ControlRequest::Kind::Checkpoint:
       return "checkpoint";
+    case ControlRequest::Kind::Profile:
+      return "profile";
   }
   return "checkpoint";
 }
@@ -55,6 +79,10 @@ nlohmann::json controlRequestToJson(const ControlRequest& request) {
     j["value"] = request.value;
     if (request.at_step >= 0) j["at_step"] = request.at_step;
   }
+  if (request.kind == ControlRequest::Kind::Profile) {
+    j["steps"] = request.steps;
+    if (request.at_step >= 0) j["at_step"] = request.at_step;
+  }
   return j;
 }
 
@@ -62,7 +90,7 @@ std::optional<ControlRequest> controlRequestFromJson(const nlohmann::json& j, st
   if (!j.is_object() || !j.contains("request") || !j["request"].is_string()) {
     problem =
         "not a control request: it needs \"request\": one of lr_scale, lr, stop_after_epoch, stop, "
-        "checkpoint";
+        "checkpoint, profile";
     return std::nullopt;
   }
   const std::string name = j["request"].get<std::string>();
@@ -75,8 +103,8 @@ std::optional<ControlRequest> controlRequestFromJson(const nlohmann::json& j, st
     }
   }
   if (!known) {
-    problem =
-        "unknown request \"" + name + "\": expected one of lr_scale, lr, stop_after_epoch, stop, checkpoint";
+    problem = "unknown request \"" + name +
+              "\": expected one of lr_scale, lr, stop_after_epoch, stop, checkpoint, profile";
     return std::nullopt;
   }
   if (j.contains("source") && j["source"].is_string()) r.source = j["source"].get<std::string>();
@@ -101,6 +129,7 @@ std::optional<ControlRequest> controlRequestFromJson(const nlohmann::json& j, st
       r.at_step = j["at_step"].get<int64_t>();
     }
   }
+  if (r.kind == ControlRequest::Kind::Profile && !readProfileFields(j, r, problem)) return std::nullopt;
   return r;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "workbench/profile_report.h"
 #include "workbench/run_control.h"
 #include "workbench/training_run.h"
 
@@ -85,6 +86,24 @@ class TrainingControl {
     std::lock_guard<std::mutex> lock(m_mutex);
     return m_stop_after_epoch_source;
   }
+  // Profiles of a few steps (workbench/profile_report.h), in the order asked; rank 0 takes them at step
+  // boundaries. A paused run is not woken: it profiles the steps it trains after Resume.
+  void requestProfile(const ProfileRequest& request) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_profiles.push_back(request);
+    m_profile_pending = true;
+  }
+  // One atomic load per step when nothing is pending.
+  std::optional<ProfileRequest> takeProfileRequest() {
+    if (!m_profile_pending.load()) return std::nullopt;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_profiles.empty()) return std::nullopt;
+    ProfileRequest request = m_profiles.front();
+    m_profiles.pop_front();
+    m_profile_pending = !m_profiles.empty();
+    return request;
+  }
+
   bool stopRequested() const { return m_stop.load(); }
   bool paused() const { return m_paused.load(); }
 
@@ -113,6 +132,8 @@ class TrainingControl {
   std::atomic<uint64_t> m_generation{0};
   std::deque<LrChange> m_lr_changes;
   std::atomic<bool> m_lr_pending{false};
+  std::deque<ProfileRequest> m_profiles;
+  std::atomic<bool> m_profile_pending{false};
   std::atomic<bool> m_stop_after_epoch{false};
   std::string m_stop_after_epoch_source;
   ValidationJudge m_judge;

@@ -101,6 +101,11 @@ void TrainingRun::setLearningRate(const LrChange& change) {
     throw UserError("Cannot change the learning rate: " + problem + ".", "Give a positive number.");
   m_impl->control.requestLrChange(change);
 }
+void TrainingRun::requestProfile(const ProfileRequest& request) {
+  const std::string bad = checkProfileRequest(request);
+  if (!bad.empty()) throw UserError("Cannot profile: " + bad, "Ask for 1 or more steps.");
+  m_impl->control.requestProfile(request);
+}
 void TrainingRun::stopAfterEpoch(const std::string& source) {
   m_impl->control.requestStopAfterEpoch(source);
 }
