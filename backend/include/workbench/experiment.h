@@ -155,8 +155,10 @@ struct TrainConfig {
   Precision amp = Precision::Off;
   // Several entries = data parallel, one rank per entry ("cpu:2" in the file is two CPU ranks).
   std::vector<std::string> devices = {"cpu"};
-  double bucket_mb = 25.0;            // data parallel: gradients are allreduced in buckets of about this size
-  bool sync_batchnorm = false;        // data parallel: batch norm statistics over the global batch
+  double bucket_mb = 25.0;      // data parallel: gradients are allreduced in buckets of about this size
+  bool sync_batchnorm = false;  // data parallel: batch norm statistics over the global batch
+  // data parallel: the training state (optimizer, gradients, parameters) each rank keeps only a shard of
+  ShardLevel shard = ShardLevel::None;
   double collective_timeout = 300.0;  // seconds a rank waits for the others before the run fails
   int64_t threads = 0;                // 0 = one per core
   int64_t blas_threads = 0;  // OpenBLAS's threads; 0 = chosen so the two pools do not oversubscribe the cores

@@ -172,4 +172,17 @@ struct Words<Precision> {
 };
 static_assert(wordsAreDistinct<Precision>());
 
+// train.shard: how much of the training state each data-parallel rank keeps only a shard of (ZeRO's stages):
+// none = every rank holds it all (data parallel); optimizer = the optimizer's state (stage 1); gradients =
+// also the averaged gradients (stage 2); parameters = also the parameters between steps (stage 3).
+enum class ShardLevel { None, Optimizer, Gradients, Parameters };
+template <>
+struct Words<ShardLevel> {
+  static constexpr std::array<Word<ShardLevel>, 4> table{{{ShardLevel::None, "none"},
+                                                          {ShardLevel::Optimizer, "optimizer"},
+                                                          {ShardLevel::Gradients, "gradients"},
+                                                          {ShardLevel::Parameters, "parameters"}}};
+};
+static_assert(wordsAreDistinct<ShardLevel>());
+
 }  // namespace wb

@@ -511,6 +511,7 @@ SchemaKey trainSection() {
                "a number of megabytes in (0, 1024] (gradients allreduced together)",
                WB_FIELD(train.bucket_mb)),
     booleanKey("sync_batchnorm", WB_FIELD(train.sync_batchnorm)),
+    wordKey("shard", WB_FIELD(train.shard)),
     measureKey("collective_timeout", numberIn(1.0, true, 86400.0, true),
                "a number of seconds in [1, 86400] (one second to one day)",
                WB_FIELD(train.collective_timeout)),

@@ -4,6 +4,7 @@
 
 #include "data/dataset.h"
 #include "distributed/device_selection.h"
+#include "distributed/shard_checks.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
 #include "optim/parameter_groups.h"
@@ -99,6 +100,7 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
   }
   // Several entries are data parallel, one rank each: they must be able to train together.
   for (auto& issue : checkDeviceSet(e.train.devices)) issues.push_back(std::move(issue));
+  for (auto& issue : checkShard(e)) issues.push_back(std::move(issue));
   const std::string amp_problem = checkAmp(e.train.amp, e.train.devices);
   if (!amp_problem.empty()) issues.push_back({"train.amp", amp_problem});
   if (amp_problem.empty() && e.train.amp != Precision::Off && !kTrainerHonoursAmp) {

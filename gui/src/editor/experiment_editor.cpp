@@ -304,6 +304,13 @@ void ExperimentEditor::buildTrainingSection() {
                "backward has produced it."));
   addBool(tr_, "train.sync_batchnorm", tr("Sync batch norm"),
           tr("Several devices: batch norm statistics over the global batch (all ranks)."));
+  addChoice<ShardLevel>(
+      tr_, "train.shard", tr("Sharded state"),
+      {{ShardLevel::None, tr("none (every device holds it all)")},
+       {ShardLevel::Optimizer, tr("optimizer state")},
+       {ShardLevel::Gradients, tr("optimizer state + gradients")},
+       {ShardLevel::Parameters, tr("optimizer state + gradients + parameters")}},
+      tr("Several devices: the training state each device keeps only its shard of (ZeRO)."));
   addNumber(
       tr_, "train.collective_timeout", tr("Rank timeout (s)"),
       tr("Several devices: how long a rank waits for the others before the run fails, naming the rank."));

@@ -91,7 +91,7 @@ TEST(ExperimentDefaults, WrittenDefaultsAreTheCompleteFile) {
     },
     "train": {
       "epochs": 15, "max_steps": 0, "batch_size": 128, "grad_accum": 1, "clip_grad_norm": 0.0, "amp": "off",
-      "devices": ["cpu"], "bucket_mb": 25.0, "sync_batchnorm": false, "collective_timeout": 300.0,
+      "devices": ["cpu"], "bucket_mb": 25.0, "sync_batchnorm": false, "shard": "none", "collective_timeout": 300.0,
       "threads": 0, "blas_threads": 0, "cudnn_benchmark": true, "tf32": true,
       "channels_last": false, "pinned_memory": true, "data_on_device": "auto", "cuda_graphs": "auto", "eval_every_epochs": 1, "log_every_steps": 20,
       "checkpoint_every_steps": 0, "checkpoint_every_minutes": 10.0, "keep_checkpoints": 3,

@@ -316,6 +316,21 @@ TEST(ExperimentValidation, DataParallelKeys) {
   EXPECT_EQ(defaults.experiment.train.collective_timeout, 300.0);
 }
 
+TEST(ExperimentValidation, ShardLevelIsOneOfFourWords) {
+  for (const auto& [word, level] : std::vector<std::pair<std::string, ShardLevel>>{
+           {"none", ShardLevel::None},
+           {"optimizer", ShardLevel::Optimizer},
+           {"gradients", ShardLevel::Gradients},
+           {"parameters", ShardLevel::Parameters}}) {
+    const ParseResult result = parseText(R"({"train": {"shard": ")" + word + R"("}})");
+    ASSERT_TRUE(result.ok()) << formatIssues(result.issues);
+    EXPECT_EQ(result.experiment.train.shard, level) << word;
+  }
+  EXPECT_EQ(parseText("{}").experiment.train.shard, ShardLevel::None);
+  const ParseResult typo = parseText(R"({"train": {"shard": "optimiser"}})");
+  EXPECT_CONTAINS(messageAt(typo.issues, "train.shard"), "did you mean \"optimizer\"?");
+}
+
 TEST(ExperimentValidation, BucketSizeBounds) {
   for (const char* good : {"1e-3", "1024", "0.5", "25"}) {
     SCOPED_TRACE(good);
