@@ -17,10 +17,8 @@ std::vector<size_t> assignParameterGroups(const std::vector<ParamGroupConfig>& g
       const std::string& pattern = groups[g].params[k];
       const std::string path =
           "optimizer.param_groups[" + std::to_string(g) + "].params[" + std::to_string(k) + "]";
-      bool picked = false;
-      for (size_t i = 0; i < named.size(); ++i) {
-        if (!patternPicks(pattern, named[i])) continue;
-        picked = true;
+      const std::vector<size_t> picked = patternPicks(pattern, named);
+      for (size_t i : picked) {
         if (assigned[i] != 0 && assigned[i] != g + 1) {
           throw UserError(path + ": \"" + named[i].external + "\" is picked by optimizer.param_groups[" +
                               std::to_string(assigned[i] - 1) + "] and optimizer.param_groups[" +
@@ -29,7 +27,7 @@ std::vector<size_t> assignParameterGroups(const std::vector<ParamGroupConfig>& g
         }
         assigned[i] = g + 1;
       }
-      if (!picked) {
+      if (picked.empty()) {
         throw UserError(noMatchMessage(path, pattern, named),
                         "write the pattern against the model's parameter names (the Model tab lists them)");
       }

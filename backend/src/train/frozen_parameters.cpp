@@ -29,15 +29,13 @@ std::vector<std::pair<std::string, std::vector<size_t>>> unitsOf(const ModelConf
   std::vector<bool> taken(names.size(), false);
   for (size_t k = 0; k < config.freeze.size(); ++k) {
     const std::string& pattern = config.freeze[k];
+    const std::vector<size_t> matched = patternPicks(pattern, names);
     std::vector<size_t> picked;
-    bool matched = false;
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (!patternPicks(pattern, names[i])) continue;
-      matched = true;
+    for (size_t i : matched) {
       if (!taken[i]) picked.push_back(i);
       taken[i] = true;
     }
-    if (!matched) {
+    if (matched.empty()) {
       throw UserError(noMatchMessage("model.freeze[" + std::to_string(k) + "]", pattern, names),
                       "write the pattern against the model's parameter names (the Model tab lists them)");
     }

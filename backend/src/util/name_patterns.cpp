@@ -45,8 +45,16 @@ bool picksName(const std::string& pattern, const std::string& name) {
 
 }  // namespace
 
-bool patternPicks(const std::string& pattern, const ParameterName& name) {
-  return picksName(pattern, name.external) || picksName(pattern, name.ours);
+std::vector<size_t> patternPicks(const std::string& pattern, const std::vector<ParameterName>& names) {
+  std::vector<size_t> picked;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (picksName(pattern, names[i].external)) picked.push_back(i);
+  }
+  if (!picked.empty()) return picked;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (picksName(pattern, names[i].ours)) picked.push_back(i);
+  }
+  return picked;
 }
 
 std::string noMatchMessage(const std::string& path, const std::string& pattern,

@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
+#include "optim/parameter_groups.h"
 #include "run_folder/checkpoint_store.h"
 #include "support/model_weights.h"
 #include "support/resumed_session.h"
@@ -120,6 +121,31 @@ TEST(Freezing, Resnet18IsFrozenInTorchvisionsNames) {
   config.freeze = {"layr1.*"};
   EXPECT_NE(errorOf([&] { FrozenParameters typo(config, *fresh); }).find("did you mean \"layer1.*\"?"),
             std::string::npos);
+}
+
+// A pattern in torchvision's names picks only torchvision's names: "layer*" (layer1 to layer4) also matches
+// every one of our "layers.<i>" names, and matched against both it put resnet18's head into the body's group
+// (bench/finetune.sh's full fine-tune trained fc at a tenth of its rate) and froze it with the body. A
+// pattern that matches no torchvision name still picks by ours.
+TEST(ParameterGroups, ATorchvisionPatternLeavesTheHeadOutOfTheBodysGroup) {
+  auto model = buildModel(ModelConfig{"resnet18"}, {3, 64, 64}, 7);
+  std::vector<std::string> ours;
+  for (const auto& [name, tensor] : model->namedParameters()) ours.push_back(name);
+  const std::vector<size_t> groups = assignParameterGroups(
+      {ParamGroupConfig{{"conv1.*", "bn1.*", "layer*"}, 0, 0.1, -1}}, ours, model->externalNames());
+  std::vector<std::string> default_group;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (groups[i] == 0) default_group.push_back(model->externalNames().at(ours[i]));
+  }
+  EXPECT_EQ(default_group, (std::vector<std::string>{"fc.weight", "fc.bias"}));
+  ModelConfig config;
+  config.freeze = {"layer*"};
+  FrozenParameters frozen(config, *model);
+  EXPECT_EQ(frozenNames(*model).size(), 57u);  // layer1 to layer4; conv1, bn1 and fc train
+  EXPECT_TRUE(model->namedParameters().back().second.requires_grad());
+  const std::vector<size_t> by_ours =
+      assignParameterGroups({ParamGroupConfig{{"layers.0.*"}, 0, 0.1, -1}}, ours, model->externalNames());
+  EXPECT_EQ(by_ours.front(), 1u);  // conv1.weight, written as ours
 }
 
 // Frozen: no gradient, no optimizer state, the values unchanged; their batch norm runs on its running
