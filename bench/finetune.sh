@@ -22,7 +22,9 @@
 # the mean and each seed's. The runs of the two sides alternate (who goes first changes each seed), so a busy
 # machine slows both alike. s/epoch: the training pass alone (the workbench's epoch_s in metrics.jsonl; Python's
 # from the loader's iterator to the last step), the mean over epochs and seeds; speed = PyTorch's s/epoch / ours
-# (above 1.0x: ours is faster).
+# (above 1.0x: ours is faster). bench/finetune_step_check.py compares the recipes' arithmetic step for step on one
+# batch, where this script's figures carry the seeds' noise. Accuracy: the mean over seeds ± the seeds' standard deviation (n - 1), then
+# each seed's.
 #
 # usage: bench/finetune.sh [build/cli/workbench-cli]
 # environment:
@@ -145,18 +147,24 @@ echo "ours: $frozen_line"
 printf "check: the workbench's pretrained model scores %.1f %% on A's test in PyTorch, %.1f %% in the workbench\n" \
   "$(echo "100 * $scored" | bc -l)" "$(awk -F'\t' '$1 == "pretrain" && $2 == "ours" { print 100 * $4 }' "$results")"
 awk -F'\t' -v lr_scale="$lr_scale" '
-  { key = $1 SUBSEP $2; acc[key] += $4; accs[key] = accs[key] (accs[key] == "" ? "" : " ") sprintf("%.1f", 100 * $4)
+  { key = $1 SUBSEP $2; acc[key] += $4; acc2[key] += $4 * $4
+    accs[key] = accs[key] (accs[key] == "" ? "" : " ") sprintf("%.1f", 100 * $4)
     s[key] += $5; n[key]++; if (!($1 in seen)) { seen[$1] = 1; order[++rows] = $1 } }
   END {
     name["pretrain"] = "pretrain on A (scratch)"; name["frozen"] = "B: frozen body + new head"
     name["full"] = "B: full, body lr x" lr_scale; name["scratch"] = "B: from scratch"
-    printf "%-26s %-23s %-23s %6s %9s %9s %7s\n", "variant", "ours acc %", "PyTorch acc %", "diff", "ours s/ep", "PT s/ep", "speed"
+    printf "%-26s %-13s %-13s %6s %9s %9s %7s\n", "variant", "ours acc %", "PyTorch acc %", "diff", "ours s/ep", "PT s/ep", "speed"
     for (r = 1; r <= rows; r++) {
       v = order[r]; o = v SUBSEP "ours"; t = v SUBSEP "PyTorch"
       oa = 100 * acc[o] / n[o]; ta = 100 * acc[t] / n[t]; os = s[o] / n[o]; ts = s[t] / n[t]
       ocell = sprintf("%.1f", oa); tcell = sprintf("%.1f", ta)
-      if (n[o] > 1) { ocell = ocell " (" accs[o] ")"; tcell = tcell " (" accs[t] ")" }
-      printf "%-26s %-23s %-23s %+6.1f %9.2f %9.2f %6.2fx\n", name[v], ocell, tcell, oa - ta, os, ts, ts / os
+      if (n[o] > 1) { ocell = ocell " ± " sprintf("%.1f", sd(o)); tcell = tcell " ± " sprintf("%.1f", sd(t)) }
+      printf "%-26s %-13s %-13s %+6.1f %9.2f %9.2f %6.2fx\n", name[v], ocell, tcell, oa - ta, os, ts, ts / os
     }
-  }' "$results"
+    print "per seed (ours | PyTorch):"
+    for (r = 1; r <= rows; r++) {
+      v = order[r]; if (n[v SUBSEP "ours"] > 1) printf "  %-24s %s | %s\n", name[v], accs[v SUBSEP "ours"], accs[v SUBSEP "PyTorch"]
+    }
+  }
+  function sd(k,   m) { m = acc[k] / n[k]; return 100 * sqrt((acc2[k] - n[k] * m * m) / (n[k] - 1 > 0 ? n[k] - 1 : 1)) }' "$results"
 echo "$(lscpu | grep 'Model name' | sed 's/  */ /g'), $(nproc) cores; $(date -u '+%F %H:%M') UTC; $((($(date +%s) - started) / 60)) min"
