@@ -23,8 +23,9 @@
 # machine slows both alike. s/epoch: the training pass alone (the workbench's epoch_s in metrics.jsonl; Python's
 # from the loader's iterator to the last step), the mean over epochs and seeds; speed = PyTorch's s/epoch / ours
 # (above 1.0x: ours is faster). bench/finetune_step_check.py compares the recipes' arithmetic step for step on one
-# batch, where this script's figures carry the seeds' noise. Accuracy: the mean over seeds ± the seeds' standard deviation (n - 1), then
-# each seed's.
+# batch, where this script's figures carry the seeds' noise. Accuracy: the mean over seeds ± the seeds' standard
+# deviation (n - 1), then each seed's; diff: the mean of the seeds' differences (ours - PyTorch, seed by seed,
+# both sides drawing from the same seed) ± its standard error.
 #
 # usage: bench/finetune.sh [build/cli/workbench-cli]
 # environment:
@@ -149,22 +150,31 @@ printf "check: the workbench's pretrained model scores %.1f %% on A's test in Py
 awk -F'\t' -v lr_scale="$lr_scale" '
   { key = $1 SUBSEP $2; acc[key] += $4; acc2[key] += $4 * $4
     accs[key] = accs[key] (accs[key] == "" ? "" : " ") sprintf("%.1f", 100 * $4)
+    val[key SUBSEP $3] = $4; if ($2 == "ours") seeds_of[$1] = seeds_of[$1] " " $3
     s[key] += $5; n[key]++; if (!($1 in seen)) { seen[$1] = 1; order[++rows] = $1 } }
   END {
     name["pretrain"] = "pretrain on A (scratch)"; name["frozen"] = "B: frozen body + new head"
     name["full"] = "B: full, body lr x" lr_scale; name["scratch"] = "B: from scratch"
-    printf "%-26s %-13s %-13s %6s %9s %9s %7s\n", "variant", "ours acc %", "PyTorch acc %", "diff", "ours s/ep", "PT s/ep", "speed"
+    printf "%-26s %-14s %-14s %-11s %9s %9s %7s\n", "variant", "ours acc %", "PyTorch acc %", "diff", "ours s/ep", "PT s/ep", "speed"
     for (r = 1; r <= rows; r++) {
       v = order[r]; o = v SUBSEP "ours"; t = v SUBSEP "PyTorch"
       oa = 100 * acc[o] / n[o]; ta = 100 * acc[t] / n[t]; os = s[o] / n[o]; ts = s[t] / n[t]
       ocell = sprintf("%.1f", oa); tcell = sprintf("%.1f", ta)
       if (n[o] > 1) { ocell = ocell " ± " sprintf("%.1f", sd(o)); tcell = tcell " ± " sprintf("%.1f", sd(t)) }
-      printf "%-26s %-13s %-13s %+6.1f %9.2f %9.2f %6.2fx\n", name[v], ocell, tcell, oa - ta, os, ts, ts / os
+      dcell = sprintf("%+.1f", oa - ta); if (n[o] > 1) dcell = dcell " ± " sprintf("%.1f", paired_se(v))
+      w = n[o] > 1 ? 1 : 0  # a "±" is two bytes, one column: printf pads by bytes
+      printf "%-26s %-" 14 + w "s %-" 14 + w "s %-" 11 + w "s %9.2f %9.2f %6.2fx\n", name[v], ocell, tcell, dcell, os, ts, ts / os
     }
     print "per seed (ours | PyTorch):"
     for (r = 1; r <= rows; r++) {
-      v = order[r]; if (n[v SUBSEP "ours"] > 1) printf "  %-24s %s | %s\n", name[v], accs[v SUBSEP "ours"], accs[v SUBSEP "PyTorch"]
+      v = order[r]; if (n[v SUBSEP "ours"] > 1) printf "  %-26s %s | %s\n", name[v], accs[v SUBSEP "ours"], accs[v SUBSEP "PyTorch"]
     }
+  }
+  # the standard error of the mean of the differences, seed by seed (ours - PyTorch)
+  function paired_se(v,   k, list, i, d, sum, sum2) {
+    k = split(seeds_of[v], list, " ")
+    for (i = 1; i <= k; i++) { d = val[v SUBSEP "ours" SUBSEP list[i]] - val[v SUBSEP "PyTorch" SUBSEP list[i]]; sum += d; sum2 += d * d }
+    return 100 * sqrt((sum2 - sum * sum / k) / (k - 1) / k)
   }
   function sd(k,   m) { m = acc[k] / n[k]; return 100 * sqrt((acc2[k] - n[k] * m * m) / (n[k] - 1 > 0 ? n[k] - 1 : 1)) }' "$results"
 echo "$(lscpu | grep 'Model name' | sed 's/  */ /g'), $(nproc) cores; $(date -u '+%F %H:%M') UTC; $((($(date +%s) - started) / 60)) min"
