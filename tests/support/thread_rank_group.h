@@ -111,6 +111,18 @@ class ThreadRankGroup final : public RankGroup {
                   [](const auto& parts) { return torch::stack(parts); })
         .clone();  // every rank gets the same result: a copy of its own
   }
+  void reduceScatterSum(const torch::Tensor& input, torch::Tensor& output) override {
+    torch::Tensor sum = input.clone();
+    allreduceSum(sum);
+    torch::NoGradGuard noGrad;
+    output.copy_(sum.narrow(0, m_rank * output.numel(), output.numel()));
+  }
+  void allgatherInto(const torch::Tensor& input, torch::Tensor& output) override {
+    const torch::Tensor all = m_hub.exchange(m_rank, input.reshape({-1}), "allgatherInto",
+                                             [](const auto& parts) { return torch::cat(parts); });
+    torch::NoGradGuard noGrad;
+    output.copy_(all);
+  }
 
  private:
   ThreadRankHub& m_hub;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
@@ -87,6 +88,44 @@ class ProcessGroupRanks final : public RankGroup {
     }
   }
 
+  void reduceScatterSum(const torch::Tensor& input, torch::Tensor& output) override {
+    torch::NoGradGuard no_grad;
+    const int64_t n = output.numel();
+    if (input.numel() != n * m_size) throw std::logic_error("reduceScatterSum: input is not size() x output");
+    if (usesNccl()) {
+      // NCCL's own reduce-scatter: each rank receives only its slice of the sum.
+      torch::Tensor in = input.contiguous();
+      torch::Tensor out = output.is_contiguous() ? output : output.contiguous();
+      finish(launch([&] { return m_backend->_reduce_scatter_base(out, in); }, "reduce-scatter"),
+             "reduce-scatter");
+      if (!out.is_same(output)) output.copy_(out);
+      return;
+    }
+    // Gloo has no reduce-scatter: the same sum by allreduce, of which this rank keeps its slice. Each element
+    // is the same sum over the ranks as NCCL's (tests/backend/train/sharded_state_test.cpp).
+    std::vector<torch::Tensor> sum{input.clone()};
+    finish(launch([&] { return m_backend->allreduce(sum); }, "reduce-scatter"), "reduce-scatter");
+    output.copy_(sum[0].narrow(0, m_rank * n, n));
+  }
+
+  void allgatherInto(const torch::Tensor& input, torch::Tensor& output) override {
+    torch::NoGradGuard no_grad;
+    const int64_t n = input.numel();
+    if (output.numel() != n * m_size) throw std::logic_error("allgatherInto: output is not size() x input");
+    torch::Tensor in = input.contiguous();
+    if (usesNccl()) {
+      torch::Tensor out = output.is_contiguous() ? output : output.contiguous();
+      finish(launch([&] { return m_backend->_allgather_base(out, in); }, "all-gather"), "all-gather");
+      if (!out.is_same(output)) output.copy_(out);
+      return;
+    }
+    // Gloo writes each rank's part into the views of `output` given to it.
+    std::vector<torch::Tensor> inputs{in};
+    std::vector<std::vector<torch::Tensor>> outputs(1);
+    for (int r = 0; r < m_size; ++r) outputs[0].push_back(output.narrow(0, r * n, n));
+    finish(launch([&] { return m_backend->allgather(outputs, inputs); }, "all-gather"), "all-gather");
+  }
+
   torch::Tensor allgather(const torch::Tensor& row) override {
     std::vector<torch::Tensor> input{row.to(m_device, torch::kFloat64).contiguous().reshape({-1})};
     std::vector<std::vector<torch::Tensor>> output(1);
@@ -134,6 +173,8 @@ class ProcessGroupRanks final : public RankGroup {
     out << "; collectives wait at most train.collective_timeout = " << secondsText(m_timeout) << ".";
     return out.str();
   }
+
+  bool usesNccl() const { return m_device.is_cuda(); }
 
   c10::intrusive_ptr<compat::CollectiveBackend> m_backend;
   c10::intrusive_ptr<c10d::Store> m_store;

@@ -38,6 +38,12 @@ class RankGroup {
   virtual void broadcast(std::vector<torch::Tensor>& tensors, int root = 0) = 0;
   // Every rank's 1-D float64 `row` (same length everywhere), stacked into [size(), n] on the CPU. Blocking.
   virtual torch::Tensor allgather(const torch::Tensor& row) = 0;
+  // Sharded training state (train.shard), on flat 1-D buffers of one dtype on device(), blocking:
+  // reduce-scatter: `input` (size()·n elements) summed across ranks, this rank receiving elements
+  // [rank·n, (rank+1)·n) of the sum in `output` (n elements);
+  virtual void reduceScatterSum(const torch::Tensor& input, torch::Tensor& output) = 0;
+  // all-gather: every rank's `input` (n elements) into `output` (size()·n), rank r's at [r·n, (r+1)·n).
+  virtual void allgatherInto(const torch::Tensor& input, torch::Tensor& output) = 0;
 };
 
 class SingleRank final : public RankGroup {
@@ -54,6 +60,14 @@ class SingleRank final : public RankGroup {
   void broadcast(std::vector<torch::Tensor>&, int) override {}
   torch::Tensor allgather(const torch::Tensor& row) override {
     return row.to(torch::kCPU, torch::kFloat64).reshape({1, -1});
+  }
+  void reduceScatterSum(const torch::Tensor& input, torch::Tensor& output) override {
+    torch::NoGradGuard no_grad;
+    output.copy_(input);
+  }
+  void allgatherInto(const torch::Tensor& input, torch::Tensor& output) override {
+    torch::NoGradGuard no_grad;
+    output.copy_(input);
   }
 
  private:

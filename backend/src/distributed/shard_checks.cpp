@@ -7,9 +7,9 @@ namespace {
 bool shardLevelTrains(ShardLevel level) {
   switch (level) {
     case ShardLevel::None:
-      return true;
     case ShardLevel::Optimizer:
     case ShardLevel::Gradients:
+      return true;
     case ShardLevel::Parameters:
       return false;
   }
@@ -22,7 +22,15 @@ std::vector<ValidationIssue> checkShard(const Experiment& e) {
   std::vector<ValidationIssue> issues;
   if (!shardLevelTrains(e.train.shard)) {
     issues.push_back({"train.shard", "\"" + wordString(e.train.shard) +
-                                         "\" is not available in this version yet; use \"none\""});
+                                         "\" (ZeRO stage 3) is not available in this version yet; use "
+                                         "\"gradients\", \"optimizer\" or \"none\""});
+  }
+  // fp16's loss scaler skips a step when any gradient is inf/NaN: with sharded gradients each rank sees only
+  // its own, and the ranks would disagree on skipping.
+  if (e.train.shard == ShardLevel::Gradients && e.train.amp == Precision::Fp16) {
+    issues.push_back({"train.shard",
+                      "\"gradients\" does not work with train.amp = \"fp16\" yet (the loss "
+                      "scaler's inf/NaN check would see one shard); use \"optimizer\" or \"bf16\""});
   }
   return issues;
 }

@@ -4,18 +4,36 @@
 
 namespace wb {
 
-torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_norm) {
+torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_norm,
+                           const SumAcrossRanks& sum_across) {
   std::vector<torch::Tensor> grads;
   grads.reserve(params.size());
   for (const auto& p : params) {
     if (p.grad().defined()) grads.push_back(p.grad().detach());
   }
-  if (grads.empty()) return torch::zeros({});
-  // The gradients' norms in multi-tensor kernels (a few launches on CUDA, not one per gradient), as
-  // torch.nn.utils.clip_grad_norm_'s foreach path measures them.
-  std::vector<torch::Tensor> norms = at::_foreach_norm(grads, 2.0);
-  for (auto& norm : norms) norm = norm.to(torch::kFloat32);
-  const torch::Tensor total = torch::stack(norms).norm(2.0);
+  if (grads.empty() && !sum_across) return torch::zeros({});
+  torch::Tensor total;
+  if (sum_across) {
+    // A rank whose shard has no gradient still takes part in the sum.
+    torch::Tensor squares =
+        torch::zeros({}, torch::TensorOptions()
+                             .dtype(torch::kFloat32)
+                             .device(params.empty() ? torch::kCPU : params.front().device()));
+    if (!grads.empty()) {
+      std::vector<torch::Tensor> norms = at::_foreach_norm(grads, 2.0);
+      for (auto& norm : norms) norm = norm.to(torch::kFloat32);
+      squares = torch::stack(norms).square().sum();
+    }
+    sum_across(squares);
+    total = squares.sqrt();
+    if (grads.empty()) return total;
+  } else {
+    // The gradients' norms in multi-tensor kernels (a few launches on CUDA, not one per gradient), as
+    // torch.nn.utils.clip_grad_norm_'s foreach path measures them.
+    std::vector<torch::Tensor> norms = at::_foreach_norm(grads, 2.0);
+    for (auto& norm : norms) norm = norm.to(torch::kFloat32);
+    total = torch::stack(norms).norm(2.0);
+  }
   const torch::Tensor scale = (max_norm / (total + 1e-6)).clamp_max(1.0);
 #if WB_TORCH_AT_LEAST(2, 1)
   at::_foreach_mul_(grads, scale);  // the scale stays a device tensor: no host read
@@ -29,7 +47,7 @@ ClipGradNormPart::ClipGradNormPart(std::vector<torch::Tensor> params, double max
     : m_params(std::move(params)), m_max_norm(max_norm) {}
 
 void ClipGradNormPart::gradientsReady() {
-  const torch::Tensor norm = clipGradNorm(m_params, m_max_norm);
+  const torch::Tensor norm = clipGradNorm(m_params, m_max_norm, m_sum_across);
   if (!m_norm_sum.defined()) {
     m_norm_sum = torch::zeros({}, norm.options().dtype(torch::kFloat64));
     m_count = torch::zeros({}, norm.options().dtype(torch::kFloat64));

@@ -4,14 +4,21 @@
 // norms are read back only when a window of steps is reported. With fp16 loss scaling it comes after the loss
 // scaling part, which unscaled the gradients: the true gradients are clipped.
 
+#include <functional>
 #include <vector>
 
 #include "step/step_part.h"
 
 namespace wb {
 
-// The total 2-norm of the gradients, and every gradient scaled so that it is at most `max_norm`.
-torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_norm);
+// Sums a scalar tensor across the ranks in place (a collective every rank calls).
+using SumAcrossRanks = std::function<void(torch::Tensor&)>;
+
+// The total 2-norm of the gradients, and every gradient scaled so that it is at most `max_norm`. With
+// `sum_across`, each rank holds only its shard of the gradients (train.shard gradients): the squared norms
+// are summed across the ranks first, so every rank clips by the norm of all of them.
+torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_norm,
+                           const SumAcrossRanks& sum_across = {});
 
 class ClipGradNormPart final : public StepPart {
  public:
@@ -20,10 +27,13 @@ class ClipGradNormPart final : public StepPart {
   bool capturable() const override { return true; }
   void gradientsReady() override;
   std::optional<double> takeGradNorm() override;
+  // Sharded gradients: the norm is the group's (see clipGradNorm).
+  void sumAcrossRanks(SumAcrossRanks sum) { m_sum_across = std::move(sum); }
 
  private:
   std::vector<torch::Tensor> m_params;
   double m_max_norm;
+  SumAcrossRanks m_sum_across;
   // On the device, since the last takeGradNorm: the norms' sum and their count (counted there too, so a step
   // replayed from a CUDA graph, which runs none of this host code, is counted).
   torch::Tensor m_norm_sum;

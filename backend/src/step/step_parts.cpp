@@ -23,6 +23,13 @@ std::vector<std::string> StepParts::names() const {
   return out;
 }
 
+StepPart* StepParts::find(const std::string& name) const {
+  for (const auto& p : m_parts) {
+    if (p->name() == name) return p.get();
+  }
+  return nullptr;
+}
+
 std::vector<std::string> StepParts::uncapturable() const {
   std::vector<std::string> names;
   for (const auto& p : m_parts) {

@@ -20,6 +20,9 @@ class StepParts {
   StepParts& add(const StepParts& parts);  // each of them, in their order
   bool empty() const { return m_parts.empty(); }
   std::vector<std::string> names() const;
+  // The first part called `name`, or null: for a part that must tell another something (sharded gradients
+  // give clipping the group's norm).
+  StepPart* find(const std::string& name) const;
   // The names of the parts a CUDA graph cannot record (StepPart::capturable).
   std::vector<std::string> uncapturable() const;
 

@@ -98,11 +98,10 @@ RankGroup& DeferredRankGroup::target() {
 }
 
 DataParallelStep::DataParallelStep(Model& model, RankGroup& group, const TrainConfig& train, uint64_t seed)
-    : m_model(model),
-      m_group(group),
-      m_allreduce(model.parameters(), group, train.bucket_mb),
-      m_broadcast_buffers(!train.sync_batchnorm),
-      m_seed(seed) {
+    : m_model(model), m_group(group), m_broadcast_buffers(!train.sync_batchnorm), m_seed(seed) {
+  if (train.shard < ShardLevel::Gradients) {
+    m_allreduce = std::make_unique<GradientAllreduce>(model.parameters(), group, train.bucket_mb);
+  }
   for (const auto& b : model.namedBuffers()) m_buffers.push_back(b.second);
 }
 
@@ -125,7 +124,8 @@ void DataParallelStep::beforeEvaluation() {
 }
 
 CommunicationTimes DataParallelStep::takeCommunicationTimes() {
-  const GradientAllreduce::Times t = m_allreduce.takeTimes();
+  if (!m_allreduce) return {};
+  const GradientAllreduce::Times t = m_allreduce->takeTimes();
   return {t.busy_ms, t.hidden_ms};
 }
 

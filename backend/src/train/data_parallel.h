@@ -72,6 +72,12 @@ class DeferredRankGroup final : public RankGroup {
     target().broadcast(tensors, root);
   }
   torch::Tensor allgather(const torch::Tensor& row) override { return target().allgather(row); }
+  void reduceScatterSum(const torch::Tensor& input, torch::Tensor& output) override {
+    target().reduceScatterSum(input, output);
+  }
+  void allgatherInto(const torch::Tensor& input, torch::Tensor& output) override {
+    target().allgatherInto(input, output);
+  }
 
  private:
   RankGroup& target();
@@ -90,19 +96,24 @@ class DataParallelStep final : public StepPart {
   DataParallelStep(Model& model, RankGroup& group, const TrainConfig& train, uint64_t seed);
   // Rank 0's parameters and buffers to every rank, before the first step.
   void broadcastInitialState();
-  size_t bucketCount() const { return m_allreduce.bucketCount(); }
+  size_t bucketCount() const { return m_allreduce ? m_allreduce->bucketCount() : 0; }
 
   std::string name() const override { return "allreduce"; }
   void beforeStep(int64_t step) override;
-  void beforeBackward(bool completes) override { m_allreduce.beginBackward(completes); }
-  void gradientsReady() override { m_allreduce.finish(); }
+  void beforeBackward(bool completes) override {
+    if (m_allreduce) m_allreduce->beginBackward(completes);
+  }
+  void gradientsReady() override {
+    if (m_allreduce) m_allreduce->finish();
+  }
   void beforeEvaluation() override;
   CommunicationTimes takeCommunicationTimes() override;
 
  private:
   Model& m_model;
   RankGroup& m_group;
-  GradientAllreduce m_allreduce;
+  // Null when the gradients are reduce-scattered instead (train.shard gradients: ShardedTrainingState).
+  std::unique_ptr<GradientAllreduce> m_allreduce;
   std::vector<torch::Tensor> m_buffers;
   bool m_broadcast_buffers;
   uint64_t m_seed;

@@ -2,6 +2,7 @@
 
 #include "optim/optimizer_factory.h"
 #include "run_folder/training_state.h"
+#include "step/clip_grad_norm_part.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -16,9 +17,20 @@ void TrainingRank::setUp(const Experiment& experiment, const TrainingPlan& plan,
   if (group->size() > 1) {
     parallel = std::make_shared<DataParallelStep>(model.model, *group, experiment.train, experiment.seed);
     first.add(parallel);
+    if (experiment.train.shard != ShardLevel::None) {
+      sharded =
+          std::make_shared<ShardedTrainingState>(model.model, *model.optimizer, *group, experiment.train);
+      first.add(sharded);
+    }
   }
   first.add(parts);
   step = std::make_unique<RankStep>(experiment.train, std::move(model), placement.device, first);
+  // Sharded gradients: each rank holds its shard's only, so clipping takes the norm of all ranks' together.
+  if (sharded && sharded->level() == ShardLevel::Gradients) {
+    if (auto* clip = dynamic_cast<ClipGradNormPart*>(step->parts().find("clip_grad_norm"))) {
+      clip->sumAcrossRanks([g = group.get()](torch::Tensor& t) { g->allreduceSum(t); });
+    }
+  }
   refuseUnfreezingWhereUnsupported();
   schedule = std::make_unique<LrSchedule>(experiment.schedule, experiment.optimizer.lr, plan.total_steps);
   // Each group's own base rate (optimizer.param_groups), read before any step sets the rates.
@@ -54,6 +66,8 @@ void TrainingRank::restore(const LoadedCheckpoint& checkpoint) {
   }
   step->parts().loadState(
       restoreTrainingState(checkpoint.contents.payload, checkpoint.path, step->model(), step->optimizer()));
+  // The checkpoint holds every shard's optimizer state (on whatever number of ranks it was written).
+  if (sharded) sharded->keepOwnOptimizerState();
   schedule->loadState(checkpoint.contents.meta.value("schedule", nlohmann::json::object()));
   if (step->scaler().enabled() && checkpoint.contents.meta.contains("scaler")) {
     step->scaler().loadState(GradScalerState::fromJson(checkpoint.contents.meta["scaler"]));
@@ -62,7 +76,18 @@ void TrainingRank::restore(const LoadedCheckpoint& checkpoint) {
 
 void TrainingRank::train(const RankSetup& setup) {
   try {
-    outcome = trainRank(setup);
+    if (sharded && setup.checkpoint) {
+      // Every rank sends its optimizer shard to rank 0 for the one checkpoint file rank 0 writes.
+      RankSetup with_shards = setup;
+      with_shards.checkpoint = [this, write = setup.checkpoint](const RankProgress& p) {
+        sharded->gatherOptimizerState();
+        write(p);
+        sharded->keepOwnOptimizerState();
+      };
+      outcome = trainRank(with_shards);
+    } else {
+      outcome = trainRank(setup);
+    }
   } catch (...) {
     if (log) log->events().flush();
     throw;

@@ -1,0 +1,206 @@
+#include "train/sharded_state.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "optim/optimizer_state_io.h"
+#include "torch_compat.h"
+#include "workbench/errors.h"
+
+namespace wb {
+namespace {
+
+std::vector<torch::Tensor> trainableParameters(Model& model) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : model.parameters()) {
+    if (p.requires_grad()) out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<int64_t> numels(const std::vector<torch::Tensor>& params) {
+  std::vector<int64_t> out;
+  for (const auto& p : params) out.push_back(p.numel());
+  return out;
+}
+
+// Elements [from, from + n) of `t` in its logical (row-major) order, as a view where `t` is contiguous.
+// Copying into a non-contiguous tensor (channels_last weights) goes through a contiguous copy.
+void copyIntoRange(torch::Tensor t, int64_t from, const torch::Tensor& values) {
+  if (t.is_contiguous()) {
+    t.view({-1}).narrow(0, from, values.numel()).copy_(values);
+    return;
+  }
+  torch::Tensor flat = t.contiguous().view({-1});
+  flat.narrow(0, from, values.numel()).copy_(values);
+  t.copy_(flat.view(t.sizes()));
+}
+
+}  // namespace
+
+ShardedTrainingState::ShardedTrainingState(Model& model, torch::optim::Optimizer& optimizer, RankGroup& group,
+                                           const TrainConfig& train)
+    : m_optimizer(optimizer),
+      m_group(group),
+      m_level(train.shard),
+      m_bucket_mb(train.bucket_mb),
+      m_params(trainableParameters(model)) {
+  if (m_level == ShardLevel::None || m_level == ShardLevel::Parameters) {
+    throw UserError("train.shard \"" + wordString(m_level) + "\" is not trained by this version",
+                    "Use \"gradients\", \"optimizer\" or \"none\".");
+  }
+  for (const auto& p : m_params) {
+    if (p.scalar_type() != m_params.front().scalar_type()) {
+      throw UserError("train.shard needs the trainable parameters in one dtype; this model mixes " +
+                          std::string(c10::toString(m_params.front().scalar_type())) + " and " +
+                          c10::toString(p.scalar_type()),
+                      "Set train.shard to \"none\".");
+    }
+  }
+  m_partition = partitionByNumel(numels(m_params), group.size());
+}
+
+int64_t ShardedTrainingState::chunkElements() const {
+  if (m_params.empty()) return 1;
+  const double bytes = m_bucket_mb * 1024.0 * 1024.0;
+  const double per = static_cast<double>(m_params.front().element_size()) * m_group.size();
+  return std::max<int64_t>(1, static_cast<int64_t>(bytes / per));
+}
+
+void ShardedTrainingState::pack(int r, int64_t begin, int64_t end, What what, torch::Tensor flat) const {
+  for (size_t i = 0; i < m_params.size(); ++i) {
+    if (m_partition.owner[i] != r) continue;
+    const int64_t o = m_partition.offset[i];
+    const int64_t lo = std::max(o, begin);
+    const int64_t hi = std::min(o + m_params[i].numel(), end);
+    if (lo >= hi) continue;
+    torch::Tensor dst = flat.narrow(0, lo - begin, hi - lo);
+    const torch::Tensor source = what == What::Values ? m_params[i].detach() : m_params[i].grad();
+    if (!source.defined()) {
+      dst.zero_();  // a parameter this step did not use: a zero gradient, as in DDP
+      continue;
+    }
+    dst.copy_(source.reshape({-1}).narrow(0, lo - o, hi - lo));
+  }
+}
+
+void ShardedTrainingState::unpack(int r, int64_t begin, int64_t end, What what, const torch::Tensor& flat) {
+  for (size_t i = 0; i < m_params.size(); ++i) {
+    if (m_partition.owner[i] != r) continue;
+    const int64_t o = m_partition.offset[i];
+    const int64_t lo = std::max(o, begin);
+    const int64_t hi = std::min(o + m_params[i].numel(), end);
+    if (lo >= hi) continue;
+    torch::Tensor& p = m_params[i];
+    if (what == What::Gradients && !p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+    copyIntoRange(what == What::Values ? p.detach() : p.mutable_grad(), lo - o,
+                  flat.narrow(0, lo - begin, hi - lo));
+  }
+}
+
+void ShardedTrainingState::dropOtherGradients() {
+  for (size_t i = 0; i < m_params.size(); ++i) {
+    if (!m_partition.owns(m_group.rank(), i) && m_params[i].grad().defined()) {
+      m_params[i].mutable_grad() = torch::Tensor();
+    }
+  }
+}
+
+// In chunks of about train.bucket_mb of input, so the extra buffer is a bucket, not a second copy of every
+// gradient: chunk c holds elements [c·k, (c+1)·k) of every rank's shard, one after another.
+void ShardedTrainingState::reduceScatterGradients() {
+  const int size = m_group.size();
+  const int64_t chunk = chunkElements();
+  const double scale = 1.0 / size;  // as the allreduce averages: a multiplication by the reciprocal
+  for (int64_t begin = 0; begin < m_partition.padded_numel; begin += chunk) {
+    const int64_t end = std::min(m_partition.padded_numel, begin + chunk);
+    const int64_t len = end - begin;
+    torch::Tensor input = torch::zeros({len * size}, m_params.front().options().requires_grad(false));
+    for (int r = 0; r < size; ++r) pack(r, begin, end, What::Gradients, input.narrow(0, r * len, len));
+    torch::Tensor mine = torch::empty({len}, input.options());
+    m_group.reduceScatterSum(input, mine);
+    mine.mul_(scale);
+    unpack(m_group.rank(), begin, end, What::Gradients, mine);
+  }
+}
+
+void ShardedTrainingState::gradientsReady() {
+  if (m_level != ShardLevel::Gradients || m_params.empty()) return;
+  torch::NoGradGuard no_grad;
+  reduceScatterGradients();
+  dropOtherGradients();
+}
+
+bool ShardedTrainingState::optimizerStep(torch::optim::Optimizer& /*optimizer*/) {
+  // Clipping has seen every gradient (or the group's norm): the optimizer now steps this shard alone.
+  dropOtherGradients();
+  return false;
+}
+
+void ShardedTrainingState::afterStep(int64_t /*step*/) {
+  if (m_params.empty()) return;
+  torch::NoGradGuard no_grad;
+  const int size = m_group.size();
+  const int64_t chunk = chunkElements();
+  for (int64_t begin = 0; begin < m_partition.padded_numel; begin += chunk) {
+    const int64_t end = std::min(m_partition.padded_numel, begin + chunk);
+    const int64_t len = end - begin;
+    torch::Tensor mine = torch::zeros({len}, m_params.front().options().requires_grad(false));
+    pack(m_group.rank(), begin, end, What::Values, mine);
+    torch::Tensor all = torch::empty({len * size}, mine.options());
+    m_group.allgatherInto(mine, all);
+    for (int r = 0; r < size; ++r) {
+      if (r != m_group.rank()) unpack(r, begin, end, What::Values, all.narrow(0, r * len, len));
+    }
+  }
+}
+
+void ShardedTrainingState::gatherOptimizerState() {
+  // Each rank's optimizer as LibTorch saves it (its shard's state only), sent as bytes: the state's types are
+  // the optimizer's business, and loadOptimizerState reads them back whichever optimizer it is.
+  torch::serialize::OutputArchive archive;
+  m_optimizer.save(archive);
+  std::string bytes;
+  archive.save_to([&bytes](const void* data, size_t n) {
+    bytes.append(static_cast<const char*>(data), n);
+    return n;
+  });
+  const torch::Tensor lengths =
+      m_group.allgather(torch::tensor({static_cast<double>(bytes.size())}, torch::kFloat64));
+  const int size = m_group.size();
+  int64_t longest = 0;
+  for (int r = 0; r < size; ++r)
+    longest = std::max(longest, static_cast<int64_t>(lengths[r][0].item<double>()));
+  const auto options = torch::TensorOptions().dtype(torch::kUInt8).device(m_group.device());
+  torch::Tensor mine = torch::zeros({longest}, torch::kUInt8);
+  std::memcpy(mine.data_ptr<uint8_t>(), bytes.data(), bytes.size());
+  torch::Tensor all = torch::empty({longest * size}, options);
+  m_group.allgatherInto(mine.to(m_group.device()), all);
+  if (m_group.rank() != 0) return;
+  all = all.cpu();
+
+  auto& state = m_optimizer.state();
+  std::remove_reference_t<decltype(state)> merged;
+  for (auto& [key, value] : state) merged[key] = std::move(value);
+  for (int r = 1; r < size; ++r) {
+    const auto n = static_cast<size_t>(lengths[r][0].item<double>());
+    std::istringstream in(
+        std::string(reinterpret_cast<const char*>(all.data_ptr<uint8_t>()) + r * longest, n));
+    torch::serialize::InputArchive theirs;
+    theirs.load_from(in, m_group.device());
+    loadOptimizerState(m_optimizer, theirs);  // replaces the state with rank r's: collected into `merged`
+    for (auto& [key, value] : state) merged[key] = std::move(value);
+  }
+  state = std::move(merged);
+}
+
+void ShardedTrainingState::keepOwnOptimizerState() {
+  auto& state = m_optimizer.state();
+  using StateMap = std::remove_reference_t<decltype(state)>;
+  for (size_t i = 0; i < m_params.size(); ++i) {
+    if (!m_partition.owns(m_group.rank(), i)) state.erase(compat::optimizerStateKey<StateMap>(m_params[i]));
+  }
+}
+
+}  // namespace wb
