@@ -87,13 +87,16 @@ void ProgressPrinter::print(const EventBatch& batch) {
 
 void ProgressPrinter::printStep(const StepMetrics& m) {
   const double overall = m.total_steps > 0 ? static_cast<double>(m.step) / m.total_steps : 0;
+  // NVML's figures when the GPU was sampled; nothing when not (the run's log said why once).
+  const std::string brief = gpuBrief(m.gpu);
+  const std::string gpu = brief.empty() ? "" : "  " + brief;
   if (m_interactive) {
     const int filled = static_cast<int>(std::lround(overall * kBarWidth));
     std::string bar(static_cast<size_t>(filled), '#');
     bar.resize(kBarWidth, '.');
-    std::fprintf(m_out, "\r\033[K%s [%s] step %lld/%lld  loss %.4f  %.0f samples/s  ETA %s",
+    std::fprintf(m_out, "\r\033[K%s [%s] step %lld/%lld  loss %.4f  %.0f samples/s%s  ETA %s",
                  epochText(m.epoch).c_str(), bar.c_str(), static_cast<long long>(m.step),
-                 static_cast<long long>(m.total_steps), m.loss, m.samples_per_sec,
+                 static_cast<long long>(m.total_steps), m.loss, m.samples_per_sec, gpu.c_str(),
                  formatDuration(m.eta_s).c_str());
     m_bar_shown = true;
     return;
@@ -101,10 +104,10 @@ void ProgressPrinter::printStep(const StepMetrics& m) {
   const auto now = std::chrono::steady_clock::now();
   if (now - m_last_plain < kPlainInterval && m.step != m.total_steps) return;
   m_last_plain = now;
-  std::fprintf(m_out, "%s step %lld/%lld loss %.4f lr %.3g %.0f samples/s ETA %s\n",
+  std::fprintf(m_out, "%s step %lld/%lld loss %.4f lr %.3g %.0f samples/s%s ETA %s\n",
                epochText(m.epoch).c_str(), static_cast<long long>(m.step),
                static_cast<long long>(m.total_steps), m.loss, m.lr, m.samples_per_sec,
-               formatDuration(m.eta_s).c_str());
+               brief.empty() ? "" : (" " + brief).c_str(), formatDuration(m.eta_s).c_str());
 }
 
 void ProgressPrinter::printEpoch(const EpochMetrics& m) {

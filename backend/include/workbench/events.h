@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "workbench/compression_words.h"
+#include "workbench/gpu_figures.h"
 #include "workbench/profile_report.h"
 #include "workbench/word_set.h"
 
@@ -25,6 +26,7 @@ struct DeviceMetrics {
   int64_t cuda_allocated_bytes = -1;  // -1 on CPU
   int64_t cuda_reserved_bytes = -1;
   int64_t cuda_peak_bytes = -1;
+  GpuFigures gpu;  // this rank's GPU from NVML over the window ("CPU run" on the CPU)
 };
 
 struct StepMetrics {
@@ -51,6 +53,7 @@ struct StepMetrics {
   int64_t cuda_allocated_bytes = -1;
   int64_t cuda_reserved_bytes = -1;
   int64_t cuda_peak_bytes = -1;
+  GpuFigures gpu;        // the training device (rank 0's) from NVML over the window: utilization, power, ...
   double elapsed_s = 0;  // since the run started
   double eta_s = -1;
   // Data parallel: one entry per rank (empty with one device). loss and samples_per_sec above are then the

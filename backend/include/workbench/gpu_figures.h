@@ -57,4 +57,8 @@ struct GpuFigures {
   bool sampled() const { return not_sampled.empty(); }
 };
 
+// The figures as a progress line shows them: "gpu 87% 312W" (utilization, mean power); "gpu 87%" where the
+// board reports no power; "" when not sampled — a line shows nothing rather than a made-up figure.
+std::string gpuBrief(const GpuFigures& figures);
+
 }  // namespace wb

@@ -6,6 +6,8 @@
 #include <string>
 #include <type_traits>
 
+#include "gpu_figures_json.h"  // wb_events sees backend/include only: beside this file
+
 namespace wb {
 namespace {
 
@@ -65,12 +67,14 @@ json toJson(const StepMetrics& m) {
         entry["cuda_reserved_bytes"] = d.cuda_reserved_bytes;
         entry["cuda_peak_bytes"] = d.cuda_peak_bytes;
       }
+      entry["gpu"] = gpuFiguresToJson(d.gpu);
       devices.push_back(std::move(entry));
     }
     j["devices"] = std::move(devices);
   }
   if (m.allreduce_hidden_fraction >= 0) j["allreduce_hidden_fraction"] = m.allreduce_hidden_fraction;
   if (m.allreduce_ms >= 0) j["allreduce_ms"] = m.allreduce_ms;
+  j["gpu"] = gpuFiguresToJson(m.gpu);
   return j;
 }
 
@@ -171,6 +175,7 @@ std::vector<DeviceMetrics> devicesFromJson(const json& j) {
     d.cuda_allocated_bytes = get<int64_t>(entry, "cuda_allocated_bytes", -1);
     d.cuda_reserved_bytes = get<int64_t>(entry, "cuda_reserved_bytes", -1);
     d.cuda_peak_bytes = get<int64_t>(entry, "cuda_peak_bytes", -1);
+    d.gpu = gpuFiguresFromJson(entry);
     devices.push_back(std::move(d));
   }
   return devices;
@@ -202,6 +207,7 @@ StepMetrics stepFromJson(const json& j) {
   m.devices = devicesFromJson(j);
   m.allreduce_hidden_fraction = get<double>(j, "allreduce_hidden_fraction", -1);
   m.allreduce_ms = get<double>(j, "allreduce_ms", -1);
+  m.gpu = gpuFiguresFromJson(j);
   return m;
 }
 

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "run_folder/gpu_scalars.h"
 #include "run_folder/metrics_csv.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
@@ -85,6 +86,7 @@ void writeTensorBoard(TensorBoardWriter& tb, const Event& event) {
       scalars.emplace_back("memory/cuda_reserved_mib", static_cast<double>(m->cuda_reserved_bytes) / kMiB);
       scalars.emplace_back("memory/cuda_peak_mib", static_cast<double>(m->cuda_peak_bytes) / kMiB);
     }
+    appendGpuScalars(scalars, *m);
     tb.addScalars(m->step, wallTime(), scalars);
   } else if (const auto* e = std::get_if<EpochMetrics>(&event)) {
     std::vector<std::pair<std::string, double>> scalars = {

@@ -75,7 +75,8 @@ struct GpuSampler::Device {
   }
 };
 
-GpuSampler::GpuSampler(const std::vector<GpuToSample>& devices, std::chrono::milliseconds interval) {
+GpuSampler::GpuSampler(const std::vector<GpuToSample>& devices, std::chrono::milliseconds interval)
+    : m_interval(interval) {
   std::string why;
   m_nvml = NvmlLibrary::open(why);
   if (!m_nvml) m_no_nvml = "no NVML: " + why;
@@ -93,6 +94,7 @@ GpuSampler::GpuSampler(const std::vector<GpuToSample>& devices, std::chrono::mil
       device->not_sampled = why;
     }
     m_devices[d.cuda_ordinal] = std::move(device);
+    m_bus_ids[d.cuda_ordinal] = d.pci_bus_id;
   }
   if (!any) return;
   sampleAll();  // the first window has figures however short it is
@@ -139,6 +141,22 @@ GpuFigures GpuSampler::take(int cuda_ordinal) {
     return f;
   }
   return it->second->takeWindow();
+}
+
+std::string GpuSampler::describe() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  std::string sampled, not_sampled;
+  for (const auto& [ordinal, device] : m_devices) {
+    const std::string name = "cuda:" + std::to_string(ordinal);
+    if (device->handle) {
+      sampled += (sampled.empty() ? "" : ", ") + name + " (" + m_bus_ids.at(ordinal) + ")";
+    } else {
+      not_sampled += "; " + name + " not sampled: " + device->not_sampled;
+    }
+  }
+  const std::string every = std::to_string(m_interval.count()) + " ms";
+  return sampled.empty() ? "GPU figures: " + not_sampled.substr(2)
+                         : "GPU figures from NVML every " + every + ": " + sampled + not_sampled;
 }
 
 int64_t GpuSampler::rounds() const {

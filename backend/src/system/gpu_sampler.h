@@ -40,6 +40,9 @@ class GpuSampler {
   // The figures of cuda:`cuda_ordinal` since the previous take() of that device; any thread. A window
   // shorter than the interval gets the last sample again (samples 0).
   GpuFigures take(int cuda_ordinal);
+  // For the run's log, once: "GPU figures from NVML every 1 s: cuda:0 (0000:3b:00.0)", or why a device is
+  // not sampled ("GPU figures: cuda:0 not sampled: no NVML: cannot load libnvidia-ml.so.1: ...").
+  std::string describe() const;
   // Sampling rounds done so far (every device read once per round).
   int64_t rounds() const;
 
@@ -50,6 +53,8 @@ class GpuSampler {
 
   std::unique_ptr<NvmlLibrary> m_nvml;
   std::string m_no_nvml;  // why NVML could not be opened
+  std::chrono::milliseconds m_interval;
+  std::map<int, std::string> m_bus_ids;
   std::map<int, std::unique_ptr<Device>> m_devices;
   mutable std::mutex m_mutex;
   std::condition_variable m_wake;

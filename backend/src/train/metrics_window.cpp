@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "train/gpu_columns.h"
 #include "train/non_finite_loss_error.h"
 #include "util/cuda_memory.h"
 #include "util/process_stats.h"
@@ -15,16 +16,17 @@ enum Column { LossSum, Counted, Samples, Seconds, Rss, CudaAllocated, CudaReserv
 
 // This rank's window as one row of float64s (see Column).
 torch::Tensor rankRow(const MetricsWindow& window, bool loss_scaling, double window_s, int64_t rss,
-                      const CudaMemoryStats& mem, const CommunicationTimes& comm) {
+                      const CudaMemoryStats& mem, const CommunicationTimes& comm, const GpuFigures& gpu) {
   const auto options = window.loss_sum.options();
   auto value = [&options](double v) { return torch::scalar_tensor(v, options); };
-  return torch::stack(
+  const torch::Tensor row = torch::stack(
       {window.loss_sum, loss_scaling ? window.loss_samples : value(static_cast<double>(window.samples)),
        value(static_cast<double>(window.samples)), value(window_s), value(static_cast<double>(rss)),
        value(mem.valid ? static_cast<double>(mem.allocated_bytes) : -1.0),
        value(mem.valid ? static_cast<double>(mem.reserved_bytes) : -1.0),
        value(mem.valid ? static_cast<double>(mem.peak_allocated_bytes) : -1.0), value(comm.busy_ms),
        value(comm.hidden_ms)});
+  return torch::cat({row, gpuColumns(gpu, options)});  // the GPU's columns from Hidden + 1 on
 }
 
 // Each rank's own row of the gathered `ranks`, as the per-device metrics.
@@ -41,6 +43,7 @@ std::vector<DeviceMetrics> deviceMetrics(const torch::Tensor& ranks,
     d.cuda_allocated_bytes = static_cast<int64_t>(r[k][CudaAllocated]);
     d.cuda_reserved_bytes = static_cast<int64_t>(r[k][CudaReserved]);
     d.cuda_peak_bytes = static_cast<int64_t>(r[k][CudaPeak]);
+    d.gpu = gpuFiguresFromColumns(&r[k][Hidden + 1], k, d.device.find("cpu") != std::string::npos);
     devices.push_back(std::move(d));
   }
   return devices;
@@ -96,7 +99,9 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
   if (device.is_cuda()) mem = cudaMemoryStats(device.index() < 0 ? 0 : device.index());
   // One row per rank, gathered in one collective (one device: read back here).
   const int64_t rss = currentRssBytes();
-  const torch::Tensor ranks = group.allgather(rankRow(window, scaler.enabled(), window_s, rss, mem, comm));
+  const GpuFigures gpu = windowGpuFigures(gpu_sampler, device);
+  const torch::Tensor ranks =
+      group.allgather(rankRow(window, scaler.enabled(), window_s, rss, mem, comm, gpu)).contiguous();
   const auto r = ranks.accessor<double, 2>();
   double loss_sum = 0, counted = 0, global_rate = 0, busy = 0, hidden = 0;
   for (int64_t k = 0; k < ranks.size(0); ++k) {
@@ -138,6 +143,7 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
     m.cuda_reserved_bytes = mem.reserved_bytes;
     m.cuda_peak_bytes = mem.peak_allocated_bytes;
   }
+  m.gpu = gpu;
   if (group.size() > 1) {
     m.devices = deviceMetrics(ranks, rank_devices);
     // Measured from c10d's completion callbacks: Gloo calls them when the sum is done, NCCL when the
@@ -155,6 +161,11 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
                       static_cast<double>(total_steps - step)
                 : (step >= total_steps ? 0 : -1);
   events.post(m);
+  if (advisor) {
+    if (std::string advice = advisor->advise(m); !advice.empty()) {
+      events.log(LogLevel::Warning, std::move(advice));
+    }
+  }
   train_time += TrainClock::now() - window.start;
   window.reset(device, scaler.enabled() ? m.skipped_steps : 0);
 }

@@ -15,6 +15,8 @@
 #include "optim/lr_schedule.h"
 #include "run_folder/event_stream.h"
 #include "step/step_parts.h"
+#include "system/gpu_sampler.h"
+#include "system/utilization_advisor.h"
 
 namespace wb {
 
@@ -67,6 +69,8 @@ struct WindowReporter {
   torch::Device device;
   const std::vector<std::string>& rank_devices;  // by rank, for the per-device metrics
   int64_t first_step;                            // where this session started (resume), for the ETA
+  GpuSampler* gpu_sampler = nullptr;             // the GPU's figures over each window (null: not sampled)
+  UtilizationAdvisor* advisor = nullptr;         // logs the likely cause when the GPU is under half busy
 
   // Posts the window as StepMetrics at `step` (the group's: every rank calls it at the same point), adds its
   // time to `train_time` and starts the next window. An empty window reports nothing. Throws

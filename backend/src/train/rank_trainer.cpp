@@ -91,6 +91,7 @@ class RankTrainer {
   GraphedStep* m_graphed;  // train.cuda_graphs: the step replayed from a CUDA graph; null = eager
   EarlyStopping m_early_stopping;
   MetricsWindow m_window;
+  UtilizationAdvisor m_advisor;
   WindowReporter m_reporter;
   RankOutcome m_outcome;
   Clock::duration m_train_time{};
@@ -122,6 +123,10 @@ RankTrainer::RankTrainer(const RankSetup& setup)
       m_body(setup.step.body()),
       m_graphed(setup.step.graphed()),
       m_early_stopping(m_train.early_stopping),
+      m_advisor({.batch_size = m_train.batch_size,
+                 .log_every_steps = m_train.log_every_steps,
+                 .workers = setup.experiment.data.workers,
+                 .cuda_graphs = m_graphed != nullptr}),
       m_reporter{m_group,
                  m_parts,
                  m_scaler,
@@ -130,7 +135,9 @@ RankTrainer::RankTrainer(const RankSetup& setup)
                  setup.events,
                  m_device,
                  setup.rank_devices,
-                 setup.resume_from ? setup.resume_from->step : 0} {
+                 setup.resume_from ? setup.resume_from->step : 0,
+                 setup.gpu_sampler,
+                 &m_advisor} {
   m_window.reset(m_device, m_scaler.enabled() ? m_scaler.skippedSteps() : 0);
   if (const RankProgress* r = s.resume_from) {
     m_step = r->step;

@@ -16,6 +16,7 @@
 #include "distributed/rank_group.h"
 #include "optim/lr_schedule.h"
 #include "run_folder/event_stream.h"
+#include "system/gpu_sampler.h"
 #include "train/non_finite_loss_error.h"
 #include "train/rank_step.h"
 #include "train/training_control.h"
@@ -80,6 +81,7 @@ struct RankSetup {
   // gathered from every rank at each checkpoint).
   RankGroup* group = nullptr;
   std::vector<std::string> rank_devices = {};  // each rank's device name, for the per-device metrics
+  GpuSampler* gpu_sampler = nullptr;           // NVML figures of this process's GPUs (null: not sampled)
 };
 
 RankOutcome trainRank(const RankSetup& setup);

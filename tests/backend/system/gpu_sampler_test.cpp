@@ -84,6 +84,8 @@ TEST_F(GpuSamplerTest, FindsEachCudaDeviceByItsPciBusIdNotByNvmlOrder) {
   EXPECT_EQ(again.samples, 0);
   EXPECT_DOUBLE_EQ(again.utilization_pct, 87);
   EXPECT_FALSE(sampler.take(2).sampled());
+  EXPECT_EQ(sampler.describe(),
+            "GPU figures from NVML every 3600000 ms: cuda:0 (00000000:AF:00.0), cuda:1 (00000000:3B:00.0)");
 }
 
 TEST_F(GpuSamplerTest, SamplesOnItsOwnThreadAndAveragesTheWindow) {
@@ -128,6 +130,9 @@ TEST_F(GpuSamplerTest, WithoutTheLibraryEveryFigureSaysNoNvmlAndWhy) {
   EXPECT_EQ(f.memory_used_bytes, -1);
   EXPECT_EQ(f.samples, 0);
   EXPECT_EQ(sampler.rounds(), 0);  // no thread polls a library that is not there
+  EXPECT_EQ(sampler.describe().rfind("GPU figures: cuda:0 not sampled: no NVML: cannot load /nonexistent", 0),
+            0u)
+      << sampler.describe();
 }
 
 TEST_F(GpuSamplerTest, ALibraryThatIsNotNvmlIsNamed) {
