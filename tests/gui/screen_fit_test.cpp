@@ -6,7 +6,8 @@
 // and each dialog, frame included, lie inside the screen as the X server has them (xwininfo, xprop: not Qt's
 // own idea of it), every dock and the status bar are on screen, and no view widened the window. A layout
 // saved on a bigger screen is brought inside this one. Each other dialog (the finders, the learning-rate
-// change, notes, interrupted runs, the runs' comparison, About) opens inside the screen too.
+// change, the profile steps, notes, interrupted runs, the runs' comparison, About) opens inside the screen
+// too.
 // WB_SCREENSHOTS=DIR saves a screenshot of the screen at each step, named after it and the screen size.
 
 #include <qcustomplot.h>
@@ -51,6 +52,7 @@
 #include "finder_dialogs/batch_size_finder_dialog.h"
 #include "finder_dialogs/lr_finder_dialog.h"
 #include "gui_test_support.h"
+#include "profile_view/profile_dialog.h"
 #include "queue_view/queue_actions.h"
 #include "queue_view/queue_panel.h"
 #include "run/lr_change_dialog.h"
@@ -451,6 +453,8 @@ class ScreenFitTest : public QObject {
       CHECK(checkDialog(&batch, QStringLiteral("the batch-size finder")));
       LrChangeDialog change(0.003, 12, &window);
       CHECK(checkDialog(&change, QStringLiteral("the learning-rate change")));
+      ProfileDialog profile(12, &window);
+      CHECK(checkDialog(&profile, QStringLiteral("the profile steps dialog")));
       RunNotesDialog notes(QStringLiteral("tiny"), {"baseline"}, QStringLiteral("notes"), &window);
       CHECK(checkDialog(&notes, QStringLiteral("the run's notes")));
       InterruptedRunsDialog interrupted(dir.path(), &window);

@@ -87,6 +87,10 @@ void RunController::setLearningRate(const LrChange& change) {
   if (m_state == State::Running || m_state == State::Paused) m_run->setLearningRate(change);
 }
 
+void RunController::requestProfile(const ProfileRequest& request) {
+  if (m_state == State::Running || m_state == State::Paused) m_run->requestProfile(request);
+}
+
 void RunController::stopAfterEpoch() {
   if (m_state != State::Running && m_state != State::Paused) return;
   m_run->stopAfterEpoch("the window");

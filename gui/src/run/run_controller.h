@@ -38,6 +38,9 @@ class RunController : public QObject {
   void setLearningRate(const LrChange& change);
   void stopAfterEpoch();
   bool stopAfterEpochRequested() const { return m_stopAfterEpoch; }
+  // Run ▸ Profile Steps…: the engine records the steps from its next step boundary (a paused run after
+  // Resume) and reports them with a ProfileRecorded event. Nothing happens unless a run is running or paused.
+  void requestProfile(const ProfileRequest& request);
 
   State state() const { return m_state; }
   bool isActive() const { return m_state != State::Idle; }

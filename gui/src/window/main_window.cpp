@@ -29,6 +29,8 @@
 #include "export_dialogs/export_menu.h"
 #include "finder_dialogs/finders_menu.h"
 #include "model_view/model_summary_view.h"
+#include "profile_view/profile_actions.h"
+#include "profile_view/profile_view.h"
 #include "queue_view/queue_actions.h"
 #include "queue_view/queue_panel.h"
 #include "run/live_control_actions.h"
@@ -72,6 +74,7 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
   wireRuns();
   wireQueueAndSweeps();
   wireCompression();
+  wireProfile();
 
   // 1560×980 where the screen has room; on a laptop screen (down to 1280×720) its available area, centred.
   fitToScreen(this, QSize(1560, 980), false);
@@ -102,6 +105,8 @@ void MainWindow::buildViews() {
   m_centralTabs->addTab(m_evaluationView, tr("Evaluation"));
   m_sweepView = new SweepView;
   m_centralTabs->addTab(m_sweepView, tr("Sweeps"));
+  m_profileView = new ProfileView;
+  m_centralTabs->addTab(m_profileView, tr("Profile"));
   m_runs = new RunsBrowser;
   m_queue = new QueuePanel;
   m_log = new LogPanel;
@@ -121,6 +126,7 @@ void MainWindow::buildBehaviour() {
   m_compression = new CompressionActions(m_runs, m_charts, m_compressionView, m_log, this, present);
   m_queueActions = new QueueActions(m_editor, m_queue, this, present);
   m_liveControl = new LiveControlActions(m_run->controller(), this);
+  m_profile = new ProfileActions(m_run->controller(), m_profileView, this);
   m_export = new ExportMenu(this, m_runs, m_charts, present);
   m_runs->addContextSubmenu(m_compression->menu());
   m_runs->addContextSubmenu(m_export->menu());
@@ -154,6 +160,7 @@ void MainWindow::buildRunMenu() {
                       [this] { evaluateRun(); },
                       QStringLiteral("evaluateRun")}});
   QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->setToolTipsVisible(true);  // a disabled Profile Steps… says why
   run->addAction(m_run->startAction());
   run->addAction(m_run->pauseAction());
   run->addAction(m_run->stopAction());
@@ -161,6 +168,7 @@ void MainWindow::buildRunMenu() {
   run->addSeparator();
   run->addAction(m_liveControl->changeLearningRateAction());
   run->addAction(m_liveControl->stopAfterEpochAction());
+  run->addAction(m_profile->profileAction());
   run->addSeparator();
   run->addAction(m_run->resumeAction());
   run->addSeparator();
@@ -346,6 +354,19 @@ void MainWindow::wireCompression() {
     emit compressionEnded(summary);
     // Closes once the training run has ended too, when the user asked to quit.
     onJobEnded(m_run->lifecycle().jobEnded(m_run->controller()->isActive()));
+  });
+}
+
+void MainWindow::wireProfile() {
+  connect(m_profile, &ProfileActions::statusMessage, this,
+          [this](const QString& text) { showStatus(text, 8000); });
+  connect(m_profile, &ProfileActions::problem, this,
+          [this](const QString& text) { m_log->append(LogLevel::Warning, text); });
+  connect(m_profile, &ProfileActions::viewWanted, this,
+          [this] { m_centralTabs->setCurrentWidget(m_profileView); });
+  // A run opened from the runs browser shows its profile, when it has one.
+  connect(m_runs, &RunsBrowser::openRequested, this, [this](const QStringList& folders) {
+    if (folders.size() == 1) m_profile->openRunFolder(folders.front());
   });
 }
 

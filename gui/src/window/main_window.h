@@ -3,8 +3,9 @@
 // browser, the log and the queue (bottom), run controls and progress (top). It composes the objects that own
 // the behaviour — the experiment file (ExperimentDocument), the run (RunActions), compression
 // (CompressionActions), past runs on the charts (PastRunsOnCharts), the queue (QueueActions), live control,
-// export and the finders — into menus, docks and tabs, keeps the layout's settings, and closes only once the
-// jobs it runs have ended (the close protocol). It never waits on the training thread.
+// the profiler (ProfileActions), export and the finders — into menus, docks and tabs, keeps the layout's
+// settings, and closes only once the jobs it runs have ended (the close protocol). It never waits on the
+// training thread.
 
 #include <QMainWindow>
 #include <QMessageBox>
@@ -42,6 +43,8 @@ class LiveControlActions;
 class LogPanel;
 class ModelSummaryView;
 class PastRunsOnCharts;
+class ProfileActions;
+class ProfileView;
 class QueueActions;
 class QueuePanel;
 class RunFollower;
@@ -105,6 +108,9 @@ class MainWindow : public QMainWindow {
   QueueActions* queueActions() const { return m_queueActions; }
   QueuePanel* queuePanel() const { return m_queue; }
   SweepView* sweepView() const { return m_sweepView; }
+  // Run ▸ Profile Steps… and the Profile tab (the operator table and the step's phases of a profile).
+  ProfileActions* profile() const { return m_profile; }
+  ProfileView* profileView() const { return m_profileView; }
 
  signals:
   void stepReported(qint64 step);
@@ -131,6 +137,7 @@ class MainWindow : public QMainWindow {
   void wireRuns();
   void wireQueueAndSweeps();
   void wireCompression();
+  void wireProfile();
   void restoreSettings();
   void saveSettings();
   void showStatus(const QString& text, int timeoutMs);
@@ -153,6 +160,7 @@ class MainWindow : public QMainWindow {
   ModelSummaryView* m_modelView = nullptr;
   EvaluationView* m_evaluationView = nullptr;
   SweepView* m_sweepView = nullptr;
+  ProfileView* m_profileView = nullptr;
   RunsBrowser* m_runs = nullptr;
   QueuePanel* m_queue = nullptr;
   LogPanel* m_log = nullptr;
@@ -164,6 +172,7 @@ class MainWindow : public QMainWindow {
   CompressionActions* m_compression = nullptr;
   QueueActions* m_queueActions = nullptr;
   LiveControlActions* m_liveControl = nullptr;
+  ProfileActions* m_profile = nullptr;
   ExportMenu* m_export = nullptr;
   QAction* m_evaluateAction = nullptr;
 
