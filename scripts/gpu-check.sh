@@ -13,7 +13,7 @@
 # Fashion-MNIST into .gpu/; carry ".gpu" and run `BIN=.gpu scripts/gpu-check.sh`: no build there, the binaries
 # load the machine's own torch libraries (the same 2.11.0+cu130 wheel they were linked against).
 #
-# usage: scripts/gpu-check.sh [all|build|test|e2e|bench]      (default all)
+# usage: scripts/gpu-check.sh [all|build|test|e2e|nvml|bench]      (default all)
 # environment: OUT (default ./gpu-out), JOBS (default nproc), STEPS (default 40; the standard models
 #              STANDARD_STEPS, default 10), WARMUP (default 5), ROUNDS (default 1), MODELS (default
 #              "resnet50 128,vit_b_16 128,mlp 64,cnn 256,resnet 256,vit 256": the order is the priority when the
@@ -24,6 +24,7 @@
 #              (off: it does not fit the machine's minutes beside the benchmark), BIN (a folder made by
 #              scripts/gpu-pack.sh), BUDGET (seconds; later stages are cut short past it); BENCH_DEVICE=cpu and
 #              PRECISIONS="fp32 bf16" SIZE=64 try the benchmark stage's flow on a machine without a GPU
+#              (and the nvml stage's, with NVML_MAX_STEPS=5)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 stage=${1:-all}
@@ -173,6 +174,69 @@ with torch.no_grad():
 print(f"torch.jit (Python, cuda) test acc {(out.argmax(1).cpu().numpy() == y).mean():.4f}")
 PY
   say "e2e done ($(elapsed))"
+fi
+
+if [[ "$stage" == all || "$stage" == run || "$stage" == nvml ]] && ! over_budget; then
+  # The engine's NVML sampler (every 1 s on a thread of its own): what metrics.jsonl's step lines say the GPU did
+  # during the default CNN and during the benchmark's ResNet-50 at 224 (batch 128), and the advisor's words when
+  # it was under half busy. BENCH_DEVICE=cpu runs the same flow on the CPU ("CPU run", no figures).
+  section "GPU utilization from NVML during training (engine's sampler, 1 s; metrics.jsonl step lines)"
+  nvml_device=${BENCH_DEVICE:-cuda}
+  [[ "$nvml_device" == cpu ]] || nvml_device=cuda:0
+  nvml_size=${SIZE:-224}
+  nvml_runs=$OUT/nvml-runs
+  nvml_run() {  # name, then the experiment and its --set arguments
+    local name=$1
+    shift
+    timeout 300 "$cli" train "$@" --set "train.devices=[\"$nvml_device\"]" --set output.runs_dir="$nvml_runs/$name" \
+      --json --quiet >"$OUT/nvml-$name.json" 2>"$OUT/nvml-$name.err"
+    local rc=$?
+    local metrics
+    metrics=$(ls "$nvml_runs/$name"/*/metrics.jsonl 2>/dev/null | head -1)
+    say "$name on $nvml_device: exit $rc"
+    [[ -n "$metrics" ]] || { tail -3 "$OUT/nvml-$name.err" | tee -a "$results"; return; }
+    $py - "$metrics" <<'PY' 2>&1 | tee -a "$results"
+import json, sys
+steps, advice, sampler = [], [], []
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("event") == "step":
+        steps.append(e)
+    elif e.get("event") == "log" and e.get("text", "").startswith("The GPU was busy"):
+        advice.append(e["text"])
+    elif e.get("event") == "log" and e.get("text", "").startswith("GPU figures"):
+        sampler.append(e["text"])
+for text in sampler:
+    print("  " + text)
+gpus = [s.get("gpu", {}) for s in steps]
+sampled = [g for g in gpus if "not_sampled" not in g]
+if not sampled:
+    print(f"  {len(steps)} windows, none sampled: {sorted({g.get('not_sampled', 'no gpu key') for g in gpus})}")
+    sys.exit()
+def stat(key, f=lambda v: v):
+    v = [f(g[key]) for g in sampled if key in g]
+    return f"{min(v):.0f}/{sum(v) / len(v):.0f}/{max(v):.0f}" if v else "n/a"
+reasons = sorted({r for g in sampled for r in g.get("throttle_reasons", [])})
+last = sampled[-1]
+print(f"  {len(sampled)} of {len(steps)} windows sampled ({sum(g.get('samples', 0) for g in sampled)} NVML samples);"
+      f" min/mean/max: utilization {stat('utilization_pct')} %, power {stat('power_w')} W of"
+      f" {last.get('power_limit_w', 'n/a')} W, SM clock {stat('sm_clock_mhz')} MHz, temperature max"
+      f" {max(g.get('temperature_c', -1) for g in sampled):.0f} C, memory used"
+      f" {last.get('memory_used_bytes', 0) / 2**30:.1f} of {last.get('memory_total_bytes', 0) / 2**30:.1f} GiB;"
+      f" throttle reasons: {', '.join(reasons) or 'none'}")
+print(f"  samples/s (last window): {steps[-1].get('samples_per_sec', 0):.0f}, data wait"
+      f" {100 * steps[-1].get('data_wait_fraction', 0):.0f} %")
+for text in advice:
+    print("  advisor: " + text)
+PY
+  }
+  nvml_limit=()  # NVML_MAX_STEPS: fewer steps, for the CPU flow
+  [[ -n "${NVML_MAX_STEPS:-}" ]] && nvml_limit=(--set train.max_steps="$NVML_MAX_STEPS")
+  nvml_run cnn resources/examples/cnn.json --set train.epochs=1 "${nvml_limit[@]}"
+  nvml_run resnet50 bench/models/resnet50.json "${nvml_limit[@]}" --set train.epochs=1 \
+    --set data.synthetic.samples=$((128 * 30)) \
+    --set "data.synthetic.shape=[3,$nvml_size,$nvml_size]" --set train.log_every_steps=5
+  say "nvml done ($(elapsed))"
 fi
 
 if [[ "$stage" == all || "$stage" == run || "$stage" == bench ]] && ! over_budget; then

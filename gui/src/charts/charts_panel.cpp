@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "charts/chart_grid.h"
+#include "charts/gpu_note.h"
 #include "widgets/eliding_label.h"
 
 namespace wb::gui {
@@ -61,7 +62,9 @@ enum Kind {
   kGradNorm,
   kLossScale,
   kReservedKey,
-  kPeakKey
+  kPeakKey,
+  kGpuBusy,
+  kGpuPower
 };
 
 // A data-parallel run's per-device curves: kind = kDeviceBase + rank * kDeviceKinds + one of these.
@@ -103,6 +106,9 @@ const KindInfo kKinds[] = {
     // Legend keys without data: what the dotted and dash-dot lines of the CUDA ranks' colours mean.
     {ChartId::Memory, "CUDA reserved (dotted)", 9, Qt::DotLine, 1.4, false, false, true},
     {ChartId::Memory, "CUDA peak (dash-dot)", 9, Qt::DashDotLine, 1.4, false, false, true},
+    // NVML's figures of the training GPU, against the right axis in percent (power as a share of its limit).
+    {ChartId::Memory, "GPU busy", 7, Qt::SolidLine, 1.2, false, true, true},
+    {ChartId::Memory, "GPU power (% limit)", 6, Qt::DashLine, 1.2, false, true, true},
 };
 
 }  // namespace
@@ -122,6 +128,8 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
   chart(ChartId::Accuracy)->setEmptyText(tr("Per epoch: appears after the first epoch"));
   // A process's memory moves by a few MiB around hundreds: at least ±5 % (or 8 MiB) keeps that line flat.
   chart(ChartId::Memory)->setMinimumValueSpan(8.0, 0.10);
+  chart(ChartId::Memory)->setRightAxisLabel(tr("GPU [%]"));
+  m_gpuNote = std::make_unique<GpuNote>(chart(ChartId::Memory));
   // A constant or slowly decaying rate drawn from 0, with few ticks: its labels do not run together.
   chart(ChartId::LearningRate)->setValueAxisFromZero(true);
   chart(ChartId::LearningRate)->setValueTickCount(4);
@@ -175,6 +183,12 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
   m_replotTimer.setInterval(kReplotIntervalMs);
   connect(&m_replotTimer, &QTimer::timeout, this, &ChartsPanel::replotDirty);
   m_replotTimer.start();
+}
+
+ChartsPanel::~ChartsPanel() = default;
+
+QString ChartsPanel::gpuNote() const {
+  return m_gpuNote->text();
 }
 
 MetricChart* ChartsPanel::chart(ChartId id) const {
@@ -368,6 +382,24 @@ bool ChartsPanel::addRankPoints(Trace& t, const StepMetrics& s, double step,
   return anyCuda;
 }
 
+void ChartsPanel::GpuPoints::add(const GpuFigures& g, double step) {
+  if (!g.sampled()) return;
+  if (g.utilization_pct >= 0) {
+    busyKeys.push_back(step);
+    busy.push_back(g.utilization_pct);
+  }
+  if (g.power_w >= 0 && g.power_limit_w > 0) {
+    powerKeys.push_back(step);
+    power.push_back(100.0 * g.power_w / g.power_limit_w);
+  }
+}
+
+// The latest window says whether the run's GPU is sampled; with several runs on the charts, the run's name.
+void ChartsPanel::showGpuNote(const Trace& t, const GpuFigures& gpu) {
+  const QString why = gpu.sampled() ? QString() : tr("GPU: %1").arg(QString::fromStdString(gpu.not_sampled));
+  m_gpuNote->setText(why.isEmpty() || m_traces.size() < 2 ? why : t.label + QStringLiteral(" · ") + why);
+}
+
 void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>& steps) {
   auto found = m_traces.find(id);
   if (found == m_traces.end() || steps.empty()) return;
@@ -375,6 +407,7 @@ void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>&
   const int n = static_cast<int>(steps.size());
   QVector<double> keys(n), loss(n), smoothed(n), throughput(n), lr(n);
   QVector<double> rssKeys, rss, cudaKeys, allocated, reserved, peak, gradKeys, gradNorm, scaleKeys, scale;
+  GpuPoints gpu;
   std::map<int64_t, RankPoints> ranks;
   for (int i = 0; i < n; ++i) {
     const StepMetrics& s = steps[i];
@@ -406,6 +439,7 @@ void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>&
       scaleKeys.push_back(step);
       scale.push_back(s.loss_scale);
     }
+    gpu.add(s.gpu, step);
   }
   t.lossKeys += keys;
   t.lossValues += loss;
@@ -426,6 +460,9 @@ void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>&
   append(kCudaPeak, cudaKeys, peak);
   append(kGradNorm, gradKeys, gradNorm);
   append(kLossScale, scaleKeys, scale);
+  append(kGpuBusy, gpu.busyKeys, gpu.busy);
+  append(kGpuPower, gpu.powerKeys, gpu.power);
+  showGpuNote(t, steps.back().gpu);
   bool cudaRanks = false;
   for (const auto& [rank, r] : ranks) {
     append(deviceKind(rank, kDevThroughput), r.keys, r.throughput);

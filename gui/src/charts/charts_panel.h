@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <QWidget>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "charts/ema.h"
@@ -20,6 +21,7 @@ class QSlider;
 namespace wb::gui {
 
 class ChartGrid;
+class GpuNote;
 
 enum class ChartId { Loss, Accuracy, Throughput, LearningRate, Memory, Gradients };
 
@@ -28,6 +30,7 @@ class ChartsPanel : public QWidget {
 
  public:
   explicit ChartsPanel(QWidget* parent = nullptr);
+  ~ChartsPanel() override;
 
   // A trace id is the run folder (or "live" for the run in progress). Adding an existing id replaces it.
   void addTrace(const QString& id, const QString& label);
@@ -54,6 +57,10 @@ class ChartsPanel : public QWidget {
 
   MetricChart* chart(ChartId id) const;
   QList<MetricChart*> charts() const { return m_charts; }
+
+  // Why the latest run's GPU has no curve on the memory chart ("GPU: CPU run", "GPU: no NVML: ..."); empty
+  // while it is sampled.
+  QString gpuNote() const;
 
   double smoothing() const;
   void setSmoothing(double weight);  // 0 = raw, up to 0.99
@@ -88,6 +95,12 @@ class ChartsPanel : public QWidget {
   struct RankPoints {
     QVector<double> keys, throughput, memoryKeys, memory, cudaKeys, reserved, peak;
   };
+  // The GPU's NVML figures: utilization, and power as a share of its limit (right axis, percent).
+  struct GpuPoints {
+    QVector<double> busyKeys, busy, powerKeys, power;
+    void add(const GpuFigures& gpu, double step);
+  };
+  void showGpuNote(const Trace& trace, const GpuFigures& gpu);
   // A data-parallel step's points per rank (the trace learns each rank's device); true when a rank reports
   // CUDA memory.
   static bool addRankPoints(Trace& t, const StepMetrics& s, double step,
@@ -111,6 +124,7 @@ class ChartsPanel : public QWidget {
   QSlider* m_smoothing = nullptr;
   QLabel* m_smoothingValue = nullptr;
   QTimer m_replotTimer;
+  std::unique_ptr<GpuNote> m_gpuNote;
 };
 
 }  // namespace wb::gui
