@@ -16,10 +16,10 @@ namespace {
 
 // In the order `workbench-cli help` lists them.
 void (*const kCommands[])(CLI::App&) = {
-    addTrainCommand,  addResumeCommand,   addRunsCommand,   addQueueCommand,
-    addSweepCommand,  addControlCommand,  addEvalCommand,   addCompressCommand,
-    addExportCommand, addBenchCommand,    addFindLrCommand, addFindBatchCommand,
-    addCheckCommand,  addExamplesCommand, addKeysCommand,   addInfoCommand,
+    addTrainCommand,   addResumeCommand, addRunsCommand,      addQueueCommand,  addSweepCommand,
+    addControlCommand, addEvalCommand,   addCompressCommand,  addExportCommand, addBenchCommand,
+    addProfileCommand, addFindLrCommand, addFindBatchCommand, addCheckCommand,  addExamplesCommand,
+    addKeysCommand,    addInfoCommand,
 };
 
 std::vector<std::string> commandNames(const CLI::App& program) {

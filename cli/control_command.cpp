@@ -52,15 +52,20 @@ struct ControlOptions {
 // The one action, checked as a request the run can take.
 ControlRequest checkedRequest(const ControlOptions& o) {
   if (o.actions.size() != 1) {
-    throw UserError(o.actions.empty() ? "control needs an action" : "control takes one action at a time",
-                    "Give one of --lr-scale K, --lr LR, --stop-after-epoch, --stop, --checkpoint "
-                    "(`workbench-cli control --help`).");
+    throw UserError(
+        o.actions.empty() ? "control needs an action" : "control takes one action at a time",
+        "Give one of --lr-scale K, --lr LR, --stop-after-epoch, --stop, --checkpoint, --profile N "
+        "(`workbench-cli control --help`).");
   }
   ControlRequest request{o.actions.front().first, o.actions.front().second};
   const bool lr_change =
       request.kind == ControlRequest::Kind::LrScale || request.kind == ControlRequest::Kind::LrConstant;
-  if (o.at_step >= 0 && !lr_change) throw UserError("--at-step goes with --lr-scale or --lr", "");
+  const bool profile = request.kind == ControlRequest::Kind::Profile;
+  if (o.at_step >= 0 && !lr_change && !profile) {
+    throw UserError("--at-step goes with --lr-scale, --lr or --profile", "");
+  }
   request.at_step = o.at_step;
+  if (profile) request.steps = static_cast<int64_t>(request.value);
   if (lr_change) {
     const std::string problem = checkLrChange(LrChange{
         request.kind == ControlRequest::Kind::LrScale ? LrChange::Kind::Scale : LrChange::Kind::Constant,
@@ -127,6 +132,12 @@ int control(const ControlOptions& o) {
     fs::remove(path + ".rejected", ec);
     throw UserError("The run rejected the request: " + reason, "See workbench-cli control --help.");
   }
+  if (request.kind == ControlRequest::Kind::Profile) {
+    std::printf(
+        "%s: a profile of %lld steps requested; the run writes it to %s/profile/ (its log says when).\n",
+        o.run_dir.c_str(), static_cast<long long>(request.steps), o.run_dir.c_str());
+    return kExitOk;
+  }
   if (!lr_change && request.kind != ControlRequest::Kind::StopAfterEpoch) {
     std::printf("%s: %s requested; the run takes it after the step in flight (its log says when).\n",
                 o.run_dir.c_str(), request.kind == ControlRequest::Kind::Stop ? "stop" : "checkpoint");
@@ -178,6 +189,14 @@ void addActions(CLI::App* command, ControlOptions& o) {
        "end the run when the epoch in progress ends, with a checkpoint (resume continues it)");
   flag("--stop", Kind::Stop, "stop after the step in flight, with a checkpoint (like Ctrl-C)");
   flag("--checkpoint", Kind::Checkpoint, "write a checkpoint after the step in flight");
+  command
+      ->add_option_function<int64_t>(
+          "--profile", [&o](const int64_t& steps) { o.actions.emplace_back(Kind::Profile, steps); },
+          "record N steps with LibTorch's profiler from the next step (or --at-step) into the run folder's "
+          "profile/")
+      ->type_name("N")
+      ->check(takes("a whole number of steps, 1 or more, e.g. --profile 20", wholeNumberFrom(1)))
+      ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 }
 
 }  // namespace
@@ -196,12 +215,14 @@ void addControlCommand(CLI::App& program) {
       "Examples:\n"
       "  workbench-cli control runs/20261202-141500-cnn-fashion-mnist --lr-scale 0.5\n"
       "  workbench-cli control RUN_DIR --lr-scale 0.1 --at-step 5000\n"
-      "  workbench-cli control RUN_DIR --stop-after-epoch\n");
+      "  workbench-cli control RUN_DIR --stop-after-epoch\n"
+      "  workbench-cli control RUN_DIR --profile 20\n");
   auto o = std::make_shared<ControlOptions>();
   command->add_option("RUN_DIR", o->run_dir, "the folder of the run training now")->required();
   addActions(command, *o);
   command
-      ->add_option("--at-step", o->at_step, "learning-rate changes: from step N on instead of the next step")
+      ->add_option("--at-step", o->at_step,
+                   "learning-rate changes and --profile: from step N on instead of the next step")
       ->type_name("N")
       ->check(takes("a step number (0 or more), e.g. --at-step 1200", wholeNumberFrom(0)));
   command

@@ -2,6 +2,7 @@
 
 #include "cli_commands.h"
 #include "experiment_args.h"
+#include "profile_args.h"
 #include "run_session.h"
 #include "workbench/training_run.h"
 
@@ -12,6 +13,7 @@ struct TrainOptions {
   ExperimentArgs experiment;
   bool json = false;
   bool quiet = false;
+  std::string profile;  // --profile START:N
 };
 
 int train(const TrainOptions& o) {
@@ -28,6 +30,12 @@ int train(const TrainOptions& o) {
       [&](TrainingRun::EventSink sink) {
         auto run = std::make_unique<TrainingRun>(*experiment, std::move(sink));
         if (launch) run->setProcessLaunch(*launch);
+        if (!o.profile.empty()) {
+          ProfileRequest request = *parseProfileSpan(o.profile);
+          request.source = "workbench-cli train --profile";
+          request.required = true;
+          run->requestProfile(request);
+        }
         return run;
       },
       options);
@@ -57,6 +65,7 @@ void addTrainCommand(CLI::App& program) {
       "  workbench-cli train --example mlp                     # an example, in a minute on a CPU\n"
       "  workbench-cli train my.json --set train.epochs=1 --set data.limit=5000 --set model.preset=mlp\n"
       "  workbench-cli train my.json --json > summary.json\n"
+      "  workbench-cli train my.json --profile 100:20          # steps 101-120 profiled\n"
       "\n"
       "Exit status: 0 done, 2 bad input, 1 failure, 130 interrupted (SIGINT), 143 (SIGTERM).\n");
   auto o = std::make_shared<TrainOptions>();
@@ -66,6 +75,12 @@ void addTrainCommand(CLI::App& program) {
       "print one JSON object with the run's summary on stdout at the end (progress then goes to "
       "stderr)");
   command->add_flag("-q,--quiet", o->quiet, "no progress, only errors (and the --json object)");
+  command
+      ->add_option("--profile", o->profile,
+                   "record N optimizer steps after the first START with LibTorch's profiler: the trace, "
+                   "table and report go to the run folder's profile/ (see `workbench-cli profile`)")
+      ->type_name("START:N")
+      ->check(profileSpanCheck());
   setAction(command, [o] { return train(*o); });
 }
 

@@ -33,13 +33,15 @@ struct Words<StepPhase> {
 };
 static_assert(wordsAreDistinct<StepPhase>());
 
-// Which of LibTorch's profilers recorded: Kineto (the one PyTorch's torch.profiler uses; CUDA kernels through
-// CUPTI) or the legacy autograd profiler (CPU operators and CUDA events only).
-enum class ProfilerKind { Kineto, Legacy };
+// Which profiler recorded. Both are LibTorch's profiler API (the one torch.profiler uses); Kineto: a build
+// with libkineto, which records CUDA kernels through CUPTI and writes the trace itself (pip's LibTorch);
+// LibTorch: a build without it (Debian's 1.13), CPU operators from the profiler's own event collection, the
+// trace written by the workbench from those events.
+enum class ProfilerKind { Kineto, LibTorch };
 template <>
 struct Words<ProfilerKind> {
   static constexpr std::array<Word<ProfilerKind>, 2> table{
-      {{ProfilerKind::Kineto, "kineto"}, {ProfilerKind::Legacy, "legacy"}}};
+      {{ProfilerKind::Kineto, "kineto"}, {ProfilerKind::LibTorch, "libtorch"}}};
 };
 static_assert(wordsAreDistinct<ProfilerKind>());
 
@@ -65,6 +67,10 @@ struct ProfileRequest {
   bool record_shapes = true;   // the operators' input shapes (the table then groups by name and shapes)
   bool profile_memory = true;  // bytes the operators allocate (CPU memory; CUDA memory on CUDA)
   std::string source;          // who asked, for the log: "the window", "workbench-cli control"
+  // A command line's request (train --profile, workbench-cli profile): when the run cannot record it (its
+  // first step is beyond the run's steps), the run fails with that reason (ErrorKind::BadInput) instead of
+  // training on without a profile.
+  bool required = false;
 };
 
 // Empty when the request can be taken; otherwise what is wrong with it, naming the value.

@@ -21,6 +21,10 @@ void EventStream::setRecorder(RunFolder* folder) {
   m_recorder = folder;
 }
 
+std::string EventStream::recordingFolder() const {
+  return m_recorder ? m_recorder->path() : std::string();
+}
+
 void EventStream::post(Event event) {
   bool flush_now = false;
   {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <string>
 
 #include "workbench/events.h"
 
@@ -23,6 +24,8 @@ class EventStream {
   // batch still reaches the sink with an error line, and the post()/flush() that met it throws the
   // FileWriteError once, so the run ends with it; later posts only reach the sink.
   void setRecorder(RunFolder* folder);
+  // The run folder the stream records into (a profile's files go there); empty when it records nowhere.
+  std::string recordingFolder() const;
   void post(Event event);
   void log(LogLevel level, std::string text);
   void flush();

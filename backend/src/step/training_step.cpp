@@ -3,6 +3,7 @@
 #include "optim/autocast_guard.h"
 #include "optim/device_step.h"
 #include "optim/optimizer_factory.h"
+#include "step/phase_range.h"
 
 namespace wb {
 
@@ -15,7 +16,10 @@ void TrainingStep::begin(int64_t step, double lr) {
 }
 
 void TrainingStep::begin(int64_t step, const std::vector<double>& lrs) {
-  m_optimizer.zero_grad();
+  {
+    PhaseRange optimizer(StepPhase::Optimizer);  // as a Python loop's optimizer.zero_grad()
+    m_optimizer.zero_grad();
+  }
   setStepLearningRates(lrs);
   m_parts.beforeStep(step);
 }
@@ -36,17 +40,23 @@ TrainingStep::MicroBatch TrainingStep::forwardBackward(const Batch& batch, int64
                                                        bool completes) {
   torch::Tensor logits, loss;
   {
+    PhaseRange forward(StepPhase::Forward);
     // Autocast is per thread: entered on the training thread for each forward.
     AutocastGuard autocast(m_device.type(), m_amp_dtype.value_or(torch::kBFloat16), m_amp_dtype.has_value());
     logits = m_model.forward(batch.x);
     loss = m_parts.loss(logits, batch);
   }
-  m_parts.beforeBackward(completes);
-  m_parts.lossForBackward(micro_batches > 1 ? loss / static_cast<double>(micro_batches) : loss).backward();
+  {
+    PhaseRange backward(StepPhase::Backward);
+    m_parts.beforeBackward(completes);
+    m_parts.lossForBackward(micro_batches > 1 ? loss / static_cast<double>(micro_batches) : loss).backward();
+  }
   return {logits.detach(), loss.detach()};
 }
 
 void TrainingStep::finish(int64_t steps_done) {
+  // Data parallel's wait for the allreduce inside is a phase of its own (its range is nested in this one).
+  PhaseRange optimizer(StepPhase::Optimizer);
   m_parts.gradientsReady();
   m_parts.optimizerStep(m_optimizer);
   m_parts.afterStep(steps_done);

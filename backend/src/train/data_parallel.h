@@ -20,6 +20,7 @@
 #include "distributed/process_group_ranks.h"
 #include "distributed/rank_group.h"
 #include "model/model.h"
+#include "step/phase_range.h"
 #include "step/step_part.h"
 #include "workbench/experiment.h"
 #include "workbench/process_launch.h"
@@ -104,6 +105,8 @@ class DataParallelStep final : public StepPart {
     if (m_allreduce) m_allreduce->beginBackward(completes);
   }
   void gradientsReady() override {
+    // A profile's "## allreduce ##": what backward left to wait for.
+    PhaseRange allreduce(StepPhase::Allreduce);
     if (m_allreduce) m_allreduce->finish();
   }
   void beforeEvaluation() override;

@@ -10,11 +10,13 @@
 #include "data/batch_loader.h"
 #include "evaluation/evaluation.h"
 #include "optim/parameter_groups.h"
+#include "step/phase_range.h"
 #include "step/training_step.h"
 #include "train/early_stopping.h"
 #include "train/frozen_parameters.h"
 #include "train/metrics_window.h"
 #include "train/rank_agreement.h"
+#include "train/step_profiler.h"
 #include "util/fast_paths.h"
 
 namespace wb {
@@ -105,6 +107,15 @@ class RankTrainer {
   int64_t m_micro = 0;    // batches of this epoch consumed
   int64_t m_carried = 0;  // samples of the group's partial epoch that rank 0 carries in (counted once)
   Clock::time_point m_epoch_start;
+  // A few steps recorded with LibTorch's profiler when asked (rank 0's).
+  StepProfiler m_profiler{{.control = s.control,
+                           .events = s.events,
+                           .lead = m_lead,
+                           .device = m_device,
+                           .rank = m_group.rank(),
+                           .world_size = m_group.size(),
+                           .total_steps = s.plan.total_steps,
+                           .run_dir = s.events.recordingFolder()}};
 };
 
 RankTrainer::RankTrainer(const RankSetup& setup)
@@ -163,6 +174,7 @@ RankOutcome RankTrainer::run() {
     }
     if (!endEpoch(epoch)) break;
   }
+  m_profiler.finish(m_step);
   m_outcome.steps = m_step;
   m_outcome.train_seconds = toSeconds(m_train_time);
   // The group's (shards are of equal length).
@@ -220,7 +232,10 @@ bool RankTrainer::trainEpoch(int64_t epoch) {
       break;
     }
     const auto t0 = Clock::now();
-    std::optional<Batch> batch = m_loader.next();
+    std::optional<Batch> batch = [&] {
+      PhaseRange data(StepPhase::Data);
+      return m_loader.next();
+    }();
     const auto t1 = Clock::now();
     m_window.data += t1 - t0;
     if (!batch || !trainBatch(*batch, epoch, t1)) break;
@@ -251,7 +266,10 @@ bool RankTrainer::atStepBoundary(int64_t epoch) {
     if (d.checkpoint_requested || d.checkpoint_due) {
       writeCheckpoint(progressAt(epoch, m_micro, d.checkpoint_requested ? "requested" : "minutes"));
     }
-    if (!d.pause) return true;
+    if (!d.pause) {
+      m_profiler.atStepBoundary(m_step);
+      return true;
+    }
     // Before sleeping, the front end (and the run folder's logs) get everything done so far: the steps since
     // the last report and a checkpoint's log line, not only after Resume. Every rank takes this branch alike,
     // so the report's collective is safe.
@@ -284,6 +302,7 @@ bool RankTrainer::trainBatch(const Batch& batch, int64_t epoch, Clock::time_poin
   ++m_step;
   ++m_window.steps;
   m_window.optimizer += Clock::now() - computed;
+  m_profiler.stepDone(m_step);
   if (m_step % std::max<int64_t>(1, m_train.log_every_steps) == 0) {
     report(epoch, static_cast<double>(batch.index + 1) / m_loader.batchesPerEpoch());
   }
