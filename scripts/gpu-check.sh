@@ -13,7 +13,7 @@
 # Fashion-MNIST into .gpu/; carry ".gpu" and run `BIN=.gpu scripts/gpu-check.sh`: no build there, the binaries
 # load the machine's own torch libraries (the same 2.11.0+cu130 wheel they were linked against).
 #
-# usage: scripts/gpu-check.sh [all|build|test|e2e|nvml|bench]      (default all)
+# usage: scripts/gpu-check.sh [all|build|test|e2e|nvml|bench|shard]      (default all)
 # environment: OUT (default ./gpu-out), JOBS (default nproc), STEPS (default 40; the standard models
 #              STANDARD_STEPS, default 10), WARMUP (default 5), ROUNDS (default 1), MODELS (default
 #              "resnet50 128,vit_b_16 128,mlp 64,cnn 256,resnet 256,vit 256": the order is the priority when the
@@ -273,6 +273,26 @@ if [[ "$stage" == all || "$stage" == run || "$stage" == bench ]] && ! over_budge
         MODELS="cnn 256,resnet 256" ENGINE_SET="${sw%%|*}" PY_ARGS="${sw##*|}" \
         bench/compare.sh "$cli" 1 2>&1 | tee -a "$results"
     done
+  fi
+fi
+# Sharded training state (train.shard, issue 42): NCCL's reduce-scatter and all-gather between two GPUs. Each
+# level trains the same small run; the weights must agree with none's (same averaged gradients, same AdamW).
+if [[ "$stage" == all || "$stage" == shard ]] && ! over_budget; then
+  section "sharded training state on NCCL: train.shard none / optimizer / gradients on cuda:0 + cuda:1"
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  if ((gpus < 2)); then
+    say "this device has $gpus GPU: train.shard needs two or more (one NCCL rank each); not run"
+  else
+    for level in none optimizer gradients; do
+      "$cli" train --set model.preset=mlp --set 'train.devices=["cuda:0","cuda:1"]' --set train.shard=$level \
+        --set optimizer.name=adamw --set train.clip_grad_norm=1 --set train.max_steps=40 --set train.epochs=100 \
+        --set data.limit=10000 --set data.val_fraction=0 --set train.checkpoint_every_minutes=0 \
+        --set output.runs_dir="$OUT/shard-runs" --set name="shard-$level" --json --quiet >"$OUT/shard-$level.json" \
+        2>"$OUT/shard-$level.log" || say "train.shard=$level FAILED: $(tail -3 "$OUT/shard-$level.log")"
+      say "train.shard=$level: $(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]));
+print(s.get("status"), "steps", s.get("steps"), "test_accuracy", s.get("test_accuracy"))' "$OUT/shard-$level.json" 2>&1)"
+    done
+    say "(the three test accuracies should agree to about 0.001: the same training, only where the state lives differs)"
   fi
 fi
 section "done in $(elapsed)"
