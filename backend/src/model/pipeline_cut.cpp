@@ -19,21 +19,32 @@ std::string mebibytes(int64_t bytes) {
   return text;
 }
 
-// Prefix sums over the layers: stage [j, i) costs time[i] - time[j] and memory[i] - memory[j].
+// Prefix sums over the layers: stage [j, i) costs time[i] - time[j], and on stage k's device
+// state[i] - state[j] + (activations[i] - activations[j]) × its samples × bytes per activation.
 struct Prefix {
-  std::vector<int64_t> time, memory, parameters, flops;
+  std::vector<int64_t> time, state, activations, parameters, flops;
 };
+
+int64_t stageSamples(const PipelineCutRequest& request, size_t stage) {
+  return request.stage_samples.empty() ? request.batch : request.stage_samples[stage];
+}
+
+int64_t stageMemory(const PipelineCutRequest& request, const Prefix& sums, size_t stage, size_t j, size_t i) {
+  return sums.state[i] - sums.state[j] +
+         (sums.activations[i] - sums.activations[j]) * stageSamples(request, stage) *
+             request.bytes_per_activation;
+}
 
 Prefix prefixSums(const PipelineCutRequest& request, bool by_flops) {
   Prefix sums;
   const size_t count = request.layers.size();
-  for (auto* column : {&sums.time, &sums.memory, &sums.parameters, &sums.flops}) column->assign(count + 1, 0);
+  for (auto* column : {&sums.time, &sums.state, &sums.activations, &sums.parameters, &sums.flops})
+    column->assign(count + 1, 0);
   for (size_t i = 0; i < count; ++i) {
     const PipelineLayerCost& layer = request.layers[i];
-    const int64_t memory = layer.parameters * request.bytes_per_parameter +
-                           layer.output_elements * request.batch * request.bytes_per_activation;
     sums.time[i + 1] = sums.time[i] + (by_flops ? layer.flops : layer.parameters);
-    sums.memory[i + 1] = sums.memory[i] + memory;
+    sums.state[i + 1] = sums.state[i] + layer.parameters * request.bytes_per_parameter;
+    sums.activations[i + 1] = sums.activations[i] + layer.output_elements;
     sums.parameters[i + 1] = sums.parameters[i] + layer.parameters;
     sums.flops[i + 1] = sums.flops[i] + std::max<int64_t>(layer.flops, 0);
   }
@@ -55,7 +66,8 @@ int64_t leastSlowestStage(const PipelineCutRequest& request, const Prefix& sums)
   for (size_t k = 1; k <= stages; ++k) {
     for (size_t i = k; i + (stages - k) <= count; ++i) {
       for (size_t j = k - 1; j < i; ++j) {
-        if (best[k - 1][j] == kNoCut || !stageFits(request, k - 1, sums.memory[i] - sums.memory[j])) continue;
+        if (best[k - 1][j] == kNoCut || !stageFits(request, k - 1, stageMemory(request, sums, k - 1, j, i)))
+          continue;
         best[k][i] = std::min(best[k][i], std::max(best[k - 1][j], sums.time[i] - sums.time[j]));
       }
     }
@@ -76,7 +88,7 @@ std::vector<size_t> mostEvenStarts(const PipelineCutRequest& request, const Pref
       for (size_t j = k - 1; j < i; ++j) {
         const int64_t time = sums.time[i] - sums.time[j];
         if (squares[k - 1][j] == none || time > slowest) continue;
-        if (!stageFits(request, k - 1, sums.memory[i] - sums.memory[j])) continue;
+        if (!stageFits(request, k - 1, stageMemory(request, sums, k - 1, j, i))) continue;
         const double candidate = squares[k - 1][j] + static_cast<double>(time) * static_cast<double>(time);
         if (candidate < squares[k][i]) {  // strictly: the earliest start wins a tie
           squares[k][i] = candidate;
@@ -100,6 +112,9 @@ std::string requestProblem(const PipelineCutRequest& request) {
   if (!request.device_memory.empty() && request.device_memory.size() != static_cast<size_t>(request.devices))
     return "the devices' memory lists " + std::to_string(request.device_memory.size()) + " devices for " +
            std::to_string(request.devices) + " stages";
+  if (!request.stage_samples.empty() && request.stage_samples.size() != static_cast<size_t>(request.devices))
+    return "the stages' samples list " + std::to_string(request.stage_samples.size()) + " stages for " +
+           std::to_string(request.devices) + " devices";
   if (count < static_cast<size_t>(request.devices))
     return "the model has " + std::to_string(count) + " top-level layers: it cannot be cut into " +
            std::to_string(request.devices) + " stages, one per device (use at most " + std::to_string(count) +
@@ -115,16 +130,22 @@ std::string memoryProblem(const PipelineCutRequest& request, const Prefix& sums)
     largest_device = std::max(largest_device, memory);
     together += memory;
   }
+  const int64_t fewest_samples =
+      request.stage_samples.empty()
+          ? request.batch
+          : *std::min_element(request.stage_samples.begin(), request.stage_samples.end());
   for (size_t i = 0; i < request.layers.size(); ++i) {
-    const int64_t memory = sums.memory[i + 1] - sums.memory[i];
+    const int64_t memory =
+        sums.state[i + 1] - sums.state[i] +
+        (sums.activations[i + 1] - sums.activations[i]) * fewest_samples * request.bytes_per_activation;
     if (memory > largest_device)
       return "layer '" + request.layers[i].name + "' alone needs " + mebibytes(memory) +
              ", more than any device holds (" + mebibytes(largest_device) + ")";
   }
   return "no cut of the " + std::to_string(request.layers.size()) + " layers into " +
          std::to_string(request.devices) + " stages fits the devices' memory: the model needs " +
-         mebibytes(sums.memory.back()) + ", the devices hold " + mebibytes(together) +
-         " together; use more devices or a smaller batch";
+         mebibytes(stageMemory(request, sums, 0, 0, request.layers.size())) + ", the devices hold " +
+         mebibytes(together) + " together; use more devices or a smaller batch";
 }
 
 }  // namespace pipeline_cut_detail
@@ -153,7 +174,7 @@ PipelineCut proposePipelineCut(const PipelineCutRequest& request) {
     stage.last_name = request.layers[stage.last].name;
     stage.parameters = sums.parameters[end] - sums.parameters[stage.first];
     stage.flops = sums.flops[end] - sums.flops[stage.first];
-    stage.memory_bytes = sums.memory[end] - sums.memory[stage.first];
+    stage.memory_bytes = stageMemory(request, sums, k, stage.first, end);
     cut.stages.push_back(stage);
   }
   return cut;

@@ -32,6 +32,9 @@ struct PipelineCutRequest {
   // micro-batch's until the backward pass, so the whole batch.
   int64_t bytes_per_activation = 4;
   int64_t batch = 1;
+  // Samples each stage keeps instead of `batch`, one per device (1F1B keeps fewer on the later stages:
+  // training_memory.cpp); empty: `batch` on every stage.
+  std::vector<int64_t> stage_samples;
 };
 
 struct PipelineStage {
@@ -39,8 +42,9 @@ struct PipelineStage {
   size_t last = 0;   // its last layer, inclusive
   std::string first_name, last_name;
   int64_t parameters = 0;
-  int64_t flops = 0;         // per sample, the layers' known FLOPs
-  int64_t memory_bytes = 0;  // parameters × bytes_per_parameter + outputs × batch × bytes_per_activation
+  int64_t flops = 0;  // per sample, the layers' known FLOPs
+  // parameters × bytes_per_parameter + outputs × the stage's samples × bytes_per_activation
+  int64_t memory_bytes = 0;
 };
 
 struct PipelineCut {

@@ -71,6 +71,14 @@ TEST(PipelineCut, ActivationsCountPerSampleOfTheBatch) {
   ASSERT_TRUE(cut.ok()) << cut.problem;
   EXPECT_EQ(cut.stages[0].memory_bytes, 10 * 8 * 4);
   EXPECT_EQ(cut.stages[1].memory_bytes, 3 * 16);
+
+  // 1F1B's first stage keeps more samples than its last: the stages' own counts.
+  request.stage_samples = {2, 1};
+  const PipelineCut per_stage = proposePipelineCut(request);
+  ASSERT_TRUE(per_stage.ok()) << per_stage.problem;
+  EXPECT_EQ(per_stage.stages[0].memory_bytes, 10 * 2 * 4);
+  request.stage_samples = {2};
+  EXPECT_FALSE(proposePipelineCut(request).ok());
 }
 
 TEST(PipelineCut, UnknownFlopsBalanceByParameters) {
@@ -152,8 +160,9 @@ BruteBest bruteForce(const PipelineCutRequest& request) {
       int64_t memory = 0;
       for (size_t i = cut[k]; i < end; ++i) {
         time += request.layers[i].flops;
+        const int64_t samples = request.stage_samples.empty() ? request.batch : request.stage_samples[k];
         memory += request.layers[i].parameters * request.bytes_per_parameter +
-                  request.layers[i].output_elements * request.batch * request.bytes_per_activation;
+                  request.layers[i].output_elements * samples * request.bytes_per_activation;
       }
       if (!request.device_memory.empty() && memory > request.device_memory[k]) return;
       slowest = std::max(slowest, time);
@@ -176,6 +185,10 @@ TEST(PipelineCut, MatchesBruteForceOnRandomSmallModels) {
                                 static_cast<int64_t>(random() % 20), static_cast<int64_t>(random() % 5)});
     }
     request.batch = 1 + random() % 3;
+    if (trial % 3 == 0) {
+      for (int k = 0; k < devices; ++k)
+        request.stage_samples.push_back(1 + static_cast<int64_t>(random() % 4));
+    }
     if (trial % 2 == 0) {
       for (int k = 0; k < devices; ++k)
         request.device_memory.push_back(40 + static_cast<int64_t>(random() % 120));
