@@ -154,7 +154,8 @@ std::string GpuSampler::describe() const {
       not_sampled += "; " + name + " not sampled: " + device->not_sampled;
     }
   }
-  const std::string every = std::to_string(m_interval.count()) + " ms";
+  const auto ms = m_interval.count();
+  const std::string every = ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
   return sampled.empty() ? "GPU figures: " + not_sampled.substr(2)
                          : "GPU figures from NVML every " + every + ": " + sampled + not_sampled;
 }

@@ -85,7 +85,7 @@ TEST_F(GpuSamplerTest, FindsEachCudaDeviceByItsPciBusIdNotByNvmlOrder) {
   EXPECT_DOUBLE_EQ(again.utilization_pct, 87);
   EXPECT_FALSE(sampler.take(2).sampled());
   EXPECT_EQ(sampler.describe(),
-            "GPU figures from NVML every 3600000 ms: cuda:0 (00000000:AF:00.0), cuda:1 (00000000:3B:00.0)");
+            "GPU figures from NVML every 3600 s: cuda:0 (00000000:AF:00.0), cuda:1 (00000000:3B:00.0)");
 }
 
 TEST_F(GpuSamplerTest, SamplesOnItsOwnThreadAndAveragesTheWindow) {
