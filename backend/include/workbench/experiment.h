@@ -146,6 +146,22 @@ struct EarlyStoppingConfig {
   double min_delta = 0.0;
 };
 
+// train.pipeline (docs/experiment.md): the model's top-level layer list cut into stages, each on a device,
+// micro-batches passed from stage to stage. Off unless enabled.
+struct PipelineStageConfig {
+  std::string device;  // "cpu", "cuda", "cuda:N"
+  std::string layers;  // a range of top-level layers by name or index: "conv1..layer2", "0..5", "fc"
+  bool operator==(const PipelineStageConfig& other) const = default;
+};
+struct PipelineConfig {
+  bool enabled = false;
+  bool balanced = false;                    // "stages": "balanced": the engine cuts over `devices`
+  std::vector<PipelineStageConfig> stages;  // explicit cut, in layer order
+  std::vector<std::string> devices;         // balanced: one stage per entry
+  int64_t micro_batches = 4;                // each batch is split into this many
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+};
+
 struct TrainConfig {
   int64_t epochs = 15;
   int64_t max_steps = 0;  // optimizer steps; 0 = epochs decide; when both are set the first reached ends
@@ -177,6 +193,7 @@ struct TrainConfig {
   double checkpoint_every_minutes = 10.0;
   int64_t keep_checkpoints = 3;  // the newest K are kept, plus the one with the best validation metric
   EarlyStoppingConfig early_stopping;
+  PipelineConfig pipeline;
 };
 
 // One pass of a compression pipeline (an item of `compress.passes`; docs/experiment.md has every key). Only

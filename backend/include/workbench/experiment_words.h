@@ -163,6 +163,18 @@ struct Words<AutoSwitch> {
 };
 static_assert(wordsAreDistinct<AutoSwitch>());
 
+// train.pipeline.schedule: the order in which each pipeline stage runs its micro-batches' forwards and
+// backwards. gpipe: all forwards, then all backwards (every micro-batch's activations held at once); 1f1b:
+// after the warm-up each stage alternates one forward and one backward (PipeDream-flush), holding at most
+// as many micro-batches' activations as there are stages after it. Both give the same gradients.
+enum class PipelineSchedule { GPipe, OneFOneB };
+template <>
+struct Words<PipelineSchedule> {
+  static constexpr std::array<Word<PipelineSchedule>, 2> table{
+      {{PipelineSchedule::GPipe, "gpipe"}, {PipelineSchedule::OneFOneB, "1f1b"}}};
+};
+static_assert(wordsAreDistinct<PipelineSchedule>());
+
 // train.amp: the precision the forward pass and the loss run in (autocast), fp16 with dynamic loss scaling.
 enum class Precision { Off, Bf16, Fp16 };
 template <>

@@ -78,6 +78,7 @@ BenchResult timeSteps(const Experiment& e, RankStep& rank_step, BatchLoader& loa
       if (device.is_cuda()) torch::cuda::synchronize();
       start = Clock::now();
       data_time = compute_time = optimizer_time = {};
+      step.takeReport();  // what the warm-up measured (a pipeline's idle share) is left out
     }
     if (graphed) {
       // The optimizer's step is in the graph: its time is counted as compute.
@@ -99,6 +100,7 @@ BenchResult timeSteps(const Experiment& e, RankStep& rank_step, BatchLoader& loa
   if (graphed && log) {
     if (std::optional<std::string> news = graphed->takeNews()) log(*news);
   }
+  if (const std::string measured = step.takeReport(); log && !measured.empty()) log(measured);
   result.batch_size = e.train.batch_size;
   result.steps = steps;
   result.samples_per_sec = total > 0 ? static_cast<double>(steps * accum * e.train.batch_size) / total : 0;
@@ -133,6 +135,7 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
         (stepDescription(step.optimizer()).empty() ? "" : " (" + stepDescription(step.optimizer()) + ")"));
   }
   if (log && !step.graphChoice().reason.empty()) log(step.graphChoice().reason);
+  if (const std::string body = step.body().describe(); log && !body.empty()) log(body);
   BatchLoader loader(data.train, options);
   if (loader.batchesPerEpoch() == 0) {
     throw UserError("The training split has " + std::to_string(data.train.size()) +

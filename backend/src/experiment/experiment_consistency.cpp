@@ -19,6 +19,7 @@ std::string quoted(const std::string& text) {
 }  // namespace
 
 void checkConsistency(const Experiment& e, IssueList& issues) {
+  checkPipelineConsistency(e, issues);
   if (e.train.epochs == 0 && e.train.max_steps == 0 &&
       !anyIssue(issues, {"train.epochs", "train.max_steps"})) {
     issues.add(

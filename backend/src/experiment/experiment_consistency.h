@@ -10,4 +10,7 @@ namespace wb {
 // whose keys already have issues of their own is not reported again.
 void checkConsistency(const Experiment& experiment, IssueList& issues);
 
+// train.pipeline against the rest (pipeline_section.cpp): the cut given, and what it cannot be combined with.
+void checkPipelineConsistency(const Experiment& experiment, IssueList& issues);
+
 }  // namespace wb

@@ -536,6 +536,7 @@ SchemaKey trainSection() {
       integerKey("patience", atLeast(1), WB_FIELD(train.early_stopping.patience)),
       numberKey("min_delta", nonNegativeNumber(), WB_FIELD(train.early_stopping.min_delta)),
     }, /*switchable=*/true),
+    pipelineSection(),
   });
 }
 

@@ -65,6 +65,9 @@ const SchemaKey& experimentSchema();
 // The `compress` section (compress_section.cpp): its pass list is checked pass by pass.
 SchemaKey compressSection();
 
+// train.pipeline (pipeline_section.cpp): the cut into stages, the micro-batches and their schedule.
+SchemaKey pipelineSection();
+
 // The keys that pick parameters by name (parameter_keys.cpp): model.freeze, model.unfreeze,
 // optimizer.param_groups.
 SchemaKey freezeKey();

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "data/batch_loader.h"
@@ -23,6 +24,7 @@ class TrainingStep {
   // `amp_dtype`: autocast's dtype (train.amp), none for float32. The references must outlive the step.
   TrainingStep(Model& model, torch::optim::Optimizer& optimizer, StepParts& parts, torch::Device device,
                std::optional<c10::ScalarType> amp_dtype);
+  virtual ~TrainingStep() = default;
 
   // Opens an optimizer step; `step` counts the steps done so far.
   void begin(int64_t step, double lr);
@@ -39,7 +41,13 @@ class TrainingStep {
   };
   // Forward, loss and backward of one of the step's `micro_batches` batches (its loss is divided by that
   // count for backward, so accumulated gradients are the mean's); `completes` on the last one of the step.
-  MicroBatch forwardBackward(const Batch& batch, int64_t micro_batches, bool completes);
+  // A pipeline (pipeline/pipeline_step.h) runs it over its stages instead.
+  virtual MicroBatch forwardBackward(const Batch& batch, int64_t micro_batches, bool completes);
+  // What the step does beyond the plain one, for the run's log once before the first step (a pipeline's
+  // stages); empty for the plain step.
+  virtual std::string describe() { return {}; }
+  // What it measured since the last call, for the log (a pipeline's idle share per stage); empty if nothing.
+  virtual std::string takeReport() { return {}; }
 
   // The parts' gradients-ready point, the optimizer step (a part's, as fp16 loss scaling takes it) and the
   // parts' after-step point with `steps_done` (the count including this step). Under fp16 a step with

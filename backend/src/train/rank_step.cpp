@@ -1,6 +1,7 @@
 #include "train/rank_step.h"
 
 #include "optim/autocast_guard.h"
+#include "pipeline/pipeline_step.h"
 #include "step/configured_parts.h"
 
 namespace wb {
@@ -29,14 +30,16 @@ RankStep::RankStep(const TrainConfig& train, RankModel model, torch::Device devi
       m_amp_dtype(autocastDtype(train.amp)),
       m_scaler(scalerOptions(train)),
       m_parts(first_parts),
-      m_body(m_model, *m_optimizer, m_parts, m_device, m_amp_dtype) {
+      m_body(makeTrainingStep(m_model, *m_optimizer, m_parts, m_device, m_amp_dtype, train.pipeline)) {
   addConfiguredParts(m_parts, train, m_model, *m_optimizer, m_scaler);
   m_graph_choice = chooseCudaGraphs(train, m_device, m_parts, *m_optimizer);
+  // A pipeline's step runs on its stages' threads and streams, which one graph cannot capture.
+  if (train.pipeline.enabled) m_graph_choice = {};
 }
 
 GraphedStep* RankStep::graphed() {
   if (m_graph_choice.capture && !m_graphed) {
-    m_graphed = std::make_unique<GraphedStep>(m_body, m_parts, *m_optimizer, m_device);
+    m_graphed = std::make_unique<GraphedStep>(*m_body, m_parts, *m_optimizer, m_device);
   }
   return m_graphed.get();
 }

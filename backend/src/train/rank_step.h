@@ -45,7 +45,8 @@ class RankStep {
   StepParts& parts() { return m_parts; }
   // model.freeze's parameters and their thawing; null when nothing is frozen.
   FrozenParameters* frozen() { return m_frozen.get(); }
-  TrainingStep& body() { return m_body; }
+  // The plain step, or a pipeline's (pipeline/pipeline_step.h) when train.pipeline cut the model.
+  TrainingStep& body() { return *m_body; }
   // train.cuda_graphs: whether the step is replayed from a CUDA graph, and the log's line saying so or why
   // not (empty when off). graphed() is the step that does it (made at the first call), null when not.
   const GraphChoice& graphChoice() const { return m_graph_choice; }
@@ -62,7 +63,7 @@ class RankStep {
   std::optional<c10::ScalarType> m_amp_dtype;
   GradScaler m_scaler;
   StepParts m_parts;
-  TrainingStep m_body;
+  std::unique_ptr<TrainingStep> m_body;
   GraphChoice m_graph_choice;
   std::unique_ptr<GraphedStep> m_graphed;
 };

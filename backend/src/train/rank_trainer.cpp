@@ -174,6 +174,9 @@ RankOutcome RankTrainer::run() {
     }
     if (!endEpoch(epoch)) break;
   }
+  if (const std::string measured = m_body.takeReport(); m_lead && !measured.empty()) {
+    s.events.log(LogLevel::Info, measured);
+  }
   m_profiler.finish(m_step);
   m_outcome.steps = m_step;
   m_outcome.train_seconds = toSeconds(m_train_time);
@@ -197,6 +200,7 @@ void RankTrainer::thawDue(int64_t epoch) {
 }
 
 void RankTrainer::logParameterChoices() {
+  if (const std::string step = m_body.describe(); !step.empty()) s.events.log(LogLevel::Info, step);
   if (const FrozenParameters* frozen = s.step.frozen()) {
     const std::string plan = frozen->plan();
     s.events.log(LogLevel::Info, frozen->summary() + (plan.empty() ? "" : "\n" + plan));

@@ -4,6 +4,7 @@
 
 #include "model/model_build_context.h"
 #include "optim/optimizer_factory.h"
+#include "pipeline/pipeline_model.h"
 #include "util/fast_paths.h"
 
 namespace wb {
@@ -17,6 +18,8 @@ TrainingModel buildTrainingModel(const Experiment& e, const Dataset& data, torch
     built.model = buildModel(e.model, data.sample_shape, data.num_classes);
   }
   built.model->to(device);
+  // train.pipeline: the layers moved on to their stages' devices (the rank's device is the first stage's).
+  if (e.train.pipeline.enabled) built.model = cutIntoStages(std::move(built.model), e.train.pipeline);
   if (useChannelsLast(e.train, data.sample_shape)) {
     std::vector<torch::Tensor> tensors;
     for (const auto& p : built.model->namedParameters()) tensors.push_back(p.second);

@@ -95,7 +95,8 @@ TEST(ExperimentDefaults, WrittenDefaultsAreTheCompleteFile) {
       "threads": 0, "blas_threads": 0, "cudnn_benchmark": true, "tf32": true,
       "channels_last": false, "pinned_memory": true, "data_on_device": "auto", "cuda_graphs": "auto", "eval_every_epochs": 1, "log_every_steps": 20,
       "checkpoint_every_steps": 0, "checkpoint_every_minutes": 10.0, "keep_checkpoints": 3,
-      "early_stopping": {"enabled": false, "metric": "val_loss", "patience": 3, "min_delta": 0.0}
+      "early_stopping": {"enabled": false, "metric": "val_loss", "patience": 3, "min_delta": 0.0},
+      "pipeline": {"enabled": false, "stages": [], "devices": [], "micro_batches": 4, "schedule": "1f1b"}
     },
     "compress": {"passes": [], "latency_runs": 20, "latency_threads": 0},
     "output": {"runs_dir": "runs"}

@@ -1,0 +1,70 @@
+#include "pipeline/stage_stream.h"
+
+#include <optional>
+
+#ifdef WB_WITH_CUDA
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include "workbench/errors.h"
+
+namespace wb {
+namespace {
+
+#ifdef WB_WITH_CUDA
+class CudaStageStream final : public StageStream {
+ public:
+  explicit CudaStageStream(const torch::Device& device)
+      : m_index(device.has_index() ? device.index() : 0),
+        m_stream(c10::cuda::getStreamFromPool(/*isHighPriority=*/false, m_index)) {}
+
+  void enter() override {
+    at::cuda::CUDAEvent queued;
+    queued.record(c10::cuda::getCurrentCUDAStream(m_index));
+    queued.block(m_stream);
+    m_guard.emplace(m_stream);
+  }
+
+  void leave() override {
+    at::cuda::CUDAEvent done;
+    done.record(m_stream);
+    m_guard.reset();
+    done.block(c10::cuda::getCurrentCUDAStream(m_index));
+  }
+
+  std::shared_ptr<void> handOff() override {
+    auto ready = std::make_shared<at::cuda::CUDAEvent>();
+    ready->record(m_stream);
+    return ready;
+  }
+
+  void receive(const torch::Tensor& tensor, const std::shared_ptr<void>& ready) override {
+    if (ready) static_cast<at::cuda::CUDAEvent*>(ready.get())->block(m_stream);
+    if (tensor.defined() && tensor.is_cuda() && tensor.device().index() == m_index) {
+      c10::cuda::CUDACachingAllocator::recordStream(tensor.storage().data_ptr(), m_stream);
+    }
+  }
+
+ private:
+  c10::DeviceIndex m_index;
+  c10::cuda::CUDAStream m_stream;
+  std::optional<c10::cuda::CUDAStreamGuard> m_guard;
+};
+#endif
+
+}  // namespace
+
+std::unique_ptr<StageStream> makeStageStream(const torch::Device& device) {
+  if (!device.is_cuda()) return std::make_unique<StageStream>();
+#ifdef WB_WITH_CUDA
+  return std::make_unique<CudaStageStream>(device);
+#else
+  throw UserError("train.pipeline: a stage on " + device.str() + " needs a build with CUDA",
+                  "put the stages on \"cpu\", or use a CUDA build of the workbench");
+#endif
+}
+
+}  // namespace wb

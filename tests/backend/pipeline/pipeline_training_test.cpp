@@ -1,0 +1,213 @@
+// A pipeline trains what one device trains: 2 and 3 CPU stages (threads), GPipe and 1F1B, even and uneven
+// micro-batches, with gradient accumulation — the same weights after the same steps as the plain step on one
+// device, within fp32 tolerance (only the order of additions differs). The model has no dropout and no batch
+// norm: dropout draws in another order across micro-batches and batch norm's statistics are each
+// micro-batch's, so those differ by design (pipeline/pipeline_step.h). A run stopped mid-epoch resumes to
+// the uninterrupted run's weights, and a stage that fails ends the others instead of leaving them waiting.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <mutex>
+
+#include "backend/train/test_experiments.h"
+#include "model/model.h"
+#include "pipeline/pipeline_model.h"
+#include "pipeline/pipeline_step.h"
+#include "support/model_weights.h"
+#include "support/tiny_experiment.h"
+#include "workbench/training_run.h"
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+
+const nlohmann::json kLayers = nlohmann::json::array({{{"type", "flatten"}},
+                                                      {{"type", "linear"}, {"out_features", 32}},
+                                                      {{"type", "relu"}},
+                                                      {{"type", "linear"}, {"out_features", 32}},
+                                                      {{"type", "relu"}},
+                                                      {{"type", "linear"}, {"out_features", 4}}});
+
+// A stages list (json::array: nlohmann reads a list of string pairs in braces as an object).
+nlohmann::json cut(std::vector<std::pair<std::string, std::string>> stages) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [device, layers] : stages) list.push_back(nlohmann::json::array({device, layers}));
+  return list;
+}
+
+// 512 synthetic 1x8x8 samples in 4 classes, batch 32: 16 SGD steps with momentum an epoch.
+Experiment tinyExperiment(const std::string& runs, const nlohmann::json& pipeline) {
+  nlohmann::json doc = test::tinySyntheticExperiment(runs);
+  doc["model"] = {{"layers", kLayers}};
+  doc["optimizer"] = {{"name", "sgd"}, {"lr", 0.05}, {"momentum", 0.9}, {"weight_decay", 0}};
+  doc["data"]["val_fraction"] = 0.1;
+  doc["train"]["epochs"] = 1;
+  doc["train"]["checkpoint_every_minutes"] = 0;
+  if (!pipeline.is_null()) doc["train"]["pipeline"] = pipeline;
+  ParseResult parsed = parseExperiment(doc);
+  EXPECT_TRUE(parsed.ok()) << (parsed.ok() ? "" : parsed.issues[0].path + ": " + parsed.issues[0].message);
+  return parsed.experiment;
+}
+
+struct Trained {
+  RunSummary summary;
+  std::vector<std::string> log;
+  std::vector<RunError> errors;
+};
+
+Trained train(const Experiment& e) {
+  Trained out;
+  std::mutex mutex;
+  out.summary = trainBlocking(e, [&](EventBatch&& batch) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto& ev : batch) {
+      if (auto* line = std::get_if<LogLine>(&ev)) out.log.push_back(line->text);
+      if (auto* err = std::get_if<RunError>(&ev)) out.errors.push_back(*err);
+    }
+  });
+  return out;
+}
+
+std::string logged(const Trained& t, const std::string& start) {
+  for (const std::string& line : t.log)
+    if (line.rfind(start, 0) == 0) return line;
+  return "";
+}
+
+class PipelineTraining : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    runs = test::freshDir("pipeline");
+    reference = train(tinyExperiment(runs, nullptr)).summary;
+    ASSERT_EQ(reference.status, RunStatus::Completed);
+  }
+  static void TearDownTestSuite() { fs::remove_all(runs); }
+
+  void expectSameWeights(const nlohmann::json& pipeline, int64_t grad_accum = 1) {
+    Experiment e = tinyExperiment(runs, pipeline);
+    Experiment plain = tinyExperiment(runs, nullptr);
+    e.train.grad_accum = plain.train.grad_accum = grad_accum;
+    const Trained piped = train(e);
+    ASSERT_EQ(piped.summary.status, RunStatus::Completed)
+        << (piped.errors.empty() ? "" : piped.errors[0].message);
+    const RunSummary one = grad_accum == 1 ? reference : train(plain).summary;
+    EXPECT_EQ(piped.summary.steps, one.steps);
+    EXPECT_LT(test::maxWeightDifference(one.run_dir + "/model.pt", piped.summary.run_dir + "/model.pt"),
+              2e-6);
+    EXPECT_NEAR(piped.summary.test_accuracy, one.test_accuracy, 1e-9);
+    // The log says how the model was cut and what the stages idled.
+    EXPECT_NE(logged(piped, "pipeline: " + std::to_string(pipeline["stages"].size()) + " stages"), "");
+    EXPECT_NE(logged(piped, "pipeline idle per stage: "), "");
+  }
+
+  static std::string runs;
+  static RunSummary reference;
+};
+std::string PipelineTraining::runs;
+RunSummary PipelineTraining::reference;
+
+TEST_F(PipelineTraining, TwoStagesGPipeTrainLikeOneDevice) {
+  expectSameWeights(
+      {{"stages", cut({{"cpu", "0..2"}, {"cpu", "3..5"}})}, {"micro_batches", 4}, {"schedule", "gpipe"}});
+}
+
+TEST_F(PipelineTraining, TwoStages1F1BTrainLikeOneDevice) {
+  expectSameWeights(
+      {{"stages", cut({{"cpu", "0..2"}, {"cpu", "3..5"}})}, {"micro_batches", 8}, {"schedule", "1f1b"}});
+}
+
+// 32 samples in 3 micro-batches (11, 11, 10): each weighted by its size, so still the batch's gradient.
+TEST_F(PipelineTraining, ThreeStagesUnevenMicroBatchesTrainLikeOneDevice) {
+  expectSameWeights({{"stages", cut({{"cpu", "0..1"}, {"cpu", "2..3"}, {"cpu", "4..5"}})},
+                     {"micro_batches", 3},
+                     {"schedule", "1f1b"}});
+}
+
+TEST_F(PipelineTraining, GradientAccumulationOverPipelinedBatches) {
+  expectSameWeights(
+      {{"stages", cut({{"cpu", "0..3"}, {"cpu", "4..5"}})}, {"micro_batches", 4}, {"schedule", "gpipe"}}, 2);
+}
+
+TEST_F(PipelineTraining, ABadCutFailsTheRunNamingTheStage) {
+  const Trained bad = train(
+      tinyExperiment(runs, {{"stages", cut({{"cpu", "0..2"}, {"cpu", "4..5"}})}, {"micro_batches", 2}}));
+  EXPECT_EQ(bad.summary.status, RunStatus::Failed);
+  ASSERT_FALSE(bad.errors.empty());
+  EXPECT_NE(
+      bad.errors[0].message.find("train.pipeline.stages[1][1]: linear (model.layers[3]) is in no stage"),
+      std::string::npos)
+      << bad.errors[0].message;
+}
+
+TEST_F(PipelineTraining, StoppedMidEpochResumesToTheSameWeights) {
+  Experiment e =
+      tinyExperiment(runs, {{"stages", cut({{"cpu", "0..2"}, {"cpu", "3..5"}})}, {"micro_batches", 4}});
+  e.train.epochs = 4;
+  e.train.log_every_steps = 2;
+  const RunSummary whole = train(e).summary;
+  ASSERT_EQ(whole.status, RunStatus::Completed);
+  TrainingRun* self = nullptr;
+  TrainingRun run(e, [&](EventBatch&& batch) {
+    for (const Event& ev : batch) {
+      if (const auto* m = std::get_if<StepMetrics>(&ev); m && m->step >= 10) self->requestStop();
+    }
+  });
+  self = &run;
+  run.start();
+  run.wait();
+  ASSERT_EQ(run.summary().status, RunStatus::Interrupted);
+  const RunSummary resumed = resumeBlocking(ResumeRequest{run.summary().run_dir, false}, nullptr);
+  ASSERT_EQ(resumed.status, RunStatus::Completed);
+  test::expectBitIdentical(whole.run_dir + "/model.pt", resumed.run_dir + "/model.pt");
+}
+
+// The step on its own, with a batch that makes one stage throw: the call returns that stage's error (the
+// other stage, waiting for a hand-off, is released), well within the time a hang would take.
+class FailingStage : public ::testing::TestWithParam<PipelineSchedule> {};
+
+void expectStageError(PipelineStep& step, const Batch& batch, const std::string& words) {
+  auto call = std::async(std::launch::async, [&] { step.forwardBackward(batch, 1, true); });
+  if (call.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    ADD_FAILURE() << "the pipeline hung after a stage failed";
+    std::_Exit(1);  // the stage threads cannot be joined: end here rather than hang the suite
+  }
+  try {
+    call.get();
+    ADD_FAILURE() << "no error";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
+  }
+}
+
+TEST_P(FailingStage, EndsTheOtherStages) {
+  torch::manual_seed(1);
+  ModelConfig config;
+  config.layers = kLayers;
+  PipelineConfig pipeline;
+  pipeline.enabled = true;
+  pipeline.stages = {{"cpu", "0..1"}, {"cpu", "2..3"}, {"cpu", "4..5"}};
+  pipeline.micro_batches = 4;
+  pipeline.schedule = GetParam();
+  std::unique_ptr<Model> model = cutIntoStages(buildModel(config, {1, 8, 8}, 4), pipeline);
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1));
+  StepParts parts;
+  PipelineStep step(dynamic_cast<PipelineModel&>(*model), optimizer, parts, torch::kCPU, std::nullopt,
+                    pipeline);
+  // The last stage's loss: a label past the classes.
+  expectStageError(step, {torch::randn({8, 1, 8, 8}), torch::full({8}, 9, torch::kLong), 0}, "out of bounds");
+  // The first stage: samples of another shape.
+  expectStageError(step, {torch::randn({8, 1, 9, 9}), torch::zeros({8}, torch::kLong), 0}, "shapes cannot");
+  // And the step still works after both.
+  step.forwardBackward({torch::randn({8, 1, 8, 8}), torch::zeros({8}, torch::kLong), 0}, 1, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedules, FailingStage,
+                         ::testing::Values(PipelineSchedule::GPipe, PipelineSchedule::OneFOneB));
+
+}  // namespace
+}  // namespace wb
