@@ -13,7 +13,7 @@
 # Fashion-MNIST into .gpu/; carry ".gpu" and run `BIN=.gpu scripts/gpu-check.sh`: no build there, the binaries
 # load the machine's own torch libraries (the same 2.11.0+cu130 wheel they were linked against).
 #
-# usage: scripts/gpu-check.sh [all|build|test|e2e|nvml|bench|shard]      (default all)
+# usage: scripts/gpu-check.sh [all|build|test|e2e|nvml|bench|shard|pipeline]      (default all)
 # environment: OUT (default ./gpu-out), JOBS (default nproc), STEPS (default 40; the standard models
 #              STANDARD_STEPS, default 10), WARMUP (default 5), ROUNDS (default 1), MODELS (default
 #              "resnet50 128,vit_b_16 128,mlp 64,cnn 256,resnet 256,vit 256": the order is the priority when the
@@ -294,5 +294,53 @@ print(s.get("status"), "steps", s.get("steps"), "test_accuracy", s.get("test_acc
     done
     say "(the three test accuracies should agree to about 0.001: the same training, only where the state lives differs)"
   fi
+fi
+# Pipeline model parallelism (train.pipeline, issue 42): two stages on one GPU (each on a stream of its own), and
+# on two GPUs where there are two (activations copied device to device), against the same run unsplit on cuda:0.
+# A layer list without dropout or batch norm on synthetic data: the losses and test accuracies must agree to
+# float32 rounding (the CPU tests check the weights to 2e-6); then the measured idle share per stage (host time,
+# which on CUDA is the time to queue the work) from `workbench-cli bench`.
+if [[ "$stage" == all || "$stage" == run || "$stage" == pipeline ]] && ! over_budget; then
+  section "pipeline: 2 stages on cuda:0, and on cuda:0 + cuda:1 where there are two; against one device"
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  pipe_exp() {  # name, pipeline JSON ("null": none) -> experiment file
+    $py - "$1" "$2" "$OUT" >"$OUT/pipeline-$1.json" <<'PY'
+import json, sys
+name, pipeline, out = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+lin = lambda n: {"type": "linear", "out_features": n}
+layers = [{"type": "flatten"}, lin(2048), {"type": "relu"}, lin(2048), {"type": "relu"}, lin(2048),
+          {"type": "relu"}, lin(10)]
+train = {"batch_size": 256, "epochs": 2, "devices": ["cuda:0"], "checkpoint_every_minutes": 0,
+         "cuda_graphs": "off", "log_every_steps": 10}
+if pipeline is not None:
+    train["pipeline"] = pipeline
+print(json.dumps({"name": "pipeline-" + name, "seed": 3, "model": {"layers": layers},
+                  "data": {"dataset": "synthetic", "val_fraction": 0.1, "augment": False,
+                           "synthetic": {"samples": 8192, "classes": 10, "shape": [1, 32, 32]}},
+                  "optimizer": {"name": "sgd", "lr": 0.02, "momentum": 0.9, "weight_decay": 0},
+                  "train": train, "output": {"runs_dir": out + "/pipeline-runs"}}))
+PY
+    echo "$OUT/pipeline-$1.json"
+  }
+  pipe_run() {  # name, pipeline JSON
+    timeout 300 "$cli" train "$(pipe_exp "$1" "$2")" --json --quiet >"$OUT/pipeline-$1.out" 2>"$OUT/pipeline-$1.log" ||
+      say "pipeline $1 FAILED: $(tail -3 "$OUT/pipeline-$1.log")"
+    say "pipeline $1: $($py -c 'import json,sys; s=json.load(open(sys.argv[1]));
+print(s.get("status"), "steps", s.get("steps"), "test_accuracy", s.get("test_accuracy"), "test_loss", s.get("test_loss"),
+      "samples/s", s.get("samples_per_sec"))' "$OUT/pipeline-$1.out" 2>&1)"
+    grep -h "pipeline idle per stage" "$OUT"/pipeline-runs/*pipeline-"$1"*/metrics.jsonl 2>/dev/null | tail -1 |
+      $py -c 'import json,sys; [print("  " + json.loads(l).get("text", "")) for l in sys.stdin]' | tee -a "$results"
+  }
+  two='[["cuda:0", "0..4"], ["cuda:0", "5..7"]]'
+  pipe_run one-device null
+  pipe_run one-gpu-gpipe "{\"stages\": $two, \"micro_batches\": 8, \"schedule\": \"gpipe\"}"
+  pipe_run one-gpu-1f1b "{\"stages\": $two, \"micro_batches\": 8, \"schedule\": \"1f1b\"}"
+  if ((gpus < 2)); then
+    say "this device has $gpus GPU: the two-GPU pipeline (cuda:0 + cuda:1) is not run"
+  else
+    pipe_run two-gpus '{"stages": [["cuda:0", "0..4"], ["cuda:1", "5..7"]], "micro_batches": 8}'
+    pipe_run balanced '{"stages": "balanced", "devices": ["cuda:0", "cuda:1"], "micro_batches": 8}'
+  fi
+  say "(test_accuracy and test_loss should agree across the runs to float32 rounding: the same training)"
 fi
 section "done in $(elapsed)"
