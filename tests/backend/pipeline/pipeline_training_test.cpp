@@ -133,6 +133,36 @@ TEST_F(PipelineTraining, GradientAccumulationOverPipelinedBatches) {
       {{"stages", cut({{"cpu", "0..3"}, {"cpu", "4..5"}})}, {"micro_batches", 4}, {"schedule", "gpipe"}}, 2);
 }
 
+// Batch norm in training mode normalizes each micro-batch by its own statistics, so it trains differently
+// from the whole batch (as GPipe's paper and PyTorch's pipelines say); frozen (eval mode, running statistics)
+// it trains the same.
+TEST_F(PipelineTraining, BatchNormDiffersUnlessFrozen) {
+  const nlohmann::json layers =
+      nlohmann::json::array({{{"type", "conv2d"}, {"out_channels", 4}, {"kernel_size", 3}, {"padding", 1}},
+                             {{"type", "batchnorm2d"}},
+                             {{"type", "relu"}},
+                             {{"type", "flatten"}},
+                             {{"type", "linear"}, {"out_features", 4}}});
+  for (const bool frozen : {false, true}) {
+    Experiment plain = tinyExperiment(runs, nullptr);
+    Experiment piped =
+        tinyExperiment(runs, {{"stages", cut({{"cpu", "0..1"}, {"cpu", "2..4"}})}, {"micro_batches", 4}});
+    for (Experiment* e : {&plain, &piped}) {
+      e->model.layers = layers;
+      if (frozen) e->model.freeze = {"layers.1.*"};
+    }
+    const RunSummary one = train(plain).summary;
+    const RunSummary two = train(piped).summary;
+    ASSERT_EQ(two.status, RunStatus::Completed);
+    const double difference = test::maxWeightDifference(one.run_dir + "/model.pt", two.run_dir + "/model.pt");
+    if (frozen) {
+      EXPECT_LT(difference, 2e-6);
+    } else {
+      EXPECT_GT(difference, 1e-3);
+    }
+  }
+}
+
 TEST_F(PipelineTraining, ABadCutFailsTheRunNamingTheStage) {
   const Trained bad = train(
       tinyExperiment(runs, {{"stages", cut({{"cpu", "0..2"}, {"cpu", "4..5"}})}, {"micro_batches", 2}}));
