@@ -76,6 +76,9 @@ int profile(const ProfileOptions& o) {
   const int64_t needed = o.warmup + o.steps;
   experiment->train.max_steps =
       experiment->train.max_steps > 0 ? std::min(experiment->train.max_steps, needed) : needed;
+  // A constant learning rate: the whole run's schedule (a warm-up of hundreds of steps, a cosine over the
+  // epochs) does not fit a run this short, and the rate changes no operator's time.
+  experiment->schedule = ScheduleConfig{};
   ProfileRequest request;
   request.first_step = o.warmup;
   request.steps = o.steps;
@@ -124,7 +127,8 @@ void addProfileCommand(CLI::App& program) {
       "Prints the operator table as PyTorch's key_averages().table() does, and the step's phases (data, "
       "forward, backward, optimizer, allreduce). The run folder's profile/ holds the trace "
       "(steps-A-B.pt.trace.json: open it in https://ui.perfetto.dev or chrome://tracing), the table and the "
-      "report. With several train.devices, rank 0 is profiled.\n"
+      "report. The learning rate stays constant (the run is too short for the schedule); with several "
+      "train.devices, rank 0 is profiled.\n"
       "\n"
       "A run that trains on: `workbench-cli train --profile START:N`, or `workbench-cli control RUN_DIR "
       "--profile N` while it trains.",

@@ -239,6 +239,36 @@ PY
   say "nvml done ($(elapsed))"
 fi
 
+if [[ "$stage" == all || "$stage" == run || "$stage" == profile ]] && ! over_budget; then
+  # The profiler (issue 43): 20 steps of the default CNN recorded by Kineto on CUDA; the top of the table by self
+  # CUDA time, and whether the report and the trace have CUDA kernels. BENCH_DEVICE=cpu runs the flow on the CPU.
+  section "profile of 20 steps on CUDA (workbench-cli profile, Kineto; top of the table by self CUDA time)"
+  profile_device=${BENCH_DEVICE:-cuda}
+  [[ "$profile_device" == cpu ]] || profile_device=cuda:0
+  timeout 300 "$cli" profile resources/examples/cnn.json --set "train.devices=[\"$profile_device\"]" \
+    --set output.runs_dir="$OUT/profile-runs" --steps 20 --warmup 10 --sort self_cuda --rows 12 --quiet \
+    >"$OUT/profile.txt" 2>"$OUT/profile.err"
+  say "exit $?"
+  head -22 "$OUT/profile.txt" | tee -a "$results"
+  tail -3 "$OUT/profile.err" | tee -a "$results"
+  profile_report=$(ls "$OUT"/profile-runs/*/profile/steps-11-30.json 2>/dev/null | head -1)
+  if [[ -n "$profile_report" ]]; then
+    $py - "$profile_report" <<'PY' 2>&1 | tee -a "$results"
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = r["operators"]
+cuda = sum(max(0, o["self_cuda_ms"]) for o in rows)
+trace = json.load(open(r["trace_path"]))
+kernels = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"]
+print(f"  profiler {r['profiler']}, CUDA activities {r['cuda_activities']}, step {r['step_ms']:.2f} ms, phases "
+      + ", ".join(f"{k} {v:.2f}" for k, v in r["phases"].items())
+      + f"; self CUDA total {cuda:.2f} ms over {len(rows)} rows; {len(kernels)} kernel events in the trace"
+      + ("" if cuda > 0 and kernels else "  <-- NO CUDA TIMES"))
+PY
+  fi
+  say "profile done ($(elapsed))"
+fi
+
 if [[ "$stage" == all || "$stage" == run || "$stage" == bench ]] && ! over_budget; then
   data=fashion-mnist
   [[ -d /usr/share/datasets/fashion-mnist ]] || data=synthetic

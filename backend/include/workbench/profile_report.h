@@ -137,7 +137,8 @@ std::vector<std::string> profileReportPaths(const std::string& run_dir);
 // The operator table as text, in the layout of PyTorch's key_averages().table(): `rows` rows (0: all) by
 // `sort`, the CUDA and memory columns only when recorded, the totals under it; then the step's phases.
 std::string formatProfileTable(const ProfileReport& report, ProfileSort sort, int64_t rows);
-// The rows in that order (ties by name), e.g. for a sortable view that starts in the CLI's order.
+// The rows in that order (ties by name), e.g. for a sortable view that starts in the CLI's order. A CUDA
+// order on a profile without CUDA activities sorts by self CPU time.
 std::vector<ProfileOperatorRow> sortedOperators(const ProfileReport& report, ProfileSort sort);
 
 }  // namespace wb

@@ -364,6 +364,10 @@ std::vector<std::string> profileReportPaths(const std::string& run_dir) {
 }
 
 std::vector<ProfileOperatorRow> sortedOperators(const ProfileReport& report, ProfileSort sort) {
+  // A CPU profile has no CUDA times to order by: its own order, self CPU time.
+  if (!report.cuda_activities && (sort == ProfileSort::SelfCuda || sort == ProfileSort::CudaTotal)) {
+    sort = ProfileSort::SelfCpu;
+  }
   std::vector<ProfileOperatorRow> rows = report.operators;
   std::stable_sort(rows.begin(), rows.end(),
                    [sort](const ProfileOperatorRow& a, const ProfileOperatorRow& b) {

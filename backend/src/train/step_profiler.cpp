@@ -61,8 +61,9 @@ ProfiledEvent copyEvent(const compat::torch_profiler::KinetoEvent& e, int64_t tr
 
 // RUN/profile/steps-<a>-<b>: the profiled steps, 1-based as the log counts them.
 std::string profileStem(const std::string& run_dir, int64_t first_step, int64_t steps) {
-  return (fs::path(run_dir) / "profile" /
-          ("steps-" + std::to_string(first_step + 1) + "-" + std::to_string(first_step + steps)))
+  // Absolute: the report's paths must open from wherever it is read (a runs_dir given relative).
+  return fs::absolute(fs::path(run_dir) / "profile" /
+                      ("steps-" + std::to_string(first_step + 1) + "-" + std::to_string(first_step + steps)))
       .string();
 }
 
