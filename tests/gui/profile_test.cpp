@@ -1,9 +1,11 @@
 // The Profile tab and Run ▸ Profile Steps…: the operator table shows a report's rows and sorts them by any
 // column (numbers as numbers), the filter finds operators by name or shapes, the CUDA columns show only for a
 // run that profiled CUDA; the phase bar draws each phase as wide as its share of the step; the dialog's
-// values reach the request; the action is enabled only while a run trains here and says why otherwise.
+// values reach the request; the action is enabled only while a run trains here and says why otherwise; and a
+// profile asked of a live CPU run in the window fills the tab, and is shown again when its folder is opened.
 
 #include <QAction>
+#include <QDesktopServices>
 #include <QDialogButtonBox>
 #include <QFileInfo>
 #include <QLabel>
@@ -16,17 +18,21 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "gui_test_support.h"
 #include "profile_view/phase_bar.h"
 #include "profile_view/profile_actions.h"
 #include "profile_view/profile_dialog.h"
 #include "profile_view/profile_table_model.h"
 #include "profile_view/profile_view.h"
+#include "run/run_actions.h"
 #include "window/main_window.h"
 
 using namespace wb;
 using namespace wb::gui;
 
 namespace {
+
+constexpr int kProfileRunTimeoutMs = 120000;
 
 ProfileOperatorRow op(const std::string& name, const std::string& shapes, int64_t calls, double self_cpu,
                       double cpu_total, double self_cuda = -1, double cuda_total = -1) {
@@ -66,6 +72,17 @@ QStringList column(QAbstractItemModel* model, int col) {
   for (int r = 0; r < model->rowCount(); ++r) out << model->index(r, col).data().toString();
   return out;
 }
+
+// Stands in for the desktop's file manager: the folders QDesktopServices was asked to open.
+class FolderOpener : public QObject {
+  Q_OBJECT
+
+ public:
+  QList<QUrl> opened;
+
+ public slots:
+  void open(const QUrl& url) { opened << url; }
+};
 
 }  // namespace
 
@@ -127,6 +144,11 @@ class ProfileTest : public QObject {
     QVERIFY(!view.headerText().contains(QStringLiteral("CUDA")));
     QCOMPARE(view.tracePath(), QString::fromStdString(wide.trace_path));
     QVERIFY(view.openFolderButton()->isEnabled());
+    FolderOpener opener;
+    QDesktopServices::setUrlHandler(QStringLiteral("file"), &opener, "open");
+    QTest::mouseClick(view.openFolderButton(), Qt::LeftButton);
+    QDesktopServices::unsetUrlHandler(QStringLiteral("file"));
+    QCOMPARE(opener.opened, QList<QUrl>{QUrl::fromLocalFile(QStringLiteral("/tmp/runs/tiny-1/profile"))});
   }
 
   void aCudaRunShowsItsKernelTimes() {
@@ -220,6 +242,66 @@ class ProfileTest : public QObject {
     // The Profile tab is there, in its empty state.
     QVERIFY(window.centralTabs()->indexOf(window.profileView()) >= 0);
     QVERIFY(!window.profileView()->hasReport());
+  }
+
+  // A live CPU run in the window: Profile Steps… records three steps, the tab fills with the engine's report
+  // and comes to the front; once the run has ended the action is disabled again, and opening the run's
+  // folder shows the same profile from its files.
+  void aProfileOfALiveRunFillsTheTab() {
+    QTemporaryDir dir;
+    MainWindow window(MainWindow::Options{false});
+    window.show();
+    QAction* profile = window.profile()->profileAction();
+    const Experiment experiment = gui::test::tinyExperiment(dir.path(), 60);
+    QSignalSpy ended(&window, &MainWindow::runEnded);
+    QVERIFY(window.runActions()->startExperiment(experiment));
+    QTRY_VERIFY_WITH_TIMEOUT(window.runActions()->lastStep() >= 4, kProfileRunTimeoutMs);
+    QVERIFY(profile->isEnabled());
+    profile->trigger();
+    ProfileDialog* dialog = window.profile()->openDialog();
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    dialog->setSteps(3);
+    dialog->setRecordShapes(true);
+    dialog->accept();
+    QVERIFY(window.profile()->isRecording());
+    QVERIFY(!profile->isEnabled());  // one profile at a time
+    QVERIFY2(profile->toolTip().contains(QStringLiteral("Recording a profile")),
+             qPrintable(profile->toolTip()));
+    ProfileView* view = window.profileView();
+    QTRY_VERIFY_WITH_TIMEOUT(view->hasReport(), kProfileRunTimeoutMs);
+    QCOMPARE(window.centralTabs()->currentWidget(), static_cast<QWidget*>(view));
+    QVERIFY(profile->isEnabled());  // another may be asked for now
+    const ProfileReport shown = view->report();
+    QCOMPARE(shown.steps, int64_t{3});
+    QVERIFY(shown.first_step >= 4);
+    QVERIFY(view->proxy()->rowCount() > 0);
+    QVERIFY(view->tableModel()->selfCpuTotalMs() > 0);
+    QVERIFY2(QFileInfo::exists(view->tracePath()), qPrintable(view->tracePath()));
+    QVERIFY(view->table()->isColumnHidden(ProfileTableModel::kSelfCuda));  // a CPU run
+    double forward = -1;
+    for (const PhaseSegment& phase : view->phaseBar()->phases())
+      if (phase.name == QStringLiteral("forward")) forward = phase.ms;
+    QVERIFY2(forward > 0, "the forward pass has its time on the bar");
+    QVERIFY2(view->headerText().contains(
+                 QStringLiteral("Steps %1–%2").arg(shown.first_step + 1).arg(shown.first_step + 3)),
+             qPrintable(view->headerText()));
+
+    window.runActions()->stopRun();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, kProfileRunTimeoutMs);
+    QVERIFY(!profile->isEnabled());
+    const QString runDir = QString::fromStdString(ended.front().front().value<RunSummary>().run_dir);
+
+    // Opened later from its folder: the same profile, read from the run's files.
+    view->clear();
+    QVERIFY(!view->hasReport());
+    QSignalSpy loaded(view, &ProfileView::loaded);
+    window.profile()->openRunFolder(runDir);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kProfileRunTimeoutMs);
+    QVERIFY2(loaded.front().at(1).toBool(), qPrintable(loaded.front().at(2).toString()));
+    QVERIFY(view->hasReport());
+    QCOMPARE(view->report().first_step, shown.first_step);
+    QCOMPARE(view->proxy()->rowCount(), static_cast<int>(shown.operators.size()));
   }
 };
 

@@ -65,8 +65,13 @@ void ProfileActions::send(const ProfileRequest& request) {
   if (state != RunController::State::Running && state != RunController::State::Paused) return;  // it ended
   m_controller->requestProfile(request);
   m_recording = true;
-  const int64_t after = request.first_step >= 0 ? std::max(request.first_step, m_lastStep) : m_lastStep;
-  m_recordingSteps = tr("steps %1–%2").arg(after + 1).arg(after + request.steps);
+  // The window's step lags the engine's by a drain tick or more: which steps "the next" are, the engine says
+  // (its log line, then the report).
+  m_recordingSteps = request.first_step >= 0
+                         ? tr("steps %1–%2")
+                               .arg(std::max(request.first_step, m_lastStep) + 1)
+                               .arg(std::max(request.first_step, m_lastStep) + request.steps)
+                         : tr("the next %n step(s)", nullptr, static_cast<int>(request.steps));
   emit statusMessage(tr("Profiling %1; the Profile tab shows them when they are done").arg(m_recordingSteps));
   update();
 }

@@ -185,7 +185,7 @@ void ProfileView::showReport(const ProfileReport& report, const QString& run) {
   m_phases->setPhases(phaseSegments(report));
   QString header = tr("Steps %1–%2").arg(report.first_step + 1).arg(report.first_step + report.steps);
   if (!run.isEmpty()) header += tr(" of %1").arg(run);
-  header += tr(" on %1 (%2): %3 a step, operators %4 self CPU")
+  header += tr(" on %1 (%2 profiler): %3 a step, operators %4 self CPU")
                 .arg(QString::fromStdString(report.device),
                      QString::fromStdString(wordString(report.profiler)), profileTimeText(report.step_ms),
                      profileTimeText(report.steps > 0 ? m_model->selfCpuTotalMs() / report.steps : -1));
