@@ -82,11 +82,17 @@ std::string rankList(const RankLayout& layout) {
 std::string describeDataParallel(const TrainConfig& train, const RankLayout& layout, torch::Device device) {
   std::ostringstream line;
   line << "Data parallel: " << layout.world_size << " ranks (" << rankList(layout) << "), "
-       << (device.is_cuda() ? "NCCL" : "Gloo") << ", gradients averaged in buckets of " << train.bucket_mb
-       << " MB, batch " << train.batch_size << " per rank = global batch "
+       << (device.is_cuda() ? "NCCL" : "Gloo")
+       << (train.shard == ShardLevel::Gradients ? ", gradients reduce-scattered in chunks of "
+                                                : ", gradients averaged in buckets of ")
+       << train.bucket_mb << " MB, batch " << train.batch_size << " per rank = global batch "
        << train.batch_size * layout.world_size * std::max<int64_t>(1, train.grad_accum)
-       << (train.sync_batchnorm ? ", batch norm synchronized" : "") << ", collectives time out after "
-       << train.collective_timeout << " s";
+       << (train.sync_batchnorm ? ", batch norm synchronized" : "")
+       << (train.shard == ShardLevel::None ? ""
+           : train.shard == ShardLevel::Optimizer
+               ? ", each rank keeps its shard's optimizer state (train.shard optimizer)"
+               : ", each rank keeps its shard's gradients and optimizer state (train.shard gradients)")
+       << ", collectives time out after " << train.collective_timeout << " s";
   return line.str();
 }
 
@@ -340,6 +346,10 @@ void RunSession::setUpDevicesAndData() {
   events.log(LogLevel::Info, host.host_memory);
   if (host.cuda_switches) events.log(LogLevel::Info, *host.cuda_switches);
   if (parallel) events.log(LogLevel::Info, describeDataParallel(experiment.train, layout, device));
+  if (!parallel && experiment.train.shard != ShardLevel::None) {
+    events.log(LogLevel::Info, "train.shard " + wordString(experiment.train.shard) +
+                                   ": one rank, one shard, the whole training state (as \"none\")");
+  }
 
   // One rank's data may live on its device; several ranks each take their batches to their own.
   TrainingData loaded = loadTrainingData(experiment, device, !parallel);

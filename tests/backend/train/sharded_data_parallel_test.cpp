@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
@@ -78,12 +79,13 @@ Experiment shardedExperiment(const std::string& runs, int ranks, ShardLevel leve
   return e;
 }
 
-RunSummary run(const Experiment& e, std::vector<RunError>* errors = nullptr) {
+RunSummary run(const Experiment& e, std::vector<RunError>* errors = nullptr, std::string* log = nullptr) {
   std::mutex mutex;
   return trainBlocking(e, [&](EventBatch&& batch) {
     std::lock_guard<std::mutex> lock(mutex);
     for (auto& ev : batch) {
       if (auto* err = std::get_if<RunError>(&ev); err && errors) errors->push_back(*err);
+      if (auto* line = std::get_if<LogLine>(&ev); line && log) *log += line->text + "\n";
     }
   });
 }
@@ -142,8 +144,14 @@ void expectShardedStepsMatchOneRank(ShardLevel level) {
   }
   auto train = [&](const std::vector<Batch>& batches, RankGroup* group, std::unique_ptr<Model>& out,
                    size_t* states, int* grads_held) {
-    torch::manual_seed(11);
-    auto model = buildModel(e.model, shape, 10);
+    std::unique_ptr<Model> model;
+    {
+      // The seed is the process's: the rank threads build one at a time, each from the same seed.
+      static std::mutex building;
+      std::lock_guard<std::mutex> lock(building);
+      torch::manual_seed(11);
+      model = buildModel(e.model, shape, 10);
+    }
     auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
     StepParts parts;
     std::shared_ptr<ShardedTrainingState> sharded;
@@ -212,8 +220,10 @@ TEST_F(ShardedDataParallel, EachLevelTrainsTheWeightsOfDataParallelAndOfOneRank)
   for (ShardLevel level : {ShardLevel::Optimizer, ShardLevel::Gradients}) {
     SCOPED_TRACE(wordString(level));
     std::vector<RunError> errors;
-    const RunSummary sharded = run(shardedExperiment(runs, 2, level), &errors);
+    std::string log;
+    const RunSummary sharded = run(shardedExperiment(runs, 2, level), &errors, &log);
     ASSERT_EQ(sharded.status, RunStatus::Completed) << (errors.empty() ? "" : errors[0].message);
+    EXPECT_NE(log.find("each rank keeps its shard's"), std::string::npos) << log;
     EXPECT_EQ(sharded.steps, 8);
     // The same averaged gradients and optimizer arithmetic as data parallel: only the clipping norm's sum
     // may be taken in another order.
@@ -221,6 +231,12 @@ TEST_F(ShardedDataParallel, EachLevelTrainsTheWeightsOfDataParallelAndOfOneRank)
     EXPECT_LT(test::maxWeightDifference(one.run_dir + "/model.pt", sharded.run_dir + "/model.pt"),
               data_parallel_gap + 1e-6);
   }
+  // One device: one shard, the whole state; the log says so and the training is none's.
+  std::string log;
+  const RunSummary alone = run(shardedExperiment(runs, 1, ShardLevel::Gradients), nullptr, &log);
+  ASSERT_EQ(alone.status, RunStatus::Completed);
+  EXPECT_NE(log.find("train.shard gradients: one rank, one shard"), std::string::npos) << log;
+  EXPECT_EQ(test::maxWeightDifference(one.run_dir + "/model.pt", alone.run_dir + "/model.pt"), 0.0);
 }
 
 // A checkpoint of a sharded run holds the optimizer state of every shard: resumed on the same ranks it ends

@@ -75,7 +75,9 @@ TEST(ShardingBench, DISABLED_TwoRanksStateAndThroughput) {
     RankGroupOptions options;
     auto group = joinRankGroup(store, r, 2, torch::kCPU, options);
     StepParts parts;
-    parts.add(std::make_shared<DataParallelStep>(*model, *group, train, 1));
+    auto parallel = std::make_shared<DataParallelStep>(*model, *group, train, 1);
+    parallel->broadcastInitialState();  // the threads drew their initial weights from one shared generator
+    parts.add(parallel);
     if (level != ShardLevel::None)
       parts.add(std::make_shared<ShardedTrainingState>(*model, *optimizer, *group, train));
     Model& m = *model;
