@@ -133,9 +133,9 @@ int control(const ControlOptions& o) {
     throw UserError("The run rejected the request: " + reason, "See workbench-cli control --help.");
   }
   if (request.kind == ControlRequest::Kind::Profile) {
-    std::printf(
-        "%s: a profile of %lld steps requested; the run writes it to %s/profile/ (its log says when).\n",
-        o.run_dir.c_str(), static_cast<long long>(request.steps), o.run_dir.c_str());
+    std::printf("%s: a profile of %lld steps requested; the run writes it to %s (its log says when).\n",
+                o.run_dir.c_str(), static_cast<long long>(request.steps),
+                (folder / "profile").string().c_str());
     return kExitOk;
   }
   if (!lr_change && request.kind != ControlRequest::Kind::StopAfterEpoch) {

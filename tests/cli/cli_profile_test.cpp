@@ -5,10 +5,14 @@
 // Bad input: no steps, a first step beyond the run's, a CUDA run on a machine without one.
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cli/cli_runner.h"
 #include "support/pypi_tools.h"
@@ -101,6 +105,39 @@ TEST(CliProfile, TrainProfilesTheStepsAskedAndTrainsOn) {
   EXPECT_TRUE(fs::exists(run + "/profile/steps-5-6.txt"));
   EXPECT_NE(readFile(run + "/train.log").find("Profile of steps 5–6"), std::string::npos);
   EXPECT_NE(readFile(run + "/summary.json").find("\"steps\": 8"), std::string::npos) << "it trained on";
+  fs::remove_all(dir);
+}
+
+// A run training in another process: `control RUN --profile 2` records its next two steps.
+TEST(CliProfile, ControlProfilesARunTrainingNow) {
+  const std::string dir = tempDir("profile-control");
+  const std::string runs = dir + "/runs";
+  const pid_t pid = wb::test::startCli(
+      "train " + smallRun(runs) + " --set model.preset=mlp --set train.epochs=100", dir + "/train.out");
+  std::string run;
+  for (int i = 0; i < 3000 && (run.empty() || !fs::exists(run + "/metrics.jsonl")); ++i) {
+    run = wb::test::onlyRunFolder(runs);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_FALSE(run.empty()) << readFile(dir + "/train.out");
+  const auto asked = runCli("control " + run + " --profile 2");
+  EXPECT_EQ(asked.status, 0) << asked.err;
+  EXPECT_NE(asked.out.find("a profile of 2 steps requested"), std::string::npos) << asked.out;
+  bool recorded = false;
+  for (int i = 0; i < 3000 && !recorded; ++i) {
+    recorded = readFile(run + "/metrics.jsonl").find("\"event\":\"profile\"") != std::string::npos;
+    if (!recorded) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(recorded) << readFile(dir + "/train.out");
+  EXPECT_NE(readFile(run + "/train.log").find("(workbench-cli control)"), std::string::npos);
+  bool report = false;
+  for (const auto& entry : fs::directory_iterator(run + "/profile")) {
+    report = report || entry.path().extension() == ".json";
+  }
+  EXPECT_TRUE(report);
   fs::remove_all(dir);
 }
 
