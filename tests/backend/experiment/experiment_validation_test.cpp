@@ -317,11 +317,11 @@ TEST(ExperimentValidation, DataParallelKeys) {
 }
 
 TEST(ExperimentValidation, ShardLevelIsOneOfFourWords) {
-  for (const auto& [word, level] : std::vector<std::pair<std::string, ShardLevel>>{
-           {"none", ShardLevel::None},
-           {"optimizer", ShardLevel::Optimizer},
-           {"gradients", ShardLevel::Gradients},
-           {"parameters", ShardLevel::Parameters}}) {
+  for (const auto& [word, level] :
+       std::vector<std::pair<std::string, ShardLevel>>{{"none", ShardLevel::None},
+                                                       {"optimizer", ShardLevel::Optimizer},
+                                                       {"gradients", ShardLevel::Gradients},
+                                                       {"parameters", ShardLevel::Parameters}}) {
     const ParseResult result = parseText(R"({"train": {"shard": ")" + word + R"("}})");
     ASSERT_TRUE(result.ok()) << formatIssues(result.issues);
     EXPECT_EQ(result.experiment.train.shard, level) << word;
