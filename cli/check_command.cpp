@@ -5,7 +5,9 @@
 #include "cli_commands.h"
 #include "experiment_args.h"
 #include "workbench/data_preview.h"
+#include "workbench/model_summary.h"
 #include "workbench/system_info.h"
+#include "workbench/training_memory.h"
 #include "workbench/weights_load_report.h"
 
 namespace wb::cli {
@@ -33,6 +35,18 @@ void printDataSummary(const DataPreview& p) {
   std::cout << "  loader: " << p.loader << "\n";
 }
 
+// The training state per device under each way of spreading it (workbench/training_memory.h); false, with
+// the refusal printed, when the experiment's own choice cannot fit its devices.
+bool printMemory(const Experiment& experiment) {
+  const TrainingMemory memory = estimateTrainingMemory(experiment, summarizeModel(experiment),
+                                                       deviceCapacities(trainingDevices(experiment)));
+  for (const std::string& line : memoryTableLines(memory)) std::cout << line << "\n";
+  const std::string refusal = memoryRefusal(memory);
+  if (refusal.empty()) return true;
+  std::cerr << "error: " << refusal << "\n";
+  return false;
+}
+
 struct CheckOptions {
   ExperimentArgs experiment;
 };
@@ -51,6 +65,7 @@ int check(const CheckOptions& o) {
     for (const std::string& line : weightsLoadLines(previewWeightsLoad(*experiment)))
       std::cout << line << "\n";
   }
+  if (!printMemory(*experiment)) return kExitBadInput;
   // Valid is not the same as fast: bf16 on a CPU without AVX-512 trains many times slower than fp32.
   bool on_cpu = false;
   for (const auto& d : experiment->train.devices) on_cpu = on_cpu || d.rfind("cpu", 0) == 0;
@@ -76,7 +91,11 @@ void addCheckCommand(CLI::App& program) {
       "valid experiment's data are summarized: the classes and their counts (an image folder's files per "
       "class), the model's input, the preprocessing and the loader's workers; with model.weights, the load "
       "report "
-      "(tensors loaded, missing, unexpected, of another shape, a new head).",
+      "(tensors loaded, missing, unexpected, of another shape, a new head). Then the training state's memory "
+      "per device (parameters, gradients, optimizer state, estimated activations) under each train.shard "
+      "level and a proposed train.pipeline cut; an experiment whose own choice cannot fit its devices (a "
+      "CUDA "
+      "device's memory; the machine's RAM, shared by CPU devices) is refused with the choice that would fit.",
       "Examples:\n"
       "  workbench-cli check my-experiment.json\n"
       "  workbench-cli check --example vit --set train.devices=cuda:0\n"
