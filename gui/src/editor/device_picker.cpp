@@ -1,12 +1,15 @@
 #include "editor/device_picker.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 
 #include "app/system_info_cache.h"
+#include "model_view/memory_figures_view.h"
 
 namespace wb::gui {
 namespace {
@@ -30,6 +33,32 @@ int cpuRanksOf(const QString& id) {
   bool ok = false;
   const int n = id.mid(4).toInt(&ok);
   return ok && n >= 1 && n <= kMaxCpuRanks ? n : 0;
+}
+
+// A device's figures, for the tooltips.
+QString memoryBreakdown(const DeviceMemoryEstimate& d) {
+  return QObject::tr("%1 on %2: parameters %3, gradients %4, optimizer %5, activations %6, of %7")
+      .arg(bytesText(d.total()), QString::fromStdString(d.device), bytesText(d.parameters),
+           bytesText(d.gradients), bytesText(d.optimizer_state), bytesText(d.activations),
+           d.capacity > 0 ? bytesText(d.capacity) : QObject::tr("unknown"));
+}
+
+// Only a choice that does not fit speaks up here (the Model tab has every figure; a form row costs room on a
+// small screen): the device it overflows and what would fit.
+QString memoryWarning(const TrainingMemory& memory) {
+  const MemoryChoice* chosen = memory.chosen();
+  if (!chosen || !chosen->possible() || chosen->fits()) return QString();
+  const DeviceMemoryEstimate* fullest = &chosen->devices.front();
+  for (const DeviceMemoryEstimate& d : chosen->devices) {
+    if (d.total() - d.capacity > fullest->total() - fullest->capacity) fullest = &d;
+  }
+  const MemoryChoice* fitting = memory.firstFitting();
+  return QObject::tr("⚠ Does not fit: %1 on %2, which holds %3; ")
+             .arg(bytesText(fullest->total()), QString::fromStdString(fullest->device),
+                  bytesText(fullest->capacity)) +
+         (fitting ? QObject::tr("%1 would (%2)")
+                        .arg(QString::fromStdString(fitting->name), bytesText(fitting->largestDevice()))
+                  : QObject::tr("nothing fits: more devices or a smaller batch"));
 }
 
 // One id per rank, as the engine reads the list: "cpu:N" becomes N "cpu".
@@ -88,6 +117,8 @@ DevicePicker::DevicePicker(QWidget* parent) : QWidget(parent) {
   small.setPointSizeF(small.pointSizeF() * 0.9);
   m_note->setFont(small);
 
+  buildMemoryRow();
+
   auto* ranksRow = new QHBoxLayout;
   ranksRow->setContentsMargins(0, 0, 0, 0);
   ranksRow->addWidget(ranksLabel);
@@ -99,6 +130,8 @@ DevicePicker::DevicePicker(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_list);
   layout->addLayout(ranksRow);
   layout->addWidget(m_note);
+  layout->addWidget(m_memoryRow);
+  layout->addWidget(m_memoryNote);
   setFocusProxy(m_list);
 
   connect(m_list, &QListWidget::itemChanged, this, [this] {
@@ -110,6 +143,40 @@ DevicePicker::DevicePicker(QWidget* parent) : QWidget(parent) {
     emit devicesChanged();
   });
   updateNote();
+}
+
+// The memory figures: a chooser of the ways to spread the training state (several devices only) and a red
+// line when the chosen way does not fit.
+void DevicePicker::buildMemoryRow() {
+  m_memoryRow = new QWidget(this);
+  m_memoryChoice = new QComboBox(m_memoryRow);
+  m_memoryChoice->setObjectName(QStringLiteral("memoryChoice"));
+  m_memoryChoice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_memoryChoice->setMinimumContentsLength(12);
+  m_memoryChoice->setToolTip(
+      tr("How the training state is spread over the devices, with the most any one device holds: every "
+         "device all of it (shard none), ZeRO's shard levels (train.shard), or the model cut into stages "
+         "(train.pipeline). The Model tab has every device's figures."));
+  auto* memoryLabel = new QLabel(tr("State:"), m_memoryRow);
+  memoryLabel->setBuddy(m_memoryChoice);
+  memoryLabel->setToolTip(m_memoryChoice->toolTip());
+  auto* memoryLayout = new QHBoxLayout(m_memoryRow);
+  memoryLayout->setContentsMargins(0, 0, 0, 0);
+  memoryLayout->addWidget(memoryLabel);
+  memoryLayout->addWidget(m_memoryChoice, 1);
+  m_memoryRow->hide();
+  m_memoryNote = new QLabel(this);
+  m_memoryNote->setObjectName(QStringLiteral("memoryNote"));
+  m_memoryNote->setWordWrap(true);
+  m_memoryNote->hide();
+
+  QFont smallNote = m_memoryNote->font();
+  smallNote.setPointSizeF(smallNote.pointSizeF() * 0.9);
+  m_memoryNote->setFont(smallNote);
+  connect(m_memoryChoice, qOverload<int>(&QComboBox::activated), this, [this](int row) {
+    const QVariant index = m_memoryChoice->itemData(row);
+    if (index.isValid()) emit memoryChoiceRequested(index.toInt());
+  });
 }
 
 QListWidgetItem* DevicePicker::ensureItem(const QString& id) {
@@ -169,6 +236,35 @@ void DevicePicker::updateNote() {
   m_cpuRanks->setEnabled(cpu && cpu->checkState() == Qt::Checked);
   // Always there to read; greyed while the choice is a single device.
   m_note->setEnabled(devices().size() > 1);
+}
+
+void DevicePicker::showMemory(const TrainingMemory& memory, bool pipelineEditable) {
+  const QSignalBlocker block(m_memoryChoice);
+  m_memoryChoice->clear();
+  const QString warning = memoryWarning(memory);
+  m_memoryNote->setText(warning);
+  m_memoryNote->setStyleSheet(QStringLiteral("color: #b91c1c;"));
+  const MemoryChoice* chosen = memory.chosen();
+  m_memoryNote->setToolTip(chosen && chosen->possible() && !chosen->devices.empty()
+                               ? memoryBreakdown(chosen->devices.front())
+                               : QString());
+  m_memoryNote->setVisible(!warning.isEmpty());
+  for (size_t i = 0; i < memory.choices.size(); ++i) {
+    const MemoryChoice& choice = memory.choices[i];
+    m_memoryChoice->addItem(memoryChoiceSummary(choice), static_cast<int>(i));
+    const int row = m_memoryChoice->count() - 1;
+    QStringList lines;
+    for (const DeviceMemoryEstimate& d : choice.devices) lines << memoryBreakdown(d);
+    m_memoryChoice->setItemData(row, lines.join(QLatin1Char('\n')), Qt::ToolTipRole);
+    if (!choice.possible() || (choice.pipeline && !pipelineEditable)) {
+      // Listed with its figures, not selectable (a QComboBox's model is a QStandardItemModel).
+      if (auto* items = qobject_cast<QStandardItemModel*>(m_memoryChoice->model()))
+        items->item(row)->setEnabled(false);
+    }
+    if (choice.chosen) m_memoryChoice->setCurrentIndex(row);
+  }
+  // One device has one way: nothing to choose (the Model tab has its figures).
+  m_memoryRow->setVisible(memory.choices.size() > 1);
 }
 
 DevicesBinding::DevicesBinding(std::string path, DevicePicker* picker)

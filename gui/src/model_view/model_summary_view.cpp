@@ -9,7 +9,10 @@
 #include <QtConcurrent/QtConcurrent>
 
 #include "app/off_thread.h"
+#include "app/system_info_cache.h"
+#include "editor/device_picker.h"
 #include "editor/experiment_editor.h"
+#include "model_view/memory_figures_view.h"
 #include "workbench/errors.h"
 #include "workbench/weights_load_report.h"
 
@@ -152,6 +155,8 @@ ModelSummaryView::ModelSummaryView(ExperimentEditor* editor, QWidget* parent)
   layout->addWidget(m_freezeIssues);
   layout->addWidget(m_table, 1);
   layout->addWidget(m_weights);
+  m_memoryFigures = new MemoryFiguresView(this);
+  layout->addWidget(m_memoryFigures);
   showMessage(tr("Summarizing the model…"));
 
   m_debounce.setSingleShot(true);
@@ -160,7 +165,56 @@ ModelSummaryView::ModelSummaryView(ExperimentEditor* editor, QWidget* parent)
   connect(&m_watcher, &QFutureWatcher<ModelSummary>::finished, this, &ModelSummaryView::onComputed);
   connect(m_editor, &ExperimentEditor::edited, this, &ModelSummaryView::schedule);
   connect(m_editor, &ExperimentEditor::validated, this, &ModelSummaryView::schedule);
+  // Every path of compute() ends in summaryShown, the edits that leave the summary as it is (the devices,
+  // the batch size) included: the memory figures follow each.
+  connect(this, &ModelSummaryView::summaryShown, this, &ModelSummaryView::updateMemory);
+  if (FieldBinding* devices = m_editor->binding("train.devices"))
+    m_picker = qobject_cast<DevicePicker*>(devices->input());
+  if (m_picker) {
+    connect(m_picker, &DevicePicker::memoryChoiceRequested, this, &ModelSummaryView::applyMemoryChoice);
+  }
   schedule();
+}
+
+void ModelSummaryView::updateMemory() {
+  const std::optional<Experiment> experiment = m_editor->experiment();
+  m_memory = TrainingMemory{};
+  if (experiment && m_summary.ok() && !m_showingMessage && !m_summary.rows.empty()) {
+    m_memory = estimateTrainingMemory(*experiment, m_summary,
+                                      deviceCapacities(trainingDevices(*experiment), systemInfo()));
+  }
+  if (m_memory.choices.empty()) {
+    m_memoryFigures->clear();
+  } else {
+    m_memoryFigures->showMemory(m_memory);
+  }
+  if (m_picker) {
+    const bool pipelineEditable =
+        m_editor->binding("train.pipeline.enabled") && m_editor->binding("train.pipeline.stages");
+    m_picker->showMemory(m_memory, pipelineEditable);
+  }
+}
+
+// The picker's choice becomes the keys that make it. A pipeline and data parallel do not combine (the engine
+// refuses several train.devices beside train.pipeline): the pipeline takes the devices as its stages' and
+// train.devices keeps the first; a shard level turns the pipeline off and trains data parallel on them.
+void ModelSummaryView::applyMemoryChoice(int index) {
+  if (index < 0 || static_cast<size_t>(index) >= m_memory.choices.size()) return;
+  const MemoryChoice choice = m_memory.choices[static_cast<size_t>(index)];
+  const std::vector<std::string> devices = m_memory.devices;
+  if (choice.pipeline) {
+    m_editor->setValue("train.shard", wordString(ShardLevel::None));
+    m_editor->setValue("train.devices", nlohmann::json::array({devices.front()}));
+    m_editor->setValue("train.pipeline.stages", nlohmann::json::parse(choice.pipeline_stages_json));
+    m_editor->setValue("train.pipeline.enabled", true);
+    return;
+  }
+  const std::optional<Experiment> experiment = m_editor->experiment();
+  if (experiment && experiment->train.pipeline.enabled) {
+    m_editor->setValue("train.pipeline.enabled", false);
+    m_editor->setValue("train.devices", devices);
+  }
+  m_editor->setValue("train.shard", wordString(choice.shard));
 }
 
 void ModelSummaryView::schedule() {
@@ -390,6 +444,7 @@ void ModelSummaryView::showWeights(const QString& text, bool refused) {
 
 void ModelSummaryView::showMessage(const QString& text) {
   m_showingMessage = true;
+  m_memoryFigures->clear();
   m_message->setText(text);
   m_message->show();
   m_table->hide();

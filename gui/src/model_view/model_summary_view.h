@@ -10,6 +10,10 @@
 // section says what model.weights loads — the engine's load report, made off the UI thread on its own (a
 // large file does not hold the table back), a refusal in red with the engine's words — or that the model
 // starts from a fresh initialization.
+//
+// Issue 42: under it, the training state's memory per device under each way of spreading it
+// (memory_figures_view.h), for the editor's devices, batch, optimizer and precision; the same figures feed
+// the editor's device picker, whose chooser sets train.shard or train.pipeline through the editor.
 
 #include <QFutureWatcher>
 #include <QTimer>
@@ -20,6 +24,7 @@
 #include "app/serial_reload.h"
 #include "workbench/experiment.h"
 #include "workbench/model_summary.h"
+#include "workbench/training_memory.h"
 
 class QLabel;
 class QStandardItemModel;
@@ -27,7 +32,9 @@ class QTableView;
 
 namespace wb::gui {
 
+class DevicePicker;
 class ExperimentEditor;
+class MemoryFiguresView;
 
 // Table columns, in order.
 enum ModelSummaryColumn {
@@ -63,6 +70,9 @@ class ModelSummaryView : public QWidget {
   QString weightsText() const;
   bool weightsRefused() const { return m_weightsRefused; }
   QLabel* weightsLabel() const { return m_weights; }
+  // The memory figures last shown (no choices while the model or the form has problems).
+  const TrainingMemory& memory() const { return m_memory; }
+  MemoryFiguresView* memoryFigures() const { return m_memoryFigures; }
 
  signals:
   void summaryShown();  // the table (or the message) now shows the editor's experiment
@@ -79,6 +89,8 @@ class ModelSummaryView : public QWidget {
   void startWeightsLoad();
   void forgetWeights();
   void showWeights(const QString& text, bool refused);
+  void updateMemory();
+  void applyMemoryChoice(int index);
 
   ExperimentEditor* m_editor;
   QLabel* m_totals;
@@ -100,6 +112,9 @@ class ModelSummaryView : public QWidget {
   std::optional<Experiment> m_weightsWanted;  // the experiment whose weights the section should show next
   std::string m_weightsKey;                   // the data and model sections it was asked for
   bool m_weightsRefused = false;
+  MemoryFiguresView* m_memoryFigures;
+  DevicePicker* m_picker = nullptr;  // the editor's train.devices field, shown the same figures
+  TrainingMemory m_memory;
 };
 
 }  // namespace wb::gui
