@@ -13,7 +13,7 @@
 # Fashion-MNIST into .gpu/; carry ".gpu" and run `BIN=.gpu scripts/gpu-check.sh`: no build there, the binaries
 # load the machine's own torch libraries (the same 2.11.0+cu130 wheel they were linked against).
 #
-# usage: scripts/gpu-check.sh [all|build|test|e2e|nvml|bench|shard|pipeline]      (default all)
+# usage: scripts/gpu-check.sh [all|build|test|e2e|nvml|profile|bench|shard|pipeline]      (default all)
 # environment: OUT (default ./gpu-out), JOBS (default nproc), STEPS (default 40; the standard models
 #              STANDARD_STEPS, default 10), WARMUP (default 5), ROUNDS (default 1), MODELS (default
 #              "resnet50 128,vit_b_16 128,mlp 64,cnn 256,resnet 256,vit 256": the order is the priority when the
