@@ -79,6 +79,10 @@ class MemoryFiguresTest : public QObject {
     QVERIFY(!boldRow(table, 2));
     QCOMPARE(table->item(4, kMemoryGradientsColumn)->text(), QStringLiteral("2.19 KiB"));  // 560 × 4 B
     QCOMPARE(table->item(8, kMemoryChoiceColumn)->text(), QStringLiteral("pipeline · stage 0"));
+    // ZeRO stage 3 keeps its figures but says the trainer does not offer it.
+    QCOMPARE(table->item(6, kMemoryChoiceColumn)->text(),
+             QStringLiteral("shard parameters (not available yet)"));
+    QCOMPARE(table->item(6, kMemoryTotalColumn)->text(), QStringLiteral("12.8 KiB"));
     QVERIFY(view.verdictRefuses());
     QVERIFY2(view.verdictText().contains(QStringLiteral("train.shard \"gradients\" would fit")),
              qPrintable(view.verdictText()));
@@ -107,7 +111,8 @@ class MemoryFiguresTest : public QObject {
     picker.showMemory(estimateTrainingMemory(twoDeviceExperiment(), threeLayerSummary(), {16000, 16000}),
                       false);
     QVERIFY(!(picker.memoryChoice()->model()->index(4, 0).flags() & Qt::ItemIsEnabled));
-    QVERIFY(picker.memoryChoice()->model()->index(3, 0).flags() & Qt::ItemIsEnabled);
+    QVERIFY(picker.memoryChoice()->model()->index(2, 0).flags() & Qt::ItemIsEnabled);
+    QVERIFY(!(picker.memoryChoice()->model()->index(3, 0).flags() & Qt::ItemIsEnabled));  // stage 3: not yet
     picker.showMemory(TrainingMemory{}, true);
     QVERIFY(!picker.memoryNote()->isVisible());
     QVERIFY(picker.memoryChoice()->parentWidget()->isHidden());

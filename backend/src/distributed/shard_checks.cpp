@@ -1,7 +1,6 @@
 #include "distributed/shard_checks.h"
 
 namespace wb {
-namespace {
 
 // The levels the trainer implements; a level it does not is refused here instead of training unsharded.
 bool shardLevelTrains(ShardLevel level) {
@@ -15,8 +14,6 @@ bool shardLevelTrains(ShardLevel level) {
   }
   return false;
 }
-
-}  // namespace
 
 std::vector<ValidationIssue> checkShard(const Experiment& e) {
   std::vector<ValidationIssue> issues;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "distributed/shard_checks.h"
 #include "model/pipeline_cut.h"
 #include "workbench/finders.h"
 #include "workbench/system_info.h"
@@ -87,6 +88,11 @@ MemoryChoice dataParallelChoice(const TrainingMemory& m, ShardLevel level, int64
     estimate.activations =
         m.batch * (m.activation_elements_per_sample * m.activation_bytes + input_elements * kFloatBytes);
     choice.devices.push_back(estimate);
+  }
+  // Listed with its figures (what stage 3 would save) but never proposed or picked: the trainer refuses it.
+  if (!shardLevelTrains(level)) {
+    choice.problem = "not available in this version yet (it would hold " +
+                     formatBytes(choice.largestDevice()) + " on the fullest device)";
   }
   return choice;
 }
@@ -308,13 +314,13 @@ TrainingMemory estimateTrainingMemory(const Experiment& experiment, const ModelS
 
 namespace training_memory_detail {
 
-std::string tableRow(const std::string& choice, const DeviceMemoryEstimate& d) {
+std::string tableRow(const std::string& choice, const DeviceMemoryEstimate& d, const char* verdict) {
   char text[256];
   const std::string capacity = d.capacity > 0 ? formatBytes(d.capacity) : "?";
   std::snprintf(text, sizeof text, "%-19s %-7s %11s %11s %11s %11s %11s %9s %s", choice.c_str(),
                 d.device.c_str(), formatBytes(d.parameters).c_str(), formatBytes(d.gradients).c_str(),
                 formatBytes(d.optimizer_state).c_str(), formatBytes(d.activations).c_str(),
-                formatBytes(d.total()).c_str(), capacity.c_str(), d.fits() ? "fits" : "does not fit");
+                formatBytes(d.total()).c_str(), capacity.c_str(), verdict);
   return text;
 }
 
@@ -330,7 +336,7 @@ std::vector<std::string> memoryTableLines(const TrainingMemory& m) {
   lines.push_back(header);
   for (const MemoryChoice& choice : m.choices) {
     const std::string mark = choice.chosen ? "* " : "  ";
-    if (!choice.possible()) {
+    if (!choice.possible() && choice.devices.empty()) {
       lines.push_back(mark + choice.name + ": " + choice.problem);
       continue;
     }
@@ -340,7 +346,10 @@ std::vector<std::string> memoryTableLines(const TrainingMemory& m) {
       std::string label = d == 0 ? mark + choice.name : "";
       if (!device.stage.empty())
         label = (d == 0 ? mark : std::string("  ")) + choice.name + " " + device.stage;
-      lines.push_back(training_memory_detail::tableRow(label, device));
+      const char* verdict = !choice.possible() ? "not available yet"
+                            : device.fits()    ? "fits"
+                                               : "does not fit";
+      lines.push_back(training_memory_detail::tableRow(label, device, verdict));
     }
   }
   lines.push_back("  (* this experiment's choice)");

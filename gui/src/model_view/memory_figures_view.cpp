@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QPalette>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -83,7 +84,7 @@ void MemoryFiguresView::clear() {
 
 void MemoryFiguresView::addChoiceRows(const MemoryChoice& choice) {
   const QString name = QString::fromStdString(choice.name);
-  if (!choice.possible()) {
+  if (!choice.possible() && choice.devices.empty()) {
     QList<QStandardItem*> items{new QStandardItem(name),
                                 new QStandardItem(QString::fromStdString(choice.problem))};
     for (int c = 2; c < kMemoryColumns; ++c) items << new QStandardItem();
@@ -93,7 +94,8 @@ void MemoryFiguresView::addChoiceRows(const MemoryChoice& choice) {
   }
   for (size_t d = 0; d < choice.devices.size(); ++d) {
     const DeviceMemoryEstimate& device = choice.devices[d];
-    QString label = d == 0 ? name : QString();
+    // A choice the trainer does not offer (ZeRO stage 3) keeps its figures, greyed, its label saying so.
+    QString label = d == 0 ? (choice.possible() ? name : tr("%1 (not available yet)").arg(name)) : QString();
     if (!device.stage.empty())
       label = (d == 0 ? name + QStringLiteral(" · ") : QStringLiteral("  ")) +
               tr("stage %1").arg(QString::fromStdString(device.stage));
@@ -106,7 +108,12 @@ void MemoryFiguresView::addChoiceRows(const MemoryChoice& choice) {
         bytesItem(device.activations),
         bytesItem(device.total()),
         device.capacity > 0 ? bytesItem(device.capacity) : new QStandardItem(tr("unknown"))};
-    if (!device.fits()) {
+    if (!choice.possible()) {
+      for (QStandardItem* item : items) {
+        item->setForeground(QPalette().color(QPalette::Disabled, QPalette::Text));
+        item->setToolTip(QString::fromStdString(choice.problem));
+      }
+    } else if (!device.fits()) {
       items[kMemoryTotalColumn]->setForeground(kDoesNotFitColor);
       items[kMemoryTotalColumn]->setToolTip(
           tr("Does not fit: %1 holds %2")

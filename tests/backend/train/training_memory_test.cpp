@@ -164,6 +164,13 @@ TEST(TrainingMemory, RefusesWhatDoesNotFitAndProposesWhatWould) {
   const std::string cut = memoryRefusal(pipeline_only);
   EXPECT_NE(cut.find(R"("pipeline": {"stages": [["cpu", "0"], ["cpu", "1..2"]]})"), std::string::npos) << cut;
 
+  // Only ZeRO stage 3 would hold the state (13120 B), and the trainer refuses that level: nothing is
+  // proposed.
+  const TrainingMemory stage3_only = estimateTrainingMemory(e, handSummary(), {14000, 14000});
+  EXPECT_FALSE(choiceNamed(stage3_only, "shard parameters").fits());
+  EXPECT_EQ(memoryRefusal(stage3_only).find("\"parameters\""), std::string::npos)
+      << memoryRefusal(stage3_only);
+
   const TrainingMemory nothing = estimateTrainingMemory(e, handSummary(), {1000, 1000});
   EXPECT_NE(memoryRefusal(nothing).find("No shard level or pipeline cut fits these 2 devices"),
             std::string::npos)
@@ -184,6 +191,8 @@ TEST(TrainingMemory, TableHasARowPerChoiceAndDevice) {
   EXPECT_EQ(lines[2].rfind("* shard none", 0), 0u) << lines[2];
   EXPECT_NE(lines[2].find("does not fit"), std::string::npos) << lines[2];
   EXPECT_NE(lines[7].find(" fits"), std::string::npos) << lines[7];  // shard gradients, second device
+  // ZeRO stage 3 shows what it would hold but is not offered: the trainer refuses it.
+  EXPECT_NE(lines[8].find("not available yet"), std::string::npos) << lines[8];
   EXPECT_EQ(lines[10].rfind("  pipeline 0 ", 0), 0u) << lines[10];
   EXPECT_EQ(lines[11].rfind("  pipeline 1..2 ", 0), 0u) << lines[11];
 }
