@@ -68,35 +68,36 @@ int64_t ShardedTrainingState::chunkElements() const {
   return std::max<int64_t>(1, static_cast<int64_t>(bytes / per));
 }
 
-void ShardedTrainingState::pack(int r, int64_t begin, int64_t end, What what, torch::Tensor flat) const {
+void ShardedTrainingState::forEachPiece(int r, int64_t begin, int64_t end,
+                                        const std::function<void(size_t, int64_t, int64_t)>& piece) const {
   for (size_t i = 0; i < m_params.size(); ++i) {
     if (m_partition.owner[i] != r) continue;
     const int64_t o = m_partition.offset[i];
     const int64_t lo = std::max(o, begin);
     const int64_t hi = std::min(o + m_params[i].numel(), end);
-    if (lo >= hi) continue;
-    torch::Tensor dst = flat.narrow(0, lo - begin, hi - lo);
-    const torch::Tensor source = what == What::Values ? m_params[i].detach() : m_params[i].grad();
-    if (!source.defined()) {
-      dst.zero_();  // a parameter this step did not use: a zero gradient, as in DDP
-      continue;
-    }
-    dst.copy_(source.reshape({-1}).narrow(0, lo - o, hi - lo));
+    if (lo < hi) piece(i, lo - o, hi - lo);
   }
 }
 
+void ShardedTrainingState::pack(int r, int64_t begin, int64_t end, What what, torch::Tensor flat) const {
+  forEachPiece(r, begin, end, [&](size_t i, int64_t from, int64_t length) {
+    torch::Tensor dst = flat.narrow(0, m_partition.offset[i] + from - begin, length);
+    const torch::Tensor source = what == What::Values ? m_params[i].detach() : m_params[i].grad();
+    if (!source.defined()) {
+      dst.zero_();  // a parameter this step did not use: a zero gradient, as in DDP
+      return;
+    }
+    dst.copy_(source.reshape({-1}).narrow(0, from, length));
+  });
+}
+
 void ShardedTrainingState::unpack(int r, int64_t begin, int64_t end, What what, const torch::Tensor& flat) {
-  for (size_t i = 0; i < m_params.size(); ++i) {
-    if (m_partition.owner[i] != r) continue;
-    const int64_t o = m_partition.offset[i];
-    const int64_t lo = std::max(o, begin);
-    const int64_t hi = std::min(o + m_params[i].numel(), end);
-    if (lo >= hi) continue;
+  forEachPiece(r, begin, end, [&](size_t i, int64_t from, int64_t length) {
     torch::Tensor& p = m_params[i];
     if (what == What::Gradients && !p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
-    copyIntoRange(what == What::Values ? p.detach() : p.mutable_grad(), lo - o,
-                  flat.narrow(0, lo - begin, hi - lo));
-  }
+    copyIntoRange(what == What::Values ? p.detach() : p.mutable_grad(), from,
+                  flat.narrow(0, m_partition.offset[i] + from - begin, length));
+  });
 }
 
 void ShardedTrainingState::dropOtherGradients() {

@@ -20,6 +20,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,10 @@ class ShardedTrainingState final : public StepPart {
   // Copies between rank r's shard elements [begin, end) and `flat` (end - begin elements): the parameters' or
   // their gradients' values. A gradient that is undefined counts as zeros.
   enum class What { Values, Gradients };
+  // Calls `piece(parameter, from, length)` for each part of rank r's parameters inside [begin, end) of the
+  // flat shard order: `from` is the offset inside the parameter.
+  void forEachPiece(int r, int64_t begin, int64_t end,
+                    const std::function<void(size_t, int64_t, int64_t)>& piece) const;
   void pack(int r, int64_t begin, int64_t end, What what, torch::Tensor flat) const;
   void unpack(int r, int64_t begin, int64_t end, What what, const torch::Tensor& flat);
   int64_t chunkElements() const;
