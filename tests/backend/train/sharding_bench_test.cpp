@@ -121,8 +121,9 @@ TEST(ShardingBench, DISABLED_TwoRanksStateAndThroughput) {
   std::printf("shard=%s process peak RSS (both ranks) %.1f MiB\n", wordString(level).c_str(),
               static_cast<double>(usage.ru_maxrss) / 1024.0);
   // Sharded: the two ranks' optimizer states add up to one whole one (none: each holds all of it).
-  if (level != ShardLevel::None)
+  if (level != ShardLevel::None) {
     EXPECT_EQ(between[0].optimizer + between[1].optimizer, 2 * between[0].parameters);
+  }
 }
 
 }  // namespace
