@@ -26,7 +26,7 @@ QString profiledRunName(const ProfileReport& report) {
 
 ProfileActions::ProfileActions(RunController* controller, ProfileView* view, QWidget* window)
     : QObject(window), m_controller(controller), m_view(view), m_window(window) {
-  m_profile = new QAction(tr("&Profile Steps…"), this);
+  m_profile = new QAction(tr("Pr&ofile Steps…"), this);
   m_profile->setObjectName(QStringLiteral("profileSteps"));
   connect(m_profile, &QAction::triggered, this, &ProfileActions::openProfileDialog);
   connect(m_controller, &RunController::stateChanged, this, &ProfileActions::update);
