@@ -126,6 +126,9 @@ class MemoryFiguresTest : public QObject {
     ExperimentEditor* editor = window.editor();
     DevicePicker* picker = pickerOf(editor);
     QVERIFY(picker);
+    // The wheel passes over the chooser while the form scrolls (widgets/wheel_guard.h): focus by click or
+    // Tab.
+    QCOMPARE(picker->memoryChoice()->focusPolicy(), Qt::StrongFocus);
 
     editor->setDocument(test::tinyExperimentJson(m_dir.path()));
     QTRY_VERIFY_WITH_TIMEOUT(!tab->isComputing() && tab->memory().choices.size() == 1, kMemoryTimeoutMs);

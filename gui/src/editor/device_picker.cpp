@@ -10,6 +10,7 @@
 
 #include "app/system_info_cache.h"
 #include "model_view/memory_figures_view.h"
+#include "widgets/wheel_guard.h"
 
 namespace wb::gui {
 namespace {
@@ -96,6 +97,7 @@ DevicePicker::DevicePicker(QWidget* parent) : QWidget(parent) {
   m_list->setMaximumHeight(qMax(2, m_list->count() + 1) * (fontMetrics().height() + 6));
 
   m_cpuRanks = new QSpinBox(this);
+  guardWheel(m_cpuRanks);
   m_cpuRanks->setObjectName(QStringLiteral("cpuRanks"));
   m_cpuRanks->setRange(1, kMaxCpuRanks);
   m_cpuRanks->setValue(1);
@@ -150,6 +152,7 @@ DevicePicker::DevicePicker(QWidget* parent) : QWidget(parent) {
 void DevicePicker::buildMemoryRow() {
   m_memoryRow = new QWidget(this);
   m_memoryChoice = new QComboBox(m_memoryRow);
+  guardWheel(m_memoryChoice);  // scrolling the form past it must not pick another way to spread the state
   m_memoryChoice->setObjectName(QStringLiteral("memoryChoice"));
   m_memoryChoice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   m_memoryChoice->setMinimumContentsLength(12);
