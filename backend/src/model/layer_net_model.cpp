@@ -60,9 +60,14 @@ void appendRows(std::string& table, const std::vector<LayerPtr>& layers, const S
 }  // namespace
 
 std::string groupedThousands(int64_t value) {
-  std::string digits = std::to_string(value < 0 ? -value : value);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
-  return value < 0 ? "-" + digits : digits;
+  // Appended digit by digit: gcc 12's -Wstringop-overflow misreads std::string::insert in a loop.
+  const std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string grouped = value < 0 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  return grouped;
 }
 
 std::string layerSummary(const std::vector<LayerPtr>& layers, const Shape& inputShape) {

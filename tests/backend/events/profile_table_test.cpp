@@ -149,7 +149,9 @@ TEST(ProfileTrace, IsAChromeTraceWithTheRangesAndShapes) {
       EXPECT_EQ(e["args"]["Input Dims"], nlohmann::json::parse("[[32, 784], [256, 784], [256]]"));
       EXPECT_EQ(e["cat"], "cpu_op");
     }
-    if (e["ph"] == "X" && e["name"] == "## forward ##") EXPECT_EQ(e["cat"], "user_annotation");
+    if (e["ph"] == "X" && e["name"] == "## forward ##") {
+      EXPECT_EQ(e["cat"], "user_annotation");
+    }
   }
   EXPECT_TRUE(linear);
   EXPECT_TRUE(process);
