@@ -79,9 +79,11 @@ class MemoryFiguresTest : public QObject {
     QVERIFY(!boldRow(table, 2));
     QCOMPARE(table->item(4, kMemoryGradientsColumn)->text(), QStringLiteral("2.19 KiB"));  // 560 × 4 B
     QCOMPARE(table->item(8, kMemoryChoiceColumn)->text(), QStringLiteral("pipeline · stage 0"));
-    // ZeRO stage 3 keeps its figures but says the trainer does not offer it.
+    // ZeRO stage 3 keeps its figures; while the trainer does not train it (shardLevelTrains) it says so.
     QCOMPARE(table->item(6, kMemoryChoiceColumn)->text(),
-             QStringLiteral("shard parameters (not available yet)"));
+             shardLevelTrains(ShardLevel::Parameters)
+                 ? QStringLiteral("shard parameters")
+                 : QStringLiteral("shard parameters (not available yet)"));
     QCOMPARE(table->item(6, kMemoryTotalColumn)->text(), QStringLiteral("12.8 KiB"));
     QVERIFY(view.verdictRefuses());
     QVERIFY2(view.verdictText().contains(QStringLiteral("train.shard \"gradients\" would fit")),
@@ -112,7 +114,9 @@ class MemoryFiguresTest : public QObject {
                       false);
     QVERIFY(!(picker.memoryChoice()->model()->index(4, 0).flags() & Qt::ItemIsEnabled));
     QVERIFY(picker.memoryChoice()->model()->index(2, 0).flags() & Qt::ItemIsEnabled);
-    QVERIFY(!(picker.memoryChoice()->model()->index(3, 0).flags() & Qt::ItemIsEnabled));  // stage 3: not yet
+    // Stage 3: pickable exactly when the engine trains it.
+    QCOMPARE(static_cast<bool>(picker.memoryChoice()->model()->index(3, 0).flags() & Qt::ItemIsEnabled),
+             shardLevelTrains(ShardLevel::Parameters));
     picker.showMemory(TrainingMemory{}, true);
     QVERIFY(!picker.memoryNote()->isVisible());
     QVERIFY(picker.memoryChoice()->parentWidget()->isHidden());

@@ -80,6 +80,10 @@ std::vector<int64_t> deviceCapacities(const std::vector<std::string>& devices, c
 // The table, one line each: a header, then per choice one line per device ("shard none  cuda:0  params ...").
 std::vector<std::string> memoryTableLines(const TrainingMemory& memory);
 
+// Whether this version trains at train.shard `level`: `check` refuses the others, the memory figures give
+// them a `problem` and the window does not offer them. (Defined beside the trainer's check, distributed/.)
+bool shardLevelTrains(ShardLevel level);
+
 // Empty when the experiment's own choice fits (or capacities are unknown); otherwise why not, naming the
 // device and its figures, and the train.shard level or train.pipeline cut that would fit (or what to change
 // when none does).

@@ -5,9 +5,11 @@
 #include "data/dataset.h"
 #include "distributed/device_selection.h"
 #include "distributed/shard_checks.h"
+#include "model/layer_list.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
 #include "optim/parameter_groups.h"
+#include "pipeline/pipeline_stages.h"
 #include "run_folder/run_folder.h"
 #include "train/frozen_parameters.h"
 #include "train/training_plan.h"
@@ -90,6 +92,37 @@ void checkModel(const Experiment& e, const DataShape* shape, std::vector<Validat
   if (shape && issues.empty()) checkParameterPatterns(e, *shape, issues);
 }
 
+// train.pipeline's cut against the model's layers, resolved as the run resolves it (layer descriptions only,
+// no weights): an unknown layer, one in two stages or in none is refused before a run folder exists, each at
+// its stage's path ("train.pipeline.stages[1][1]: ...").
+void checkPipelineCut(const Experiment& e, const DataShape& shape, std::vector<ValidationIssue>& issues) {
+  if (!e.train.pipeline.enabled || !e.model.torchscript.empty()) return;
+  try {
+    const nlohmann::json list = e.model.layers.is_array()
+                                    ? e.model.layers
+                                    : presetLayers(e.model.preset, shape.sample_shape, shape.num_classes);
+    std::vector<ValidationIssue> parse_issues;
+    const std::vector<LayerPtr> layers = parseLayerList(list, "model.layers", parse_issues);
+    if (!parse_issues.empty()) return;  // checkModel has said so
+    (void)resolvePipelineStages(e.train.pipeline, layers, shape.sample_shape);
+  } catch (const UserError& err) {
+    std::string text = err.what();
+    size_t start = 0;
+    while (start < text.size()) {
+      const size_t end = std::min(text.find('\n', start), text.size());
+      std::string line = text.substr(start, end - start);
+      start = end + 1;
+      const size_t colon = line.find(": ");
+      std::string path = "train.pipeline.stages";
+      if (line.rfind("train.pipeline", 0) == 0 && colon != std::string::npos) {
+        path = line.substr(0, colon);
+        line = line.substr(colon + 2);
+      }
+      issues.push_back({path, line});
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
@@ -150,6 +183,7 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
   }
 
   checkModel(e, have_shape ? &shape : nullptr, issues);
+  if (have_shape && issues.empty()) checkPipelineCut(e, shape, issues);
   if (!e.model.weights.empty() && have_shape && issues.empty()) checkWeightsLoad(e, issues);
 
   const std::string runs_problem = checkRunsDirWritable(e.output.runs_dir);

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStyle>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -24,9 +25,11 @@
 #include "editor/json_path.h"
 #include "editor/lr_preview.h"
 #include "editor/param_groups_binding.h"
+#include "editor/pipeline_binding.h"
 #include "workbench/experiment_defaults.h"
 #include "workbench/experiment_keys.h"
 #include "workbench/system_info.h"
+#include "workbench/training_memory.h"
 
 namespace wb::gui {
 namespace {
@@ -36,8 +39,9 @@ constexpr int kEditorDebounceMs = 150;
 // Shorthands such as "augment": true become objects, so every key has exactly one field.
 nlohmann::json expandShorthands(nlohmann::json doc) {
   if (!doc.is_object()) return nlohmann::json::object();
-  for (const auto& [section, key] :
-       {std::pair<const char*, const char*>{"data", "augment"}, {"train", "early_stopping"}}) {
+  for (const auto& [section, key] : {std::pair<const char*, const char*>{"data", "augment"},
+                                     {"train", "early_stopping"},
+                                     {"train", "pipeline"}}) {
     auto s = doc.find(section);
     if (s == doc.end() || !s->is_object()) continue;
     auto k = s->find(key);
@@ -304,13 +308,15 @@ void ExperimentEditor::buildTrainingSection() {
                "backward has produced it."));
   addBool(tr_, "train.sync_batchnorm", tr("Sync batch norm"),
           tr("Several devices: batch norm statistics over the global batch (all ranks)."));
-  addChoice<ShardLevel>(
+  FieldBinding* shard = addChoice<ShardLevel>(
       tr_, "train.shard", tr("Sharded state"),
       {{ShardLevel::None, tr("none (every device holds it all)")},
        {ShardLevel::Optimizer, tr("optimizer state")},
        {ShardLevel::Gradients, tr("optimizer state + gradients")},
        {ShardLevel::Parameters, tr("optimizer state + gradients + parameters")}},
       tr("Several devices: the training state each device keeps only its shard of (ZeRO)."));
+  offerTrainedShardLevels(qobject_cast<QComboBox*>(shard->input()));
+  buildPipelineFields(tr_);
   addNumber(
       tr_, "train.collective_timeout", tr("Rank timeout (s)"),
       tr("Several devices: how long a rank waits for the others before the run fails, naming the rank."));
@@ -331,6 +337,41 @@ void ExperimentEditor::buildTrainingSection() {
                               tr("Early stopping: the metric watched."));
   addInteger(tr_, "train.early_stopping.patience", tr("Patience"), tr("Validations without improvement."));
   addNumber(tr_, "train.early_stopping.min_delta", tr("Min delta"), tr("Least change that counts."));
+}
+
+// Only the levels the engine trains can be picked (shardLevelTrains, the predicate `check` refuses the others
+// by): the rest stay listed, greyed, saying why, so the form never offers what Start would refuse. A file
+// that asks for one still shows it, with the engine's message at the field.
+void ExperimentEditor::offerTrainedShardLevels(QComboBox* combo) {
+  auto* items = qobject_cast<QStandardItemModel*>(combo->model());
+  for (int row = 0; items != nullptr && row < combo->count(); ++row) {
+    const std::optional<ShardLevel> level =
+        fromWord<ShardLevel>(combo->itemData(row).toString().toStdString());
+    if (!level || shardLevelTrains(*level)) continue;
+    items->item(row)->setEnabled(false);
+    items->item(row)->setText(tr("%1 — not available yet").arg(combo->itemText(row)));
+    items->item(row)->setToolTip(tr("This version does not train at this level yet: Start would refuse it."));
+  }
+}
+
+// train.pipeline: on or off, the stages table (pipeline_binding.h), then the micro-batches and the schedule;
+// the three below the switch show while it is on.
+void ExperimentEditor::buildPipelineFields(QFormLayout* form) {
+  addBool(form, "train.pipeline.enabled", tr("Pipeline"),
+          tr("Cut the model's top-level layers into stages, each on a device, for a model whose training "
+             "state does not fit one device (train.devices: the first stage's device only)."));
+  add(form, QString(), std::make_unique<PipelineBinding>("train.pipeline"),
+      tr("The stages, in layer order: each one's device and its first and last top-level layer; or "
+         "Balanced, where the engine proposes the cut over the stages' devices."));
+  addInteger(form, "train.pipeline.micro_batches", tr("Micro-batches"),
+             tr("Each batch is split into this many (at most train.batch_size): more shrink the idle "
+                "share, (stages − 1)/(micro-batches + stages − 1), at the cost of smaller products."));
+  addChoice<PipelineSchedule>(
+      form, "train.pipeline.schedule", tr("Pipeline schedule"),
+      {{PipelineSchedule::GPipe, tr("GPipe: all forwards, then all backwards")},
+       {PipelineSchedule::OneFOneB, tr("1F1B: one forward, one backward")}},
+      tr("The same gradients either way. GPipe holds every micro-batch's activations at once; 1F1B a "
+         "stage at most as many as there are stages from it to the end."));
 }
 
 // The problems under the form: the status line, the list that leads to each, and the unknown key's fix bar.
@@ -725,6 +766,10 @@ nlohmann::json ExperimentEditor::document() const {
 
 bool ExperimentEditor::setValue(const std::string& path, const nlohmann::json& value) {
   FieldBinding* field = binding(path);
+  // A key edited by the field of its section (train.pipeline.stages: the pipeline's table).
+  for (const auto& b : m_bindings) {
+    if (field == nullptr && pathIsUnder(path, b->path())) field = b.get();
+  }
   if (m_locked || !field) return false;
   nlohmann::json doc = document();
   setJsonAt(doc, path, value);
@@ -829,8 +874,11 @@ void ExperimentEditor::updateRelevance() {
   const auto* freeze = dynamic_cast<const FreezeBinding*>(binding("model.freeze"));
   const bool freezes = freeze != nullptr && freeze->freezesSomething();
   const bool earlyOn = static_cast<QCheckBox*>(early->input())->isChecked();
+  const FieldBinding* pipeline = binding("train.pipeline.enabled");
+  const bool pipelineOn = static_cast<QCheckBox*>(pipeline->input())->isChecked();
   for (const auto& b : m_bindings) {
-    const bool show = matters(b->path()) || !b->messages().isEmpty();
+    const bool pipelinePart = pathIsUnder(b->path(), "train.pipeline") && b.get() != pipeline;
+    const bool show = (matters(b->path()) && (!pipelinePart || pipelineOn)) || !b->messages().isEmpty();
     m_formOf.at(b.get())->setRowVisible(b->row(), show);
     if (pathIsUnder(b->path(), "data.augment") && b.get() != augment) b->input()->setEnabled(augmentOn);
     if (pathIsUnder(b->path(), "train.early_stopping") && b.get() != early) b->input()->setEnabled(earlyOn);

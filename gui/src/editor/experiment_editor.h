@@ -129,6 +129,8 @@ class ExperimentEditor : public QWidget {
   void buildOptimizerSection();
   void buildScheduleSection();
   void buildTrainingSection();
+  void offerTrainedShardLevels(QComboBox* combo);
+  void buildPipelineFields(QFormLayout* form);
   void buildIssueArea(QVBoxLayout* outer);
 
   void onEdited();

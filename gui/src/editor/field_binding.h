@@ -36,7 +36,9 @@ class FieldBinding {
   QLabel* messageLabel() const { return m_message; }
 
   void load(const nlohmann::json& doc);
-  void store(nlohmann::json& doc) const;
+  // Writes the field's value at its path. A field that edits some keys of a section (the pipeline's table)
+  // writes only those: the section's other keys have fields of their own.
+  virtual void store(nlohmann::json& doc) const;
   // Problems the engine cannot report because the text does not even reach it as JSON (layer list syntax).
   virtual std::vector<ValidationIssue> localIssues() const { return {}; }
   // The issues shown at this field, with their paths: a field made of parts (a table's rows) marks the part

@@ -12,6 +12,7 @@
 #include "app/system_info_cache.h"
 #include "editor/device_picker.h"
 #include "editor/experiment_editor.h"
+#include "editor/pipeline_binding.h"
 #include "model_view/memory_figures_view.h"
 #include "workbench/errors.h"
 #include "workbench/weights_load_report.h"
@@ -188,9 +189,10 @@ void ModelSummaryView::updateMemory() {
   } else {
     m_memoryFigures->showMemory(m_memory);
   }
+  auto* pipeline = dynamic_cast<PipelineBinding*>(m_editor->binding("train.pipeline"));
+  if (pipeline) pipeline->showModel(m_summary, m_memory);  // the stages' layer choosers, the balanced cut
   if (m_picker) {
-    const bool pipelineEditable =
-        m_editor->binding("train.pipeline.enabled") && m_editor->binding("train.pipeline.stages");
+    const bool pipelineEditable = m_editor->binding("train.pipeline.enabled") && pipeline;
     m_picker->showMemory(m_memory, pipelineEditable);
   }
 }
@@ -206,6 +208,7 @@ void ModelSummaryView::applyMemoryChoice(int index) {
     m_editor->setValue("train.shard", wordString(ShardLevel::None));
     m_editor->setValue("train.devices", nlohmann::json::array({devices.front()}));
     m_editor->setValue("train.pipeline.stages", nlohmann::json::parse(choice.pipeline_stages_json));
+    m_editor->setValue("train.pipeline.devices", nlohmann::json::array());  // only beside "balanced"
     m_editor->setValue("train.pipeline.enabled", true);
     return;
   }

@@ -1,0 +1,109 @@
+#pragma once
+// train.pipeline's cut as a table (issue 42): one row per stage — its device, chosen among this machine's
+// devices as the device picker lists them, and its first and last top-level layer, chosen among the model's
+// layers as the Model tab names them — with Add stage and Remove, and "Balanced", where the engine proposes
+// the cut over the rows' devices (train.pipeline.devices) and the table shows that cut read-only. The
+// section's other keys (enabled, micro_batches, schedule) are fields of their own after this one.
+//
+// The binding's path is the section, "train.pipeline", so the engine's issues at train.pipeline,
+// .stages[i][1] and .devices[i] come here, but it writes only the stages and devices keys. Each row keeps its
+// stage's JSON as the file wrote it and an edit changes only what it edits, so a document goes through the
+// form unchanged. The engine's message for a refused stage marks the chooser at fault (red, its tooltip) and
+// shows under the table.
+
+#include <QObject>
+#include <QWidget>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "editor/field_binding.h"
+#include "workbench/model_summary.h"
+#include "workbench/training_memory.h"
+
+class QCheckBox;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace wb::gui {
+
+// A top-level layer of the model as the table offers it.
+struct PipelineLayer {
+  QString name;   // its name where the list names it ("conv1", "layer2.0"); empty for an unnamed layer
+  QString index;  // its place in the top-level list, "0", "1", ...
+  QString text;   // what the chooser shows: the Model tab's name ("conv1", or "2 (relu)" for an unnamed one)
+};
+
+class PipelineBinding : public FieldBinding {
+ public:
+  enum Column { Device = 0, FirstLayer = 1, LastLayer = 2 };
+
+  explicit PipelineBinding(std::string path);
+
+  QTableWidget* table() const { return m_table; }
+  QPushButton* addButton() const { return m_add; }
+  QPushButton* removeButton() const { return m_remove; }
+  QCheckBox* balancedBox() const { return m_balanced; }
+  // The chooser in `row`, `column` (a device or a layer).
+  QComboBox* chooser(int row, int column) const;
+
+  // The model's layers (the Model tab's summary) and the engine's proposed cut (the memory figures' pipeline
+  // choice): the layer choosers list the layers; a balanced cut shows the proposal.
+  void showModel(const ModelSummary& summary, const TrainingMemory& memory);
+  const std::vector<PipelineLayer>& layers() const { return m_layers; }
+  // The proposed cut, one "first..last" per stage in the engine's spelling (indices); empty when unknown.
+  const std::vector<std::string>& proposedCut() const { return m_proposed; }
+
+  // A stage after the last, on the last stage's device (the CPU for the first), its layers still to choose.
+  void addStage();
+  // Removes the selected stage (or the one holding the current cell).
+  void removeSelectedStage();
+  // On: "stages": "balanced" over the rows' devices. Off: the rows take the proposed cut, to edit.
+  void setBalanced(bool on);
+
+  void store(nlohmann::json& doc) const override;
+  void markIssues(const std::vector<ValidationIssue>& issues) override;
+  void focusPart(const std::string& issuePath) override;
+
+ protected:
+  void loadValue(const nlohmann::json& value) override;
+  nlohmann::json storeValue() const override;
+
+ private:
+  bool isBalanced() const;
+  void fillRows();
+  void fillRow(int row);
+  QComboBox* deviceChooser(const QString& current);
+  QComboBox* layerChooser(const QString& current, int column, bool editable);
+  // What the file writes for layer `i` as a stage's first or last layer: its name where that means exactly
+  // this layer, else its index (a name as the last end also takes the unnamed layers after it).
+  QString endValue(size_t i, int column) const;
+  void onDeviceChosen(int row, const QString& device);
+  void onLayerChosen(int row);
+  void fitHeight();
+  // The row and column an issue's path names (column -1: the whole stage); nullopt: no row of the table.
+  std::optional<std::pair<int, int>> cellOf(const std::string& issuePath) const;
+  QString layerText(const QString& value) const;  // a layer's name for the chooser ("2 (relu)")
+  int layerIndexOf(const QString& value) const;
+  // The engine's proposed range ("0..10") as the choosers write it ("conv1..10").
+  std::string adoptedRange(
+      const std::string& proposed) const;  // the layer an end names exactly; -1: none (a prefix)
+  int rowOfWidget(const QWidget* widget, int column) const;
+
+  QTableWidget* m_table;
+  QCheckBox* m_balanced;
+  QLabel* m_empty;  // instead of the table while there is no stage
+  QPushButton* m_add;
+  QPushButton* m_remove;
+  nlohmann::json m_section = nlohmann::json::object();  // the section as loaded, stages and devices edited
+  std::vector<nlohmann::json> m_rows;  // explicit: each stage's [device, layers]; balanced: each device
+  std::vector<PipelineLayer> m_layers;
+  std::vector<std::string> m_proposed;
+  bool m_filling = false;
+  // The context of the widgets' connections: the widgets outlive the binding (the form owns them).
+  QObject m_alive;
+};
+
+}  // namespace wb::gui
