@@ -8,7 +8,11 @@
 #include <map>
 
 #include "distributed/shard_checks.h"
+#include "model/layer_list.h"
+#include "model/model.h"
 #include "model/pipeline_cut.h"
+#include "pipeline/pipeline_stages.h"
+#include "workbench/errors.h"
 #include "workbench/finders.h"
 #include "workbench/system_info.h"
 #include "workbench/training_memory.h"
@@ -143,6 +147,58 @@ MemoryChoice pipelineFigures(MemoryChoice choice, const TrainingMemory& m, const
   return choice;
 }
 
+// train.pipeline.stages resolved as the run resolves them (resolvePipelineStages on the model's own layer
+// list: names, dotted prefixes, the unnamed layers after a range), as the cut the figures are for. A cut the
+// run would refuse comes back with its problem.
+PipelineCut userCut(const Experiment& e, const ModelSummary& summary, const std::vector<LayerGroup>& groups) {
+  PipelineCut cut;
+  try {
+    const nlohmann::json list = e.model.layers.is_array()
+                                    ? e.model.layers
+                                    : presetLayers(e.model.preset, summary.input_shape, summary.num_classes);
+    std::vector<ValidationIssue> issues;
+    const std::vector<LayerPtr> layers = parseLayerList(list, "model.layers", issues);
+    if (!issues.empty() || layers.size() != groups.size()) {
+      cut.problem = "the model's layer list could not be read to cut it";
+      return cut;
+    }
+    for (const StageRange& range : resolvePipelineStages(e.train.pipeline, layers, summary.input_shape)) {
+      PipelineStage stage;
+      stage.first = range.begin;
+      stage.last = range.end - 1;
+      stage.first_name = groups[stage.first].name;
+      stage.last_name = groups[stage.last].name;
+      for (size_t i = stage.first; i <= stage.last; ++i) stage.parameters += groups[i].parameters;
+      cut.stages.push_back(stage);
+    }
+  } catch (const std::exception& error) {
+    cut.problem = error.what();
+  }
+  return cut;
+}
+
+// The figures of the experiment's own stages, each labelled with its layers as the file writes them.
+MemoryChoice userCutFigures(MemoryChoice choice, const TrainingMemory& m, const Experiment& e,
+                            const std::vector<LayerGroup>& groups, const ModelSummary& summary,
+                            int64_t input_elements, const std::vector<int64_t>& capacities) {
+  const PipelineCut cut = userCut(e, summary, groups);
+  if (!cut.ok()) {
+    choice.problem = cut.problem;
+    return choice;
+  }
+  choice = pipelineFigures(choice, m, e.train.pipeline, groups, cut, input_elements, capacities);
+  const std::vector<PipelineStageConfig>& stages = e.train.pipeline.stages;
+  choice.pipeline_stages_json = "[";
+  for (size_t s = 0; s < choice.devices.size(); ++s) {
+    choice.devices[s].stage = stages[s].layers;
+    choice.pipeline_stages_json += std::string(s ? ", " : "") + "[" +
+                                   nlohmann::json(stages[s].device).dump() + ", " +
+                                   nlohmann::json(stages[s].layers).dump() + "]";
+  }
+  choice.pipeline_stages_json += "]";
+  return choice;
+}
+
 MemoryChoice pipelineChoice(const TrainingMemory& m, const Experiment& e, const ModelSummary& summary,
                             int64_t input_elements, const std::vector<int64_t>& capacities) {
   MemoryChoice choice;
@@ -153,6 +209,8 @@ MemoryChoice pipelineChoice(const TrainingMemory& m, const Experiment& e, const 
     choice.problem = "a TorchScript model has no layer list to cut";
     return choice;
   }
+  if (e.train.pipeline.enabled && !e.train.pipeline.balanced)
+    return userCutFigures(choice, m, e, groups, summary, input_elements, capacities);
   PipelineCutRequest request;
   request.devices = static_cast<int>(m.devices.size());
   for (const LayerGroup& group : groups)
@@ -264,8 +322,6 @@ std::string assumptionsLine(const Experiment& e, const TrainingMemory& m, const 
   if (summary.torchscript) return line + "; activations unknown for a TorchScript model";
   line += "; activations " + std::string(m.activation_bytes == 2 ? "half (train.amp)" : "fp32") +
           ", every layer's output for " + std::to_string(m.batch) + " samples per device";
-  if (e.train.pipeline.enabled && !e.train.pipeline.balanced)
-    line += "; the pipeline's figures are for the proposed cut, not train.pipeline.stages";
   return line;
 }
 

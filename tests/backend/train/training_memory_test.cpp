@@ -121,6 +121,47 @@ TEST(TrainingMemory, PipelineStagesHoldTheirOwnLayers) {
   EXPECT_EQ(choiceNamed(gpipe, "pipeline").devices[1].activations, 8 * 20 * 4);
 }
 
+// Explicit train.pipeline.stages: the figures are the user's cut, resolved as the run resolves it, not the
+// cut the engine would propose ("0" | "1..2" for this model, as above).
+TEST(TrainingMemory, ExplicitStagesAreTheUsersCut) {
+  Experiment e = twoCpuExperiment();
+  e.model.layers = nlohmann::json::array({{{"type", "linear"}, {"out_features", 10}},
+                                          {{"type", "relu"}},
+                                          {{"type", "linear"}, {"out_features", 10}}});
+  e.train.pipeline.enabled = true;
+  e.train.pipeline.stages = {{"cpu", "0..1"}, {"cpu", "2"}};
+  e.train.pipeline.schedule = PipelineSchedule::GPipe;
+  const TrainingMemory m = estimateTrainingMemory(e, handSummary(), {0, 0});
+  const MemoryChoice& pipeline = choiceNamed(m, "pipeline");
+  ASSERT_TRUE(pipeline.possible()) << pipeline.problem;
+  EXPECT_TRUE(pipeline.chosen);
+  ASSERT_EQ(pipeline.devices.size(), 2u);
+  EXPECT_EQ(pipeline.devices[0].stage, "0..1");
+  EXPECT_EQ(pipeline.devices[1].stage, "2");
+  EXPECT_EQ(pipeline.pipeline_stages_json, R"([["cpu", "0..1"], ["cpu", "2"]])");
+  EXPECT_EQ(pipeline.devices[0].parameters, 1010 * 4);
+  EXPECT_EQ(pipeline.devices[1].parameters, 110 * 4);
+  // GPipe: the whole batch's outputs of the stage's layers (10 + 10 for stage 0, with the 100 inputs).
+  EXPECT_EQ(pipeline.devices[0].activations, 8 * 20 * 4 + 8 * 100 * 4);
+  EXPECT_EQ(pipeline.devices[1].activations, 8 * 10 * 4);
+  EXPECT_EQ(m.assumptions.find("proposed"), std::string::npos) << m.assumptions;
+  // The table names the user's stages.
+  std::string table;
+  for (const std::string& line : memoryTableLines(m)) table += line + "\n";
+  EXPECT_NE(table.find("* pipeline 0..1"), std::string::npos) << table;
+  EXPECT_NE(table.find("  pipeline 2 "), std::string::npos) << table;
+
+  // A cut the run would refuse has no figures, and says why as the run would.
+  e.train.pipeline.stages = {{"cpu", "0"}, {"cpu", "2"}};
+  const TrainingMemory refused = estimateTrainingMemory(e, handSummary(), {0, 0});
+  const MemoryChoice& bad = choiceNamed(refused, "pipeline");
+  EXPECT_FALSE(bad.possible());
+  EXPECT_TRUE(bad.devices.empty());
+  EXPECT_NE(bad.problem.find("train.pipeline.stages[1][1]: relu (model.layers[1]) is in no stage"),
+            std::string::npos)
+      << bad.problem;
+}
+
 TEST(TrainingMemory, FrozenParametersHaveNoGradientsNorStateAndAmpHalvesActivations) {
   ModelSummary s = handSummary();
   s.rows[0].frozen = 1010;
