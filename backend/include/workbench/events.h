@@ -27,6 +27,10 @@ struct DeviceMetrics {
   int64_t cuda_reserved_bytes = -1;
   int64_t cuda_peak_bytes = -1;
   GpuFigures gpu;  // this rank's GPU from NVML over the window ("CPU run" on the CPU)
+  // A pipeline (train.pipeline: one rank, its stages on several devices): the stages on this device, one
+  // entry per device (CPU stages share "cpu": one entry); its memory is the device's, the rate the rank's.
+  // Empty for a data-parallel rank's entry.
+  std::vector<int64_t> stages;
 };
 
 struct StepMetrics {
@@ -57,7 +61,8 @@ struct StepMetrics {
   double elapsed_s = 0;  // since the run started
   double eta_s = -1;
   // Data parallel: one entry per rank (empty with one device). loss and samples_per_sec above are then the
-  // global ones (all ranks' samples); the memory fields above are rank 0's.
+  // global ones (all ranks' samples); the memory fields above are rank 0's. A pipeline: one entry per device
+  // its stages run on (DeviceMetrics::stages), the memory fields above the first stage's device's.
   std::vector<DeviceMetrics> devices;
   // Data parallel: share of the gradient allreduce time that ran while backward was still computing (0..1);
   // -1 with one device.

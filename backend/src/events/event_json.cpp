@@ -68,6 +68,7 @@ json toJson(const StepMetrics& m) {
         entry["cuda_peak_bytes"] = d.cuda_peak_bytes;
       }
       entry["gpu"] = gpuFiguresToJson(d.gpu);
+      if (!d.stages.empty()) entry["stages"] = d.stages;
       devices.push_back(std::move(entry));
     }
     j["devices"] = std::move(devices);
@@ -176,6 +177,7 @@ std::vector<DeviceMetrics> devicesFromJson(const json& j) {
     d.cuda_reserved_bytes = get<int64_t>(entry, "cuda_reserved_bytes", -1);
     d.cuda_peak_bytes = get<int64_t>(entry, "cuda_peak_bytes", -1);
     d.gpu = gpuFiguresFromJson(entry);
+    d.stages = get<std::vector<int64_t>>(entry, "stages", {});
     devices.push_back(std::move(d));
   }
   return devices;

@@ -3,7 +3,6 @@
 // checked here; whether a range names layers of the model is the model's business
 // (pipeline/pipeline_stages.h), which knows the layers.
 
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -242,20 +241,6 @@ void checkCombinations(const Experiment& e, const std::vector<std::string>& devi
         "train.cuda_graphs",
         "a pipeline's step runs on several threads and streams, which one CUDA graph cannot capture: set "
         "train.cuda_graphs to \"off\" or \"auto\"");
-  }
-  std::vector<std::string> distinct;
-  for (const std::string& device : devices) {
-    if (std::find(distinct.begin(), distinct.end(), canonicalDevice(device)) == distinct.end())
-      distinct.push_back(canonicalDevice(device));
-  }
-  if (train.clip_grad_norm > 0 && distinct.size() > 1) {
-    issues.add(
-        "train.clip_grad_norm",
-        "clipping measures one norm over every gradient, but the pipeline's stages are on several devices "
-        "(" +
-            quotedList(distinct, " and ") +
-            "): not supported yet; set train.clip_grad_norm to 0 or put "
-            "the stages on one device");
   }
 }
 

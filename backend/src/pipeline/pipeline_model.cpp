@@ -1,5 +1,7 @@
 #include "pipeline/pipeline_model.h"
 
+#include <algorithm>
+
 #include "workbench/errors.h"
 
 namespace wb {
@@ -44,6 +46,19 @@ torch::Tensor PipelineModel::forward(const torch::Tensor& x) {
 void PipelineModel::to(const torch::Device& device) {
   LayerNetModel::to(device);
   for (StageRange& stage : m_stages) stage.device = device;
+}
+
+std::vector<StageDevice> PipelineModel::stageDevices() const {
+  std::vector<StageDevice> devices;
+  for (size_t s = 0; s < m_stages.size(); ++s) {
+    torch::Device device = m_stages[s].device;
+    if (device.is_cuda() && !device.has_index()) device = torch::Device(torch::kCUDA, 0);
+    auto found = std::find_if(devices.begin(), devices.end(),
+                              [&](const StageDevice& d) { return d.device == device; });
+    if (found == devices.end()) found = devices.insert(devices.end(), StageDevice{device, {}});
+    found->stages.push_back(static_cast<int64_t>(s));
+  }
+  return devices;
 }
 
 std::string PipelineModel::describe() {

@@ -27,6 +27,8 @@ class PipelineModel final : public LayerNetModel {
   const StageRange& stage(size_t s) const { return m_stages[s]; }
   // Stage `s`'s layers on `x`, which must be on the stage's device.
   torch::Tensor runStage(size_t s, torch::Tensor x);
+  // Each device the stages run on, once, in the stages' order, with its stages (the memory metrics' entries).
+  std::vector<StageDevice> stageDevices() const;
   // "pipeline: 2 stages, ..." with each stage's layers, parameters and device, for the run's log.
   std::string describe();
 

@@ -26,6 +26,12 @@ struct StageRange {
   std::string label;  // "conv1..layer2 on cpu", for logs
 };
 
+// A device a pipeline's stages run on, and which of them (several stages may share one device).
+struct StageDevice {
+  torch::Device device = torch::kCPU;  // "cuda" as "cuda:0"
+  std::vector<int64_t> stages;
+};
+
 // The stages of `pipeline` over `layers`. Throws wb::UserError listing every problem with its JSON path
 // (train.pipeline.stages[i][1]): an unknown layer name (with "did you mean"), a range written backwards,
 // stages out of the layers' order, layers in two stages or in none. "balanced" takes proposePipelineCut's

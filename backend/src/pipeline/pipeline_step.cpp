@@ -1,6 +1,7 @@
 #include "pipeline/pipeline_step.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/ThreadLocalState.h>
 
 #include <cstdio>
 #include <exception>
@@ -11,6 +12,7 @@
 #include "pipeline/pipeline_schedule.h"
 #include "pipeline/stage_mail.h"
 #include "pipeline/stage_stream.h"
+#include "step/phase_range.h"
 
 namespace wb {
 namespace {
@@ -19,6 +21,12 @@ using PipeClock = std::chrono::steady_clock;
 
 double secondsSince(PipeClock::time_point start) {
   return std::chrono::duration<double>(PipeClock::now() - start).count();
+}
+
+// A profiled step's range for stage `s`'s work on micro-batch `k`, its hand-off waits left out: in the trace
+// each stage's thread shows its forwards and backwards, and the gaps between them are the bubble.
+std::string stageRangeDetail(size_t s, int64_t k) {
+  return "stage " + std::to_string(s) + " micro-batch " + std::to_string(k);
 }
 
 // One batch through the schedule: what the stage threads share, and what each stage keeps between a
@@ -102,6 +110,7 @@ class ScheduleRun {
       input = handoff.tensor.to(device).detach().requires_grad_(true);
     }
     const auto start = PipeClock::now();  // busy from here: the wait for the hand-off is idle time
+    PhaseRange range(StepPhase::Forward, stageRangeDetail(s, k));
     AutocastGuard autocast(device.type(), m_amp.value_or(torch::kBFloat16), m_amp.has_value());
     torch::Tensor output = m_model.runStage(s, input);
     keep.inputs[k] = input;
@@ -124,9 +133,11 @@ class ScheduleRun {
       Handoff handoff = m_mail.receiveBackward(s);
       stream.receive(handoff.tensor, handoff.ready);
       start = PipeClock::now();
+      PhaseRange range(StepPhase::Backward, stageRangeDetail(s, k));
       // A stage whose layers and input train nothing (frozen) has no graph to go back through.
       if (output.requires_grad()) torch::autograd::backward({output}, {handoff.tensor.to(output.device())});
     } else if (output.requires_grad()) {
+      PhaseRange range(StepPhase::Backward, stageRangeDetail(s, k));
       torch::autograd::backward({output});
     }
     if (s > 0) {
@@ -192,11 +203,18 @@ TrainingStep::MicroBatch PipelineStep::forwardBackward(const Batch& batch, int64
   for (size_t s = 0; s < stages; ++s) cpu_stages += m_model.stage(s).device.is_cpu() ? 1 : 0;
   const int threads = std::max(1, at::get_num_threads() / static_cast<int>(std::max<size_t>(1, cpu_stages)));
   const auto start = PipeClock::now();
+  // The caller's thread-local state (grad mode, a profiler recording: its callbacks and state) on every
+  // stage thread, as at::launch and the autograd engine hand theirs to their workers; and the profile's
+  // phase ranges when the caller records them.
+  const at::ThreadLocalState caller;
+  const bool ranges = t_phase_ranges;
   std::vector<std::thread> workers;
   for (size_t s = 0; s < stages; ++s) {
     const int stage_threads = m_model.stage(s).device.is_cpu() ? threads : 0;
-    workers.emplace_back([&run, s, stages, stage_threads,
+    workers.emplace_back([&run, &caller, ranges, s, stages, stage_threads,
                           ops = stageOps(m_schedule, s, stages, static_cast<int64_t>(sizes.size()))] {
+      at::ThreadLocalStateGuard state(caller);
+      t_phase_ranges = ranges;
       run.runStage(s, ops, stage_threads);
     });
   }

@@ -10,7 +10,8 @@
 // A batch whose size micro_batches does not divide is split as evenly as it goes (10 into 4: 3, 3, 2, 2; a
 // batch smaller than micro_batches into micro-batches of one sample), each weighted by its own size.
 // The step's parts see each micro-batch's loss (lossForBackward) on the last stage's thread; the parts that
-// need one device for all gradients (data parallel, fp16 loss scaling, clipping across devices) are refused
+// read the gradients run after the schedule, on the caller's thread (clipping measures every stage's
+// gradients on their devices: step/clip_grad_norm_part.h); data parallel and fp16 loss scaling are refused
 // by the experiment's checks.
 
 #include <chrono>

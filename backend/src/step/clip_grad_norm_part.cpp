@@ -1,46 +1,70 @@
 #include "step/clip_grad_norm_part.h"
 
+#include <algorithm>
+
 #include "torch_compat.h"
 
 namespace wb {
 
-torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_norm,
-                           const SumAcrossRanks& sum_across) {
-  std::vector<torch::Tensor> grads;
-  grads.reserve(params.size());
-  for (const auto& p : params) {
-    if (p.grad().defined()) grads.push_back(p.grad().detach());
-  }
-  if (grads.empty() && !sum_across) return torch::zeros({});
-  torch::Tensor total;
-  if (sum_across) {
-    // A rank whose shard has no gradient still takes part in the sum.
-    torch::Tensor squares =
-        torch::zeros({}, torch::TensorOptions()
-                             .dtype(torch::kFloat32)
-                             .device(params.empty() ? torch::kCPU : params.front().device()));
-    if (!grads.empty()) {
-      std::vector<torch::Tensor> norms = at::_foreach_norm(grads, 2.0);
-      for (auto& norm : norms) norm = norm.to(torch::kFloat32);
-      squares = torch::stack(norms).square().sum();
-    }
-    sum_across(squares);
-    total = squares.sqrt();
-    if (grads.empty()) return total;
-  } else {
-    // The gradients' norms in multi-tensor kernels (a few launches on CUDA, not one per gradient), as
-    // torch.nn.utils.clip_grad_norm_'s foreach path measures them.
-    std::vector<torch::Tensor> norms = at::_foreach_norm(grads, 2.0);
-    for (auto& norm : norms) norm = norm.to(torch::kFloat32);
-    total = torch::stack(norms).norm(2.0);
-  }
-  const torch::Tensor scale = (max_norm / (total + 1e-6)).clamp_max(1.0);
+namespace {
+
+// The gradients' norms in multi-tensor kernels (a few launches on CUDA, not one per gradient), as
+// torch.nn.utils.clip_grad_norm_'s foreach path measures them; in float32, on the group's device.
+torch::Tensor clipStackedNorms(const std::vector<torch::Tensor>& grads) {
+  std::vector<torch::Tensor> norms = at::_foreach_norm(grads, 2.0);
+  for (auto& norm : norms) norm = norm.to(torch::kFloat32);
+  return torch::stack(norms);
+}
+
+void clipScaleGradients(std::vector<torch::Tensor> grads, const torch::Tensor& scale) {
 #if WB_TORCH_AT_LEAST(2, 1)
   at::_foreach_mul_(grads, scale);  // the scale stays a device tensor: no host read
 #else
   for (auto& grad : grads) grad.mul_(scale.to(grad.dtype()));  // 1.13 has no foreach multiply by a tensor
 #endif
+}
+
+}  // namespace
+
+std::vector<std::vector<torch::Tensor>> gradientsByDevice(const std::vector<torch::Tensor>& params) {
+  std::vector<std::vector<torch::Tensor>> groups;
+  for (const auto& p : params) {
+    if (!p.grad().defined()) continue;
+    const torch::Tensor grad = p.grad().detach();
+    auto group = std::find_if(groups.begin(), groups.end(),
+                              [&](const auto& g) { return g.front().device() == grad.device(); });
+    if (group == groups.end()) {
+      groups.push_back({grad});
+    } else {
+      group->push_back(grad);
+    }
+  }
+  return groups;
+}
+
+torch::Tensor clipGradientGroups(const std::vector<std::vector<torch::Tensor>>& groups, torch::Device home,
+                                 double max_norm, const SumAcrossRanks& sum_across) {
+  if (groups.empty() && !sum_across) return torch::zeros({});
+  torch::Tensor total;
+  if (sum_across || groups.size() > 1) {
+    // A rank whose shard has no gradient still takes part in the sum.
+    torch::Tensor squares = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(home));
+    for (const auto& group : groups) squares = squares + clipStackedNorms(group).square().sum().to(home);
+    if (sum_across) sum_across(squares);
+    total = squares.sqrt();
+    if (groups.empty()) return total;
+  } else {
+    total = clipStackedNorms(groups.front()).norm(2.0);
+  }
+  const torch::Tensor scale = (max_norm / (total + 1e-6)).clamp_max(1.0);
+  for (const auto& group : groups) clipScaleGradients(group, scale.to(group.front().device()));
   return total;
+}
+
+torch::Tensor clipGradNorm(const std::vector<torch::Tensor>& params, double max_norm,
+                           const SumAcrossRanks& sum_across) {
+  const torch::Device home = params.empty() ? torch::Device(torch::kCPU) : params.front().device();
+  return clipGradientGroups(gradientsByDevice(params), home, max_norm, sum_across);
 }
 
 ClipGradNormPart::ClipGradNormPart(std::vector<torch::Tensor> params, double max_norm)

@@ -18,11 +18,14 @@ inline thread_local bool t_phase_ranges = false;
 
 class PhaseRange {
  public:
-  explicit PhaseRange(StepPhase phase) {
+  explicit PhaseRange(StepPhase phase) : PhaseRange(phase, std::string()) {}
+  // The phase's name with `detail` after it: a pipeline stage's work on one micro-batch,
+  // "## forward ## stage 1 micro-batch 3" (pipeline/pipeline_step.cpp), on the stage's thread.
+  PhaseRange(StepPhase phase, const std::string& detail) {
     if (!t_phase_ranges) return;
     m_range.emplace(at::RecordScope::USER_SCOPE);
     if (m_range->isActive()) {
-      m_name = phaseRangeName(phase);
+      m_name = detail.empty() ? phaseRangeName(phase) : phaseRangeName(phase) + " " + detail;
       m_range->before(m_name.c_str());
     }
   }

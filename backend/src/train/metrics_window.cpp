@@ -49,7 +49,38 @@ std::vector<DeviceMetrics> deviceMetrics(const torch::Tensor& ranks,
   return devices;
 }
 
+// A CUDA device's allocator figures into `into` (StepMetrics or DeviceMetrics); left at -1 without them.
+template <typename Metrics>
+void setCudaMemory(Metrics& into, const CudaMemoryStats& mem) {
+  if (!mem.valid) return;
+  into.cuda_allocated_bytes = mem.allocated_bytes;
+  into.cuda_reserved_bytes = mem.reserved_bytes;
+  into.cuda_peak_bytes = mem.peak_allocated_bytes;
+}
+
 }  // namespace
+
+std::vector<DeviceMetrics> stageDeviceMetrics(const std::vector<StageDevice>& stages,
+                                              const torch::Device& rank, double rate, int64_t rss,
+                                              const GpuFigures& gpu) {
+  const torch::Device own = rank.is_cuda() && !rank.has_index() ? torch::Device(torch::kCUDA, 0) : rank;
+  std::vector<DeviceMetrics> devices;
+  for (const StageDevice& stage : stages) {
+    DeviceMetrics d;
+    d.device = stage.device.str();
+    d.stages = stage.stages;
+    d.samples_per_sec = rate;
+    d.cpu_rss_bytes = rss;
+    // A CUDA device this machine lacks (a run checks its stages' devices before training; a test may not)
+    // has no figures, rather than failing the report.
+    const bool seen =
+        stage.device.is_cuda() && static_cast<size_t>(stage.device.index()) < torch::cuda::device_count();
+    if (seen) setCudaMemory(d, cudaMemoryStats(stage.device.index()));
+    if (stage.device == own) d.gpu = gpu;
+    devices.push_back(std::move(d));
+  }
+  return devices;
+}
 
 void MetricsWindow::reset(const torch::Device& device, int64_t skipped_so_far) {
   auto options = torch::TensorOptions().dtype(torch::kFloat64).device(device);
@@ -138,11 +169,7 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
     m.nonfinite_steps_in_window = m.skipped_steps - window.skipped_before;
   }
   m.cpu_rss_bytes = rss;
-  if (mem.valid) {
-    m.cuda_allocated_bytes = mem.allocated_bytes;
-    m.cuda_reserved_bytes = mem.reserved_bytes;
-    m.cuda_peak_bytes = mem.peak_allocated_bytes;
-  }
+  setCudaMemory(m, mem);
   m.gpu = gpu;
   if (group.size() > 1) {
     m.devices = deviceMetrics(ranks, rank_devices);
@@ -153,6 +180,8 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
       m.allreduce_hidden_fraction = hidden / busy;
       m.allreduce_ms = busy / ranks.size(0) / window.steps;
     }
+  } else if (!stage_devices.empty()) {
+    m.devices = stageDeviceMetrics(stage_devices, device, global_rate, rss, gpu);
   }
   m.elapsed_s = toSeconds(train_time + (TrainClock::now() - window.start));
   const int64_t steps_this_session = step - first_step;

@@ -13,6 +13,7 @@
 #include "distributed/rank_group.h"
 #include "optim/grad_scaler.h"
 #include "optim/lr_schedule.h"
+#include "pipeline/pipeline_stages.h"
 #include "run_folder/event_stream.h"
 #include "step/step_parts.h"
 #include "system/gpu_sampler.h"
@@ -58,6 +59,14 @@ struct EpochTotals {
 void countBatch(MetricsWindow& window, EpochTotals& epoch, const torch::Tensor& loss,
                 const torch::Tensor& logits, const torch::Tensor& labels, bool loss_scaling);
 
+// A pipeline's devices as StepMetrics::devices, one entry each: its CUDA allocator's figures (read per
+// device, no synchronization), or the process's RSS for the CPU its CPU stages share; the rank's throughput
+// `rate` (every stage sees every sample), and `gpu` (the rank's NVML figures) on the entry of `rank`, the
+// rank's own device.
+std::vector<DeviceMetrics> stageDeviceMetrics(const std::vector<StageDevice>& stages,
+                                              const torch::Device& rank, double rate, int64_t rss,
+                                              const GpuFigures& gpu);
+
 // What a report reads and where it goes.
 struct WindowReporter {
   RankGroup& group;
@@ -71,6 +80,9 @@ struct WindowReporter {
   int64_t first_step;                            // where this session started (resume), for the ETA
   GpuSampler* gpu_sampler = nullptr;             // the GPU's figures over each window (null: not sampled)
   UtilizationAdvisor* advisor = nullptr;         // logs the likely cause when the GPU is under half busy
+  // A pipeline's devices (PipelineModel::stageDevices): each one's memory in StepMetrics::devices. Empty
+  // without a pipeline.
+  std::vector<StageDevice> stage_devices = {};
 
   // Posts the window as StepMetrics at `step` (the group's: every rank calls it at the same point), adds its
   // time to `train_time` and starts the next window. An empty window reports nothing. Throws

@@ -10,6 +10,7 @@
 #include "data/batch_loader.h"
 #include "evaluation/evaluation.h"
 #include "optim/parameter_groups.h"
+#include "pipeline/pipeline_model.h"
 #include "step/phase_range.h"
 #include "step/training_step.h"
 #include "train/early_stopping.h"
@@ -17,6 +18,7 @@
 #include "train/metrics_window.h"
 #include "train/rank_agreement.h"
 #include "train/step_profiler.h"
+#include "util/cuda_memory.h"
 #include "util/fast_paths.h"
 
 namespace wb {
@@ -150,6 +152,13 @@ RankTrainer::RankTrainer(const RankSetup& setup)
                  setup.gpu_sampler,
                  &m_advisor} {
   m_window.reset(m_device, m_scaler.enabled() ? m_scaler.skippedSteps() : 0);
+  if (const auto* pipeline = dynamic_cast<const PipelineModel*>(&m_model)) {
+    m_reporter.stage_devices = pipeline->stageDevices();
+    // Each device's peak from here, as the run's own device's (run_session.cpp resets that one).
+    for (const StageDevice& d : m_reporter.stage_devices) {
+      if (d.device.is_cuda()) resetCudaPeakMemory(d.device.index());
+    }
+  }
   if (const RankProgress* r = s.resume_from) {
     m_step = r->step;
     m_first_epoch = r->epoch;

@@ -162,7 +162,7 @@ TEST(PipelineChecks, RefusedCombinationsSayWhatToDo) {
   e.train.batch_size = 4;
   e.train.pipeline.micro_batches = 8;
   e.train.amp = Precision::Fp16;
-  e.train.clip_grad_norm = 1.0;
+  e.train.clip_grad_norm = 1.0;  // measured across the stages' devices: allowed
   e.model.torchscript = "net.pt";
   IssueList issues;
   checkConsistency(e, issues);
@@ -174,7 +174,7 @@ TEST(PipelineChecks, RefusedCombinationsSayWhatToDo) {
       std::string::npos)
       << all;
   EXPECT_NE(all.find("train.amp: fp16 with train.pipeline"), std::string::npos) << all;
-  EXPECT_NE(all.find("train.clip_grad_norm: clipping measures one norm"), std::string::npos) << all;
+  EXPECT_EQ(all.find("train.clip_grad_norm"), std::string::npos) << all;
   EXPECT_NE(all.find("TorchScript module (model.torchscript net.pt)"), std::string::npos) << all;
   e.train.pipeline = PipelineConfig{};
   e.train.pipeline.enabled = true;

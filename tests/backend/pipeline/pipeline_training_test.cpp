@@ -7,17 +7,22 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 
 #include "backend/train/test_experiments.h"
 #include "model/model.h"
 #include "pipeline/pipeline_model.h"
 #include "pipeline/pipeline_step.h"
 #include "support/model_weights.h"
+#include "support/test_helpers.h"
 #include "support/tiny_experiment.h"
 #include "workbench/training_run.h"
 
@@ -58,6 +63,7 @@ struct Trained {
   RunSummary summary;
   std::vector<std::string> log;
   std::vector<RunError> errors;
+  std::vector<StepMetrics> metrics;
 };
 
 Trained train(const Experiment& e) {
@@ -68,6 +74,7 @@ Trained train(const Experiment& e) {
     for (auto& ev : batch) {
       if (auto* line = std::get_if<LogLine>(&ev)) out.log.push_back(line->text);
       if (auto* err = std::get_if<RunError>(&ev)) out.errors.push_back(*err);
+      if (auto* m = std::get_if<StepMetrics>(&ev)) out.metrics.push_back(*m);
     }
   });
   return out;
@@ -133,6 +140,40 @@ TEST_F(PipelineTraining, GradientAccumulationOverPipelinedBatches) {
       {{"stages", cut({{"cpu", "0..3"}, {"cpu", "4..5"}})}, {"micro_batches", 4}, {"schedule", "gpipe"}}, 2);
 }
 
+// train.clip_grad_norm over a pipeline: one norm over every stage's gradients and one scale for all of them,
+// so the weights are one device's with the same clip. The clip bites: the norms measured before clipping are
+// above it all run long (a clip that never bites would pass with per-stage clipping too).
+TEST_F(PipelineTraining, ClippingAcrossStagesTrainsLikeOneDevice) {
+  Experiment plain = tinyExperiment(runs, nullptr);
+  Experiment piped = tinyExperiment(
+      runs, {{"stages", cut({{"cpu", "0..1"}, {"cpu", "2..3"}, {"cpu", "4..5"}})}, {"micro_batches", 4}});
+  for (Experiment* e : {&plain, &piped}) {
+    e->train.clip_grad_norm = 0.05;
+    e->train.log_every_steps = 1;
+  }
+  const Trained one = train(plain);
+  const Trained two = train(piped);
+  ASSERT_EQ(two.summary.status, RunStatus::Completed) << (two.errors.empty() ? "" : two.errors[0].message);
+  ASSERT_EQ(two.metrics.size(), one.metrics.size());
+  ASSERT_FALSE(two.metrics.empty());
+  for (size_t i = 0; i < two.metrics.size(); ++i) {
+    EXPECT_GT(two.metrics[i].grad_norm, 0.05) << "step " << two.metrics[i].step;
+    EXPECT_NEAR(two.metrics[i].grad_norm, one.metrics[i].grad_norm, 1e-5) << "step " << two.metrics[i].step;
+  }
+  EXPECT_LT(test::maxWeightDifference(one.summary.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"),
+            2e-6);
+  // The step metrics name the pipeline's device: its three CPU stages share one entry (one device's memory
+  // curve); the plain run has none.
+  ASSERT_EQ(two.metrics.back().devices.size(), 1u);
+  EXPECT_EQ(two.metrics.back().devices[0].device, "cpu");
+  EXPECT_EQ(two.metrics.back().devices[0].stages, (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_GT(two.metrics.back().devices[0].cpu_rss_bytes, 0);
+  EXPECT_TRUE(one.metrics.back().devices.empty());
+  // And it is not the unclipped run's.
+  EXPECT_GT(test::maxWeightDifference(reference.run_dir + "/model.pt", two.summary.run_dir + "/model.pt"),
+            1e-3);
+}
+
 // Batch norm in training mode normalizes each micro-batch by its own statistics, so it trains differently
 // from the whole batch (as GPipe's paper and PyTorch's pipelines say); frozen (eval mode, running statistics)
 // it trains the same.
@@ -194,6 +235,67 @@ TEST_F(PipelineTraining, StoppedMidEpochResumesToTheSameWeights) {
   const RunSummary resumed = resumeBlocking(ResumeRequest{run.summary().run_dir, false}, nullptr);
   ASSERT_EQ(resumed.status, RunStatus::Completed);
   test::expectBitIdentical(whole.run_dir + "/model.pt", resumed.run_dir + "/model.pt");
+}
+
+// `train --profile` on a pipeline: every stage's forward and backward of every micro-batch is a range of its
+// own ("## forward ## stage 1 micro-batch 3"), recorded on the stage's thread (the profiler's state handed to
+// it), so the trace shows each stage's work and the gaps between (the bubble), and the table has their rows.
+TEST_F(PipelineTraining, AProfileHasEachStagesForwardAndBackwardPerMicroBatch) {
+  Experiment e =
+      tinyExperiment(runs, {{"stages", cut({{"cpu", "0..2"}, {"cpu", "3..5"}})}, {"micro_batches", 3}});
+  std::optional<ProfileRecorded> recorded;
+  std::mutex mutex;
+  TrainingRun run(e, [&](EventBatch&& batch) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const Event& ev : batch) {
+      if (const auto* p = std::get_if<ProfileRecorded>(&ev)) recorded = *p;
+    }
+  });
+  ProfileRequest request;
+  request.first_step = 2;
+  request.steps = 2;
+  run.requestProfile(request);
+  run.start();
+  run.wait();
+  ASSERT_EQ(run.summary().status, RunStatus::Completed);
+  ASSERT_TRUE(recorded.has_value());
+  ASSERT_TRUE(recorded->error.empty()) << recorded->error;
+  const nlohmann::json trace = nlohmann::json::parse(test::readBytes(recorded->report.trace_path));
+  // Each range's threads, in the trace's order (one per profiled step: a step's stages run on threads of its
+  // own).
+  std::map<std::string, std::vector<uint64_t>> threads;
+  std::set<uint64_t> step_threads;
+  for (const nlohmann::json& event : trace["traceEvents"]) {
+    if (!event.contains("name") || !event.contains("tid") || !event["tid"].is_number()) continue;
+    if (event.value("ph", "") != "X") continue;
+    const std::string name = event["name"];
+    if (name.rfind("ProfilerStep#", 0) == 0) step_threads.insert(event["tid"].get<uint64_t>());
+    if (name.rfind("## ", 0) == 0) threads[name].push_back(event["tid"].get<uint64_t>());
+  }
+  ASSERT_EQ(step_threads.size(), 1u);
+  for (const char* phase : {"forward", "backward"}) {
+    for (int s = 0; s < 2; ++s) {
+      const std::string stage = std::string("## ") + phase + " ## stage " + std::to_string(s);
+      for (int k = 0; k < 3; ++k) {
+        const std::string name = stage + " micro-batch " + std::to_string(k);
+        ASSERT_EQ(threads[name].size(), 2u) << name;  // once in each profiled step
+        for (size_t step = 0; step < 2; ++step) {
+          EXPECT_EQ(step_threads.count(threads[name][step]), 0u) << name;  // not the training thread
+          // The stage's thread: its every range in that step is on it.
+          EXPECT_EQ(threads[name][step],
+                    threads["## forward ## stage " + std::to_string(s) + " micro-batch 0"][step])
+              << name;
+        }
+        const auto row = std::find_if(recorded->report.operators.begin(), recorded->report.operators.end(),
+                                      [&](const ProfileOperatorRow& r) { return r.name == name; });
+        ASSERT_NE(row, recorded->report.operators.end()) << name;
+        EXPECT_EQ(row->calls, 2) << name;
+      }
+    }
+  }
+  // Stage 0 and stage 1 on two threads.
+  EXPECT_NE(threads["## forward ## stage 0 micro-batch 0"][0],
+            threads["## forward ## stage 1 micro-batch 0"][0]);
 }
 
 // The step on its own, with a batch that makes one stage throw: the call returns that stage's error (the
