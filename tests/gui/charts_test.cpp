@@ -223,6 +223,43 @@ class ChartsTest : public QObject {
                             .arg(metrics.horizontalAdvance(gradients->yAxis->label()))
                             .arg(gradients->axisRect()->height())));
   }
+
+  // A pipeline is one rank whose stages run on several devices: the memory chart draws each device's memory
+  // (named by its stages and device), the throughput chart the run's one rate (no curve per device, they
+  // would all repeat it, and no "all ranks").
+  void aPipelineDrawsEachDevicesMemory() {
+    ChartsPanel panel;
+    panel.addTrace(QStringLiteral("live"), QStringLiteral("pipe"));
+    std::vector<StepMetrics> window = steps(1, 4);
+    for (StepMetrics& m : window) {
+      m.cuda_allocated_bytes = 100 << 20;
+      for (int d = 0; d < 2; ++d) {
+        DeviceMetrics device;
+        device.device = d == 0 ? "cuda:0" : "cuda:1";
+        device.stages = d == 0 ? std::vector<int64_t>{0} : std::vector<int64_t>{1, 2};
+        device.samples_per_sec = m.samples_per_sec;
+        device.cpu_rss_bytes = m.cpu_rss_bytes;
+        device.cuda_allocated_bytes = (100 + 50 * d) << 20;
+        device.cuda_reserved_bytes = (200 + 50 * d) << 20;
+        device.cuda_peak_bytes = (150 + 50 * d) << 20;
+        m.devices.push_back(device);
+      }
+    }
+    panel.appendSteps(QStringLiteral("live"), window);
+    const QStringList memory = panel.chart(ChartId::Memory)->seriesNames(true);
+    QVERIFY2(memory.contains(QStringLiteral("stage 0 · cuda:0 (allocated)")), qPrintable(memory.join("|")));
+    QVERIFY2(memory.contains(QStringLiteral("stages 1, 2 · cuda:1 (allocated)")),
+             qPrintable(memory.join("|")));
+    QVERIFY2(memory.contains(QStringLiteral("CPU RSS")), qPrintable(memory.join("|")));
+    MetricChart* chart = panel.chart(ChartId::Memory);
+    for (int i = 0; i < chart->graphCount(); ++i) {
+      if (chart->graph(i)->name() == QLatin1String("stages 1, 2 · cuda:1 (allocated)")) {
+        QCOMPARE(chart->graph(i)->dataCount(), 4);
+        QCOMPARE(chart->graph(i)->data()->at(0)->value, 150.0);
+      }
+    }
+    QCOMPARE(panel.chart(ChartId::Throughput)->seriesNames(true), QStringList{QStringLiteral("training")});
+  }
 };
 
 QTEST_MAIN(ChartsTest)

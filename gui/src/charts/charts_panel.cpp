@@ -67,12 +67,22 @@ enum Kind {
   kGpuPower
 };
 
-// A data-parallel run's per-device curves: kind = kDeviceBase + rank * kDeviceKinds + one of these.
+// A data-parallel run's per-rank curves, a pipeline's per-device ones: kind = kDeviceBase + place *
+// kDeviceKinds + one of these, the place in StepMetrics::devices (a rank's is its rank).
 enum DeviceKind { kDevThroughput, kDevMemory, kDevReserved, kDevPeak, kDeviceKinds };
 constexpr int kDeviceBase = 1000;
 
 int deviceKind(int64_t rank, int sub) {
   return kDeviceBase + static_cast<int>(rank) * kDeviceKinds + sub;
+}
+
+// "stage 0", "stages 1, 2": a pipeline's stages on one device; empty for a data-parallel rank.
+QString stagesLabel(const std::vector<int64_t>& stages) {
+  QStringList numbers;
+  for (int64_t s : stages) numbers << QString::number(s);
+  if (numbers.isEmpty()) return {};
+  return (numbers.size() == 1 ? ChartsPanel::tr("stage %1") : ChartsPanel::tr("stages %1"))
+      .arg(numbers.join(QStringLiteral(", ")));
 }
 
 // Overlaid runs share a colour per run: their ranks' curves are told apart by the line.
@@ -284,8 +294,10 @@ ChartsPanel::SeriesLook ChartsPanel::look(const Trace& trace, int kind, bool ove
     auto device = trace.devices.find(rank);
     const bool cuda = device != trace.devices.end() && device->second.cuda;
     out.chart = sub == kDevThroughput ? ChartId::Throughput : ChartId::Memory;
-    out.name =
-        tr("rank %1 · %2").arg(rank).arg(device != trace.devices.end() ? device->second.name : QString());
+    const QString name = device != trace.devices.end() ? device->second.name : QString();
+    const bool stages = device != trace.devices.end() && !device->second.stages.isEmpty();
+    out.name = stages ? device->second.stages + QStringLiteral(" · ") + name
+                      : tr("rank %1 · %2").arg(rank).arg(name);
     if (sub == kDevMemory) out.name += cuda ? tr(" (allocated)") : tr(" (RSS)");
     if (sub == kDevReserved) out.name += tr(" (reserved)");
     if (sub == kDevPeak) out.name += tr(" (peak)");
@@ -306,7 +318,8 @@ ChartsPanel::SeriesLook ChartsPanel::look(const Trace& trace, int kind, bool ove
     out.chart = info.chart;
     out.name = tr(info.name);
     // A data-parallel run's throughput curve is the sum over its ranks, plotted beside each rank's.
-    if (kind == kThroughput && !trace.devices.empty()) out.name = tr("all ranks");
+    const bool ranks = !trace.devices.empty() && trace.devices.begin()->second.stages.isEmpty();
+    if (kind == kThroughput && ranks) out.name = tr("all ranks");
     const bool key = kind == kReservedKey || kind == kPeakKey;
     style.color = overlay ? trace.color : kColors[info.color];
     style.pen = overlay || key || kind == kCudaReserved || kind == kCudaPeak ? info.pen : Qt::SolidLine;
@@ -355,16 +368,22 @@ void ChartsPanel::recomputeEma(Trace& trace) {
 bool ChartsPanel::addRankPoints(Trace& t, const StepMetrics& s, double step,
                                 std::map<int64_t, RankPoints>& ranks) {
   bool anyCuda = false;
-  for (const DeviceMetrics& d : s.devices) {
-    auto device = t.devices.find(d.rank);
+  for (size_t place = 0; place < s.devices.size(); ++place) {
+    const DeviceMetrics& d = s.devices[place];
+    const auto key = static_cast<int64_t>(place);
+    auto device = t.devices.find(key);
     if (device == t.devices.end()) {
-      device =
-          t.devices.emplace(d.rank, Device{QString::fromStdString(d.device), d.cuda_allocated_bytes >= 0})
-              .first;
+      device = t.devices
+                   .emplace(key, Device{QString::fromStdString(d.device), d.cuda_allocated_bytes >= 0,
+                                        stagesLabel(d.stages)})
+                   .first;
     }
-    RankPoints& r = ranks[d.rank];
-    r.keys.push_back(step);
-    r.throughput.push_back(d.samples_per_sec);
+    RankPoints& r = ranks[key];
+    // A pipeline's devices all train at the rank's rate: the run's own throughput curve says it.
+    if (d.stages.empty()) {
+      r.keys.push_back(step);
+      r.throughput.push_back(d.samples_per_sec);
+    }
     if (device->second.cuda) {
       anyCuda = true;
       if (d.cuda_allocated_bytes >= 0) {

@@ -73,6 +73,7 @@ class ChartsPanel : public QWidget {
   struct Device {
     QString name;       // "cpu", "cuda:1"
     bool cuda = false;  // reports CUDA memory
+    QString stages;     // a pipeline's device: "stage 0", "stages 1, 2"; empty for a data-parallel rank
   };
   struct Trace {
     QString label;
@@ -82,7 +83,9 @@ class ChartsPanel : public QWidget {
     QVector<double> lossKeys,
         lossValues;  // raw training loss, kept to recompute the EMA when the slider moves
     Ema ema;
-    std::map<int64_t, Device> devices;  // data parallel: rank -> its device; empty with one device
+    // StepMetrics::devices by their place in it: a data-parallel rank (the place is the rank) or a pipeline's
+    // device; empty with one device.
+    std::map<int64_t, Device> devices;
   };
   // How one series of a trace is drawn and named, with one run on the charts or several.
   struct SeriesLook {
@@ -101,8 +104,8 @@ class ChartsPanel : public QWidget {
     void add(const GpuFigures& gpu, double step);
   };
   void showGpuNote(const Trace& trace, const GpuFigures& gpu);
-  // A data-parallel step's points per rank (the trace learns each rank's device); true when a rank reports
-  // CUDA memory.
+  // A data-parallel step's points per rank, a pipeline's per device (the trace learns each one's device);
+  // true when one reports CUDA memory.
   static bool addRankPoints(Trace& t, const StepMetrics& s, double step,
                             std::map<int64_t, RankPoints>& ranks);
 
