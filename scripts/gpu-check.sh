@@ -329,19 +329,23 @@ fi
 # on two GPUs where there are two (activations copied device to device), against the same run unsplit on cuda:0.
 # A layer list without dropout or batch norm on synthetic data: the losses and test accuracies must agree to
 # float32 rounding (the CPU tests check the weights to 2e-6); then the measured idle share per stage (host time,
-# which on CUDA is the time to queue the work) from `workbench-cli bench`.
+# which on CUDA is the time to queue the work) from `workbench-cli bench`. Then train.clip_grad_norm across the
+# stages (a clip that bites: one norm over every stage's gradients, measured per device and summed on cuda:0),
+# against one device with the same clip, and each stage device's memory from the step metrics' devices.
 if [[ "$stage" == all || "$stage" == run || "$stage" == pipeline ]] && ! over_budget; then
   section "pipeline: 2 stages on cuda:0, and on cuda:0 + cuda:1 where there are two; against one device"
   gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
   pipe_exp() {  # name, pipeline JSON ("null": none) -> experiment file
     $py - "$1" "$2" "$OUT" >"$OUT/pipeline-$1.json" <<'PY'
-import json, sys
+import json, os, sys
 name, pipeline, out = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
 lin = lambda n: {"type": "linear", "out_features": n}
 layers = [{"type": "flatten"}, lin(2048), {"type": "relu"}, lin(2048), {"type": "relu"}, lin(2048),
           {"type": "relu"}, lin(10)]
 train = {"batch_size": 256, "epochs": 2, "devices": ["cuda:0"], "checkpoint_every_minutes": 0,
          "cuda_graphs": "off", "log_every_steps": 10}
+if float(os.environ.get("PIPE_CLIP", "0")) > 0:
+    train["clip_grad_norm"] = float(os.environ["PIPE_CLIP"])
 if pipeline is not None:
     train["pipeline"] = pipeline
 print(json.dumps({"name": "pipeline-" + name, "seed": 3, "model": {"layers": layers},
@@ -360,6 +364,15 @@ print(s.get("status"), "steps", s.get("steps"), "test_accuracy", s.get("test_acc
       "samples/s", s.get("samples_per_sec"))' "$OUT/pipeline-$1.out" 2>&1)"
     grep -h "pipeline idle per stage" "$OUT"/pipeline-runs/*pipeline-"$1"*/metrics.jsonl 2>/dev/null | tail -1 |
       $py -c 'import json,sys; [print("  " + json.loads(l).get("text", "")) for l in sys.stdin]' | tee -a "$results"
+    # The last window's memory per stage device (DeviceMetrics with "stages"), and the clipped norm.
+    $py -c 'import glob, json, sys
+steps = [j for f in glob.glob(sys.argv[1]) for j in map(json.loads, open(f)) if j.get("event") == "step"]
+last = steps[-1] if steps else {}
+for d in last.get("devices", []):
+    print("  memory", d.get("device"), "stages", d.get("stages"), "allocated MiB",
+          round(d.get("cuda_allocated_bytes", -1) / 2**20, 1), "peak MiB", round(d.get("cuda_peak_bytes", -1) / 2**20, 1))
+if last.get("grad_norm", -1) >= 0: print("  grad_norm (before clipping)", last["grad_norm"])' \
+      "$OUT/pipeline-runs/*pipeline-$1*/metrics.jsonl" 2>&1 | tee -a "$results"
   }
   two='[["cuda:0", "0..4"], ["cuda:0", "5..7"]]'
   pipe_run one-device null
@@ -372,5 +385,14 @@ print(s.get("status"), "steps", s.get("steps"), "test_accuracy", s.get("test_acc
     pipe_run balanced '{"stages": "balanced", "devices": ["cuda:0", "cuda:1"], "micro_batches": 8}'
   fi
   say "(test_accuracy and test_loss should agree across the runs to float32 rounding: the same training)"
+  # Clipping across the stages: the same clip on one device, two stages on cuda:0, and cuda:0 + cuda:1.
+  export PIPE_CLIP=0.05
+  pipe_run clip-one-device null
+  pipe_run clip-one-gpu "{\"stages\": $two, \"micro_batches\": 8}"
+  if ((gpus >= 2)); then
+    pipe_run clip-two-gpus '{"stages": [["cuda:0", "0..4"], ["cuda:1", "5..7"]], "micro_batches": 8}'
+  fi
+  unset PIPE_CLIP
+  say "(clipped: the three agree to float32 rounding and grad_norm is above 0.05; each stage device has its memory line)"
 fi
 section "done in $(elapsed)"
