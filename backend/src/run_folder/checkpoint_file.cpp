@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string_view>
@@ -54,7 +55,8 @@ nlohmann::json parseMeta(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-void writeCheckpointFile(const std::string& path, const nlohmann::json& meta, const std::string& payload) {
+CheckpointFileCheck writeCheckpointFile(const std::string& path, const nlohmann::json& meta,
+                                        const std::string& payload) {
   const std::string meta_text = meta.dump();
   std::string head(kMagic, sizeof(kMagic));
   putU64(head, meta_text.size());
@@ -68,6 +70,7 @@ void writeCheckpointFile(const std::string& path, const nlohmann::json& meta, co
   for (int i = 0; i < 4; ++i) tail.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
   // Checked write, fsync, close and rename (util/atomic_file): a short file is never renamed into place.
   writeFileAtomically(path, {std::string_view(head), std::string_view(payload), std::string_view(tail)});
+  return {head.size() + payload.size() + tail.size(), static_cast<uint32_t>(crc)};
 }
 
 nlohmann::json readCheckpointMeta(const std::string& path) {
@@ -82,7 +85,7 @@ nlohmann::json readCheckpointMeta(const std::string& path) {
   return parseMeta(path, head.substr(16, meta_size));
 }
 
-CheckpointContents readCheckpointFile(const std::string& path) {
+CheckpointContents readCheckpointFile(const std::string& path, const CheckpointFileCheck* expected) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CorruptCheckpoint(path + " cannot be read");
   const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -102,10 +105,39 @@ CheckpointContents readCheckpointFile(const std::string& path) {
   for (int i = 0; i < 4; ++i)
     stored |= static_cast<uint32_t>(static_cast<unsigned char>(file[body + i])) << (8 * i);
   if (crc32Of(file.data(), body) != stored) throw CorruptCheckpoint(path + " is damaged (checksum mismatch)");
+  if (expected && (file.size() != expected->bytes || stored != expected->crc32)) {
+    throw CorruptCheckpoint(path + " is not the file its checkpoint names (another length or checksum)");
+  }
   CheckpointContents contents;
   contents.meta = parseMeta(path, file.substr(16, meta_size));
   contents.payload = file.substr(payload_at, payload_size);
   return contents;
+}
+
+void verifyCheckpointFile(const std::string& path, const CheckpointFileCheck& expected) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CorruptCheckpoint(path + " is missing or cannot be read");
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec || size != expected.bytes) {
+    throw CorruptCheckpoint(path + " is truncated or was replaced (" + std::to_string(ec ? 0 : size) +
+                            " bytes, its checkpoint names " + std::to_string(expected.bytes) + ")");
+  }
+  if (size < 28) throw CorruptCheckpoint(path + " is truncated");
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::string piece(std::min<uint64_t>(size - 4, 8u << 20), '\0');
+  for (uint64_t left = size - 4; left > 0;) {
+    const auto n = static_cast<std::streamsize>(std::min<uint64_t>(left, piece.size()));
+    if (!in.read(piece.data(), n)) throw CorruptCheckpoint(path + " cannot be read");
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(piece.data()), static_cast<uInt>(n));
+    left -= static_cast<uint64_t>(n);
+  }
+  unsigned char tail[4] = {0, 0, 0, 0};
+  in.read(reinterpret_cast<char*>(tail), 4);
+  uint32_t stored = 0;
+  for (int i = 0; i < 4; ++i) stored |= static_cast<uint32_t>(tail[i]) << (8 * i);
+  if (static_cast<uint32_t>(crc) != stored || stored != expected.crc32)
+    throw CorruptCheckpoint(path + " is damaged (checksum mismatch)");
 }
 
 }  // namespace wb

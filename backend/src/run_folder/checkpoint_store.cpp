@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
+#include "run_folder/checkpoint_shards.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 
@@ -32,7 +34,11 @@ CheckpointStore::CheckpointStore(std::string run_dir, int64_t keep, bool minimiz
 }
 
 std::string CheckpointStore::folder() const {
-  return m_run_dir + "/checkpoints";
+  return folderOf(m_run_dir);
+}
+
+std::string CheckpointStore::folderOf(const std::string& run_dir) {
+  return run_dir + "/checkpoints";
 }
 
 std::string CheckpointStore::save(int64_t step, nlohmann::json meta, const std::string& payload) {
@@ -83,9 +89,19 @@ std::vector<std::string> CheckpointStore::list() const {
   return files;
 }
 
+std::vector<std::string> CheckpointStore::filesOf(const std::string& checkpoint) const {
+  std::vector<std::string> files{checkpoint};
+  for (const CheckpointShard& shard : shardsOf(readCheckpointMeta(checkpoint), checkpoint))
+    files.push_back(shardPath(checkpoint, shard));
+  return files;
+}
+
 void CheckpointStore::prune() {
   const std::vector<std::string> files = list();
-  if (static_cast<int64_t>(files.size()) <= m_keep) return;
+  if (static_cast<int64_t>(files.size()) <= m_keep) {
+    removeOrphanShards(files);
+    return;
+  }
   // The best validation metric among all, kept even when it is older than the newest K.
   std::string best;
   double best_value = 0;
@@ -102,10 +118,42 @@ void CheckpointStore::prune() {
       // A damaged file is never the best; it ages out like the others.
     }
   }
-  for (size_t i = static_cast<size_t>(m_keep); i < files.size(); ++i) {
-    if (files[i] == best) continue;
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (i < static_cast<size_t>(m_keep) || files[i] == best) {
+      kept.push_back(files[i]);
+      continue;
+    }
     std::error_code ec;
     fs::remove(files[i], ec);
+  }
+  removeOrphanShards(kept);
+}
+
+// Every shard file that no kept main file names: those of pruned checkpoints, and those a kill left between
+// the shards' write and the main file's. A main file whose header cannot be read keeps the shard files of its
+// step (they age out with it). Rank 0 prunes inside its write, while the other ranks wait for it in their
+// next collective: no shard file of a later checkpoint is being written now.
+void CheckpointStore::removeOrphanShards(const std::vector<std::string>& checkpoints) {
+  std::set<std::string> named;
+  std::set<int64_t> unreadable_steps;
+  for (const std::string& checkpoint : checkpoints) {
+    try {
+      for (const CheckpointShard& shard : shardsOf(readCheckpointMeta(checkpoint), checkpoint))
+        named.insert(shard.file);
+    } catch (const CorruptCheckpoint&) {
+      long long step = 0;
+      if (std::sscanf(fs::path(checkpoint).filename().string().c_str(), "step-%lld", &step) == 1)
+        unreadable_steps.insert(step);
+    }
+  }
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder(), ec)) {
+    const std::string name = entry.path().filename().string();
+    const auto step = checkpointShardStep(name);
+    if (!step || named.count(name) || unreadable_steps.count(*step)) continue;
+    std::error_code remove_ec;
+    fs::remove(entry.path(), remove_ec);
   }
 }
 
@@ -114,7 +162,9 @@ std::optional<LoadedCheckpoint> CheckpointStore::loadLatestGood(
   const std::vector<std::string> files = list();
   for (size_t i = 0; i < files.size(); ++i) {
     try {
-      return LoadedCheckpoint{files[i], readCheckpointFile(files[i])};
+      LoadedCheckpoint loaded{files[i], readCheckpointFile(files[i])};
+      verifyCheckpointShards(files[i], loaded.contents.meta);
+      return loaded;
     } catch (const CorruptCheckpoint& e) {
       if (warn) {
         warn(std::string("Checkpoint ") + e.what() + "; " +

@@ -4,7 +4,7 @@
 // checkpoint holds (format, the experiment, the progress, the schedule's and the loss scaler's state, the
 // logs' lengths, the torch version) and the caller's own fields, the model's and optimizer's state (and the
 // step parts' state, e.g. pruning masks) as the payload, saved atomically through the store, and a log line
-// saying so.
+// saying so. A sharded run's progress carries the shard files every rank wrote: the header names them.
 
 #include <nlohmann/json.hpp>
 #include <string>

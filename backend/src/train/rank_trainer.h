@@ -15,6 +15,7 @@
 #include "data/dataset.h"
 #include "distributed/rank_group.h"
 #include "optim/lr_schedule.h"
+#include "run_folder/checkpoint_shards.h"
 #include "run_folder/event_stream.h"
 #include "system/gpu_sampler.h"
 #include "train/non_finite_loss_error.h"
@@ -52,6 +53,9 @@ struct RankProgress {
   int64_t samples = 0;
   std::optional<double> val_metric;  // the validation just done (epoch end), for keeping the best checkpoint
   std::string reason;                // "epoch", "steps", "minutes", "requested", "stop"
+  // A sharded run's (train.shard): the shard file each rank wrote for this checkpoint, for the main file's
+  // header to name (TrainingRank fills it in; not part of the progress read back).
+  std::vector<CheckpointShard> shards;
 
   // Resumed on another number of ranks, the epoch's batches are counted anew: a position beyond the new
   // shard's `batches_per_epoch` starts the next epoch.

@@ -1,11 +1,7 @@
 #include "train/sharded_state.h"
 
 #include <algorithm>
-#include <cstring>
-#include <sstream>
 
-#include "optim/optimizer_state_io.h"
-#include "torch_compat.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -157,51 +153,11 @@ void ShardedTrainingState::afterStep(int64_t /*step*/) {
   }
 }
 
-void ShardedTrainingState::gatherOptimizerState() {
-  // Each rank's optimizer as LibTorch saves it (its shard's state only), sent as bytes: the state's types are
-  // the optimizer's business, and loadOptimizerState reads them back whichever optimizer it is.
-  torch::serialize::OutputArchive archive;
-  m_optimizer.save(archive);
-  std::string bytes;
-  archive.save_to([&bytes](const void* data, size_t n) {
-    bytes.append(static_cast<const char*>(data), n);
-    return n;
-  });
-  const torch::Tensor lengths =
-      m_group.allgather(torch::tensor({static_cast<double>(bytes.size())}, torch::kFloat64));
-  const int size = m_group.size();
-  int64_t longest = 0;
-  for (int r = 0; r < size; ++r)
-    longest = std::max(longest, static_cast<int64_t>(lengths[r][0].item<double>()));
-  const auto options = torch::TensorOptions().dtype(torch::kUInt8).device(m_group.device());
-  torch::Tensor mine = torch::zeros({longest}, torch::kUInt8);
-  std::memcpy(mine.data_ptr<uint8_t>(), bytes.data(), bytes.size());
-  torch::Tensor all = torch::empty({longest * size}, options);
-  m_group.allgatherInto(mine.to(m_group.device()), all);
-  if (m_group.rank() != 0) return;
-  all = all.cpu();
-
-  auto& state = m_optimizer.state();
-  std::remove_reference_t<decltype(state)> merged;
-  for (auto& [key, value] : state) merged[key] = std::move(value);
-  for (int r = 1; r < size; ++r) {
-    const auto n = static_cast<size_t>(lengths[r][0].item<double>());
-    std::istringstream in(
-        std::string(reinterpret_cast<const char*>(all.data_ptr<uint8_t>()) + r * longest, n));
-    torch::serialize::InputArchive theirs;
-    theirs.load_from(in, m_group.device());
-    loadOptimizerState(m_optimizer, theirs);  // replaces the state with rank r's: collected into `merged`
-    for (auto& [key, value] : state) merged[key] = std::move(value);
-  }
-  state = std::move(merged);
-}
-
-void ShardedTrainingState::keepOwnOptimizerState() {
-  auto& state = m_optimizer.state();
-  using StateMap = std::remove_reference_t<decltype(state)>;
+int ShardedTrainingState::ownerOf(const torch::Tensor& parameter) const {
   for (size_t i = 0; i < m_params.size(); ++i) {
-    if (!m_partition.owns(m_group.rank(), i)) state.erase(compat::optimizerStateKey<StateMap>(m_params[i]));
+    if (m_params[i].unsafeGetTensorImpl() == parameter.unsafeGetTensorImpl()) return m_partition.owner[i];
   }
+  return -1;
 }
 
 }  // namespace wb

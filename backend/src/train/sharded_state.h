@@ -14,9 +14,9 @@
 //   gradients: no allreduce; the gradients are reduce-scattered in chunks of train.bucket_mb, each rank
 //              receiving only its shard's averages; clipping sums the squared norms across the ranks.
 //
-// Checkpoints stay one file in today's format: the state of every shard is gathered into rank 0's optimizer
-// for the write and dropped again after it (gatherOptimizerState / keepOwnOptimizerState), and a resume —
-// on any number of ranks — loads the whole state and keeps its own shard's.
+// Checkpoints are written shard by shard (sharded_checkpoint.h): each rank its own optimizer state into its
+// own file, rank 0 the main file naming them; a resume, on any number of ranks, keeps on each rank the state
+// of the parameters ownerOf gives it.
 
 #include <torch/torch.h>
 
@@ -43,10 +43,8 @@ class ShardedTrainingState final : public StepPart {
   bool optimizerStep(torch::optim::Optimizer& optimizer) override;
   void afterStep(int64_t step) override;
 
-  // Every rank calls it (a collective): rank 0's optimizer then holds every shard's state, as an unsharded
-  // run's would. keepOwnOptimizerState drops the state of the parameters outside this rank's shard again.
-  void gatherOptimizerState();
-  void keepOwnOptimizerState();
+  // The rank whose shard holds `parameter`; -1 for one that is not trained (frozen) or not the model's.
+  int ownerOf(const torch::Tensor& parameter) const;
 
   const ShardPartition& partition() const { return m_partition; }
   ShardLevel level() const { return m_level; }

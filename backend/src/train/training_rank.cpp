@@ -1,6 +1,7 @@
 #include "train/training_rank.h"
 
 #include "optim/optimizer_factory.h"
+#include "run_folder/checkpoint_store.h"
 #include "run_folder/training_state.h"
 #include "step/clip_grad_norm_part.h"
 #include "workbench/errors.h"
@@ -37,6 +38,7 @@ void TrainingRank::setUp(const Experiment& experiment, const TrainingPlan& plan,
   schedule->addGroups(groupLearningRates(step->optimizer()));
   optimizer_config = experiment.optimizer;
   if (!isLead()) log = std::make_unique<RankLog>(folder, placement.rank);
+  checkpoint_folder = CheckpointStore::folderOf(folder);
 }
 
 // Both capture the trainable parameters once: data parallel's allreduce its buckets, a CUDA graph its
@@ -66,8 +68,10 @@ void TrainingRank::restore(const LoadedCheckpoint& checkpoint) {
   }
   step->parts().loadState(
       restoreTrainingState(checkpoint.contents.payload, checkpoint.path, step->model(), step->optimizer()));
-  // The checkpoint holds every shard's optimizer state (on whatever number of ranks it was written).
-  if (sharded) sharded->keepOwnOptimizerState();
+  // Of the optimizer's state (in the shard files, or whole in the main file), this rank keeps its own
+  // shard's, whatever number of ranks wrote it.
+  restoreOptimizerShards(checkpoint, step->model(), step->optimizer(), sharded ? placement.rank : 0,
+                         parameterOwner());
   schedule->loadState(checkpoint.contents.meta.value("schedule", nlohmann::json::object()));
   if (step->scaler().enabled() && checkpoint.contents.meta.contains("scaler")) {
     step->scaler().loadState(GradScalerState::fromJson(checkpoint.contents.meta["scaler"]));
@@ -77,12 +81,9 @@ void TrainingRank::restore(const LoadedCheckpoint& checkpoint) {
 void TrainingRank::train(const RankSetup& setup) {
   try {
     if (sharded && setup.checkpoint) {
-      // Every rank sends its optimizer shard to rank 0 for the one checkpoint file rank 0 writes.
       RankSetup with_shards = setup;
       with_shards.checkpoint = [this, write = setup.checkpoint](const RankProgress& p) {
-        sharded->gatherOptimizerState();
-        write(p);
-        sharded->keepOwnOptimizerState();
+        writeShardedCheckpoint(p, write);
       };
       outcome = trainRank(with_shards);
     } else {
@@ -93,6 +94,30 @@ void TrainingRank::train(const RankSetup& setup) {
     throw;
   }
   if (log) log->events().flush();
+}
+
+ParameterOwner TrainingRank::parameterOwner() const {
+  if (sharded) return [s = sharded.get()](const torch::Tensor& parameter) { return s->ownerOf(parameter); };
+  return [](const torch::Tensor&) { return 0; };
+}
+
+// Each rank writes its shard file at once, in parallel; rank 0 writes the main file last.
+void TrainingRank::writeShardedCheckpoint(const RankProgress& progress,
+                                          const std::function<void(const RankProgress&)>& write) {
+  Model& model = step->model();
+  torch::optim::Optimizer& optimizer = step->optimizer();
+  const ParameterOwner owner = parameterOwner();
+  const CheckpointShard mine = writeOptimizerShard(checkpoint_folder, progress.step, placement.rank,
+                                                   group->size(), model, optimizer, owner, m_shard_buffer);
+  RankProgress named = progress;
+  named.shards = gatherShardRecords(*group, mine, progress.step, model, owner);  // every shard is on disk
+  // The main file holds the whole model: ZeRO stage 3 (train.shard parameters) gathers it here for the write
+  // (a collective, every rank) and releases the other ranks' shards after it.
+  if (isLead()) {
+    // The main file keeps the optimizer groups' options; the state is in the shard files.
+    const OptimizerStateAside aside(optimizer);
+    write(named);
+  }
 }
 
 }  // namespace wb

@@ -18,6 +18,7 @@
 #include "train/rank_log.h"
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"
+#include "train/sharded_checkpoint.h"
 #include "train/sharded_state.h"
 #include "train/training_plan.h"
 #include "workbench/experiment.h"
@@ -42,6 +43,8 @@ struct TrainingRank {
   void refuseUnfreezingWhereUnsupported();
   // Trains with `setup` (whose step is this rank's), its log flushed whatever happens.
   void train(const RankSetup& setup);
+  // Who keeps each parameter's optimizer state: the shard's owner, or this rank alone when unsharded.
+  ParameterOwner parameterOwner() const;
 
   RankPlacement placement;
   std::unique_ptr<DeferredRankGroup> group;
@@ -52,6 +55,14 @@ struct TrainingRank {
   OptimizerConfig optimizer_config;  // for the groups thawed parameters join (model.unfreeze)
   std::unique_ptr<RankLog> log;
   RankOutcome outcome;
+  std::string checkpoint_folder;  // where this rank writes its shard files (train.shard)
+
+ private:
+  // With train.shard: this rank's shard file, then (a collective) every rank's records, then rank 0's `write`
+  // of the main file naming them.
+  void writeShardedCheckpoint(const RankProgress& progress,
+                              const std::function<void(const RankProgress&)>& write);
+  std::string m_shard_buffer;  // reused by every shard write
 };
 
 }  // namespace wb

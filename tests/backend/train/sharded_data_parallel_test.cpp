@@ -1,7 +1,7 @@
 // Sharded training state (train.shard, ZeRO stages 1 and 2) on CPU ranks: the partition; Gloo's
 // reduce-scatter and all-gather against NCCL's definition of them; each level trains the weights data
 // parallel and one rank train, while each rank holds only its shard's optimizer state (and gradients); a
-// sharded run's checkpoint holds every shard's state and resumes exactly, and on another rank count; a rank
+// sharded run's checkpoint is written shard by shard and resumes exactly, and on other rank counts; a rank
 // that throws ends the others within the timeout.
 
 #include <gtest/gtest.h>
@@ -20,6 +20,7 @@
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
 #include "run_folder/checkpoint_file.h"
+#include "run_folder/checkpoint_store.h"
 #include "run_folder/event_stream.h"
 #include "support/function_part.h"
 #include "support/model_weights.h"
@@ -239,9 +240,44 @@ TEST_F(ShardedDataParallel, EachLevelTrainsTheWeightsOfDataParallelAndOfOneRank)
   EXPECT_EQ(test::maxWeightDifference(one.run_dir + "/model.pt", alone.run_dir + "/model.pt"), 0.0);
 }
 
-// A checkpoint of a sharded run holds the optimizer state of every shard: resumed on the same ranks it ends
-// with the uninterrupted run's weights, and on one rank it continues with every parameter's moments.
-TEST_F(ShardedDataParallel, StoppedRunResumesExactlyAndOnOneRank) {
+// The number of parameters whose optimizer state a checkpoint file's payload holds (the main file's whole
+// training state, or a shard file's optimizer alone).
+size_t optimizerStates(const std::string& file, bool main_file) {
+  std::istringstream in(readCheckpointFile(file).payload);
+  torch::serialize::InputArchive archive, optimizer, state;
+  archive.load_from(in);
+  if (main_file) {
+    EXPECT_TRUE(archive.try_read("optimizer", optimizer)) << file;
+  } else {
+    optimizer = std::move(archive);
+  }
+  EXPECT_TRUE(optimizer.try_read("state", state)) << file;
+  return state.keys().size();
+}
+
+// A copy of the stopped run, to resume forced on `ranks` CPU ranks.
+RunSummary resumeCopyOn(const std::string& run_dir, const std::string& copy, int ranks) {
+  fs::copy(run_dir, copy, fs::copy_options::recursive);
+  {
+    std::ifstream in(copy + "/experiment.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    j["train"]["devices"] = std::vector<std::string>(static_cast<size_t>(ranks), "cpu");
+    std::ofstream(copy + "/experiment.json") << j.dump(2);
+  }
+  std::string log;
+  const RunSummary resumed = resumeBlocking({copy, true}, [&](EventBatch&& batch) {
+    for (auto& ev : batch) {
+      if (auto* line = std::get_if<LogLine>(&ev)) log += line->text + "\n";
+    }
+  });
+  EXPECT_NE(log.find("Continuing at step"), std::string::npos) << log;
+  return resumed;
+}
+
+// A sharded run's checkpoint is rank 0's main file (no optimizer state) and a shard file per rank with that
+// rank's: resumed on the same ranks it ends with the uninterrupted run's weights, and on one or three ranks
+// it continues with every parameter's moments (tensor for tensor: sharded_checkpoint_test.cpp).
+TEST_F(ShardedDataParallel, StoppedRunResumesExactlyAndOnOneAndThreeRanks) {
   Experiment e = shardedExperiment(runs, 2, ShardLevel::Optimizer);
   e.train.epochs = 2;
   e.train.max_steps = 12;
@@ -262,28 +298,23 @@ TEST_F(ShardedDataParallel, StoppedRunResumesExactlyAndOnOneRank) {
   ASSERT_EQ(stopped.status, RunStatus::Interrupted);
   ASSERT_LT(stopped.steps, 12);
 
-  // Every parameter's AdamW state is in the one file rank 0 wrote (4 tensors: 2 per rank's shard).
-  std::string newest;
-  for (const auto& f : fs::directory_iterator(stopped.run_dir + "/checkpoints")) newest = f.path().string();
-  ASSERT_FALSE(newest.empty());
-  {
-    std::istringstream in(readCheckpointFile(newest).payload);
-    torch::serialize::InputArchive archive, optimizer, state;
-    archive.load_from(in);
-    ASSERT_TRUE(archive.try_read("optimizer", optimizer));
-    ASSERT_TRUE(optimizer.try_read("state", state));
-    EXPECT_EQ(state.keys().size(), 4u);
-  }
+  // The main file names two shard files; the 784x32 weight's AdamW state is rank 0's, the other three rank
+  // 1's.
+  const CheckpointStore store(stopped.run_dir, 5, true);
+  ASSERT_FALSE(store.list().empty());
+  const std::vector<std::string> files = store.filesOf(store.list().front());
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(optimizerStates(files[0], true), 0u);
+  EXPECT_EQ(optimizerStates(files[1], false), 1u);
+  EXPECT_EQ(optimizerStates(files[2], false), 3u);
 
-  const std::string copy = runs + "/one-rank-copy";
-  fs::copy(stopped.run_dir, copy, fs::copy_options::recursive);
-  {
-    std::ifstream in(copy + "/experiment.json");
-    nlohmann::json j = nlohmann::json::parse(in);
-    j["train"]["devices"] = {"cpu"};
-    std::ofstream(copy + "/experiment.json") << j.dump(2);
+  for (int ranks : {1, 3}) {
+    SCOPED_TRACE(std::to_string(ranks) + " rank(s)");
+    const RunSummary other =
+        resumeCopyOn(stopped.run_dir, runs + "/copy-" + std::to_string(ranks) + "-ranks", ranks);
+    EXPECT_EQ(other.status, RunStatus::Completed);
+    EXPECT_EQ(other.steps, 12);
   }
-  EXPECT_EQ(resumeBlocking({copy, true}, [](EventBatch&&) {}).status, RunStatus::Completed);
 
   const RunSummary resumed = resumeBlocking({stopped.run_dir, false}, [](EventBatch&&) {});
   ASSERT_EQ(resumed.status, RunStatus::Completed);
