@@ -323,6 +323,29 @@ if [[ "$stage" == all || "$stage" == shard ]] && ! over_budget; then
 print(s.get("status"), "steps", s.get("steps"), "test_accuracy", s.get("test_accuracy"))' "$OUT/shard-$level.json" 2>&1)"
     done
     say "(the three test accuracies should agree to about 0.001: the same training, only where the state lives differs)"
+    # Checkpoints shard by shard on NCCL: each GPU rank writes its optimizer state into its own file, rank 0 the
+    # main file last. Killed with -9 after its step-20 checkpoint and resumed, the gradients run must end where the
+    # uninterrupted one above did (its test accuracy, to about 0.001).
+    "$cli" train --set model.preset=mlp --set 'train.devices=["cuda:0","cuda:1"]' --set train.shard=gradients \
+      --set optimizer.name=adamw --set train.clip_grad_norm=1 --set train.max_steps=40 --set train.epochs=100 \
+      --set data.limit=10000 --set data.val_fraction=0 --set train.checkpoint_every_minutes=0 \
+      --set train.checkpoint_every_steps=10 --set output.runs_dir="$OUT/shard-kill" --set name=shard-gradients \
+      >"$OUT/shard-kill.out" 2>&1 &
+    kill_pid=$!
+    for _ in $(seq 1 1200); do grep -qs "at step 20:" "$OUT"/shard-kill/*/train.log && break; sleep 0.1; done
+    kill -9 "$kill_pid" 2>/dev/null; wait "$kill_pid" 2>/dev/null
+    kill_run=$(ls -d "$OUT"/shard-kill/*/ 2>/dev/null | head -1)
+    if [[ -z "$kill_run" ]]; then
+      say "sharded checkpoints: the run made no folder: $(tail -3 "$OUT/shard-kill.out")"
+    else
+      say "sharded checkpoints after kill -9: $(ls "$kill_run/checkpoints" | grep -c '\.wbshard$') shard file(s) beside" \
+        "$(ls "$kill_run/checkpoints" | grep -c '\.wbckpt$') main file(s)"
+      "$cli" resume "$kill_run" --json --quiet >"$OUT/shard-resumed.json" 2>"$OUT/shard-resumed.log" ||
+        say "resume of the sharded run FAILED: $(tail -3 "$OUT/shard-resumed.log")"
+      say "resumed $(grep -o 'Continuing at step [0-9]*' "$kill_run/train.log" | tail -1): $(python3 -c 'import json,sys
+s=json.load(open(sys.argv[1])); print(s.get("status"), "steps", s.get("steps"), "test_accuracy", s.get("test_accuracy"))' \
+        "$OUT/shard-resumed.json" 2>&1) (uninterrupted gradients above)"
+    fi
   fi
 fi
 # Pipeline model parallelism (train.pipeline, issue 42): two stages on one GPU (each on a stream of its own), and
