@@ -75,8 +75,11 @@ int columnOfIssue(const std::string& rest, bool balanced) {
 
 void markChooser(QComboBox* combo, const QString& message) {
   combo->setProperty(kFaultProperty, !message.isEmpty());
-  combo->setStyleSheet(message.isEmpty() ? QString()
-                                         : QStringLiteral("QComboBox { background-color: #ffcdd2; }"));
+  // With a border the style sheet draws the whole chooser: a background alone is ignored by Fusion's combo.
+  combo->setStyleSheet(message.isEmpty()
+                           ? QString()
+                           : QStringLiteral("QComboBox { background-color: #ffcdd2; color: black; "
+                                            "border: 1px solid #c62828; padding: 1px 4px; }"));
   combo->setToolTip(message.isEmpty() ? combo->property("help").toString()
                                       : QStringLiteral("⚠ %1").arg(message));
 }
@@ -219,10 +222,15 @@ void PipelineBinding::showModel(const ModelSummary& summary, const TrainingMemor
            name.isEmpty() ? QStringLiteral("%1 (%2)").arg(index, pipeline_table::fromStd(row->type)) : name});
     }
   }
-  std::vector<std::string> proposed;
-  for (const MemoryChoice& choice : memory.choices) {
-    if (!choice.pipeline || !choice.possible()) continue;
-    for (const DeviceMemoryEstimate& stage : choice.devices) proposed.push_back(stage.stage);
+  // The figures' pipeline choice is the engine's proposed cut while the stages are "balanced" (with explicit
+  // stages it is those): the last proposal stays for Balanced off to start from.
+  std::vector<std::string> proposed = m_proposed;
+  if (isBalanced()) {
+    proposed.clear();
+    for (const MemoryChoice& choice : memory.choices) {
+      if (!choice.pipeline || !choice.possible()) continue;
+      for (const DeviceMemoryEstimate& stage : choice.devices) proposed.push_back(stage.stage);
+    }
   }
   bool same = proposed == m_proposed && layers.size() == m_layers.size();
   for (size_t i = 0; same && i < layers.size(); ++i)
@@ -256,7 +264,13 @@ void PipelineBinding::fillRows() {
   m_filling = true;
   m_balanced->setChecked(isBalanced());
   m_table->setRowCount(static_cast<int>(m_rows.size()));
-  for (int row = 0; row < m_table->rowCount(); ++row) fillRow(row);
+  QStringList numbers;  // as the engine's messages count them: train.pipeline.stages[0] is stage 0
+  for (int row = 0; row < m_table->rowCount(); ++row) {
+    fillRow(row);
+    numbers << QString::number(row);
+  }
+  m_table->setVerticalHeaderLabels(numbers);
+  markChoosers();  // new choosers (the model's layers arrived) keep the engine's marks until it checks again
   m_filling = false;
   m_remove->setEnabled(m_table->currentRow() >= 0);
   fitHeight();
@@ -454,8 +468,13 @@ std::optional<std::pair<int, int>> PipelineBinding::cellOf(const std::string& is
 }
 
 void PipelineBinding::markIssues(const std::vector<ValidationIssue>& issues) {
+  m_issues = issues;
+  markChoosers();
+}
+
+void PipelineBinding::markChoosers() {
   std::map<std::pair<int, int>, QStringList> faults;
-  for (const ValidationIssue& issue : issues) {
+  for (const ValidationIssue& issue : m_issues) {
     const std::optional<std::pair<int, int>> cell = cellOf(issue.path);
     if (!cell) continue;
     for (int column = 0; column < m_table->columnCount(); ++column) {

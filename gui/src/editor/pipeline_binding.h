@@ -91,6 +91,7 @@ class PipelineBinding : public FieldBinding {
   std::string adoptedRange(
       const std::string& proposed) const;  // the layer an end names exactly; -1: none (a prefix)
   int rowOfWidget(const QWidget* widget, int column) const;
+  void markChoosers();  // the last issues shown, at the choosers they name
 
   QTableWidget* m_table;
   QCheckBox* m_balanced;
@@ -101,6 +102,7 @@ class PipelineBinding : public FieldBinding {
   std::vector<nlohmann::json> m_rows;  // explicit: each stage's [device, layers]; balanced: each device
   std::vector<PipelineLayer> m_layers;
   std::vector<std::string> m_proposed;
+  std::vector<ValidationIssue> m_issues;
   bool m_filling = false;
   // The context of the widgets' connections: the widgets outlive the binding (the form owns them).
   QObject m_alive;
