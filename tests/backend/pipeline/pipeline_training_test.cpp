@@ -174,6 +174,28 @@ TEST_F(PipelineTraining, ClippingAcrossStagesTrainsLikeOneDevice) {
             1e-3);
 }
 
+// train.amp bf16 on the CPU: each stage's forward runs under autocast as the one-device step's does. With one
+// micro-batch the stages compute what one device computes, so the weights agree to float32 rounding; with
+// several, each micro-batch's bfloat16 products round on their own (as micro-batching does in any bf16
+// pipeline), so the weights stay nearer one device's bf16 run than float32 training is.
+TEST_F(PipelineTraining, Bf16TrainsLikeOneDeviceInBf16) {
+  Experiment plain = tinyExperiment(runs, nullptr);
+  plain.train.amp = Precision::Bf16;
+  const Trained one = train(plain);
+  const std::string weights = one.summary.run_dir + "/model.pt";
+  const double from_fp32 = test::maxWeightDifference(reference.run_dir + "/model.pt", weights);
+  EXPECT_GT(from_fp32, 1e-4);  // bf16 did run
+  for (const int micro_batches : {1, 4}) {
+    Experiment piped = tinyExperiment(
+        runs, {{"stages", cut({{"cpu", "0..2"}, {"cpu", "3..5"}})}, {"micro_batches", micro_batches}});
+    piped.train.amp = Precision::Bf16;
+    const Trained two = train(piped);
+    ASSERT_EQ(two.summary.status, RunStatus::Completed) << (two.errors.empty() ? "" : two.errors[0].message);
+    const double apart = test::maxWeightDifference(weights, two.summary.run_dir + "/model.pt");
+    EXPECT_LT(apart, micro_batches == 1 ? 2e-6 : from_fp32 / 2) << micro_batches << " micro-batches";
+  }
+}
+
 // Batch norm in training mode normalizes each micro-batch by its own statistics, so it trains differently
 // from the whole batch (as GPipe's paper and PyTorch's pipelines say); frozen (eval mode, running statistics)
 // it trains the same.
