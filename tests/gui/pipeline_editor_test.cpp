@@ -244,8 +244,13 @@ class PipelineEditorTest : public QObject {
         qPrintable(stages->chooser(1, Stages::FirstLayer)->toolTip()));
     QCOMPARE(stages->chooser(1, Stages::FirstLayer)->currentText(), QStringLiteral("haed (as written)"));
 
-    // Stage 1 starting at the relu that fc1 (stage 0's last, a name) already takes.
+    // The model's layers arriving (the Model tab's summary, after the checks) rebuild the choosers: the marks
+    // stay until the engine checks again.
     showModelOf(stages, editor);
+    QVERIFY(marked(stages->chooser(1, Stages::FirstLayer)));
+    QVERIFY(!marked(stages->chooser(0, Stages::LastLayer)));
+
+    // Stage 1 starting at the relu that fc1 (stage 0's last, a name) already takes.
     choose(stages->chooser(1, Stages::FirstLayer), QStringLiteral("2 (relu)"));
     choose(stages->chooser(1, Stages::LastLayer), QStringLiteral("head"));
     QCOMPARE(pipelineIn(editor)["stages"][1][1], nlohmann::json("2..head"));
