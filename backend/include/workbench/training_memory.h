@@ -54,6 +54,9 @@ struct TrainingMemory {
   int64_t activation_bytes = 4;                // per activation element: 4 fp32, 2 under train.amp
   int64_t activation_elements_per_sample = 0;  // every layer's output for one sample
   int64_t batch = 0;                           // samples per device per step (train.batch_size)
+  // ZeRO stage 3 gathers one top-level layer's parameters at a time: the largest one's trainable count; -1
+  // for a TorchScript model, which has no layer list (stage 3 cannot train it).
+  int64_t largest_layer_trainable = 0;
   std::string assumptions;  // one line: what the figures count and how ("AdamW: 2 moments, 8 B/param; ...")
   // none, optimizer, gradients, parameters (several devices only), then the pipeline (several devices).
   std::vector<MemoryChoice> choices;

@@ -90,6 +90,9 @@ Experiment phaseExperiment(const Experiment& run, const CompressPassConfig& pass
   // A pass's models are built from its artifact, without synchronized batch norm: with several ranks, rank
   // 0's running statistics are broadcast at each step instead (DDP's broadcast_buffers).
   e.train.sync_batchnorm = false;
+  // A pass's parts write the weights after each step (masks) or run the layers themselves (quantization-aware
+  // training), which needs every parameter present: stage 3 fine-tunes as stage 2 keeps the rest sharded.
+  if (e.train.shard == ShardLevel::Parameters) e.train.shard = ShardLevel::Gradients;
   e.train.keep_checkpoints = 2;
   e.compress = CompressConfig{};
   return e;

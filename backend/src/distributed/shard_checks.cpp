@@ -8,9 +8,8 @@ bool shardLevelTrains(ShardLevel level) {
     case ShardLevel::None:
     case ShardLevel::Optimizer:
     case ShardLevel::Gradients:
-      return true;
     case ShardLevel::Parameters:
-      return false;
+      return true;
   }
   return false;
 }
@@ -24,10 +23,23 @@ std::vector<ValidationIssue> checkShard(const Experiment& e) {
   }
   // fp16's loss scaler skips a step when any gradient is inf/NaN: with sharded gradients each rank sees only
   // its own, and the ranks would disagree on skipping.
-  if (e.train.shard == ShardLevel::Gradients && e.train.amp == Precision::Fp16) {
+  if (e.train.shard >= ShardLevel::Gradients && e.train.amp == Precision::Fp16) {
+    issues.push_back({"train.shard", "\"" + wordString(e.train.shard) +
+                                         "\" does not work with train.amp = \"fp16\" yet (the loss "
+                                         "scaler's inf/NaN check would see one shard); use \"optimizer\" or "
+                                         "\"bf16\""});
+  }
+  // Stage 3 runs the model's top-level layers one by one, gathering each one's parameters around it.
+  if (e.train.shard == ShardLevel::Parameters && !e.model.torchscript.empty()) {
     issues.push_back({"train.shard",
-                      "\"gradients\" does not work with train.amp = \"fp16\" yet (the loss "
-                      "scaler's inf/NaN check would see one shard); use \"optimizer\" or \"bf16\""});
+                      "\"parameters\" gathers the parameters layer by layer, and a TorchScript model "
+                      "(model.torchscript) has no layer list; use \"gradients\" or \"optimizer\", or give "
+                      "model.layers or a model.preset"});
+  }
+  if (e.train.shard == ShardLevel::Parameters && e.train.pipeline.enabled) {
+    issues.push_back({"train.shard",
+                      "\"parameters\" does not work with train.pipeline (each stage already holds only its "
+                      "layers); use \"gradients\" or \"optimizer\", or set train.pipeline to false"});
   }
   return issues;
 }

@@ -8,8 +8,8 @@
 
 namespace wb {
 
-// Whether this version trains at `level` (ZeRO stage 3, "parameters", not yet): the memory figures list every
-// level but propose only these.
+// Whether this version trains at `level` (every level since ZeRO stage 3, "parameters", came): the memory
+// figures list every level but propose only these.
 bool shardLevelTrains(ShardLevel level);
 
 // Issues at "train.shard" (none when the experiment can train so). One device is not a problem: sharding over

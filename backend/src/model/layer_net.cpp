@@ -22,7 +22,11 @@ torch::Tensor LayerNetImpl::forward(torch::Tensor x) {
                         " but got a batch of shape " + shapeToString(Shape(sizes.begin(), sizes.end())),
                     "check that the data is the data the model was built for");
   }
-  return m_layers->forward(x);
+  if (!m_runner) return m_layers->forward(x);
+  for (size_t i = 0; i < m_layers->size(); ++i) {
+    x = m_runner(i, *(m_layers->begin() + static_cast<std::ptrdiff_t>(i)), x);
+  }
+  return x;
 }
 
 }  // namespace wb

@@ -3,6 +3,7 @@
 // "layers.<index>.<name>" — PyTorch's keys for a module holding an nn.Sequential called `layers`. Index N is
 // model.layers[N] of the experiment, parameterless layers included, so a name leads back to its JSON.
 
+#include <functional>
 #include <vector>
 
 #include "model/layer.h"
@@ -22,10 +23,18 @@ class LayerNetImpl : public torch::nn::Module {
   // The modules, one per layer of the list (quantization-aware training runs them itself, layer by layer).
   torch::nn::Sequential& layers() { return m_layers; }
 
+  // Runs the top-level layers one by one through `runner` instead of the Sequential's own forward:
+  // train.shard "parameters" gathers each layer's parameters around it (train/sharded_parameters.h). Empty:
+  // the plain forward.
+  using LayerRunner =
+      std::function<torch::Tensor(size_t index, torch::nn::AnyModule& layer, torch::Tensor x)>;
+  void setLayerRunner(LayerRunner runner) { m_runner = std::move(runner); }
+
  private:
   std::vector<LayerPtr> m_layerList;
   Shape m_inputShape;
   torch::nn::Sequential m_layers;
+  LayerRunner m_runner;
 };
 TORCH_MODULE(LayerNet);
 

@@ -83,7 +83,7 @@ std::string describeDataParallel(const TrainConfig& train, const RankLayout& lay
   std::ostringstream line;
   line << "Data parallel: " << layout.world_size << " ranks (" << rankList(layout) << "), "
        << (device.is_cuda() ? "NCCL" : "Gloo")
-       << (train.shard == ShardLevel::Gradients ? ", gradients reduce-scattered in chunks of "
+       << (train.shard >= ShardLevel::Gradients ? ", gradients reduce-scattered in chunks of "
                                                 : ", gradients averaged in buckets of ")
        << train.bucket_mb << " MB, batch " << train.batch_size << " per rank = global batch "
        << train.batch_size * layout.world_size * std::max<int64_t>(1, train.grad_accum)
@@ -91,7 +91,10 @@ std::string describeDataParallel(const TrainConfig& train, const RankLayout& lay
        << (train.shard == ShardLevel::None ? ""
            : train.shard == ShardLevel::Optimizer
                ? ", each rank keeps its shard's optimizer state (train.shard optimizer)"
-               : ", each rank keeps its shard's gradients and optimizer state (train.shard gradients)")
+           : train.shard == ShardLevel::Gradients
+               ? ", each rank keeps its shard's gradients and optimizer state (train.shard gradients)"
+               : ", each rank keeps its shard's parameters, gradients and optimizer state and gathers each "
+                 "layer's parameters around its forward and backward (train.shard parameters)")
        << ", collectives time out after " << train.collective_timeout << " s";
   return line.str();
 }

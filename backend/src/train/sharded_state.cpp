@@ -42,9 +42,8 @@ ShardedTrainingState::ShardedTrainingState(Model& model, torch::optim::Optimizer
       m_level(train.shard),
       m_bucket_mb(train.bucket_mb),
       m_params(trainableParameters(model)) {
-  if (m_level == ShardLevel::None || m_level == ShardLevel::Parameters) {
-    throw UserError("train.shard \"" + wordString(m_level) + "\" is not trained by this version",
-                    "Use \"gradients\", \"optimizer\" or \"none\".");
+  if (m_level == ShardLevel::None) {
+    throw UserError("train.shard \"none\" has no shard to keep", "Build no ShardedTrainingState for it.");
   }
   for (const auto& p : m_params) {
     if (p.scalar_type() != m_params.front().scalar_type()) {
@@ -123,6 +122,7 @@ void ShardedTrainingState::reduceScatterGradients() {
 }
 
 void ShardedTrainingState::gradientsReady() {
+  // At "parameters" ShardedParameters reduces them layer by layer in backward.
   if (m_level != ShardLevel::Gradients || m_params.empty()) return;
   torch::NoGradGuard no_grad;
   reduceScatterGradients();
@@ -136,7 +136,8 @@ bool ShardedTrainingState::optimizerStep(torch::optim::Optimizer& /*optimizer*/)
 }
 
 void ShardedTrainingState::afterStep(int64_t /*step*/) {
-  if (m_params.empty()) return;
+  // At "parameters" the other shards are not kept between steps: ShardedParameters gathers them per layer.
+  if (m_params.empty() || m_level == ShardLevel::Parameters) return;
   torch::NoGradGuard no_grad;
   const int size = m_group.size();
   const int64_t chunk = chunkElements();

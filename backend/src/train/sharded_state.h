@@ -1,5 +1,5 @@
 #pragma once
-// train.shard as a part of a data-parallel rank's step (ZeRO's stages 1 and 2), beside the gradient
+// train.shard as a part of a data-parallel rank's step (ZeRO's stages 1 to 3), beside the gradient
 // allreduce: each rank keeps the optimizer state of its shard of the parameters only (shard_partition.h), and
 // with `gradients` only its shard's averaged gradients too.
 //
@@ -13,6 +13,9 @@
 //              gradients of the other shards are dropped and the optimizer steps this shard.
 //   gradients: no allreduce; the gradients are reduce-scattered in chunks of train.bucket_mb, each rank
 //              receiving only its shard's averages; clipping sums the squared norms across the ranks.
+//   parameters: ShardedParameters (sharded_parameters.h) reduces the gradients layer by layer in backward;
+//              here the optimizer steps this shard as at gradients, and the updated shards are not
+//              all-gathered: only this rank's is kept between steps, the others gathered per layer.
 //
 // Checkpoints are written shard by shard (sharded_checkpoint.h): each rank its own optimizer state into its
 // own file, rank 0 the main file naming them; a resume, on any number of ranks, keeps on each rank the state

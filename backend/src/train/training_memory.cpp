@@ -78,10 +78,16 @@ MemoryChoice dataParallelChoice(const TrainingMemory& m, ShardLevel level, int64
   choice.shard = level;
   choice.name = "shard " + std::string(wordOf(level));
   const int64_t ranks = static_cast<int64_t>(m.devices.size());
-  const int64_t parameters = level == ShardLevel::Parameters ? shardShare(m.parameters, ranks) : m.parameters;
-  const bool grads_sharded = level == ShardLevel::Gradients || level == ShardLevel::Parameters;
-  const int64_t gradients =
-      grads_sharded ? shardShare(m.trainable_parameters, ranks) : m.trainable_parameters;
+  // Stage 3 holds its shard of the trainable parameters plus the layer it has gathered (and that layer's
+  // gradients until they are reduced to their owners); frozen parameters stay whole.
+  const int64_t gathered =
+      std::min(m.trainable_parameters,
+               shardShare(m.trainable_parameters, ranks) + std::max<int64_t>(m.largest_layer_trainable, 0));
+  const int64_t frozen = m.parameters - m.trainable_parameters;
+  const int64_t parameters = level == ShardLevel::Parameters ? frozen + gathered : m.parameters;
+  const int64_t gradients = level == ShardLevel::Parameters  ? gathered
+                            : level == ShardLevel::Gradients ? shardShare(m.trainable_parameters, ranks)
+                                                             : m.trainable_parameters;
   const int64_t state =
       level == ShardLevel::None ? m.trainable_parameters : shardShare(m.trainable_parameters, ranks);
   for (size_t d = 0; d < m.devices.size(); ++d) {
@@ -93,9 +99,12 @@ MemoryChoice dataParallelChoice(const TrainingMemory& m, ShardLevel level, int64
         m.batch * (m.activation_elements_per_sample * m.activation_bytes + input_elements * kFloatBytes);
     choice.devices.push_back(estimate);
   }
-  // Listed with its figures (what stage 3 would save) but never proposed or picked: the trainer refuses it.
+  // Listed with its figures (what it would save) but never proposed or picked: the trainer refuses it.
   if (!shardLevelTrains(level)) {
     choice.problem = "not available in this version yet (it would hold " +
+                     formatBytes(choice.largestDevice()) + " on the fullest device)";
+  } else if (level == ShardLevel::Parameters && m.largest_layer_trainable < 0) {
+    choice.problem = "a TorchScript model has no layer list to gather layer by layer (it would hold " +
                      formatBytes(choice.largestDevice()) + " on the fullest device)";
   }
   return choice;
@@ -348,6 +357,11 @@ TrainingMemory estimateTrainingMemory(const Experiment& experiment, const ModelS
       m.activation_elements_per_sample += training_memory_detail::elementsOf(row.shape);
   }
   m.batch = experiment.train.batch_size;
+  m.largest_layer_trainable = summary.torchscript ? -1 : 0;
+  if (!summary.torchscript) {
+    for (const auto& group : training_memory_detail::topLevelGroups(summary))
+      m.largest_layer_trainable = std::max(m.largest_layer_trainable, group.trainable);
+  }
   m.assumptions = training_memory_detail::assumptionsLine(experiment, m, summary);
   const int64_t input_elements =
       summary.torchscript ? 0 : training_memory_detail::elementsOf(summary.input_shape);
@@ -402,9 +416,10 @@ std::vector<std::string> memoryTableLines(const TrainingMemory& m) {
       std::string label = d == 0 ? mark + choice.name : "";
       if (!device.stage.empty())
         label = (d == 0 ? mark : std::string("  ")) + choice.name + " " + device.stage;
-      const char* verdict = !choice.possible() ? "not available yet"
-                            : device.fits()    ? "fits"
-                                               : "does not fit";
+      const char* verdict = !choice.possible()
+                                ? (shardLevelTrains(choice.shard) ? "not possible" : "not available yet")
+                            : device.fits() ? "fits"
+                                            : "does not fit";
       lines.push_back(training_memory_detail::tableRow(label, device, verdict));
     }
   }

@@ -22,12 +22,16 @@ void TrainingRank::setUp(const Experiment& experiment, const TrainingPlan& plan,
       sharded =
           std::make_shared<ShardedTrainingState>(model.model, *model.optimizer, *group, experiment.train);
       first.add(sharded);
+      if (experiment.train.shard == ShardLevel::Parameters) {
+        gathered = std::make_shared<ShardedParameters>(model.model, *group, sharded->partition());
+        first.add(gathered);
+      }
     }
   }
   first.add(parts);
   step = std::make_unique<RankStep>(experiment.train, std::move(model), placement.device, first);
   // Sharded gradients: each rank holds its shard's only, so clipping takes the norm of all ranks' together.
-  if (sharded && sharded->level() == ShardLevel::Gradients) {
+  if (sharded && sharded->level() >= ShardLevel::Gradients) {
     if (auto* clip = dynamic_cast<ClipGradNormPart*>(step->parts().find("clip_grad_norm"))) {
       clip->sumAcrossRanks([g = group.get()](torch::Tensor& t) { g->allreduceSum(t); });
     }
@@ -89,6 +93,7 @@ void TrainingRank::train(const RankSetup& setup) {
     } else {
       outcome = trainRank(setup);
     }
+    if (gathered) gathered->gatherAll();  // the saved model and its export are the whole model
   } catch (...) {
     if (log) log->events().flush();
     throw;
@@ -113,11 +118,13 @@ void TrainingRank::writeShardedCheckpoint(const RankProgress& progress,
   named.shards = gatherShardRecords(*group, mine, progress.step, model, owner);  // every shard is on disk
   // The main file holds the whole model: ZeRO stage 3 (train.shard parameters) gathers it here for the write
   // (a collective, every rank) and releases the other ranks' shards after it.
+  if (gathered) gathered->gatherAll();
   if (isLead()) {
     // The main file keeps the optimizer groups' options; the state is in the shard files.
     const OptimizerStateAside aside(optimizer);
     write(named);
   }
+  if (gathered) gathered->releaseOthers();
 }
 
 }  // namespace wb

@@ -19,6 +19,7 @@
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"
 #include "train/sharded_checkpoint.h"
+#include "train/sharded_parameters.h"
 #include "train/sharded_state.h"
 #include "train/training_plan.h"
 #include "workbench/experiment.h"
@@ -50,6 +51,7 @@ struct TrainingRank {
   std::unique_ptr<DeferredRankGroup> group;
   std::shared_ptr<DataParallelStep> parallel;     // with several ranks; the first of the step's parts
   std::shared_ptr<ShardedTrainingState> sharded;  // train.shard with several ranks; right after `parallel`
+  std::shared_ptr<ShardedParameters> gathered;  // train.shard parameters with several ranks; after `sharded`
   std::unique_ptr<RankStep> step;
   std::unique_ptr<LrSchedule> schedule;
   OptimizerConfig optimizer_config;  // for the groups thawed parameters join (model.unfreeze)

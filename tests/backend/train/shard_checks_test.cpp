@@ -15,15 +15,27 @@ TEST(ShardChecks, NoneIsAlwaysFine) {
   EXPECT_TRUE(checkShard(e).empty());
 }
 
-TEST(ShardChecks, LevelsNotTrainedYetAreRefusedNamingTheKey) {
+// ZeRO stage 3 trains a layer list on data-parallel ranks: a TorchScript model and a pipeline are refused
+// naming the key and what to choose instead.
+TEST(ShardChecks, ParametersRefuseWhatItCannotGatherLayerByLayer) {
   Experiment e;
   e.train.devices = {"cpu", "cpu"};
   e.train.shard = ShardLevel::Parameters;
-  const std::vector<ValidationIssue> issues = checkShard(e);
+  EXPECT_TRUE(shardLevelTrains(ShardLevel::Parameters));
+  EXPECT_TRUE(checkShard(e).empty());
+  e.model.torchscript = "model.pt";
+  std::vector<ValidationIssue> issues = checkShard(e);
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_EQ(issues[0].path, "train.shard");
-  EXPECT_NE(issues[0].message.find("\"parameters\" (ZeRO stage 3) is not available"), std::string::npos)
+  EXPECT_NE(
+      issues[0].message.find("TorchScript model (model.torchscript) has no layer list; use \"gradients\""),
+      std::string::npos)
       << issues[0].message;
+  e.model.torchscript.clear();
+  e.train.pipeline.enabled = true;
+  issues = checkShard(e);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_NE(issues[0].message.find("train.pipeline"), std::string::npos) << issues[0].message;
 }
 
 TEST(ShardChecks, ShardedGradientsRefuseFp16LossScaling) {
@@ -34,6 +46,9 @@ TEST(ShardChecks, ShardedGradientsRefuseFp16LossScaling) {
   const std::vector<ValidationIssue> issues = checkShard(e);
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_NE(issues[0].message.find("fp16"), std::string::npos) << issues[0].message;
+  e.train.shard = ShardLevel::Parameters;
+  ASSERT_EQ(checkShard(e).size(), 1u);
+  EXPECT_NE(checkShard(e)[0].message.find("\"parameters\" does not work with train.amp"), std::string::npos);
   e.train.shard = ShardLevel::Optimizer;  // every rank sees every gradient: the scaler agrees
   EXPECT_TRUE(checkShard(e).empty());
 }

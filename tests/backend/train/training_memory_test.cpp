@@ -76,7 +76,9 @@ TEST(TrainingMemory, ShardLevelsDivideAsZeroSays) {
   const std::vector<Expected> expected = {{"shard none", 1120 * 4, 1120 * 4, 1120 * 8},
                                           {"shard optimizer", 1120 * 4, 1120 * 4, 560 * 8},
                                           {"shard gradients", 1120 * 4, 560 * 4, 560 * 8},
-                                          {"shard parameters", 560 * 4, 560 * 4, 560 * 8}};
+                                          // Its shard and the layer it gathers (1010): no less than the whole
+                                          // here, where one layer is most of the model.
+                                          {"shard parameters", 1120 * 4, 1120 * 4, 560 * 8}};
   for (const Expected& e : expected) {
     const MemoryChoice& choice = choiceNamed(m, e.name);
     ASSERT_EQ(choice.devices.size(), 2u) << e.name;
@@ -181,7 +183,7 @@ TEST(TrainingMemory, FrozenParametersHaveNoGradientsNorStateAndAmpHalvesActivati
 
 TEST(TrainingMemory, RefusesWhatDoesNotFitAndProposesWhatWould) {
   // none needs 4480 + 4480 + 8960 + 4160 = 22080 B per device; optimizer 17600; gradients 15360; parameters
-  // 13120.
+  // (its shard and the 1010-parameter layer it gathers: the whole model) 17600.
   const Experiment e = twoCpuExperiment();
   const TrainingMemory fits = estimateTrainingMemory(e, handSummary(), {22080, 22080});
   EXPECT_EQ(memoryRefusal(fits), "");
@@ -193,24 +195,17 @@ TEST(TrainingMemory, RefusesWhatDoesNotFitAndProposesWhatWould) {
   EXPECT_NE(refusal.find(R"("train": {"shard": "gradients"})"), std::string::npos) << refusal;
 
   // With 64 samples per device data parallel's activations (64 × 520 B) are not sharded: shard parameters
-  // needs 8960 + 33280 = 42240 B. The pipeline's first stage keeps 2 micro-batches of 16 (1F1B) of its own
+  // needs 13440 + 33280 = 46720 B. The pipeline's first stage keeps 2 micro-batches of 16 (1F1B) of its own
   // layer's outputs and the inputs: 16160 + 32 × 440 = 30240 B; it fits in 35000.
   Experiment big_batch = e;
   big_batch.train.batch_size = 64;
   const TrainingMemory pipeline_only = estimateTrainingMemory(big_batch, handSummary(), {35000, 35000});
   EXPECT_FALSE(choiceNamed(pipeline_only, "shard parameters").fits());
-  EXPECT_EQ(choiceNamed(pipeline_only, "shard parameters").largestDevice(), 42240);
+  EXPECT_EQ(choiceNamed(pipeline_only, "shard parameters").largestDevice(), 46720);
   ASSERT_TRUE(choiceNamed(pipeline_only, "pipeline").fits());
   EXPECT_EQ(choiceNamed(pipeline_only, "pipeline").largestDevice(), 30240);
   const std::string cut = memoryRefusal(pipeline_only);
   EXPECT_NE(cut.find(R"("pipeline": {"stages": [["cpu", "0"], ["cpu", "1..2"]]})"), std::string::npos) << cut;
-
-  // Only ZeRO stage 3 would hold the state (13120 B), and the trainer refuses that level: nothing is
-  // proposed.
-  const TrainingMemory stage3_only = estimateTrainingMemory(e, handSummary(), {14000, 14000});
-  EXPECT_FALSE(choiceNamed(stage3_only, "shard parameters").fits());
-  EXPECT_EQ(memoryRefusal(stage3_only).find("\"parameters\""), std::string::npos)
-      << memoryRefusal(stage3_only);
 
   const TrainingMemory nothing = estimateTrainingMemory(e, handSummary(), {1000, 1000});
   EXPECT_NE(memoryRefusal(nothing).find("No shard level or pipeline cut fits these 2 devices"),
@@ -232,10 +227,48 @@ TEST(TrainingMemory, TableHasARowPerChoiceAndDevice) {
   EXPECT_EQ(lines[2].rfind("* shard none", 0), 0u) << lines[2];
   EXPECT_NE(lines[2].find("does not fit"), std::string::npos) << lines[2];
   EXPECT_NE(lines[7].find(" fits"), std::string::npos) << lines[7];  // shard gradients, second device
-  // ZeRO stage 3 shows what it would hold but is not offered: the trainer refuses it.
-  EXPECT_NE(lines[8].find("not available yet"), std::string::npos) << lines[8];
+  // ZeRO stage 3 (17600 B here: its shard and the layer it gathers) does not fit 16000 either.
+  EXPECT_EQ(lines[8].rfind("  shard parameters", 0), 0u) << lines[8];
+  EXPECT_NE(lines[8].find("does not fit"), std::string::npos) << lines[8];
   EXPECT_EQ(lines[10].rfind("  pipeline 0 ", 0), 0u) << lines[10];
   EXPECT_EQ(lines[11].rfind("  pipeline 1..2 ", 0), 0u) << lines[11];
+}
+
+// Eight linear layers 10→10 (110 parameters each, 880 in all) on 10 inputs: no layer dominates.
+ModelSummary evenSummary() {
+  ModelSummary s;
+  s.input_shape = {10};
+  s.output_shape = {10};
+  s.num_classes = 10;
+  for (int i = 0; i < 8; ++i)
+    s.rows.push_back({std::to_string(i), "linear", "", 0, {10}, 110, 0, true, 0, 200});
+  s.total_parameters = 880;
+  s.total_flops = 1600;
+  return s;
+}
+
+// Stage 3 holds its shard (440) and one gathered layer (110) of parameters and of gradients; where only
+// that fits, `check` proposes it. Optimizer 10560 + 2880 activations = 13440 B; gradients 8800 + 2880 =
+// 11680; parameters 550 × 4 × 2 + 440 × 8 = 7920, + 2880 = 10800.
+TEST(TrainingMemory, Stage3HoldsItsShardAndOneLayerAndIsProposedWhereOnlyItFits) {
+  const Experiment e = twoCpuExperiment();
+  const TrainingMemory m = estimateTrainingMemory(e, evenSummary(), {11000, 11000});
+  const MemoryChoice& stage3 = choiceNamed(m, "shard parameters");
+  ASSERT_TRUE(stage3.possible()) << stage3.problem;
+  EXPECT_EQ(stage3.devices[0].parameters, 550 * 4);
+  EXPECT_EQ(stage3.devices[0].gradients, 550 * 4);
+  EXPECT_EQ(stage3.largestDevice(), 10800);
+  EXPECT_FALSE(choiceNamed(m, "shard gradients").fits());
+  EXPECT_EQ(choiceNamed(m, "shard gradients").largestDevice(), 11680);
+  const std::string refusal = memoryRefusal(m);
+  EXPECT_NE(refusal.find(R"("train": {"shard": "parameters"})"), std::string::npos) << refusal;
+  // A TorchScript model has no layers to gather one by one: listed, never proposed.
+  ModelSummary script = evenSummary();
+  script.torchscript = true;
+  const TrainingMemory scripted = estimateTrainingMemory(e, script, {11000, 11000});
+  const MemoryChoice& refused = choiceNamed(scripted, "shard parameters");
+  EXPECT_FALSE(refused.possible());
+  EXPECT_NE(refused.problem.find("TorchScript"), std::string::npos) << refused.problem;
 }
 
 TEST(TrainingMemory, SaysWhenTheModelCannotBeSummarized) {
