@@ -1,5 +1,6 @@
 // Data parallel from the command line: two CPU ranks in one process, and two processes started by PyTorch's
-// own launcher (python3 -m torch.distributed.run, Debian's 1.13) — the same weights either way; a 2-rank
+// own launcher (python3 -m torch.distributed.run, Debian's 1.13) — the same weights either way, also with
+// train.shard gradients (each process writing its own shard file of every checkpoint); a 2-rank
 // run killed with -9 and resumed ends where the uninterrupted one does, resuming at its checkpoint's step,
 // and so does one with train.shard gradients (its checkpoints written shard by shard), whose export is the
 // whole model; a bad launcher variable is a clear error naming it.
@@ -20,6 +21,7 @@
 #include <thread>
 
 #include "cli/cli_runner.h"
+#include "run_folder/checkpoint_store.h"
 #include "support/model_weights.h"
 #include "support/test_helpers.h"
 #include "weights/weights_reader.h"
@@ -64,17 +66,18 @@ int freePort() {
   return port;
 }
 
-TEST(CliDataParallel, TorchrunTwoProcessesTrainTheSameWeightsAsTwoRanksInOneProcess) {
-#ifndef WB_WITH_GLOO
-  GTEST_SKIP() << WB_NO_GLOO_REASON;
-#endif
-  const std::string dir = tempDir("dp-torchrun");
-  const std::string one_process_dir = tempDir("dp-inprocess");
-  const auto threads = runCli("train " + writeExperiment(one_process_dir, "\"cpu:2\"") + " --json --quiet");
-  ASSERT_EQ(threads.status, 0) << threads.err;
+// Two processes started by the launcher (with `train_extra`) train bit for bit the weights two ranks in one
+// process train. Returns the launched run's folder.
+std::string expectTorchrunTrainsAsThreads(const std::string& name, const std::string& train_extra) {
+  const std::string dir = tempDir(name + "-torchrun");
+  const std::string one_process_dir = tempDir(name + "-inprocess");
+  const auto threads =
+      runCli("train " + writeExperiment(one_process_dir, "\"cpu:2\"", train_extra) + " --json --quiet");
+  EXPECT_EQ(threads.status, 0) << threads.err;
+  if (threads.status != 0) return "";
   const auto threads_summary = nlohmann::json::parse(threads.out);
 
-  const std::string exp = writeExperiment(dir, "[\"cpu\"]");
+  const std::string exp = writeExperiment(dir, "[\"cpu\"]", train_extra);
   // Debian 12's launcher (torch 1.13 on Python 3.11) cannot parse its default --redirects/--tee of 0 (an enum
   // change in Python 3.11); 2 = stderr works and leaves stdout alone.
   const std::string cmd = "cd " + dir +
@@ -84,9 +87,10 @@ TEST(CliDataParallel, TorchrunTwoProcessesTrainTheSameWeightsAsTwoRanksInOneProc
                           std::to_string(freePort()) + " --redirects 2 --tee 2 " WB_CLI " train " + exp +
                           " --quiet > torchrun.out 2> torchrun.err";
   const int rc = std::system(cmd.c_str());
-  ASSERT_EQ(rc, 0) << readFile(dir + "/torchrun.err");
+  EXPECT_EQ(rc, 0) << readFile(dir + "/torchrun.err");
   const std::string run_dir = wb::test::onlyRunFolder(dir + "/runs");
-  ASSERT_FALSE(run_dir.empty());
+  EXPECT_FALSE(run_dir.empty());
+  if (rc != 0 || run_dir.empty()) return "";
   // One run folder, written by rank 0; rank 1 logged to its own file in it.
   EXPECT_TRUE(fs::exists(run_dir + "/rank-1.log"));
   const std::string log = readFile(run_dir + "/train.log");
@@ -98,8 +102,33 @@ TEST(CliDataParallel, TorchrunTwoProcessesTrainTheSameWeightsAsTwoRanksInOneProc
   // Threads and processes run the same collectives on the same shards: the same weights, bit for bit.
   wb::test::expectBitIdentical(threads_summary["run_dir"].get<std::string>() + "/model.pt",
                                run_dir + "/model.pt");
-  fs::remove_all(dir);
   fs::remove_all(one_process_dir);
+  return run_dir;
+}
+
+TEST(CliDataParallel, TorchrunTwoProcessesTrainTheSameWeightsAsTwoRanksInOneProcess) {
+#ifndef WB_WITH_GLOO
+  GTEST_SKIP() << WB_NO_GLOO_REASON;
+#endif
+  const std::string run = expectTorchrunTrainsAsThreads("dp", "");
+  ASSERT_FALSE(run.empty());
+  fs::remove_all(fs::path(run).parent_path().parent_path());
+}
+
+// train.shard gradients across processes: each process writes its rank's shard file into the one folder.
+TEST(CliDataParallel, TorchrunShardedProcessesEachWriteTheirShardFile) {
+#ifndef WB_WITH_GLOO
+  GTEST_SKIP() << WB_NO_GLOO_REASON;
+#endif
+  const std::string run = expectTorchrunTrainsAsThreads("dp-shard", R"(, "shard": "gradients")");
+  ASSERT_FALSE(run.empty());
+  const wb::CheckpointStore store(run, 2, true);
+  ASSERT_FALSE(store.list().empty());
+  const std::vector<std::string> files = store.filesOf(store.list().front());
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(fs::path(files[2]).filename().string().substr(18), "shard-1-of-2.wbshard");
+  EXPECT_TRUE(store.loadLatestGood({}).has_value());
+  fs::remove_all(fs::path(run).parent_path().parent_path());
 }
 
 // Two CPU ranks (with `train_extra`) killed with -9 after a checkpoint at a random multiple of 4 (seeded from
