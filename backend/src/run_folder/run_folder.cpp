@@ -13,6 +13,7 @@
 
 #include "run_folder/gpu_scalars.h"
 #include "run_folder/metrics_csv.h"
+#include "run_folder/stage_memory_scalars.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
@@ -87,6 +88,7 @@ void writeTensorBoard(TensorBoardWriter& tb, const Event& event) {
       scalars.emplace_back("memory/cuda_peak_mib", static_cast<double>(m->cuda_peak_bytes) / kMiB);
     }
     appendGpuScalars(scalars, *m);
+    appendStageMemoryScalars(scalars, *m);
     tb.addScalars(m->step, wallTime(), scalars);
   } else if (const auto* e = std::get_if<EpochMetrics>(&event)) {
     std::vector<std::pair<std::string, double>> scalars = {

@@ -8,6 +8,7 @@
 
 #include "model/model.h"
 #include "pipeline/pipeline_model.h"
+#include "run_folder/stage_memory_scalars.h"
 #include "train/metrics_window.h"
 #include "workbench/event_json.h"
 
@@ -73,6 +74,27 @@ TEST(PipelineDeviceMetrics, TheCpuIsOneEntryWithTheProcessRss) {
   EXPECT_EQ(entries[0].cpu_rss_bytes, 777);
   EXPECT_EQ(entries[0].cuda_allocated_bytes, -1);
   EXPECT_EQ(entries[0].stages, (std::vector<int64_t>{0, 1}));
+}
+
+// TensorBoard: each CUDA stage device's memory under memory/<device>/; the CPU's entry (the process's RSS,
+// already memory/cpu_rss_mib) and a data-parallel rank's add nothing.
+TEST(PipelineDeviceMetrics, TensorBoardHasEachCudaStageDevicesMemory) {
+  StepMetrics m;
+  m.devices = stageDeviceMetrics({{torch::kCPU, {0}}, {torch::Device(torch::kCUDA, 1), {1}}}, torch::kCPU,
+                                 1.0, 1, GpuFigures{});
+  m.devices[1].cuda_allocated_bytes = 3 << 20;
+  m.devices[1].cuda_reserved_bytes = 4 << 20;
+  m.devices[1].cuda_peak_bytes = 5 << 20;
+  DeviceMetrics rank;
+  rank.device = "cuda:2";
+  rank.cuda_allocated_bytes = 1 << 20;
+  m.devices.push_back(rank);
+  std::vector<std::pair<std::string, double>> scalars;
+  appendStageMemoryScalars(scalars, m);
+  const std::vector<std::pair<std::string, double>> expected = {{"memory/cuda:1/cuda_allocated_mib", 3.0},
+                                                                {"memory/cuda:1/cuda_reserved_mib", 4.0},
+                                                                {"memory/cuda:1/cuda_peak_mib", 5.0}};
+  EXPECT_EQ(scalars, expected);
 }
 
 }  // namespace
