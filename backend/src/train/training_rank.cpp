@@ -103,7 +103,7 @@ void TrainingRank::train(const RankSetup& setup) {
 
 ParameterOwner TrainingRank::parameterOwner() const {
   if (sharded) return [s = sharded.get()](const torch::Tensor& parameter) { return s->ownerOf(parameter); };
-  return [](const torch::Tensor&) { return 0; };
+  return [](const torch::Tensor& parameter) { return parameter.requires_grad() ? 0 : -1; };  // frozen: none
 }
 
 // Each rank writes its shard file at once, in parallel; rank 0 writes the main file last.

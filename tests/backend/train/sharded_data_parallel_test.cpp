@@ -322,6 +322,43 @@ TEST_F(ShardedDataParallel, StoppedRunResumesExactlyAndOnOneAndThreeRanks) {
   EXPECT_EQ(test::maxWeightDifference(reference.run_dir + "/model.pt", resumed.run_dir + "/model.pt"), 0.0);
 }
 
+// With model.freeze the frozen parameters are in no shard (they have no optimizer state): a stopped 2-rank
+// run resumes on one rank with every trainable parameter's state from the shard files.
+TEST_F(ShardedDataParallel, FrozenParametersAreInNoShardAndTheRunResumesOnOneRank) {
+  Experiment e = shardedExperiment(runs, 2, ShardLevel::Gradients);
+  e.model.freeze = {"layers.1.*"};
+  e.train.epochs = 2;
+  e.train.max_steps = 12;
+  std::unique_ptr<TrainingRun> training;
+  std::atomic<bool> stop_sent{false};
+  std::string error;
+  training = std::make_unique<TrainingRun>(e, [&](EventBatch&& batch) {
+    for (auto& ev : batch) {
+      if (auto* m = std::get_if<StepMetrics>(&ev); m && m->step >= 4 && !stop_sent.exchange(true))
+        training->requestStop();
+      if (auto* err = std::get_if<RunError>(&ev)) error = err->message;
+    }
+  });
+  training->start();
+  training->wait();
+  const RunSummary stopped = training->summary();
+  ASSERT_EQ(stopped.status, RunStatus::Interrupted) << error;
+  const CheckpointStore store(stopped.run_dir, 5, true);
+  ASSERT_FALSE(store.list().empty());
+  const nlohmann::json meta = readCheckpointMeta(store.list().front());
+  size_t named = 0;
+  for (const auto& shard : meta.at("shards")) {
+    for (const auto& name : shard.at("parameters")) {
+      EXPECT_EQ(name.get<std::string>().rfind("layers.1.", 0), std::string::npos) << name;
+      ++named;
+    }
+  }
+  EXPECT_EQ(named, 2u);  // the output layer's weight and bias
+  const RunSummary resumed = resumeCopyOn(stopped.run_dir, runs + "/frozen-one-rank", 1);
+  EXPECT_EQ(resumed.status, RunStatus::Completed);
+  EXPECT_EQ(resumed.steps, 12);
+}
+
 TEST_F(ShardedDataParallel, ARankThatThrowsMidStepEndsTheOtherWithinTheTimeout) {
   Experiment e = shardedExperiment(runs, 2, ShardLevel::Gradients);
   Dataset data = loadDataset(e.data, e.seed);
