@@ -53,15 +53,27 @@ class CudaStageStream final : public StageStream {
   c10::cuda::CUDAStream m_stream;
   std::optional<c10::cuda::CUDAStreamGuard> m_guard;
 };
+
+// A CPU stage beside CUDA stages: what a CUDA stage hands it was made on that stage's own stream, which the
+// copy to the CPU (on the device's default stream) would not wait for, so the host waits for it first. What
+// it hands a CUDA stage is ready when its call returns.
+class CpuStageStream final : public StageStream {
+ public:
+  void receive(const torch::Tensor& tensor, const std::shared_ptr<void>& ready) override {
+    if (ready && tensor.defined() && tensor.is_cuda())
+      static_cast<at::cuda::CUDAEvent*>(ready.get())->synchronize();
+  }
+};
 #endif
 
 }  // namespace
 
 std::unique_ptr<StageStream> makeStageStream(const torch::Device& device) {
-  if (!device.is_cuda()) return std::make_unique<StageStream>();
 #ifdef WB_WITH_CUDA
+  if (!device.is_cuda()) return std::make_unique<CpuStageStream>();
   return std::make_unique<CudaStageStream>(device);
 #else
+  if (!device.is_cuda()) return std::make_unique<StageStream>();
   throw UserError("train.pipeline: a stage on " + device.str() + " needs a build with CUDA",
                   "put the stages on \"cpu\", or use a CUDA build of the workbench");
 #endif

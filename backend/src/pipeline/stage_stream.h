@@ -1,7 +1,8 @@
 #pragma once
 // A pipeline stage's device work, kept apart from the other stages' on a device they share: a CUDA stage
 // runs on a stream of its own, and work handed between stages is ordered by events, not by synchronizing the
-// device. A CPU stage's work is done when its call returns, so there all of this does nothing.
+// device. A CPU stage's work is done when its call returns, so there all of this does nothing but wait (on
+// the host) for what a CUDA stage hands it, when one pipeline has stages on the CPU and on CUDA.
 
 #include <torch/torch.h>
 
@@ -25,7 +26,8 @@ class StageStream {
   virtual void receive(const torch::Tensor& /*tensor*/, const std::shared_ptr<void>& /*ready*/) {}
 };
 
-// Nothing to do for a CPU stage; a stream from the device's pool for a CUDA stage (in a build with CUDA).
+// For a CPU stage, the host's wait for a CUDA stage's hand-off (in a build with CUDA; nothing else); a
+// stream from the device's pool for a CUDA stage (in a build with CUDA).
 std::unique_ptr<StageStream> makeStageStream(const torch::Device& device);
 
 }  // namespace wb
