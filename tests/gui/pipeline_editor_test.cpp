@@ -184,7 +184,17 @@ class PipelineEditorTest : public QObject {
     choose(stages->chooser(2, Stages::FirstLayer), QStringLiteral("head"));
     QCOMPARE(pipelineIn(editor)["stages"][2], nlohmann::json::array({"cpu", "head"}));
 
-    stages->table()->setCurrentCell(2, Stages::Device);
+    // The stage whose chooser the user clicks is the one Remove takes.
+    editor.resize(520, 700);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    QTest::mouseClick(stages->chooser(0, Stages::Device), Qt::LeftButton);
+    QTRY_COMPARE(stages->table()->currentRow(), 0);
+    QApplication::processEvents();
+    if (QWidget* popup = QApplication::activePopupWidget()) popup->close();
+    stages->chooser(2, Stages::Device)->setFocus(Qt::TabFocusReason);
+    QCOMPARE(stages->table()->currentRow(), 2);
+    QVERIFY(stages->removeButton()->isEnabled());
     stages->removeButton()->click();
     QCOMPARE(pipelineIn(editor)["stages"], twoStages()["stages"]);
     editor.validateNow();

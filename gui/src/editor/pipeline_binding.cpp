@@ -147,8 +147,8 @@ PipelineBinding::PipelineBinding(std::string path)
   QObject::connect(m_balanced, &QCheckBox::toggled, &m_alive, [this](bool on) {
     if (!m_filling) setBalanced(on);
   });
-  QObject::connect(m_table, &QTableWidget::itemSelectionChanged, &m_alive,
-                   [this] { m_remove->setEnabled(m_table->currentRow() >= 0); });
+  QObject::connect(m_table, &QTableWidget::currentCellChanged, &m_alive,
+                   [this](int row) { m_remove->setEnabled(row >= 0); });
   fillRows();
 }
 
