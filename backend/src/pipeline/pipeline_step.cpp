@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <exception>
 #include <mutex>
-#include <thread>
 
 #include "optim/autocast_guard.h"
 #include "pipeline/pipeline_schedule.h"
@@ -188,7 +187,8 @@ PipelineStep::PipelineStep(PipelineModel& model, torch::optim::Optimizer& optimi
       m_device(device),
       m_amp_dtype(amp_dtype),
       m_schedule(pipeline.schedule),
-      m_micro_batches(pipeline.micro_batches) {
+      m_micro_batches(pipeline.micro_batches),
+      m_workers(std::make_unique<StageWorkers>(model.stageCount())) {
   m_idle.busy_s.assign(model.stageCount(), 0.0);
 }
 
@@ -208,17 +208,13 @@ TrainingStep::MicroBatch PipelineStep::forwardBackward(const Batch& batch, int64
   // phase ranges when the caller records them.
   const at::ThreadLocalState caller;
   const bool ranges = t_phase_ranges;
-  std::vector<std::thread> workers;
-  for (size_t s = 0; s < stages; ++s) {
-    const int stage_threads = m_model.stage(s).device.is_cpu() ? threads : 0;
-    workers.emplace_back([&run, &caller, ranges, s, stages, stage_threads,
-                          ops = stageOps(m_schedule, s, stages, static_cast<int64_t>(sizes.size()))] {
-      at::ThreadLocalStateGuard state(caller);
-      t_phase_ranges = ranges;
-      run.runStage(s, ops, stage_threads);
-    });
-  }
-  for (std::thread& worker : workers) worker.join();
+  const auto count = static_cast<int64_t>(sizes.size());
+  m_workers->runAll([&](size_t s) {
+    at::ThreadLocalStateGuard state(caller);
+    t_phase_ranges = ranges;
+    run.runStage(s, stageOps(m_schedule, s, stages, count), m_model.stage(s).device.is_cpu() ? threads : 0);
+    t_phase_ranges = false;
+  });
   if (run.error()) std::rethrow_exception(run.error());
   m_idle.wall_s += secondsSince(start);
   for (size_t s = 0; s < stages; ++s) m_idle.busy_s[s] += run.busy()[s];

@@ -283,8 +283,7 @@ TEST_F(PipelineTraining, AProfileHasEachStagesForwardAndBackwardPerMicroBatch) {
   ASSERT_TRUE(recorded.has_value());
   ASSERT_TRUE(recorded->error.empty()) << recorded->error;
   const nlohmann::json trace = nlohmann::json::parse(test::readBytes(recorded->report.trace_path));
-  // Each range's threads, in the trace's order (one per profiled step: a step's stages run on threads of its
-  // own).
+  // Each range's threads, in the trace's order (once per profiled step).
   std::map<std::string, std::vector<uint64_t>> threads;
   std::set<uint64_t> step_threads;
   for (const nlohmann::json& event : trace["traceEvents"]) {
@@ -300,7 +299,8 @@ TEST_F(PipelineTraining, AProfileHasEachStagesForwardAndBackwardPerMicroBatch) {
       const std::string stage = std::string("## ") + phase + " ## stage " + std::to_string(s);
       for (int k = 0; k < 3; ++k) {
         const std::string name = stage + " micro-batch " + std::to_string(k);
-        ASSERT_EQ(threads[name].size(), 2u) << name;  // once in each profiled step
+        ASSERT_EQ(threads[name].size(), 2u) << name;            // once in each profiled step
+        EXPECT_EQ(threads[name][0], threads[name][1]) << name;  // a stage keeps its thread: one trace row
         for (size_t step = 0; step < 2; ++step) {
           EXPECT_EQ(step_threads.count(threads[name][step]), 0u) << name;  // not the training thread
           // The stage's thread: its every range in that step is on it.
