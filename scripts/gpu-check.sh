@@ -307,13 +307,16 @@ if [[ "$stage" == all || "$stage" == run || "$stage" == bench ]] && ! over_budge
 fi
 # Sharded training state (train.shard, issue 42): NCCL's reduce-scatter and all-gather between two GPUs. Each
 # level trains the same small run; the weights must agree with none's (same averaged gradients, same AdamW).
+# parameters (ZeRO stage 3) gathers each layer's weights by NCCL broadcasts inside forward and inside backward
+# (from autograd's device thread) and averages each layer's gradients by an allreduce there: it needs two GPUs
+# too, and says so (not run) on one.
 if [[ "$stage" == all || "$stage" == shard ]] && ! over_budget; then
-  section "sharded training state on NCCL: train.shard none / optimizer / gradients on cuda:0 + cuda:1"
+  section "sharded training state on NCCL: train.shard none / optimizer / gradients / parameters on cuda:0 + cuda:1"
   gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
   if ((gpus < 2)); then
-    say "this device has $gpus GPU: train.shard needs two or more (one NCCL rank each); not run"
+    say "this device has $gpus GPU: train.shard (none / optimizer / gradients / parameters) needs two or more (one NCCL rank each); not run"
   else
-    for level in none optimizer gradients; do
+    for level in none optimizer gradients parameters; do
       "$cli" train --set model.preset=mlp --set 'train.devices=["cuda:0","cuda:1"]' --set train.shard=$level \
         --set optimizer.name=adamw --set train.clip_grad_norm=1 --set train.max_steps=40 --set train.epochs=100 \
         --set data.limit=10000 --set data.val_fraction=0 --set train.checkpoint_every_minutes=0 \
@@ -322,7 +325,7 @@ if [[ "$stage" == all || "$stage" == shard ]] && ! over_budget; then
       say "train.shard=$level: $(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]));
 print(s.get("status"), "steps", s.get("steps"), "test_accuracy", s.get("test_accuracy"))' "$OUT/shard-$level.json" 2>&1)"
     done
-    say "(the three test accuracies should agree to about 0.001: the same training, only where the state lives differs)"
+    say "(the four test accuracies should agree to about 0.001: the same training, only where the state lives differs)"
     # Checkpoints shard by shard on NCCL: each GPU rank writes its optimizer state into its own file, rank 0 the
     # main file last. Killed with -9 after its step-20 checkpoint and resumed, the gradients run must end where the
     # uninterrupted one above did (its test accuracy, to about 0.001).

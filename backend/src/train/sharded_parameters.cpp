@@ -93,12 +93,17 @@ ShardedParameters::ShardedParameters(Model& model, RankGroup& group, const Shard
       m_hooks.emplace_back(std::move(accumulator), key);
     }
   }
-  m_model.net()->setLayerRunner(
-      [this](size_t i, torch::nn::AnyModule& module, torch::Tensor x) { return runLayer(i, module, x); });
+  // The model may outlive this part or die before it (a rank's step owns the model, the part is shared): the
+  // runner holds it weakly and runs the layers plainly once it is gone, and the destructor leaves the model
+  // alone.
+  m_model.net()->setLayerRunner([alive = std::weak_ptr<ShardedParameters*>(m_alive)](
+                                    size_t i, torch::nn::AnyModule& module, torch::Tensor x) {
+    if (const auto self = alive.lock()) return (*self)->runLayer(i, module, x);
+    return module.forward(x);
+  });
 }
 
 ShardedParameters::~ShardedParameters() {
-  m_model.net()->setLayerRunner({});
   for (auto& [node, key] : m_hooks) node->del_post_hook(key);
 }
 

@@ -29,6 +29,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -87,6 +88,7 @@ class ShardedParameters final : public StepPart {
   bool m_reduce_in_backward = false;         // the step's last backward (earlier ones accumulate locally)
   bool m_whole = true;                       // after gatherAll (and before the first step)
   std::vector<std::pair<compat::GradAccumulatorPtr, uintptr_t>> m_hooks;
+  std::shared_ptr<ShardedParameters*> m_alive = std::make_shared<ShardedParameters*>(this);  // for the runner
 };
 
 }  // namespace wb

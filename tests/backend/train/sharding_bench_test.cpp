@@ -1,10 +1,15 @@
 // bench/sharding.sh's measurement (DISABLED_: it runs only when the script asks, one level per process):
-// two CPU ranks (threads, Gloo) train a wide MLP with AdamW under train.shard = WB_SHARD_LEVEL, and each
-// rank's training state is counted from the tensors it holds — parameters, gradients, AdamW's moments — at
-// its peak in the step (when the optimizer steps) and between steps; then steps/s and the process's peak RSS.
+// WB_SHARD_RANKS CPU ranks (threads, Gloo; 2 by default) train a wide MLP with AdamW under train.shard =
+// WB_SHARD_LEVEL, and each rank's training state is counted from the tensors it holds — parameters (the bytes
+// their storages hold: stage 3 releases the others'), gradients, AdamW's moments — at its peak in the step
+// (as each gradient arrives in backward, and when the optimizer steps) and between steps; then steps/s and
+// the process's peak RSS.
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/variable.h>
 
 #include <chrono>
 #include <cstdio>
@@ -17,8 +22,10 @@
 #include "optim/optimizer_factory.h"
 #include "support/function_part.h"
 #include "support/thread_rank_group.h"
+#include "torch_compat.h"
 #include "train/data_parallel.h"
 #include "train/rank_step.h"
+#include "train/sharded_parameters.h"
 #include "train/sharded_state.h"
 
 namespace wb {
@@ -36,7 +43,7 @@ struct StateBytes {
 StateBytes countState(Model& model, torch::optim::Optimizer& optimizer) {
   StateBytes b;
   for (const auto& p : model.parameters()) {
-    b.parameters += bytesOf(p);
+    b.parameters += static_cast<int64_t>(p.storage().nbytes());
     b.gradients += bytesOf(p.grad());
   }
   for (const auto& [key, state] : optimizer.state()) {
@@ -47,48 +54,74 @@ StateBytes countState(Model& model, torch::optim::Optimizer& optimizer) {
   return b;
 }
 
+// Calls `arrived` after a parameter's accumulator has added its gradient; registered before the sharded
+// parts' own hooks, it sees a layer's gradients before stage 3 reduces them and releases the layer.
+struct BenchGradientHook final : torch::autograd::FunctionPostHook {
+  explicit BenchGradientHook(std::function<void()> arrived) : arrived(std::move(arrived)) {}
+  torch::autograd::variable_list operator()(const torch::autograd::variable_list& outputs,
+                                            const torch::autograd::variable_list& /*inputs*/) override {
+    arrived();
+    return outputs;
+  }
+  std::function<void()> arrived;
+};
+
 TEST(ShardingBench, DISABLED_TwoRanksStateAndThroughput) {
   const char* level_word = std::getenv("WB_SHARD_LEVEL");
   const ShardLevel level = fromWord<ShardLevel>(level_word ? level_word : "none").value_or(ShardLevel::None);
   const int64_t steps = std::getenv("WB_SHARD_STEPS") ? std::atoll(std::getenv("WB_SHARD_STEPS")) : 30;
   const int64_t width = std::getenv("WB_SHARD_WIDTH") ? std::atoll(std::getenv("WB_SHARD_WIDTH")) : 1024;
   ModelConfig config;
-  config.layers = nlohmann::json::array({{{"type", "flatten"}},
-                                         {{"type", "linear"}, {"out_features", width}},
-                                         {{"type", "relu"}},
-                                         {{"type", "linear"}, {"out_features", width}},
-                                         {{"type", "relu"}},
-                                         {{"type", "linear"}, {"out_features", 10}}});
+  const int64_t depth =
+      std::getenv("WB_SHARD_DEPTH") ? std::max(1LL, std::atoll(std::getenv("WB_SHARD_DEPTH"))) : 2;
+  config.layers = nlohmann::json::array({{{"type", "flatten"}}});
+  for (int64_t i = 0; i < depth; ++i) {  // hidden layers of `width`
+    config.layers.push_back({{"type", "linear"}, {"out_features", width}});
+    config.layers.push_back({{"type", "relu"}});
+  }
+  config.layers.push_back({{"type", "linear"}, {"out_features", 10}});
   OptimizerConfig adamw;
   adamw.name = OptimizerName::AdamW;
+  const int ranks = std::getenv("WB_SHARD_RANKS") ? std::max(2, std::atoi(std::getenv("WB_SHARD_RANKS"))) : 2;
   TrainConfig train;
   train.shard = level;
-  train.devices = {"cpu", "cpu"};
+  train.devices = std::vector<std::string>(static_cast<size_t>(ranks), "cpu");
   auto store = c10::make_intrusive<c10d::HashStore>();
-  std::vector<StateBytes> peak(2), between(2);
-  std::vector<double> seconds(2);
-  test::runRanks(2, [&](int r) {
+  std::vector<StateBytes> peak(ranks), between(ranks);
+  std::vector<double> seconds(ranks);
+  test::runRanks(ranks, [&](int r) {
     at::set_num_threads(1);
     torch::manual_seed(1);
     auto model = buildModel(config, {1, 28, 28}, 10);
     auto optimizer = makeOptimizer(adamw, model->namedParameters());
     RankGroupOptions options;
-    auto group = joinRankGroup(store, r, 2, torch::kCPU, options);
+    auto group = joinRankGroup(store, r, ranks, torch::kCPU, options);
+    Model& m = *model;
+    torch::optim::Optimizer& opt = *optimizer;
+    auto sample = [&, r] {
+      const StateBytes now = countState(m, opt);
+      if (now.total() > peak[r].total()) peak[r] = now;
+    };
+    std::vector<std::pair<compat::GradAccumulatorPtr, uintptr_t>> hooks;
+    for (const auto& p : m.parameters()) {
+      compat::GradAccumulatorPtr accumulator = torch::autograd::impl::grad_accumulator(p);
+      const uintptr_t key = accumulator->add_post_hook(std::make_unique<BenchGradientHook>(sample));
+      hooks.emplace_back(std::move(accumulator), key);
+    }
     StepParts parts;
     auto parallel = std::make_shared<DataParallelStep>(*model, *group, train, 1);
     parallel->broadcastInitialState();  // the threads drew their initial weights from one shared generator
     parts.add(parallel);
-    if (level != ShardLevel::None)
-      parts.add(std::make_shared<ShardedTrainingState>(*model, *optimizer, *group, train));
-    Model& m = *model;
-    torch::optim::Optimizer& opt = *optimizer;
+    if (level != ShardLevel::None) {
+      auto sharded = std::make_shared<ShardedTrainingState>(*model, *optimizer, *group, train);
+      parts.add(sharded);
+      if (level == ShardLevel::Parameters)
+        parts.add(std::make_shared<ShardedParameters>(*model, *group, sharded->partition()));
+    }
     // Last in the list: what the rank holds when its gradients are ready (the peak: with `optimizer` the
     // other shards' gradients are dropped only as the optimizer steps), and after the step.
     auto counter = std::make_shared<test::FunctionPart>();
-    counter->gradients_ready = [&, r] {
-      const StateBytes now = countState(m, opt);
-      if (now.total() > peak[r].total()) peak[r] = now;
-    };
+    counter->gradients_ready = sample;
     counter->after_step = [&, r](int64_t) {
       const StateBytes now = countState(m, opt);
       if (now.total() > between[r].total()) between[r] = now;
@@ -105,11 +138,12 @@ TEST(ShardingBench, DISABLED_TwoRanksStateAndThroughput) {
     const auto start = std::chrono::steady_clock::now();
     for (int64_t k = 1; k <= steps; ++k) one(k);
     seconds[r] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (auto& [node, key] : hooks) node->del_post_hook(key);
   });
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   auto mib = [](int64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); };
-  for (int r = 0; r < 2; ++r) {
+  for (int r = 0; r < ranks; ++r) {
     std::printf(
         "shard=%s rank=%d peak: params %.1f grads %.1f optim %.1f total %.1f MiB | between steps: total %.1f "
         "MiB "
@@ -118,11 +152,18 @@ TEST(ShardingBench, DISABLED_TwoRanksStateAndThroughput) {
         mib(peak[r].total()), mib(between[r].total()), mib(between[r].gradients), mib(between[r].optimizer),
         static_cast<double>(steps) / seconds[r]);
   }
-  std::printf("shard=%s process peak RSS (both ranks) %.1f MiB\n", wordString(level).c_str(),
+  std::printf("shard=%s process peak RSS (every rank) %.1f MiB\n", wordString(level).c_str(),
               static_cast<double>(usage.ru_maxrss) / 1024.0);
-  // Sharded: the two ranks' optimizer states add up to one whole one (none: each holds all of it).
+  // Sharded: the ranks' optimizer states add up to one whole one (none: each holds all of it), and at stage 3
+  // their parameters too.
   if (level != ShardLevel::None) {
-    EXPECT_EQ(between[0].optimizer + between[1].optimizer, 2 * between[0].parameters);
+    int64_t optimizer = 0, parameters = 0;
+    for (int r = 0; r < ranks; ++r) {
+      optimizer += between[r].optimizer;
+      parameters += between[r].parameters;
+    }
+    const int64_t whole = level == ShardLevel::Parameters ? parameters : between[0].parameters;
+    EXPECT_EQ(optimizer, 2 * whole);
   }
 }
 
