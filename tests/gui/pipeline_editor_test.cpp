@@ -202,6 +202,32 @@ class PipelineEditorTest : public QObject {
     QVERIFY(editor.experiment());
   }
 
+  // train.devices must be the first stage's device (batches are loaded there): choosing the first stage's
+  // device moves it along, in the same edit; another stage's device leaves it.
+  void theFirstStagesDeviceIsTrainDevices() {
+    QTemporaryDir dir;
+    ExperimentEditor editor;
+    PipelineBinding* stages = stagesOf(editor);
+    nlohmann::json pipeline = twoStages();
+    pipeline["enabled"] = true;
+    pipeline["stages"][0][0] = "cuda:7";
+    nlohmann::json doc = pipelineDocument(dir.path(), pipeline);
+    doc["train"]["devices"] = {"cuda:7"};
+    editor.setDocument(doc);
+    QCOMPARE(stages->chooser(0, Stages::Device)->currentText(),
+             QStringLiteral("cuda:7 — not found on this machine"));
+    choose(stages->chooser(1, Stages::Device), stages->chooser(1, Stages::Device)->itemText(0));  // the CPU
+    QCOMPARE(editor.document()["train"]["devices"], nlohmann::json::array({"cuda:7"}));
+    choose(stages->chooser(0, Stages::Device), stages->chooser(0, Stages::Device)->itemText(0));
+    QCOMPARE(pipelineIn(editor)["stages"][0][0], nlohmann::json("cpu"));
+    QCOMPARE(editor.document()["train"]["devices"], nlohmann::json::array({"cpu"}));
+    QVERIFY(editor.isModified());
+    editor.validateNow();
+    QTRY_VERIFY_WITH_TIMEOUT(!editor.checksPending(), kPipelineTimeoutMs);
+    QVERIFY2(editor.binding("train.devices")->messages().isEmpty(),
+             qPrintable(editor.binding("train.devices")->messages().join(QLatin1Char('\n'))));
+  }
+
   // A device the engine refuses in the file: its chooser keeps it, marked with the engine's message.
   void aRefusedDeviceIsMarkedAtItsChooser() {
     QTemporaryDir dir;

@@ -360,9 +360,22 @@ void ExperimentEditor::buildPipelineFields(QFormLayout* form) {
   addBool(form, "train.pipeline.enabled", tr("Pipeline"),
           tr("Cut the model's top-level layers into stages, each on a device, for a model whose training "
              "state does not fit one device (train.devices: the first stage's device only)."));
-  add(form, QString(), std::make_unique<PipelineBinding>("train.pipeline"),
-      tr("The stages, in layer order: each one's device and its first and last top-level layer; or "
-         "Balanced, where the engine proposes the cut over the stages' devices."));
+  auto* stages = static_cast<PipelineBinding*>(
+      add(form, QString(), std::make_unique<PipelineBinding>("train.pipeline"),
+          tr("The stages, in layer order: each one's device and its first and last top-level layer; or "
+             "Balanced, where the engine proposes the cut over the stages' devices.")));
+  // The engine loads batches onto train.devices and requires it to be the first stage's device: the
+  // first stage's device chosen here moves it along, as the device picker's pipeline choice does (one edit).
+  stages->setOnFirstDevice([this](const QString& device) {
+    FieldBinding* devices = binding("train.devices");
+    const auto* on = qobject_cast<QCheckBox*>(binding("train.pipeline.enabled")->input());
+    if (m_locked || devices == nullptr || on == nullptr || !on->isChecked()) return;
+    nlohmann::json doc = document();
+    setJsonAt(doc, "train.devices", nlohmann::json::array({device.toStdString()}));
+    m_loading = true;  // reported once, by the table's own change
+    devices->load(doc);
+    m_loading = false;
+  });
   addInteger(form, "train.pipeline.micro_batches", tr("Micro-batches"),
              tr("Each batch is split into this many (at most train.batch_size): more shrink the idle "
                 "share, (stages − 1)/(micro-batches + stages − 1), at the cost of smaller products."));

@@ -371,6 +371,7 @@ void PipelineBinding::onDeviceChosen(int row, const QString& device) {
     if (!stage.is_array() || stage.size() != 2) stage = nlohmann::json::array({"", ""});
     stage[0] = device.toStdString();
   }
+  if (row == 0 && m_onFirstDevice) m_onFirstDevice(device);
   changed();
 }
 

@@ -13,6 +13,7 @@
 
 #include <QObject>
 #include <QWidget>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -62,6 +63,10 @@ class PipelineBinding : public FieldBinding {
   void removeSelectedStage();
   // On: "stages": "balanced" over the rows' devices. Off: the rows take the proposed cut, to edit.
   void setBalanced(bool on);
+  // Called with the device chosen for the first stage (train.devices must name it: batches are loaded there).
+  void setOnFirstDevice(std::function<void(const QString&)> onFirstDevice) {
+    m_onFirstDevice = std::move(onFirstDevice);
+  }
 
   void store(nlohmann::json& doc) const override;
   void markIssues(const std::vector<ValidationIssue>& issues) override;
@@ -103,6 +108,7 @@ class PipelineBinding : public FieldBinding {
   std::vector<PipelineLayer> m_layers;
   std::vector<std::string> m_proposed;
   std::vector<ValidationIssue> m_issues;
+  std::function<void(const QString&)> m_onFirstDevice;
   bool m_filling = false;
   // The context of the widgets' connections: the widgets outlive the binding (the form owns them).
   QObject m_alive;
