@@ -82,10 +82,15 @@ std::string rankList(const RankLayout& layout) {
 std::string describeDataParallel(const TrainConfig& train, const RankLayout& layout, torch::Device device) {
   std::ostringstream line;
   line << "Data parallel: " << layout.world_size << " ranks (" << rankList(layout) << "), "
-       << (device.is_cuda() ? "NCCL" : "Gloo")
-       << (train.shard >= ShardLevel::Gradients ? ", gradients reduce-scattered in chunks of "
-                                                : ", gradients averaged in buckets of ")
-       << train.bucket_mb << " MB, batch " << train.batch_size << " per rank = global batch "
+       << (device.is_cuda() ? "NCCL" : "Gloo");
+  if (train.shard == ShardLevel::Parameters) {
+    line << ", gradients averaged layer by layer to their owners";
+  } else {
+    line << (train.shard == ShardLevel::Gradients ? ", gradients reduce-scattered in chunks of "
+                                                  : ", gradients averaged in buckets of ")
+         << train.bucket_mb << " MB";
+  }
+  line << ", batch " << train.batch_size << " per rank = global batch "
        << train.batch_size * layout.world_size * std::max<int64_t>(1, train.grad_accum)
        << (train.sync_batchnorm ? ", batch norm synchronized" : "")
        << (train.shard == ShardLevel::None ? ""

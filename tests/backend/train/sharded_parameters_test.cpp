@@ -281,6 +281,7 @@ TEST_F(ShardedParametersDataParallel, ARunTrainsTheWeightsOfDataParallel) {
   const RunSummary stage3 = run(e, &errors, &log);
   ASSERT_EQ(stage3.status, RunStatus::Completed) << runMessage(errors);
   EXPECT_NE(log.find("each rank keeps its shard's parameters"), std::string::npos) << log;
+  EXPECT_NE(log.find("gradients averaged layer by layer to their owners"), std::string::npos) << log;
   EXPECT_EQ(stage3.steps, plain.steps);
   EXPECT_LT(test::maxWeightDifference(plain.run_dir + "/model.pt", stage3.run_dir + "/model.pt"), 1e-6);
 }
