@@ -18,6 +18,7 @@
 #include "data/dataset.h"
 #include "distributed/process_group_ranks.h"
 #include "distributed/shard_checks.h"
+#include "distributed/shard_partition.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
@@ -224,6 +225,27 @@ TEST(ShardedParameterSteps, AdamWWithBatchNormTrainsTheWeightsOfDataParallel) {
 }
 TEST(ShardedParameterSteps, AccumulatedMicroBatchesTrainTheWeightsOfDataParallel) {
   expectStage3AsDataParallel(mlpLayers(), OptimizerName::AdamW, 2);
+}
+
+// A rank's step owns the model and the part is shared beyond it: either may die first. The part's runner
+// holds it weakly, so a model whose part is gone runs its layers plainly, and the part's end touches no
+// model.
+TEST(ShardedParameterSteps, TheModelAndThePartMayDieInEitherOrder) {
+  Experiment e = stage3Experiment("", 1, ShardLevel::Parameters);
+  torch::manual_seed(5);
+  std::unique_ptr<Model> model = buildModel(e.model, {1, 28, 28}, 10);
+  const torch::Tensor x = torch::randn({4, 1, 28, 28});
+  const torch::Tensor expected = model->forward(x).detach();
+  SingleRank group(torch::kCPU);
+  std::vector<int64_t> numels;
+  for (const auto& p : model->parameters()) numels.push_back(p.numel());
+  const ShardPartition partition = partitionByNumel(numels, 1);
+  { ShardedParameters part(*model, group, partition); }
+  EXPECT_TRUE(torch::equal(model->forward(x).detach(), expected));
+  auto part = std::make_shared<ShardedParameters>(*model, group, partition);
+  EXPECT_TRUE(torch::equal(model->forward(x).detach(), expected));
+  model.reset();
+  part.reset();
 }
 
 TEST(ShardedParameterChecks, ATorchScriptModelIsRefusedBeforeTraining) {
