@@ -415,10 +415,13 @@ if last.get("grad_norm", -1) >= 0: print("  grad_norm (before clipping)", last["
   export PIPE_CLIP=0.05
   pipe_run clip-one-device null
   pipe_run clip-one-gpu "{\"stages\": $two, \"micro_batches\": 8}"
+  # cuda:0 then the CPU: gradients on two devices (their squared norms summed on cuda:0) on any GPU machine,
+  # and a CPU stage waiting on the host for a CUDA stage's hand-off (stage_stream.cpp).
+  pipe_run clip-gpu-cpu '{"stages": [["cuda:0", "0..4"], ["cpu", "5..7"]], "micro_batches": 8}'
   if ((gpus >= 2)); then
     pipe_run clip-two-gpus '{"stages": [["cuda:0", "0..4"], ["cuda:1", "5..7"]], "micro_batches": 8}'
   fi
   unset PIPE_CLIP
-  say "(clipped: the three agree to float32 rounding and grad_norm is above 0.05; each stage device has its memory line)"
+  say "(clipped: the runs agree to float32 rounding and grad_norm is above 0.05; each stage device has its memory line)"
 fi
 section "done in $(elapsed)"
