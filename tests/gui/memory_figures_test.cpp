@@ -98,6 +98,22 @@ class MemoryFiguresTest : public QObject {
     QCOMPARE(view.verdictText(), QStringLiteral("shard none fits: at most 21.6 KiB on a device."));
   }
 
+  // A choice refused for this model, not for this version: stage 3 of a TorchScript model (no layers to
+  // gather one by one) keeps its figures and says it is not possible here, the engine's reason as its
+  // tooltip.
+  void aChoiceRefusedForTheModelSaysNotPossibleHere() {
+    ModelSummary script = threeLayerSummary();
+    script.torchscript = true;
+    for (ModelSummaryRow& row : script.rows) row.type = "parameter";
+    const TrainingMemory memory = estimateTrainingMemory(twoDeviceExperiment(), script, {1 << 30, 1 << 30});
+    QVERIFY(!memory.choices[3].possible());
+    MemoryFiguresView view;
+    view.showMemory(memory);
+    QStandardItem* label = view.tableModel()->item(6, kMemoryChoiceColumn);
+    QCOMPARE(label->text(), QStringLiteral("shard parameters (not possible here)"));
+    QVERIFY2(label->toolTip().contains(QStringLiteral("TorchScript")), qPrintable(label->toolTip()));
+  }
+
   // The picker: the choices with their largest device, the experiment's selected; what does not fit in red.
   void pickerWarnsWhatDoesNotFit() {
     DevicePicker picker;

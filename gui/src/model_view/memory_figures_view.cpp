@@ -94,8 +94,12 @@ void MemoryFiguresView::addChoiceRows(const MemoryChoice& choice) {
   }
   for (size_t d = 0; d < choice.devices.size(); ++d) {
     const DeviceMemoryEstimate& device = choice.devices[d];
-    // A choice the trainer does not offer (ZeRO stage 3) keeps its figures, greyed, its label saying so.
-    QString label = d == 0 ? (choice.possible() ? name : tr("%1 (not available yet)").arg(name)) : QString();
+    // A choice the trainer does not offer keeps its figures, greyed, its label saying so: a level this
+    // version does not train is "not available yet"; one it refuses for this model (stage 3 of a TorchScript
+    // model, which has no layers to gather one by one) is "not possible here", the tooltip saying why.
+    const bool notYet = !choice.pipeline && !shardLevelTrains(choice.shard);
+    const QString refused = notYet ? tr("%1 (not available yet)") : tr("%1 (not possible here)");
+    QString label = d == 0 ? (choice.possible() ? name : refused.arg(name)) : QString();
     if (!device.stage.empty())
       label = (d == 0 ? name + QStringLiteral(" · ") : QStringLiteral("  ")) +
               tr("stage %1").arg(QString::fromStdString(device.stage));
