@@ -23,6 +23,7 @@
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/event_stream.h"
 #include "support/function_part.h"
+#include "support/gloo_runs.h"
 #include "support/model_weights.h"
 #include "support/test_helpers.h"
 #include "support/thread_rank_group.h"
@@ -80,29 +81,9 @@ Experiment shardedExperiment(const std::string& runs, int ranks, ShardLevel leve
   return e;
 }
 
-RunSummary run(const Experiment& e, std::vector<RunError>* errors = nullptr, std::string* log = nullptr) {
-  std::mutex mutex;
-  return trainBlocking(e, [&](EventBatch&& batch) {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (auto& ev : batch) {
-      if (auto* err = std::get_if<RunError>(&ev); err && errors) errors->push_back(*err);
-      if (auto* line = std::get_if<LogLine>(&ev); line && log) *log += line->text + "\n";
-    }
-  });
-}
-
-class ShardedDataParallel : public ::testing::Test {
+class ShardedDataParallel : public test::GlooRunsTest {
  protected:
-  void SetUp() override {
-#ifndef WB_WITH_GLOO
-    GTEST_SKIP() << WB_NO_GLOO_REASON;
-#endif
-    runs = test::freshDir("shard");
-  }
-  void TearDown() override {
-    fs::remove_all(runs);
-  }
-  std::string runs;
+  ShardedDataParallel() : GlooRunsTest("shard") {}
 };
 
 // Gloo has no reduce-scatter: ours is an allreduce of which each rank keeps its slice. NCCL's is defined as
@@ -209,8 +190,8 @@ TEST(ShardedSteps, GradientsShardedWeightsAsOneRank) {
 }
 
 TEST_F(ShardedDataParallel, EachLevelTrainsTheWeightsOfDataParallelAndOfOneRank) {
-  const RunSummary one = run(shardedExperiment(runs, 1, ShardLevel::None));
-  const RunSummary plain = run(shardedExperiment(runs, 2, ShardLevel::None));
+  const RunSummary one = test::trainCollecting(shardedExperiment(runs, 1, ShardLevel::None));
+  const RunSummary plain = test::trainCollecting(shardedExperiment(runs, 2, ShardLevel::None));
   ASSERT_EQ(one.status, RunStatus::Completed);
   ASSERT_EQ(plain.status, RunStatus::Completed);
   // Two ranks' half-batch means averaged against one mean: AdamW's division by sqrt(v) carries the last bits
@@ -222,7 +203,7 @@ TEST_F(ShardedDataParallel, EachLevelTrainsTheWeightsOfDataParallelAndOfOneRank)
     SCOPED_TRACE(wordString(level));
     std::vector<RunError> errors;
     std::string log;
-    const RunSummary sharded = run(shardedExperiment(runs, 2, level), &errors, &log);
+    const RunSummary sharded = test::trainCollecting(shardedExperiment(runs, 2, level), &errors, &log);
     ASSERT_EQ(sharded.status, RunStatus::Completed) << (errors.empty() ? "" : errors[0].message);
     EXPECT_NE(log.find("each rank keeps its shard's"), std::string::npos) << log;
     EXPECT_EQ(sharded.steps, 8);
@@ -234,7 +215,8 @@ TEST_F(ShardedDataParallel, EachLevelTrainsTheWeightsOfDataParallelAndOfOneRank)
   }
   // One device: one shard, the whole state; the log says so and the training is none's.
   std::string log;
-  const RunSummary alone = run(shardedExperiment(runs, 1, ShardLevel::Gradients), nullptr, &log);
+  const RunSummary alone =
+      test::trainCollecting(shardedExperiment(runs, 1, ShardLevel::Gradients), nullptr, &log);
   ASSERT_EQ(alone.status, RunStatus::Completed);
   EXPECT_NE(log.find("train.shard gradients: one rank, one shard"), std::string::npos) << log;
   EXPECT_EQ(test::maxWeightDifference(one.run_dir + "/model.pt", alone.run_dir + "/model.pt"), 0.0);
@@ -281,7 +263,7 @@ TEST_F(ShardedDataParallel, StoppedRunResumesExactlyAndOnOneAndThreeRanks) {
   Experiment e = shardedExperiment(runs, 2, ShardLevel::Optimizer);
   e.train.epochs = 2;
   e.train.max_steps = 12;
-  const RunSummary reference = run(e);
+  const RunSummary reference = test::trainCollecting(e);
   ASSERT_EQ(reference.status, RunStatus::Completed);
 
   std::unique_ptr<TrainingRun> training;

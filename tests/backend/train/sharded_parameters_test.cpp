@@ -25,6 +25,7 @@
 #include "run_folder/event_stream.h"
 #include "step/clip_grad_norm_part.h"
 #include "support/function_part.h"
+#include "support/gloo_runs.h"
 #include "support/model_weights.h"
 #include "support/test_helpers.h"
 #include "support/thread_rank_group.h"
@@ -264,29 +265,9 @@ std::string runMessage(const std::vector<RunError>& errors) {
   return errors.empty() ? "" : errors[0].message;
 }
 
-RunSummary run(const Experiment& e, std::vector<RunError>* errors = nullptr, std::string* log = nullptr) {
-  std::mutex mutex;
-  return trainBlocking(e, [&](EventBatch&& batch) {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (auto& ev : batch) {
-      if (auto* err = std::get_if<RunError>(&ev); err && errors) errors->push_back(*err);
-      if (auto* line = std::get_if<LogLine>(&ev); line && log) *log += line->text + "\n";
-    }
-  });
-}
-
-class ShardedParametersDataParallel : public ::testing::Test {
+class ShardedParametersDataParallel : public test::GlooRunsTest {
  protected:
-  void SetUp() override {
-#ifndef WB_WITH_GLOO
-    GTEST_SKIP() << WB_NO_GLOO_REASON;
-#endif
-    runs = test::freshDir("shard3");
-  }
-  void TearDown() override {
-    fs::remove_all(runs);
-  }
-  std::string runs;
+  ShardedParametersDataParallel() : GlooRunsTest("shard3") {}
 };
 
 // Validation between the epochs gathers the whole model on every rank; the saved model is the whole one.
@@ -295,12 +276,12 @@ TEST_F(ShardedParametersDataParallel, ARunTrainsTheWeightsOfDataParallel) {
   e.data.val_fraction = 0.1;
   e.train.epochs = 2;
   e.train.max_steps = 0;
-  const RunSummary plain = run(e);
+  const RunSummary plain = test::trainCollecting(e);
   ASSERT_EQ(plain.status, RunStatus::Completed);
   e.train.shard = ShardLevel::Parameters;
   std::vector<RunError> errors;
   std::string log;
-  const RunSummary stage3 = run(e, &errors, &log);
+  const RunSummary stage3 = test::trainCollecting(e, &errors, &log);
   ASSERT_EQ(stage3.status, RunStatus::Completed) << runMessage(errors);
   EXPECT_NE(log.find("each rank keeps its shard's parameters"), std::string::npos) << log;
   EXPECT_NE(log.find("gradients averaged layer by layer to their owners"), std::string::npos) << log;
@@ -312,7 +293,7 @@ TEST_F(ShardedParametersDataParallel, StoppedRunResumesExactlyAndOnOneRank) {
   Experiment e = stage3Experiment(runs, 2, ShardLevel::Parameters);
   e.train.epochs = 2;
   e.train.max_steps = 12;
-  const RunSummary reference = run(e);
+  const RunSummary reference = test::trainCollecting(e);
   ASSERT_EQ(reference.status, RunStatus::Completed);
 
   std::unique_ptr<TrainingRun> training;
