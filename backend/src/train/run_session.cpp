@@ -395,7 +395,9 @@ void RunSession::buildRanks() {
   }
   events.log(LogLevel::Info, describeOptimizer(experiment, plan, stepDescription(lead.optimizer())) +
                                  (parallel ? " per rank" : ""));
-  if (parallel) {
+  // Sharded gradients (train.shard gradients, parameters) bypass the allreduce's buckets: the data-parallel
+  // line above says how they travel.
+  if (parallel && ranks->lead().parallel->bucketCount() > 0) {
     events.log(LogLevel::Info, std::to_string(ranks->lead().parallel->bucketCount()) + " gradient bucket(s)");
   }
   if (device.is_cuda()) resetCudaPeakMemory(device.index() < 0 ? 0 : device.index());
