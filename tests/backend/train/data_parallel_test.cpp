@@ -25,6 +25,7 @@
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
 #include "run_folder/event_stream.h"
+#include "support/failing_rank_threads.h"
 #include "support/function_part.h"
 #include "support/model_weights.h"
 #include "support/test_helpers.h"
@@ -216,59 +217,23 @@ TEST_F(DataParallel, Bf16AutocastAcrossRanksMatchesOneRank) {
 TEST_F(DataParallel, ARankThatThrowsStopsTheOtherWithinTheTimeoutNamingIt) {
   Experiment e = parallelExperiment(runs, 2, 64);
   e.train.collective_timeout = 10;
-  Dataset data = loadDataset(e.data, e.seed);
-  const TrainingPlan plan = planTraining(e.train, data.train.x.size(0) / 2);
-  auto store = c10::make_intrusive<c10d::HashStore>();
-  const RankLayout layout = layoutRanks(e, std::nullopt);
-  std::vector<std::string> errors(2);
-  const auto started = std::chrono::steady_clock::now();
-  const auto failure = runRankThreads(layout.local, store, 2, [&](size_t i) {
-    at::set_num_threads(1);
-    torch::manual_seed(e.seed);
-    auto model = buildModel(e.model, data.sample_shape, data.num_classes);
-    auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
-    LrSchedule schedule(e.schedule, e.optimizer.lr, plan.total_steps);
-    EventStream events([](EventBatch&&) {});
-    TrainingControl control;
-    RankGroupOptions options;
-    options.timeout = std::chrono::seconds(10);
-    auto group = joinRankGroup(store, static_cast<int>(i), 2, torch::kCPU, options);
-    auto parallel = std::make_shared<DataParallelStep>(*model, *group, e.train, e.seed);
-    parallel->broadcastInitialState();
-    StepParts parts;
-    parts.add(parallel);
-    if (i == 1) {
-      auto failing = std::make_shared<test::FunctionPart>();
-      failing->after_step = [](int64_t step) {
-        if (step == 3) throw std::runtime_error("injected failure at step 3");
-      };
-      parts.add(failing);
-    }
-    Model& trained = *model;
-    RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, torch::kCPU, parts);
-    try {
-      trainRank(RankSetup{.experiment = e,
-                          .data = data,
-                          .step = step,
-                          .schedule = schedule,
-                          .plan = plan,
-                          .events = events,
-                          .control = control,
-                          .checkpoint = [](const RankProgress&) {},
-                          .group = group.get(),
-                          .rank_devices = layout.devices});
-    } catch (const std::exception& err) {
-      errors[i] = err.what();
-      throw;
-    }
-  });
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  ASSERT_TRUE(failure.has_value());
-  EXPECT_EQ(failure->rank, 1);
-  EXPECT_EQ(errors[1], "injected failure at step 3");
-  EXPECT_NE(errors[0].find("rank 1 failed: injected failure at step 3"), std::string::npos) << errors[0];
-  EXPECT_NE(errors[0].find("gloo"), std::string::npos) << errors[0];  // Gloo's own words are kept
-  EXPECT_LT(seconds, 25.0);  // the 10 s timeout, not forever (and data loading and start-up)
+  const auto run =
+      test::trainTwoRankThreads(e, std::chrono::seconds(10),
+                                [](size_t i, Model&, torch::optim::Optimizer&, RankGroup&, StepParts& parts) {
+                                  if (i != 1) return;
+                                  auto failing = std::make_shared<test::FunctionPart>();
+                                  failing->after_step = [](int64_t step) {
+                                    if (step == 3) throw std::runtime_error("injected failure at step 3");
+                                  };
+                                  parts.add(failing);
+                                });
+  ASSERT_TRUE(run.failure.has_value());
+  EXPECT_EQ(run.failure->rank, 1);
+  EXPECT_EQ(run.errors[1], "injected failure at step 3");
+  EXPECT_NE(run.errors[0].find("rank 1 failed: injected failure at step 3"), std::string::npos)
+      << run.errors[0];
+  EXPECT_NE(run.errors[0].find("gloo"), std::string::npos) << run.errors[0];  // Gloo's own words are kept
+  EXPECT_LT(run.seconds, 25.0);  // the 10 s timeout, not forever (and data loading and start-up)
 }
 
 // Pause, a checkpoint requested while paused, resume: every rank waits outside any collective (a pause longer

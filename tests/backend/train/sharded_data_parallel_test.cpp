@@ -22,6 +22,7 @@
 #include "run_folder/checkpoint_file.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/event_stream.h"
+#include "support/failing_rank_threads.h"
 #include "support/function_part.h"
 #include "support/gloo_runs.h"
 #include "support/model_weights.h"
@@ -345,61 +346,26 @@ TEST_F(ShardedDataParallel, FrozenParametersAreInNoShardAndTheRunResumesOnOneRan
 }
 
 TEST_F(ShardedDataParallel, ARankThatThrowsMidStepEndsTheOtherWithinTheTimeout) {
-  Experiment e = shardedExperiment(runs, 2, ShardLevel::Gradients);
-  Dataset data = loadDataset(e.data, e.seed);
-  const TrainingPlan plan = planTraining(e.train, data.train.x.size(0) / 2);
-  auto store = c10::make_intrusive<c10d::HashStore>();
-  const RankLayout layout = layoutRanks(e, std::nullopt);
-  std::vector<std::string> errors(2);
-  const auto started = std::chrono::steady_clock::now();
-  const auto failure = runRankThreads(layout.local, store, 2, [&](size_t i) {
-    at::set_num_threads(1);
-    torch::manual_seed(e.seed);
-    auto model = buildModel(e.model, data.sample_shape, data.num_classes);
-    auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
-    LrSchedule schedule(e.schedule, e.optimizer.lr, plan.total_steps);
-    EventStream events([](EventBatch&&) {});
-    TrainingControl control;
-    RankGroupOptions options;
-    options.timeout = std::chrono::seconds(5);
-    auto group = joinRankGroup(store, static_cast<int>(i), 2, torch::kCPU, options);
-    auto parallel = std::make_shared<DataParallelStep>(*model, *group, e.train, e.seed);
-    parallel->broadcastInitialState();
-    StepParts parts;
-    parts.add(parallel);
-    if (i == 1) {
-      // Between backward and the reduce-scatter: rank 0 is left waiting in it.
-      auto failing = std::make_shared<test::FunctionPart>();
-      failing->gradients_ready = [n = 0]() mutable {
-        if (++n == 3) throw std::runtime_error("injected failure in step 3");
-      };
-      parts.add(failing);
-    }
-    parts.add(std::make_shared<ShardedTrainingState>(*model, *optimizer, *group, e.train));
-    Model& trained = *model;
-    RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, torch::kCPU, parts);
-    try {
-      trainRank(RankSetup{.experiment = e,
-                          .data = data,
-                          .step = step,
-                          .schedule = schedule,
-                          .plan = plan,
-                          .events = events,
-                          .control = control,
-                          .checkpoint = [](const RankProgress&) {},
-                          .group = group.get(),
-                          .rank_devices = layout.devices});
-    } catch (const std::exception& err) {
-      errors[i] = err.what();
-      throw;
-    }
-  });
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  ASSERT_TRUE(failure.has_value());
-  EXPECT_EQ(failure->rank, 1);
-  EXPECT_EQ(errors[1], "injected failure in step 3");
-  EXPECT_NE(errors[0].find("rank 1 failed: injected failure in step 3"), std::string::npos) << errors[0];
-  EXPECT_LT(seconds, 20.0);  // the 5 s timeout, not forever
+  const Experiment e = shardedExperiment(runs, 2, ShardLevel::Gradients);
+  const auto run = test::trainTwoRankThreads(
+      e, std::chrono::seconds(5),
+      [&e](size_t i, Model& model, torch::optim::Optimizer& optimizer, RankGroup& group, StepParts& parts) {
+        if (i == 1) {
+          // Between backward and the reduce-scatter: rank 0 is left waiting in it.
+          auto failing = std::make_shared<test::FunctionPart>();
+          failing->gradients_ready = [n = 0]() mutable {
+            if (++n == 3) throw std::runtime_error("injected failure in step 3");
+          };
+          parts.add(failing);
+        }
+        parts.add(std::make_shared<ShardedTrainingState>(model, optimizer, group, e.train));
+      });
+  ASSERT_TRUE(run.failure.has_value());
+  EXPECT_EQ(run.failure->rank, 1);
+  EXPECT_EQ(run.errors[1], "injected failure in step 3");
+  EXPECT_NE(run.errors[0].find("rank 1 failed: injected failure in step 3"), std::string::npos)
+      << run.errors[0];
+  EXPECT_LT(run.seconds, 20.0);  // the 5 s timeout, not forever
 }
 
 }  // namespace

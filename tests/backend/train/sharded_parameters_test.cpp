@@ -24,6 +24,7 @@
 #include "optim/optimizer_factory.h"
 #include "run_folder/event_stream.h"
 #include "step/clip_grad_norm_part.h"
+#include "support/failing_rank_threads.h"
 #include "support/function_part.h"
 #include "support/gloo_runs.h"
 #include "support/model_weights.h"
@@ -329,62 +330,27 @@ TEST_F(ShardedParametersDataParallel, StoppedRunResumesExactlyAndOnOneRank) {
 // Rank 1 throws in its second backward, before its hooks gather the layers: rank 0 is left waiting in a
 // layer's gathering inside backward, and must end within the collective timeout.
 TEST_F(ShardedParametersDataParallel, ARankThatThrowsMidStepEndsTheOtherWithinTheTimeout) {
-  Experiment e = stage3Experiment(runs, 2, ShardLevel::Parameters);
-  Dataset data = loadDataset(e.data, e.seed);
-  const TrainingPlan plan = planTraining(e.train, data.train.x.size(0) / 2);
-  auto store = c10::make_intrusive<c10d::HashStore>();
-  const RankLayout layout = layoutRanks(e, std::nullopt);
-  std::vector<std::string> errors(2);
-  const auto started = std::chrono::steady_clock::now();
-  const auto failure = runRankThreads(layout.local, store, 2, [&](size_t i) {
-    at::set_num_threads(1);
-    torch::manual_seed(e.seed);
-    auto model = buildModel(e.model, data.sample_shape, data.num_classes);
-    auto optimizer = makeOptimizer(e.optimizer, model->namedParameters());
-    LrSchedule schedule(e.schedule, e.optimizer.lr, plan.total_steps);
-    EventStream events([](EventBatch&&) {});
-    TrainingControl control;
-    RankGroupOptions options;
-    options.timeout = std::chrono::seconds(5);
-    auto group = joinRankGroup(store, static_cast<int>(i), 2, torch::kCPU, options);
-    auto parallel = std::make_shared<DataParallelStep>(*model, *group, e.train, e.seed);
-    parallel->broadcastInitialState();
-    StepParts parts;
-    parts.add(parallel);
-    auto sharded = std::make_shared<ShardedTrainingState>(*model, *optimizer, *group, e.train);
-    parts.add(sharded);
-    parts.add(std::make_shared<ShardedParameters>(*model, *group, sharded->partition()));
-    if (i == 1) {
-      auto failing = std::make_shared<test::FunctionPart>();
-      failing->before_backward = [n = 0](bool) mutable {
-        if (++n == 2) throw std::runtime_error("injected failure in step 2");
-      };
-      parts.add(failing);
-    }
-    Model& trained = *model;
-    RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, torch::kCPU, parts);
-    try {
-      trainRank(RankSetup{.experiment = e,
-                          .data = data,
-                          .step = step,
-                          .schedule = schedule,
-                          .plan = plan,
-                          .events = events,
-                          .control = control,
-                          .checkpoint = [](const RankProgress&) {},
-                          .group = group.get(),
-                          .rank_devices = layout.devices});
-    } catch (const std::exception& err) {
-      errors[i] = err.what();
-      throw;
-    }
-  });
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  ASSERT_TRUE(failure.has_value());
-  EXPECT_EQ(failure->rank, 1);
-  EXPECT_EQ(errors[1], "injected failure in step 2");
-  EXPECT_NE(errors[0].find("rank 1 failed: injected failure in step 2"), std::string::npos) << errors[0];
-  EXPECT_LT(seconds, 20.0);  // the 5 s timeout, not forever
+  const Experiment e = stage3Experiment(runs, 2, ShardLevel::Parameters);
+  const auto run = test::trainTwoRankThreads(
+      e, std::chrono::seconds(5),
+      [&e](size_t i, Model& model, torch::optim::Optimizer& optimizer, RankGroup& group, StepParts& parts) {
+        auto sharded = std::make_shared<ShardedTrainingState>(model, optimizer, group, e.train);
+        parts.add(sharded);
+        parts.add(std::make_shared<ShardedParameters>(model, group, sharded->partition()));
+        if (i == 1) {
+          auto failing = std::make_shared<test::FunctionPart>();
+          failing->before_backward = [n = 0](bool) mutable {
+            if (++n == 2) throw std::runtime_error("injected failure in step 2");
+          };
+          parts.add(failing);
+        }
+      });
+  ASSERT_TRUE(run.failure.has_value());
+  EXPECT_EQ(run.failure->rank, 1);
+  EXPECT_EQ(run.errors[1], "injected failure in step 2");
+  EXPECT_NE(run.errors[0].find("rank 1 failed: injected failure in step 2"), std::string::npos)
+      << run.errors[0];
+  EXPECT_LT(run.seconds, 20.0);  // the 5 s timeout, not forever
 }
 
 }  // namespace sharded_parameters_test
