@@ -54,6 +54,11 @@ std::unique_ptr<Model> buildModel(const ModelConfig& config, const std::vector<i
 nlohmann::json presetLayers(const std::string& preset, const std::vector<int64_t>& input_shape,
                             int64_t num_classes);
 
+// The layer list `config` describes for this input: its own model.layers, or else its preset's (what
+// buildModel builds; checks and estimates read it without building weights). A TorchScript model has none.
+nlohmann::json layerListOf(const ModelConfig& config, const std::vector<int64_t>& input_shape,
+                           int64_t num_classes);
+
 // Checks a layer list against the input without allocating weights: types, parameters, shape transforms, and
 // that the output is [num_classes]. Paths are reported as "model.layers[i]...". Empty when it fits.
 std::vector<ValidationIssue> checkLayers(const nlohmann::json& layers,

@@ -148,4 +148,8 @@ json presetLayers(const std::string& preset, const std::vector<int64_t>& inputSh
   return mlpPreset(numClasses);
 }
 
+json layerListOf(const ModelConfig& config, const std::vector<int64_t>& inputShape, int64_t numClasses) {
+  return config.layers.is_array() ? config.layers : presetLayers(config.preset, inputShape, numClasses);
+}
+
 }  // namespace wb

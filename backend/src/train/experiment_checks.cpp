@@ -77,9 +77,7 @@ void checkModel(const Experiment& e, const DataShape* shape, std::vector<Validat
     }
   } else if (shape) {
     try {
-      const nlohmann::json layers =
-          e.model.layers.is_array() ? e.model.layers
-                                    : presetLayers(e.model.preset, shape->sample_shape, shape->num_classes);
+      const nlohmann::json layers = layerListOf(e.model, shape->sample_shape, shape->num_classes);
       for (auto& issue : checkLayers(layers, shape->sample_shape, shape->num_classes)) {
         if (!e.model.layers.is_array()) issue.path = "model.preset";
         issues.push_back(std::move(issue));
@@ -98,9 +96,7 @@ void checkModel(const Experiment& e, const DataShape* shape, std::vector<Validat
 void checkPipelineCut(const Experiment& e, const DataShape& shape, std::vector<ValidationIssue>& issues) {
   if (!e.train.pipeline.enabled || !e.model.torchscript.empty()) return;
   try {
-    const nlohmann::json list = e.model.layers.is_array()
-                                    ? e.model.layers
-                                    : presetLayers(e.model.preset, shape.sample_shape, shape.num_classes);
+    const nlohmann::json list = layerListOf(e.model, shape.sample_shape, shape.num_classes);
     std::vector<ValidationIssue> parse_issues;
     const std::vector<LayerPtr> layers = parseLayerList(list, "model.layers", parse_issues);
     if (!parse_issues.empty()) return;  // checkModel has said so

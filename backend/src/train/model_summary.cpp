@@ -93,7 +93,7 @@ void summarizeLayers(ModelSummary& summary, const Experiment& e) {
   const std::string where = preset ? "model.preset" : "model.layers";
   nlohmann::json list;
   try {
-    list = preset ? presetLayers(e.model.preset, summary.input_shape, summary.num_classes) : e.model.layers;
+    list = layerListOf(e.model, summary.input_shape, summary.num_classes);
   } catch (const UserError& error) {
     summary.issues.push_back({where, error.what()});
     return;

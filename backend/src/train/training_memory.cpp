@@ -162,9 +162,7 @@ MemoryChoice pipelineFigures(MemoryChoice choice, const TrainingMemory& m, const
 PipelineCut userCut(const Experiment& e, const ModelSummary& summary, const std::vector<LayerGroup>& groups) {
   PipelineCut cut;
   try {
-    const nlohmann::json list = e.model.layers.is_array()
-                                    ? e.model.layers
-                                    : presetLayers(e.model.preset, summary.input_shape, summary.num_classes);
+    const nlohmann::json list = layerListOf(e.model, summary.input_shape, summary.num_classes);
     std::vector<ValidationIssue> issues;
     const std::vector<LayerPtr> layers = parseLayerList(list, "model.layers", issues);
     if (!issues.empty() || layers.size() != groups.size()) {
