@@ -7,7 +7,7 @@
 // - deviceIndex(): uint8_t in 1.13, int in 2.x;
 // - a LibTorch built without libkineto (Debian's 1.13) records CPU operators through the same API (the
 //   profiler's own event collection, as torch.profiler does there) but its save() throws "requires Kineto":
-//   the caller then writes the trace itself (train/profile_trace.h).
+//   the caller then writes the trace itself (profiling/profile_trace.h).
 // Kept out of torch_compat.h: profiler_kineto.h pulls in the profiler's headers, which only the profiling
 // translation units need.
 

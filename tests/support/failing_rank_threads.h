@@ -17,11 +17,12 @@
 #include "optim/optimizer_factory.h"
 #include "run_folder/event_stream.h"
 #include "step/step_parts.h"
-#include "train/data_parallel.h"
+#include "parallel/data_parallel.h"
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
+#include "task/make_task.h"
 
 namespace wb::test {
 
@@ -59,7 +60,8 @@ RankThreadsOutcome trainTwoRankThreads(const Experiment& e, std::chrono::seconds
     parts.add(parallel);
     add_parts(i, *model, *optimizer, *group, parts);
     Model& trained = *model;
-    RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, torch::kCPU, parts);
+    RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, makeTask(e), torch::kCPU,
+                  parts);
     try {
       trainRank(RankSetup{.experiment = e,
                           .data = data,

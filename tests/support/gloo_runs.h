@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "support/test_helpers.h"
 #include "workbench/training_run.h"
 

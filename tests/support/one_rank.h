@@ -3,6 +3,7 @@
 // TrainingRun builds it (seed, data, model, optimizer, schedule, the rank's step: train.amp's loss scaler and
 // train.*'s parts after the given ones), without a run folder: for tests that look inside a step.
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
+#include "task/make_task.h"
 #include "train/training_plan.h"
 
 namespace wb::test {
@@ -31,8 +33,9 @@ struct RankRun {
 };
 
 // `make_parts` is given the run before it trains (its `parameters` are the model's, already on the device).
+// `task`: what the model learns; the experiment's (makeTask) when null.
 template <typename MakeParts>
-RankRun trainOneRank(const Experiment& e, MakeParts&& make_parts) {
+RankRun trainOneRank(const Experiment& e, MakeParts&& make_parts, std::shared_ptr<const Task> task = nullptr) {
   RankRun run;
   const torch::Device device(e.train.devices.front());
   Dataset data = loadDataset(e.data, e.seed);
@@ -54,7 +57,8 @@ RankRun trainOneRank(const Experiment& e, MakeParts&& make_parts) {
   TrainingControl control;
   const StepParts parts = make_parts(run);
   Model& trained = *model;
-  RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, device, parts);
+  RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, task ? task : makeTask(e), device,
+                parts);
   run.outcome = trainRank(RankSetup{.experiment = e,
                                     .data = data,
                                     .step = step,

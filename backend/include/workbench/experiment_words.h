@@ -62,7 +62,7 @@ struct Words<WeightsMismatch> {
 static_assert(wordsAreDistinct<WeightsMismatch>());
 
 // model.preset: the built-in architectures. The first four are small networks sized for the data; the rest
-// are torchvision's architectures with its module names (model/torchvision_*.cpp). A new one is an
+// are torchvision's architectures with its module names (model/torchvision/). A new one is an
 // enumerator, a row here and a case in presetLayers (model/presets.cpp).
 enum class ModelPreset {
   Mlp,

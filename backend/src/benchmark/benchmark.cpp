@@ -20,6 +20,7 @@
 #include "workbench/errors.h"
 #include "workbench/system_info.h"
 #include "workbench/training_run.h"
+#include "task/make_task.h"
 
 namespace wb {
 namespace {
@@ -122,7 +123,7 @@ BenchResult benchmarkTraining(const Experiment& e, int64_t steps, int64_t warmup
   const TrainingData loaded = loadTrainingData(e, device, true);
   const Dataset& data = loaded.data;
   if (loaded.placement && log) log(loaded.placement->reason);
-  RankStep step(e.train, ownedModel(buildTrainingModel(e, data, device)), device);
+  RankStep step(e.train, ownedModel(buildTrainingModel(e, data, device)), makeTask(e), device);
   step.model().train(true);
   const BatchLoaderOptions options = benchmarkLoaderOptions(e, data, device);
   if (log) {

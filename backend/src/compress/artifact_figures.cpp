@@ -16,24 +16,21 @@ struct TestScore {
   double accuracy = 0;
 };
 
-// Batched over views of the test split; the sums stay tensors until the end.
-TestScore scoreOnTest(InferenceModel& model, const Dataset& data) {
+// Batched over views of the test split (an artifact runs on the CPU: a read per batch costs nothing).
+TestScore scoreOnTest(InferenceModel& model, const Dataset& data, const Task& task) {
   const int64_t n = data.test.size();
   if (n == 0) return {-1, -1};
   torch::NoGradGuard no_grad;
   double loss_sum = 0;
-  int64_t correct = 0;
+  std::vector<double> figure_sums(task.sumNames().size(), 0.0);
   SplitBatches batches(data.test, 500);
   while (std::optional<Batch> batch = batches.next()) {
-    const torch::Tensor& x = batch->x;
-    const torch::Tensor& y = batch->y;
-    const torch::Tensor logits = model.forward(x).to(torch::kFloat32);
-    loss_sum += torch::nn::functional::cross_entropy(
-                    logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                    .item<double>();
-    correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+    const torch::Tensor outputs = model.forward(batch->x).to(torch::kFloat32);
+    loss_sum += task.lossSum(outputs, batch->y).item<double>();
+    const torch::Tensor sums = task.figureSums(outputs, batch->y);
+    for (size_t i = 0; i < figure_sums.size(); ++i) figure_sums[i] += sums[static_cast<int64_t>(i)].item<double>();
   }
-  return {loss_sum / static_cast<double>(n), static_cast<double>(correct) / static_cast<double>(n)};
+  return {loss_sum / static_cast<double>(n), figureNamed(task.figures(figure_sums, n), "accuracy", 0.0)};
 }
 
 }  // namespace
@@ -83,11 +80,11 @@ std::vector<Latency> interleavedLatencies(const std::vector<InferenceModel*>& mo
 }
 
 ArtifactFigures measureArtifact(const ModelArtifact& artifact, InferenceModel& model,
-                                const std::string& folder, const Dataset& data) {
+                                const std::string& folder, const Dataset& data, const Task& task) {
   ArtifactFigures f;
   f.name = artifact.name;
   f.source = artifact.source;
-  const TestScore score = scoreOnTest(model, data);
+  const TestScore score = scoreOnTest(model, data, task);
   f.test_loss = score.loss;
   f.test_accuracy = score.accuracy;
   const ParameterCounts counts = countParameters(artifact);

@@ -9,6 +9,7 @@
 
 #include "compress/model_artifact.h"
 #include "data/dataset.h"
+#include "task/task.h"
 #include "workbench/events.h"
 
 namespace wb {
@@ -18,9 +19,10 @@ struct MeasureOptions {
   int64_t threads = 0;  // 0 = as configured for the run
 };
 
-// Everything but the latency. `folder` holds the artifact's weights.pt (its size is the size on disk).
+// Everything but the latency: the test split scored with the run's `task`. `folder` holds the artifact's
+// weights.pt (its size is the size on disk).
 ArtifactFigures measureArtifact(const ModelArtifact& artifact, InferenceModel& model,
-                                const std::string& folder, const Dataset& data);
+                                const std::string& folder, const Dataset& data, const Task& task);
 
 struct Latency {
   double batch1_ms = -1;

@@ -11,10 +11,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "model/conv_layers.h"
-#include "model/dense_layers.h"
+#include "model/layers/conv_layers.h"
+#include "model/layers/dense_layers.h"
 #include "model/layer_list.h"
-#include "model/residual_layer.h"
+#include "model/layers/residual_layer.h"
 #include "workbench/errors.h"
 
 namespace wb {

@@ -24,6 +24,7 @@
 #include "workbench/event_json.h"
 #include "workbench/run_state.h"
 #include "workbench/system_info.h"
+#include "task/make_task.h"
 
 namespace wb {
 namespace {
@@ -115,6 +116,7 @@ RunError classify(std::exception_ptr error) {
 struct FigureRecorder {
   const std::string& run_dir;
   const Dataset& data;
+  const Task& task;
   MeasureOptions measure;
   torch::Tensor timing_input;
   EventStream& events;
@@ -125,7 +127,7 @@ struct FigureRecorder {
   ArtifactFigures of(const ModelArtifact& a, InferenceModel& model, const std::string& artifact_folder,
                      std::optional<PassType> pass, const std::string& description, const Latency& latency,
                      const Latency& baseline) const {
-    ArtifactFigures f = measureArtifact(a, model, artifact_folder, data);
+    ArtifactFigures f = measureArtifact(a, model, artifact_folder, data, task);
     f.latency_ms_batch1 = latency.batch1_ms;
     f.latency_ms_batch64 = latency.batch64_ms;
     f.baseline_latency_ms_batch1 = baseline.batch1_ms;
@@ -335,8 +337,9 @@ RunStatus CompressionRun::Impl::pipeline(EventStream& events, std::unique_ptr<Ru
   const Dataset data = loadDataset(experiment.data, experiment.seed);
   events.log(LogLevel::Info, data.description);
 
+  const std::shared_ptr<const Task> task = makeTask(experiment);
   const FigureRecorder figures{
-      run_dir, data, {config.latency_runs, config.latency_threads}, latencySamples(data), events};
+      run_dir, data, *task, {config.latency_runs, config.latency_threads}, latencySamples(data), events};
 
   // The original, saved as an artifact once so that it is measured (and exported) exactly like the others.
   const std::string original_folder = folder + "/" + kOriginal;

@@ -4,7 +4,7 @@
 
 #include "compress/observers.h"
 #include "compress/quantized_net.h"
-#include "model/conv_layers.h"
+#include "model/layers/conv_layers.h"
 #include "workbench/errors.h"
 
 namespace wb {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/conv_layers.h"
-#include "model/dense_layers.h"
-#include "model/residual_layer.h"
+#include "model/layers/conv_layers.h"
+#include "model/layers/dense_layers.h"
+#include "model/layers/residual_layer.h"
 #include "workbench/errors.h"
 
 namespace wb {

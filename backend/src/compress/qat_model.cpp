@@ -6,7 +6,7 @@
 
 #include "compress/observers.h"
 #include "compress/quantized_net.h"
-#include "model/conv_layers.h"
+#include "model/layers/conv_layers.h"
 #include "model/layer_net_model.h"
 #include "model/weights_file.h"
 #include "workbench/errors.h"

@@ -6,8 +6,8 @@
 #include <mutex>
 
 #include "compress/quantization.h"
-#include "model/conv_layers.h"
-#include "model/residual_layer.h"
+#include "model/layers/conv_layers.h"
+#include "model/layers/residual_layer.h"
 #include "workbench/errors.h"
 
 namespace wb {

@@ -12,12 +12,13 @@
 #include "run_folder/run_folder.h"
 #include "torch_compat.h"
 #include "train/checkpoint_writer.h"
-#include "train/data_parallel.h"
+#include "parallel/data_parallel.h"
 #include "train/rank_launch.h"
 #include "train/training_host.h"
 #include "train/training_plan.h"
 #include "train/training_rank.h"
 #include "workbench/errors.h"
+#include "task/make_task.h"
 
 namespace wb {
 namespace {
@@ -125,7 +126,7 @@ RankOutcome runTrainingPhase(TrainingPhase& phase, Model& model) {
   const TrainingPlan plan = planTraining(experiment.train, shard);
   std::optional<RankProgress> resume_point;
   if (loaded) {
-    resume_point = RankProgress::fromJson(loaded->contents.meta.at("progress"));
+    resume_point = RankProgress::fromJson(loaded->contents.meta.at("progress"), *makeTask(experiment));
     resume_point->restartEpochIfPast((shard + experiment.train.batch_size - 1) / experiment.train.batch_size);
     folder.truncateLogs(loaded->contents.meta.value("log_lengths", nlohmann::json::object()));
   }

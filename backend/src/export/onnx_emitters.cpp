@@ -2,11 +2,11 @@
 
 #include <cmath>
 
-#include "model/conv_layers.h"
-#include "model/dense_layers.h"
-#include "model/mobile_conv_layers.h"
-#include "model/residual_layer.h"
-#include "model/transformer_layers.h"
+#include "model/layers/conv_layers.h"
+#include "model/layers/dense_layers.h"
+#include "model/layers/mobile_conv_layers.h"
+#include "model/layers/residual_layer.h"
+#include "model/layers/transformer_layers.h"
 #include "workbench/errors.h"
 
 namespace wb::onnx_export {

@@ -7,7 +7,7 @@
 #include "model/model.h"
 #include "model/name_suggestions.h"
 #include "model/torchscript_model.h"
-#include "model/torchvision_init.h"
+#include "model/torchvision/torchvision_init.h"
 #include "workbench/errors.h"
 
 namespace wb {

@@ -1,11 +1,11 @@
 #include "model/layer_registry.h"
 
-#include "model/conv_layers.h"
-#include "model/dense_layers.h"
+#include "model/layers/conv_layers.h"
+#include "model/layers/dense_layers.h"
 #include "model/model.h"
 #include "model/name_suggestions.h"
-#include "model/residual_layer.h"
-#include "model/transformer_layers.h"
+#include "model/layers/residual_layer.h"
+#include "model/layers/transformer_layers.h"
 
 namespace wb {
 

@@ -1,6 +1,6 @@
 // The built-in architectures (model.preset, the ModelPreset words), written as layer lists so that they are
 // checked, summarized, pruned and exported exactly like a list a user writes. The small presets are here;
-// torchvision's architectures have files of their own (model/torchvision_presets.h).
+// torchvision's architectures have files of their own (model/torchvision/torchvision_presets.h).
 
 #include <numeric>
 #include <optional>
@@ -8,8 +8,8 @@
 #include "model/layer.h"
 #include "model/model.h"
 #include "model/name_suggestions.h"
-#include "model/torchvision_mobile_presets.h"
-#include "model/torchvision_presets.h"
+#include "model/torchvision/torchvision_mobile_presets.h"
+#include "model/torchvision/torchvision_presets.h"
 #include "workbench/errors.h"
 
 namespace wb {

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "model/layer_list.h"
-#include "model/pipeline_cut.h"
+#include "pipeline/pipeline_cut.h"
 #include "workbench/did_you_mean.h"
 #include "workbench/errors.h"
 
@@ -147,7 +147,7 @@ std::string joined(const std::vector<std::string>& lines) {
   return text;
 }
 
-// The cut model/pipeline_cut.h proposes: the slowest stage's forward FLOPs as small as contiguous ranges
+// The cut pipeline/pipeline_cut.h proposes: the slowest stage's forward FLOPs as small as contiguous ranges
 // allow, then the most even. No memory limits here (the device checks and `check` say what fits).
 std::vector<StageRange> balancedStages(const PipelineConfig& pipeline, const std::vector<LayerPtr>& layers,
                                        const Shape& input) {

@@ -35,7 +35,7 @@ struct StageDevice {
 // The stages of `pipeline` over `layers`. Throws wb::UserError listing every problem with its JSON path
 // (train.pipeline.stages[i][1]): an unknown layer name (with "did you mean"), a range written backwards,
 // stages out of the layers' order, layers in two stages or in none. "balanced" takes proposePipelineCut's
-// cut (model/pipeline_cut.h: the slowest stage's forward FLOPs for `input` as small as contiguous ranges
+// cut (pipeline/pipeline_cut.h: the slowest stage's forward FLOPs for `input` as small as contiguous ranges
 // allow). Devices are not checked here.
 std::vector<StageRange> resolvePipelineStages(const PipelineConfig& pipeline,
                                               const std::vector<LayerPtr>& layers, const Shape& input);

@@ -32,10 +32,11 @@ std::string stageRangeDetail(size_t s, int64_t k) {
 // micro-batch's forward and its backward.
 class ScheduleRun {
  public:
-  ScheduleRun(PipelineModel& model, StepParts& parts, std::optional<c10::ScalarType> amp, const Batch& batch,
-              const std::vector<int64_t>& sizes, int64_t accum)
+  ScheduleRun(PipelineModel& model, StepParts& parts, const Task& task, std::optional<c10::ScalarType> amp,
+              const Batch& batch, const std::vector<int64_t>& sizes, int64_t accum)
       : m_model(model),
         m_parts(parts),
+        m_task(task),
         m_amp(amp),
         m_stages(model.stageCount()),
         m_mail(m_stages),
@@ -45,14 +46,14 @@ class ScheduleRun {
     const torch::Device last = model.stage(m_stages - 1).device;
     for (int64_t n : sizes) {
       m_inputs.push_back(batch.x.narrow(0, offset, n));
-      m_labels.push_back({m_inputs.back(), batch.y.narrow(0, offset, n).to(last), batch.index});
+      m_targets.push_back({m_inputs.back(), batch.y.narrow(0, offset, n).to(last), batch.index});
       // The micro-batch's share of the batch's mean loss, and of the step's (grad_accum's batches).
       m_weights.push_back(static_cast<double>(n) / static_cast<double>(total) / static_cast<double>(accum));
       m_shares.push_back(static_cast<double>(n) / static_cast<double>(total));
       offset += n;
     }
     m_losses.resize(sizes.size());
-    m_logits.resize(sizes.size());
+    m_outputs.resize(sizes.size());
   }
 
   // Runs `ops` as stage `s`; the first failure of any stage aborts the others.
@@ -88,7 +89,7 @@ class ScheduleRun {
   TrainingStep::MicroBatch result(const torch::Device& device) const {
     torch::Tensor loss = m_losses[0] * m_shares[0];
     for (size_t k = 1; k < m_losses.size(); ++k) loss = loss + m_losses[k] * m_shares[k];
-    return {torch::cat(m_logits).to(device), loss.to(device)};
+    return {torch::cat(m_outputs).to(device), loss.to(device)};
   }
 
  private:
@@ -117,9 +118,9 @@ class ScheduleRun {
       keep.outputs[k] = output;
       m_mail.sendForward(s + 1, {output.detach(), stream.handOff(), k});
     } else {
-      const torch::Tensor loss = m_parts.loss(output, m_labels[k]);
+      const torch::Tensor loss = m_parts.loss(output, m_targets[k], m_task);
       m_losses[k] = loss.detach();
-      m_logits[k] = output.detach();
+      m_outputs[k] = output.detach();
       keep.outputs[k] = m_parts.lossForBackward(loss * m_weights[k]);
     }
     m_busy[s] += secondsSince(start);
@@ -151,13 +152,14 @@ class ScheduleRun {
 
   PipelineModel& m_model;
   StepParts& m_parts;
+  const Task& m_task;
   std::optional<c10::ScalarType> m_amp;
   size_t m_stages;
   StageMail m_mail;
   std::vector<torch::Tensor> m_inputs;
-  std::vector<Batch> m_labels;  // each micro-batch's labels on the last stage's device
+  std::vector<Batch> m_targets;  // each micro-batch's targets on the last stage's device
   std::vector<double> m_weights, m_shares;
-  std::vector<torch::Tensor> m_losses, m_logits;  // written by the last stage's thread only
+  std::vector<torch::Tensor> m_losses, m_outputs;  // written by the last stage's thread only
   std::vector<double> m_busy;                     // each written by its stage's thread only
   std::mutex m_error_mutex;
   std::exception_ptr m_error;
@@ -179,11 +181,12 @@ std::vector<int64_t> microBatchSizes(int64_t total, int64_t parts) {
 }
 
 PipelineStep::PipelineStep(PipelineModel& model, torch::optim::Optimizer& optimizer, StepParts& parts,
-                           torch::Device device, std::optional<c10::ScalarType> amp_dtype,
+                           const Task& task, torch::Device device, std::optional<c10::ScalarType> amp_dtype,
                            const PipelineConfig& pipeline)
-    : TrainingStep(model, optimizer, parts, device, amp_dtype),
+    : TrainingStep(model, optimizer, parts, task, device, amp_dtype),
       m_model(model),
       m_parts(parts),
+      m_task(task),
       m_device(device),
       m_amp_dtype(amp_dtype),
       m_schedule(pipeline.schedule),
@@ -196,7 +199,7 @@ TrainingStep::MicroBatch PipelineStep::forwardBackward(const Batch& batch, int64
                                                        bool completes) {
   const std::vector<int64_t> sizes = microBatchSizes(batch.x.size(0), m_micro_batches);
   const size_t stages = m_model.stageCount();
-  ScheduleRun run(m_model, m_parts, m_amp_dtype, batch, sizes, std::max<int64_t>(1, micro_batches));
+  ScheduleRun run(m_model, m_parts, m_task, m_amp_dtype, batch, sizes, std::max<int64_t>(1, micro_batches));
   m_parts.beforeBackward(completes);
   // CPU stages share the cores: each gets its share of the caller's intra-op threads.
   size_t cpu_stages = 0;
@@ -246,13 +249,13 @@ std::string PipelineStep::takeReport() {
 }
 
 std::unique_ptr<TrainingStep> makeTrainingStep(Model& model, torch::optim::Optimizer& optimizer,
-                                               StepParts& parts, torch::Device device,
+                                               StepParts& parts, const Task& task, torch::Device device,
                                                std::optional<c10::ScalarType> amp_dtype,
                                                const PipelineConfig& pipeline) {
   if (auto* cut = dynamic_cast<PipelineModel*>(&model)) {
-    return std::make_unique<PipelineStep>(*cut, optimizer, parts, device, amp_dtype, pipeline);
+    return std::make_unique<PipelineStep>(*cut, optimizer, parts, task, device, amp_dtype, pipeline);
   }
-  return std::make_unique<TrainingStep>(model, optimizer, parts, device, amp_dtype);
+  return std::make_unique<TrainingStep>(model, optimizer, parts, task, device, amp_dtype);
 }
 
 }  // namespace wb

@@ -28,9 +28,8 @@ namespace wb {
 
 class PipelineStep final : public TrainingStep {
  public:
-  PipelineStep(PipelineModel& model, torch::optim::Optimizer& optimizer, StepParts& parts,
-               torch::Device device, std::optional<c10::ScalarType> amp_dtype,
-               const PipelineConfig& pipeline);
+  PipelineStep(PipelineModel& model, torch::optim::Optimizer& optimizer, StepParts& parts, const Task& task,
+               torch::Device device, std::optional<c10::ScalarType> amp_dtype, const PipelineConfig& pipeline);
 
   MicroBatch forwardBackward(const Batch& batch, int64_t micro_batches, bool completes) override;
   std::string describe() override;
@@ -50,6 +49,7 @@ class PipelineStep final : public TrainingStep {
  private:
   PipelineModel& m_model;
   StepParts& m_parts;
+  const Task& m_task;  // the last stage's loss
   torch::Device m_device;
   std::optional<c10::ScalarType> m_amp_dtype;
   PipelineSchedule m_schedule;
@@ -60,7 +60,7 @@ class PipelineStep final : public TrainingStep {
 
 // The step body for `model`: a PipelineStep when the model is cut into stages, the plain step otherwise.
 std::unique_ptr<TrainingStep> makeTrainingStep(Model& model, torch::optim::Optimizer& optimizer,
-                                               StepParts& parts, torch::Device device,
+                                               StepParts& parts, const Task& task, torch::Device device,
                                                std::optional<c10::ScalarType> amp_dtype,
                                                const PipelineConfig& pipeline);
 

@@ -1,7 +1,7 @@
 #pragma once
 // The step's phases (data, forward, backward, optimizer, allreduce) as record_function ranges named as
 // PyTorch's profiler shows a training loop's ("## forward ##"), opened only while this thread records a
-// profile (train/step_profiler.h switches them on): otherwise a PhaseRange is one thread-local read, and
+// profile (profiling/step_profiler.h switches them on): otherwise a PhaseRange is one thread-local read, and
 // nothing reaches LibTorch's RecordFunction machinery.
 
 #include <ATen/record_function.h>

@@ -39,9 +39,10 @@ class StepPart {
 
   // An optimizer step begins, before its first micro-batch; `step` counts the steps done so far.
   virtual void beforeStep(int64_t /*step*/) {}
-  // The loss of a micro-batch from the model's logits, under the step's autocast. A part that defines the
-  // loss returns it; the first part in the list that does wins, and without one the loss is cross-entropy.
-  virtual std::optional<torch::Tensor> loss(const torch::Tensor& /*logits*/, const Batch& /*batch*/) {
+  // The loss of a micro-batch from the model's outputs, under the step's autocast. A part that defines the
+  // loss returns it; the first part in the list that does wins, and without one the loss is the task's
+  // (task/task.h).
+  virtual std::optional<torch::Tensor> loss(const torch::Tensor& /*outputs*/, const Batch& /*batch*/) {
     return std::nullopt;
   }
   // The loss backward starts from: each part in turn may change it (fp16 loss scaling multiplies it).

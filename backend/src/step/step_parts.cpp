@@ -42,11 +42,11 @@ void StepParts::beforeStep(int64_t step) {
   for (const auto& p : m_parts) p->beforeStep(step);
 }
 
-torch::Tensor StepParts::loss(const torch::Tensor& logits, const Batch& batch) {
+torch::Tensor StepParts::loss(const torch::Tensor& outputs, const Batch& batch, const Task& task) {
   for (const auto& p : m_parts) {
-    if (std::optional<torch::Tensor> l = p->loss(logits, batch)) return *l;
+    if (std::optional<torch::Tensor> l = p->loss(outputs, batch)) return *l;
   }
-  return torch::nn::functional::cross_entropy(logits, batch.y);
+  return task.loss(outputs, batch.y);
 }
 
 torch::Tensor StepParts::lossForBackward(torch::Tensor loss) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "step/step_part.h"
+#include "task/task.h"
 
 namespace wb {
 
@@ -27,8 +28,8 @@ class StepParts {
   std::vector<std::string> uncapturable() const;
 
   void beforeStep(int64_t step);
-  // The first part's loss that defines one; cross-entropy with the labels otherwise.
-  torch::Tensor loss(const torch::Tensor& logits, const Batch& batch);
+  // The first part's loss that defines one (a distillation's); the task's otherwise.
+  torch::Tensor loss(const torch::Tensor& outputs, const Batch& batch, const Task& task);
   torch::Tensor lossForBackward(torch::Tensor loss);
   void beforeBackward(bool completes);
   void gradientsReady();

@@ -7,9 +7,14 @@
 
 namespace wb {
 
-TrainingStep::TrainingStep(Model& model, torch::optim::Optimizer& optimizer, StepParts& parts,
+TrainingStep::TrainingStep(Model& model, torch::optim::Optimizer& optimizer, StepParts& parts, const Task& task,
                            torch::Device device, std::optional<c10::ScalarType> amp_dtype)
-    : m_model(model), m_optimizer(optimizer), m_parts(parts), m_device(device), m_amp_dtype(amp_dtype) {}
+    : m_model(model),
+      m_optimizer(optimizer),
+      m_parts(parts),
+      m_task(task),
+      m_device(device),
+      m_amp_dtype(amp_dtype) {}
 
 void TrainingStep::begin(int64_t step, double lr) {
   begin(step, std::vector<double>{lr});
@@ -38,20 +43,20 @@ void TrainingStep::setStepLearningRates(const std::vector<double>& lrs) {
 
 TrainingStep::MicroBatch TrainingStep::forwardBackward(const Batch& batch, int64_t micro_batches,
                                                        bool completes) {
-  torch::Tensor logits, loss;
+  torch::Tensor outputs, loss;
   {
     PhaseRange forward(StepPhase::Forward);
     // Autocast is per thread: entered on the training thread for each forward.
     AutocastGuard autocast(m_device.type(), m_amp_dtype.value_or(torch::kBFloat16), m_amp_dtype.has_value());
-    logits = m_model.forward(batch.x);
-    loss = m_parts.loss(logits, batch);
+    outputs = m_model.forward(batch.x);
+    loss = m_parts.loss(outputs, batch, m_task);
   }
   {
     PhaseRange backward(StepPhase::Backward);
     m_parts.beforeBackward(completes);
     m_parts.lossForBackward(micro_batches > 1 ? loss / static_cast<double>(micro_batches) : loss).backward();
   }
-  return {logits.detach(), loss.detach()};
+  return {outputs.detach(), loss.detach()};
 }
 
 void TrainingStep::finish(int64_t steps_done) {

@@ -16,14 +16,16 @@
 #include "data/batch_loader.h"
 #include "model/model.h"
 #include "step/step_parts.h"
+#include "task/task.h"
 
 namespace wb {
 
 class TrainingStep {
  public:
-  // `amp_dtype`: autocast's dtype (train.amp), none for float32. The references must outlive the step.
-  TrainingStep(Model& model, torch::optim::Optimizer& optimizer, StepParts& parts, torch::Device device,
-               std::optional<c10::ScalarType> amp_dtype);
+  // `task`: what the model learns (its loss, unless a part defines one). `amp_dtype`: autocast's dtype
+  // (train.amp), none for float32. The references must outlive the step.
+  TrainingStep(Model& model, torch::optim::Optimizer& optimizer, StepParts& parts, const Task& task,
+               torch::Device device, std::optional<c10::ScalarType> amp_dtype);
   virtual ~TrainingStep() = default;
 
   // Opens an optimizer step; `step` counts the steps done so far.
@@ -36,7 +38,7 @@ class TrainingStep {
   void setStepLearningRates(const std::vector<double>& lrs);
 
   struct MicroBatch {
-    torch::Tensor logits;  // detached
+    torch::Tensor outputs;  // the model's, detached
     torch::Tensor loss;    // detached, the batch's mean loss before any division or scaling
   };
   // Forward, loss and backward of one of the step's `micro_batches` batches (its loss is divided by that
@@ -59,6 +61,7 @@ class TrainingStep {
   Model& m_model;
   torch::optim::Optimizer& m_optimizer;
   StepParts& m_parts;
+  const Task& m_task;
   torch::Device m_device;
   std::optional<c10::ScalarType> m_amp_dtype;
 };

@@ -94,17 +94,22 @@ void MetricsWindow::reset(const torch::Device& device, int64_t skipped_so_far) {
 }
 
 EpochTotals::EpochTotals(const torch::Device& device, double loss_sum_, double loss_samples_,
-                         int64_t correct_, int64_t samples_)
+                         const std::vector<double>& figure_sums_, int64_t samples_)
     : samples(samples_) {
   auto options = torch::TensorOptions().dtype(torch::kFloat64).device(device);
   loss_sum = torch::scalar_tensor(loss_sum_, options);
   loss_samples = torch::scalar_tensor(loss_samples_, options);
-  correct = torch::scalar_tensor(correct_, torch::TensorOptions().dtype(torch::kInt64).device(device));
+  figure_sums = torch::tensor(figure_sums_, torch::TensorOptions().dtype(torch::kFloat64)).to(device);
 }
 
-void countBatch(MetricsWindow& window, EpochTotals& epoch, const torch::Tensor& loss,
-                const torch::Tensor& logits, const torch::Tensor& labels, bool loss_scaling) {
-  const int64_t n = labels.size(0);
+std::vector<double> EpochTotals::figureSums() const {
+  const torch::Tensor sums = figure_sums.to(torch::kCPU).contiguous();
+  return {sums.data_ptr<double>(), sums.data_ptr<double>() + sums.numel()};
+}
+
+void countBatch(MetricsWindow& window, EpochTotals& epoch, const Task& task, const torch::Tensor& loss,
+                const torch::Tensor& outputs, const torch::Tensor& targets, bool loss_scaling) {
+  const int64_t n = targets.size(0);
   torch::NoGradGuard no_grad;
   auto weighted = loss.to(torch::kFloat64) * static_cast<double>(n);
   if (loss_scaling) {
@@ -116,7 +121,7 @@ void countBatch(MetricsWindow& window, EpochTotals& epoch, const torch::Tensor& 
   }
   window.loss_sum += weighted;
   epoch.loss_sum += weighted;
-  epoch.correct += logits.argmax(1).eq(labels).sum();
+  epoch.figure_sums += task.figureSums(outputs, targets);
   window.samples += n;
   epoch.samples += n;
 }

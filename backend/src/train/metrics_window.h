@@ -18,6 +18,7 @@
 #include "step/step_parts.h"
 #include "system/gpu_sampler.h"
 #include "system/utilization_advisor.h"
+#include "task/task.h"
 
 namespace wb {
 
@@ -46,18 +47,21 @@ struct MetricsWindow {
 struct EpochTotals {
   torch::Tensor loss_sum;
   torch::Tensor loss_samples;
-  torch::Tensor correct;  // int64
+  torch::Tensor figure_sums;  // float64 [k]: the task's sums (Task::sumNames; classification: correct)
   int64_t samples = 0;
 
-  EpochTotals(const torch::Device& device, double loss_sum, double loss_samples, int64_t correct,
-              int64_t samples);
+  EpochTotals(const torch::Device& device, double loss_sum, double loss_samples,
+              const std::vector<double>& figure_sums, int64_t samples);
+  // figure_sums read back (synchronizes the device: at an epoch's end or a checkpoint only).
+  std::vector<double> figureSums() const;
 };
 
-// A micro-batch's mean loss (detached) and predictions, added to the window and the epoch. With fp16 loss
-// scaling an overflowed (non-finite) loss, whose step the scaler skips, is left out of the averages rather
-// than failing the run; a window whose every loss is non-finite still fails.
-void countBatch(MetricsWindow& window, EpochTotals& epoch, const torch::Tensor& loss,
-                const torch::Tensor& logits, const torch::Tensor& labels, bool loss_scaling);
+// A micro-batch's mean loss (detached) and the task's sums of its outputs against its targets, added to the
+// window and the epoch. With fp16 loss scaling an overflowed (non-finite) loss, whose step the scaler skips,
+// is left out of the averages rather than failing the run; a window whose every loss is non-finite still
+// fails.
+void countBatch(MetricsWindow& window, EpochTotals& epoch, const Task& task, const torch::Tensor& loss,
+                const torch::Tensor& outputs, const torch::Tensor& targets, bool loss_scaling);
 
 // A pipeline's devices as StepMetrics::devices, one entry each: its CUDA allocator's figures (read per
 // device, no synchronization), or the process's RSS for the CPU its CPU stages share; the rank's throughput

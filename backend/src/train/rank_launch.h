@@ -19,7 +19,7 @@
 #include "distributed/process_group_ranks.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/event_stream.h"
-#include "train/data_parallel.h"
+#include "parallel/data_parallel.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"

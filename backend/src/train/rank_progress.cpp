@@ -1,4 +1,6 @@
 // RankProgress (rank_trainer.h) to and from a checkpoint's JSON.
+#include <cmath>
+
 #include "train/rank_trainer.h"
 
 namespace wb {
@@ -9,8 +11,20 @@ void RankProgress::restartEpochIfPast(int64_t batches_per_epoch) {
   next_batch = 0;
   epoch_loss_sum = 0;
   epoch_loss_samples = 0;
-  epoch_correct = 0;
+  for (auto& [name, sum] : epoch_figure_sums) sum = 0;
   epoch_samples = 0;
+}
+
+std::vector<double> RankProgress::figureSums(const Task& task) const {
+  std::vector<double> sums;
+  for (const std::string& name : task.sumNames()) {
+    double value = 0;
+    for (const auto& [n, sum] : epoch_figure_sums) {
+      if (n == name) value = sum;
+    }
+    sums.push_back(value);
+  }
+  return sums;
 }
 
 nlohmann::json RankProgress::toJson() const {
@@ -18,7 +32,6 @@ nlohmann::json RankProgress::toJson() const {
                       {"epoch", epoch},
                       {"next_batch", next_batch},
                       {"epoch_loss_sum", epoch_loss_sum},
-                      {"epoch_correct", epoch_correct},
                       {"epoch_samples", epoch_samples},
                       {"epoch_loss_samples", epoch_loss_samples},
                       {"best_val_loss", best_val_loss},
@@ -28,16 +41,24 @@ nlohmann::json RankProgress::toJson() const {
                       {"samples", samples},
                       {"reason", reason}};
   if (val_metric) j["val_metric"] = *val_metric;
+  // A sum that counts (correct samples) is written as the integer it is.
+  for (const auto& [name, sum] : epoch_figure_sums) {
+    const bool whole = std::nearbyint(sum) == sum && std::fabs(sum) < 9.0e15;
+    j["epoch_" + name] = whole ? nlohmann::json(static_cast<int64_t>(sum)) : nlohmann::json(sum);
+  }
   return j;
 }
 
-RankProgress RankProgress::fromJson(const nlohmann::json& j) {
+RankProgress RankProgress::fromJson(const nlohmann::json& j, const Task& task) {
   RankProgress p;
   p.step = j.at("step").get<int64_t>();
   p.epoch = j.at("epoch").get<int64_t>();
   p.next_batch = j.at("next_batch").get<int64_t>();
   p.epoch_loss_sum = j.at("epoch_loss_sum").get<double>();
-  p.epoch_correct = j.at("epoch_correct").get<int64_t>();
+  for (const std::string& name : task.sumNames()) {
+    const auto sum = j.find("epoch_" + name);
+    p.epoch_figure_sums.emplace_back(name, sum != j.end() && sum->is_number() ? sum->get<double>() : 0.0);
+  }
   p.epoch_samples = j.at("epoch_samples").get<int64_t>();
   p.epoch_loss_samples = j.value("epoch_loss_samples", static_cast<double>(p.epoch_samples));
   p.best_val_loss = j.at("best_val_loss").get<double>();

@@ -1,7 +1,7 @@
 #pragma once
 // One rank's optimizer step, built one way for a run's ranks, a compression pass's fine-tuning, the finders
 // and the benchmark, so that what one of them trains is what the others measure: the model (the rank's own,
-// or the caller's), its optimizer, the loss scaler (enabled for train.amp fp16 only), the step's parts in
+// or the caller's), what it learns (the task: its loss and figures), its optimizer, the loss scaler (enabled for train.amp fp16 only), the step's parts in
 // their order (the caller's first — data parallel's allreduce, a pass's masks — then what train.* asks: loss
 // scaling, clipping) and the step's body over them under train.amp's autocast. It stays where it was built:
 // the body holds references to the rest.
@@ -16,6 +16,7 @@
 #include "step/graphed_step.h"
 #include "step/step_parts.h"
 #include "step/training_step.h"
+#include "task/task.h"
 #include "train/training_model.h"
 #include "workbench/experiment.h"
 
@@ -33,8 +34,9 @@ RankModel ownedModel(TrainingModel built);
 
 class RankStep {
  public:
-  // `first_parts`: the caller's parts, which come before train.*'s.
-  RankStep(const TrainConfig& train, RankModel model, torch::Device device,
+  // `task`: what the model learns (task/make_task.h). `first_parts`: the caller's parts, which come before
+  // train.*'s.
+  RankStep(const TrainConfig& train, RankModel model, std::shared_ptr<const Task> task, torch::Device device,
            const StepParts& first_parts = {});
   RankStep(const RankStep&) = delete;
   RankStep& operator=(const RankStep&) = delete;
@@ -43,6 +45,7 @@ class RankStep {
   torch::optim::Optimizer& optimizer() { return *m_optimizer; }
   GradScaler& scaler() { return m_scaler; }
   StepParts& parts() { return m_parts; }
+  const Task& task() const { return *m_task; }
   // model.freeze's parameters and their thawing; null when nothing is frozen.
   FrozenParameters* frozen() { return m_frozen.get(); }
   // The plain step, or a pipeline's (pipeline/pipeline_step.h) when train.pipeline cut the model.
@@ -59,6 +62,7 @@ class RankStep {
   Model& m_model;
   std::unique_ptr<torch::optim::Optimizer> m_optimizer;
   std::shared_ptr<FrozenParameters> m_frozen;
+  std::shared_ptr<const Task> m_task;
   torch::Device m_device;
   std::optional<c10::ScalarType> m_amp_dtype;
   GradScaler m_scaler;

@@ -17,7 +17,7 @@
 #include "train/frozen_parameters.h"
 #include "train/metrics_window.h"
 #include "train/rank_agreement.h"
-#include "train/step_profiler.h"
+#include "profiling/step_profiler.h"
 #include "util/cuda_memory.h"
 #include "util/fast_paths.h"
 
@@ -48,6 +48,15 @@ BatchLoaderOptions loaderOptions(const RankSetup& s, const RankGroup& group) {
   return options;
 }
 
+// The whole group's sums of the epoch in progress (one rank may carry samples of a resumed epoch).
+struct EpochSums {
+  double loss_sum = 0;
+  double loss_samples = 0;  // samples in loss_sum (fp16 leaves out non-finite losses)
+  int64_t samples = 0;
+  double rate = 0;  // samples per second, added over the ranks
+  std::vector<double> figure_sums;
+};
+
 class RankTrainer {
  public:
   explicit RankTrainer(const RankSetup& s);
@@ -68,6 +77,9 @@ class RankTrainer {
   // The epoch's metrics, validation and checkpoint; false when the run ends after it (early stopping, stop
   // after this epoch).
   bool endEpoch(int64_t epoch);
+  // The epoch's sums across the group (one collective; every rank calls it at the same point), with this
+  // rank's samples per second `rate` added up.
+  EpochSums groupEpochSums(double rate);
   EvalResult validate();
   // The run's validation judge (rank 0 only; false elsewhere): true when the run ends after this epoch.
   bool judgeValidation(const EpochMetrics& epoch);
@@ -91,6 +103,7 @@ class RankTrainer {
   const int64_t m_accum;
   const bool m_checkpoints;
   StepParts& m_parts;
+  const Task& m_task;
   TrainingStep& m_body;
   GraphedStep* m_graphed;  // train.cuda_graphs: the step replayed from a CUDA graph; null = eager
   EarlyStopping m_early_stopping;
@@ -110,7 +123,7 @@ class RankTrainer {
   int64_t m_carried = 0;  // samples of the group's partial epoch that rank 0 carries in (counted once)
   Clock::time_point m_epoch_start;
   // A few steps recorded with LibTorch's profiler when asked (rank 0's).
-  StepProfiler m_profiler{{.control = s.control,
+  StepProfiler m_profiler{{.take_request = [this] { return s.control.takeProfileRequest(); },
                            .events = s.events,
                            .lead = m_lead,
                            .device = m_device,
@@ -133,6 +146,7 @@ RankTrainer::RankTrainer(const RankSetup& setup)
       m_accum(std::max<int64_t>(1, m_train.grad_accum)),
       m_checkpoints(static_cast<bool>(setup.checkpoint)),
       m_parts(setup.step.parts()),
+      m_task(setup.step.task()),
       m_body(setup.step.body()),
       m_graphed(setup.step.graphed()),
       m_early_stopping(m_train.early_stopping),
@@ -236,7 +250,8 @@ bool RankTrainer::trainEpoch(int64_t epoch) {
   m_loader.startEpoch(epoch, first_batch);
   m_epoch_start = Clock::now();
   m_epoch.emplace(m_device, carry ? carry->epoch_loss_sum : 0.0, carry ? carry->epoch_loss_samples : 0.0,
-                  carry ? carry->epoch_correct : 0, carry ? carry->epoch_samples : 0);
+                  carry ? carry->figureSums(m_task) : RankProgress().figureSums(m_task),
+                  carry ? carry->epoch_samples : 0);
   m_micro = first_batch;
   bool stopped = false;
   while (true) {
@@ -302,7 +317,7 @@ bool RankTrainer::trainBatch(const Batch& batch, int64_t epoch, Clock::time_poin
   const TrainingStep::MicroBatch result = graphed
                                               ? graphed->step(batch, m_step, s.schedule.groupLrsAt(m_step))
                                               : m_body.forwardBackward(batch, m_accum, completes);
-  countBatch(m_window, *m_epoch, result.loss, result.logits, batch.y, m_scaler.enabled());
+  countBatch(m_window, *m_epoch, m_task, result.loss, result.outputs, batch.y, m_scaler.enabled());
   ++m_micro;
   const auto computed = Clock::now();
   m_window.compute += computed - loaded;
@@ -337,20 +352,16 @@ bool RankTrainer::endEpoch(int64_t epoch) {
   // The group's sums, on every rank alike (one rank may carry samples of a resumed epoch the others lack).
   const EpochTotals& totals = *m_epoch;
   const double epoch_s = toSeconds(Clock::now() - m_epoch_start);
-  const auto sums = sumAcrossRanks(
-      m_group, {totals.loss_sum.item<double>(),
-                m_scaler.enabled() ? totals.loss_samples.item<double>() : static_cast<double>(totals.samples),
-                static_cast<double>(totals.correct.item<int64_t>()), static_cast<double>(totals.samples),
-                epoch_s > 0 ? (totals.samples - m_carried) / epoch_s : 0.0});
-  if (sums[3] > 0) {
+  const EpochSums sums = groupEpochSums(epoch_s > 0 ? (totals.samples - m_carried) / epoch_s : 0.0);
+  if (sums.samples > 0) {
     EpochMetrics em;
     em.epoch = epoch;
     em.step = m_step;
     em.epoch_s = epoch_s;
-    em.train_loss = sums[0] / sums[1];
-    em.train_accuracy = sums[2] / sums[3];
+    em.train_loss = sums.loss_sum / sums.loss_samples;
+    em.train_accuracy = figureNamed(m_task.figures(sums.figure_sums, sums.samples), "accuracy", 0.0);
     em.lr = s.schedule.lrAt(std::max<int64_t>(0, m_step - 1));
-    em.samples_per_sec = sums[4];
+    em.samples_per_sec = sums.rate;
     if (!std::isfinite(em.train_loss)) {
       throw NonFiniteLossError("The training loss became " + formatNumber(em.train_loss) + " in epoch " +
                                    std::to_string(epoch) + ".",
@@ -421,24 +432,38 @@ bool RankTrainer::judgeValidation(const EpochMetrics& epoch) {
   }
 }
 
+EpochSums RankTrainer::groupEpochSums(double rate) {
+  const EpochTotals& totals = *m_epoch;
+  std::vector<double> mine = {
+      totals.loss_sum.item<double>(),
+      m_scaler.enabled() ? totals.loss_samples.item<double>() : static_cast<double>(totals.samples),
+      static_cast<double>(totals.samples), rate};
+  const std::vector<double> figure_sums = totals.figureSums();
+  mine.insert(mine.end(), figure_sums.begin(), figure_sums.end());
+  const std::vector<double> all = sumAcrossRanks(m_group, mine);
+  return {all[0], all[1], static_cast<int64_t>(all[2]), all[3], {all.begin() + 4, all.end()}};
+}
+
 // Validation on this rank's contiguous share of the split; the sums are added up across ranks.
 EvalResult RankTrainer::validate() {
   m_parts.beforeEvaluation();
   const int64_t n = s.data.val.size();
   const int64_t begin = n * m_group.rank() / m_group.size();
   const int64_t end = n * (m_group.rank() + 1) / m_group.size();
-  EvalResult part;
+  SplitMeasure part;
+  part.figure_sums.assign(m_task.sumNames().size(), 0.0);
   if (end > begin) {
     const int64_t eval_batch = std::max<int64_t>(256, m_train.batch_size * 2);
-    part = evaluateModel(m_model, s.data.val.slice(begin, end - begin), eval_batch, m_device);
+    part = measureSplit(m_model, s.data.val.slice(begin, end - begin), eval_batch, m_device, m_task);
   }
-  const auto sums = sumAcrossRanks(
-      m_group, {part.loss * part.samples, part.accuracy * part.samples, static_cast<double>(part.samples)});
-  EvalResult all;
-  all.samples = static_cast<int64_t>(sums[2]);
-  all.loss = all.samples > 0 ? sums[0] / sums[2] : 0;
-  all.accuracy = all.samples > 0 ? sums[1] / sums[2] : 0;
-  return all;
+  std::vector<double> mine = {part.loss_sum, static_cast<double>(part.samples)};
+  mine.insert(mine.end(), part.figure_sums.begin(), part.figure_sums.end());
+  const std::vector<double> sums = sumAcrossRanks(m_group, mine);
+  SplitMeasure all;
+  all.loss_sum = sums[0];
+  all.samples = static_cast<int64_t>(sums[1]);
+  all.figure_sums.assign(sums.begin() + 2, sums.end());
+  return evalResult(all, m_task);
 }
 
 // Every rank adds the change to its schedule at the same step boundary; rank 0 reports it.
@@ -489,18 +514,16 @@ RankProgress RankTrainer::progressAt(int64_t next_epoch, int64_t next_batch, con
   p.step = m_step;
   p.epoch = next_epoch;
   p.next_batch = next_batch;
+  const std::vector<std::string> names = m_task.sumNames();
+  for (const std::string& name : names) p.epoch_figure_sums.emplace_back(name, 0.0);
   if (next_batch > 0) {
     // Data parallel: the whole group's partial sums (rank 0 writes them; on resume rank 0 carries them and
     // the others start from zero, so the epoch's totals come out the same).
-    const auto sums = sumAcrossRanks(
-        m_group,
-        {totals.loss_sum.item<double>(),
-         m_scaler.enabled() ? totals.loss_samples.item<double>() : static_cast<double>(totals.samples),
-         static_cast<double>(totals.correct.item<int64_t>()), static_cast<double>(totals.samples)});
-    p.epoch_loss_sum = sums[0];
-    p.epoch_loss_samples = sums[1];
-    p.epoch_correct = static_cast<int64_t>(sums[2]);
-    p.epoch_samples = static_cast<int64_t>(sums[3]);
+    const EpochSums sums = groupEpochSums(0.0);
+    p.epoch_loss_sum = sums.loss_sum;
+    p.epoch_loss_samples = sums.loss_samples;
+    for (size_t i = 0; i < names.size(); ++i) p.epoch_figure_sums[i].second = sums.figure_sums[i];
+    p.epoch_samples = sums.samples;
   }
   p.best_val_loss = m_outcome.best_val_loss;
   p.best_val_accuracy = m_outcome.best_val_accuracy;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,9 @@ struct RankProgress {
   int64_t epoch = 1;
   int64_t next_batch = 0;
   double epoch_loss_sum = 0;  // the epoch in progress so far
-  int64_t epoch_correct = 0;
+  // The task's sums (Task::sumNames, in its order; classification: the samples predicted right), kept in the
+  // file as "epoch_<name>" each.
+  std::vector<std::pair<std::string, double>> epoch_figure_sums;
   int64_t epoch_samples = 0;
   double epoch_loss_samples = 0;  // samples in epoch_loss_sum (fp16 leaves out non-finite losses)
   double best_val_loss = -1;
@@ -62,7 +65,10 @@ struct RankProgress {
   void restartEpochIfPast(int64_t batches_per_epoch);
 
   nlohmann::json toJson() const;
-  static RankProgress fromJson(const nlohmann::json& j);
+  // `task`: the run's, whose sums the file keeps by name (a file without them starts the sums at 0).
+  static RankProgress fromJson(const nlohmann::json& j, const Task& task);
+  // The sums' values in the task's order, or zeros when there are none (a fresh epoch).
+  std::vector<double> figureSums(const Task& task) const;
 };
 
 // What trainRank trains with; filled by name (RankSetup{.experiment = ..., ...}).

@@ -11,7 +11,7 @@
 #include "distributed/device_selection.h"
 #include "distributed/process_group_ranks.h"
 #include "evaluation/evaluation.h"
-#include "model/attention.h"
+#include "model/layers/attention.h"
 #include "model/model_build_context.h"
 #include "model/step_generator.h"
 #include "optim/autocast_guard.h"
@@ -37,6 +37,7 @@
 #include "workbench/run_index.h"
 #include "workbench/run_info.h"
 #include "workbench/system_info.h"
+#include "task/make_task.h"
 
 namespace wb {
 namespace {
@@ -376,12 +377,12 @@ void RunSession::buildRanks() {
       [this](TrainingRank& rank) {
         RankGroup* sync_batchnorm = parallel && experiment.train.sync_batchnorm ? rank.group.get() : nullptr;
         TrainingModel built = buildTrainingModel(experiment, data, rank.placement.device, sync_batchnorm);
-        if (!checkpoint && !experiment.model.weights.empty()) loadStartingWeights(*built.model);
+        if (!checkpoint && !experiment.model.weights.empty()) starting_weights.loadInto(*built.model);
         rank.setUp(experiment, plan, ownedModel(std::move(built)), {}, run_dir);
       },
       checkpoint ? &*checkpoint : nullptr);
-  if (checkpoint) resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"));
-  reportStartingWeights();
+  if (checkpoint) resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"), *makeTask(experiment));
+  starting_weights.report(events, lead_process ? folder->file("weights_load.json") : std::string());
   RankStep& lead = *ranks->lead().step;
   const ModelInfo info = lead.model().info();
   result.parameters = info.parameters;
@@ -433,24 +434,6 @@ void RunSession::buildRanks() {
 
 // After initialization, before training: a resumed run's checkpoint holds its weights instead. Each local
 // rank loads the same file (read once), so the ranks start equal as they do from one seed.
-void RunSession::loadStartingWeights(Model& model) {
-  if (!weights_source) weights_source = readModelWeights(experiment.model.weights, model);
-  WeightsLoadReport report =
-      loadModelWeights(model, *weights_source, experiment.model, describeArchitecture(experiment.model));
-  if (!weights_report) weights_report = std::move(report);
-}
-
-// The summary and the head in the log; every name in the run folder's weights_load.json.
-void RunSession::reportStartingWeights() {
-  weights_source.reset();  // the file's tensors are in the models now
-  if (!weights_report) return;
-  std::string text = weightsLoadSummary(*weights_report);
-  if (const std::string head = weightsLoadHeadLine(*weights_report); !head.empty()) text += "\n" + head;
-  events.log(LogLevel::Info, text);
-  if (lead_process)
-    writeFileAtomically(folder->file("weights_load.json"), weightsLoadToJson(*weights_report).dump(2) + "\n");
-}
-
 void RunSession::writeCheckpoint(const RankProgress& progress) {
   TrainingRank& lead = ranks->lead();
   nlohmann::json meta = {
@@ -515,7 +498,7 @@ void RunSession::saveModel() {
                                    folder->path());
   } else {
     const int64_t eval_batch = std::max<int64_t>(256, experiment.train.batch_size * 2);
-    const EvalResult test = evaluateModel(model, data.test, eval_batch, device);
+    const EvalResult test = evaluateModel(model, data.test, eval_batch, device, *makeTask(experiment));
     result.test_loss = test.loss;
     result.test_accuracy = test.accuracy;
     model.save(folder->modelPath());

@@ -24,13 +24,13 @@
 #include "runs/run_index_db.h"
 #include "train/checkpoint_writer.h"
 #include "train/control_request_watcher.h"
-#include "train/data_parallel.h"
+#include "parallel/data_parallel.h"
 #include "train/rank_launch.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
 #include "train/training_rank.h"
-#include "weights/weights_loading.h"
+#include "train/starting_weights.h"
 #include "workbench/experiment.h"
 #include "workbench/process_launch.h"
 #include "workbench/training_run.h"
@@ -57,8 +57,6 @@ class RunSession {
   void announceFolder();
   void setUpDevicesAndData();
   void buildRanks();
-  void loadStartingWeights(Model& model);
-  void reportStartingWeights();
   void writeCheckpoint(const RankProgress& progress);
   void trainRanks();
   void saveModel();
@@ -100,8 +98,7 @@ class RunSession {
   std::unique_ptr<CheckpointStore> checkpoints;
   std::unique_ptr<CheckpointWriter> checkpoint_writer;  // rank 0's process only
   // model.weights, read once and loaded into every local rank's model when a run starts (not on resume).
-  std::optional<ModelWeightsSource> weights_source;
-  std::optional<WeightsLoadReport> weights_report;
+  StartingWeights starting_weights{experiment.model};
 };
 
 }  // namespace wb

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "compress/model_artifact.h"
 #include "support/test_helpers.h"
 #include "workbench/compression.h"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "compress/channel_pruning.h"
 #include "compress/model_artifact.h"
 #include "compress/quantization.h"

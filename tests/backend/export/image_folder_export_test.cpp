@@ -9,7 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "data/dataset.h"
 #include "support/image_folder.h"
 #include "support/pypi_tools.h"

@@ -15,7 +15,7 @@
 #include <fstream>
 
 #include "backend/export/export_test_run.h"
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "compress/channel_pruning.h"
 #include "compress/model_artifact.h"
 #include "compress/quantization.h"

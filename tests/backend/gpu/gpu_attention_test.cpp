@@ -1,4 +1,4 @@
-// The encoder block's attention through scaled_dot_product_attention on CUDA (model/attention.h) against
+// The encoder block's attention through scaled_dot_product_attention on CUDA (model/layers/attention.h) against
 // torch::nn::MultiheadAttention's forward on the same parameters, the block's computation before SDPA: fp32
 // within fp32 tolerance, bf16 against the fp32 reference within bf16's; outputs and gradients. Prints the
 // kernel SDPA picks (flash / memory-efficient / cuDNN / math) and expects a fused one in bf16. Dropout draws
@@ -11,9 +11,9 @@
 #include <map>
 #include <string>
 
-#include "model/attention.h"
+#include "model/layers/attention.h"
 #include "model/step_generator.h"
-#include "model/transformer_layers.h"
+#include "model/layers/transformer_layers.h"
 #include "torch_compat.h"
 
 namespace wb {

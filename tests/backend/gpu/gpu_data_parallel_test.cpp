@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "distributed/process_group_ranks.h"
 #include "support/model_weights.h"
 #include "workbench/training_run.h"

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "util/cuda_memory.h"
 #include "workbench/finders.h"
 

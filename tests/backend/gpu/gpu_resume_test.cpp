@@ -11,7 +11,7 @@
 #include <string>
 #include <tuple>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "support/model_weights.h"
 #include "support/resumed_session.h"
 #include "workbench/training_run.h"

@@ -1,9 +1,9 @@
-// The dropout layer on CUDA (model/step_dropout.h): CUDA tensors draw from the device's own generator, which
+// The dropout layer on CUDA (model/layers/step_dropout.h): CUDA tensors draw from the device's own generator, which
 // seedStepGenerator seeds, so the same seed draws the same mask there too. Skips without a GPU (test_gpu).
 
 #include <gtest/gtest.h>
 
-#include "model/step_dropout.h"
+#include "model/layers/step_dropout.h"
 #include "model/step_generator.h"
 
 namespace wb {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "data/batch_loader.h"
 #include "data/dataset.h"
 #include "model/model.h"

@@ -17,7 +17,7 @@
 #include <optional>
 #include <set>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "model/model.h"
 #include "pipeline/pipeline_model.h"
 #include "pipeline/pipeline_step.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "data/dataset.h"
 #include "model/model.h"
 #include "optim/optimizer_factory.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "test_experiments.h"
+#include "support/test_experiments.h"
 #include "workbench/training_run.h"
 
 namespace wb {

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "run_folder/checkpoint_file.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/metrics_csv.h"

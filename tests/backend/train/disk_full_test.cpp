@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "backend/util/small_disk.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/run_folder.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"

@@ -8,7 +8,7 @@
 #include <map>
 #include <mutex>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "run_folder/gpu_scalars.h"
 #include "support/pypi_tools.h"
 #include "support/test_helpers.h"

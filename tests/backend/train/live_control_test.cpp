@@ -14,7 +14,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "optim/lr_schedule.h"
 #include "support/model_weights.h"
 #include "support/resumed_session.h"

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "support/model_weights.h"
 #include "workbench/training_run.h"
 

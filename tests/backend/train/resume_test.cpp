@@ -12,7 +12,7 @@
 #include <set>
 #include <thread>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "run_folder/checkpoint_store.h"
 #include "support/image_folder.h"
 #include "support/model_weights.h"

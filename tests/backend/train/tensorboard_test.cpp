@@ -10,7 +10,7 @@
 #include <map>
 #include <mutex>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "support/pypi_tools.h"
 #include "support/test_helpers.h"
 #include "util/tensorboard_writer.h"

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "workbench/event_json.h"
 
 namespace wb {

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "support/test_helpers.h"
 #include "workbench/training_run.h"
 

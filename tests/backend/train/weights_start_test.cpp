@@ -9,7 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "backend/train/test_experiments.h"
+#include "support/test_experiments.h"
 #include "weights/weights_reader.h"
 #include "workbench/training_run.h"
 
