@@ -15,14 +15,14 @@
 #include "model/model.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
+#include "parallel/data_parallel.h"
 #include "run_folder/event_stream.h"
 #include "step/step_parts.h"
-#include "parallel/data_parallel.h"
+#include "task/make_task.h"
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
-#include "task/make_task.h"
 
 namespace wb::test {
 
@@ -60,8 +60,8 @@ RankThreadsOutcome trainTwoRankThreads(const Experiment& e, std::chrono::seconds
     parts.add(parallel);
     add_parts(i, *model, *optimizer, *group, parts);
     Model& trained = *model;
-    RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, makeTask(e), torch::kCPU,
-                  parts);
+    RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, makeTask(e),
+                  torch::kCPU, parts);
     try {
       trainRank(RankSetup{.experiment = e,
                           .data = data,

@@ -15,10 +15,10 @@
 #include "optim/optimizer_factory.h"
 #include "run_folder/event_stream.h"
 #include "step/step_parts.h"
+#include "task/make_task.h"
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
-#include "task/make_task.h"
 #include "train/training_plan.h"
 
 namespace wb::test {
@@ -35,7 +35,8 @@ struct RankRun {
 // `make_parts` is given the run before it trains (its `parameters` are the model's, already on the device).
 // `task`: what the model learns; the experiment's (makeTask) when null.
 template <typename MakeParts>
-RankRun trainOneRank(const Experiment& e, MakeParts&& make_parts, std::shared_ptr<const Task> task = nullptr) {
+RankRun trainOneRank(const Experiment& e, MakeParts&& make_parts,
+                     std::shared_ptr<const Task> task = nullptr) {
   RankRun run;
   const torch::Device device(e.train.devices.front());
   Dataset data = loadDataset(e.data, e.seed);
@@ -57,8 +58,8 @@ RankRun trainOneRank(const Experiment& e, MakeParts&& make_parts, std::shared_pt
   TrainingControl control;
   const StepParts parts = make_parts(run);
   Model& trained = *model;
-  RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)}, task ? task : makeTask(e), device,
-                parts);
+  RankStep step(e.train, RankModel{trained, std::move(model), std::move(optimizer)},
+                task ? task : makeTask(e), device, parts);
   run.outcome = trainRank(RankSetup{.experiment = e,
                                     .data = data,
                                     .step = step,

@@ -11,6 +11,7 @@
 #include "distributed/device_selection.h"
 #include "model/model.h"
 #include "optim/fused_adam.h"
+#include "task/make_task.h"
 #include "train/rank_step.h"
 #include "train/training_data.h"
 #include "train/training_host.h"
@@ -20,7 +21,6 @@
 #include "workbench/errors.h"
 #include "workbench/system_info.h"
 #include "workbench/training_run.h"
-#include "task/make_task.h"
 
 namespace wb {
 namespace {

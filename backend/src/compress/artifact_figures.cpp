@@ -28,7 +28,8 @@ TestScore scoreOnTest(InferenceModel& model, const Dataset& data, const Task& ta
     const torch::Tensor outputs = model.forward(batch->x).to(torch::kFloat32);
     loss_sum += task.lossSum(outputs, batch->y).item<double>();
     const torch::Tensor sums = task.figureSums(outputs, batch->y);
-    for (size_t i = 0; i < figure_sums.size(); ++i) figure_sums[i] += sums[static_cast<int64_t>(i)].item<double>();
+    for (size_t i = 0; i < figure_sums.size(); ++i)
+      figure_sums[i] += sums[static_cast<int64_t>(i)].item<double>();
   }
   return {loss_sum / static_cast<double>(n), figureNamed(task.figures(figure_sums, n), "accuracy", 0.0)};
 }

@@ -11,9 +11,9 @@
 #include <set>
 #include <stdexcept>
 
+#include "model/layer_list.h"
 #include "model/layers/conv_layers.h"
 #include "model/layers/dense_layers.h"
-#include "model/layer_list.h"
 #include "model/layers/residual_layer.h"
 #include "workbench/errors.h"
 

@@ -16,6 +16,7 @@
 #include "compress/distillation.h"
 #include "data/dataset.h"
 #include "distributed/device_selection.h"
+#include "task/make_task.h"
 #include "train/run_error_edge.h"
 #include "util/atomic_file.h"
 #include "util/host_allocator.h"
@@ -24,7 +25,6 @@
 #include "workbench/event_json.h"
 #include "workbench/run_state.h"
 #include "workbench/system_info.h"
-#include "task/make_task.h"
 
 namespace wb {
 namespace {

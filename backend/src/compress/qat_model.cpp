@@ -6,8 +6,8 @@
 
 #include "compress/observers.h"
 #include "compress/quantized_net.h"
-#include "model/layers/conv_layers.h"
 #include "model/layer_net_model.h"
+#include "model/layers/conv_layers.h"
 #include "model/weights_file.h"
 #include "workbench/errors.h"
 

@@ -8,17 +8,17 @@
 #include <sstream>
 
 #include "optim/optimizer_factory.h"
+#include "parallel/data_parallel.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/run_folder.h"
+#include "task/make_task.h"
 #include "torch_compat.h"
 #include "train/checkpoint_writer.h"
-#include "parallel/data_parallel.h"
 #include "train/rank_launch.h"
 #include "train/training_host.h"
 #include "train/training_plan.h"
 #include "train/training_rank.h"
 #include "workbench/errors.h"
-#include "task/make_task.h"
 
 namespace wb {
 namespace {

@@ -129,10 +129,11 @@ BatchLoader::BatchLoader(torch::Tensor x, torch::Tensor y, BatchLoaderOptions op
 
 BatchLoader::BatchLoader(DataSplit split, BatchLoaderOptions options) : m_impl(std::make_unique<Impl>()) {
   const bool in_memory = split.inMemory();
-  if (!split.y.defined() || split.y.dim() != 1 ||
+  // Targets are whatever the task learns, one row per sample: a class index, a mask, a token sequence.
+  if (!split.y.defined() || split.y.dim() < 1 ||
       (in_memory && (split.x.dim() < 1 || split.x.size(0) != split.y.size(0))) ||
       (!in_memory && split.source->size() != split.y.size(0))) {
-    throw std::invalid_argument("BatchLoader: inputs and labels must have the same number of rows");
+    throw std::invalid_argument("BatchLoader: inputs and targets must have the same number of rows");
   }
   if (options.batch_size < 1) {
     throw UserError("train.batch_size must be at least 1, got " + std::to_string(options.batch_size));

@@ -2,8 +2,8 @@
 
 namespace wb {
 
-SplitMeasure measureSplit(Model& model, const DataSplit& split, int64_t batch_size, const torch::Device& device,
-                          const Task& task) {
+SplitMeasure measureSplit(Model& model, const DataSplit& split, int64_t batch_size,
+                          const torch::Device& device, const Task& task) {
   SplitMeasure measure;
   measure.samples = split.size();
   measure.figure_sums.assign(task.sumNames().size(), 0.0);
@@ -38,8 +38,8 @@ EvalResult evalResult(const SplitMeasure& measure, const Task& task) {
   return result;
 }
 
-EvalResult evaluateModel(Model& model, const DataSplit& split, int64_t batch_size, const torch::Device& device,
-                         const Task& task) {
+EvalResult evaluateModel(Model& model, const DataSplit& split, int64_t batch_size,
+                         const torch::Device& device, const Task& task) {
   return evalResult(measureSplit(model, split, batch_size, device, task), task);
 }
 

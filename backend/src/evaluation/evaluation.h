@@ -23,15 +23,15 @@ struct SplitMeasure {
 };
 
 // In eval mode, without gradients.
-SplitMeasure measureSplit(Model& model, const DataSplit& split, int64_t batch_size, const torch::Device& device,
-                          const Task& task);
+SplitMeasure measureSplit(Model& model, const DataSplit& split, int64_t batch_size,
+                          const torch::Device& device, const Task& task);
 
 // The mean loss and the task's figures of a measure (accuracy: the figure called "accuracy", 0 when the task
 // has none). No samples: zeros.
 EvalResult evalResult(const SplitMeasure& measure, const Task& task);
 
 // measureSplit and evalResult.
-EvalResult evaluateModel(Model& model, const DataSplit& split, int64_t batch_size, const torch::Device& device,
-                         const Task& task);
+EvalResult evaluateModel(Model& model, const DataSplit& split, int64_t batch_size,
+                         const torch::Device& device, const Task& task);
 
 }  // namespace wb

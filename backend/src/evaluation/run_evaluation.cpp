@@ -5,10 +5,10 @@
 #include "distributed/device_selection.h"
 #include "evaluation/evaluation.h"
 #include "model/model.h"
+#include "task/make_task.h"
 #include "workbench/errors.h"
 #include "workbench/system_info.h"
 #include "workbench/training_run.h"
-#include "task/make_task.h"
 
 namespace wb {
 
@@ -38,7 +38,8 @@ EvalResult evaluateRunDir(const std::string& run_dir) {
   auto model = buildModel(e.model, data.sample_shape, data.num_classes);
   model->load(model_file);
   model->to(device);
-  return evaluateModel(*model, data.test, std::max<int64_t>(256, e.train.batch_size * 2), device, *makeTask(e));
+  return evaluateModel(*model, data.test, std::max<int64_t>(256, e.train.batch_size * 2), device,
+                       *makeTask(e));
 }
 
 }  // namespace wb

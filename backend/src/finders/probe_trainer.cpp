@@ -2,12 +2,12 @@
 
 #include "optim/fused_adam.h"
 #include "parallel/data_parallel.h"
+#include "task/make_task.h"
 #include "train/training_data.h"
 #include "train/training_host.h"
 #include "train/training_model.h"
 #include "util/fast_paths.h"
 #include "workbench/errors.h"
-#include "task/make_task.h"
 
 namespace wb {
 
@@ -45,8 +45,8 @@ ProbeTrainer::ProbeTrainer(const Experiment& e, const std::function<void(const s
   // from.
   m_data = loadTrainingData(e, m_device, true).data;
   say(m_data.description);
-  m_step = std::make_unique<RankStep>(e.train, ownedModel(buildTrainingModel(e, m_data, m_device)), makeTask(e),
-                                      m_device);
+  m_step = std::make_unique<RankStep>(e.train, ownedModel(buildTrainingModel(e, m_data, m_device)),
+                                      makeTask(e), m_device);
   m_step->model().train(true);
   m_channels_last = useChannelsLast(e.train, m_data.sample_shape);
   const std::optional<c10::ScalarType> amp_dtype = m_step->ampDtype();

@@ -24,8 +24,8 @@ class LayerNetImpl : public torch::nn::Module {
   torch::nn::Sequential& layers() { return m_layers; }
 
   // Runs the top-level layers one by one through `runner` instead of the Sequential's own forward:
-  // train.shard "parameters" gathers each layer's parameters around it (parallel/sharded_parameters.h). Empty:
-  // the plain forward.
+  // train.shard "parameters" gathers each layer's parameters around it (parallel/sharded_parameters.h).
+  // Empty: the plain forward.
   using LayerRunner =
       std::function<torch::Tensor(size_t index, torch::nn::AnyModule& layer, torch::Tensor x)>;
   void setLayerRunner(LayerRunner runner) { m_runner = std::move(runner); }

@@ -2,10 +2,10 @@
 
 #include "model/layers/conv_layers.h"
 #include "model/layers/dense_layers.h"
-#include "model/model.h"
-#include "model/name_suggestions.h"
 #include "model/layers/residual_layer.h"
 #include "model/layers/transformer_layers.h"
+#include "model/model.h"
+#include "model/name_suggestions.h"
 
 namespace wb {
 

@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "distributed/rank_group.h"
-#include "parallel/shard_partition.h"
 #include "model/model.h"
+#include "parallel/shard_partition.h"
 #include "step/step_part.h"
 #include "torch_compat.h"
 

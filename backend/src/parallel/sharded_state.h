@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "distributed/rank_group.h"
-#include "parallel/shard_partition.h"
 #include "model/model.h"
+#include "parallel/shard_partition.h"
 #include "step/step_part.h"
 #include "workbench/experiment.h"
 

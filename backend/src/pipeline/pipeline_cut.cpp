@@ -1,5 +1,5 @@
-// proposePipelineCut (pipeline/pipeline_cut.h): a contiguous cut by dynamic programming over (stage, layers so
-// far). Two passes, because "slowest stage, then evenness" is not one additive cost: the first finds the
+// proposePipelineCut (pipeline/pipeline_cut.h): a contiguous cut by dynamic programming over (stage, layers
+// so far). Two passes, because "slowest stage, then evenness" is not one additive cost: the first finds the
 // least possible slowest stage; the second, allowed only stages no slower than that, the least sum of
 // squares.
 #include "pipeline/pipeline_cut.h"

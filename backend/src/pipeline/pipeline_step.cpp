@@ -160,7 +160,7 @@ class ScheduleRun {
   std::vector<Batch> m_targets;  // each micro-batch's targets on the last stage's device
   std::vector<double> m_weights, m_shares;
   std::vector<torch::Tensor> m_losses, m_outputs;  // written by the last stage's thread only
-  std::vector<double> m_busy;                     // each written by its stage's thread only
+  std::vector<double> m_busy;                      // each written by its stage's thread only
   std::mutex m_error_mutex;
   std::exception_ptr m_error;
 };

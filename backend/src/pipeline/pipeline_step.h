@@ -29,7 +29,8 @@ namespace wb {
 class PipelineStep final : public TrainingStep {
  public:
   PipelineStep(PipelineModel& model, torch::optim::Optimizer& optimizer, StepParts& parts, const Task& task,
-               torch::Device device, std::optional<c10::ScalarType> amp_dtype, const PipelineConfig& pipeline);
+               torch::Device device, std::optional<c10::ScalarType> amp_dtype,
+               const PipelineConfig& pipeline);
 
   MicroBatch forwardBackward(const Batch& batch, int64_t micro_batches, bool completes) override;
   std::string describe() override;

@@ -4,11 +4,11 @@
 
 #include "data/dataset.h"
 #include "distributed/device_selection.h"
-#include "parallel/shard_checks.h"
 #include "model/layer_list.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
 #include "optim/parameter_groups.h"
+#include "parallel/shard_checks.h"
 #include "pipeline/pipeline_stages.h"
 #include "run_folder/run_folder.h"
 #include "train/frozen_parameters.h"

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <map>
 
-#include "parallel/shard_checks.h"
 #include "model/layer_list.h"
 #include "model/model.h"
+#include "parallel/shard_checks.h"
 #include "pipeline/pipeline_cut.h"
 #include "pipeline/pipeline_stages.h"
 #include "workbench/errors.h"

@@ -7,10 +7,10 @@
 #include <set>
 #include <sstream>
 
-#include "step/phase_range.h"
-#include "torch_compat_profiler.h"
 #include "profiling/profile_events.h"
 #include "profiling/profile_trace.h"
+#include "step/phase_range.h"
+#include "torch_compat_profiler.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 

@@ -4,8 +4,8 @@
 // training thread: each profiled step is a "ProfilerStep#N" range with its phases inside
 // (step/phase_range.h), and when the last one is done the trace, the operator table and the report go to
 // RUN/profile/ and a ProfileRecorded event to the front end. The other ranks train unprofiled. Between
-// profiles it costs one atomic load per step (take_request: TrainingControl::takeProfileRequest) and the phase
-// ranges stay closed.
+// profiles it costs one atomic load per step (take_request: TrainingControl::takeProfileRequest) and the
+// phase ranges stay closed.
 
 #include <torch/torch.h>
 

@@ -7,8 +7,8 @@
 
 namespace wb {
 
-TrainingStep::TrainingStep(Model& model, torch::optim::Optimizer& optimizer, StepParts& parts, const Task& task,
-                           torch::Device device, std::optional<c10::ScalarType> amp_dtype)
+TrainingStep::TrainingStep(Model& model, torch::optim::Optimizer& optimizer, StepParts& parts,
+                           const Task& task, torch::Device device, std::optional<c10::ScalarType> amp_dtype)
     : m_model(model),
       m_optimizer(optimizer),
       m_parts(parts),

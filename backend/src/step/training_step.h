@@ -39,7 +39,7 @@ class TrainingStep {
 
   struct MicroBatch {
     torch::Tensor outputs;  // the model's, detached
-    torch::Tensor loss;    // detached, the batch's mean loss before any division or scaling
+    torch::Tensor loss;     // detached, the batch's mean loss before any division or scaling
   };
   // Forward, loss and backward of one of the step's `micro_batches` batches (its loss is divided by that
   // count for backward, so accumulated gradients are the mean's); `completes` on the last one of the step.

@@ -8,11 +8,13 @@ torch::Tensor ClassificationTask::loss(const torch::Tensor& outputs, const torch
 
 torch::Tensor ClassificationTask::lossSum(const torch::Tensor& outputs, const torch::Tensor& targets) const {
   namespace F = torch::nn::functional;
-  return F::cross_entropy(outputs.to(torch::kFloat32), targets, F::CrossEntropyFuncOptions().reduction(torch::kSum))
+  return F::cross_entropy(outputs.to(torch::kFloat32), targets,
+                          F::CrossEntropyFuncOptions().reduction(torch::kSum))
       .to(torch::kFloat64);
 }
 
-torch::Tensor ClassificationTask::figureSums(const torch::Tensor& outputs, const torch::Tensor& targets) const {
+torch::Tensor ClassificationTask::figureSums(const torch::Tensor& outputs,
+                                             const torch::Tensor& targets) const {
   return outputs.argmax(1).eq(targets).sum().to(torch::kFloat64).reshape({1});
 }
 

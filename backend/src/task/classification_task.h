@@ -1,7 +1,7 @@
 #pragma once
 // One class per sample (an image, a table row): targets are class indices (int64 [N]), outputs are logits
-// [N, classes]; the loss is cross-entropy and the figure is accuracy, the share of samples whose largest logit
-// is their class (torch.argmax, ties to the first, as a Python loop's `(logits.argmax(1) == y).sum()`).
+// [N, classes]; the loss is cross-entropy and the figure is accuracy, the share of samples whose largest
+// logit is their class (torch.argmax, ties to the first, as a Python loop's `(logits.argmax(1) == y).sum()`).
 
 #include "task/task.h"
 

@@ -1,11 +1,11 @@
 #pragma once
 // What a run learns: its task. A task says what a batch's targets (Batch::y) hold, which loss the step
-// backpropagates, which figures a window, an epoch and a split report, and the sums those figures are made of.
-// The step (step/training_step.h) and a pipeline's last stage take the loss from it, the metrics window and a
-// rank's epoch totals (train/metrics_window.h) add up its sums, a checkpoint keeps them by the task's names,
-// and evaluation (evaluation/evaluation.h) measures a split with it: none of them assumes a class label. Image
-// and table-row classification (classification_task.h) is the only task today; a new kind of work (token
-// sequences, masks) is a new Task beside it, chosen by makeTask (make_task.h).
+// backpropagates, which figures a window, an epoch and a split report, and the sums those figures are made
+// of. The step (step/training_step.h) and a pipeline's last stage take the loss from it, the metrics window
+// and a rank's epoch totals (train/metrics_window.h) add up its sums, a checkpoint keeps them by the task's
+// names, and evaluation (evaluation/evaluation.h) measures a split with it: none of them assumes a class
+// label. Image and table-row classification (classification_task.h) is the only task today; a new kind of
+// work (token sequences, masks) is a new Task beside it, chosen by makeTask (make_task.h).
 
 #include <torch/torch.h>
 

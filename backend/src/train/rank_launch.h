@@ -17,9 +17,9 @@
 
 #include "data/dataset.h"
 #include "distributed/process_group_ranks.h"
+#include "parallel/data_parallel.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/event_stream.h"
-#include "parallel/data_parallel.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"

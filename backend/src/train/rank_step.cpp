@@ -20,8 +20,8 @@ RankModel ownedModel(TrainingModel built) {
   return {model, std::move(built.model), std::move(built.optimizer), std::move(built.frozen)};
 }
 
-RankStep::RankStep(const TrainConfig& train, RankModel model, std::shared_ptr<const Task> task, torch::Device device,
-                   const StepParts& first_parts)
+RankStep::RankStep(const TrainConfig& train, RankModel model, std::shared_ptr<const Task> task,
+                   torch::Device device, const StepParts& first_parts)
     : m_owned_model(std::move(model.owned)),
       m_model(model.model),
       m_optimizer(std::move(model.optimizer)),
@@ -31,7 +31,8 @@ RankStep::RankStep(const TrainConfig& train, RankModel model, std::shared_ptr<co
       m_amp_dtype(autocastDtype(train.amp)),
       m_scaler(scalerOptions(train)),
       m_parts(first_parts),
-      m_body(makeTrainingStep(m_model, *m_optimizer, m_parts, *m_task, m_device, m_amp_dtype, train.pipeline)) {
+      m_body(
+          makeTrainingStep(m_model, *m_optimizer, m_parts, *m_task, m_device, m_amp_dtype, train.pipeline)) {
   addConfiguredParts(m_parts, train, m_model, *m_optimizer, m_scaler);
   m_graph_choice = chooseCudaGraphs(train, m_device, m_parts, *m_optimizer);
   // A pipeline's step runs on its stages' threads and streams, which one graph cannot capture.

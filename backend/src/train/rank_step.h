@@ -1,10 +1,10 @@
 #pragma once
 // One rank's optimizer step, built one way for a run's ranks, a compression pass's fine-tuning, the finders
 // and the benchmark, so that what one of them trains is what the others measure: the model (the rank's own,
-// or the caller's), what it learns (the task: its loss and figures), its optimizer, the loss scaler (enabled for train.amp fp16 only), the step's parts in
-// their order (the caller's first — data parallel's allreduce, a pass's masks — then what train.* asks: loss
-// scaling, clipping) and the step's body over them under train.amp's autocast. It stays where it was built:
-// the body holds references to the rest.
+// or the caller's), what it learns (the task: its loss and figures), its optimizer, the loss scaler (enabled
+// for train.amp fp16 only), the step's parts in their order (the caller's first — data parallel's allreduce,
+// a pass's masks — then what train.* asks: loss scaling, clipping) and the step's body over them under
+// train.amp's autocast. It stays where it was built: the body holds references to the rest.
 
 #include <torch/torch.h>
 

@@ -11,13 +11,14 @@
 #include "evaluation/evaluation.h"
 #include "optim/parameter_groups.h"
 #include "pipeline/pipeline_model.h"
+#include "profiling/step_profiler.h"
 #include "step/phase_range.h"
 #include "step/training_step.h"
 #include "train/early_stopping.h"
+#include "train/epoch_ledger.h"
 #include "train/frozen_parameters.h"
 #include "train/metrics_window.h"
 #include "train/rank_agreement.h"
-#include "profiling/step_profiler.h"
 #include "util/cuda_memory.h"
 #include "util/fast_paths.h"
 
@@ -48,15 +49,6 @@ BatchLoaderOptions loaderOptions(const RankSetup& s, const RankGroup& group) {
   return options;
 }
 
-// The whole group's sums of the epoch in progress (one rank may carry samples of a resumed epoch).
-struct EpochSums {
-  double loss_sum = 0;
-  double loss_samples = 0;  // samples in loss_sum (fp16 leaves out non-finite losses)
-  int64_t samples = 0;
-  double rate = 0;  // samples per second, added over the ranks
-  std::vector<double> figure_sums;
-};
-
 class RankTrainer {
  public:
   explicit RankTrainer(const RankSetup& s);
@@ -77,9 +69,6 @@ class RankTrainer {
   // The epoch's metrics, validation and checkpoint; false when the run ends after it (early stopping, stop
   // after this epoch).
   bool endEpoch(int64_t epoch);
-  // The epoch's sums across the group (one collective; every rank calls it at the same point), with this
-  // rank's samples per second `rate` added up.
-  EpochSums groupEpochSums(double rate);
   EvalResult validate();
   // The run's validation judge (rank 0 only; false elsewhere): true when the run ends after this epoch.
   bool judgeValidation(const EpochMetrics& epoch);
@@ -115,13 +104,10 @@ class RankTrainer {
   Clock::time_point m_last_checkpoint = Clock::now();
   int64_t m_step = 0;
   int64_t m_first_epoch = 1;
-  int64_t m_carried_done = 0;       // samples of resumed partial epochs counted (see m_carried)
   bool m_stop_after_epoch = false;  // agreed by every rank; the run ends Interrupted when the epoch ends
   // The epoch in progress.
-  std::optional<EpochTotals> m_epoch;
-  int64_t m_micro = 0;    // batches of this epoch consumed
-  int64_t m_carried = 0;  // samples of the group's partial epoch that rank 0 carries in (counted once)
-  Clock::time_point m_epoch_start;
+  EpochLedger m_epoch;
+  int64_t m_micro = 0;  // batches of this epoch consumed
   // A few steps recorded with LibTorch's profiler when asked (rank 0's).
   StepProfiler m_profiler{{.take_request = [this] { return s.control.takeProfileRequest(); },
                            .events = s.events,
@@ -164,7 +150,8 @@ RankTrainer::RankTrainer(const RankSetup& setup)
                  setup.rank_devices,
                  setup.resume_from ? setup.resume_from->step : 0,
                  setup.gpu_sampler,
-                 &m_advisor} {
+                 &m_advisor},
+      m_epoch(m_group, m_task, m_device, m_scaler.enabled()) {
   m_window.reset(m_device, m_scaler.enabled() ? m_scaler.skippedSteps() : 0);
   if (const auto* pipeline = dynamic_cast<const PipelineModel*>(&m_model)) {
     m_reporter.stage_devices = pipeline->stageDevices();
@@ -204,7 +191,7 @@ RankOutcome RankTrainer::run() {
   m_outcome.steps = m_step;
   m_outcome.train_seconds = toSeconds(m_train_time);
   // The group's (shards are of equal length).
-  m_outcome.samples = m_outcome.samples * m_group.size() + m_carried_done;
+  m_outcome.samples = m_outcome.samples * m_group.size() + m_epoch.carriedDone();
   return m_outcome;
 }
 
@@ -246,12 +233,8 @@ bool RankTrainer::trainEpoch(int64_t epoch) {
   const int64_t first_batch = resuming_here ? s.resume_from->next_batch : 0;
   // The epoch's partial sums in a checkpoint are the group's: rank 0 carries them on, the others start at 0.
   const RankProgress* carry = resuming_here && m_lead ? s.resume_from : nullptr;
-  m_carried = carry ? carry->epoch_samples : 0;
   m_loader.startEpoch(epoch, first_batch);
-  m_epoch_start = Clock::now();
-  m_epoch.emplace(m_device, carry ? carry->epoch_loss_sum : 0.0, carry ? carry->epoch_loss_samples : 0.0,
-                  carry ? carry->figureSums(m_task) : RankProgress().figureSums(m_task),
-                  carry ? carry->epoch_samples : 0);
+  m_epoch.begin(carry);
   m_micro = first_batch;
   bool stopped = false;
   while (true) {
@@ -268,14 +251,12 @@ bool RankTrainer::trainEpoch(int64_t epoch) {
     m_window.data += t1 - t0;
     if (!batch || !trainBatch(*batch, epoch, t1)) break;
   }
-  report(epoch, (static_cast<double>(m_epoch->samples - m_carried) +
-                 static_cast<double>(m_carried) / m_group.size()) /
-                    std::max<int64_t>(1, m_loader.samples()));
+  report(epoch, m_epoch.fraction(m_loader.samples(), m_group.size()));
   // Exactly where the loop stands when stopped: no epoch metrics, no validation (the resumed run does them
   // when the epoch really ends, as the uninterrupted run would).
   if (stopped) writeCheckpoint(progressAt(epoch, m_micro, "stop"));
-  m_outcome.samples += m_epoch->samples - m_carried;
-  m_carried_done += m_carried;
+  m_outcome.samples += m_epoch.ownSamples();
+  m_epoch.close();
   return !stopped;
 }
 
@@ -317,7 +298,7 @@ bool RankTrainer::trainBatch(const Batch& batch, int64_t epoch, Clock::time_poin
   const TrainingStep::MicroBatch result = graphed
                                               ? graphed->step(batch, m_step, s.schedule.groupLrsAt(m_step))
                                               : m_body.forwardBackward(batch, m_accum, completes);
-  countBatch(m_window, *m_epoch, m_task, result.loss, result.outputs, batch.y, m_scaler.enabled());
+  countBatch(m_window, m_epoch.totals(), m_task, result.loss, result.outputs, batch.y, m_scaler.enabled());
   ++m_micro;
   const auto computed = Clock::now();
   m_window.compute += computed - loaded;
@@ -350,9 +331,8 @@ bool RankTrainer::endEpoch(int64_t epoch) {
   bool judged = false;     // rank 0: the validation judge ends the run
   std::optional<double> val_metric;
   // The group's sums, on every rank alike (one rank may carry samples of a resumed epoch the others lack).
-  const EpochTotals& totals = *m_epoch;
-  const double epoch_s = toSeconds(Clock::now() - m_epoch_start);
-  const EpochSums sums = groupEpochSums(epoch_s > 0 ? (totals.samples - m_carried) / epoch_s : 0.0);
+  const double epoch_s = m_epoch.seconds();
+  const EpochSums sums = m_epoch.groupSums(epoch_s > 0 ? m_epoch.ownSamples() / epoch_s : 0.0);
   if (sums.samples > 0) {
     EpochMetrics em;
     em.epoch = epoch;
@@ -432,18 +412,6 @@ bool RankTrainer::judgeValidation(const EpochMetrics& epoch) {
   }
 }
 
-EpochSums RankTrainer::groupEpochSums(double rate) {
-  const EpochTotals& totals = *m_epoch;
-  std::vector<double> mine = {
-      totals.loss_sum.item<double>(),
-      m_scaler.enabled() ? totals.loss_samples.item<double>() : static_cast<double>(totals.samples),
-      static_cast<double>(totals.samples), rate};
-  const std::vector<double> figure_sums = totals.figureSums();
-  mine.insert(mine.end(), figure_sums.begin(), figure_sums.end());
-  const std::vector<double> all = sumAcrossRanks(m_group, mine);
-  return {all[0], all[1], static_cast<int64_t>(all[2]), all[3], {all.begin() + 4, all.end()}};
-}
-
 // Validation on this rank's contiguous share of the split; the sums are added up across ranks.
 EvalResult RankTrainer::validate() {
   m_parts.beforeEvaluation();
@@ -509,29 +477,24 @@ void RankTrainer::announceStopAfterEpoch(int64_t epoch) {
 
 // The state between optimizer steps, for a checkpoint at batch `next_batch` of the epoch in progress.
 RankProgress RankTrainer::progressAt(int64_t next_epoch, int64_t next_batch, const char* reason) {
-  const EpochTotals& totals = *m_epoch;
   RankProgress p;
   p.step = m_step;
   p.epoch = next_epoch;
   p.next_batch = next_batch;
-  const std::vector<std::string> names = m_task.sumNames();
-  for (const std::string& name : names) p.epoch_figure_sums.emplace_back(name, 0.0);
+  // Data parallel: the whole group's partial sums (rank 0 writes them; on resume rank 0 carries them and the
+  // others start from zero, so the epoch's totals come out the same).
   if (next_batch > 0) {
-    // Data parallel: the whole group's partial sums (rank 0 writes them; on resume rank 0 carries them and
-    // the others start from zero, so the epoch's totals come out the same).
-    const EpochSums sums = groupEpochSums(0.0);
-    p.epoch_loss_sum = sums.loss_sum;
-    p.epoch_loss_samples = sums.loss_samples;
-    for (size_t i = 0; i < names.size(); ++i) p.epoch_figure_sums[i].second = sums.figure_sums[i];
-    p.epoch_samples = sums.samples;
+    m_epoch.intoProgress(p);
+  } else {
+    m_epoch.emptyIntoProgress(p);
   }
   p.best_val_loss = m_outcome.best_val_loss;
   p.best_val_accuracy = m_outcome.best_val_accuracy;
   p.early_stopping = m_early_stopping.state();
   p.train_seconds = toSeconds(m_train_time + (Clock::now() - m_window.start));
-  const int64_t partial = next_batch > 0 ? totals.samples - m_carried : 0;
-  p.samples =
-      (m_outcome.samples + partial) * m_group.size() + m_carried_done + (next_batch > 0 ? m_carried : 0);
+  const int64_t partial = next_batch > 0 ? m_epoch.ownSamples() : 0;
+  p.samples = (m_outcome.samples + partial) * m_group.size() + m_epoch.carriedDone() +
+              (next_batch > 0 ? m_epoch.carried() : 0);
   p.reason = reason;
   return p;
 }

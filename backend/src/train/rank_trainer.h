@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "data/dataset.h"

@@ -19,6 +19,7 @@
 #include "optim/optimizer_factory.h"
 #include "run_folder/checkpoint_file.h"
 #include "run_folder/training_state.h"
+#include "task/make_task.h"
 #include "torch_compat.h"
 #include "train/checkpoint_writer.h"
 #include "train/rank_step.h"
@@ -37,7 +38,6 @@
 #include "workbench/run_index.h"
 #include "workbench/run_info.h"
 #include "workbench/system_info.h"
-#include "task/make_task.h"
 
 namespace wb {
 namespace {
@@ -381,7 +381,8 @@ void RunSession::buildRanks() {
         rank.setUp(experiment, plan, ownedModel(std::move(built)), {}, run_dir);
       },
       checkpoint ? &*checkpoint : nullptr);
-  if (checkpoint) resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"), *makeTask(experiment));
+  if (checkpoint)
+    resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"), *makeTask(experiment));
   starting_weights.report(events, lead_process ? folder->file("weights_load.json") : std::string());
   RankStep& lead = *ranks->lead().step;
   const ModelInfo info = lead.model().info();

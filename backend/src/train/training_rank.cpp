@@ -4,8 +4,8 @@
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/training_state.h"
 #include "step/clip_grad_norm_part.h"
-#include "workbench/errors.h"
 #include "task/make_task.h"
+#include "workbench/errors.h"
 
 namespace wb {
 
@@ -30,7 +30,8 @@ void TrainingRank::setUp(const Experiment& experiment, const TrainingPlan& plan,
     }
   }
   first.add(parts);
-  step = std::make_unique<RankStep>(experiment.train, std::move(model), makeTask(experiment), placement.device, first);
+  step = std::make_unique<RankStep>(experiment.train, std::move(model), makeTask(experiment),
+                                    placement.device, first);
   // Sharded gradients: each rank holds its shard's only, so clipping takes the norm of all ranks' together.
   if (sharded && sharded->level() >= ShardLevel::Gradients) {
     if (auto* clip = dynamic_cast<ClipGradNormPart*>(step->parts().find("clip_grad_norm"))) {

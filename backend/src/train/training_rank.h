@@ -11,16 +11,16 @@
 #include <string>
 
 #include "optim/lr_schedule.h"
-#include "run_folder/checkpoint_store.h"
-#include "run_folder/event_stream.h"
-#include "step/step_parts.h"
 #include "parallel/data_parallel.h"
-#include "train/rank_log.h"
-#include "train/rank_step.h"
-#include "train/rank_trainer.h"
 #include "parallel/sharded_checkpoint.h"
 #include "parallel/sharded_parameters.h"
 #include "parallel/sharded_state.h"
+#include "run_folder/checkpoint_store.h"
+#include "run_folder/event_stream.h"
+#include "step/step_parts.h"
+#include "train/rank_log.h"
+#include "train/rank_step.h"
+#include "train/rank_trainer.h"
 #include "train/training_plan.h"
 #include "workbench/experiment.h"
 

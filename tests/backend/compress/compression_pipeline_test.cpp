@@ -10,8 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "support/test_experiments.h"
 #include "compress/model_artifact.h"
+#include "support/test_experiments.h"
 #include "support/test_helpers.h"
 #include "workbench/compression.h"
 #include "workbench/errors.h"

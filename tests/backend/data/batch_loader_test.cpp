@@ -156,6 +156,24 @@ TEST(BatchLoader, BatchesAreCopiesNotViews) {
   EXPECT_TRUE(torch::equal(rows.x, original));
 }
 
+// Targets are a task's, one row per sample of any shape (a mask, a token sequence), batched with their
+// inputs.
+TEST(BatchLoader, TargetsOfAnyShapeTravelWithTheirRows) {
+  const IndexedRows rows(10);
+  const torch::Tensor masks = rows.y.view({10, 1, 1}).expand({10, 2, 3}).contiguous();
+  BatchLoader loader(rows.x, masks, options(4, 7, 2));
+  int64_t seen = 0;
+  for (const Batch& b : epochBatches(loader, 1)) {
+    ASSERT_EQ(b.y.dim(), 3);
+    for (int64_t i = 0; i < b.y.size(0); ++i) {
+      const int64_t row = static_cast<int64_t>(b.x[i][0][0][0].item<float>() / 100);
+      EXPECT_TRUE(b.y[i].eq(row).all().item<bool>()) << "row " << row;
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 10);
+}
+
 TEST(BatchLoader, MisuseIsReported) {
   IndexedRows rows(10);
   BatchLoader loader(rows.x, rows.y, options(4, 0, 1));

@@ -11,11 +11,11 @@
 #include <fstream>
 #include <random>
 
-#include "support/test_experiments.h"
 #include "data/dataset.h"
 #include "data/dataset_catalog.h"
 #include "data/dataset_readers.h"
 #include "model/model.h"
+#include "support/test_experiments.h"
 #include "workbench/errors.h"
 #include "workbench/training_run.h"
 

@@ -9,11 +9,11 @@
 #include <fstream>
 #include <string>
 
-#include "support/test_experiments.h"
 #include "compress/channel_pruning.h"
 #include "compress/model_artifact.h"
 #include "compress/quantization.h"
 #include "data/dataset.h"
+#include "support/test_experiments.h"
 #include "workbench/training_run.h"
 
 namespace wb::test {

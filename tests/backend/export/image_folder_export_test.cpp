@@ -9,10 +9,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "support/test_experiments.h"
 #include "data/dataset.h"
 #include "support/image_folder.h"
 #include "support/pypi_tools.h"
+#include "support/test_experiments.h"
 #include "workbench/export.h"
 #include "workbench/training_run.h"
 

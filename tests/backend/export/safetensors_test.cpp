@@ -15,13 +15,13 @@
 #include <fstream>
 
 #include "backend/export/export_test_run.h"
-#include "support/test_experiments.h"
 #include "compress/channel_pruning.h"
 #include "compress/model_artifact.h"
 #include "compress/quantization.h"
 #include "data/dataset.h"
 #include "export/safetensors_writer.h"
 #include "support/pypi_tools.h"
+#include "support/test_experiments.h"
 #include "support/test_helpers.h"
 #include "workbench/compression.h"
 #include "workbench/errors.h"

@@ -1,8 +1,8 @@
-// The encoder block's attention through scaled_dot_product_attention on CUDA (model/layers/attention.h) against
-// torch::nn::MultiheadAttention's forward on the same parameters, the block's computation before SDPA: fp32
-// within fp32 tolerance, bf16 against the fp32 reference within bf16's; outputs and gradients. Prints the
-// kernel SDPA picks (flash / memory-efficient / cuDNN / math) and expects a fused one in bf16. Dropout draws
-// from the device's generator, which seedStepGenerator seeds. Skips without a GPU (test_gpu).
+// The encoder block's attention through scaled_dot_product_attention on CUDA (model/layers/attention.h)
+// against torch::nn::MultiheadAttention's forward on the same parameters, the block's computation before
+// SDPA: fp32 within fp32 tolerance, bf16 against the fp32 reference within bf16's; outputs and gradients.
+// Prints the kernel SDPA picks (flash / memory-efficient / cuDNN / math) and expects a fused one in bf16.
+// Dropout draws from the device's generator, which seedStepGenerator seeds. Skips without a GPU (test_gpu).
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -12,8 +12,8 @@
 #include <string>
 
 #include "model/layers/attention.h"
-#include "model/step_generator.h"
 #include "model/layers/transformer_layers.h"
+#include "model/step_generator.h"
 #include "torch_compat.h"
 
 namespace wb {

@@ -19,14 +19,14 @@
 #include <string>
 #include <vector>
 
-#include "support/test_experiments.h"
 #include "data/dataset.h"
 #include "step/graphed_step.h"
+#include "support/test_experiments.h"
+#include "task/make_task.h"
 #include "train/rank_step.h"
 #include "train/training_data.h"
 #include "train/training_model.h"
 #include "workbench/training_run.h"
-#include "task/make_task.h"
 
 namespace wb {
 namespace {
@@ -72,10 +72,11 @@ TwoSteps twoSteps(Experiment e) {
   const torch::Device device("cuda:0");
   TwoSteps t{loadTrainingData(e, device, true).data, nullptr, nullptr};
   e.train.cuda_graphs = AutoSwitch::Off;
-  t.eager = std::make_unique<RankStep>(e.train, ownedModel(buildTrainingModel(e, t.data, device)), makeTask(e), device);
+  t.eager = std::make_unique<RankStep>(e.train, ownedModel(buildTrainingModel(e, t.data, device)),
+                                       makeTask(e), device);
   e.train.cuda_graphs = AutoSwitch::On;
-  t.graphed =
-      std::make_unique<RankStep>(e.train, ownedModel(buildTrainingModel(e, t.data, device)), makeTask(e), device);
+  t.graphed = std::make_unique<RankStep>(e.train, ownedModel(buildTrainingModel(e, t.data, device)),
+                                         makeTask(e), device);
   torch::NoGradGuard no_grad;
   const auto from = t.eager->model().parameters();
   auto to = t.graphed->model().parameters();

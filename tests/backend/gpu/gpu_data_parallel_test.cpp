@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "support/test_experiments.h"
 #include "distributed/process_group_ranks.h"
 #include "support/model_weights.h"
+#include "support/test_experiments.h"
 #include "workbench/training_run.h"
 
 namespace wb {

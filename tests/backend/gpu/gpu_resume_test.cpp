@@ -11,9 +11,9 @@
 #include <string>
 #include <tuple>
 
-#include "support/test_experiments.h"
 #include "support/model_weights.h"
 #include "support/resumed_session.h"
+#include "support/test_experiments.h"
 #include "workbench/training_run.h"
 
 namespace wb {

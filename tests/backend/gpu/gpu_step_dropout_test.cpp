@@ -1,5 +1,6 @@
-// The dropout layer on CUDA (model/layers/step_dropout.h): CUDA tensors draw from the device's own generator, which
-// seedStepGenerator seeds, so the same seed draws the same mask there too. Skips without a GPU (test_gpu).
+// The dropout layer on CUDA (model/layers/step_dropout.h): CUDA tensors draw from the device's own generator,
+// which seedStepGenerator seeds, so the same seed draws the same mask there too. Skips without a GPU
+// (test_gpu).
 
 #include <gtest/gtest.h>
 

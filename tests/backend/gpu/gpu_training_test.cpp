@@ -20,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include "support/test_experiments.h"
 #include "data/batch_loader.h"
 #include "data/dataset.h"
 #include "model/model.h"
@@ -31,6 +30,7 @@
 #include "run_folder/event_stream.h"
 #include "support/function_part.h"
 #include "support/one_rank.h"
+#include "support/test_experiments.h"
 #include "train/rank_trainer.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"

@@ -16,7 +16,6 @@
 #include <thread>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
-#include "support/test_experiments.h"
 #include "data/dataset.h"
 #include "distributed/collective_error.h"
 #include "distributed/process_group_ranks.h"
@@ -28,6 +27,7 @@
 #include "support/failing_rank_threads.h"
 #include "support/function_part.h"
 #include "support/model_weights.h"
+#include "support/test_experiments.h"
 #include "support/test_helpers.h"
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"

@@ -13,14 +13,14 @@
 #include <set>
 #include <sstream>
 
-#include "support/test_experiments.h"
-#include "parallel/shard_partition.h"
 #include "model/model.h"
 #include "optim/optimizer_factory.h"
 #include "optim/optimizer_state_io.h"
+#include "parallel/shard_partition.h"
 #include "run_folder/checkpoint_shards.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/training_state.h"
+#include "support/test_experiments.h"
 #include "torch_compat.h"
 
 namespace wb {

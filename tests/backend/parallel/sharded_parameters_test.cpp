@@ -14,30 +14,30 @@
 #include <nlohmann/json.hpp>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
-#include "support/test_experiments.h"
 #include "data/dataset.h"
 #include "distributed/process_group_ranks.h"
-#include "parallel/shard_checks.h"
-#include "parallel/shard_partition.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
+#include "parallel/data_parallel.h"
+#include "parallel/shard_checks.h"
+#include "parallel/shard_partition.h"
+#include "parallel/sharded_state.h"
 #include "run_folder/event_stream.h"
 #include "step/clip_grad_norm_part.h"
 #include "support/failing_rank_threads.h"
 #include "support/function_part.h"
 #include "support/gloo_runs.h"
 #include "support/model_weights.h"
+#include "support/test_experiments.h"
 #include "support/test_helpers.h"
 #include "support/thread_rank_group.h"
-#include "parallel/data_parallel.h"
+#include "task/make_task.h"
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"
-#include "parallel/sharded_state.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
 #include "workbench/training_run.h"
-#include "task/make_task.h"
 
 namespace wb {
 // Named, not anonymous: the unity build puts this file beside others with their own run() and helpers.

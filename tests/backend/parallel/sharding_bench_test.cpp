@@ -20,14 +20,14 @@
 #include "distributed/process_group_ranks.h"
 #include "model/model.h"
 #include "optim/optimizer_factory.h"
-#include "support/function_part.h"
-#include "support/thread_rank_group.h"
-#include "torch_compat.h"
 #include "parallel/data_parallel.h"
-#include "train/rank_step.h"
 #include "parallel/sharded_parameters.h"
 #include "parallel/sharded_state.h"
+#include "support/function_part.h"
+#include "support/thread_rank_group.h"
 #include "task/classification_task.h"
+#include "torch_compat.h"
+#include "train/rank_step.h"
 
 namespace wb {
 namespace {
@@ -128,8 +128,8 @@ TEST(ShardingBench, DISABLED_TwoRanksStateAndThroughput) {
       if (now.total() > between[r].total()) between[r] = now;
     };
     parts.add(counter);
-    RankStep step(train, RankModel{m, std::move(model), std::move(optimizer)}, std::make_shared<ClassificationTask>(),
-                  torch::kCPU, parts);
+    RankStep step(train, RankModel{m, std::move(model), std::move(optimizer)},
+                  std::make_shared<ClassificationTask>(), torch::kCPU, parts);
     const Batch batch{torch::randn({64, 1, 28, 28}), torch::randint(0, 10, {64}), 0};
     auto one = [&](int64_t k) {
       step.body().begin(k, 1e-3);

@@ -17,13 +17,14 @@
 #include <optional>
 #include <set>
 
-#include "support/test_experiments.h"
 #include "model/model.h"
 #include "pipeline/pipeline_model.h"
 #include "pipeline/pipeline_step.h"
 #include "support/model_weights.h"
+#include "support/test_experiments.h"
 #include "support/test_helpers.h"
 #include "support/tiny_experiment.h"
+#include "task/classification_task.h"
 #include "workbench/training_run.h"
 
 namespace wb {
@@ -350,7 +351,8 @@ TEST_P(FailingStage, EndsTheOtherStages) {
   std::unique_ptr<Model> model = cutIntoStages(buildModel(config, {1, 8, 8}, 4), pipeline);
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1));
   StepParts parts;
-  PipelineStep step(dynamic_cast<PipelineModel&>(*model), optimizer, parts, torch::kCPU, std::nullopt,
+  const ClassificationTask task;
+  PipelineStep step(dynamic_cast<PipelineModel&>(*model), optimizer, parts, task, torch::kCPU, std::nullopt,
                     pipeline);
   // The last stage's loss: a label past the classes.
   expectStageError(step, {torch::randn({8, 1, 8, 8}), torch::full({8}, 9, torch::kLong), 0}, "out of bounds");

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "distributed/device_selection.h"
-#include "support/test_helpers.h"
 #include "support/test_experiments.h"
+#include "support/test_helpers.h"
 #include "workbench/experiment.h"
 
 namespace wb {

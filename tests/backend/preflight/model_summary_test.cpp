@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <map>
 
-#include "support/test_experiments.h"
 #include "model/model.h"
+#include "support/test_experiments.h"
 
 namespace wb {
 namespace {

@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include "support/test_experiments.h"
 #include "model/model.h"
 #include "optim/optimizer_factory.h"
 #include "preflight/training_memory.h"
+#include "support/test_experiments.h"
 
 namespace wb {
 namespace {

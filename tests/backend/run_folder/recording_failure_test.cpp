@@ -8,10 +8,10 @@
 #include <fstream>
 #include <string>
 
-#include "support/test_experiments.h"
 #include "backend/util/small_disk.h"
 #include "run_folder/event_stream.h"
 #include "run_folder/run_folder.h"
+#include "support/test_experiments.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 

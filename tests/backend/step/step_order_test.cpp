@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "support/test_experiments.h"
 #include "data/dataset.h"
 #include "model/model.h"
 #include "optim/optimizer_factory.h"
@@ -21,6 +20,8 @@
 #include "step/training_step.h"
 #include "support/function_part.h"
 #include "support/one_rank.h"
+#include "support/test_experiments.h"
+#include "task/classification_task.h"
 
 namespace wb {
 namespace {
@@ -178,7 +179,8 @@ TEST(StepOrder, LossScalingUnscalesForThePartsAfterItAndSkipsAStepWithInfGradien
   after->after_step = [&](int64_t) { ++after_steps; };
   StepParts parts;
   parts.add(before).add(std::make_shared<LossScalingPart>(scaler, *optimizer)).add(after);
-  TrainingStep step(*model, *optimizer, parts, torch::kCPU, std::nullopt);
+  const ClassificationTask task;
+  TrainingStep step(*model, *optimizer, parts, task, torch::kCPU, std::nullopt);
   const Batch batch{data.train.x.slice(0, 0, 36), data.train.y.slice(0, 0, 36)};
 
   const torch::Tensor initial = weight.detach().clone();

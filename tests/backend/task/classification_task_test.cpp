@@ -1,12 +1,13 @@
 // Classification as a task: cross-entropy (mean for the step, summed for a split), the samples whose largest
 // logit is their class (ties to the first, as torch.argmax), accuracy from those sums — worked by hand here.
 
+#include "task/classification_task.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "task/classification_task.h"
 #include "task/make_task.h"
 
 namespace wb {

@@ -66,7 +66,8 @@ Experiment seamExperiment() {
 }
 
 // The largest change of any parameter from its value before training.
-double largestChange(const test::RankRun& run, const std::vector<std::pair<std::string, torch::Tensor>>& before) {
+double largestChange(const test::RankRun& run,
+                     const std::vector<std::pair<std::string, torch::Tensor>>& before) {
   double change = 0;
   for (size_t i = 0; i < before.size(); ++i) {
     change = std::max(change, (run.parameters[i].second - before[i].second).abs().max().item<double>());
@@ -124,7 +125,8 @@ TEST(TaskSeam, ACheckpointKeepsTheTasksSumsByTheirNames) {
   const ClassificationTask classes;
   progress.epoch_figure_sums = {{"correct", 37.0}};
   EXPECT_EQ(progress.toJson().at("epoch_correct"), 37);
-  EXPECT_EQ(RankProgress::fromJson(progress.toJson(), classes).figureSums(classes), std::vector<double>{37.0});
+  EXPECT_EQ(RankProgress::fromJson(progress.toJson(), classes).figureSums(classes),
+            std::vector<double>{37.0});
   EXPECT_EQ(RankProgress::fromJson(j, classes).figureSums(classes), std::vector<double>{0.0});
 }
 

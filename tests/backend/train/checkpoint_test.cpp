@@ -11,10 +11,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "support/test_experiments.h"
 #include "run_folder/checkpoint_file.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/metrics_csv.h"
+#include "support/test_experiments.h"
 
 namespace wb {
 namespace {

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "support/test_experiments.h"
 #include "backend/util/small_disk.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/run_folder.h"
+#include "support/test_experiments.h"
 #include "workbench/errors.h"
 
 namespace wb {

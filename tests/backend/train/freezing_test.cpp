@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "support/test_experiments.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
 #include "optim/optimizer_factory.h"
@@ -18,6 +17,7 @@
 #include "run_folder/checkpoint_store.h"
 #include "support/model_weights.h"
 #include "support/resumed_session.h"
+#include "support/test_experiments.h"
 #include "train/frozen_parameters.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"

@@ -8,9 +8,9 @@
 #include <map>
 #include <mutex>
 
-#include "support/test_experiments.h"
 #include "run_folder/gpu_scalars.h"
 #include "support/pypi_tools.h"
+#include "support/test_experiments.h"
 #include "support/test_helpers.h"
 #include "train/gpu_columns.h"
 #include "util/tensorboard_writer.h"

@@ -14,10 +14,10 @@
 #include <mutex>
 #include <sstream>
 
-#include "support/test_experiments.h"
 #include "optim/lr_schedule.h"
 #include "support/model_weights.h"
 #include "support/resumed_session.h"
+#include "support/test_experiments.h"
 #include "support/test_helpers.h"
 #include "workbench/errors.h"
 #include "workbench/run_history.h"

@@ -7,8 +7,8 @@
 
 #include <filesystem>
 
-#include "support/test_experiments.h"
 #include "support/model_weights.h"
+#include "support/test_experiments.h"
 #include "workbench/training_run.h"
 
 namespace wb {

@@ -12,11 +12,11 @@
 #include <set>
 #include <thread>
 
-#include "support/test_experiments.h"
 #include "run_folder/checkpoint_store.h"
 #include "support/image_folder.h"
 #include "support/model_weights.h"
 #include "support/resumed_session.h"
+#include "support/test_experiments.h"
 #include "workbench/event_json.h"
 #include "workbench/run_history.h"
 #include "workbench/run_index.h"

@@ -10,8 +10,8 @@
 #include <map>
 #include <mutex>
 
-#include "support/test_experiments.h"
 #include "support/pypi_tools.h"
+#include "support/test_experiments.h"
 #include "support/test_helpers.h"
 #include "util/tensorboard_writer.h"
 #include "workbench/training_run.h"

@@ -5,8 +5,8 @@
 
 #include "model/layer_net_model.h"
 #include "model/layers/step_dropout.h"
-#include "model/step_generator.h"
 #include "model/layers/transformer_layers.h"
+#include "model/step_generator.h"
 #include "torch_compat.h"
 
 namespace wb {

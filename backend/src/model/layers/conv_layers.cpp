@@ -1,9 +1,9 @@
 #include "model/layers/conv_layers.h"
 
 #include "model/layers/mobile_conv_layers.h"
+#include "model/layers/sync_batch_norm.h"
 #include "model/model_build_context.h"
 #include "model/shape_rules.h"
-#include "model/layers/sync_batch_norm.h"
 
 namespace wb {
 namespace {

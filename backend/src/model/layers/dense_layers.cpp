@@ -2,10 +2,10 @@
 
 #include <stdexcept>
 
-#include "model/model_build_context.h"
-#include "model/shape_rules.h"
 #include "model/layers/step_dropout.h"
 #include "model/layers/sync_batch_norm.h"
+#include "model/model_build_context.h"
+#include "model/shape_rules.h"
 
 namespace wb {
 

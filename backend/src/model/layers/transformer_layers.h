@@ -131,8 +131,8 @@ TORCH_MODULE(PositionEmbedding);
 // The attention keeps a registered torch::nn::MultiheadAttention for its parameters only
 // (attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias: the names of every
 // weights file and export so far); forward computes it batch-first through scaledDotProductAttention
-// (model/layers/attention.h) instead of that module's forward. `tokens` (N) is only for describeAttention's question
-// about the kernel.
+// (model/layers/attention.h) instead of that module's forward. `tokens` (N) is only for describeAttention's
+// question about the kernel.
 class EncoderBlockImpl : public torch::nn::Module {
  public:
   EncoderBlockImpl(int64_t dim, int64_t heads, int64_t hidden, double dropout, int64_t tokens = 1,

@@ -1,5 +1,6 @@
-// The encoder block's attention through scaled_dot_product_attention (model/layers/attention.h; plain ops on 1.13)
-// against what the block computed before: torch::nn::MultiheadAttention's own forward on the same parameters
+// The encoder block's attention through scaled_dot_product_attention (model/layers/attention.h; plain ops
+// on 1.13) against what the block computed before: torch::nn::MultiheadAttention's own forward on the same
+// parameters
 // ([N, B, D], two transposes). Outputs and gradients within fp32 tolerance in eval and train mode (dropout
 // 0), the same state-dict names, an old block's checkpoint loads, attention dropout follows the step
 // generator's seeding rules, and the run log's line. On CUDA (fp32, bf16): test_gpu's gpu_attention_test.cpp.
@@ -14,10 +15,10 @@
 #include <iostream>
 #include <map>
 
-#include "model/model.h"
 #include "model/layers/step_dropout.h"
-#include "model/step_generator.h"
 #include "model/layers/transformer_layers.h"
+#include "model/model.h"
+#include "model/step_generator.h"
 #include "torch_compat.h"
 
 namespace wb {

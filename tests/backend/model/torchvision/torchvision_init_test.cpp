@@ -1,8 +1,8 @@
-// The torchvision presets start from torchvision 0.14's initialization (model/torchvision/torchvision_init.h), compared
-// by statistics: tests/fixtures/torchvision_init_stats.json (made by make_torchvision_init_stats.py with
-// Debian's torchvision, committed) gives per torchvision tensor its numel, mean, std and, for a constant
-// tensor, its value. Ours are other random draws of the same laws, so constants must match exactly and the
-// rest within what sampling allows.
+// The torchvision presets start from torchvision 0.14's initialization
+// (model/torchvision/torchvision_init.h), compared by statistics: tests/fixtures/torchvision_init_stats.json
+// (made by make_torchvision_init_stats.py with Debian's torchvision, committed) gives per torchvision tensor
+// its numel, mean, std and, for a constant tensor, its value. Ours are other random draws of the same laws,
+// so constants must match exactly and the rest within what sampling allows.
 
 #include <gtest/gtest.h>
 
