@@ -67,13 +67,6 @@ RunError classify(std::exception_ptr error) {
        "The run folder keeps the log of what happened before."});
 }
 
-// The form the run index keys folders by: absolute, normalized, no trailing separator.
-std::string absoluteFolder(const std::string& path) {
-  fs::path p = fs::absolute(path).lexically_normal();
-  if (p.filename().empty()) p = p.parent_path();
-  return p.string();
-}
-
 std::string rankList(const RankLayout& layout) {
   std::string out;
   for (size_t r = 0; r < layout.devices.size(); ++r) out += (r ? ", " : "") + layout.devices[r];
@@ -326,19 +319,8 @@ void RunSession::announceFolder() {
   }
   hash = experimentHash(experimentToJson(experiment).dump());
   if (lead_process) {
-    index = std::make_unique<RunIndexDb>(runs_dir);
-    const std::string absolute_folder = absoluteFolder(folder->path());
-    // run.json holds the display name, tags and notes the user gave (kept on resume); a new run of an unnamed
-    // experiment is numbered in its runs folder: "cnn-fashion-mnist-0007".
-    std::optional<RunInfo> info = resume ? readRunInfo(folder->path()) : std::nullopt;
-    const std::string name = info && !info->name.empty() ? info->name : experimentRunName(experiment);
-    index_id = resume ? index->reopenRun(name, hash, absolute_folder)
-                      : index->registerRun(name, hash, absolute_folder);
-    if (!info) info = RunInfo{numberedRunName(experiment, index_id), control.runTags(), {}};
-    if (info->name.empty()) info->name = numberedRunName(experiment, index_id);
-    writeRunInfo(folder->path(), *info);
-    index->describeRun(index_id, experiment);
-    index->setInfo(index_id, *info);
+    index = std::make_unique<RunIndexEntry>(runs_dir, folder->path(), experiment, hash, resume.has_value(),
+                                            control.runTags());
   }
 }
 
@@ -446,12 +428,7 @@ void RunSession::writeCheckpoint(const RankProgress& progress) {
   if (progress.val_metric) meta["val_metric"] = *progress.val_metric;
   checkpoint_writer->write(progress, lead.step->model(), lead.step->optimizer(), *lead.schedule,
                            lead.step->scaler(), meta);
-  try {
-    index->updateProgress(index_id, progress.step, progress.epoch - (progress.next_batch == 0 ? 1 : 0),
-                          progress.best_val_loss, progress.best_val_accuracy);
-  } catch (const std::exception& e) {
-    events.log(LogLevel::Warning, std::string("The run index was not updated: ") + e.what());
-  }
+  index->progress(progress, events);
 }
 
 void RunSession::trainRanks() {
@@ -535,13 +512,8 @@ RunSummary RunSession::finish() {
                     "Check the disk holding output.runs_dir."});
     }
   }
-  if (index && index_id > 0) {
-    try {
-      index->finishRun(index_id, result);
-    } catch (const std::exception& e) {
-      tell(LogLine{LogLevel::Warning, std::string("The run index was not updated: ") + e.what()});
-    }
-  }
+  if (index)
+    index->finish(result, [&tell](const std::string& warning) { tell(LogLine{LogLevel::Warning, warning}); });
   return result;
 }
 

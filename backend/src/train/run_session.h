@@ -22,11 +22,11 @@
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/event_stream.h"
 #include "run_folder/run_folder.h"
-#include "runs/run_index_db.h"
 #include "train/checkpoint_writer.h"
 #include "train/control_request_watcher.h"
 #include "train/rank_launch.h"
 #include "train/rank_trainer.h"
+#include "train/run_index_entry.h"
 #include "train/starting_weights.h"
 #include "train/training_control.h"
 #include "train/training_plan.h"
@@ -80,9 +80,8 @@ class RunSession {
   std::string run_dir;
   double wall_before = 0;  // earlier sessions of a resumed run
   std::unique_ptr<ControlRequestWatcher> watcher;
-  std::unique_ptr<RunIndexDb> index;
-  int64_t index_id = 0;
-  std::string hash;  // the experiment's
+  std::unique_ptr<RunIndexEntry> index;  // rank 0's process only
+  std::string hash;                      // the experiment's
   c10::intrusive_ptr<c10d::Store> store;
   std::string failed_rank;  // "Rank 1 (cpu): " when a rank of several failed
   std::optional<LoadedCheckpoint> checkpoint;
