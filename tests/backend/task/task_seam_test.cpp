@@ -43,14 +43,8 @@ class SeeingTask final : public Task {
 
 Experiment seamExperiment() {
   Experiment e = test::smallMlpExperiment(test::freshDir("task-seam"));
-  e.data.dataset = DatasetName::Synthetic;
-  e.data.path = "";
-  e.data.limit = 0;
-  e.data.synthetic_samples = 200;
-  e.data.synthetic_classes = 4;
-  e.data.synthetic_shape = {8};
+  test::useSyntheticImages(e, 200, {8}, 4);
   e.data.val_fraction = 0.2;
-  e.model.preset = "";
   e.model.layers = nlohmann::json::parse(R"([{"type": "linear", "out_features": 4}])");
   e.optimizer.name = OptimizerName::Sgd;
   e.optimizer.lr = 0.5;
