@@ -23,7 +23,7 @@ struct Words<PassType> {
                                                         {PassType::Distill, "distill"},
                                                         {PassType::Quantize, "quantize"}}};
 };
-static_assert(wordsAreDistinct<PassType>());
+static_assert(isWholeWordTable<PassType>());
 
 // prune: single weights, or whole channels / neurons.
 enum class PruneMethod { Unstructured, Structured };
@@ -32,7 +32,7 @@ struct Words<PruneMethod> {
   static constexpr std::array<Word<PruneMethod>, 2> table{
       {{PruneMethod::Unstructured, "unstructured"}, {PruneMethod::Structured, "structured"}}};
 };
-static_assert(wordsAreDistinct<PruneMethod>());
+static_assert(isWholeWordTable<PruneMethod>());
 
 // prune, unstructured: one threshold across the layers, or each layer pruned alike.
 enum class PruneScope { Global, Layer };
@@ -41,7 +41,7 @@ struct Words<PruneScope> {
   static constexpr std::array<Word<PruneScope>, 2> table{
       {{PruneScope::Global, "global"}, {PruneScope::Layer, "layer"}}};
 };
-static_assert(wordsAreDistinct<PruneScope>());
+static_assert(isWholeWordTable<PruneScope>());
 
 // prune, structured: the norm a conv filter / linear neuron is ranked by.
 enum class PruneNorm { L1, L2 };
@@ -49,7 +49,7 @@ template <>
 struct Words<PruneNorm> {
   static constexpr std::array<Word<PruneNorm>, 2> table{{{PruneNorm::L1, "l1"}, {PruneNorm::L2, "l2"}}};
 };
-static_assert(wordsAreDistinct<PruneNorm>());
+static_assert(isWholeWordTable<PruneNorm>());
 
 // prune: the layer types whose weights are pruned.
 enum class PrunedLayerType { Conv2d, Linear };
@@ -58,7 +58,7 @@ struct Words<PrunedLayerType> {
   static constexpr std::array<Word<PrunedLayerType>, 2> table{
       {{PrunedLayerType::Conv2d, "conv2d"}, {PrunedLayerType::Linear, "linear"}}};
 };
-static_assert(wordsAreDistinct<PrunedLayerType>());
+static_assert(isWholeWordTable<PrunedLayerType>());
 
 // prune, unstructured: all at once, or raised step by step (cubic) over the pass's fine-tuning.
 enum class PruneSchedule { OneShot, Gradual };
@@ -67,7 +67,7 @@ struct Words<PruneSchedule> {
   static constexpr std::array<Word<PruneSchedule>, 2> table{
       {{PruneSchedule::OneShot, "one_shot"}, {PruneSchedule::Gradual, "gradual"}}};
 };
-static_assert(wordsAreDistinct<PruneSchedule>());
+static_assert(isWholeWordTable<PruneSchedule>());
 
 // quantize: int8 linear layers (no calibration), calibrated activations, or quantization-aware training.
 enum class QuantizeMode { Dynamic, Static, Qat };
@@ -76,7 +76,7 @@ struct Words<QuantizeMode> {
   static constexpr std::array<Word<QuantizeMode>, 3> table{
       {{QuantizeMode::Dynamic, "dynamic"}, {QuantizeMode::Static, "static"}, {QuantizeMode::Qat, "qat"}}};
 };
-static_assert(wordsAreDistinct<QuantizeMode>());
+static_assert(isWholeWordTable<QuantizeMode>());
 
 // quantize, static / qat: how an activation's range is observed.
 enum class ObserverKind { MinMax, Histogram };
@@ -85,7 +85,7 @@ struct Words<ObserverKind> {
   static constexpr std::array<Word<ObserverKind>, 2> table{
       {{ObserverKind::MinMax, "minmax"}, {ObserverKind::Histogram, "histogram"}}};
 };
-static_assert(wordsAreDistinct<ObserverKind>());
+static_assert(isWholeWordTable<ObserverKind>());
 
 // quantize: LibTorch's quantized engine (its own lower-case names), or the fastest this build has.
 enum class QuantizedEngine { Auto, Onednn, Qnnpack, Fbgemm, X86 };
@@ -97,7 +97,7 @@ struct Words<QuantizedEngine> {
                                                                {QuantizedEngine::Fbgemm, "fbgemm"},
                                                                {QuantizedEngine::X86, "x86"}}};
 };
-static_assert(wordsAreDistinct<QuantizedEngine>());
+static_assert(isWholeWordTable<QuantizedEngine>());
 
 // A pipeline pass's progress, as the event stream reports it.
 enum class StageState { Started, Resumed, Finished, Reused };
@@ -108,7 +108,7 @@ struct Words<StageState> {
                                                           {StageState::Finished, "finished"},
                                                           {StageState::Reused, "reused"}}};
 };
-static_assert(wordsAreDistinct<StageState>());
+static_assert(isWholeWordTable<StageState>());
 
 // An artifact's pass: the pass that made it, none for the original (the trained model). compress.json and
 // the events spell none as "original", a pass by its PassType word.

@@ -115,7 +115,7 @@ struct Words<RunStatus> {
                                                          {RunStatus::Interrupted, "interrupted"},
                                                          {RunStatus::Failed, "failed"}}};
 };
-static_assert(wordsAreDistinct<RunStatus>());
+static_assert(isWholeWordTable<RunStatus>());
 
 struct RunSummary {
   RunStatus status = RunStatus::Failed;

@@ -20,7 +20,7 @@ struct Words<DatasetName> {
                                                            {DatasetName::ImageFolder, "image_folder"},
                                                            {DatasetName::Synthetic, "synthetic"}}};
 };
-static_assert(wordsAreDistinct<DatasetName>());
+static_assert(isWholeWordTable<DatasetName>());
 
 // data.augment_on: where an image folder's training transforms run.
 enum class AugmentPlace { Workers, Device };
@@ -29,7 +29,7 @@ struct Words<AugmentPlace> {
   static constexpr std::array<Word<AugmentPlace>, 2> table{
       {{AugmentPlace::Workers, "workers"}, {AugmentPlace::Device, "device"}}};
 };
-static_assert(wordsAreDistinct<AugmentPlace>());
+static_assert(isWholeWordTable<AugmentPlace>());
 
 // data.images.bad_files: what an image file that cannot be read does to the run.
 enum class BadFilePolicy { Error, Skip };
@@ -38,7 +38,7 @@ struct Words<BadFilePolicy> {
   static constexpr std::array<Word<BadFilePolicy>, 2> table{
       {{BadFilePolicy::Error, "error"}, {BadFilePolicy::Skip, "skip"}}};
 };
-static_assert(wordsAreDistinct<BadFilePolicy>());
+static_assert(isWholeWordTable<BadFilePolicy>());
 
 // data.images.normalize: whose mean and std Normalize uses. Folder: the training files' own, measured;
 // ImageNet: torchvision's (0.485, 0.456, 0.406) / (0.229, 0.224, 0.225), the statistics every
@@ -49,7 +49,7 @@ struct Words<ImageNormalization> {
   static constexpr std::array<Word<ImageNormalization>, 2> table{
       {{ImageNormalization::Folder, "folder"}, {ImageNormalization::ImageNet, "imagenet"}}};
 };
-static_assert(wordsAreDistinct<ImageNormalization>());
+static_assert(isWholeWordTable<ImageNormalization>());
 
 // model.weights_mismatch: what loading a weights file does with tensors that do not fit the model (missing,
 // unexpected, another shape) besides a classifier head whose class count changed, which is always replaced.
@@ -59,7 +59,7 @@ struct Words<WeightsMismatch> {
   static constexpr std::array<Word<WeightsMismatch>, 2> table{
       {{WeightsMismatch::Refuse, "refuse"}, {WeightsMismatch::Skip, "skip"}}};
 };
-static_assert(wordsAreDistinct<WeightsMismatch>());
+static_assert(isWholeWordTable<WeightsMismatch>());
 
 // model.preset: the built-in architectures. The first four are small networks sized for the data; the rest
 // are torchvision's architectures with its module names (model/torchvision/). A new one is an
@@ -90,7 +90,7 @@ struct Words<ModelPreset> {
        {ModelPreset::EfficientNetB0, "efficientnet_b0"},
        {ModelPreset::ConvNextTiny, "convnext_tiny"}}};
 };
-static_assert(wordsAreDistinct<ModelPreset>());
+static_assert(isWholeWordTable<ModelPreset>());
 
 // optimizer.name: the update rule, as torch.optim names it.
 enum class OptimizerName { Sgd, Adam, AdamW, RmsProp, Adagrad };
@@ -102,7 +102,7 @@ struct Words<OptimizerName> {
                                                              {OptimizerName::RmsProp, "rmsprop"},
                                                              {OptimizerName::Adagrad, "adagrad"}}};
 };
-static_assert(wordsAreDistinct<OptimizerName>());
+static_assert(isWholeWordTable<OptimizerName>());
 
 // schedule.name: the learning rate over the run (constant is what no torch scheduler gives).
 enum class ScheduleName { Constant, Step, MultiStep, Exponential, Cosine, OneCycle, Plateau };
@@ -116,7 +116,7 @@ struct Words<ScheduleName> {
                                                             {ScheduleName::OneCycle, "onecycle"},
                                                             {ScheduleName::Plateau, "plateau"}}};
 };
-static_assert(wordsAreDistinct<ScheduleName>());
+static_assert(isWholeWordTable<ScheduleName>());
 
 // schedule.anneal_strategy: OneCycleLR's shape of the rise and fall.
 enum class AnnealStrategy { Cos, Linear };
@@ -125,7 +125,7 @@ struct Words<AnnealStrategy> {
   static constexpr std::array<Word<AnnealStrategy>, 2> table{
       {{AnnealStrategy::Cos, "cos"}, {AnnealStrategy::Linear, "linear"}}};
 };
-static_assert(wordsAreDistinct<AnnealStrategy>());
+static_assert(isWholeWordTable<AnnealStrategy>());
 
 // schedule.mode (ReduceLROnPlateau's mode): whether the watched value should fall or rise.
 enum class PlateauMode { Min, Max };
@@ -134,7 +134,7 @@ struct Words<PlateauMode> {
   static constexpr std::array<Word<PlateauMode>, 2> table{
       {{PlateauMode::Min, "min"}, {PlateauMode::Max, "max"}}};
 };
-static_assert(wordsAreDistinct<PlateauMode>());
+static_assert(isWholeWordTable<PlateauMode>());
 
 // schedule.threshold_mode: the least improvement, relative to the best value or absolute.
 enum class ThresholdMode { Rel, Abs };
@@ -143,7 +143,7 @@ struct Words<ThresholdMode> {
   static constexpr std::array<Word<ThresholdMode>, 2> table{
       {{ThresholdMode::Rel, "rel"}, {ThresholdMode::Abs, "abs"}}};
 };
-static_assert(wordsAreDistinct<ThresholdMode>());
+static_assert(isWholeWordTable<ThresholdMode>());
 
 // train.early_stopping.metric: the validation figure early stopping watches.
 enum class ValidationMetric { ValLoss, ValAccuracy };
@@ -152,7 +152,7 @@ struct Words<ValidationMetric> {
   static constexpr std::array<Word<ValidationMetric>, 2> table{
       {{ValidationMetric::ValLoss, "val_loss"}, {ValidationMetric::ValAccuracy, "val_accuracy"}}};
 };
-static_assert(wordsAreDistinct<ValidationMetric>());
+static_assert(isWholeWordTable<ValidationMetric>());
 
 // A fast path the engine turns on where it helps (auto) or as told (train.data_on_device).
 enum class AutoSwitch { Auto, On, Off };
@@ -161,7 +161,7 @@ struct Words<AutoSwitch> {
   static constexpr std::array<Word<AutoSwitch>, 3> table{
       {{AutoSwitch::Auto, "auto"}, {AutoSwitch::On, "on"}, {AutoSwitch::Off, "off"}}};
 };
-static_assert(wordsAreDistinct<AutoSwitch>());
+static_assert(isWholeWordTable<AutoSwitch>());
 
 // train.pipeline.schedule: the order in which each pipeline stage runs its micro-batches' forwards and
 // backwards. gpipe: all forwards, then all backwards (every micro-batch's activations held at once); 1f1b:
@@ -173,7 +173,7 @@ struct Words<PipelineSchedule> {
   static constexpr std::array<Word<PipelineSchedule>, 2> table{
       {{PipelineSchedule::GPipe, "gpipe"}, {PipelineSchedule::OneFOneB, "1f1b"}}};
 };
-static_assert(wordsAreDistinct<PipelineSchedule>());
+static_assert(isWholeWordTable<PipelineSchedule>());
 
 // train.amp: the precision the forward pass and the loss run in (autocast), fp16 with dynamic loss scaling.
 enum class Precision { Off, Bf16, Fp16 };
@@ -182,7 +182,7 @@ struct Words<Precision> {
   static constexpr std::array<Word<Precision>, 3> table{
       {{Precision::Off, "off"}, {Precision::Bf16, "bf16"}, {Precision::Fp16, "fp16"}}};
 };
-static_assert(wordsAreDistinct<Precision>());
+static_assert(isWholeWordTable<Precision>());
 
 // train.shard: how much of the training state each data-parallel rank keeps only a shard of (ZeRO's stages):
 // none = every rank holds it all (data parallel); optimizer = the optimizer's state (stage 1); gradients =
@@ -195,6 +195,6 @@ struct Words<ShardLevel> {
                                                           {ShardLevel::Gradients, "gradients"},
                                                           {ShardLevel::Parameters, "parameters"}}};
 };
-static_assert(wordsAreDistinct<ShardLevel>());
+static_assert(isWholeWordTable<ShardLevel>());
 
 }  // namespace wb

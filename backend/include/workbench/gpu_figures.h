@@ -37,7 +37,7 @@ struct Words<ThrottleReason> {
        {ThrottleReason::HwPowerBrake, "power_brake"},
        {ThrottleReason::DisplayClocks, "display_clocks"}}};
 };
-static_assert(wordsAreDistinct<ThrottleReason>());
+static_assert(isWholeWordTable<ThrottleReason>());
 
 // One GPU over one metrics window. A figure the GPU does not report (power on some boards) stays -1 while
 // the others are sampled; when nothing could be sampled, `not_sampled` says why and every figure is -1 —

@@ -20,7 +20,7 @@ struct Words<Launcher> {
   static constexpr std::array<Word<Launcher>, 3> table{
       {{Launcher::Torchrun, "torchrun"}, {Launcher::Slurm, "slurm"}, {Launcher::Env, "env"}}};
 };
-static_assert(wordsAreDistinct<Launcher>());
+static_assert(isWholeWordTable<Launcher>());
 
 struct ProcessLaunch {
   int rank = 0;             // this process's rank, 0 to world_size - 1

@@ -31,7 +31,7 @@ struct Words<StepPhase> {
                                                          {StepPhase::Optimizer, "optimizer"},
                                                          {StepPhase::Allreduce, "allreduce"}}};
 };
-static_assert(wordsAreDistinct<StepPhase>());
+static_assert(isWholeWordTable<StepPhase>());
 
 // Which profiler recorded. Both are LibTorch's profiler API (the one torch.profiler uses); Kineto: a build
 // with libkineto, which records CUDA kernels through CUPTI and writes the trace itself (pip's LibTorch);
@@ -43,7 +43,7 @@ struct Words<ProfilerKind> {
   static constexpr std::array<Word<ProfilerKind>, 2> table{
       {{ProfilerKind::Kineto, "kineto"}, {ProfilerKind::LibTorch, "libtorch"}}};
 };
-static_assert(wordsAreDistinct<ProfilerKind>());
+static_assert(isWholeWordTable<ProfilerKind>());
 
 // The operator table's orders (the CLI's --sort, the window's default column).
 enum class ProfileSort { SelfCpu, CpuTotal, SelfCuda, CudaTotal, Calls, CpuMemory };
@@ -56,7 +56,7 @@ struct Words<ProfileSort> {
                                                            {ProfileSort::Calls, "calls"},
                                                            {ProfileSort::CpuMemory, "cpu_memory"}}};
 };
-static_assert(wordsAreDistinct<ProfileSort>());
+static_assert(isWholeWordTable<ProfileSort>());
 
 // What to record. Taken at an optimizer-step boundary; one profile at a time per run.
 struct ProfileRequest {

@@ -26,7 +26,7 @@ struct Words<RunIndexStatus> {
                                                               {RunIndexStatus::Interrupted, "interrupted"},
                                                               {RunIndexStatus::Unknown, "unknown"}}};
 };
-static_assert(wordsAreDistinct<RunIndexStatus>());
+static_assert(isWholeWordTable<RunIndexStatus>());
 
 // The status a word of the index stands for: Unknown for a word not in the table.
 RunIndexStatus indexStatusFromWord(std::string_view word);

@@ -29,7 +29,7 @@ struct Words<QueueState> {
                                                           {QueueState::Failed, "failed"},
                                                           {QueueState::Unknown, "unknown"}}};
 };
-static_assert(wordsAreDistinct<QueueState>());
+static_assert(isWholeWordTable<QueueState>());
 
 struct QueueEntry {
   int64_t id = 0;

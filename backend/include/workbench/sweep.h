@@ -32,7 +32,7 @@ struct Words<SweepMetric> {
        {SweepMetric::TestAccuracy, "test_accuracy"},
        {SweepMetric::TestLoss, "test_loss"}}};
 };
-static_assert(wordsAreDistinct<SweepMetric>());
+static_assert(isWholeWordTable<SweepMetric>());
 
 // Whether a higher value of `metric` is better (the accuracies).
 constexpr bool higherIsBetter(SweepMetric metric) {

@@ -36,7 +36,7 @@ struct Words<TrialStatus> {
                                                            {TrialStatus::Failed, "failed"},
                                                            {TrialStatus::Unknown, "unknown"}}};
 };
-static_assert(wordsAreDistinct<TrialStatus>());
+static_assert(isWholeWordTable<TrialStatus>());
 
 // The trial status of a queue entry's state (Stopped is never one: it is read from how the entry ended).
 TrialStatus trialStatus(QueueState state);

@@ -95,5 +95,53 @@ TEST(WordSet, EveryValueIsWrittenAsItsWordAndReadBack) {
                                          [](Experiment& e, AutoSwitch v) { e.train.cuda_graphs = v; });
 }
 
+// Test-only word sets for the completeness check: a whole table, one missing its last enumerator, one missing
+// an enumerator between others, and one whose values leave a gap (which the check requires not to happen).
+enum class WholeShade { Light, Dark, Dim };
+enum class ShadeMissingLast { Light, Dark, Dim };
+enum class ShadeMissingMiddle { Light, Dark, Dim };
+enum class ShadeWithGap { Light = 0, Dark = 2 };
+
+}  // namespace
+
+template <>
+struct Words<WholeShade> {
+  static constexpr std::array<Word<WholeShade>, 3> table{
+      {{WholeShade::Dim, "dim"}, {WholeShade::Light, "light"}, {WholeShade::Dark, "dark"}}};
+};
+template <>
+struct Words<ShadeMissingLast> {
+  static constexpr std::array<Word<ShadeMissingLast>, 2> table{
+      {{ShadeMissingLast::Light, "light"}, {ShadeMissingLast::Dark, "dark"}}};
+};
+template <>
+struct Words<ShadeMissingMiddle> {
+  static constexpr std::array<Word<ShadeMissingMiddle>, 2> table{
+      {{ShadeMissingMiddle::Light, "light"}, {ShadeMissingMiddle::Dim, "dim"}}};
+};
+template <>
+struct Words<ShadeWithGap> {
+  static constexpr std::array<Word<ShadeWithGap>, 2> table{
+      {{ShadeWithGap::Light, "light"}, {ShadeWithGap::Dark, "dark"}}};
+};
+
+namespace {
+
+// The check the static_assert beside every table (and inside wordOf, fromWord and allWords) makes: a table
+// missing a row must not compile, so the check itself must say no to these (at compile time, and again below
+// where the test's report lists it).
+static_assert(isWholeWordTable<WholeShade>());
+static_assert(!isWholeWordTable<ShadeMissingLast>());
+static_assert(!isWholeWordTable<ShadeMissingMiddle>());
+static_assert(!isWholeWordTable<ShadeWithGap>());
+
+TEST(WordSet, ATableMissingARowIsNotWhole) {
+  EXPECT_TRUE(isWholeWordTable<WholeShade>());
+  EXPECT_FALSE(isWholeWordTable<ShadeMissingLast>());
+  EXPECT_FALSE(isWholeWordTable<ShadeMissingMiddle>());
+  EXPECT_FALSE(isWholeWordTable<ShadeWithGap>());
+  EXPECT_EQ(wordOf(WholeShade::Dark), "dark");  // a whole table in any order is used as before
+}
+
 }  // namespace
 }  // namespace wb
