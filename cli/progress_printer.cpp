@@ -2,12 +2,22 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace wb::cli {
 namespace {
 
 constexpr int kBarWidth = 24;
 constexpr auto kPlainInterval = std::chrono::seconds(5);
+
+// NVML's figures when a GPU was sampled, nothing when not (the run's log said why once): rank 0's GPU with
+// one device, each device's with several (a data-parallel run's ranks, a pipeline's stage devices).
+std::string gpuText(const StepMetrics& m) {
+  if (m.devices.size() < 2) return gpuBrief(m.gpu);
+  std::vector<GpuFigures> gpus;
+  for (const DeviceMetrics& device : m.devices) gpus.push_back(device.gpu);
+  return gpuBrief(gpus);
+}
 
 }  // namespace
 
@@ -87,8 +97,7 @@ void ProgressPrinter::print(const EventBatch& batch) {
 
 void ProgressPrinter::printStep(const StepMetrics& m) {
   const double overall = m.total_steps > 0 ? static_cast<double>(m.step) / m.total_steps : 0;
-  // NVML's figures when the GPU was sampled; nothing when not (the run's log said why once).
-  const std::string brief = gpuBrief(m.gpu);
+  const std::string brief = gpuText(m);
   const std::string gpu = brief.empty() ? "" : "  " + brief;
   if (m_interactive) {
     const int filled = static_cast<int>(std::lround(overall * kBarWidth));

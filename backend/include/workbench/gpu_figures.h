@@ -60,5 +60,8 @@ struct GpuFigures {
 // The figures as a progress line shows them: "gpu 87% 312W" (utilization, mean power); "gpu 87%" where the
 // board reports no power; "" when not sampled — a line shows nothing rather than a made-up figure.
 std::string gpuBrief(const GpuFigures& figures);
+// Several GPUs (a data-parallel or pipeline run's devices), in order: "gpu 87% 312W | 85% 305W"; one not
+// sampled shows "--" in its place; "" when none was sampled.
+std::string gpuBrief(const std::vector<GpuFigures>& gpus);
 
 }  // namespace wb
