@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "support/temporary_folder.h"
+
 namespace wb::test {
 
 struct CliResult {
@@ -59,12 +61,9 @@ inline pid_t startCli(const std::string& args, const std::string& out_file) {
   return pid;
 }
 
+// A new empty folder, removed when the current test ends (support/temporary_folder.h).
 inline std::string tempDir(const std::string& name) {
-  namespace fs = std::filesystem;
-  const auto dir = fs::temp_directory_path() / ("wb-cli-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
+  return folderForThisTest("cli-" + name);
 }
 
 // The single run folder under `runs` ("" until it exists).

@@ -1,15 +1,19 @@
 // The main of the engine's test executables: GoogleTest's, except that a run in which some case skipped and
 // none failed exits 77, which ctest (SKIP_RETURN_CODE in tests/CMakeLists.txt) reports as "skipped", not
 // "passed", after listing the skipped cases and why. A failure is never hidden behind a skip: it keeps its
-// exit code. (test_gpu has its own main: there every case skips without a GPU.)
+// exit code. (test_gpu has its own main: there every case skips without a GPU.) Temporary files go to a
+// folder of the program's own, removed at its end (support/temporary_folder.h).
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
 
+#include "support/temporary_folder.h"
+
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  const wb::test::TestProgramTemporaryRoot temporary_root;
   const int result = RUN_ALL_TESTS();
   const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
   if (result != 0 || unit.skipped_test_count() == 0) return result;

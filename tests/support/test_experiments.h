@@ -6,16 +6,14 @@
 #include <utility>
 #include <vector>
 
+#include "support/temporary_folder.h"
 #include "workbench/experiment.h"
 
 namespace wb::test {
 
+// A new empty folder, removed when the current test ends (support/temporary_folder.h).
 inline std::string freshDir(const std::string& name) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("wb-test-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
+  return folderForThisTest("test-" + name);
 }
 
 inline Experiment smallMlpExperiment(const std::string& runs_dir) {

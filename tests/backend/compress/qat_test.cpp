@@ -16,6 +16,7 @@
 #include "data/dataset.h"
 #include "support/fashion_subset.h"
 #include "support/mobile_layers.h"
+#include "support/temporary_folder.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -214,11 +215,10 @@ TEST(Qat, ConvertGivesAnInt8ArtifactInQatMode) {
   // It survives the trip through disk and runs through makeInferenceModel.
   ModelArtifact a = r.artifact;
   a.name = "01-quantize";
-  const std::string folder =
-      (std::filesystem::temp_directory_path() / ("wb-qat-test-" + std::to_string(::getpid()))).string();
+  const test::TemporaryFolder temporary("qat-test");
+  const std::string folder = temporary.file("01-quantize");
   saveArtifact(a, folder);
   const ModelArtifact loaded = loadArtifact(folder);
-  std::filesystem::remove_all(folder);
   const torch::Tensor x = testImages(kMnist, 32);
   EXPECT_TRUE(
       torch::equal(makeQuantizedModel(r.artifact)->forward(x), makeInferenceModel(loaded)->forward(x)));
@@ -263,13 +263,11 @@ TEST(Qat, ObserverBuffersResumeBitIdentically) {
   }
 
   // save / load carry the same.
-  const std::string file =
-      (std::filesystem::temp_directory_path() / ("wb-qat-test-" + std::to_string(::getpid()) + ".pt"))
-          .string();
+  const test::TemporaryFolder temporary("qat-test");
+  const std::string file = temporary.file("qat.pt");
   a->save(file);
   auto c = makeQatModel(cnn(), qatPass(), {});
   c->load(file);
-  std::filesystem::remove(file);
   c->train(false);
   torch::NoGradGuard no_grad;
   EXPECT_TRUE(torch::equal(a->forward(x), c->forward(x)));

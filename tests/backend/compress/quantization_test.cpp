@@ -17,6 +17,7 @@
 #include "compress/quantized_net.h"
 #include "data/dataset.h"
 #include "support/fashion_subset.h"
+#include "support/temporary_folder.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -299,11 +300,10 @@ TEST(Quantization, SurvivesTheTripThroughDisk) {
   pass.calibration_batches = 1;
   QuantizeResult r = quantizeArtifact(resnet, pass, calibrationBatches(shape, 1), {});
   r.artifact.name = "01-quantize";
-  const std::string folder =
-      (std::filesystem::temp_directory_path() / ("wb-quant-test-" + std::to_string(::getpid()))).string();
+  const test::TemporaryFolder temporary("quant-test");
+  const std::string folder = temporary.file("01-quantize");
   saveArtifact(r.artifact, folder);
   const ModelArtifact loaded = loadArtifact(folder);
-  std::filesystem::remove_all(folder);
   ASSERT_TRUE(loaded.isQuantized());
   const torch::Tensor x = resized(fashion().test.x.slice(0, 0, 32), shape);
   const torch::Tensor a = makeQuantizedModel(r.artifact)->forward(x);

@@ -15,30 +15,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/temporary_folder.h"
 #include "support/test_helpers.h"
 #include "workbench/errors.h"
 
 namespace wb::test {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "wb-data-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    m_path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(m_path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (m_path / name).string(); }
-  std::string path() const { return m_path.string(); }
-
- private:
-  std::filesystem::path m_path;
-};
+using TempDir = TemporaryFolder;
 
 inline void writeBytes(const std::string& file, const std::string& bytes) {
   std::filesystem::create_directories(std::filesystem::path(file).parent_path());

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "data/recycled_batch_memory.h"
+#include "support/temporary_folder.h"
 
 namespace wb {
 namespace {
@@ -35,10 +36,8 @@ std::string commaList(const std::vector<double>& values) {
 }
 
 TEST(ImageBatch, CollatedAndNormalizedAsTorchvision) {
-  const std::string dir =
-      (fs::temp_directory_path() / ("wb-test-batch-" + std::to_string(::getpid()))).string();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const test::TemporaryFolder folder("test-batch");
+  const std::string dir = folder.path();
   struct Case {
     int channels;
     std::vector<double> mean, std;
@@ -82,7 +81,6 @@ TEST(ImageBatch, CollatedAndNormalizedAsTorchvision) {
                 c.images[i].pixels[static_cast<size_t>((4 * 7 + 6) * c.channels + c.channels - 1)]);
     }
   }
-  fs::remove_all(dir);
   EXPECT_THROW(collateImages({pattern(5, 7, 3, 1), pattern(5, 6, 3, 1)}), std::invalid_argument);
 }
 

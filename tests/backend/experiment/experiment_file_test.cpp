@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backend/experiment/experiment_test_support.h"
+#include "support/temporary_folder.h"
 #include "workbench/experiment.h"
 
 namespace wb {
@@ -21,11 +22,8 @@ class ExperimentFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    m_dir = fs::temp_directory_path() / ("wb-experiment-" + test + "-" + std::to_string(::getpid()));
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
+    m_dir = test::folderForThisTest("experiment-" + test);
   }
-  void TearDown() override { fs::remove_all(m_dir); }
 
   std::string write(const std::string& name, const std::string& content) {
     const fs::path file = m_dir / name;

@@ -12,6 +12,7 @@
 #include "data/dataset.h"
 #include "support/image_folder.h"
 #include "support/pypi_tools.h"
+#include "support/temporary_folder.h"
 #include "support/test_experiments.h"
 #include "workbench/export.h"
 #include "workbench/training_run.h"
@@ -35,8 +36,8 @@ TEST(OnnxExport, ImageFolderRunCarriesItsPreprocessingAndOnnxRuntimeReproducesIt
   // pip's LibTorch builds have no ONNX export (the case then skips, in its own ctest entry test_export_onnx).
   if (const std::string why = exportUnavailable(ExportFormat::Onnx); !why.empty()) GTEST_SKIP() << why;
   ASSERT_PYPI_TOOLS();
-  const fs::path root = fs::temp_directory_path() / ("wb-test-image-export-" + std::to_string(::getpid()));
-  fs::remove_all(root);
+  const test::TemporaryFolder temporary("test-image-export");
+  const fs::path root = temporary.path();
   const std::string folder = (root / "garments").string();
   test::makeGarmentFolder(folder, 20);
 
@@ -77,7 +78,6 @@ TEST(OnnxExport, ImageFolderRunCarriesItsPreprocessingAndOnnxRuntimeReproducesIt
   EXPECT_NEAR(result["accuracy"].get<double>(), run.test_accuracy,
               1.0 / static_cast<double>(data.test.size()) + 1e-9)
       << result.dump();
-  fs::remove_all(root);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "export/torchscript_export.h"
 #include "support/fashion_subset.h"
 #include "support/mobile_layers.h"
+#include "support/temporary_folder.h"
 
 namespace wb {
 namespace {
@@ -26,11 +27,10 @@ torch::Tensor mobileTestImages() {
 // The artifact's module saved to a file and loaded back, as a user's program would meet it.
 torch::jit::Module savedAndLoaded(const ModelArtifact& a, const std::string& label) {
   torch::jit::Module m = torchScriptModule(a);
-  const fs::path file =
-      fs::temp_directory_path() / ("wb-mobile-" + label + "-" + std::to_string(::getpid()) + ".pt");
+  const test::TemporaryFolder folder("mobile-" + label);
+  const fs::path file = folder.file("model.pt");
   saveTorchScript(m, file.string(), {});
   torch::jit::Module loaded = torch::jit::load(file.string());
-  fs::remove(file);
   return loaded;
 }
 

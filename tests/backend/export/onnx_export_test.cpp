@@ -36,6 +36,7 @@
 #include "support/fashion_subset.h"
 #include "support/mobile_layers.h"
 #include "support/pypi_tools.h"
+#include "support/temporary_folder.h"
 #include "workbench/errors.h"
 #include "workbench/export.h"
 #include "workbench/system_info.h"
@@ -52,24 +53,8 @@ using nlohmann::json;
   if (const std::string why = exportUnavailable(ExportFormat::Onnx); !why.empty()) GTEST_SKIP() << why
 
 // The files of this process, removed at exit.
-class TempDir {
- public:
-  TempDir() : m_path(fs::temp_directory_path() / ("wb-test-onnx-" + std::to_string(::getpid()))) {
-    fs::remove_all(m_path);
-    fs::create_directories(m_path);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(m_path, ignored);
-  }
-  std::string path() const { return m_path.string(); }
-
- private:
-  fs::path m_path;
-};
-
 std::string tempDir() {
-  static const TempDir dir;
+  static const test::TemporaryFolder dir("test-onnx");
   return dir.path();
 }
 

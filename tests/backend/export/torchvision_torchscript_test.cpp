@@ -13,6 +13,7 @@
 #include "compress/model_artifact.h"
 #include "export/torchscript_export.h"
 #include "support/fashion_subset.h"
+#include "support/temporary_folder.h"
 
 namespace wb {
 namespace {
@@ -26,11 +27,11 @@ TEST(TorchvisionTorchScript, Resnet18GivesTheEnginesOutputs) {
   const torch::Tensor x = test::resized(test::fashion().train.x.slice(0, 3000, 3064), shape).contiguous();
   const torch::Tensor expected = makeInferenceModel(a)->forward(x);
 
-  const fs::path file = fs::temp_directory_path() / ("wb-resnet18-" + std::to_string(::getpid()) + ".pt");
+  const test::TemporaryFolder folder("resnet18");
+  const fs::path file = folder.file("resnet18.pt");
   torch::jit::Module module = torchScriptModule(a);
   saveTorchScript(module, file.string(), {});
   torch::jit::Module loaded = torch::jit::load(file.string());
-  fs::remove(file);
   const torch::Tensor got = loaded.forward({x}).toTensor();
   ASSERT_EQ(got.sizes(), expected.sizes());
   EXPECT_LE((got - expected).abs().max().item<double>(), 1e-4 * (expected.abs().max().item<double>() + 1));

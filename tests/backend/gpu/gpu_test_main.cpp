@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include "support/temporary_folder.h"
+
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  const wb::test::TestProgramTemporaryRoot temporary_root;  // temporary files removed at the end
   const int result = RUN_ALL_TESTS();
   const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
   const bool all_skipped =

@@ -15,6 +15,7 @@
 #include <iterator>
 
 #include "images/image_transform.h"
+#include "support/temporary_folder.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -30,14 +31,12 @@ std::vector<uint8_t> readBytes(const fs::path& path) {
 class ImageDecoding : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    s_dir = (fs::temp_directory_path() / ("wb-test-images-" + std::to_string(::getpid()))).string();
-    fs::remove_all(s_dir);
+    s_dir = test::folderForThisTest("test-images") + "/images";  // removed when the suite ends
     const std::string command = std::string(WB_TORCHVISION_PYTHON) + " " + WB_SOURCE_DIR +
                                 "/tests/backend/images/make_test_images.py " + s_dir;
     ASSERT_EQ(std::system(command.c_str()), 0)
         << command << " (needs python3-pil and python3-numpy: scripts/setup.sh)";
   }
-  static void TearDownTestSuite() { fs::remove_all(s_dir); }
 
   // Decodes `name` both ways and compares with Pillow's bytes.
   static void expectPillowPixels(const std::string& name) {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <sstream>
 
+#include "support/temporary_folder.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -23,11 +24,7 @@ namespace fs = std::filesystem;
 
 class ImageFolderIndexing : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root = (fs::temp_directory_path() / ("wb-test-folder-" + std::to_string(::getpid()))).string();
-    fs::remove_all(root);
-  }
-  void TearDown() override { fs::remove_all(root); }
+  void SetUp() override { root = test::folderForThisTest("test-folder") + "/root"; }
   void touch(const std::string& relative) {
     fs::create_directories((fs::path(root) / relative).parent_path());
     std::ofstream(fs::path(root) / relative) << "x";

@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "images/image_augment.h"
+#include "support/temporary_folder.h"
 
 namespace wb {
 namespace {
@@ -26,12 +27,11 @@ namespace fs = std::filesystem;
 class ImageResize : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    s_dir = (fs::temp_directory_path() / ("wb-test-resize-" + std::to_string(::getpid()))).string();
+    s_dir = test::folderForThisTest("test-resize") + "/images";  // removed when the suite ends
     const std::string command = std::string(WB_TORCHVISION_PYTHON) + " " + WB_SOURCE_DIR +
                                 "/tests/backend/images/resize_like_torchvision.py " + s_dir;
     ASSERT_EQ(std::system(command.c_str()), 0) << command << " (needs python3-torchvision: scripts/setup.sh)";
   }
-  static void TearDownTestSuite() { fs::remove_all(s_dir); }
 
   static std::vector<uint8_t> bytes(const std::string& name) {
     std::ifstream in(fs::path(s_dir) / name, std::ios::binary);

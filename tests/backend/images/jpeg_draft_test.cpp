@@ -13,6 +13,7 @@
 
 #include "images/image_decoding.h"
 #include "support/image_folder.h"
+#include "support/temporary_folder.h"
 
 namespace wb {
 namespace {
@@ -20,8 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(JpegDraft, ScaledDecodeIsPillowsDraftPixelForPixel) {
-  const fs::path dir = fs::temp_directory_path() / ("wb-test-draft-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const test::TemporaryFolder folder("test-draft");
+  const fs::path dir = folder.file("images");
   // Colour photos-like JPEGs (baseline and progressive) of 256-383 px a side, and grey and palette PNGs.
   test::makeGarmentFolder(dir.string(), 6, 1, 256);
   std::vector<std::string> jpegs;
@@ -61,7 +62,6 @@ TEST(JpegDraft, ScaledDecodeIsPillowsDraftPixelForPixel) {
       break;
     }
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace

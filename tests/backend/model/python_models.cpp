@@ -10,24 +10,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/temporary_folder.h"
+
 namespace wb::test {
 namespace {
-
-// Removes the temp folders at exit, so that a failing assertion does not leave them behind.
-struct TempDirs {
-  std::vector<std::filesystem::path> dirs;
-  ~TempDirs() {
-    for (const auto& dir : dirs) {
-      std::error_code ignored;
-      std::filesystem::remove_all(dir, ignored);
-    }
-  }
-};
-
-TempDirs& tempDirs() {
-  static TempDirs dirs;
-  return dirs;
-}
 
 bool readCounts(PythonModels& models) {
   std::ifstream in(models.dir + "/counts.txt");
@@ -70,12 +56,7 @@ PythonModels makePythonModels() {
 }  // namespace
 
 std::string makeTempDir(const std::string& name) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("wb_test_model_" + std::to_string(::getpid()) + "_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  tempDirs().dirs.push_back(dir);
-  return dir.string();
+  return folderForThisTest("test-model-" + name);
 }
 
 const PythonModels& pythonModels() {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/temporary_folder.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
 
@@ -15,9 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(RunHistory, ReadsMetricsSkippingDamagedLinesAndSummary) {
-  const fs::path dir = fs::temp_directory_path() / ("wb-run-history-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const test::TemporaryFolder folder("run-history");
+  const fs::path dir = folder.path();
   Experiment experiment;
   experiment.name = "history";
   std::ofstream(dir / "experiment.json") << experimentToJson(experiment).dump(2);
@@ -55,15 +55,13 @@ TEST(RunHistory, ReadsMetricsSkippingDamagedLinesAndSummary) {
   history = loadRunHistory(dir.string());
   ASSERT_TRUE(history.summary);
   EXPECT_EQ(history.summary->status, RunStatus::Interrupted);
-  fs::remove_all(dir);
 }
 
 // Following a run another process writes: each read takes the whole lines past the offset (a line still being
 // written waits), says when the summary exists, and notices a log cut back by a resume.
 TEST(RunHistory, TailReadsWholeNewLinesAndNoticesAnEndAndARewind) {
-  const fs::path dir = fs::temp_directory_path() / ("wb-run-tail-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const test::TemporaryFolder folder("run-tail");
+  const fs::path dir = folder.path();
   Experiment experiment;
   std::ofstream(dir / "experiment.json") << experimentToJson(experiment).dump(2);
   const auto stepLine = [](int64_t n) {
@@ -108,7 +106,6 @@ TEST(RunHistory, TailReadsWholeNewLinesAndNoticesAnEndAndARewind) {
   tail = readRunHistoryTail(dir.string(), tail.metrics_bytes);
   EXPECT_TRUE(tail.rewound);
   EXPECT_TRUE(tail.steps.empty());
-  fs::remove_all(dir);
 }
 
 }  // namespace

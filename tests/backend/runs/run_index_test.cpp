@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runs/run_index_db.h"
+#include "support/temporary_folder.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -23,12 +24,9 @@ namespace fs = std::filesystem;
 class RunIndexTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = fs::temp_directory_path() / ("wb-run-index-" + std::to_string(::getpid()) + "-" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    dir = test::folderForThisTest(
+        "run-index-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
   }
-  void TearDown() override { fs::remove_all(dir); }
   fs::path dir;
 };
 

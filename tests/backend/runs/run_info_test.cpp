@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runs/run_index_db.h"
+#include "support/temporary_folder.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
 #include "workbench/run_index.h"
@@ -24,12 +25,9 @@ namespace fs = std::filesystem;
 class RunInfoTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = fs::temp_directory_path() / ("wb-run-info-" + std::to_string(::getpid()) + "-" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    dir = test::folderForThisTest(
+        "run-info-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
   }
-  void TearDown() override { fs::remove_all(dir); }
 
   // A run folder as the engine leaves it, with a summary when `status` is given.
   fs::path makeFolder(const std::string& name, const Experiment& e, std::optional<RunStatus> status) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runs/run_index_db.h"
+#include "support/temporary_folder.h"
 #include "workbench/errors.h"
 #include "workbench/sweep_runs.h"
 
@@ -28,12 +29,10 @@ namespace fs = std::filesystem;
 class RunQueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = (fs::temp_directory_path() / ("wb-run-queue-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-              .string();
-    fs::remove_all(dir);
+    dir = test::folderForThisTest(
+              "run-queue-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) +
+          "/queue";
   }
-  void TearDown() override { fs::remove_all(dir); }
   int64_t add(const std::string& label, bool held = false) {
     QueueAddition addition;
     addition.experiment = "{\"name\": \"" + label + "\"}";

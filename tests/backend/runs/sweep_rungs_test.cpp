@@ -10,6 +10,8 @@
 
 #include <filesystem>
 
+#include "support/temporary_folder.h"
+
 namespace wb {
 namespace {
 
@@ -32,10 +34,8 @@ TEST(SweepRungs, RungEpochsGrowByEtaBelowTheLastEpoch) {
 }
 
 TEST(SweepRungs, OnlyTheTopShareAtARungGoesOn) {
-  const std::string runs =
-      (fs::temp_directory_path() / ("wb-sweep-rungs-" + std::to_string(::getpid()))).string();
-  fs::remove_all(runs);
-  fs::create_directories(runs);
+  const test::TemporaryFolder folder("sweep-rungs");
+  const std::string runs = folder.path();
   auto judge = [&](int64_t trial, double value) {
     return judgeSweepRung(runs, "s", trial, 1, ValidationMetric::ValAccuracy, value, 3);
   };
@@ -78,7 +78,6 @@ TEST(SweepRungs, OnlyTheTopShareAtARungGoesOn) {
   recordSweepRule(runs, "s", rule);
   ASSERT_TRUE(sweepRule(runs, "s").has_value());
   EXPECT_EQ(sweepRule(runs, "s")->eta, 4);
-  fs::remove_all(runs);
 }
 
 }  // namespace

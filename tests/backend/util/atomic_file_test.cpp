@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "backend/util/small_disk.h"
+#include "support/temporary_folder.h"
 
 namespace wb {
 namespace {
@@ -20,10 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string freshDir(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("wb-test-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
+  return test::folderForThisTest("test-" + name);
 }
 
 std::string readAll(const std::string& path) {
@@ -58,7 +56,6 @@ TEST(AtomicFile, WriteOverTheFileSizeLimitKeepsTheOldFileAndSaysWhy) {
   EXPECT_NE(message.find("ulimit -f"), std::string::npos) << message;
   EXPECT_EQ(readAll(path), "old");
   EXPECT_TRUE(tempFilesIn(dir).empty());
-  fs::remove_all(dir);
 }
 
 TEST(AtomicFile, FullDiskKeepsTheOldFileAndSaysTheDiskIsFull) {
@@ -98,7 +95,6 @@ TEST(AtomicFile, TorchStyleWriterThatFailsLeavesNoTemporaryFile) {
                std::runtime_error);
   EXPECT_EQ(readAll(path), "old");
   EXPECT_TRUE(tempFilesIn(dir).empty());
-  fs::remove_all(dir);
 }
 
 TEST(AtomicFile, RemovesTheTemporaryFilesOfKilledWritersOnly) {
@@ -119,7 +115,6 @@ TEST(AtomicFile, RemovesTheTemporaryFilesOfKilledWritersOnly) {
   EXPECT_TRUE(fs::exists(live));  // a writer of this very process may be writing it now
   EXPECT_TRUE(fs::exists(other));
   EXPECT_EQ(removeStaleTempFiles(dir + "/missing"), 0);
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/temporary_folder.h"
 #include "util/atomic_file.h"
 #include "util/file_syscalls.h"
 
@@ -73,13 +74,10 @@ class InjectedFaults {
 class FileSyscallFaults : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_dir = (fs::temp_directory_path() / ("wb-test-syscall-faults-" + std::to_string(::getpid()))).string();
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
+    m_dir = test::folderForThisTest("test-syscall-faults");
     m_file = m_dir + "/summary.json";
     std::ofstream(m_file) << "old";
   }
-  void TearDown() override { fs::remove_all(m_dir); }
 
   std::string contents() const {
     std::ifstream in(m_file, std::ios::binary);

@@ -16,6 +16,7 @@
 #include "optim/optimizer_factory.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/training_state.h"
+#include "support/temporary_folder.h"
 #include "support/test_helpers.h"
 #include "workbench/errors.h"
 
@@ -65,11 +66,9 @@ void expectTorchOutputs(Model& model, double tolerance) {
       << (ours - expected[1].second).abs().max().item<float>();
 }
 
+// A new empty folder, removed when the test ends.
 std::string scratchDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("wb-weights-load-" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
+  return test::folderForThisTest("weights-load-" + name);
 }
 
 TEST(WeightsLoading, FilesTorchWroteGiveTheTorchModelsOutputs) {

@@ -16,6 +16,7 @@
 #include <map>
 
 #include "export/safetensors_writer.h"
+#include "support/temporary_folder.h"
 #include "support/test_helpers.h"
 #include "workbench/errors.h"
 
@@ -32,10 +33,9 @@ std::string fixture(const std::string& name) {
   return std::string(WB_SOURCE_DIR) + "/tests/fixtures/weights/" + name;
 }
 
+// The file in a folder of its own, removed when the test ends.
 std::string scratchFile(const std::string& name, const std::string& bytes) {
-  const fs::path dir = fs::temp_directory_path() / ("wb-weights-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string path = (dir / name).string();
+  const std::string path = test::folderForThisTest("weights-test") + "/" + name;
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return path;
 }

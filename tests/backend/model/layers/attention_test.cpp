@@ -19,6 +19,7 @@
 #include "model/layers/transformer_layers.h"
 #include "model/model.h"
 #include "model/step_generator.h"
+#include "support/temporary_folder.h"
 #include "torch_compat.h"
 
 namespace wb {
@@ -137,13 +138,11 @@ TEST(EncoderBlockAttention, AnOldBlocksCheckpointLoads) {
     torch::NoGradGuard noGrad;
     for (auto& parameter : old->parameters()) parameter.normal_(0.0, 0.3);
   }
-  const std::string file = (std::filesystem::temp_directory_path() /
-                            ("wb_old_encoder_block_" + std::to_string(::getpid()) + ".pt"))
-                               .string();
+  const test::TemporaryFolder folder("old-encoder-block");
+  const std::string file = folder.file("old_encoder_block.pt");
   torch::save(old, file);
   EncoderBlock block(kDim, kHeads, kHidden, 0.0, kTokens);
   torch::load(block, file);
-  std::filesystem::remove(file);
   old->eval();
   block->eval();
   const torch::Tensor x = input();

@@ -21,6 +21,7 @@
 #include "model/layers/dense_layers.h"
 #include "model/model.h"
 #include "model/shape_rules.h"
+#include "support/temporary_folder.h"
 #include "support/thread_rank_group.h"
 #include "torch_compat_autocast.h"
 
@@ -348,8 +349,8 @@ TEST(SyncBatchNorm, AModelTrainedWithSyncLoadsIntoAPlainModel) {
       {json::parse(R"([{"type": "linear", "out_features": 8}, {"type": "batchnorm1d"}, {"type": "relu"},
                        {"type": "dropout", "p": 0.25}, {"type": "linear", "out_features": 3}])"),
        {5}}};
-  const std::string dir = (std::filesystem::temp_directory_path() / "wb_sync_bn_test").string();
-  std::filesystem::create_directories(dir);
+  const test::TemporaryFolder folder("sync-bn-test");
+  const std::string dir = folder.path();
   for (const auto& [layers, sample] : models) {
     SCOPED_TRACE(layers.dump());
     ModelConfig config;
@@ -396,7 +397,6 @@ TEST(SyncBatchNorm, AModelTrainedWithSyncLoadsIntoAPlainModel) {
       }
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

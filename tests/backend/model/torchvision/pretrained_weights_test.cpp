@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "model/model.h"
+#include "support/temporary_folder.h"
 #include "support/test_helpers.h"
 #include "weights/weights_loading.h"
 
@@ -26,13 +27,12 @@ constexpr int64_t kSize = 64;
 class PretrainedWeights : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    s_dir = (fs::temp_directory_path() / ("wb-test-pretrained-" + std::to_string(::getpid()))).string();
+    s_dir = test::folderForThisTest("test-pretrained") + "/references";  // removed when the suite ends
     const std::string command = std::string(WB_TORCHVISION_PYTHON) + " " + WB_SOURCE_DIR +
                                 "/tests/fixtures/make_torchvision_parity.py " + s_dir + " --size " +
                                 std::to_string(kSize) + " resnet18 vit_b_16";
     ASSERT_EQ(std::system(command.c_str()), 0) << command << " (needs python3-torchvision: scripts/setup.sh)";
   }
-  static void TearDownTestSuite() { fs::remove_all(s_dir); }
   static std::string file(const std::string& name) { return (fs::path(s_dir) / name).string(); }
 
   static std::unique_ptr<Model> preset(const std::string& arch, int64_t classes) {

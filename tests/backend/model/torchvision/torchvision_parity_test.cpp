@@ -21,6 +21,7 @@
 
 #include "model/model.h"
 #include "model/torchvision/torchvision_mobile_presets.h"
+#include "support/temporary_folder.h"
 #include "weights/weights_reader.h"
 
 namespace wb {
@@ -144,14 +145,13 @@ class TorchvisionParity : public ::testing::TestWithParam<ParityArchitecture> {
  protected:
   // All six architectures' references in one Python run (one import of torch for the whole binary).
   static void SetUpTestSuite() {
-    s_dir = (fs::temp_directory_path() / ("wb-test-torchvision-" + std::to_string(::getpid()))).string();
+    s_dir = test::folderForThisTest("test-torchvision") + "/references";  // removed when the suite ends
     std::string command = std::string(WB_TORCHVISION_PYTHON) + " " + WB_SOURCE_DIR +
                           "/tests/fixtures/make_torchvision_parity.py " + s_dir + " --size " +
                           std::to_string(kParityImageSize);
     for (const ParityArchitecture& arch : parityArchitectures()) command += " " + arch.name;
     ASSERT_EQ(std::system(command.c_str()), 0) << command << " (needs python3-torchvision: scripts/setup.sh)";
   }
-  static void TearDownTestSuite() { fs::remove_all(s_dir); }
 
   static std::string file(const std::string& name) { return (fs::path(s_dir) / name).string(); }
 
