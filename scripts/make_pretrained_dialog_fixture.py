@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/fixtures/weights_load/resnet18_state_dict.json: the name, shape and dtype of every tensor of
 torchvision's resnet18 (ImageNet's 1000 classes), in state-dict order. The window's File ▸ New from Pretrained…
-test (tests/gui/new_from_pretrained_test.cpp) writes a safetensors file of these at run time, so a 47 MB
+test (tests/gui/window/new_from_pretrained_test.cpp) writes a safetensors file of these at run time, so a 47 MB
 weights file need not be committed and nothing is downloaded.
 
     /usr/bin/python3 scripts/make_pretrained_dialog_fixture.py

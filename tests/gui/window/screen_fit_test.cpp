@@ -37,7 +37,6 @@
 #include <QToolBar>
 #include <QtTest>
 
-#include "../support/image_folder.h"
 #include "charts/chart_grid.h"
 #include "charts/charts_panel.h"
 #include "compression_view/compress_dialog.h"
@@ -60,6 +59,7 @@
 #include "runs_browser/run_compare_view.h"
 #include "runs_browser/run_notes_dialog.h"
 #include "runs_browser/runs_browser.h"
+#include "support/image_folder.h"
 #include "sweep_view/sweep_builder_dialog.h"
 #include "window/about_dialog.h"
 #include "window/main_window.h"

@@ -18,12 +18,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "../support/synthetic_runs.h"
 #include "charts/charts_panel.h"
 #include "runs_browser/run_compare_view.h"
 #include "runs_browser/runs_browser.h"
 #include "runs_browser/runs_filter_proxy.h"
 #include "runs_browser/runs_table_model.h"
+#include "support/synthetic_runs.h"
 #include "workbench/run_index.h"
 #include "workbench/run_info.h"
 

@@ -8,11 +8,11 @@
 #include <QtTest>
 #include <fstream>
 
-#include "../support/resumed_session.h"
 #include "charts/charts_panel.h"
 #include "editor/experiment_editor.h"
 #include "gui_test_support.h"
 #include "run/run_controller.h"
+#include "support/resumed_session.h"
 #include "window/log_panel.h"
 #include "window/main_window.h"
 #include "window/run_progress.h"

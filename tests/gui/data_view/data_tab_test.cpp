@@ -15,11 +15,11 @@
 #include <QtTest>
 #include <cstdlib>
 
-#include "../support/image_folder.h"
 #include "data_view/data_preview_view.h"
 #include "editor/experiment_editor.h"
 #include "gui_test_support.h"
 #include "model_view/model_summary_view.h"
+#include "support/image_folder.h"
 #include "window/error_dialog.h"
 #include "window/main_window.h"
 
