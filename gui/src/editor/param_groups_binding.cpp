@@ -138,85 +138,64 @@ int columnOfIssue(const std::string& rest) {
   return -1;
 }
 
+// What the table says of itself (json_rows_table.h).
+JsonRowsTable::Look look() {
+  QStringList help;
+  for (int column = ParamGroupsBinding::Patterns; column <= ParamGroupsBinding::WeightDecay; ++column)
+    help << columnHelp(column);
+  JsonRowsTable::Look look;
+  look.caption = QObject::tr("Parameter groups");
+  look.captionHelp = QObject::tr(
+      "Parameters picked by name pattern train with their own learning rate and weight decay, as "
+      "torch.optim's param groups; every other parameter stays in the optimizer's own group.");
+  look.tableName = QStringLiteral("paramGroupsTable");
+  // Two lines: the numbers' columns are narrow, so the patterns keep the width.
+  look.headers = {QObject::tr("Parameters"), QObject::tr("Learning\nrate"), QString(),
+                  QObject::tr("Weight\ndecay")};
+  look.columnHelp = help;
+  look.emptyText = QObject::tr("None: every parameter trains at optimizer.lr and optimizer.weight_decay.");
+  look.addText = QObject::tr("Add group");
+  look.addName = QStringLiteral("addParamGroup");
+  look.addHelp = QObject::tr("A new group: type its name patterns, then its learning rate.");
+  look.removeName = QStringLiteral("removeParamGroup");
+  look.removeHelp = QObject::tr("Remove the selected group; its parameters go back to the optimizer's.");
+  look.rowsWithoutScrolling = kRowsWithoutScrolling;
+  return look;
+}
+
 }  // namespace param_groups
 
 ParamGroupsBinding::ParamGroupsBinding(std::string path)
-    : FieldBinding(std::move(path), new QWidget),
-      m_table(new QTableWidget(0, 4, input())),
-      m_empty(new QLabel(input())),
-      m_add(new QPushButton(QObject::tr("Add group"), input())),
-      m_remove(new QPushButton(QObject::tr("Remove"), input())) {
-  auto* caption = new QLabel(QObject::tr("Parameter groups"), input());
-  caption->setToolTip(
-      QObject::tr("Parameters picked by name pattern train with their own learning rate and weight decay, as "
-                  "torch.optim's param groups; every other parameter stays in the optimizer's own group."));
-  m_add->setObjectName(QStringLiteral("addParamGroup"));
-  m_remove->setObjectName(QStringLiteral("removeParamGroup"));
-  m_add->setToolTip(QObject::tr("A new group: type its name patterns, then its learning rate."));
-  m_remove->setToolTip(QObject::tr("Remove the selected group; its parameters go back to the optimizer's."));
-  m_empty->setText(QObject::tr("None: every parameter trains at optimizer.lr and optimizer.weight_decay."));
-  m_empty->setWordWrap(true);
-  m_empty->setForegroundRole(QPalette::PlaceholderText);
-
-  m_table->setObjectName(QStringLiteral("paramGroupsTable"));
-  m_table->setHorizontalHeaderLabels(
-      // Two lines: the numbers' columns are narrow, so the patterns keep the width.
-      {QObject::tr("Parameters"), QObject::tr("Learning\nrate"), QString(), QObject::tr("Weight\ndecay")});
-  for (int column = 0; column < m_table->columnCount(); ++column)
-    m_table->horizontalHeaderItem(column)->setToolTip(param_groups::columnHelp(column));
-  m_table->setItemDelegate(new param_groups::PlaceholderDelegate(m_table));
-  m_table->verticalHeader()->setVisible(false);
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-  m_table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::SelectedClicked |
+    : JsonRowsTable(std::move(path), param_groups::look()) {
+  table()->setItemDelegate(new param_groups::PlaceholderDelegate(table()));
+  table()->verticalHeader()->setVisible(false);
+  table()->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::SelectedClicked |
                            QAbstractItemView::EditKeyPressed | QAbstractItemView::AnyKeyPressed);
-  m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  // The form's column decides the width; the patterns take what the numbers leave.
-  m_table->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-  QHeaderView* header = m_table->horizontalHeader();
+  // The patterns take what the numbers leave.
+  QHeaderView* header = table()->horizontalHeader();
   header->setSectionResizeMode(Patterns, QHeaderView::Stretch);
-  const int number = m_table->fontMetrics().horizontalAdvance(QStringLiteral("0.00001")) + 16;
-  const QComboBox probe;  // rows as tall as the rate chooser each holds, so it is not cut
+  const int number = table()->fontMetrics().horizontalAdvance(QStringLiteral("0.00001")) + 16;
   header->setSectionResizeMode(LearningRate, QHeaderView::Fixed);
   header->resizeSection(LearningRate, number);
   header->setSectionResizeMode(RateKind, QHeaderView::Fixed);
-  header->resizeSection(RateKind, m_table->fontMetrics().horizontalAdvance(QObject::tr("absolute")) + 36);
+  header->resizeSection(RateKind, table()->fontMetrics().horizontalAdvance(QObject::tr("absolute")) + 36);
   header->setSectionResizeMode(WeightDecay, QHeaderView::Fixed);
   header->resizeSection(WeightDecay, number + 8);
   header->setMinimumSectionSize(24);
-  m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-  m_table->verticalHeader()->setDefaultSectionSize(
-      std::max(m_table->verticalHeader()->defaultSectionSize(), probe.sizeHint().height()));
 
-  auto* column = new QVBoxLayout(input());
-  column->setContentsMargins(0, 0, 0, 0);
-  column->setSpacing(2);
-  auto* top = new QHBoxLayout;
-  top->addWidget(caption, 1);
-  top->addWidget(m_add);
-  top->addWidget(m_remove);
-  column->addLayout(top);
-  column->addWidget(m_table);
-  column->addWidget(m_empty);
-  input()->setFocusProxy(m_table);
-
-  QObject::connect(m_add, &QPushButton::clicked, &m_alive, [this] { addGroup(); });
-  QObject::connect(m_remove, &QPushButton::clicked, &m_alive, [this] { removeSelectedGroups(); });
-  QObject::connect(m_table, &QTableWidget::itemChanged, &m_alive,
+  QObject::connect(table(), &QTableWidget::itemChanged, &m_alive,
                    [this](QTableWidgetItem* item) { onItemChanged(item); });
-  QObject::connect(m_table, &QTableWidget::itemSelectionChanged, &m_alive,
-                   [this] { m_remove->setEnabled(!m_table->selectedItems().isEmpty()); });
   fillRows();
 }
 
 QComboBox* ParamGroupsBinding::rateKindOf(int row) const {
-  return qobject_cast<QComboBox*>(m_table->cellWidget(row, RateKind));
+  return qobject_cast<QComboBox*>(table()->cellWidget(row, RateKind));
 }
 
 void ParamGroupsBinding::loadValue(const nlohmann::json& value) {
-  m_groups.clear();
+  m_rows.clear();
   if (value.is_array()) {
-    for (const auto& group : value) m_groups.push_back(group);
+    for (const auto& group : value) m_rows.push_back(group);
   } else if (!value.is_null()) {
     m_raw = value;  // not a list: kept as written, for the engine to say so at this field
   }
@@ -225,46 +204,37 @@ void ParamGroupsBinding::loadValue(const nlohmann::json& value) {
 
 nlohmann::json ParamGroupsBinding::storeValue() const {
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& group : m_groups) list.push_back(group);
+  for (const auto& group : m_rows) list.push_back(group);
   return list;
 }
 
-void ParamGroupsBinding::fillRows() {
-  m_filling = true;
-  m_table->setRowCount(static_cast<int>(m_groups.size()));
-  for (int row = 0; row < m_table->rowCount(); ++row) fillRow(row);
-  m_filling = false;
-  m_remove->setEnabled(!m_table->selectedItems().isEmpty());
-  fitHeight();
-}
-
 void ParamGroupsBinding::fillRow(int row) {
-  const nlohmann::json& group = m_groups[static_cast<size_t>(row)];
+  const nlohmann::json& group = m_rows[static_cast<size_t>(row)];
   const bool absolute = group.is_object() && group.contains("lr");
-  for (int column = 0; column < m_table->columnCount(); ++column) {
+  for (int column = 0; column < table()->columnCount(); ++column) {
     auto* item = new QTableWidgetItem(param_groups::cellText(group, column));
-    item->setToolTip(param_groups::columnHelp(column));
+    item->setToolTip(columnHelp(column));
     if (column == LearningRate || column == WeightDecay)
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     if (column == RateKind) item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-    m_table->setItem(row, column, item);
+    table()->setItem(row, column, item);
   }
   auto* kind = new QComboBox;
   kind->setObjectName(QStringLiteral("rateKind%1").arg(row));
   kind->addItem(QObject::tr("× lr"), QStringLiteral("lr_scale"));
   kind->addItem(QObject::tr("absolute"), QStringLiteral("lr"));
   kind->setCurrentIndex(absolute ? AbsoluteLr : ScaleOfOptimizerLr);
-  kind->setToolTip(param_groups::columnHelp(RateKind));
+  kind->setToolTip(columnHelp(RateKind));
   guardWheel(kind);
-  m_table->setCellWidget(row, RateKind, kind);
+  table()->setCellWidget(row, RateKind, kind);
   QObject::connect(kind, qOverload<int>(&QComboBox::currentIndexChanged), &m_alive, [this, kind](int index) {
-    for (int r = 0; r < m_table->rowCount(); ++r)
+    for (int r = 0; r < table()->rowCount(); ++r)
       if (rateKindOf(r) == kind) onRateKindChosen(r, index);
   });
 }
 
 nlohmann::json& ParamGroupsBinding::groupAt(int row) {
-  nlohmann::json& group = m_groups[static_cast<size_t>(row)];
+  nlohmann::json& group = m_rows[static_cast<size_t>(row)];
   if (!group.is_object()) group = nlohmann::json::object();
   return group;
 }
@@ -272,7 +242,7 @@ nlohmann::json& ParamGroupsBinding::groupAt(int row) {
 void ParamGroupsBinding::onItemChanged(QTableWidgetItem* item) {
   // Marking a cell (its colour, its tooltip) is a change of the item too: only a new text is an edit.
   if (m_filling ||
-      item->text() == param_groups::cellText(m_groups[static_cast<size_t>(item->row())], item->column()))
+      item->text() == param_groups::cellText(m_rows[static_cast<size_t>(item->row())], item->column()))
     return;
   nlohmann::json& group = groupAt(item->row());
   const QString text = item->text().trimmed();
@@ -316,54 +286,21 @@ void ParamGroupsBinding::onRateKindChosen(int row, int kind) {
   changed();
 }
 
-void ParamGroupsBinding::addGroup() {
-  m_groups.push_back({{"params", nlohmann::json::array()}, {"lr_scale", 1}});
-  fillRows();
-  const int row = m_table->rowCount() - 1;
-  m_table->setCurrentCell(row, Patterns);
-  m_table->editItem(m_table->item(row, Patterns));
+void ParamGroupsBinding::addRow() {
+  appendRow({{"params", nlohmann::json::array()}, {"lr_scale", 1}}, Patterns);
+  const int row = table()->rowCount() - 1;
+  table()->editItem(table()->item(row, Patterns));
   scrollFormToCurrentCell();  // the new row may lie below the form's edge: the user types into it
   changed();
 }
 
-void ParamGroupsBinding::removeSelectedGroups() {
-  int row = m_table->currentRow();
-  const QList<QTableWidgetItem*> selected = m_table->selectedItems();
-  if (!selected.isEmpty()) row = selected.front()->row();
-  if (row < 0 || row >= static_cast<int>(m_groups.size())) return;
-  m_groups.erase(m_groups.begin() + row);
-  fillRows();
-  changed();
+int ParamGroupsBinding::columnOfIssue(const std::string& rest) const {
+  return param_groups::columnOfIssue(rest);
 }
 
-void ParamGroupsBinding::fitHeight() {
-  const int rows = m_table->rowCount();
-  m_table->setVisible(rows > 0);
-  m_empty->setVisible(rows == 0);
-  const int shown = std::min(std::max(rows, 1), param_groups::kRowsWithoutScrolling);
-  m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() +
-                          shown * m_table->verticalHeader()->defaultSectionSize() +
-                          2 * m_table->frameWidth());
-}
-
-std::optional<std::pair<int, int>> ParamGroupsBinding::cellOf(const std::string& issuePath) const {
-  const std::string prefix = path() + "[";
-  if (issuePath.rfind(prefix, 0) != 0) return std::nullopt;
-  const size_t close = issuePath.find(']', prefix.size());
-  if (close == std::string::npos) return std::nullopt;
-  bool ok = false;
-  const int row = QString::fromStdString(issuePath.substr(prefix.size(), close - prefix.size())).toInt(&ok);
-  if (!ok || row < 0 || row >= m_table->rowCount()) return std::nullopt;
-  return std::make_pair(row, param_groups::columnOfIssue(issuePath.substr(close + 1)));
-}
-
-void ParamGroupsBinding::focusPart(const std::string& issuePath) {
-  FieldBinding::focusPart(issuePath);
-  const std::optional<std::pair<int, int>> cell = cellOf(issuePath);
-  if (!cell) return;
-  m_table->setCurrentCell(cell->first, cell->second >= 0 ? cell->second : static_cast<int>(Patterns));
-  // The form scrolled to the field's top; a table taller than what is left of a laptop's form would leave the
-  // cell below the edge.
+void ParamGroupsBinding::showCurrentCell(int row, int column) {
+  (void)row;
+  (void)column;
   scrollFormToCurrentCell();
 }
 
@@ -372,39 +309,39 @@ void ParamGroupsBinding::scrollFormToCurrentCell() {
   // added) is laid out: before, the table's rows have no place yet.
   QTimer::singleShot(0, &m_alive, [this] {
     QScrollArea* form = nullptr;
-    for (QWidget* w = m_table->parentWidget(); w != nullptr && form == nullptr; w = w->parentWidget())
+    for (QWidget* w = table()->parentWidget(); w != nullptr && form == nullptr; w = w->parentWidget())
       form = qobject_cast<QScrollArea*>(w);
-    if (form == nullptr || form->widget() == nullptr || m_table->currentItem() == nullptr) return;
+    if (form == nullptr || form->widget() == nullptr || table()->currentItem() == nullptr) return;
     // A row just added grew the table: the layouts up to the form's page settle level by level, each level's
     // request posted by the one below; the form's range must be the grown page's before it scrolls.
     for (int level = 0; level < 4; ++level)
       QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     form->ensureWidgetVisible(messageLabel());
-    const QRect rect = m_table->visualItemRect(m_table->currentItem());
-    const QPoint center = m_table->viewport()->mapTo(form->widget(), rect.center());
+    const QRect rect = table()->visualItemRect(table()->currentItem());
+    const QPoint center = table()->viewport()->mapTo(form->widget(), rect.center());
     form->ensureVisible(center.x(), center.y(), 0, rect.height());
   });
 }
 
 void ParamGroupsBinding::markIssues(const std::vector<ValidationIssue>& issues) {
-  const bool dark = m_table->palette().color(QPalette::Base).lightness() < 128;
+  const bool dark = table()->palette().color(QPalette::Base).lightness() < 128;
   const QBrush fault(dark ? QColor(0x7f, 0x2a, 0x2a) : QColor(0xff, 0xcd, 0xd2));
-  const QSignalBlocker block(m_table);  // colours and tooltips, not edits
-  const QIcon warning = m_table->style()->standardIcon(QStyle::SP_MessageBoxWarning);
-  for (int row = 0; row < m_table->rowCount(); ++row) {
-    for (int column = 0; column < m_table->columnCount(); ++column) {
-      m_table->item(row, column)->setBackground(QBrush());
-      m_table->item(row, column)->setIcon(QIcon());
-      m_table->item(row, column)->setToolTip(param_groups::columnHelp(column));
+  const QSignalBlocker block(table());  // colours and tooltips, not edits
+  const QIcon warning = table()->style()->standardIcon(QStyle::SP_MessageBoxWarning);
+  for (int row = 0; row < table()->rowCount(); ++row) {
+    for (int column = 0; column < table()->columnCount(); ++column) {
+      table()->item(row, column)->setBackground(QBrush());
+      table()->item(row, column)->setIcon(QIcon());
+      table()->item(row, column)->setToolTip(columnHelp(column));
     }
   }
   for (const ValidationIssue& issue : issues) {
     const std::optional<std::pair<int, int>> cell = cellOf(issue.path);
     if (!cell) continue;
     const auto [row, only] = *cell;
-    for (int column = 0; column < m_table->columnCount(); ++column) {
+    for (int column = 0; column < table()->columnCount(); ++column) {
       if (only >= 0 && column != only) continue;
-      QTableWidgetItem* item = m_table->item(row, column);
+      QTableWidgetItem* item = table()->item(row, column);
       item->setBackground(fault);
       item->setIcon(warning);  // seen in a selected row too, whose highlight hides the colour
       item->setToolTip(QStringLiteral("⚠ %1").arg(param_groups::fromStd(issue.message)));

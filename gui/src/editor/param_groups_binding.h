@@ -1,27 +1,21 @@
 #pragma once
-// optimizer.param_groups as a small table: one row per group — its name patterns, its learning rate (a factor
-// on optimizer.lr or a rate of its own) and its weight decay (empty: the optimizer's) — with Add group and
-// Remove. Each row keeps the group's JSON as the file wrote it and an edit changes only the key it edits, so
-// a document goes through the form unchanged. Numbers are passed on as typed (as NumberBinding does): the
-// engine's message for a refused one (lr_scale -1, a pattern that picks nothing) marks the cell at fault and
-// shows under the table.
+// optimizer.param_groups as a small table (json_rows_table.h): one row per group — its name patterns, its
+// learning rate (a factor on optimizer.lr or a rate of its own) and its weight decay (empty: the optimizer's)
+// — with Add group and Remove. An edit changes only the key it edits. Numbers are passed on as typed (as
+// NumberBinding does): the engine's message for a refused one (lr_scale -1, a pattern that picks nothing)
+// marks the cell at fault and shows under the table.
 
-#include <QObject>
-#include <QWidget>
-#include <optional>
-#include <utility>
+#include <string>
 #include <vector>
 
-#include "editor/field_binding.h"
+#include "editor/json_rows_table.h"
 
-class QLabel;
-class QPushButton;
-class QTableWidget;
+class QComboBox;
 class QTableWidgetItem;
 
 namespace wb::gui {
 
-class ParamGroupsBinding : public FieldBinding {
+class ParamGroupsBinding : public JsonRowsTable {
  public:
   // The table's columns; the learning rate's kind (× optimizer lr or absolute) is a chooser in its own
   // column.
@@ -30,45 +24,28 @@ class ParamGroupsBinding : public FieldBinding {
 
   explicit ParamGroupsBinding(std::string path);
 
-  QTableWidget* table() const { return m_table; }
-  QPushButton* addButton() const { return m_add; }
-  QPushButton* removeButton() const { return m_remove; }
   // Appends a group ({"params": [], "lr_scale": 1}) and opens its patterns for typing.
-  void addGroup();
-  // Removes the selected groups (or the one holding the current cell).
-  void removeSelectedGroups();
+  void addRow() override;
   // The chooser of row `row`'s learning-rate kind.
   QComboBox* rateKindOf(int row) const;
 
   void markIssues(const std::vector<ValidationIssue>& issues) override;
-  // Goes to the cell the issue's path names (optimizer.param_groups[1].lr_scale: row 1's learning rate).
-  void focusPart(const std::string& issuePath) override;
 
  protected:
   void loadValue(const nlohmann::json& value) override;
   nlohmann::json storeValue() const override;
+  void fillRow(int row) override;
+  int columnOfIssue(const std::string& rest) const override;
+  // The form scrolled to the field's top; a table taller than what is left of a laptop's form would leave the
+  // cell below the edge.
+  void showCurrentCell(int row, int column) override;
 
  private:
-  void fillRows();
-  void fillRow(int row);
   void onItemChanged(QTableWidgetItem* item);
   void onRateKindChosen(int row, int kind);
-  void fitHeight();
   // Scrolls the form (the scroll area around the table) so the current cell is in view.
   void scrollFormToCurrentCell();
-  // The row and column an issue's path names (column -1: the whole group); nullopt: no row of this table.
-  std::optional<std::pair<int, int>> cellOf(const std::string& issuePath) const;
   nlohmann::json& groupAt(int row);  // the row's group, made an object if the file had something else there
-
-  QTableWidget* m_table;
-  QLabel* m_empty;  // shown instead of the table while there is no group
-  QPushButton* m_add;
-  QPushButton* m_remove;
-  std::vector<nlohmann::json> m_groups;  // one per row, as loaded and edited
-  bool m_filling = false;
-  // The context of the widgets' connections: the widgets outlive the binding (the form owns them), and a cell
-  // still being edited commits as the window closes, after the editor has deleted its bindings.
-  QObject m_alive;
 };
 
 }  // namespace wb::gui

@@ -84,76 +84,52 @@ void markChooser(QComboBox* combo, const QString& message) {
                                       : QStringLiteral("⚠ %1").arg(message));
 }
 
+// What the table says of itself (json_rows_table.h).
+JsonRowsTable::Look look() {
+  JsonRowsTable::Look look;
+  look.caption = QObject::tr("Pipeline stages");
+  look.captionHelp = QObject::tr(
+      "The model's top-level layers cut into stages, one device each; each batch flows through "
+      "them in micro-batches (train.pipeline.stages).");
+  look.tableName = QStringLiteral("pipelineStagesTable");
+  look.headers = {QObject::tr("Device"), QObject::tr("First layer"), QObject::tr("Last layer")};
+  for (int column = PipelineBinding::Device; column <= PipelineBinding::LastLayer; ++column)
+    look.columnHelp << columnHelp(column);
+  look.emptyText = QObject::tr("No stage yet: Add stage, or Balanced to let the engine cut.");
+  look.addText = QObject::tr("Add stage");
+  look.addName = QStringLiteral("addPipelineStage");
+  look.addHelp = QObject::tr("A stage after the last: choose its device and layers.");
+  look.removeName = QStringLiteral("removePipelineStage");
+  look.removeHelp = QObject::tr("Remove the selected stage; its layers must go to another.");
+  look.rowsWithoutScrolling = kRowsWithoutScrolling;
+  return look;
+}
+
 }  // namespace pipeline_table
 
 PipelineBinding::PipelineBinding(std::string path)
-    : FieldBinding(std::move(path), new QWidget),
-      m_table(new QTableWidget(0, 3, input())),
-      m_balanced(new QCheckBox(QObject::tr("Balanced"), input())),
-      m_empty(new QLabel(input())),
-      m_add(new QPushButton(QObject::tr("Add stage"), input())),
-      m_remove(new QPushButton(QObject::tr("Remove"), input())) {
-  auto* caption = new QLabel(QObject::tr("Pipeline stages"), input());
-  caption->setToolTip(
-      QObject::tr("The model's top-level layers cut into stages, one device each; each batch flows through "
-                  "them in micro-batches (train.pipeline.stages)."));
-  m_add->setObjectName(QStringLiteral("addPipelineStage"));
-  m_remove->setObjectName(QStringLiteral("removePipelineStage"));
+    : PipelineBinding(std::move(path), new QCheckBox(QObject::tr("Balanced"))) {}
+
+PipelineBinding::PipelineBinding(std::string path, QCheckBox* balanced)
+    : JsonRowsTable(std::move(path), pipeline_table::look(), {balanced}), m_balanced(balanced) {
   m_balanced->setObjectName(QStringLiteral("pipelineBalanced"));
-  m_add->setToolTip(QObject::tr("A stage after the last: choose its device and layers."));
-  m_remove->setToolTip(QObject::tr("Remove the selected stage; its layers must go to another."));
   m_balanced->setToolTip(
       QObject::tr("The engine cuts the model over the stages' devices so that their forward FLOPs (plus "
                   "parameters) are as even as contiguous ranges allow (\"stages\": \"balanced\" with "
                   "train.pipeline.devices); the table shows its cut. Off: the cut is yours, starting from "
                   "the engine's."));
   guardWheel(m_balanced);
-  m_empty->setText(QObject::tr("No stage yet: Add stage, or Balanced to let the engine cut."));
-  m_empty->setWordWrap(true);
-  m_empty->setForegroundRole(QPalette::PlaceholderText);
-
-  m_table->setObjectName(QStringLiteral("pipelineStagesTable"));
-  m_table->setHorizontalHeaderLabels(
-      {QObject::tr("Device"), QObject::tr("First layer"), QObject::tr("Last layer")});
-  for (int column = 0; column < m_table->columnCount(); ++column)
-    m_table->horizontalHeaderItem(column)->setToolTip(pipeline_table::columnHelp(column));
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);  // the choosers edit
-  m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  m_table->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-  m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-  const QComboBox probe;  // rows as tall as the choosers they hold
-  m_table->verticalHeader()->setDefaultSectionSize(
-      std::max(m_table->verticalHeader()->defaultSectionSize(), probe.sizeHint().height()));
-  m_table->verticalHeader()->setVisible(true);  // the stage's number
-
-  auto* column = new QVBoxLayout(input());
-  column->setContentsMargins(0, 0, 0, 0);
-  column->setSpacing(2);
-  auto* top = new QHBoxLayout;
-  top->addWidget(caption, 1);
-  top->addWidget(m_balanced);
-  top->addWidget(m_add);
-  top->addWidget(m_remove);
-  column->addLayout(top);
-  column->addWidget(m_table);
-  column->addWidget(m_empty);
-  input()->setFocusProxy(m_table);
-
-  QObject::connect(m_add, &QPushButton::clicked, &m_alive, [this] { addStage(); });
-  QObject::connect(m_remove, &QPushButton::clicked, &m_alive, [this] { removeSelectedStage(); });
+  table()->setEditTriggers(QAbstractItemView::NoEditTriggers);  // the choosers edit
+  table()->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table()->verticalHeader()->setVisible(true);  // the stage's number
   QObject::connect(m_balanced, &QCheckBox::toggled, &m_alive, [this](bool on) {
     if (!m_filling) setBalanced(on);
   });
-  QObject::connect(m_table, &QTableWidget::currentCellChanged, &m_alive,
-                   [this](int row) { m_remove->setEnabled(row >= 0); });
   fillRows();
 }
 
 QComboBox* PipelineBinding::chooser(int row, int column) const {
-  return qobject_cast<QComboBox*>(m_table->cellWidget(row, column));
+  return qobject_cast<QComboBox*>(table()->cellWidget(row, column));
 }
 
 bool PipelineBinding::isBalanced() const {
@@ -260,20 +236,16 @@ QString PipelineBinding::endValue(size_t i, int column) const {
   return column == LastLayer && nextUnnamed ? layer.index : layer.name;
 }
 
-void PipelineBinding::fillRows() {
-  m_filling = true;
+void PipelineBinding::rowsFilled() {
   m_balanced->setChecked(isBalanced());
-  m_table->setRowCount(static_cast<int>(m_rows.size()));
   QStringList numbers;  // as the engine's messages count them: train.pipeline.stages[0] is stage 0
-  for (int row = 0; row < m_table->rowCount(); ++row) {
-    fillRow(row);
-    numbers << QString::number(row);
-  }
-  m_table->setVerticalHeaderLabels(numbers);
+  for (int row = 0; row < table()->rowCount(); ++row) numbers << QString::number(row);
+  table()->setVerticalHeaderLabels(numbers);
   markChoosers();  // new choosers (the model's layers arrived) keep the engine's marks until it checks again
-  m_filling = false;
-  m_remove->setEnabled(m_table->currentRow() >= 0);
-  fitHeight();
+}
+
+bool PipelineBinding::hasRowToRemove() const {
+  return table()->currentRow() >= 0;
 }
 
 QComboBox* PipelineBinding::deviceChooser(const QString& current) {
@@ -343,7 +315,7 @@ void PipelineBinding::fillRow(int row) {
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(6);
     guardWheel(combo);
-    m_table->setCellWidget(row, column, combo);
+    table()->setCellWidget(row, column, combo);
     QObject::connect(combo, qOverload<int>(&QComboBox::activated), &m_alive, [this, combo, column] {
       const int r = rowOfWidget(combo, column);
       if (r < 0) return;
@@ -357,8 +329,8 @@ void PipelineBinding::fillRow(int row) {
 }
 
 int PipelineBinding::rowOfWidget(const QWidget* widget, int column) const {
-  for (int r = 0; r < m_table->rowCount(); ++r)
-    if (m_table->cellWidget(r, column) == widget) return r;
+  for (int r = 0; r < table()->rowCount(); ++r)
+    if (table()->cellWidget(r, column) == widget) return r;
   return -1;
 }
 
@@ -386,7 +358,7 @@ void PipelineBinding::onLayerChosen(int row) {
   changed();
 }
 
-void PipelineBinding::addStage() {
+void PipelineBinding::addRow() {
   QString device = QStringLiteral("cpu");
   if (!m_rows.empty()) {
     const nlohmann::json& last = m_rows.back();
@@ -396,20 +368,10 @@ void PipelineBinding::addStage() {
     if (!previous.isEmpty()) device = previous;
   }
   if (isBalanced()) {
-    m_rows.push_back(device.toStdString());
+    appendRow(device.toStdString(), Device);
   } else {
-    m_rows.push_back(nlohmann::json::array({device.toStdString(), ""}));
+    appendRow(nlohmann::json::array({device.toStdString(), ""}), FirstLayer);
   }
-  fillRows();
-  m_table->setCurrentCell(m_table->rowCount() - 1, isBalanced() ? Device : FirstLayer);
-  changed();
-}
-
-void PipelineBinding::removeSelectedStage() {
-  const int row = m_table->currentRow();
-  if (row < 0 || row >= static_cast<int>(m_rows.size())) return;
-  m_rows.erase(m_rows.begin() + row);
-  fillRows();
   changed();
 }
 
@@ -447,25 +409,12 @@ std::string PipelineBinding::adoptedRange(const std::string& proposed) const {
   return pipeline_table::rangeOf(first, last).toStdString();
 }
 
-void PipelineBinding::fitHeight() {
-  const int rows = m_table->rowCount();
-  m_table->setVisible(rows > 0);
-  m_empty->setVisible(rows == 0);
-  const int shown = std::min(std::max(rows, 1), pipeline_table::kRowsWithoutScrolling);
-  m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() +
-                          shown * m_table->verticalHeader()->defaultSectionSize() +
-                          2 * m_table->frameWidth());
+std::string PipelineBinding::rowsPath() const {
+  return path() + (isBalanced() ? ".devices" : ".stages");
 }
 
-std::optional<std::pair<int, int>> PipelineBinding::cellOf(const std::string& issuePath) const {
-  const std::string prefix = path() + (isBalanced() ? ".devices[" : ".stages[");
-  if (issuePath.rfind(prefix, 0) != 0) return std::nullopt;
-  const size_t close = issuePath.find(']', prefix.size());
-  if (close == std::string::npos) return std::nullopt;
-  bool ok = false;
-  const int row = QString::fromStdString(issuePath.substr(prefix.size(), close - prefix.size())).toInt(&ok);
-  if (!ok || row < 0 || row >= m_table->rowCount()) return std::nullopt;
-  return std::make_pair(row, pipeline_table::columnOfIssue(issuePath.substr(close + 1), isBalanced()));
+int PipelineBinding::columnOfIssue(const std::string& rest) const {
+  return pipeline_table::columnOfIssue(rest, isBalanced());
 }
 
 void PipelineBinding::markIssues(const std::vector<ValidationIssue>& issues) {
@@ -478,15 +427,15 @@ void PipelineBinding::markChoosers() {
   for (const ValidationIssue& issue : m_issues) {
     const std::optional<std::pair<int, int>> cell = cellOf(issue.path);
     if (!cell) continue;
-    for (int column = 0; column < m_table->columnCount(); ++column) {
+    for (int column = 0; column < table()->columnCount(); ++column) {
       // A stage's layers are one key: both choosers show its message.
       const bool layers = cell->second == FirstLayer && column == LastLayer;
       if (cell->second < 0 || cell->second == column || layers)
         faults[{cell->first, column}] << pipeline_table::fromStd(issue.message);
     }
   }
-  for (int row = 0; row < m_table->rowCount(); ++row) {
-    for (int column = 0; column < m_table->columnCount(); ++column) {
+  for (int row = 0; row < table()->rowCount(); ++row) {
+    for (int column = 0; column < table()->columnCount(); ++column) {
       const auto found = faults.find({row, column});
       pipeline_table::markChooser(chooser(row, column),
                                   found == faults.end() ? QString() : found->second.join(QLatin1Char('\n')));
@@ -494,13 +443,8 @@ void PipelineBinding::markChoosers() {
   }
 }
 
-void PipelineBinding::focusPart(const std::string& issuePath) {
-  FieldBinding::focusPart(issuePath);
-  const std::optional<std::pair<int, int>> cell = cellOf(issuePath);
-  if (!cell) return;
-  const int column = cell->second >= 0 ? cell->second : static_cast<int>(Device);
-  m_table->setCurrentCell(cell->first, column);
-  chooser(cell->first, column)->setFocus(Qt::OtherFocusReason);
+void PipelineBinding::showCurrentCell(int row, int column) {
+  chooser(row, column)->setFocus(Qt::OtherFocusReason);
 }
 
 }  // namespace wb::gui

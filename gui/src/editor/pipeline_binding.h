@@ -1,32 +1,28 @@
 #pragma once
-// train.pipeline's cut as a table (issue 42): one row per stage — its device, chosen among this machine's
-// devices as the device picker lists them, and its first and last top-level layer, chosen among the model's
-// layers as the Model tab names them — with Add stage and Remove, and "Balanced", where the engine proposes
-// the cut over the rows' devices (train.pipeline.devices) and the table shows that cut read-only. The
-// section's other keys (enabled, micro_batches, schedule) are fields of their own after this one.
+// train.pipeline's cut as a table (issue 42, json_rows_table.h): one row per stage — its device, chosen among
+// this machine's devices as the device picker lists them, and its first and last top-level layer, chosen
+// among the model's layers as the Model tab names them — with Add stage and Remove, and "Balanced", where the
+// engine proposes the cut over the rows' devices (train.pipeline.devices) and the table shows that cut
+// read-only. The section's other keys (enabled, micro_batches, schedule) are fields of their own after this
+// one.
 //
 // The binding's path is the section, "train.pipeline", so the engine's issues at train.pipeline,
-// .stages[i][1] and .devices[i] come here, but it writes only the stages and devices keys. Each row keeps its
-// stage's JSON as the file wrote it and an edit changes only what it edits, so a document goes through the
-// form unchanged. The engine's message for a refused stage marks the chooser at fault (red, its tooltip) and
-// shows under the table.
+// .stages[i][1] and .devices[i] come here, but it writes only the stages and devices keys. The engine's
+// message for a refused stage marks the chooser at fault (red, its tooltip) and shows under the table.
 
-#include <QObject>
-#include <QWidget>
+#include <QString>
 #include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "editor/field_binding.h"
+#include "editor/json_rows_table.h"
 #include "workbench/model_summary.h"
 #include "workbench/training_memory.h"
 
 class QCheckBox;
-class QLabel;
-class QPushButton;
-class QTableWidget;
+class QComboBox;
 
 namespace wb::gui {
 
@@ -37,15 +33,12 @@ struct PipelineLayer {
   QString text;   // what the chooser shows: the Model tab's name ("conv1", or "2 (relu)" for an unnamed one)
 };
 
-class PipelineBinding : public FieldBinding {
+class PipelineBinding : public JsonRowsTable {
  public:
   enum Column { Device = 0, FirstLayer = 1, LastLayer = 2 };
 
   explicit PipelineBinding(std::string path);
 
-  QTableWidget* table() const { return m_table; }
-  QPushButton* addButton() const { return m_add; }
-  QPushButton* removeButton() const { return m_remove; }
   QCheckBox* balancedBox() const { return m_balanced; }
   // The chooser in `row`, `column` (a device or a layer).
   QComboBox* chooser(int row, int column) const;
@@ -58,9 +51,7 @@ class PipelineBinding : public FieldBinding {
   const std::vector<std::string>& proposedCut() const { return m_proposed; }
 
   // A stage after the last, on the last stage's device (the CPU for the first), its layers still to choose.
-  void addStage();
-  // Removes the selected stage (or the one holding the current cell).
-  void removeSelectedStage();
+  void addRow() override;
   // On: "stages": "balanced" over the rows' devices. Off: the rows take the proposed cut, to edit.
   void setBalanced(bool on);
   // Called with the device chosen for the first stage (train.devices must name it: batches are loaded there).
@@ -70,16 +61,24 @@ class PipelineBinding : public FieldBinding {
 
   void store(nlohmann::json& doc) const override;
   void markIssues(const std::vector<ValidationIssue>& issues) override;
-  void focusPart(const std::string& issuePath) override;
 
  protected:
   void loadValue(const nlohmann::json& value) override;
   nlohmann::json storeValue() const override;
+  void fillRow(int row) override;
+  // The stages' numbers (as the engine's messages count them) and the choosers' marks.
+  void rowsFilled() override;
+  // The cells are choosers, not items: the current row is the one Remove acts on.
+  bool hasRowToRemove() const override;
+  // Balanced: the rows are the devices (train.pipeline.devices), else the stages.
+  std::string rowsPath() const override;
+  int columnOfIssue(const std::string& rest) const override;
+  void showCurrentCell(int row, int column) override;
 
  private:
+  // `balanced`: the Balanced switch, beside the caption.
+  PipelineBinding(std::string path, QCheckBox* balanced);
   bool isBalanced() const;
-  void fillRows();
-  void fillRow(int row);
   QComboBox* deviceChooser(const QString& current);
   QComboBox* layerChooser(const QString& current, int column, bool editable);
   // What the file writes for layer `i` as a stage's first or last layer: its name where that means exactly
@@ -87,31 +86,20 @@ class PipelineBinding : public FieldBinding {
   QString endValue(size_t i, int column) const;
   void onDeviceChosen(int row, const QString& device);
   void onLayerChosen(int row);
-  void fitHeight();
-  // The row and column an issue's path names (column -1: the whole stage); nullopt: no row of the table.
-  std::optional<std::pair<int, int>> cellOf(const std::string& issuePath) const;
   QString layerText(const QString& value) const;  // a layer's name for the chooser ("2 (relu)")
-  int layerIndexOf(const QString& value) const;
+  int layerIndexOf(const QString& value) const;   // the layer an end names exactly; -1: none (a prefix)
   // The engine's proposed range ("0..10") as the choosers write it ("conv1..10").
-  std::string adoptedRange(
-      const std::string& proposed) const;  // the layer an end names exactly; -1: none (a prefix)
+  std::string adoptedRange(const std::string& proposed) const;
   int rowOfWidget(const QWidget* widget, int column) const;
   void markChoosers();  // the last issues shown, at the choosers they name
 
-  QTableWidget* m_table;
   QCheckBox* m_balanced;
-  QLabel* m_empty;  // instead of the table while there is no stage
-  QPushButton* m_add;
-  QPushButton* m_remove;
   nlohmann::json m_section = nlohmann::json::object();  // the section as loaded, stages and devices edited
-  std::vector<nlohmann::json> m_rows;  // explicit: each stage's [device, layers]; balanced: each device
+  // m_rows: explicit, each stage's [device, layers]; balanced, each device.
   std::vector<PipelineLayer> m_layers;
   std::vector<std::string> m_proposed;
   std::vector<ValidationIssue> m_issues;
   std::function<void(const QString&)> m_onFirstDevice;
-  bool m_filling = false;
-  // The context of the widgets' connections: the widgets outlive the binding (the form owns them).
-  QObject m_alive;
 };
 
 }  // namespace wb::gui

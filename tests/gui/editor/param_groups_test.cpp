@@ -340,7 +340,7 @@ class ParamGroupsTest : public QObject {
     if (!addRow) return;
     form->verticalScrollBar()->setValue(0);
     QVERIFY(!inView(1, Groups::LearningRate));
-    groups->addGroup();
+    groups->addRow();
     QTRY_VERIFY2(inView(2, Groups::Patterns), where());
   }
 
