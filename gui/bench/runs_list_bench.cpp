@@ -30,7 +30,9 @@
 #include "run/past_runs_on_charts.h"
 #include "runs_browser/run_compare_view.h"
 #include "runs_browser/runs_browser.h"
+#include "runs_browser/runs_browser_actions.h"
 #include "runs_browser/runs_filter_proxy.h"
+#include "runs_browser/runs_filters.h"
 #include "runs_browser/runs_table_model.h"
 #include "synthetic_runs.h"
 #include "window/main_window.h"
@@ -197,21 +199,22 @@ int main(int argc, char** argv) {
       std::vector<double> times;
       int shown = 0;
       for (int round = 0; round < 5; ++round) {
-        browser.searchBox()->clear();
-        browser.statusFilter()->setCurrentIndex(0);
+        browser.filters()->searchBox()->clear();
+        browser.filters()->statusFilter()->setCurrentIndex(0);
         QCoreApplication::processEvents();
         times.push_back(timeMs([&] {
           if (!f.status.isEmpty())
-            browser.statusFilter()->setCurrentIndex(browser.statusFilter()->findData(f.status));
-          if (!f.text.isEmpty()) browser.searchBox()->setText(f.text);
+            browser.filters()->statusFilter()->setCurrentIndex(
+                browser.filters()->statusFilter()->findData(f.status));
+          if (!f.text.isEmpty()) browser.filters()->searchBox()->setText(f.text);
           QCoreApplication::processEvents();
         }));
         shown = browser.visibleRowCount();
       }
       std::printf("filter %-26s median %6.2f ms (%d of %d shown)\n", f.what, median(times), shown, runs);
     }
-    browser.searchBox()->clear();
-    browser.statusFilter()->setCurrentIndex(0);
+    browser.filters()->searchBox()->clear();
+    browser.filters()->statusFilter()->setCurrentIndex(0);
     const std::pair<const char*, int> sorts[] = {{"learning rate", RunsTableModel::kLr},
                                                  {"best val accuracy", RunsTableModel::kValAcc},
                                                  {"name", RunsTableModel::kName},
@@ -291,14 +294,14 @@ int main(int argc, char** argv) {
   waitFor([&] { return !browser->isLoading() && browser->rowCount() == runs + 2; });
   browser->view()->sortByColumn(RunsTableModel::kStarted, Qt::DescendingOrder);
   browser->selectFolders(QStringList{real[0], real[1], folders[1], folders[13]});
-  browser->overlaySelected();
+  browser->actions()->overlaySelected();
   waitFor([&] { return window.pastRuns()->pendingLoads() == 0; });
   window.charts()->replotAllNow();
   bool ok = saveShot(&window, QDir(shots).filePath(QStringLiteral("runs-list.png")));
 
   browser->selectFolders(QStringList{real[0], real[1], folders[1]});
-  browser->compareSelected();
-  RunCompareView* compare = browser->compareView();
+  browser->actions()->compareSelected();
+  RunCompareView* compare = browser->actions()->compareView();
   compare->setOnlyDifferences(true);
   QWidget* compareWindow = compare->window();
   compareWindow->resize(980, 640);

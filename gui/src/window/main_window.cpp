@@ -40,6 +40,8 @@
 #include "runs_browser/finished_run.h"
 #include "runs_browser/index_watch.h"
 #include "runs_browser/runs_browser.h"
+#include "runs_browser/runs_browser_actions.h"
+#include "runs_browser/runs_filters.h"
 #include "sweep_view/sweep_view.h"
 #include "widgets/screen_fit.h"
 #include "window/about_dialog.h"
@@ -128,8 +130,8 @@ void MainWindow::buildBehaviour() {
   m_liveControl = new LiveControlActions(m_run->controller(), this);
   m_profile = new ProfileActions(m_run->controller(), m_profileView, this);
   m_export = new ExportMenu(this, m_runs, m_charts, present);
-  m_runs->addContextSubmenu(m_compression->menu());
-  m_runs->addContextSubmenu(m_export->menu());
+  m_runs->actions()->addContextSubmenu(m_compression->menu());
+  m_runs->actions()->addContextSubmenu(m_export->menu());
 }
 
 void MainWindow::buildFileMenu() {
@@ -338,7 +340,7 @@ void MainWindow::wireQueueAndSweeps() {
     m_centralTabs->setCurrentWidget(m_charts);
   });
   connect(m_sweepView, &SweepView::showTrialsRequested, this, [this](const QString& sweep) {
-    m_runs->showSweep(sweep);
+    m_runs->filters()->showSweep(sweep);
     showAndRaise(m_runsDock);
   });
 }
@@ -438,8 +440,8 @@ void MainWindow::updateActions() {
   m_run->updateActions();
   // The form shows the experiment being trained while a run goes on (ExperimentEditor::setLocked).
   m_document->setChangeAllowed(m_run->lifecycle().actions().change_experiment);
-  m_runs->setLiveRunActive(m_run->controller()->isActive());
-  m_runs->setPastRunsShown(m_charts->traceCount() > (m_charts->hasTrace(kLiveTrace) ? 1 : 0));
+  m_runs->actions()->setLiveRunActive(m_run->controller()->isActive());
+  m_runs->actions()->setPastRunsShown(m_charts->traceCount() > (m_charts->hasTrace(kLiveTrace) ? 1 : 0));
 }
 
 // --- the close protocol

@@ -29,6 +29,7 @@
 #include "run/run_follower.h"
 #include "runs_browser/index_watch.h"
 #include "runs_browser/runs_browser.h"
+#include "runs_browser/runs_filters.h"
 #include "runs_browser/runs_table_model.h"
 #include "sweep_view/sweep_view.h"
 #include "window/main_window.h"
@@ -158,9 +159,9 @@ class QueueTest : public QObject {
     // The runs list filters the sweep's trials (each a run, tagged with the sweep).
     RunsBrowser* runsList = later.runsBrowser();
     QTRY_COMPARE_WITH_TIMEOUT(runsList->rowCount(), 3, 20000);
-    QVERIFY(runsList->sweepNames().contains(QStringLiteral("lrs")));
+    QVERIFY(sweepNamesOf(runsList->model()->rows()).contains(QStringLiteral("lrs")));
     QTest::mouseClick(sweep->findChild<QPushButton*>(QStringLiteral("sweepShowTrials")), Qt::LeftButton);
-    QCOMPARE(runsList->sweepFilter()->currentData().toString(), QStringLiteral("lrs"));
+    QCOMPARE(runsList->filters()->sweepFilter()->currentData().toString(), QStringLiteral("lrs"));
     QCOMPARE(runsList->visibleRowCount(), 3);
 
     // Clone Best: the best trial's experiment in the editor.

@@ -13,6 +13,7 @@
 #include "editor/experiment_editor.h"
 #include "gui_test_support.h"
 #include "run/past_runs_on_charts.h"
+#include "runs_browser/runs_browser_actions.h"
 #include "runs_browser/runs_filter_proxy.h"
 #include "runs_browser/runs_table_model.h"
 #include "window/experiment_document.h"
@@ -71,7 +72,7 @@ class RunsBrowserTest : public QObject {
     QStringList folders = m_folders.mid(0, 2);
     runs->selectFolders(folders);
     QCOMPARE(runs->selectedFolders().size(), 2);
-    runs->overlaySelected();
+    runs->actions()->overlaySelected();
     ChartsPanel* charts = window.charts();
     QTRY_COMPARE_WITH_TIMEOUT(charts->traceCount(), 2, 20000);
     QTRY_COMPARE(window.pastRuns()->pendingLoads(), 0);
@@ -93,7 +94,7 @@ class RunsBrowserTest : public QObject {
 
     // Open one: it replaces what was shown.
     runs->selectFolders({folders.front()});
-    runs->openSelected();
+    runs->actions()->openSelected();
     QTRY_COMPARE(window.pastRuns()->pendingLoads(), 0);
     QTRY_COMPARE(charts->traceCount(), 1);
     QCOMPARE(charts->traceIds().front(), folders.front());
@@ -109,7 +110,7 @@ class RunsBrowserTest : public QObject {
     QTRY_COMPARE(runs->rowCount(), 3);
     runs->selectFolders({m_folders.front()});
     QTRY_COMPARE(runs->selectedFolders().size(), 1);
-    QMenu* menu = runs->contextMenu();
+    QMenu* menu = runs->actions()->contextMenu();
     QVERIFY(menu);
     QStringList submenus;
     QStringList enabled;

@@ -20,8 +20,11 @@
 
 #include "charts/charts_panel.h"
 #include "runs_browser/run_compare_view.h"
+#include "runs_browser/run_folder_edits.h"
 #include "runs_browser/runs_browser.h"
+#include "runs_browser/runs_browser_actions.h"
 #include "runs_browser/runs_filter_proxy.h"
+#include "runs_browser/runs_filters.h"
 #include "runs_browser/runs_table_model.h"
 #include "support/synthetic_runs.h"
 #include "workbench/run_index.h"
@@ -134,29 +137,29 @@ class RunsScaleTest : public QObject {
     RunsBrowser runs;
     runs.setRunsDir(m_dir.path());
     QTRY_COMPARE(runs.rowCount(), kRuns);
-    runs.searchBox()->setText(QStringLiteral("ResNet"));
+    runs.filters()->searchBox()->setText(QStringLiteral("ResNet"));
     QCOMPARE(runs.visibleRowCount(), kRuns / 4);
     for (int row = 0; row < runs.visibleRowCount(); ++row)
       QCOMPARE(cell(runs, row, Column::kModel), QStringLiteral("resnet"));
-    runs.searchBox()->setText(QStringLiteral("resnet sgd"));  // every word must match
+    runs.filters()->searchBox()->setText(QStringLiteral("resnet sgd"));  // every word must match
     for (int row = 0; row < runs.visibleRowCount(); ++row)
       QCOMPARE(cell(runs, row, Column::kOptimizer), QStringLiteral("sgd"));
     QVERIFY(runs.visibleRowCount() > 0 && runs.visibleRowCount() < kRuns / 4);
-    runs.searchBox()->setText(QStringLiteral("tag:baseline"));
+    runs.filters()->searchBox()->setText(QStringLiteral("tag:baseline"));
     QCOMPARE(runs.visibleRowCount(), 4);  // i = 1, 13, 25, 37
-    runs.searchBox()->clear();
+    runs.filters()->searchBox()->clear();
     QCOMPARE(runs.visibleRowCount(), kRuns);
 
-    const int interrupted = runs.statusFilter()->findData(QStringLiteral("interrupted"));
+    const int interrupted = runs.filters()->statusFilter()->findData(QStringLiteral("interrupted"));
     QVERIFY(interrupted > 0);
-    runs.statusFilter()->setCurrentIndex(interrupted);
+    runs.filters()->statusFilter()->setCurrentIndex(interrupted);
     QCOMPARE(runs.visibleRowCount(), 3);  // i % 13 == 5: 5, 18, 31
     for (int row = 0; row < runs.visibleRowCount(); ++row)
       QCOMPARE(cell(runs, row, Column::kStatus), QStringLiteral("Interrupted"));
-    runs.searchBox()->setText(QStringLiteral("vit"));  // 31 is a vit run
+    runs.filters()->searchBox()->setText(QStringLiteral("vit"));  // 31 is a vit run
     QCOMPARE(runs.visibleRowCount(), 1);
-    runs.statusFilter()->setCurrentIndex(0);
-    runs.searchBox()->clear();
+    runs.filters()->statusFilter()->setCurrentIndex(0);
+    runs.filters()->searchBox()->clear();
     QCOMPARE(runs.visibleRowCount(), kRuns);
   }
 
@@ -175,9 +178,9 @@ class RunsScaleTest : public QObject {
           !runs.proxy()->setData(name, QStringLiteral("   ")));  // an empty name is refused, with a message
       QCOMPARE(refused.count(), 1);
       QCOMPARE(runs.proxy()->data(name).toString(), QStringLiteral("wide lr sweep"));
-      QCOMPARE(
-          runs.setTagsAndNotes(folder, {"keep", "paper"}, QStringLiteral("diverged at epoch 2; try warmup")),
-          QString());
+      QCOMPARE(runs.edits()->setTagsAndNotes(folder, {"keep", "paper"},
+                                             QStringLiteral("diverged at epoch 2; try warmup")),
+               QString());
     }
     // Stored in the run folder (run.json) and the index: a new list, the CLI's listRuns and the folder agree.
     const std::optional<RunInfo> info = readRunInfo(folder.toStdString());
@@ -195,10 +198,10 @@ class RunsScaleTest : public QObject {
     again.setRunsDir(m_dir.path());
     QTRY_COMPARE(again.rowCount(), kRuns);
     QCOMPARE(again.run(folder)->name, std::string("wide lr sweep"));
-    again.searchBox()->setText(QStringLiteral("warmup"));  // notes are searched
+    again.filters()->searchBox()->setText(QStringLiteral("warmup"));  // notes are searched
     QCOMPARE(again.visibleRowCount(), 1);
     QCOMPARE(again.visibleFolder(0), folder);
-    again.searchBox()->setText(QStringLiteral("tag:pap"));
+    again.filters()->searchBox()->setText(QStringLiteral("tag:pap"));
     QCOMPARE(again.visibleRowCount(), 1);
   }
 
@@ -211,12 +214,12 @@ class RunsScaleTest : public QObject {
         QString::fromStdString(test::writeSyntheticRun(runsDir, test::SyntheticRunSpec{1, 20, 2, 2}));
     RunsBrowser runs;
     QStringList errors;
-    runs.setErrorPresenter(
+    runs.edits()->setErrorPresenter(
         [&errors](const QString& title, const QString& message) { errors << title + ": " + message; });
     int asked = 0;
     bool agree = false;
     QString question;
-    runs.setConfirm([&](const QString&, const QString& text, std::function<void()> yes) {
+    runs.edits()->setConfirm([&](const QString&, const QString& text, std::function<void()> yes) {
       ++asked;
       question = text;
       if (agree) yes();
@@ -225,12 +228,12 @@ class RunsScaleTest : public QObject {
     QTRY_COMPARE(runs.rowCount(), 2);
 
     runs.selectFolders({done});
-    runs.action(QStringLiteral("runDelete"))->trigger();
+    runs.actions()->action(QStringLiteral("runDelete"))->trigger();
     QCOMPARE(asked, 1);
     QVERIFY2(question.contains(QDir::toNativeSeparators(done)), qPrintable(question));  // names what goes
     QVERIFY(QFileInfo::exists(done));  // answered no: nothing deleted
     agree = true;
-    runs.deleteSelected();
+    runs.actions()->deleteSelected();
     QCOMPARE(asked, 2);
     QVERIFY(!QFileInfo::exists(done));
     QTRY_COMPARE(runs.rowCount(), 1);
@@ -248,7 +251,7 @@ class RunsScaleTest : public QObject {
     QTRY_COMPARE(runs.rowCount(), 2);
     QCOMPARE(runs.run(QString::fromStdString(registered.folder))->status, RunIndexStatus::Running);
     runs.selectFolders({QString::fromStdString(registered.folder)});
-    runs.deleteSelected();
+    runs.actions()->deleteSelected();
     QCOMPARE(errors.size(), 1);
     QVERIFY2(errors.front().contains(QStringLiteral("is training")), qPrintable(errors.front()));
     QVERIFY(QFileInfo::exists(live + QStringLiteral("/experiment.json")));
@@ -261,9 +264,9 @@ class RunsScaleTest : public QObject {
     QTRY_COMPARE(runs.rowCount(), kRuns);
     // i = 0 (cnn, adamw, lr 1e-3, batch 128, bf16) and i = 1 (mlp, adamw, lr 1e-3, batch 128, off).
     runs.selectFolders({m_folders[0], m_folders[1]});
-    QVERIFY(runs.action(QStringLiteral("runCompare"))->isEnabled());
-    runs.compareSelected();
-    RunCompareView* view = runs.compareView();
+    QVERIFY(runs.actions()->action(QStringLiteral("runCompare"))->isEnabled());
+    runs.actions()->compareSelected();
+    RunCompareView* view = runs.actions()->compareView();
     QVERIFY(view);
     QCOMPARE(view->table()->columnCount(), 2);
     const QStringList differ = view->differingKeys();

@@ -15,6 +15,7 @@
 #include "run/run_controller.h"
 #include "run/run_status_words.h"
 #include "runs_browser/runs_browser.h"
+#include "runs_browser/runs_browser_actions.h"
 #include "runs_browser/runs_table_model.h"
 #include "window/log_panel.h"
 #include "window/main_window.h"
@@ -126,7 +127,7 @@ class HonestStateTest : public QObject {
                               runStatusWord(RunIndexStatus::Interrupted), 10000);
 
     window.runsBrowser()->selectFolders({QString::fromStdString(stopped.run_dir)});
-    window.runsBrowser()->resumeSelected();
+    window.runsBrowser()->actions()->resumeSelected();
     QTRY_VERIFY_WITH_TIMEOUT(
         window.runActions()->controller()->isActive() && window.runActions()->lastStep() > stopped.steps,
         kRunTimeoutMs);

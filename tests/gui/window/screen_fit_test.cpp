@@ -59,6 +59,7 @@
 #include "runs_browser/run_compare_view.h"
 #include "runs_browser/run_notes_dialog.h"
 #include "runs_browser/runs_browser.h"
+#include "runs_browser/runs_browser_actions.h"
 #include "support/image_folder.h"
 #include "sweep_view/sweep_builder_dialog.h"
 #include "window/about_dialog.h"
@@ -472,9 +473,10 @@ class ScreenFitTest : public QObject {
     QTRY_VERIFY(window.runsBrowser()->rowCount() >= 2);
     window.runsBrowser()->selectFolders(
         {folder, QString::fromStdString(second.front().front().value<RunSummary>().run_dir)});
-    window.runsBrowser()->compareSelected();
-    QTRY_VERIFY(window.runsBrowser()->compareView() && window.runsBrowser()->compareView()->isVisible());
-    QWidget* compare = window.runsBrowser()->compareView()->window();
+    window.runsBrowser()->actions()->compareSelected();
+    QTRY_VERIFY(window.runsBrowser()->actions()->compareView() &&
+                window.runsBrowser()->actions()->compareView()->isVisible());
+    QWidget* compare = window.runsBrowser()->actions()->compareView()->window();
     QVERIFY(QTest::qWaitForWindowExposed(compare));
     CHECK(checkOnScreen(compare, QStringLiteral("the runs' comparison")));
     shot(QStringLiteral("12-compare"));
