@@ -419,53 +419,43 @@ void ChartsPanel::showGpuNote(const Trace& t, const GpuFigures& gpu) {
   m_gpuNote->setText(why.isEmpty() || m_traces.size() < 2 ? why : t.label + QStringLiteral(" · ") + why);
 }
 
-void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>& steps) {
-  auto found = m_traces.find(id);
-  if (found == m_traces.end() || steps.empty()) return;
-  Trace& t = found->second;
-  const int n = static_cast<int>(steps.size());
-  QVector<double> keys(n), loss(n), smoothed(n), throughput(n), lr(n);
-  QVector<double> rssKeys, rss, cudaKeys, allocated, reserved, peak, gradKeys, gradNorm, scaleKeys, scale;
-  GpuPoints gpu;
-  std::map<int64_t, RankPoints> ranks;
-  for (int i = 0; i < n; ++i) {
-    const StepMetrics& s = steps[i];
+ChartsPanel::StepPoints ChartsPanel::stepPoints(Trace& t, const std::vector<StepMetrics>& steps) {
+  StepPoints p;
+  for (const StepMetrics& s : steps) {
     const double step = static_cast<double>(s.step);
-    keys[i] = step;
-    loss[i] = s.loss;
-    smoothed[i] = t.ema.add(s.loss);
-    throughput[i] = s.samples_per_sec;
-    lr[i] = s.lr;
+    p.keys.push_back(step);
+    p.loss.push_back(s.loss);
+    p.smoothed.push_back(t.ema.add(s.loss));
+    p.throughput.push_back(s.samples_per_sec);
+    p.lr.push_back(s.lr);
     const bool parallel = s.devices.size() > 1;
-    const bool anyCuda = parallel && addRankPoints(t, s, step, ranks);
+    const bool anyCuda = parallel && addRankPoints(t, s, step, p.ranks);
     // With CPU ranks each rank's curve is the RSS; beside CUDA ranks the process's RSS keeps its own curve.
     if (!parallel || anyCuda) {
-      rssKeys.push_back(step);
-      rss.push_back(static_cast<double>(s.cpu_rss_bytes) / kMiB);
+      p.rssKeys.push_back(step);
+      p.rss.push_back(static_cast<double>(s.cpu_rss_bytes) / kMiB);
     }
     // With several CUDA ranks these are rank 0's, which its own curves show.
     if (!parallel && s.cuda_allocated_bytes >= 0) {
-      cudaKeys.push_back(step);
-      allocated.push_back(static_cast<double>(s.cuda_allocated_bytes) / kMiB);
-      reserved.push_back(static_cast<double>(s.cuda_reserved_bytes) / kMiB);
-      peak.push_back(static_cast<double>(s.cuda_peak_bytes) / kMiB);
+      p.cudaKeys.push_back(step);
+      p.allocated.push_back(static_cast<double>(s.cuda_allocated_bytes) / kMiB);
+      p.reserved.push_back(static_cast<double>(s.cuda_reserved_bytes) / kMiB);
+      p.peak.push_back(static_cast<double>(s.cuda_peak_bytes) / kMiB);
     }
     if (s.grad_norm >= 0) {
-      gradKeys.push_back(step);
-      gradNorm.push_back(s.grad_norm);
+      p.gradKeys.push_back(step);
+      p.gradNorm.push_back(s.grad_norm);
     }
     if (s.loss_scale > 0) {
-      scaleKeys.push_back(step);
-      scale.push_back(s.loss_scale);
+      p.scaleKeys.push_back(step);
+      p.scale.push_back(s.loss_scale);
     }
-    gpu.add(s.gpu, step);
+    p.gpu.add(s.gpu, step);
   }
-  t.lossKeys += keys;
-  t.lossValues += loss;
-  chart(ChartId::Loss)->appendPoints(t.series.at(kTrainLossRaw), keys, loss);
-  chart(ChartId::Loss)->appendPoints(t.series.at(kTrainLoss), keys, smoothed);
-  chart(ChartId::Throughput)->appendPoints(t.series.at(kThroughput), keys, throughput);
-  chart(ChartId::LearningRate)->appendPoints(t.series.at(kLr), keys, lr);
+  return p;
+}
+
+bool ChartsPanel::appendOccasionalSeries(const QString& id, Trace& t, const StepPoints& p) {
   bool added = false;
   auto append = [&](int kind, const QVector<double>& k, const QVector<double>& v) {
     if (k.isEmpty()) return;
@@ -473,29 +463,45 @@ void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>&
     const int handle = ensureSeries(id, t, kind);
     chart(look(t, kind, false).chart)->appendPoints(handle, k, v);
   };
-  append(kRss, rssKeys, rss);
-  append(kCudaAllocated, cudaKeys, allocated);
-  append(kCudaReserved, cudaKeys, reserved);
-  append(kCudaPeak, cudaKeys, peak);
-  append(kGradNorm, gradKeys, gradNorm);
-  append(kLossScale, scaleKeys, scale);
-  append(kGpuBusy, gpu.busyKeys, gpu.busy);
-  append(kGpuPower, gpu.powerKeys, gpu.power);
-  showGpuNote(t, steps.back().gpu);
+  append(kRss, p.rssKeys, p.rss);
+  append(kCudaAllocated, p.cudaKeys, p.allocated);
+  append(kCudaReserved, p.cudaKeys, p.reserved);
+  append(kCudaPeak, p.cudaKeys, p.peak);
+  append(kGradNorm, p.gradKeys, p.gradNorm);
+  append(kLossScale, p.scaleKeys, p.scale);
+  append(kGpuBusy, p.gpu.busyKeys, p.gpu.busy);
+  append(kGpuPower, p.gpu.powerKeys, p.gpu.power);
   bool cudaRanks = false;
-  for (const auto& [rank, r] : ranks) {
+  for (const auto& [rank, r] : p.ranks) {
     append(deviceKind(rank, kDevThroughput), r.keys, r.throughput);
     append(deviceKind(rank, kDevMemory), r.memoryKeys, r.memory);
     append(deviceKind(rank, kDevReserved), r.cudaKeys, r.reserved);
     append(deviceKind(rank, kDevPeak), r.cudaKeys, r.peak);
     cudaRanks = cudaRanks || !r.cudaKeys.isEmpty();
   }
+  // Legend keys without data: what the dotted and dash-dot lines of the CUDA ranks' colours mean.
   if (cudaRanks) {
     for (int key : {kReservedKey, kPeakKey}) {
       added = added || !t.series.count(key);
       ensureSeries(id, t, key);
     }
   }
+  return added;
+}
+
+void ChartsPanel::appendSteps(const QString& id, const std::vector<StepMetrics>& steps) {
+  auto found = m_traces.find(id);
+  if (found == m_traces.end() || steps.empty()) return;
+  Trace& t = found->second;
+  const StepPoints p = stepPoints(t, steps);
+  t.lossKeys += p.keys;
+  t.lossValues += p.loss;
+  chart(ChartId::Loss)->appendPoints(t.series.at(kTrainLossRaw), p.keys, p.loss);
+  chart(ChartId::Loss)->appendPoints(t.series.at(kTrainLoss), p.keys, p.smoothed);
+  chart(ChartId::Throughput)->appendPoints(t.series.at(kThroughput), p.keys, p.throughput);
+  chart(ChartId::LearningRate)->appendPoints(t.series.at(kLr), p.keys, p.lr);
+  const bool added = appendOccasionalSeries(id, t, p);
+  showGpuNote(t, steps.back().gpu);
   if (added) restyle();
 }
 

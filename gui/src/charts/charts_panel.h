@@ -103,6 +103,18 @@ class ChartsPanel : public QWidget {
     QVector<double> busyKeys, busy, powerKeys, power;
     void add(const GpuFigures& gpu, double step);
   };
+  // Steps as the charts' series take them: each curve's keys and values; the curves only some runs have
+  // (memory, gradient norm, loss scale, GPU, ranks) hold the steps that report them.
+  struct StepPoints {
+    QVector<double> keys, loss, smoothed, throughput, lr;
+    QVector<double> rssKeys, rss, cudaKeys, allocated, reserved, peak, gradKeys, gradNorm, scaleKeys, scale;
+    GpuPoints gpu;
+    std::map<int64_t, RankPoints> ranks;
+  };
+  // The trace's smoothing goes on over the steps, and it learns the devices they report.
+  static StepPoints stepPoints(Trace& t, const std::vector<StepMetrics>& steps);
+  // Appends the curves only some runs have, each series made at its first point; true when one was made.
+  bool appendOccasionalSeries(const QString& id, Trace& t, const StepPoints& points);
   void showGpuNote(const Trace& trace, const GpuFigures& gpu);
   // A data-parallel step's points per rank, a pipeline's per device (the trace learns each one's device);
   // true when one reports CUDA memory.

@@ -61,6 +61,39 @@ QTableWidget* makeClassTable(QWidget* parent) {
 EvaluationView::EvaluationView(QWidget* parent)
     : QWidget(parent), m_controller(new EvaluationController(this)) {
   setObjectName(QStringLiteral("evaluationView"));
+  QHBoxLayout* header = buildHeader();
+  QSplitter* report = buildReport();
+
+  // The report's least size (ten classes' matrix over the mistakes' grid) is taller than a laptop screen's
+  // room for a tab: inside a scroll area it scrolls instead of raising the window's minimum height, which
+  // pushed the status bar and the bottom docks off a 1366x768 screen.
+  auto* content = new QWidget;
+  content->setObjectName(QStringLiteral("evaluationContent"));
+  auto* layout = new QVBoxLayout(content);
+  layout->setContentsMargins(8, 8, 8, 8);
+  layout->addLayout(header);
+  layout->addWidget(m_summary);
+  layout->addWidget(report, 1);
+  auto* scroll = new QScrollArea(this);
+  scroll->setObjectName(QStringLiteral("evaluationScroll"));
+  scroll->setWidget(content);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(scroll);
+
+  connect(m_cancel, &QPushButton::clicked, this, &EvaluationView::cancel);
+  connect(m_controller, &EvaluationController::progress, this, &EvaluationView::onProgress);
+  connect(m_controller, &EvaluationController::finished, this, &EvaluationView::onFinished);
+  showEmpty(
+      tr("Choose a finished run in the Runs panel and Evaluate it (Run ▸ Evaluate Run…, or right-click the "
+         "run): its test accuracy, per-class figures, confusion matrix and mistakes appear here."));
+}
+
+// What is evaluated and how far it got: the title with the progress and Cancel beside it, and the summary
+// line (placed under the header by the caller).
+QHBoxLayout* EvaluationView::buildHeader() {
   m_title = new QLabel(this);
   m_title->setObjectName(QStringLiteral("evaluationTitle"));
   QFont titleFont = m_title->font();
@@ -83,7 +116,11 @@ EvaluationView::EvaluationView(QWidget* parent)
   header->addWidget(m_title, 1);
   header->addWidget(m_progress);
   header->addWidget(m_cancel);
+  return header;
+}
 
+// The report: the per-class table beside the confusion matrix, over the grid of misclassified samples.
+QSplitter* EvaluationView::buildReport() {
   m_classes = makeClassTable(this);
 
   m_matrix = new ConfusionMatrixWidget(this);
@@ -109,32 +146,7 @@ EvaluationView::EvaluationView(QWidget* parent)
   split->addWidget(bottom);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
-
-  // The report's least size (ten classes' matrix over the mistakes' grid) is taller than a laptop screen's
-  // room for a tab: inside a scroll area it scrolls instead of raising the window's minimum height, which
-  // pushed the status bar and the bottom docks off a 1366x768 screen.
-  auto* content = new QWidget;
-  content->setObjectName(QStringLiteral("evaluationContent"));
-  auto* layout = new QVBoxLayout(content);
-  layout->setContentsMargins(8, 8, 8, 8);
-  layout->addLayout(header);
-  layout->addWidget(m_summary);
-  layout->addWidget(split, 1);
-  auto* scroll = new QScrollArea(this);
-  scroll->setObjectName(QStringLiteral("evaluationScroll"));
-  scroll->setWidget(content);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  auto* outer = new QVBoxLayout(this);
-  outer->setContentsMargins(0, 0, 0, 0);
-  outer->addWidget(scroll);
-
-  connect(m_cancel, &QPushButton::clicked, this, &EvaluationView::cancel);
-  connect(m_controller, &EvaluationController::progress, this, &EvaluationView::onProgress);
-  connect(m_controller, &EvaluationController::finished, this, &EvaluationView::onFinished);
-  showEmpty(
-      tr("Choose a finished run in the Runs panel and Evaluate it (Run ▸ Evaluate Run…, or right-click the "
-         "run): its test accuracy, per-class figures, confusion matrix and mistakes appear here."));
+  return split;
 }
 
 bool EvaluationView::evaluate(const QString& runDir, const QString& model) {

@@ -11,9 +11,11 @@
 #include "evaluate/evaluation_controller.h"
 #include "workbench/evaluation_report.h"
 
+class QHBoxLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 class QTableWidget;
 
 namespace wb::gui {
@@ -59,6 +61,8 @@ class EvaluationView : public QWidget {
   void evaluationFinished(bool ok, const QString& error, const QString& hint);
 
  private:
+  QHBoxLayout* buildHeader();
+  QSplitter* buildReport();
   void onProgress(qint64 done, qint64 total);
   void onFinished(const EvaluationOutcome& outcome);
   void showReport(const EvaluationReport& report);
