@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -51,7 +52,8 @@ class TemporaryFolder {
     m_path = pattern;
   }
   ~TemporaryFolder() {
-    if (m_path.empty()) return;  // moved from
+    // A forked child that exits through exit() runs the static destructors too: the folders are its parent's.
+    if (m_path.empty() || ::getpid() != m_owner) return;  // moved from, or in a forked child
     if (keepFilesOfFailures() && runningTestFailed()) {
       std::printf("WB_KEEP_TEST_FILES=1: kept %s\n", m_path.c_str());
       return;
@@ -59,7 +61,8 @@ class TemporaryFolder {
     std::error_code ignored;
     std::filesystem::remove_all(m_path, ignored);
   }
-  TemporaryFolder(TemporaryFolder&& other) noexcept : m_path(std::exchange(other.m_path, {})) {}
+  TemporaryFolder(TemporaryFolder&& other) noexcept
+      : m_path(std::exchange(other.m_path, {})), m_owner(other.m_owner) {}
   TemporaryFolder& operator=(TemporaryFolder&&) = delete;
   TemporaryFolder(const TemporaryFolder&) = delete;
   TemporaryFolder& operator=(const TemporaryFolder&) = delete;
@@ -69,6 +72,7 @@ class TemporaryFolder {
 
  private:
   std::string m_path;
+  pid_t m_owner = ::getpid();  // the process that made it, the one that removes it
 };
 
 // The folders handed out by folderForThisTest, by how long they live; TestFoldersRemover ends them.

@@ -4,7 +4,10 @@
 #include "support/temporary_folder.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +44,22 @@ TEST(TemporaryFolder, AFolderForATestLivesUntilTheTestEnds) {
   // What GoogleTest's end of this test does (TestFoldersRemover, installed by the test program's main).
   test::TestFolders::instance().endTest();
   EXPECT_FALSE(fs::exists(path));
+}
+
+// A forked child (a test's worker process) that ends through exit() runs the static destructors, the test
+// folders' registry's among them: its parent's folders must outlive it.
+TEST(TemporaryFolder, AForkedChildLeavesItsParentsFoldersAlone) {
+  const std::string path = test::folderForThisTest("forked");
+  std::fflush(nullptr);  // the child's exit flushes what is buffered: once is enough
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    test::TestFolders::instance().endTest();  // as the child's exit would end them
+    std::exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(fs::is_directory(path));
 }
 
 // gtest_main.cpp's TestProgramTemporaryRoot: the temporary directory this program and the processes it
