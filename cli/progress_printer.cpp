@@ -121,9 +121,15 @@ void ProgressPrinter::printStep(const StepMetrics& m) {
 
 void ProgressPrinter::printEpoch(const EpochMetrics& m) {
   clearBar();
-  std::fprintf(m_out, "%s: train loss %.4f acc %.4f", epochText(m.epoch).c_str(), m.train_loss,
-               m.train_accuracy);
-  if (m.val_loss >= 0) std::fprintf(m_out, " | val loss %.4f acc %.4f", m.val_loss, m.val_accuracy);
+  // The task's figures by their short names: classification's "train loss 0.4213 acc 0.8470".
+  std::fprintf(m_out, "%s: train loss %.4f", epochText(m.epoch).c_str(), m.train_loss);
+  for (const TaskFigure& f : m.train_figures)
+    std::fprintf(m_out, " %s %.4f", figureSpecNamed(f.name).short_name.c_str(), f.value);
+  if (m.val_loss >= 0) {
+    std::fprintf(m_out, " | val loss %.4f", m.val_loss);
+    for (const TaskFigure& f : m.val_figures)
+      std::fprintf(m_out, " %s %.4f", figureSpecNamed(f.name).short_name.c_str(), f.value);
+  }
   std::fprintf(m_out, " | lr %.3g | %.1f s, %.0f samples/s\n", m.lr, m.epoch_s, m.samples_per_sec);
 }
 

@@ -119,7 +119,7 @@ ValidationJudge sweepTrialJudge(const std::string& runs_dir, const QueueEntry& e
     ValidationVerdict verdict;
     for (const int64_t rung : rungs) {
       if (rung > m.epoch || rung <= m.epoch - every) continue;
-      const double value = maximize ? m.val_accuracy : m.val_loss;
+      const double value = maximize ? figureNamed(m.val_figures, "accuracy", -1) : m.val_loss;
       const RungDecision d = judgeSweepRung(runs_dir, sweep, trial, rung, metric, value, eta);
       verdict.note = d.reason + ".";
       if (d.stop) {

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -35,6 +36,11 @@ std::string metric(double value, const char* format = "%.4f") {
   char text[32];
   std::snprintf(text, sizeof(text), format, value);
   return text;
+}
+
+// The figure a run is judged by: its task's headline (taskFigureSpecs puts it first).
+FigureSpec headlineFigure(const RunHistory& history) {
+  return taskFigureSpecs(history.experiment.task).front();
 }
 
 nlohmann::json recordToJson(const RunRecord& r) {
@@ -145,12 +151,14 @@ int showCommand(const RunsOptions& o) {
     nlohmann::json out = recordToJson(r);
     out["epochs_detail"] = nlohmann::json::array();
     for (const EpochMetrics& e : history.epochs) {
-      out["epochs_detail"].push_back({{"epoch", e.epoch},
-                                      {"step", e.step},
-                                      {"train_loss", e.train_loss},
-                                      {"train_accuracy", e.train_accuracy},
-                                      {"val_loss", e.val_loss},
-                                      {"val_accuracy", e.val_accuracy}});
+      nlohmann::json epoch = {
+          {"epoch", e.epoch}, {"step", e.step}, {"train_loss", e.train_loss}, {"val_loss", e.val_loss}};
+      // The task's figures by name ("train_accuracy", "val_accuracy"); -1 for an epoch without validation.
+      for (const TaskFigure& f : e.train_figures) {
+        epoch["train_" + f.name] = f.value;
+        epoch["val_" + f.name] = figureNamed(e.val_figures, f.name, -1);
+      }
+      out["epochs_detail"].push_back(epoch);
     }
     std::cout << out.dump(2) << std::endl;
     return kExitOk;
@@ -174,12 +182,15 @@ int showCommand(const RunsOptions& o) {
   std::printf("  test         loss %s, accuracy %s\n", metric(r.test_loss).c_str(),
               metric(r.test_accuracy).c_str());
   if (!history.epochs.empty()) {
-    std::printf("\n  %5s  %7s  %10s  %9s  %8s  %7s\n", "epoch", "step", "train loss", "train acc", "val loss",
-                "val acc");
+    // The task's headline figure (classification: "train acc", "val acc").
+    const FigureSpec headline = headlineFigure(history);
+    std::printf("\n  %5s  %7s  %10s  %9s  %8s  %7s\n", "epoch", "step", "train loss",
+                ("train " + headline.short_name).c_str(), "val loss", ("val " + headline.short_name).c_str());
     for (const EpochMetrics& e : history.epochs) {
       std::printf("  %5lld  %7lld  %10.4f  %9.4f  %8s  %7s\n", static_cast<long long>(e.epoch),
-                  static_cast<long long>(e.step), e.train_loss, e.train_accuracy, metric(e.val_loss).c_str(),
-                  metric(e.val_accuracy).c_str());
+                  static_cast<long long>(e.step), e.train_loss,
+                  figureNamed(e.train_figures, headline.name, 0), metric(e.val_loss).c_str(),
+                  metric(figureNamed(e.val_figures, headline.name, -1)).c_str());
     }
   }
   if (r.status == RunIndexStatus::Interrupted)
@@ -232,12 +243,16 @@ int compareCommand(const RunsOptions& o) {
 
   const size_t epochs = std::max(ha.epochs.size(), hb.epochs.size());
   if (epochs > 0) {
-    std::printf("\nValidation accuracy by epoch:\n  %5s  %-16s %-16s\n", "epoch", la.c_str(), lb.c_str());
-    for (size_t i = 0; i < epochs; ++i) {
-      std::printf("  %5zu  %-16s %-16s\n", i + 1,
-                  i < ha.epochs.size() ? metric(ha.epochs[i].val_accuracy).c_str() : "",
-                  i < hb.epochs.size() ? metric(hb.epochs[i].val_accuracy).c_str() : "");
-    }
+    const FigureSpec headline = headlineFigure(ha);
+    const auto val = [&headline](const RunHistory& h, size_t i) {
+      return i < h.epochs.size() ? metric(figureNamed(h.epochs[i].val_figures, headline.name, -1)) : "";
+    };
+    std::string title = headline.title;
+    if (!title.empty()) title[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(title[0])));
+    std::printf("\nValidation %s by epoch:\n  %5s  %-16s %-16s\n", title.c_str(), "epoch", la.c_str(),
+                lb.c_str());
+    for (size_t i = 0; i < epochs; ++i)
+      std::printf("  %5zu  %-16s %-16s\n", i + 1, val(ha, i).c_str(), val(hb, i).c_str());
   }
   return kExitOk;
 }

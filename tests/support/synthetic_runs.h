@@ -77,15 +77,17 @@ inline std::string writeSyntheticRun(const std::string& runs_dir, const Syntheti
       ep.epoch = step / per_epoch;
       ep.step = step;
       ep.train_loss = m.loss;
-      ep.train_accuracy = 0.9 - 0.6 * std::exp(-speed * step);
+      const double train_accuracy = 0.9 - 0.6 * std::exp(-speed * step);
+      const double val_accuracy = train_accuracy - 0.02 - 0.001 * (i % 17);
+      ep.train_figures = {{"accuracy", train_accuracy}};
       ep.val_loss = m.loss + 0.04;
-      ep.val_accuracy = ep.train_accuracy - 0.02 - 0.001 * (i % 17);
+      ep.val_figures = {{"accuracy", val_accuracy}};
       ep.lr = m.lr;
       ep.epoch_s = per_epoch * 0.05;
       ep.samples_per_sec = m.samples_per_sec;
       metrics << eventToJson(Event(ep)).dump() << "\n";
       if (best_loss < 0 || ep.val_loss < best_loss) best_loss = ep.val_loss;
-      if (ep.val_accuracy > best_acc) best_acc = ep.val_accuracy;
+      if (val_accuracy > best_acc) best_acc = val_accuracy;
     }
   }
   metrics.close();

@@ -11,6 +11,7 @@
 #include "workbench/compression_words.h"
 #include "workbench/gpu_figures.h"
 #include "workbench/profile_report.h"
+#include "workbench/task_words.h"
 #include "workbench/word_set.h"
 
 namespace wb {
@@ -74,9 +75,11 @@ struct EpochMetrics {
   int64_t epoch = 0;
   int64_t step = 0;
   double train_loss = 0;
-  double train_accuracy = 0;
   double val_loss = -1;  // -1 when there was no validation this epoch
-  double val_accuracy = -1;
+  // The task's figures (taskFigureSpecs: classification's "accuracy") over the epoch's training samples and
+  // over the validation split; val_figures is empty when there was no validation this epoch.
+  std::vector<TaskFigure> train_figures;
+  std::vector<TaskFigure> val_figures;
   double lr = 0;
   double epoch_s = 0;
   double samples_per_sec = 0;

@@ -10,6 +10,7 @@
 
 #include "workbench/compression_words.h"
 #include "workbench/experiment_words.h"
+#include "workbench/task_words.h"
 
 namespace wb {
 
@@ -240,6 +241,7 @@ struct OutputConfig {
 struct Experiment {
   std::string name;  // empty: runs are named after the model and the data ("cnn-fashion-mnist-0007")
   uint64_t seed = 42;
+  TaskKind task = TaskKind::Classification;  // what the run learns (workbench/task_words.h)
   DataConfig data;
   ModelConfig model;
   OptimizerConfig optimizer;
@@ -293,6 +295,9 @@ struct ExperimentChange {
   std::string after;
 };
 std::vector<ExperimentChange> diffExperiments(const nlohmann::json& before, const nlohmann::json& after);
+// The changes from the experiment a run saved (a checkpoint's, a run folder's) to `now`. A key the saved one
+// lacks because it was written before the key existed reads as its default: the run trained with it.
+std::vector<ExperimentChange> changesSinceSaved(const nlohmann::json& saved, const Experiment& now);
 // "train.epochs: 15 -> 20; optimizer.lr: 0.001 -> 0.01"
 std::string describeChanges(const std::vector<ExperimentChange>& changes);
 

@@ -86,7 +86,8 @@ RunSummary resumeBlocking(const ResumeRequest& request, const TrainingRun::Event
 
 struct EvalResult {
   double loss = 0;
-  double accuracy = 0;
+  double accuracy = 0;              // the figure called "accuracy" (classification's); 0 for a task without
+  std::vector<TaskFigure> figures;  // the task's figures (taskFigureSpecs), empty without samples
   int64_t samples = 0;
 };
 

@@ -34,7 +34,8 @@ EvalResult evalResult(const SplitMeasure& measure, const Task& task) {
   result.samples = measure.samples;
   if (measure.samples == 0) return result;
   result.loss = measure.loss_sum / static_cast<double>(measure.samples);
-  result.accuracy = figureNamed(task.figures(measure.figure_sums, measure.samples), "accuracy", 0.0);
+  result.figures = task.figures(measure.figure_sums, measure.samples);
+  result.accuracy = figureNamed(result.figures, "accuracy", 0.0);
   return result;
 }
 

@@ -84,13 +84,14 @@ json toJson(const EpochMetrics& m) {
             {"epoch", m.epoch},
             {"step", m.step},
             {"train_loss", m.train_loss},
-            {"train_accuracy", m.train_accuracy},
             {"lr", m.lr},
             {"epoch_s", m.epoch_s},
             {"samples_per_sec", m.samples_per_sec}};
+  // The task's figures by their names: classification's "train_accuracy" and "val_accuracy", as always.
+  for (const TaskFigure& f : m.train_figures) j["train_" + f.name] = f.value;
   if (m.val_loss >= 0) {
     j["val_loss"] = m.val_loss;
-    j["val_accuracy"] = m.val_accuracy;
+    for (const TaskFigure& f : m.val_figures) j["val_" + f.name] = f.value;
   }
   return j;
 }
@@ -213,14 +214,26 @@ StepMetrics stepFromJson(const json& j) {
   return m;
 }
 
+// An epoch's figures are its numbers named "<prefix><figure>" other than the loss: whatever the run's task
+// reported, read without knowing the task (a past run's file names its own).
+std::vector<TaskFigure> epochFigures(const json& j, const std::string& prefix) {
+  std::vector<TaskFigure> figures;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    if (key.rfind(prefix, 0) != 0 || key == prefix + "loss" || !it->is_number()) continue;
+    figures.push_back({key.substr(prefix.size()), it->get<double>()});
+  }
+  return figures;
+}
+
 EpochMetrics epochFromJson(const json& j) {
   EpochMetrics m;
   m.epoch = get<int64_t>(j, "epoch", 0);
   m.step = get<int64_t>(j, "step", 0);
   m.train_loss = get<double>(j, "train_loss", 0);
-  m.train_accuracy = get<double>(j, "train_accuracy", 0);
   m.val_loss = get<double>(j, "val_loss", -1);
-  m.val_accuracy = get<double>(j, "val_accuracy", -1);
+  m.train_figures = epochFigures(j, "train_");
+  if (m.val_loss >= 0) m.val_figures = epochFigures(j, "val_");
   m.lr = get<double>(j, "lr", 0);
   m.epoch_s = get<double>(j, "epoch_s", 0);
   m.samples_per_sec = get<double>(j, "samples_per_sec", 0);

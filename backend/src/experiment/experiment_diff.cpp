@@ -38,6 +38,11 @@ std::vector<ExperimentChange> diffExperiments(const nlohmann::json& before, cons
   return changes;
 }
 
+std::vector<ExperimentChange> changesSinceSaved(const nlohmann::json& saved, const Experiment& now) {
+  const ParseResult parsed = parseExperiment(saved);
+  return diffExperiments(parsed.ok() ? experimentToJson(parsed.experiment) : saved, experimentToJson(now));
+}
+
 std::string describeChanges(const std::vector<ExperimentChange>& changes) {
   std::string text;
   for (const ExperimentChange& c : changes) {

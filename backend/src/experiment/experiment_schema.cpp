@@ -545,6 +545,7 @@ SchemaKey buildSchema() {
   return sectionKey("", {
     stringKey("name", StringRule(), WB_FIELD(name)),  // "" = named after the model and the data
     seedKey(),
+    wordKey("task", WB_FIELD(task)),
     dataSection(),
     modelSection(),
     optimizerSection(),

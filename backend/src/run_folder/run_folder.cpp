@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "run_folder/gpu_scalars.h"
@@ -91,16 +92,26 @@ void writeTensorBoard(TensorBoardWriter& tb, const Event& event) {
     appendStageMemoryScalars(scalars, *m);
     tb.addScalars(m->step, wallTime(), scalars);
   } else if (const auto* e = std::get_if<EpochMetrics>(&event)) {
-    std::vector<std::pair<std::string, double>> scalars = {
-        {"loss/train_epoch", e->train_loss},
-        {"accuracy/train", e->train_accuracy},
-        {"throughput/epoch_samples_per_sec", e->samples_per_sec}};
+    // The task's figures under their names: classification's accuracy/train and accuracy/val.
+    std::vector<std::pair<std::string, double>> scalars = {{"loss/train_epoch", e->train_loss}};
+    for (const TaskFigure& f : e->train_figures) scalars.emplace_back(f.name + "/train", f.value);
+    scalars.emplace_back("throughput/epoch_samples_per_sec", e->samples_per_sec);
     if (e->val_loss >= 0) {
       scalars.emplace_back("loss/val", e->val_loss);
-      scalars.emplace_back("accuracy/val", e->val_accuracy);
+      for (const TaskFigure& f : e->val_figures) scalars.emplace_back(f.name + "/val", f.value);
     }
     tb.addScalars(e->step, wallTime(), scalars);
   }
+}
+
+// The task of a run folder's experiment.json (a file from before the "task" key: classification).
+TaskKind taskOfRun(const std::string& path) {
+  std::ifstream in(path + "/experiment.json");
+  const nlohmann::json experiment = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (experiment.is_object() && experiment.contains("task") && experiment["task"].is_string()) {
+    if (auto task = fromWord<TaskKind>(experiment["task"].get<std::string>())) return *task;
+  }
+  return TaskKind::Classification;
 }
 
 }  // namespace
@@ -145,7 +156,7 @@ std::string checkRunsDirWritable(const std::string& runs_dir, bool create) {
   return {};
 }
 
-RunFolder RunFolder::create(const std::string& runs_dir, const std::string& name) {
+RunFolder RunFolder::create(const std::string& runs_dir, const std::string& name, TaskKind task) {
   const std::string problem = checkRunsDirWritable(runs_dir, /*create=*/true);
   if (!problem.empty()) {
     throw UserError("Cannot start the run: " + problem + ".",
@@ -154,7 +165,7 @@ RunFolder RunFolder::create(const std::string& runs_dir, const std::string& name
   const std::string base = runs_dir + "/" + timestamp() + "-" + safeName(name);
   for (int attempt = 0; attempt < 1000; ++attempt) {
     const std::string path = attempt == 0 ? base : base + "-" + std::to_string(attempt + 1);
-    if (::mkdir(path.c_str(), 0755) == 0) return RunFolder(path);
+    if (::mkdir(path.c_str(), 0755) == 0) return RunFolder(path, task);
     if (errno != EEXIST) {
       throw UserError("Could not create run folder " + path + ": " + std::strerror(errno),
                       "Check that output.runs_dir is writable.");
@@ -176,10 +187,11 @@ RunFolder RunFolder::open(const std::string& path) {
   // A kill during an atomic write (experiment.json, summary.json, model.pt) leaves its temporary file; the
   // checkpoints/ folder's are removed by CheckpointStore.
   removeStaleTempFiles(path);
-  return RunFolder(path);
+  return RunFolder(path, taskOfRun(path));
 }
 
-RunFolder::RunFolder(std::string path) : m_path(std::move(path)) {
+RunFolder::RunFolder(std::string path, TaskKind task)
+    : m_path(std::move(path)), m_csv_figures(metricsCsvFigures(task)) {
   // One TensorBoard file per run folder, kept across resumes (tensorboard needs "tfevents" in the name).
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(m_path, ec)) {
@@ -198,7 +210,7 @@ void RunFolder::openLogs() {
   const bool new_csv = !fs::exists(file("metrics.csv")) || fs::file_size(file("metrics.csv")) == 0;
   m_metrics = openForAppend(file("metrics.jsonl"));
   m_csv = openForAppend(file("metrics.csv"));
-  if (new_csv) writeChecked(m_csv, file("metrics.csv"), metricsCsvHeader());
+  if (new_csv) writeChecked(m_csv, file("metrics.csv"), metricsCsvHeader(m_csv_figures));
   m_log = openForAppend(file("train.log"));
   m_tensorboard = std::make_unique<TensorBoardWriter>(file(m_tensorboard_name));
 }
@@ -214,6 +226,7 @@ void RunFolder::closeLogs() {
 RunFolder::RunFolder(RunFolder&& other) noexcept
     : m_path(std::move(other.m_path)),
       m_tensorboard_name(std::move(other.m_tensorboard_name)),
+      m_csv_figures(std::move(other.m_csv_figures)),
       m_metrics(other.m_metrics),
       m_csv(other.m_csv),
       m_log(other.m_log),
@@ -262,7 +275,7 @@ void RunFolder::writeExperiment(const nlohmann::json& experiment) {
 void RunFolder::append(const EventBatch& batch) {
   for (const Event& event : batch) {
     writeChecked(m_metrics, file("metrics.jsonl"), eventToJson(event).dump() + "\n");
-    const std::string row = metricsCsvRow(event);
+    const std::string row = metricsCsvRow(event, m_csv_figures);
     if (!row.empty()) writeChecked(m_csv, file("metrics.csv"), row);
     writeTensorBoard(*m_tensorboard, event);
     if (const auto* log = std::get_if<LogLine>(&event)) {

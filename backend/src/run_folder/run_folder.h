@@ -18,7 +18,8 @@ class RunFolder {
  public:
   // Creates "<runs_dir>/<YYYYmmdd-HHMMSS>-<name>" (with a suffix if taken). Throws UserError when runs_dir
   // cannot be created or written (read-only, full disk) — before any training.
-  static RunFolder create(const std::string& runs_dir, const std::string& name);
+  // `task` names the figure columns of metrics.csv.
+  static RunFolder create(const std::string& runs_dir, const std::string& name, TaskKind task);
 
   // An existing run folder, to resume it; temporary files left by a kill during a write are removed. Throws
   // UserError when `path` is not a run folder.
@@ -44,12 +45,13 @@ class RunFolder {
   void truncateLogs(const nlohmann::json& lengths);
 
  private:
-  explicit RunFolder(std::string path);
+  RunFolder(std::string path, TaskKind task);
   void openLogs();
   void closeLogs();
   void flushLogs();
   std::string m_path;
   std::string m_tensorboard_name;
+  std::vector<std::string> m_csv_figures;  // metrics.csv's figure columns (metricsCsvFigures)
   std::FILE* m_metrics = nullptr;
   std::FILE* m_csv = nullptr;
   std::FILE* m_log = nullptr;

@@ -9,7 +9,7 @@ namespace wb {
 
 class ClassificationTask final : public Task {
  public:
-  std::string name() const override { return "classification"; }
+  TaskKind kind() const override { return TaskKind::Classification; }
   torch::Tensor loss(const torch::Tensor& outputs, const torch::Tensor& targets) const override;
   torch::Tensor lossSum(const torch::Tensor& outputs, const torch::Tensor& targets) const override;
   // "correct": the samples whose prediction is their class.

@@ -1,6 +1,6 @@
 #pragma once
-// The task an experiment trains (task/task.h). Every experiment classifies today (an image folder, a dataset
-// of images, a table's rows); the next kinds of work add their task here, chosen by the experiment.
+// The task an experiment trains (task/task.h), chosen by its "task" key. Every experiment classifies today
+// (an image folder, a dataset of images, a table's rows); the next kinds of work add their task here.
 
 #include <memory>
 

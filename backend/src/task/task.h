@@ -13,20 +13,17 @@
 #include <string>
 #include <vector>
 
-namespace wb {
+#include "workbench/task_words.h"
 
-// One figure of a task over some samples: "accuracy" 0.91.
-struct TaskFigure {
-  std::string name;
-  double value = 0;
-};
+namespace wb {
 
 class Task {
  public:
   virtual ~Task() = default;
 
-  // For logs and messages: "classification".
-  virtual std::string name() const = 0;
+  // The experiment's word for it ("task": "classification"); its name in logs and messages.
+  virtual TaskKind kind() const = 0;
+  std::string name() const { return wordString(kind()); }
 
   // The loss backward starts from: the mean over the batch of the loss of the model's `outputs` against
   // `targets`, under the step's autocast.
@@ -41,11 +38,9 @@ class Task {
   // A batch's sums, float64 [sumNames().size()] on the outputs' device: device work only, so that a step
   // never waits for a metric (outputs are detached).
   virtual torch::Tensor figureSums(const torch::Tensor& outputs, const torch::Tensor& targets) const = 0;
-  // The figures of sums added up over `samples` samples (a window, an epoch, a split).
+  // The figures of sums added up over `samples` samples (a window, an epoch, a split), in the order and by
+  // the names of taskFigureSpecs(kind()).
   virtual std::vector<TaskFigure> figures(const std::vector<double>& sums, int64_t samples) const = 0;
 };
-
-// The figure called `name` among `figures`, or `otherwise`.
-double figureNamed(const std::vector<TaskFigure>& figures, const std::string& name, double otherwise);
 
 }  // namespace wb

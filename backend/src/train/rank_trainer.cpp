@@ -339,7 +339,7 @@ bool RankTrainer::endEpoch(int64_t epoch) {
     em.step = m_step;
     em.epoch_s = epoch_s;
     em.train_loss = sums.loss_sum / sums.loss_samples;
-    em.train_accuracy = figureNamed(m_task.figures(sums.figure_sums, sums.samples), "accuracy", 0.0);
+    em.train_figures = m_task.figures(sums.figure_sums, sums.samples);
     em.lr = s.schedule.lrAt(std::max<int64_t>(0, m_step - 1));
     em.samples_per_sec = sums.rate;
     if (!std::isfinite(em.train_loss)) {
@@ -352,7 +352,7 @@ bool RankTrainer::endEpoch(int64_t epoch) {
     if (has_val && (epoch % std::max<int64_t>(1, m_train.eval_every_epochs) == 0 || last)) {
       const EvalResult val = validate();
       em.val_loss = val.loss;
-      em.val_accuracy = val.accuracy;
+      em.val_figures = val.figures;
       if (m_outcome.best_val_loss < 0 || val.loss < m_outcome.best_val_loss)
         m_outcome.best_val_loss = val.loss;
       m_outcome.best_val_accuracy = std::max(m_outcome.best_val_accuracy, val.accuracy);

@@ -245,8 +245,9 @@ void RunSession::refuseFinishedOrRunning() {
 void RunSession::refuseChangesSinceCheckpoint() {
   // The compress section does not change training: editing it (the window's Compress dialogs do)
   // must not block resuming the training.
-  auto changes = diffExperiments(checkpoint->contents.meta.value("experiment", nlohmann::json::object()),
-                                 experimentToJson(experiment));
+  // A checkpoint from before a key existed ("task") trained with its default: not a change.
+  auto changes =
+      changesSinceSaved(checkpoint->contents.meta.value("experiment", nlohmann::json::object()), experiment);
   changes.erase(std::remove_if(changes.begin(), changes.end(),
                                [](const ExperimentChange& c) { return c.path.rfind("compress", 0) == 0; }),
                 changes.end());
@@ -287,7 +288,7 @@ void RunSession::createFolder() {
   // The folder after the experiment's name, or its model and data when it has none
   // ("<date>-cnn-fashion-mnist").
   folder = std::make_unique<RunFolder>(
-      RunFolder::create(experiment.output.runs_dir, experimentRunName(experiment)));
+      RunFolder::create(experiment.output.runs_dir, experimentRunName(experiment), experiment.task));
   folder->writeExperiment(experimentToJson(experiment));
   folder_owned = true;
   events.setRecorder(folder.get());

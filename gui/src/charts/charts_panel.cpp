@@ -51,8 +51,8 @@ enum Kind {
   kTrainLossRaw,
   kTrainLoss,
   kValLoss,
-  kTrainAcc,
-  kValAcc,
+  kTrainFigure,
+  kValFigure,
   kThroughput,
   kLr,
   kRss,
@@ -103,8 +103,8 @@ const KindInfo kKinds[] = {
     {ChartId::Loss, "train (raw)", 0, Qt::SolidLine, 1.0, false, false, false},
     {ChartId::Loss, "train", 0, Qt::SolidLine, 1.8, false, false, true},
     {ChartId::Loss, "validation", 1, Qt::DashLine, 1.6, true, false, true},
-    {ChartId::Accuracy, "train", 0, Qt::SolidLine, 1.6, true, false, true},
-    {ChartId::Accuracy, "validation", 1, Qt::DashLine, 1.6, true, false, true},
+    {ChartId::Figure, "train", 0, Qt::SolidLine, 1.6, true, false, true},
+    {ChartId::Figure, "validation", 1, Qt::DashLine, 1.6, true, false, true},
     {ChartId::Throughput, "training", 0, Qt::SolidLine, 1.4, false, false, true},
     {ChartId::LearningRate, "learning rate", 0, Qt::SolidLine, 1.6, false, false, true},
     {ChartId::Memory, "CPU RSS", 0, Qt::SolidLine, 1.6, false, false, true},
@@ -121,13 +121,26 @@ const KindInfo kKinds[] = {
     {ChartId::Memory, "GPU power (% limit)", 6, Qt::DashLine, 1.2, false, true, true},
 };
 
+// A figure's chart: "Accuracy", "accuracy [%]" for a share.
+QString figureTitle(const FigureSpec& figure) {
+  return QString::fromStdString(figure.title);
+}
+
+QString figureAxisLabel(const FigureSpec& figure) {
+  const QString name = QString::fromStdString(figure.title).toLower();
+  return figure.share ? ChartsPanel::tr("%1 [%]").arg(name) : name;
+}
+
+constexpr double kNotReported = -1e300;  // an epoch without the figure (figureNamed's `otherwise`)
+
 }  // namespace
 
-ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
+ChartsPanel::ChartsPanel(QWidget* parent)
+    : QWidget(parent), m_figure(taskFigureSpecs(TaskKind::Classification).front()) {
   const QString x = tr("optimizer step");
   m_charts = {
       new MetricChart(tr("Loss"), x, tr("cross-entropy [nats]"), this),
-      new MetricChart(tr("Accuracy"), x, tr("accuracy [%]"), this),
+      new MetricChart(figureTitle(m_figure), x, figureAxisLabel(m_figure), this),
       new MetricChart(tr("Throughput"), x, tr("samples/s"), this),
       new MetricChart(tr("Learning rate"), x, tr("learning rate (unitless)"), this),
       new MetricChart(tr("Memory"), x, tr("memory [MiB]"), this),
@@ -135,7 +148,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
       new MetricChart(tr("Gradients"), x, tr("L2 norm"), this),
   };
   chart(ChartId::Loss)->setEmptyText(tr("Start a run (F5), or open a past run\nfrom the Runs panel"));
-  chart(ChartId::Accuracy)->setEmptyText(tr("Per epoch: appears after the first epoch"));
+  chart(ChartId::Figure)->setEmptyText(tr("Per epoch: appears after the first epoch"));
   // A process's memory moves by a few MiB around hundreds: at least ±5 % (or 8 MiB) keeps that line flat.
   chart(ChartId::Memory)->setMinimumValueSpan(8.0, 0.10);
   chart(ChartId::Memory)->setRightAxisLabel(tr("GPU [%]"));
@@ -240,8 +253,9 @@ void ChartsPanel::setTraceLabel(const QString& id, const QString& label) {
   restyle();
 }
 
-void ChartsPanel::addTrace(const QString& id, const QString& label) {
+void ChartsPanel::addTrace(const QString& id, const QString& label, std::optional<TaskKind> task) {
   removeTrace(id);
+  if (task) showFigure(taskFigureSpecs(*task).front());
   Trace trace;
   trace.label = label;
   trace.index = m_nextIndex++;
@@ -262,7 +276,7 @@ void ChartsPanel::addTrace(const QString& id, const QString& label) {
   for (MetricChart* c : m_charts) c->followData();
   // The curves every run has; memory, gradient norm, loss scale and per-device curves appear when first
   // reported (a data-parallel run on CPU ranks plots each rank's memory instead of one CPU RSS curve).
-  for (int kind : {kTrainLossRaw, kTrainLoss, kValLoss, kTrainAcc, kValAcc, kThroughput, kLr}) {
+  for (int kind : {kTrainLossRaw, kTrainLoss, kValLoss, kTrainFigure, kValFigure, kThroughput, kLr}) {
     ensureSeries(id, t, kind);
   }
   restyle();
@@ -509,23 +523,44 @@ void ChartsPanel::appendEpochs(const QString& id, const std::vector<EpochMetrics
   auto found = m_traces.find(id);
   if (found == m_traces.end() || epochs.empty()) return;
   Trace& t = found->second;
-  QVector<double> valKeys, valLoss, accKeys, trainAcc, valAccKeys, valAcc;
+  // The figure chart's figure, in percent when it is a share; an epoch without it (a run of another task)
+  // adds no point there.
+  const double scale = m_figure.share ? 100.0 : 1.0;
+  QVector<double> valKeys, valLoss, trainKeys, trainFigure, valFigureKeys, valFigure;
   for (const EpochMetrics& e : epochs) {
     const double step = static_cast<double>(e.step);
-    accKeys.push_back(step);
-    trainAcc.push_back(e.train_accuracy * 100);
+    const double train = figureNamed(e.train_figures, m_figure.name, kNotReported);
+    if (train != kNotReported) {
+      trainKeys.push_back(step);
+      trainFigure.push_back(train * scale);
+    }
     if (e.val_loss >= 0) {
       valKeys.push_back(step);
       valLoss.push_back(e.val_loss);
     }
-    if (e.val_accuracy >= 0) {
-      valAccKeys.push_back(step);
-      valAcc.push_back(e.val_accuracy * 100);
+    const double val = figureNamed(e.val_figures, m_figure.name, kNotReported);
+    if (val != kNotReported) {
+      valFigureKeys.push_back(step);
+      valFigure.push_back(val * scale);
     }
   }
   chart(ChartId::Loss)->appendPoints(t.series.at(kValLoss), valKeys, valLoss);
-  chart(ChartId::Accuracy)->appendPoints(t.series.at(kTrainAcc), accKeys, trainAcc);
-  chart(ChartId::Accuracy)->appendPoints(t.series.at(kValAcc), valAccKeys, valAcc);
+  chart(ChartId::Figure)->appendPoints(t.series.at(kTrainFigure), trainKeys, trainFigure);
+  chart(ChartId::Figure)->appendPoints(t.series.at(kValFigure), valFigureKeys, valFigure);
+}
+
+void ChartsPanel::showFigure(const FigureSpec& figure) {
+  if (figure.name == m_figure.name) return;
+  m_figure = figure;
+  MetricChart* c = chart(ChartId::Figure);
+  c->setTitle(figureTitle(figure), figureAxisLabel(figure));
+  // The runs already on the charts drew the other figure: their points there go (their history has the
+  // epochs of their own task, not this one's).
+  for (auto& [id, trace] : m_traces) {
+    for (int kind : {kTrainFigure, kValFigure}) {
+      if (trace.series.count(kind)) c->replacePoints(trace.series.at(kind), {}, {});
+    }
+  }
 }
 
 void ChartsPanel::replotDirty() {

@@ -1,5 +1,6 @@
 #pragma once
-// The live charts: loss, accuracy, throughput, learning rate, memory, gradients. Each run on the charts is a
+// The live charts: loss, the task's figure (classification's accuracy), throughput, learning rate, memory,
+// gradients. Each run on the charts is a
 // "trace" (the live run, or a past run opened from the runs browser); traces overlay. New data marks a chart
 // dirty; a ~30 Hz timer replots only the dirty ones. A data-parallel run (StepMetrics::devices) also gets one
 // curve per device on the throughput and memory charts ("rank 1 · cuda:1"), each rank in a colour of its own.
@@ -9,6 +10,7 @@
 #include <QWidget>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "charts/ema.h"
@@ -23,7 +25,8 @@ namespace wb::gui {
 class ChartGrid;
 class GpuNote;
 
-enum class ChartId { Loss, Accuracy, Throughput, LearningRate, Memory, Gradients };
+// Figure: the headline figure of the task of the run added last (taskFigureSpecs: classification's accuracy).
+enum class ChartId { Loss, Figure, Throughput, LearningRate, Memory, Gradients };
 
 class ChartsPanel : public QWidget {
   Q_OBJECT
@@ -33,7 +36,11 @@ class ChartsPanel : public QWidget {
   ~ChartsPanel() override;
 
   // A trace id is the run folder (or "live" for the run in progress). Adding an existing id replaces it.
-  void addTrace(const QString& id, const QString& label);
+  // With a task, the figure chart shows that task's headline figure from now on (a run of another task on
+  // the charts draws none there); without, the figure chart stays as it is.
+  void addTrace(const QString& id, const QString& label, std::optional<TaskKind> task = std::nullopt);
+  // The figure the figure chart draws (classification's "accuracy" until a run of another task is added).
+  const FigureSpec& figureShown() const { return m_figure; }
   void removeTrace(const QString& id);
   // Removes every trace except `keep` (may be empty).
   void clearTracesExcept(const QString& keep);
@@ -75,6 +82,8 @@ class ChartsPanel : public QWidget {
     bool cuda = false;  // reports CUDA memory
     QString stages;     // a pipeline's device: "stage 0", "stages 1, 2"; empty for a data-parallel rank
   };
+  void showFigure(const FigureSpec& figure);
+
   struct Trace {
     QString label;
     int index = 0;              // order of addition
@@ -136,6 +145,7 @@ class ChartsPanel : public QWidget {
   std::map<QString, std::vector<ControlMark>> m_controlMarks;  // by trace id
   std::map<QString, QStringList> m_controlMarkLabels;
   int m_nextIndex = 0;
+  FigureSpec m_figure;
   QSlider* m_smoothing = nullptr;
   QLabel* m_smoothingValue = nullptr;
   QTimer m_replotTimer;

@@ -120,6 +120,14 @@ MetricChart::MetricChart(const QString& title, const QString& xLabel, const QStr
   resetAxes();
 }
 
+void MetricChart::setTitle(const QString& title, const QString& yLabel) {
+  m_title = title;
+  setObjectName(title);
+  m_titleElement->setText(title);
+  yAxis->setLabel(yLabel);
+  markDirty();
+}
+
 void MetricChart::resetAxes() {
   xAxis->setRange(0, 1);
   yAxis->setRange(0, 1);

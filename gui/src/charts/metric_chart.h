@@ -31,6 +31,8 @@ class MetricChart : public QCustomPlot {
   MetricChart(const QString& title, const QString& xLabel, const QString& yLabel, QWidget* parent = nullptr);
 
   QString title() const { return m_title; }
+  // Another title and value axis (the figure chart showing another task's figure); the object name follows.
+  void setTitle(const QString& title, const QString& yLabel);
   void setRightAxisLabel(const QString& label);
   // Shown centred while the chart has no data (what would make this chart fill, in words).
   void setEmptyText(const QString& text);

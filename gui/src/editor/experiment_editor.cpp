@@ -53,8 +53,7 @@ ExperimentEditor::ExperimentEditor(QWidget* parent)
   tabs->setDocumentMode(true);
   m_fields = std::make_unique<FormFields>(this, tabs, [this] { onEdited(); });
 
-  auto* header = new QFormLayout;
-  header->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  auto* header = new QVBoxLayout;
   outer->addLayout(header);
   m_sections.push_back(std::make_unique<TopLevelFields>(*m_fields, header));
 

@@ -85,7 +85,8 @@ void PastRunsOnCharts::show(const LoadedHistory& loaded) {
                        : loaded.hint);
     return;
   }
-  m_charts->addTrace(loaded.folder, labelFor(loaded.folder, *loaded.history));
+  m_charts->addTrace(loaded.folder, labelFor(loaded.folder, *loaded.history),
+                     loaded.history->experiment.task);
   appendHistory(m_charts, loaded.folder, *loaded.history);
   // While a run trains, the header keeps its devices; else it shows those of the run just opened.
   if (!m_liveRunBusy()) {

@@ -151,10 +151,10 @@ int64_t RunActions::lastStep() const {
   return m_feed->lastStep();
 }
 
-void RunActions::beginLiveTrace(const QString& label) {
+void RunActions::beginLiveTrace(const QString& label, std::optional<TaskKind> task) {
   emit runStarting();
   m_views.charts->removeTrace(kLiveTrace);
-  m_views.charts->addTrace(kLiveTrace, label);
+  m_views.charts->addTrace(kLiveTrace, label, task);
 }
 
 void RunActions::refresh() {
@@ -223,7 +223,7 @@ bool RunActions::startExperiment(const Experiment& experiment) {
   if (m_controller->isActive()) return false;
   const QString name =
       QString::fromStdString(experimentRunName(experiment));  // the experiment's, or model-data
-  beginLiveTrace(name);
+  beginLiveTrace(name, experiment.task);
   m_feed->restart();
   m_views.log->appendNote(tr("Starting %1 on %2").arg(name, describeDevices(experiment.train.devices)));
   m_views.progress->reset(tr("Starting: loading the data and building the model…"), experiment.train.epochs);
@@ -268,7 +268,8 @@ void RunActions::onResumeLoaded(const QString& runDir, bool force, const LoadedH
                         : loaded.history
                             ? QString::fromStdString(experimentRunName(loaded.history->experiment))
                             : QDir(runDir).dirName();
-  beginLiveTrace(label);
+  beginLiveTrace(label,
+                 loaded.history ? std::optional<TaskKind>(loaded.history->experiment.task) : std::nullopt);
   if (loaded.history) appendHistory(m_views.charts, kLiveTrace, *loaded.history);
   m_feed->restart();
   m_views.log->appendNote(tr("Resuming %1").arg(QDir::toNativeSeparators(runDir)));

@@ -11,6 +11,7 @@
 #include <QString>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "run/run_controller.h"
@@ -107,7 +108,7 @@ class RunActions : public QObject {
   void onError(const RunError& error);
   void onStateChanged(RunController::State state);
   void onRunFinished(const RunSummary& summary);
-  void beginLiveTrace(const QString& label);
+  void beginLiveTrace(const QString& label, std::optional<TaskKind> task);
   void refresh();  // updateActions, then changed
 
   Views m_views;

@@ -10,16 +10,28 @@
 
 namespace wb::gui {
 
+namespace {
+
+// ", train accuracy 84.70 %": the task's figures in words, a share in percent.
+QString figuresText(const std::vector<TaskFigure>& figures, const QString& split) {
+  QString text;
+  for (const TaskFigure& f : figures) {
+    const FigureSpec spec = figureSpecNamed(f.name);
+    const QString value =
+        spec.share ? QStringLiteral("%1 %").arg(f.value * 100, 0, 'f', 2) : QString::number(f.value, 'f', 4);
+    text += QStringLiteral(", %1 %2 %3").arg(split, QString::fromStdString(spec.title).toLower(), value);
+  }
+  return text;
+}
+
+}  // namespace
+
 QString epochLine(const EpochMetrics& ep, const QString& what) {
-  QString line = RunFeed::tr("%1 %2: train loss %3, train accuracy %4 %")
-                     .arg(what)
-                     .arg(ep.epoch)
-                     .arg(ep.train_loss, 0, 'f', 4)
-                     .arg(ep.train_accuracy * 100, 0, 'f', 2);
+  QString line = RunFeed::tr("%1 %2: train loss %3").arg(what).arg(ep.epoch).arg(ep.train_loss, 0, 'f', 4);
+  line += figuresText(ep.train_figures, RunFeed::tr("train"));
   if (ep.val_loss >= 0) {
-    line += RunFeed::tr(", val loss %1, val accuracy %2 %")
-                .arg(ep.val_loss, 0, 'f', 4)
-                .arg(ep.val_accuracy * 100, 0, 'f', 2);
+    line += RunFeed::tr(", val loss %1").arg(ep.val_loss, 0, 'f', 4);
+    line += figuresText(ep.val_figures, RunFeed::tr("val"));
   }
   return line;
 }

@@ -29,6 +29,38 @@ TEST(EventJson, StepMetricsRoundTrip) {
   EXPECT_EQ(s->cuda_allocated_bytes, -1);  // CPU run: no CUDA memory keys written or read
 }
 
+// An epoch's figures are the task's, by name: classification's file keys are "train_accuracy" and
+// "val_accuracy" as ever, and another task's figures come back under theirs, read without knowing the task.
+TEST(EventJson, AnEpochsFiguresTravelByTheTasksNames) {
+  EpochMetrics m;
+  m.epoch = 3;
+  m.train_loss = 0.5;
+  m.train_figures = {{"accuracy", 0.8}};
+  m.val_loss = 0.6;
+  m.val_figures = {{"accuracy", 0.75}};
+  const nlohmann::json j = eventToJson(m);
+  EXPECT_DOUBLE_EQ(j.at("train_accuracy").get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(j.at("val_accuracy").get<double>(), 0.75);
+  EXPECT_FALSE(j.contains("train_figures"));
+
+  EpochMetrics other;
+  other.train_loss = 0.5;
+  other.train_figures = {{"dice", 0.7}, {"iou", 0.6}};
+  other.val_loss = -1;  // no validation this epoch: no val_ figures written
+  other.val_figures = {{"dice", 0.1}};
+  const nlohmann::json o = eventToJson(other);
+  EXPECT_FALSE(o.contains("val_dice")) << o.dump();
+  const auto back = eventFromJson(o);
+  ASSERT_TRUE(back.has_value());
+  const auto* e = std::get_if<EpochMetrics>(&*back);
+  ASSERT_NE(e, nullptr);
+  ASSERT_EQ(e->train_figures.size(), 2U) << o.dump();
+  EXPECT_DOUBLE_EQ(figureNamed(e->train_figures, "dice", -1), 0.7);
+  EXPECT_DOUBLE_EQ(figureNamed(e->train_figures, "iou", -1), 0.6);
+  EXPECT_DOUBLE_EQ(e->train_loss, 0.5) << "the loss is not a figure";
+  EXPECT_TRUE(e->val_figures.empty());
+}
+
 TEST(EventJson, FinishedCarriesTheSummary) {
   RunSummary summary;
   summary.status = RunStatus::EarlyStopped;

@@ -67,6 +67,7 @@ TEST(ExperimentDefaults, WrittenDefaultsAreTheCompleteFile) {
   const json expected = json::parse(R"({
     "name": "",
     "seed": 42,
+    "task": "classification",
     "data": {
       "dataset": "fashion-mnist", "path": "", "limit": 0, "val_fraction": 0.1,
       "augment": {"enabled": false, "random_crop": true, "crop_padding": 2, "random_resized_crop": true,

@@ -271,3 +271,25 @@ TEST(ExperimentRoundTrip, ShorthandsReadAsTheirFullForm) {
 
 }  // namespace
 }  // namespace wb
+
+namespace wb {
+namespace {
+
+// A checkpoint written before a key existed lacks it; resuming it must not be refused as a change of the
+// experiment: the run trained with the key's default.
+TEST(ExperimentChanges, AKeyASavedExperimentPredatesReadsAsItsDefault) {
+  json saved = experimentToJson(Experiment{});
+  saved.erase("task");
+  EXPECT_TRUE(diffExperiments(saved, experimentToJson(Experiment{})).size() == 1) << "the raw files differ";
+  EXPECT_TRUE(changesSinceSaved(saved, Experiment{}).empty())
+      << describeChanges(changesSinceSaved(saved, {}));
+  // A real change is still one.
+  Experiment now;
+  now.seed = 7;
+  const std::vector<ExperimentChange> changes = changesSinceSaved(saved, now);
+  ASSERT_EQ(changes.size(), 1U) << describeChanges(changes);
+  EXPECT_EQ(changes.front().path, "seed");
+}
+
+}  // namespace
+}  // namespace wb

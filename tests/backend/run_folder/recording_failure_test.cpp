@@ -29,7 +29,7 @@ EventBatch logLines(int count, size_t length) {
 TEST(RecordingFailure, AppendPastTheFileSizeLimitThrowsNamingTheFile) {
   const std::string runs = test::freshDir("recording-limit");
   const std::string message = test::runWithFileSizeLimit(64 * 1024, [&]() -> std::string {
-    RunFolder folder = RunFolder::create(runs, "limit");
+    RunFolder folder = RunFolder::create(runs, "limit", TaskKind::Classification);
     try {
       for (int i = 0; i < 20; ++i) folder.append(logLines(4, 4096));
       return "no error";
@@ -48,7 +48,7 @@ TEST(RecordingFailure, AppendOnAFullDiskSaysTheDiskIsFull) {
   const auto disk = test::SmallDisk::mount(test::freshDir("recording-tmpfs"), 66 * 1024);
   if (!disk)
     GTEST_SKIP() << "cannot mount a tmpfs here (not root?); the file size limit test covers the checks";
-  RunFolder folder = RunFolder::create(disk->dir(), "full");
+  RunFolder folder = RunFolder::create(disk->dir(), "full", TaskKind::Classification);
   {
     std::ofstream filler(disk->dir() + "/filler", std::ios::binary);
     const std::string block(1 << 20, 'f');
@@ -71,7 +71,7 @@ TEST(RecordingFailure, AppendOnAFullDiskSaysTheDiskIsFull) {
 TEST(RecordingFailure, TheStreamStopsRecordingTellsTheSubscriberAndThrowsOnce) {
   const std::string runs = test::freshDir("recording-stream");
   const std::string outcome = test::runWithFileSizeLimit(64 * 1024, [&]() -> std::string {
-    RunFolder folder = RunFolder::create(runs, "stream");
+    RunFolder folder = RunFolder::create(runs, "stream", TaskKind::Classification);
     std::string seen;
     int delivered = 0;
     EventStream stream([&](EventBatch&& batch) {

@@ -30,7 +30,7 @@ TEST(RunHistory, ReadsMetricsSkippingDamagedLinesAndSummary) {
     metrics << "{\"event\": \"from-a-newer-version\"}\n";
     EpochMetrics epoch;
     epoch.epoch = 1;
-    epoch.val_accuracy = 0.7;
+    epoch.val_figures = {{"accuracy", 0.7}};
     epoch.val_loss = 0.9;
     metrics << eventToJson(epoch).dump() << "\n";
     metrics << eventToJson(LogLine{LogLevel::Info, "hello"}).dump() << "\n";
@@ -44,7 +44,7 @@ TEST(RunHistory, ReadsMetricsSkippingDamagedLinesAndSummary) {
   EXPECT_EQ(history.steps[0].step, 20);
   EXPECT_DOUBLE_EQ(history.steps[0].loss, 1.5);
   ASSERT_EQ(history.epochs.size(), 1u);
-  EXPECT_DOUBLE_EQ(history.epochs[0].val_accuracy, 0.7);
+  EXPECT_DOUBLE_EQ(figureNamed(history.epochs[0].val_figures, "accuracy", -1), 0.7);
   ASSERT_EQ(history.logs.size(), 1u);
   EXPECT_FALSE(history.summary);
 

@@ -101,21 +101,35 @@ size_t columns(const std::string& line) {
 }
 
 TEST(MetricsCsv, EveryRowHasTheHeadersColumns) {
-  const size_t n = columns(metricsCsvHeader());
+  const std::vector<std::string> figures = metricsCsvFigures(TaskKind::Classification);
+  const std::string header = metricsCsvHeader(figures);
+  // Classification's file, as it has always been.
+  EXPECT_NE(header.find(",train_loss,train_accuracy,val_loss,val_accuracy,epoch_s\n"), std::string::npos)
+      << header;
+  const size_t n = columns(header);
   StepMetrics step;
   step.step = 3;
   step.loss = 1.25;
   EpochMetrics epoch;
+  epoch.train_figures = {{"accuracy", 0.75}};
   epoch.val_loss = 0.5;
-  epoch.val_accuracy = 0.8;
-  EXPECT_EQ(columns(metricsCsvRow(step)), n);
-  EXPECT_EQ(columns(metricsCsvRow(epoch)), n);
+  epoch.val_figures = {{"accuracy", 0.8}};
+  EXPECT_EQ(columns(metricsCsvRow(step, figures)), n);
+  EXPECT_EQ(columns(metricsCsvRow(epoch, figures)), n);
+  EXPECT_NE(metricsCsvRow(epoch, figures).find(",0.75,0.5,0.8,"), std::string::npos)
+      << metricsCsvRow(epoch, figures);
+  // Another task's two figures: two columns each side, every row as wide as the header.
+  const std::vector<std::string> two = {"iou", "dice"};
+  EXPECT_NE(metricsCsvHeader(two).find(",train_loss,train_iou,train_dice,val_loss,val_iou,val_dice,epoch_s"),
+            std::string::npos);
+  EXPECT_EQ(columns(metricsCsvRow(step, two)), columns(metricsCsvHeader(two)));
+  EXPECT_EQ(columns(metricsCsvRow(epoch, two)), columns(metricsCsvHeader(two)));
   step.loss_scale = 65536;
   step.grad_norm = 2;
   step.cuda_allocated_bytes = step.cuda_reserved_bytes = step.cuda_peak_bytes = 1;
-  EXPECT_EQ(columns(metricsCsvRow(step)), n);
-  EXPECT_TRUE(metricsCsvRow(LogLine{}).empty());
-  EXPECT_EQ(metricsCsvRow(step).rfind("step,3,", 0), 0u);
+  EXPECT_EQ(columns(metricsCsvRow(step, figures)), n);
+  EXPECT_TRUE(metricsCsvRow(LogLine{}, figures).empty());
+  EXPECT_EQ(metricsCsvRow(step, figures).rfind("step,3,", 0), 0u);
 }
 
 }  // namespace

@@ -127,11 +127,13 @@ TEST(TensorBoard, ARunsEventFileHoldsEveryTagAtEveryReportedStep) {
             [](const StepMetrics& m) { return static_cast<double>(m.cpu_rss_bytes) / (1024.0 * 1024.0); });
   expectTag("grad_norm", steps, [](const StepMetrics& m) { return m.grad_norm; });
   expectTag("loss/train_epoch", epochs, [](const EpochMetrics& m) { return m.train_loss; });
-  expectTag("accuracy/train", epochs, [](const EpochMetrics& m) { return m.train_accuracy; });
+  expectTag("accuracy/train", epochs,
+            [](const EpochMetrics& m) { return figureNamed(m.train_figures, "accuracy", -1); });
   expectTag("throughput/epoch_samples_per_sec", epochs,
             [](const EpochMetrics& m) { return m.samples_per_sec; });
   expectTag("loss/val", epochs, [](const EpochMetrics& m) { return m.val_loss; });
-  expectTag("accuracy/val", epochs, [](const EpochMetrics& m) { return m.val_accuracy; });
+  expectTag("accuracy/val", epochs,
+            [](const EpochMetrics& m) { return figureNamed(m.val_figures, "accuracy", -1); });
   // Nothing the run did not report: no CUDA memory or loss scale on a CPU run in fp32.
   EXPECT_EQ(read["scalars"].size(), 11u) << read["scalars"].dump().substr(0, 400);
   fs::remove_all(runs);

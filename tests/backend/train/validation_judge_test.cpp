@@ -51,13 +51,15 @@ TEST_F(ValidationJudgeTest, AReasonEndsTheRunAfterThatEpoch) {
   const RunSummary summary = trainJudged(experiment(), [&](const EpochMetrics& m) {
     seen.push_back(m);
     if (m.epoch == 1) return ValidationVerdict{false, "epoch 1 passes the rung"};
-    return ValidationVerdict{m.epoch == 2,
-                             "val_accuracy " + std::to_string(m.val_accuracy) + " is below the rung's cut"};
+    return ValidationVerdict{m.epoch == 2, "val_accuracy " +
+                                               std::to_string(figureNamed(m.val_figures, "accuracy", -1)) +
+                                               " is below the rung's cut"};
   });
   EXPECT_EQ(summary.status, RunStatus::EarlyStopped);
   ASSERT_EQ(seen.size(), 2u) << "asked after each validation, and not after the run ended";
   EXPECT_EQ(seen[0].epoch, 1);
-  EXPECT_GE(seen[1].val_accuracy, 0.0) << "the epoch's validation is in what the judge sees";
+  EXPECT_GE(figureNamed(seen[1].val_figures, "accuracy", -1), 0.0)
+      << "the epoch's validation is in what the judge sees";
   EXPECT_GE(seen[1].val_loss, 0.0);
   const std::string log = readText(fs::path(summary.run_dir) / "train.log");
   EXPECT_NE(log.find("epoch 1 passes the rung"), std::string::npos) << log;

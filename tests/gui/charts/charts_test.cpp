@@ -3,6 +3,7 @@
 // not magnify a nearly flat line into a staircase, a flat learning rate drawn from 0 with few ticks.
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 
 #include "charts/charts_panel.h"
@@ -115,6 +116,36 @@ class ChartsTest : public QObject {
     QVERIFY2(loss->xAxis->range().upper < 20, qPrintable(QString::number(loss->xAxis->range().upper)));
   }
 
+  // The figure chart draws the task's headline figure (classification's accuracy, in percent), taken from the
+  // epochs' figures by name: a figure it does not show adds no point.
+  void theFigureChartDrawsTheTasksHeadlineFigure() {
+    ChartsPanel panel;
+    showPanel(panel);
+    panel.addTrace(QStringLiteral("live"), QStringLiteral("tiny"), TaskKind::Classification);
+    MetricChart* figure = panel.chart(ChartId::Figure);
+    QCOMPARE(figure->title(), QStringLiteral("Accuracy"));
+    QCOMPARE(figure->yAxis->label(), QStringLiteral("accuracy [%]"));
+    EpochMetrics first;
+    first.epoch = 1;
+    first.step = 10;
+    first.train_figures = {{"accuracy", 0.5}};
+    first.val_loss = 1.0;
+    first.val_figures = {{"accuracy", 0.25}};
+    EpochMetrics second;
+    second.epoch = 2;
+    second.step = 20;
+    second.train_figures = {{"iou", 0.9}};
+    panel.appendEpochs(QStringLiteral("live"), {first, second});
+    QCOMPARE(figure->totalPointCount(), 2);
+    QList<double> values;
+    for (int g = 0; g < figure->graphCount(); ++g) {
+      for (auto it = figure->graph(g)->data()->constBegin(); it != figure->graph(g)->data()->constEnd(); ++it)
+        values << it->value;
+    }
+    std::sort(values.begin(), values.end());
+    QCOMPARE(values, (QList<double>{25.0, 50.0}));
+  }
+
   void onePointGetsWholeStepTicks() {
     ChartsPanel panel;
     showPanel(panel);
@@ -122,12 +153,12 @@ class ChartsTest : public QObject {
     EpochMetrics epoch;
     epoch.epoch = 1;
     epoch.step = 15;
-    epoch.train_accuracy = 0.5;
+    epoch.train_figures = {{"accuracy", 0.5}};
     epoch.val_loss = 1.2;
-    epoch.val_accuracy = 0.55;
+    epoch.val_figures = {{"accuracy", 0.55}};
     panel.appendEpochs(QStringLiteral("live"), {epoch});
     panel.replotAllNow();
-    MetricChart* accuracy = panel.chart(ChartId::Accuracy);
+    MetricChart* accuracy = panel.chart(ChartId::Figure);
     const QCPRange x = accuracy->xAxis->range();
     QVERIFY(x.lower >= 0);
     QVERIFY(x.contains(15));

@@ -82,8 +82,8 @@ class PastRunsOnChartsTest : public QObject {
     QVERIFY(reference.chart(ChartId::Loss)->totalPointCount() > 0);
     QCOMPARE(f.charts->chart(ChartId::Loss)->totalPointCount(),
              reference.chart(ChartId::Loss)->totalPointCount());
-    QCOMPARE(f.charts->chart(ChartId::Accuracy)->totalPointCount(),
-             reference.chart(ChartId::Accuracy)->totalPointCount());
+    QCOMPARE(f.charts->chart(ChartId::Figure)->totalPointCount(),
+             reference.chart(ChartId::Figure)->totalPointCount());
 
     // Remove Past Runs from Charts keeps the live run.
     f.pastRuns.clear();

@@ -71,7 +71,7 @@ class RunTest : public QObject {
     // ~45 steps reported every 2: ~22 points of training loss (raw and smoothed), 3 validations.
     QVERIFY2(charts->chart(ChartId::Loss)->totalPointCount() >= 2 * 20 + 3,
              qPrintable(QString::number(charts->chart(ChartId::Loss)->totalPointCount())));
-    QVERIFY(charts->chart(ChartId::Accuracy)->totalPointCount() >= 6);  // train and val, 3 epochs
+    QVERIFY(charts->chart(ChartId::Figure)->totalPointCount() >= 6);  // train and val, 3 epochs
     QVERIFY(charts->chart(ChartId::Throughput)->totalPointCount() >= 20);
     QVERIFY(charts->chart(ChartId::LearningRate)->totalPointCount() >= 20);
     QVERIFY(charts->chart(ChartId::Memory)->totalPointCount() >= 20);

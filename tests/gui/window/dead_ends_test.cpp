@@ -267,7 +267,8 @@ class DeadEndsTest : public QObject {
     QCOMPARE(stopped.status, RunStatus::Interrupted);
 
     // Its part-trained model is not exported as if trained (the CLI's --allow-unfinished): the items say why.
-    // The row appears while the run trains; the list read after it ended (off the UI thread) says interrupted.
+    // The row appears while the run trains; the list read after it ended (off the UI thread) says
+    // interrupted.
     const QString folder = QString::fromStdString(stopped.run_dir);
     QTRY_VERIFY(window.runsBrowser()->run(folder) &&
                 window.runsBrowser()->run(folder)->status == RunIndexStatus::Interrupted);
