@@ -10,6 +10,7 @@
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <vector>
 
+#include "control/training_control.h"
 #include "data/dataset.h"
 #include "distributed/process_group_ranks.h"
 #include "model/model.h"
@@ -21,7 +22,6 @@
 #include "task/make_task.h"
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"
-#include "train/training_control.h"
 #include "train/training_plan.h"
 
 namespace wb::test {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "control/training_control.h"
 #include "data/dataset.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
@@ -18,7 +19,6 @@
 #include "task/make_task.h"
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"
-#include "train/training_control.h"
 #include "train/training_plan.h"
 
 namespace wb::test {

@@ -7,10 +7,10 @@
 #include <string>
 
 #include "compress/model_artifact.h"
+#include "control/training_control.h"
 #include "data/dataset.h"
 #include "run_folder/event_stream.h"
 #include "run_folder/run_folder.h"
-#include "train/training_control.h"
 #include "workbench/compression.h"
 
 namespace wb {

@@ -8,13 +8,13 @@
 #include <memory>
 #include <string>
 
+#include "control/training_control.h"
 #include "data/dataset.h"
 #include "model/model.h"
 #include "run_folder/event_stream.h"
 #include "run_folder/run_folder.h"
 #include "run_folder/training_state.h"
 #include "train/rank_trainer.h"
-#include "train/training_control.h"
 #include "workbench/experiment.h"
 
 namespace wb {

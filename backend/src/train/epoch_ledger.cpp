@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "train/rank_agreement.h"
+#include "control/rank_agreement.h"
 
 namespace wb {
 

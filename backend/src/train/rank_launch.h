@@ -15,13 +15,13 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <vector>
 
+#include "control/training_control.h"
 #include "data/dataset.h"
 #include "distributed/process_group_ranks.h"
 #include "parallel/data_parallel.h"
 #include "run_folder/checkpoint_store.h"
 #include "run_folder/event_stream.h"
 #include "train/rank_trainer.h"
-#include "train/training_control.h"
 #include "train/training_plan.h"
 #include "train/training_rank.h"
 #include "workbench/experiment.h"

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "control/rank_agreement.h"
+#include "control/rank_controls.h"
 #include "data/batch_loader.h"
 #include "evaluation/evaluation.h"
 #include "optim/parameter_groups.h"
@@ -18,7 +20,6 @@
 #include "train/epoch_ledger.h"
 #include "train/frozen_parameters.h"
 #include "train/metrics_window.h"
-#include "train/rank_agreement.h"
 #include "util/cuda_memory.h"
 #include "util/fast_paths.h"
 
@@ -61,8 +62,8 @@ class RankTrainer {
   void thawDue(int64_t epoch);
   // Trains the epoch from where it stands; false when a stop request ended it (it wrote its checkpoint).
   bool trainEpoch(int64_t epoch);
-  // Between optimizer steps, what every rank agreed on: a learning-rate change, stop after this epoch, a
-  // checkpoint, a pause (waited out here). False when the run stops now.
+  // Between optimizer steps, what every rank agreed on (m_controls applies the learning-rate change and stop
+  // after this epoch): a checkpoint, a pause (waited out here). False when the run stops now.
   bool atStepBoundary(int64_t epoch);
   // One micro-batch; at the last of a step, the optimizer step. False when the plan's last step is done.
   bool trainBatch(const Batch& batch, int64_t epoch, Clock::time_point loaded);
@@ -72,8 +73,6 @@ class RankTrainer {
   EvalResult validate();
   // The run's validation judge (rank 0 only; false elsewhere): true when the run ends after this epoch.
   bool judgeValidation(const EpochMetrics& epoch);
-  void applyLrChange(const LrChange& change);
-  void announceStopAfterEpoch(int64_t epoch);
   RankProgress progressAt(int64_t next_epoch, int64_t next_batch, const char* reason);
   void writeCheckpoint(const RankProgress& p);
   void report(int64_t epoch, double epoch_fraction) {
@@ -101,10 +100,10 @@ class RankTrainer {
   WindowReporter m_reporter;
   RankOutcome m_outcome;
   Clock::duration m_train_time{};
-  Clock::time_point m_last_checkpoint = Clock::now();
   int64_t m_step = 0;
   int64_t m_first_epoch = 1;
-  bool m_stop_after_epoch = false;  // agreed by every rank; the run ends Interrupted when the epoch ends
+  // The live controls as every rank agreed on them, and the checkpoint clock.
+  RankControls m_controls;
   // The epoch in progress.
   EpochLedger m_epoch;
   int64_t m_micro = 0;  // batches of this epoch consumed
@@ -151,6 +150,8 @@ RankTrainer::RankTrainer(const RankSetup& setup)
                  setup.resume_from ? setup.resume_from->step : 0,
                  setup.gpu_sampler,
                  &m_advisor},
+      m_controls(setup.control, m_group, setup.schedule, setup.events, m_train.checkpoint_every_minutes,
+                 m_checkpoints),
       m_epoch(m_group, m_task, m_device, m_scaler.enabled()) {
   m_window.reset(m_device, m_scaler.enabled() ? m_scaler.skippedSteps() : 0);
   if (const auto* pipeline = dynamic_cast<const PipelineModel*>(&m_model)) {
@@ -261,16 +262,8 @@ bool RankTrainer::trainEpoch(int64_t epoch) {
 }
 
 bool RankTrainer::atStepBoundary(int64_t epoch) {
-  const auto checkpoint_interval = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(m_train.checkpoint_every_minutes * 60.0));
   for (;;) {
-    // Read before deciding, so no request can slip past the wait below (and with several ranks, the oldest
-    // reading counts: a request one rank saw late still wakes every rank).
-    const bool due = m_checkpoints && m_train.checkpoint_every_minutes > 0 &&
-                     Clock::now() - m_last_checkpoint >= checkpoint_interval;
-    const ControlDecision d = agreeOnControl(m_group, s.control, due, s.control.generation());
-    if (d.lr) applyLrChange(*d.lr);
-    if (d.stop_after_epoch && !m_stop_after_epoch) announceStopAfterEpoch(epoch);
+    const ControlDecision d = m_controls.agree(m_step, epoch);
     if (d.stop) return false;
     if (d.checkpoint_requested || d.checkpoint_due) {
       writeCheckpoint(progressAt(epoch, m_micro, d.checkpoint_requested ? "requested" : "minutes"));
@@ -284,7 +277,7 @@ bool RankTrainer::atStepBoundary(int64_t epoch) {
     // so the report's collective is safe.
     report(epoch, static_cast<double>(m_micro) / std::max<int64_t>(1, m_loader.batchesPerEpoch()));
     s.events.flush();
-    m_window.start += s.control.waitWhilePaused(d.seen);
+    m_window.start += m_controls.waitWhilePaused(d);
   }
 }
 
@@ -385,7 +378,7 @@ bool RankTrainer::endEpoch(int64_t epoch) {
     m_outcome.status = RunStatus::EarlyStopped;
     return false;
   }
-  if (m_stop_after_epoch && m_step < s.plan.total_steps) {
+  if (m_controls.stopAfterEpoch() && m_step < s.plan.total_steps) {
     // Interrupted, not completed: the plan (and the schedule laid over it) is not done, and resume continues
     // with the next epoch from the checkpoint just written.
     s.events.log(LogLevel::Info, "Stopping after epoch " + std::to_string(epoch) + " as requested, at step " +
@@ -434,47 +427,6 @@ EvalResult RankTrainer::validate() {
   return evalResult(all, m_task);
 }
 
-// Every rank adds the change to its schedule at the same step boundary; rank 0 reports it.
-void RankTrainer::applyLrChange(const LrChange& change) {
-  LrOverride o;
-  o.from_step = std::max(m_step, change.from_step);  // a step already trained keeps its learning rate
-  o.constant = change.kind == LrChange::Kind::Constant;
-  o.value = change.value;
-  s.schedule.addOverride(o);
-  if (!m_lead) return;
-  ControlApplied e;
-  e.step = o.from_step;
-  e.kind = o.constant ? ControlKind::LrConstant : ControlKind::LrScale;
-  e.value = change.value;
-  e.lr = s.schedule.lrAt(o.from_step);
-  e.source = change.source;
-  std::ostringstream text;
-  text << "step " << o.from_step << ": learning rate ";
-  if (o.constant) {
-    text << "set to " << change.value << " (replaces the schedule)";
-  } else {
-    text << "×" << change.value << (o.from_step > m_step ? " (then " : " (now ") << e.lr << ")";
-  }
-  if (o.from_step > m_step) text << ", asked at step " << m_step;
-  if (!change.source.empty()) text << ", requested via " << change.source;
-  e.message = text.str();
-  s.events.post(std::move(e));
-}
-
-void RankTrainer::announceStopAfterEpoch(int64_t epoch) {
-  m_stop_after_epoch = true;
-  if (!m_lead) return;
-  ControlApplied e;
-  e.step = m_step;
-  e.kind = ControlKind::StopAfterEpoch;
-  e.value = static_cast<double>(epoch);
-  e.source = s.control.stopAfterEpochSource();
-  e.message = "step " + std::to_string(m_step) + ": the run stops at the end of epoch " +
-              std::to_string(epoch) + " with a checkpoint (resume continues it)" +
-              (e.source.empty() ? std::string() : ", requested via " + e.source);
-  s.events.post(std::move(e));
-}
-
 // The state between optimizer steps, for a checkpoint at batch `next_batch` of the epoch in progress.
 RankProgress RankTrainer::progressAt(int64_t next_epoch, int64_t next_batch, const char* reason) {
   RankProgress p;
@@ -502,7 +454,7 @@ RankProgress RankTrainer::progressAt(int64_t next_epoch, int64_t next_batch, con
 void RankTrainer::writeCheckpoint(const RankProgress& p) {
   if (!m_checkpoints) return;
   s.checkpoint(p);
-  m_last_checkpoint = Clock::now();
+  m_controls.checkpointWritten();
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "control/training_control.h"
 #include "data/dataset.h"
 #include "distributed/rank_group.h"
 #include "optim/lr_schedule.h"
@@ -21,7 +22,6 @@
 #include "system/gpu_sampler.h"
 #include "train/non_finite_loss_error.h"
 #include "train/rank_step.h"
-#include "train/training_control.h"
 #include "train/training_plan.h"
 
 namespace wb {

@@ -14,6 +14,8 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <vector>
 
+#include "control/control_request_watcher.h"
+#include "control/training_control.h"
 #include "data/dataset.h"
 #include "model/model.h"
 #include "optim/grad_scaler.h"
@@ -23,12 +25,10 @@
 #include "run_folder/event_stream.h"
 #include "run_folder/run_folder.h"
 #include "train/checkpoint_writer.h"
-#include "train/control_request_watcher.h"
 #include "train/rank_launch.h"
 #include "train/rank_trainer.h"
 #include "train/run_index_entry.h"
 #include "train/starting_weights.h"
-#include "train/training_control.h"
 #include "train/training_plan.h"
 #include "train/training_rank.h"
 #include "workbench/experiment.h"

@@ -5,9 +5,9 @@
 #include <optional>
 #include <thread>
 
+#include "control/training_control.h"
 #include "run_folder/event_stream.h"
 #include "train/run_session.h"
-#include "train/training_control.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 #include "workbench/process_launch.h"

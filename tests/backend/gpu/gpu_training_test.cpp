@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "control/training_control.h"
 #include "data/batch_loader.h"
 #include "data/dataset.h"
 #include "model/model.h"
@@ -32,7 +33,6 @@
 #include "support/one_rank.h"
 #include "support/test_experiments.h"
 #include "train/rank_trainer.h"
-#include "train/training_control.h"
 #include "train/training_plan.h"
 #include "workbench/training_run.h"
 

@@ -16,6 +16,7 @@
 #include <thread>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
+#include "control/training_control.h"
 #include "data/dataset.h"
 #include "distributed/collective_error.h"
 #include "distributed/process_group_ranks.h"
@@ -31,7 +32,6 @@
 #include "support/test_helpers.h"
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"
-#include "train/training_control.h"
 #include "train/training_plan.h"
 #include "workbench/event_json.h"
 #include "workbench/lr_preview.h"

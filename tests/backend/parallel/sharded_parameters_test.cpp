@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
+#include "control/training_control.h"
 #include "data/dataset.h"
 #include "distributed/process_group_ranks.h"
 #include "model/model.h"
@@ -35,7 +36,6 @@
 #include "task/make_task.h"
 #include "train/rank_step.h"
 #include "train/rank_trainer.h"
-#include "train/training_control.h"
 #include "train/training_plan.h"
 #include "workbench/training_run.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "train/training_control.h"
+#include "control/training_control.h"
 
 namespace wb {
 

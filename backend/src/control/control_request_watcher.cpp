@@ -1,4 +1,4 @@
-#include "train/control_request_watcher.h"
+#include "control/control_request_watcher.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "train/rank_agreement.h"
+#include "control/rank_agreement.h"
 
 #include <torch/torch.h>
 

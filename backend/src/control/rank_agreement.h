@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
+#include "control/training_control.h"
 #include "distributed/rank_group.h"
-#include "train/training_control.h"
 
 namespace wb {
 
