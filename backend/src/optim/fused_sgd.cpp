@@ -99,6 +99,21 @@ torch::Tensor FusedSGD::step(LossClosure closure) {
   return loss;
 }
 
+std::vector<torch::Tensor> FusedSGD::graphTensors() const {
+  std::vector<torch::Tensor> tensors;
+  for (const auto& group : param_groups_) {
+    for (const torch::Tensor& p : group.params()) {
+      tensors.push_back(p);
+      const auto it = state_.find(compat::optimizerStateKey<StateMap>(p));
+      tensors.push_back(it == state_.end()
+                            ? torch::Tensor()
+                            : static_cast<const torch::optim::SGDParamState&>(*it->second).momentum_buffer());
+    }
+  }
+  tensors.insert(tensors.end(), m_lrs.tensors().begin(), m_lrs.tensors().end());
+  return tensors;
+}
+
 void FusedSGD::stageLearningRates() {
   m_lrs.stage(param_groups_);
 }
