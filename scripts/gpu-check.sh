@@ -13,7 +13,8 @@
 # Fashion-MNIST into .gpu/; carry ".gpu" and run `BIN=.gpu scripts/gpu-check.sh`: no build there, the binaries
 # load the machine's own torch libraries (the same 2.11.0+cu130 wheel they were linked against).
 #
-# usage: scripts/gpu-check.sh [all|build|test|e2e|nvml|profile|bench|shard|pipeline]      (default all)
+# usage: scripts/gpu-check.sh [all|build|test|e2e|nvml|profile|bench|shard|pipeline|issue53|quick]  (default all;
+#        quick: test_gpu and issue 53's graph checks only, for a second, shorter call)
 # environment: OUT (default ./gpu-out), JOBS (default nproc), STEPS (default 40; the standard models
 #              STANDARD_STEPS, default 10), WARMUP (default 5), ROUNDS (default 1), MODELS (default
 #              "resnet50 128,vit_b_16 128,mlp 64,cnn 256,resnet 256,vit 256": the order is the priority when the
@@ -107,12 +108,76 @@ if [[ "$stage" == all || "$stage" == build ]]; then
   say "built workbench-cli and test_gpu in $(elapsed); warnings: $(grep -c 'warning:' "$OUT/build.log")"
 fi
 
-if [[ "$stage" == all || "$stage" == run || "$stage" == test ]]; then
+if [[ "$stage" == all || "$stage" == run || "$stage" == quick || "$stage" == test ]]; then
   section "test_gpu (ctest -L gpu's binary)"
   timeout 300 "$test_gpu" >"$OUT/test-gpu.log" 2>&1
   say "test_gpu exit $? ($(elapsed))"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST|Failure|Expected|Which is|actual|Skipped|skip" "$OUT/test-gpu.log" |
     head -60 | tee -a "$results"
+fi
+
+# Issue 53's findings, in the first minutes: a transformer trained in fp16 with clipping and train.cuda_graphs=on,
+# dropout in its blocks and data whose epochs end in a short batch (1000 samples at batch 64: 15 full + 40),
+# every step logged. The graph must be captured on a full batch (the capture line says "batch [64, ...]"),
+# no window's grad_norm may be inf or missing beside an fp16 overflow (the clip part counts finite norms only),
+# and with dropout 0 the replayed steps' losses must equal the eager run's. `quick` runs only this and test_gpu
+# (a second, shorter call).
+if [[ "$stage" == all || "$stage" == run || "$stage" == quick || "$stage" == issue53 ]] && ! over_budget; then
+  section "issue 53: fp16 + clip_grad_norm + cuda_graphs=on, a transformer with dropout, a short last batch"
+  graph_exp() {  # name, dropout, cuda_graphs -> experiment file
+    $py - "$@" "$OUT" >"$OUT/graph-$1.json" <<'PY'
+import json, sys
+name, dropout, graphs, out = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+blocks = [{"type": "encoder_block", "heads": 4, "mlp_ratio": 2, "dropout": dropout} for _ in range(2)]
+layers = ([{"type": "patch_embed", "patch_size": 7, "dim": 64}, {"type": "position_embedding", "cls_token": True}]
+          + blocks + [{"type": "layernorm"}, {"type": "token_pool", "mode": "cls"},
+                      {"type": "linear", "out_features": 10}])
+print(json.dumps({"name": "graph-" + name, "seed": 5, "model": {"layers": layers},
+                  "data": {"dataset": "synthetic", "val_fraction": 0, "augment": False,
+                           "synthetic": {"samples": 1000, "classes": 10, "shape": [1, 28, 28]}},
+                  "optimizer": {"name": "adamw", "lr": 0.001},
+                  "train": {"batch_size": 64, "epochs": 2, "devices": ["cuda:0"], "amp": "fp16",
+                            "clip_grad_norm": 1.0, "cuda_graphs": graphs, "log_every_steps": 1,
+                            "checkpoint_every_minutes": 0},
+                  "output": {"runs_dir": out + "/graph-runs"}}))
+PY
+    echo "$OUT/graph-$1.json"
+  }
+  graph_run() {  # name, dropout, cuda_graphs
+    timeout 180 "$cli" train "$(graph_exp "$@")" --json --quiet >"$OUT/graph-$1.out" 2>"$OUT/graph-$1.log" ||
+      say "graph run $1 FAILED: $(tail -3 "$OUT/graph-$1.log")"
+    $py - "$OUT"/graph-runs/*graph-"$1"*/ <<'PY' 2>&1 | tee -a "$results"
+import json, math, sys
+run = sys.argv[1]
+lines = [json.loads(l) for l in open(run + "metrics.jsonl")]
+steps = [l for l in lines if l.get("event") == "step"]
+logs = [l.get("text", "") for l in lines if l.get("event") == "log"]
+graph = [t for t in logs if "cuda_graphs" in t or "CUDA graph" in t]
+# With a window of one step, a skipped step has no finite norm: no grad_norm then is right; an inf (null) is not.
+finite = lambda v: v is not None and math.isfinite(v)
+bad = [s["step"] for s in steps if ("grad_norm" in s and not finite(s["grad_norm"]))
+       or ("grad_norm" not in s and s.get("nonfinite_steps_in_window", 0) == 0)]
+skipped = sum(s.get("nonfinite_steps_in_window", 0) for s in steps)
+print(f"  {run.rstrip('/').split('/')[-1]}: {len(steps)} steps, {skipped} skipped for overflow, windows without a"
+      f" finite grad_norm at steps {bad[:10] or 'none'}" + ("  <-- INF/MISSING NORM" if bad else ""))
+for t in graph: print("  log: " + t[:300])
+json.dump([s["loss"] for s in steps], open(run + "losses.json", "w"))
+PY
+  }
+  graph_run dropout 0.1 on
+  grep -h "CUDA graph captured" "$OUT"/graph-runs/*graph-dropout*/train.log 2>/dev/null | head -2 | tee -a "$results"
+  grep -qs "CUDA graph captured at step [0-9]* ([^)]*, batch \[64," "$OUT"/graph-runs/*graph-dropout*/train.log ||
+    say "  <-- the graph was not captured on a full batch of 64"
+  graph_run eager 0 off
+  graph_run replay 0 on
+  $py - "$OUT"/graph-runs/*graph-eager*/losses.json "$OUT"/graph-runs/*graph-replay*/losses.json <<'PY' 2>&1 | tee -a "$results"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+diff = max((abs(x - y) for x, y in zip(a, b)), default=float("nan"))
+print(f"  dropout 0, eager against graph replays: {len(a)} / {len(b)} steps, largest loss difference {diff:.3g}"
+      + ("" if len(a) == len(b) and diff < 1e-3 else "  <-- REPLAYS DIFFER FROM EAGER"))
+PY
+  say "issue 53 graph checks done ($(elapsed))"
 fi
 
 if [[ "$stage" == all || "$stage" == run || "$stage" == e2e ]]; then
@@ -408,6 +473,11 @@ if last.get("grad_norm", -1) >= 0: print("  grad_norm (before clipping)", last["
     say "this device has $gpus GPU: the two-GPU pipeline (cuda:0 + cuda:1) is not run"
   else
     pipe_run two-gpus '{"stages": [["cuda:0", "0..4"], ["cuda:1", "5..7"]], "micro_batches": 8}'
+    # Issue 53 (1): the backward hand-off's gradient, made on cuda:1's stage stream and copied on cuda:1's current
+    # stream, must live until the copy ran. Without the caching allocator every free waits for the device, which
+    # hides a block reused too early: the two runs must agree.
+    PYTORCH_NO_CUDA_MEMORY_CACHING=1 pipe_run two-gpus-no-caching \
+      '{"stages": [["cuda:0", "0..4"], ["cuda:1", "5..7"]], "micro_batches": 8}'
     pipe_run balanced '{"stages": "balanced", "devices": ["cuda:0", "cuda:1"], "micro_batches": 8}'
   fi
   say "(test_accuracy and test_loss should agree across the runs to float32 rounding: the same training)"

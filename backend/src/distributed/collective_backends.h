@@ -10,6 +10,11 @@
 
 namespace wb {
 
+// The environment NCCL's process group reads when it is made (blocking waits that throw on a timeout, no
+// process teardown), set once per process where the user did not set it. Called before any rank thread
+// starts: setenv beside another thread's getenv is a data race.
+void prepareNcclEnvironment();
+
 bool glooAvailable();
 bool ncclAvailable();
 

@@ -151,6 +151,12 @@ void AdamListStep<Options, State>::returnStepCounts(const Groups& groups, const 
   forgetStepCounts();
 }
 
+template <typename Options, typename State>
+void AdamListStep<Options, State>::appendDeviceTensors(std::vector<torch::Tensor>& into) const {
+  into.insert(into.end(), m_lrs.tensors().begin(), m_lrs.tensors().end());
+  for (const auto& group : m_steps) into.insert(into.end(), group.begin(), group.end());
+}
+
 template class AdamListStep<torch::optim::AdamOptions, torch::optim::AdamParamState>;
 template class AdamListStep<torch::optim::AdamWOptions, torch::optim::AdamWParamState>;
 

@@ -63,6 +63,9 @@ class AdamListStep {
 
   void forgetStepCounts() { m_steps.clear(); }
 
+  // The staged learning rates and the device step counts (DeviceStep::graphTensors).
+  void appendDeviceTensors(std::vector<torch::Tensor>& into) const;
+
  private:
   bool m_decoupled;
   StagedLearningRates m_lrs;

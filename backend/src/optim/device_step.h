@@ -8,6 +8,8 @@
 
 #include <torch/torch.h>
 
+#include <vector>
+
 namespace wb {
 
 class DeviceStep {
@@ -30,6 +32,12 @@ class DeviceStep {
   // already), and nothing at all changed — weights, moments, step counts — where `found_inf` is nonzero
   // (undefined: always steps). Only when stepsOnDevice().
   virtual void stepScaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) = 0;
+
+  // Every device tensor a captured step reads or writes, in an order that stays the same while none is
+  // replaced: the parameters, their state (undefined where a parameter has none yet), the step counts and
+  // the staged learning rates. A CUDA graph holds them and compares them before each replay
+  // (step/graph_capture_plan.h): a replaced one means the graph must be captured again.
+  virtual std::vector<torch::Tensor> graphTensors() const = 0;
 };
 
 }  // namespace wb

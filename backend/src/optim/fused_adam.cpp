@@ -184,6 +184,21 @@ void FusedAdamOptimizer<Base, Options, State>::stepScaled(const torch::Tensor& g
   m_lists.fusedStep(this->param_groups_, this->state_, grad_scale, found_inf);
 }
 
+template <typename Base, typename Options, typename State>
+std::vector<torch::Tensor> FusedAdamOptimizer<Base, Options, State>::graphTensors() const {
+  std::vector<torch::Tensor> tensors;
+  for (const auto& group : this->param_groups_) {
+    for (const torch::Tensor& p : group.params()) {
+      tensors.push_back(p);
+      const State* s = findState<State>(this->state_, p);
+      tensors.push_back(s != nullptr ? s->exp_avg() : torch::Tensor());
+      tensors.push_back(s != nullptr ? s->exp_avg_sq() : torch::Tensor());
+    }
+  }
+  m_lists.appendDeviceTensors(tensors);
+  return tensors;
+}
+
 template class FusedAdamOptimizer<torch::optim::Adam, torch::optim::AdamOptions,
                                   torch::optim::AdamParamState>;
 template class FusedAdamOptimizer<torch::optim::AdamW, torch::optim::AdamWOptions,

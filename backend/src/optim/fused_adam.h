@@ -19,6 +19,7 @@
 
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "optim/adam_list_step.h"
 #include "optim/device_step.h"
@@ -43,6 +44,7 @@ class FusedAdamOptimizer final : public Base, public DeviceStep, public ReportsS
   bool capturable() const override { return stepsOnDevice(); }
   void stageLearningRates() override;
   void stepScaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) override;
+  std::vector<torch::Tensor> graphTensors() const override;
 
   StepPath nextStepPath() const override;
   void setStepPath(StepPath path) override { m_path = path; }

@@ -29,6 +29,27 @@ void storeBuffer(StateMap& state, const torch::Tensor& p, const torch::Tensor& b
   state[compat::optimizerStateKey<StateMap>(p)] = std::move(fresh);
 }
 
+// The fused kernel walks a parameter, its gradient and its momentum buffer as `numel` elements of one dtype
+// from their data pointers; a buffer saved in another layout (a resume with channels_last toggled) or dtype
+// stops it on a check. The foreach ops take any layout, as AdamListStep::covers sends Adam's moments there.
+bool buffersLaidOutLikeParameters(const std::vector<torch::optim::OptimizerParamGroup>& groups,
+                                  const StateMap& state) {
+  for (const auto& group : groups) {
+    for (const torch::Tensor& p : group.params()) {
+      const auto it = state.find(compat::optimizerStateKey<StateMap>(p));
+      if (it == state.end()) continue;
+      const torch::Tensor& buffer =
+          static_cast<const torch::optim::SGDParamState&>(*it->second).momentum_buffer();
+      if (!buffer.defined()) continue;
+      if (buffer.device() != p.device() || buffer.scalar_type() != p.scalar_type() ||
+          buffer.sizes() != p.sizes() || buffer.strides() != p.strides()) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 struct SgdLists {
   std::vector<torch::Tensor> params, grads, buffers;
 };
@@ -54,6 +75,7 @@ StepPath FusedSGD::nextStepPath() const {
     if (static_cast<const torch::optim::SGDOptions&>(group.options()).dampening() != 0)
       return StepPath::Foreach;
   }
+  if (!buffersLaidOutLikeParameters(param_groups_, state_)) return StepPath::Foreach;
   return path;
 }
 
@@ -75,6 +97,21 @@ torch::Tensor FusedSGD::step(LossClosure closure) {
       torch::optim::SGD::step();
   }
   return loss;
+}
+
+std::vector<torch::Tensor> FusedSGD::graphTensors() const {
+  std::vector<torch::Tensor> tensors;
+  for (const auto& group : param_groups_) {
+    for (const torch::Tensor& p : group.params()) {
+      tensors.push_back(p);
+      const auto it = state_.find(compat::optimizerStateKey<StateMap>(p));
+      tensors.push_back(it == state_.end()
+                            ? torch::Tensor()
+                            : static_cast<const torch::optim::SGDParamState&>(*it->second).momentum_buffer());
+    }
+  }
+  tensors.insert(tensors.end(), m_lrs.tensors().begin(), m_lrs.tensors().end());
+  return tensors;
 }
 
 void FusedSGD::stageLearningRates() {

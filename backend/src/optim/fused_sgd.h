@@ -26,6 +26,7 @@ class FusedSGD final : public torch::optim::SGD, public DeviceStep, public Repor
   bool capturable() const override { return stepsOnDevice(); }
   void stageLearningRates() override;
   void stepScaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) override;
+  std::vector<torch::Tensor> graphTensors() const override;
 
   StepPath nextStepPath() const override;
   void setStepPath(StepPath path) override { m_path = path; }

@@ -45,6 +45,7 @@ class StagedLearningRates {
   void stage(const std::vector<torch::optim::OptimizerParamGroup>& groups);
   size_t size() const { return m_tensors.size(); }
   const torch::Tensor& operator[](size_t group) const { return m_tensors[group]; }
+  const std::vector<torch::Tensor>& tensors() const { return m_tensors; }
 
  private:
   std::vector<torch::Tensor> m_tensors;

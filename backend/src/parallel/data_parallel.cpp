@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
@@ -11,6 +12,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "data/seed_mixing.h"
+#include "distributed/collective_backends.h"
 #include "distributed/collective_error.h"
 #include "distributed/device_selection.h"
 #include "distributed/process_group_ranks.h"
@@ -194,6 +196,10 @@ std::optional<RankFailure> trainLocalRanks(const std::vector<LocalRank>& ranks, 
     settings.store = makeRankStore(std::nullopt, settings.group_options.timeout);
   std::vector<RankPlacement> placements;
   for (const LocalRank& r : ranks) placements.push_back(r.placement);
+  // Here, on the launching thread: each rank thread makes its ProcessGroupNCCL, which reads the environment.
+  const bool nccl = std::any_of(ranks.begin(), ranks.end(),
+                                [](const LocalRank& r) { return r.placement.device.is_cuda(); });
+  if (parallel && nccl) prepareNcclEnvironment();
   return runRankThreads(placements, settings.store, settings.world_size, [&](size_t i) {
     const LocalRank& rank = ranks[i];
     StepGeneratorScope random_streams;  // seeded per step by the data-parallel step; cleared at the end

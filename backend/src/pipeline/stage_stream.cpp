@@ -43,9 +43,17 @@ class CudaStageStream final : public StageStream {
 
   void receive(const torch::Tensor& tensor, const std::shared_ptr<void>& ready) override {
     if (ready) static_cast<at::cuda::CUDAEvent*>(ready.get())->block(m_stream);
-    if (tensor.defined() && tensor.is_cuda() && tensor.device().index() == m_index) {
-      c10::cuda::CUDACachingAllocator::recordStream(tensor.storage().data_ptr(), m_stream);
-    }
+    if (!tensor.defined() || !tensor.is_cuda()) return;
+    // The sender's stream allocated the tensor, and the sender drops it as soon as it is sent (a backward
+    // hand-off: the input's gradient dies when backward returns). The caching allocator would then give its
+    // memory to the sender's next micro-batch while the read queued here has not run. Recording the stream
+    // that reads it keeps the block until that stream's queued work is done, as torch's record_stream does.
+    // The reader is this stage's stream on its own device; a copy from another GPU runs on the source
+    // device's current stream (ATen's Copy.cu copies on the source device, after a barrier with this one).
+    const c10::DeviceIndex source = tensor.device().index();
+    const c10::cuda::CUDAStream reader =
+        source == m_index ? m_stream : c10::cuda::getCurrentCUDAStream(source);
+    c10::cuda::CUDACachingAllocator::recordStream(tensor.storage().data_ptr(), reader);
   }
 
  private:

@@ -22,7 +22,8 @@ class StageStream {
   // After the stage queued the work that makes a tensor it hands on: what the receiver waits for.
   virtual std::shared_ptr<void> handOff() { return nullptr; }
   // Before the stage reads a tensor handed to it: its stream waits for the sender's work, and the tensor's
-  // memory is kept for this stream's use (the sender's stream allocated it).
+  // memory is kept until the stream that reads it (this stage's, or for a copy from another GPU the source
+  // device's current stream) has done so: the sender's stream allocated it and may drop it at once.
   virtual void receive(const torch::Tensor& /*tensor*/, const std::shared_ptr<void>& /*ready*/) {}
 };
 

@@ -71,25 +71,31 @@ ClipGradNormPart::ClipGradNormPart(std::vector<torch::Tensor> params, double max
     : m_params(std::move(params)), m_max_norm(max_norm) {}
 
 void ClipGradNormPart::gradientsReady() {
-  const torch::Tensor norm = clipGradNorm(m_params, m_max_norm, m_sum_across);
+  const torch::Tensor norm = clipGradNorm(m_params, m_max_norm, m_sum_across).to(torch::kFloat64);
   if (!m_norm_sum.defined()) {
-    m_norm_sum = torch::zeros({}, norm.options().dtype(torch::kFloat64));
-    m_count = torch::zeros({}, norm.options().dtype(torch::kFloat64));
+    m_norm_sum = torch::zeros({}, norm.options());
+    m_count = torch::zeros({}, norm.options());
+    m_nonfinite = torch::zeros({}, norm.options());
   }
-  // In place, on the device: no allocation and no read per step.
-  m_norm_sum.add_(norm);
-  m_count.add_(1);
+  // In place, on the device: no read per step. A step the loss scaler skips for an overflow has an inf or
+  // NaN norm; it is counted apart, not summed, or one such step would make the whole window's mean inf.
+  const torch::Tensor finite = torch::isfinite(norm);
+  m_norm_sum.add_(torch::where(finite, norm, torch::zeros_like(norm)));
+  m_count.add_(finite);
+  m_nonfinite.add_(finite.logical_not());
 }
 
-std::optional<double> ClipGradNormPart::takeGradNorm() {
-  if (!m_norm_sum.defined()) return std::nullopt;
-  const torch::Tensor both = torch::stack({m_norm_sum, m_count}).cpu();  // one read
-  const double count = both[1].item<double>();
-  if (count == 0) return std::nullopt;
-  const double mean = both[0].item<double>() / count;
+GradNormWindow ClipGradNormPart::takeGradNorm() {
+  if (!m_norm_sum.defined()) return {};
+  const torch::Tensor all = torch::stack({m_norm_sum, m_count, m_nonfinite}).cpu();  // one read
+  const auto v = all.accessor<double, 1>();
+  GradNormWindow window;
+  if (v[1] > 0) window.mean = v[0] / v[1];
+  window.nonfinite = static_cast<int64_t>(v[2]);
   m_norm_sum.zero_();
   m_count.zero_();
-  return mean;
+  m_nonfinite.zero_();
+  return window;
 }
 
 }  // namespace wb

@@ -38,7 +38,8 @@ class ClipGradNormPart final : public StepPart {
   std::string name() const override { return "clip_grad_norm"; }
   bool capturable() const override { return true; }
   void gradientsReady() override;
-  std::optional<double> takeGradNorm() override;
+  // The mean of the window's finite norms and the count of the others, in one read of the device.
+  GradNormWindow takeGradNorm() override;
   // Sharded gradients: the norm is the group's (see clipGradNorm).
   void sumAcrossRanks(SumAcrossRanks sum) { m_sum_across = std::move(sum); }
 
@@ -46,10 +47,12 @@ class ClipGradNormPart final : public StepPart {
   std::vector<torch::Tensor> m_params;
   double m_max_norm;
   SumAcrossRanks m_sum_across;
-  // On the device, since the last takeGradNorm: the norms' sum and their count (counted there too, so a step
-  // replayed from a CUDA graph, which runs none of this host code, is counted).
+  // On the device, since the last takeGradNorm: the finite norms' sum and count, and the count of inf/NaN
+  // ones (counted there too, so a step replayed from a CUDA graph, which runs none of this host code, is
+  // counted; and a host check per step would synchronize the device).
   torch::Tensor m_norm_sum;
   torch::Tensor m_count;
+  torch::Tensor m_nonfinite;
 };
 
 }  // namespace wb

@@ -84,7 +84,7 @@ GraphedStep::GraphedStep(TrainingStep& body, StepParts& parts, torch::optim::Opt
       m_parts(parts),
       m_optimizer(optimizer),
       m_device(device),
-      m_warmup_left(warmup_steps),
+      m_plan(warmup_steps),
       m_graph(std::make_unique<CudaGraph>(device.index() < 0 ? 0 : device.index())) {}
 
 GraphedStep::~GraphedStep() = default;
@@ -94,18 +94,28 @@ TrainingStep::MicroBatch GraphedStep::step(const Batch& batch, int64_t step, dou
 }
 
 TrainingStep::MicroBatch GraphedStep::step(const Batch& batch, int64_t step, const std::vector<double>& lrs) {
-  if (m_graph->captured()) {
-    if (fitsStaticBuffers(batch)) return replay(batch, step, lrs);
-    ++m_eager_since_news;
-    return eager(batch, step, lrs);
+  const bool captured = m_plan.isCaptured();
+  const GraphAction action = m_plan.next(batch.x.size(0), captured && fitsStaticBuffers(batch),
+                                         captured && m_plan.holds(heldTensors()));
+  if (captured && !m_plan.isCaptured()) {
+    // The old graph would write the replaced tensors' memory: a new one is captured after a warm-up step.
+    m_graph = std::make_unique<CudaGraph>(m_device.index() < 0 ? 0 : m_device.index());
   }
-  if (m_warmup_left > 0) {
-    --m_warmup_left;
-    TrainingStep::MicroBatch result;
-    m_graph->runOnSideStream([&] { result = eager(batch, step, lrs); });
-    return result;
+  switch (action) {
+    case GraphAction::Replay:
+      return replay(batch, step, lrs);
+    case GraphAction::Capture:
+      return capture(batch, step, lrs);
+    case GraphAction::WarmUp: {
+      TrainingStep::MicroBatch result;
+      m_graph->runOnSideStream([&] { result = eager(batch, step, lrs); });
+      return result;
+    }
+    case GraphAction::Eager:
+      break;
   }
-  return capture(batch, step, lrs);
+  ++m_eager_since_news;
+  return eager(batch, step, lrs);
 }
 
 TrainingStep::MicroBatch GraphedStep::eager(const Batch& batch, int64_t step,
@@ -151,6 +161,7 @@ TrainingStep::MicroBatch GraphedStep::capture(const Batch& batch, int64_t step,
       m_gradients.push_back(p.grad());
     }
   }
+  m_plan.captured(heldTensors());
   std::ostringstream news;
   news << "CUDA graph captured at step " << step + 1 << " ("
        << (m_whole ? "the whole step" : "forward, loss and backward; the optimizer steps after each replay")
@@ -177,6 +188,15 @@ TrainingStep::MicroBatch GraphedStep::replay(const Batch& batch, int64_t step,
   return m_output;
 }
 
+std::vector<torch::Tensor> GraphedStep::heldTensors() const {
+  if (m_whole) return dynamic_cast<const DeviceStep&>(m_optimizer).graphTensors();
+  std::vector<torch::Tensor> params;
+  for (const auto& group : m_optimizer.param_groups()) {
+    params.insert(params.end(), group.params().begin(), group.params().end());
+  }
+  return params;
+}
+
 bool GraphedStep::fitsStaticBuffers(const Batch& batch) const {
   return batch.x.sizes() == m_static.x.sizes() && batch.y.sizes() == m_static.y.sizes() &&
          batch.x.scalar_type() == m_static.x.scalar_type() &&
@@ -186,6 +206,12 @@ bool GraphedStep::fitsStaticBuffers(const Batch& batch) const {
 std::optional<std::string> GraphedStep::takeNews() {
   std::optional<std::string> news = std::move(m_news);
   m_news.reset();
+  if (const int64_t dropped = m_plan.takeDropped(); dropped > 0) {
+    const std::string again =
+        "the optimizer replaced a tensor the CUDA graph held (a load, or its step left "
+        "the device): the graph was dropped and the step is captured again";
+    news = news ? again + "; " + *news : again;
+  }
   if (m_eager_since_news > 0) {
     const std::string eager = std::to_string(m_eager_since_news) +
                               " step(s) of another batch shape ran eagerly beside the CUDA graph";

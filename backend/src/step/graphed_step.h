@@ -6,7 +6,8 @@
 // clipping, their device accumulators) and the optimizer's device step (optim/device_step.h: learning rates
 // in device tensors, written before each replay, so a schedule or a live change reaches the graph). An
 // optimizer without a device step keeps its step outside: forward, loss and backward only are captured.
-// A batch of another shape (a short last batch) runs eagerly; the graph waits for the next full one. What is
+// A batch of another shape (a short last batch) runs eagerly; the capture takes a full batch, and when the
+// optimizer replaces a tensor the graph holds, the step is captured again (graph_capture_plan.h). What is
 // not captured, and why, is one line of the run's log.
 
 #include <torch/torch.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "data/batch_loader.h"
+#include "step/graph_capture_plan.h"
 #include "step/step_parts.h"
 #include "step/training_step.h"
 #include "workbench/experiment.h"
@@ -59,12 +61,15 @@ class GraphedStep {
   TrainingStep::MicroBatch capture(const Batch& batch, int64_t step, const std::vector<double>& lrs);
   TrainingStep::MicroBatch replay(const Batch& batch, int64_t step, const std::vector<double>& lrs);
   bool fitsStaticBuffers(const Batch& batch) const;
+  // What the graph reads and writes beside its own pool: the optimizer's device tensors when its step is
+  // in the graph, the parameters otherwise.
+  std::vector<torch::Tensor> heldTensors() const;
 
   TrainingStep& m_body;
   StepParts& m_parts;
   torch::optim::Optimizer& m_optimizer;
   torch::Device m_device;
-  int64_t m_warmup_left;
+  GraphCapturePlan m_plan;
   std::unique_ptr<CudaGraph> m_graph;
   bool m_whole = false;  // the optimizer's step is in the graph
   Batch m_static;        // the captured step's input and target buffers

@@ -20,6 +20,14 @@ namespace wb {
 // Tensors a part keeps in a checkpoint (pruning masks), by name; restored before the resumed step.
 using PartState = std::vector<std::pair<std::string, torch::Tensor>>;
 
+// The gradient norms of the steps since the last report (clipping measures them): the mean of the finite
+// ones, and how many were inf/NaN. One fp16 overflow (a step the loss scaler skips) would make a mean over
+// all of them inf for the whole window, so those are counted apart.
+struct GradNormWindow {
+  std::optional<double> mean;  // nullopt: nothing measured, or no finite norm
+  int64_t nonfinite = 0;
+};
+
 // Collective time since the last report, in milliseconds: busy (the collectives' own time) and hidden (the
 // part of it that overlapped backward). -1 = not measured.
 struct CommunicationTimes {
@@ -65,8 +73,8 @@ class StepPart {
 
   // Metrics, read when a window of steps is reported (never per step: reading may synchronize the device).
   virtual CommunicationTimes takeCommunicationTimes() { return {}; }
-  // The mean gradient norm of the steps since the last call (clipping measures it), or nullopt.
-  virtual std::optional<double> takeGradNorm() { return std::nullopt; }
+  // The gradient norms of the steps since the last call (clipping measures them); nothing by default.
+  virtual GradNormWindow takeGradNorm() { return {}; }
 
   // What the part carries across a checkpoint, and restoring it.
   virtual void saveState(PartState& /*into*/) const {}

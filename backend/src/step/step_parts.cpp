@@ -95,10 +95,10 @@ CommunicationTimes StepParts::takeCommunicationTimes() {
   return sum;
 }
 
-std::optional<double> StepParts::takeGradNorm() {
-  std::optional<double> norm;
+GradNormWindow StepParts::takeGradNorm() {
+  GradNormWindow norm;
   for (const auto& p : m_parts) {
-    if (std::optional<double> n = p->takeGradNorm()) norm = n;
+    if (GradNormWindow n = p->takeGradNorm(); n.mean || n.nonfinite > 0) norm = n;
   }
   return norm;
 }

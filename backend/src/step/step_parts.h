@@ -41,7 +41,8 @@ class StepParts {
 
   // Summed over the parts that measure (-1 when none does).
   CommunicationTimes takeCommunicationTimes();
-  std::optional<double> takeGradNorm();
+  // The last part's that measured any (clipping's).
+  GradNormWindow takeGradNorm();
 
   PartState saveState() const;
   void loadState(const PartState& state);

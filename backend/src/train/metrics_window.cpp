@@ -58,6 +58,17 @@ void setCudaMemory(Metrics& into, const CudaMemoryStats& mem) {
   into.cuda_peak_bytes = mem.peak_allocated_bytes;
 }
 
+// The window's mean gradient norm (of its finite norms) and the loss scaler's figures.
+void setGradientFigures(StepMetrics& m, const GradNormWindow& norms, const GradScaler& scaler,
+                        int64_t skipped_before) {
+  if (norms.mean) m.grad_norm = *norms.mean;
+  if (scaler.enabled()) {
+    m.loss_scale = scaler.currentScale();
+    m.skipped_steps = scaler.skippedSteps();
+    m.nonfinite_steps_in_window = m.skipped_steps - skipped_before;
+  }
+}
+
 }  // namespace
 
 std::vector<DeviceMetrics> stageDeviceMetrics(const std::vector<StageDevice>& stages,
@@ -167,12 +178,8 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
   m.compute_ms = toSeconds(window.compute) * per_step;
   m.optimizer_ms = toSeconds(window.optimizer) * per_step;
   m.data_wait_fraction = window_s > 0 ? toSeconds(window.data) / window_s : 0;
-  if (const std::optional<double> norm = parts.takeGradNorm()) m.grad_norm = *norm;
-  if (scaler.enabled()) {
-    m.loss_scale = scaler.currentScale();
-    m.skipped_steps = scaler.skippedSteps();
-    m.nonfinite_steps_in_window = m.skipped_steps - window.skipped_before;
-  }
+  const GradNormWindow norms = parts.takeGradNorm();
+  setGradientFigures(m, norms, scaler, window.skipped_before);
   m.cpu_rss_bytes = rss;
   setCudaMemory(m, mem);
   m.gpu = gpu;
@@ -195,6 +202,13 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
                       static_cast<double>(total_steps - step)
                 : (step >= total_steps ? 0 : -1);
   events.post(m);
+  // With fp16 loss scaling the scaler's skipped steps are these; without it nothing skipped them.
+  if (norms.nonfinite > 0 && !scaler.enabled()) {
+    events.log(LogLevel::Warning,
+               std::to_string(norms.nonfinite) + " step(s) up to step " + std::to_string(step) +
+                   " had an inf/NaN gradient norm (left out of grad_norm); without fp16 loss "
+                   "scaling they were not skipped");
+  }
   if (advisor) {
     if (std::string advice = advisor->advise(m); !advice.empty()) {
       events.log(LogLevel::Warning, std::move(advice));

@@ -249,6 +249,8 @@ class DeviceSgd final : public torch::optim::SGD, public DeviceStep {
       p.sub_(torch::where(found_inf != 0, torch::zeros_like(g), lr * g));
     }
   }
+  // Its step reads and writes the parameters only.
+  std::vector<torch::Tensor> graphTensors() const override { return param_groups()[0].params(); }
   int calls = 0;
   bool saw_grad_scale = false;
 };
