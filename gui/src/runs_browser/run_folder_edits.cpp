@@ -87,6 +87,7 @@ QString RunFolderEdits::remove(const QStringList& folders) {
       deleteRun(m_browser->runsDir().toStdString(), folder.toStdString());
     } catch (const UserError& e) {
       problems << QString::fromUtf8(e.what()) + QLatin1Char(' ') + QString::fromStdString(e.hint());
+      continue;  // refused: the run stays, and so do its traces on the charts (`removed` takes them off)
     } catch (const std::exception& e) {
       problems << QString::fromUtf8(e.what());
       continue;
