@@ -233,7 +233,9 @@ EpochMetrics epochFromJson(const json& j) {
   m.train_loss = get<double>(j, "train_loss", 0);
   m.val_loss = get<double>(j, "val_loss", -1);
   m.train_figures = epochFigures(j, "train_");
-  if (m.val_loss >= 0) m.val_figures = epochFigures(j, "val_");
+  // Read whatever val_ figures the line has, the loss aside: a validation whose loss was inf is written with
+  // "val_loss": null (read back as -1) beside its figures, which the run showed live and shows reopened.
+  m.val_figures = epochFigures(j, "val_");
   m.lr = get<double>(j, "lr", 0);
   m.epoch_s = get<double>(j, "epoch_s", 0);
   m.samples_per_sec = get<double>(j, "samples_per_sec", 0);

@@ -122,6 +122,8 @@ void startScreenshot(MainWindow& window, const CommandLine& cl, QObject* owner) 
 
 bool openFromCommandLine(MainWindow& window, const CommandLine& cl) {
   const bool opened = cl.experimentFile.isEmpty() || window.document()->openFile(cl.experimentFile);
+  // A picture of another experiment than the one asked for is not taken: nothing more is opened or read.
+  if (!opened && !cl.screenshotFile.isEmpty()) return false;
   if (!cl.openRuns.isEmpty()) {
     window.pastRuns()->open(cl.openRuns, /*replace=*/false);
     window.showRunsPanel(cl.openRuns);

@@ -11,7 +11,7 @@ struct CommandLine;
 class MainWindow;
 
 // Opens what `cl` names in `window`. False when its experiment file could not be opened (the window has said
-// why).
+// why); for --screenshot, nothing else is opened then.
 bool openFromCommandLine(MainWindow& window, const CommandLine& cl);
 
 // Shows the window and starts what `cl` asks. For --screenshot the window takes the pictures' fixed size and

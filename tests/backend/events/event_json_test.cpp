@@ -59,6 +59,16 @@ TEST(EventJson, AnEpochsFiguresTravelByTheTasksNames) {
   EXPECT_DOUBLE_EQ(figureNamed(e->train_figures, "iou", -1), 0.6);
   EXPECT_DOUBLE_EQ(e->train_loss, 0.5) << "the loss is not a figure";
   EXPECT_TRUE(e->val_figures.empty());
+
+  // A validation whose loss was not finite keeps its figures (its loss is written as null).
+  const auto infinite = eventFromJson(nlohmann::json::parse(
+      R"({"event": "epoch", "epoch": 2, "train_loss": 0.4, "train_accuracy": 0.9, "val_loss": null,
+          "val_accuracy": 0.5})"));
+  ASSERT_TRUE(infinite.has_value());
+  const auto* i = std::get_if<EpochMetrics>(&*infinite);
+  ASSERT_NE(i, nullptr);
+  EXPECT_LT(i->val_loss, 0);
+  EXPECT_DOUBLE_EQ(figureNamed(i->val_figures, "accuracy", -1), 0.5);
 }
 
 TEST(EventJson, FinishedCarriesTheSummary) {
