@@ -80,7 +80,7 @@ void ClipGradNormPart::gradientsReady() {
   // In place, on the device: no read per step. A step the loss scaler skips for an overflow has an inf or
   // NaN norm; it is counted apart, not summed, or one such step would make the whole window's mean inf.
   const torch::Tensor finite = torch::isfinite(norm);
-  m_norm_sum.add_(torch::where(finite, norm, torch::zeros_like(norm)));
+  m_norm_sum.add_(norm.nan_to_num(0.0, 0.0, 0.0));
   m_count.add_(finite);
   m_nonfinite.add_(finite.logical_not());
 }
