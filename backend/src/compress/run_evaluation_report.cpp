@@ -9,6 +9,7 @@
 #include "distributed/device_selection.h"
 #include "evaluation/split_predictions.h"
 #include "model/model.h"
+#include "util/default_cpu_generator.h"
 #include "workbench/compression.h"
 #include "workbench/errors.h"
 #include "workbench/evaluation_report.h"
@@ -57,7 +58,12 @@ SplitPredictions predictWithRunModel(const std::string& run_dir, const Experimen
   torch::Device device = torch::kCPU;
   if (!e.train.devices.empty() && checkDevice(e.train.devices[0]).empty())
     device = resolveDevice(e.train.devices[0]);
-  auto model = buildModel(e.model, data.sample_shape, data.num_classes);
+  std::unique_ptr<Model> model;
+  {
+    BorrowedDefaultCpuGenerator generator(
+        e.seed);  // initialized, then overwritten: leaves a run's draws alone
+    model = buildModel(e.model, data.sample_shape, data.num_classes);
+  }
   model->load(run_dir + "/model.pt");
   model->to(device);
   model->train(false);

@@ -6,6 +6,7 @@
 #include "evaluation/evaluation.h"
 #include "model/model.h"
 #include "task/make_task.h"
+#include "util/default_cpu_generator.h"
 #include "workbench/errors.h"
 #include "workbench/system_info.h"
 #include "workbench/training_run.h"
@@ -35,7 +36,12 @@ EvalResult evaluateRunDir(const std::string& run_dir) {
   if (!e.train.devices.empty() && checkDevice(e.train.devices[0]).empty())
     device = resolveDevice(e.train.devices[0]);
   const Dataset data = loadDataset(e.data, e.seed);
-  auto model = buildModel(e.model, data.sample_shape, data.num_classes);
+  std::unique_ptr<Model> model;
+  {
+    BorrowedDefaultCpuGenerator generator(
+        e.seed);  // initialized, then overwritten: leaves a run's draws alone
+    model = buildModel(e.model, data.sample_shape, data.num_classes);
+  }
   model->load(model_file);
   model->to(device);
   return evaluateModel(*model, data.test, std::max<int64_t>(256, e.train.batch_size * 2), device,

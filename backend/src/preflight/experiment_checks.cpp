@@ -13,6 +13,7 @@
 #include "run_folder/run_folder.h"
 #include "train/frozen_parameters.h"
 #include "train/training_plan.h"
+#include "util/default_cpu_generator.h"
 #include "workbench/errors.h"
 #include "workbench/experiment.h"
 #include "workbench/weights_load_report.h"
@@ -50,7 +51,12 @@ void checkParameterPatterns(const Experiment& e, const DataShape& shape,
   const bool freezes = e.model.freeze_body || !e.model.freeze.empty();
   if (!freezes && e.optimizer.param_groups.empty()) return;
   try {
-    const std::unique_ptr<Model> model = buildModel(e.model, shape.sample_shape, shape.num_classes);
+    std::unique_ptr<Model> model;
+    {
+      BorrowedDefaultCpuGenerator generator(
+          e.seed);  // its initialization leaves a training run's draws alone
+      model = buildModel(e.model, shape.sample_shape, shape.num_classes);
+    }
     if (freezes) FrozenParameters frozen(e.model, *model);
     std::vector<std::string> names;
     for (const auto& named : model->namedParameters()) names.push_back(named.first);

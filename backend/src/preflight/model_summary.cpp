@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "model/torchscript_model.h"
 #include "train/frozen_parameters.h"
+#include "util/default_cpu_generator.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -45,7 +46,11 @@ std::unique_ptr<FrozenParameters> summaryAppliesFreeze(ModelSummary& summary, co
 // A row thaws (model.unfreeze) with the last of its frozen parameters' units. (Either every unit has an epoch
 // or none has: model.unfreeze.after_epochs gives them all one.)
 void summarizeFreezing(ModelSummary& summary, const Experiment& e) {
-  const std::unique_ptr<Model> model = buildModel(e.model, summary.input_shape, summary.num_classes);
+  std::unique_ptr<Model> model;
+  {
+    BorrowedDefaultCpuGenerator generator(e.seed);  // its initialization leaves a training run's draws alone
+    model = buildModel(e.model, summary.input_shape, summary.num_classes);
+  }
   const std::unique_ptr<FrozenParameters> frozen = summaryAppliesFreeze(summary, e.model, *model);
   if (!frozen) return;
   const auto parameters = model->namedParameters();

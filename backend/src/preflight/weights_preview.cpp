@@ -2,6 +2,7 @@
 // anything trains, for `check` and the experiment's checks.
 #include "data/dataset.h"
 #include "model/model.h"
+#include "util/default_cpu_generator.h"
 #include "weights/weights_loading.h"
 #include "workbench/weights_load_report.h"
 
@@ -9,8 +10,13 @@ namespace wb {
 
 WeightsLoadReport previewWeightsLoad(const Experiment& e) {
   const DataShape shape = probeDataShape(e.data);
-  torch::manual_seed(e.seed);  // the run's initialization, so a preview's fresh head is the run's
-  const std::unique_ptr<Model> model = buildModel(e.model, shape.sample_shape, shape.num_classes);
+  std::unique_ptr<Model> model;
+  {
+    // The run's initialization (its seed), so a preview's fresh head is the run's; a run training meanwhile
+    // draws as if this preview had not been made.
+    BorrowedDefaultCpuGenerator generator(e.seed);
+    model = buildModel(e.model, shape.sample_shape, shape.num_classes);
+  }
   const ModelWeightsSource source = readModelWeights(e.model.weights, *model);
   return loadModelWeights(*model, source, e.model, describeArchitecture(e.model));
 }

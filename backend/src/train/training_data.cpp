@@ -1,10 +1,15 @@
 #include "train/training_data.h"
 
+#include "util/default_cpu_generator.h"
+
 namespace wb {
 
 TrainingData loadTrainingData(const Experiment& e, torch::Device device, bool may_place_on_device) {
   TrainingData loaded;
-  torch::manual_seed(e.seed);
+  {
+    const auto generator = holdDefaultCpuGenerator();
+    torch::manual_seed(e.seed);
+  }
   loaded.data = loadDataset(e.data, e.seed);
   DataSplit& train = loaded.data.train;
   if (may_place_on_device && device.is_cuda() && train.inMemory()) {

@@ -5,6 +5,7 @@
 #include "model/model_build_context.h"
 #include "optim/optimizer_factory.h"
 #include "pipeline/pipeline_model.h"
+#include "util/default_cpu_generator.h"
 #include "util/fast_paths.h"
 
 namespace wb {
@@ -12,8 +13,10 @@ namespace wb {
 TrainingModel buildTrainingModel(const Experiment& e, const Dataset& data, torch::Device device,
                                  RankGroup* sync_batchnorm_group) {
   TrainingModel built;
-  torch::manual_seed(e.seed);
   {
+    // Seeded and initialized in one turn: a preview building a model meanwhile cannot draw in between.
+    const auto generator = holdDefaultCpuGenerator();
+    torch::manual_seed(e.seed);
     SyncBatchNormScope sync_bn(sync_batchnorm_group);
     built.model = buildModel(e.model, data.sample_shape, data.num_classes);
   }

@@ -4,6 +4,8 @@
 
 #include <mutex>
 
+#include "util/default_cpu_generator.h"
+
 #ifdef WB_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
@@ -26,7 +28,10 @@ void setStateOf(at::Generator generator, const torch::Tensor& state) {
 
 std::vector<std::pair<std::string, torch::Tensor>> captureRngStates() {
   std::vector<std::pair<std::string, torch::Tensor>> states;
-  states.emplace_back("cpu", stateOf(at::detail::getDefaultCPUGenerator()));
+  {
+    const auto turn = holdDefaultCpuGenerator();  // not a preview's borrowed state
+    states.emplace_back("cpu", stateOf(at::detail::getDefaultCPUGenerator()));
+  }
 #ifdef WB_WITH_CUDA
   if (torch::cuda::is_available()) {
     for (int64_t i = 0; i < static_cast<int64_t>(torch::cuda::device_count()); ++i) {
@@ -42,6 +47,7 @@ std::vector<std::pair<std::string, torch::Tensor>> captureRngStates() {
 void restoreRngStates(const std::vector<std::pair<std::string, torch::Tensor>>& states) {
   for (const auto& [name, state] : states) {
     if (name == "cpu") {
+      const auto turn = holdDefaultCpuGenerator();  // a preview's borrowing would put its old state back
       setStateOf(at::detail::getDefaultCPUGenerator(), state);
       continue;
     }

@@ -8,6 +8,7 @@
 #include "model/layers/transformer_layers.h"
 #include "model/step_generator.h"
 #include "torch_compat.h"
+#include "util/default_cpu_generator.h"
 
 namespace wb {
 
@@ -16,8 +17,12 @@ torch::Tensor attentionInPlainOps(const torch::Tensor& q, const torch::Tensor& k
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
   torch::Tensor weights = torch::softmax(torch::matmul(q * scale, k.transpose(-2, -1)), -1);
   if (dropoutP > 0) {
-    weights = generator != nullptr ? dropoutWithGenerator(weights, dropoutP, *generator)
-                                   : torch::dropout(weights, dropoutP, /*train=*/true);
+    if (generator != nullptr) {
+      weights = dropoutWithGenerator(weights, dropoutP, *generator);
+    } else {
+      const auto turn = holdDefaultGenerator(weights.device());
+      weights = torch::dropout(weights, dropoutP, /*train=*/true);
+    }
   }
   return torch::matmul(weights, v);
 }
@@ -31,7 +36,11 @@ torch::Tensor scaledDotProductAttention(const torch::Tensor& q, const torch::Ten
   torch::Generator* generator = dropoutP > 0 && q.device().is_cpu() ? stepGenerator() : nullptr;
 #if WB_TORCH_AT_LEAST(2, 0)
   // SDPA takes no generator: where a rank's step generator must draw the mask, the plain ops do.
-  if (generator == nullptr) return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, dropoutP);
+  if (generator == nullptr) {
+    const auto turn =
+        dropoutP > 0 ? holdDefaultGenerator(q.device()) : std::unique_lock<std::recursive_mutex>();
+    return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, dropoutP);
+  }
 #endif
   return attentionInPlainOps(q, k, v, dropoutP, generator);
 }

@@ -2,6 +2,7 @@
 
 #include "model/shape_rules.h"
 #include "model/step_generator.h"
+#include "util/default_cpu_generator.h"
 
 namespace wb {
 namespace {
@@ -101,6 +102,7 @@ torch::Tensor StochasticDepthImpl::forward(const torch::Tensor& x) {
   if (generator != nullptr && x.device().is_cpu()) {
     noise.bernoulli_(survival, *generator);
   } else {
+    const auto turn = holdDefaultGenerator(noise.device());
     noise.bernoulli_(survival);
   }
   if (survival > 0.0) noise.div_(survival);

@@ -1,6 +1,7 @@
 #include "model/layers/step_dropout.h"
 
 #include "model/step_generator.h"
+#include "util/default_cpu_generator.h"
 
 namespace wb {
 
@@ -18,6 +19,7 @@ torch::Tensor dropoutWithGenerator(const torch::Tensor& input, double p, torch::
 torch::Tensor StepDropoutImpl::forward(torch::Tensor input) {
   torch::Generator* generator = stepGenerator();
   if (generator == nullptr || !is_training() || !input.device().is_cpu() || options.inplace()) {
+    const auto turn = holdDefaultGenerator(input.device());
     return torch::nn::DropoutImpl::forward(std::move(input));
   }
   return dropoutWithGenerator(input, options.p(), *generator);
