@@ -30,24 +30,29 @@ struct TrainingRun::Impl {
 };
 
 void TrainingRun::Impl::run() {
-  RunSession session(experiment, resume, launch, control, sink);
-  const RunSummary result = session.run();
   {
-    std::lock_guard<std::mutex> lock(summary_mutex);
-    summary = result;
+    RunSession session(experiment, resume, launch, control, sink);
+    const RunSummary result = session.run();
+    {
+      std::lock_guard<std::mutex> lock(summary_mutex);
+      summary = result;
+    }
+    // The end must reach the subscriber whatever the disk does: a failure to record it (EventStream::flush)
+    // has already reached the subscriber as an error line.
+    EventStream& events = session.eventStream();
+    try {
+      events.post(RunFinished{result});
+    } catch (const FileWriteError&) {
+    }
+    try {
+      events.flush();
+    } catch (const FileWriteError&) {
+    }
   }
+  // Only now, with the session closed (its folder, index entry, request watcher and data let go), does the
+  // worker say it has ended: a window that sees RunFinished and this then joins the thread at once, and its
+  // UI thread never waits on the session's last disk writes or threads.
   running = false;
-  // The end must reach the subscriber whatever the disk does: a failure to record it (EventStream::flush) has
-  // already reached the subscriber as an error line.
-  EventStream& events = session.eventStream();
-  try {
-    events.post(RunFinished{result});
-  } catch (const FileWriteError&) {
-  }
-  try {
-    events.flush();
-  } catch (const FileWriteError&) {
-  }
 }
 
 TrainingRun::TrainingRun(Experiment experiment, EventSink sink) : m_impl(std::make_unique<Impl>()) {
