@@ -12,7 +12,8 @@ namespace {
 
 constexpr int64_t kDefaultMisclassified = 10;
 
-nlohmann::json evaluationJson(const EvaluationReport& r) {
+// Classification's part of a report (EvaluationReport::task).
+nlohmann::json classificationJson(const EvaluationReport& r) {
   nlohmann::json out{{"run_dir", r.run_dir},
                      {"test_loss", r.loss},
                      {"test_accuracy", r.figures.accuracy},
@@ -51,7 +52,7 @@ nlohmann::json evaluationJson(const EvaluationReport& r) {
   return out;
 }
 
-void printReport(const EvaluationReport& r, const std::string& what) {
+void printClassificationReport(const EvaluationReport& r, const std::string& what) {
   const ClassificationFigures& f = r.figures;
   std::printf("%s: test accuracy %.4f, test loss %.4f on %lld samples%s\n", what.c_str(), f.accuracy, r.loss,
               static_cast<long long>(f.samples), r.dataset.empty() ? "" : (" (" + r.dataset + ")").c_str());
@@ -99,6 +100,27 @@ void printReport(const EvaluationReport& r, const std::string& what) {
                 static_cast<long long>(m.index), name(m.predicted).c_str(), m.confidence * 100,
                 name(m.truth).c_str(), m.truth_probability * 100);
     if (!m.file.empty()) std::printf("           %s\n", m.file.c_str());
+  }
+}
+
+// A report as its task reports it: one case per TaskKind and no default, so a new task that is not printed
+// yet is a compiler warning here (-Wswitch).
+nlohmann::json evaluationJson(const EvaluationReport& r) {
+  nlohmann::json out;
+  switch (r.task) {
+    case TaskKind::Classification:
+      out = classificationJson(r);
+      break;
+  }
+  out["task"] = wordString(r.task);
+  return out;
+}
+
+void printReport(const EvaluationReport& r, const std::string& what) {
+  switch (r.task) {
+    case TaskKind::Classification:
+      printClassificationReport(r, what);
+      return;
   }
 }
 

@@ -27,6 +27,7 @@ TEST(CliEval, JsonHasPerClassFiguresConfusionMatrixAndMistakes) {
   const auto e = runCli("eval " + run_dir + " --json --misclassified 5");
   ASSERT_EQ(e.status, 0) << e.err;
   const auto j = nlohmann::json::parse(e.out);
+  EXPECT_EQ(j["task"], "classification");  // the report its task made
   EXPECT_EQ(j["samples"], 10000);
   ASSERT_EQ(j["class_names"].size(), 10u);
   EXPECT_EQ(j["class_names"][0], "T-shirt/top");

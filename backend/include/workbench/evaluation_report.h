@@ -1,13 +1,17 @@
 #pragma once
-// A finished run's model on its test split, in detail: accuracy and loss, the confusion matrix, precision,
-// recall and F1 per class, and the test images it got wrong. `workbench-cli eval` prints it; the window's
-// Evaluation view draws it. Plain C++: no Torch type crosses this header.
+// A finished run's model on its test split, in detail, as its task reports it (EvaluationReport::task; the
+// engine's reporter per task is backend/src/evaluation/split_reporter.h). Classification, the only task
+// today: accuracy and loss, the confusion matrix, precision, recall and F1 per class, and the test images it
+// got wrong. `workbench-cli eval` prints it; the window's Evaluation view draws it (each by the report's
+// task). Plain C++: no Torch type crosses this header.
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "workbench/task_words.h"
 
 namespace wb {
 
@@ -64,8 +68,16 @@ struct EvaluationReport {
   std::string run_dir;
   std::string model;  // "" for the run's model.pt; else the artifact ("compressed/02-quantize")
   std::string note;   // "" for a trained model; else which step a part-trained one is from (allow_unfinished)
-  std::string dataset;            // "Fashion-MNIST"
-  double loss = 0;                // mean cross-entropy over the test split
+  std::string dataset;  // "Fashion-MNIST"
+  // What the run learned: which of the parts below its reporter filled (classification's, the only one
+  // today).
+  TaskKind task = TaskKind::Classification;
+  int64_t samples = 0;  // test samples evaluated
+  double loss = 0;      // the task's loss, the mean over the test split (classification: cross-entropy)
+  // The task's figures on the split by name, as a run's test figures (taskFigureSpecs: classification's
+  // accuracy).
+  std::vector<TaskFigure> task_figures;
+  // Classification's part.
   ClassificationFigures figures;  // figures.accuracy is the test accuracy
   std::vector<std::string> class_names;
   // The most confident mistakes first (highest softmax probability of the wrong class), at most

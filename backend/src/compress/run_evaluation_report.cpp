@@ -7,7 +7,7 @@
 #include "data/dataset.h"
 #include "data/dataset_catalog.h"
 #include "distributed/device_selection.h"
-#include "evaluation/split_predictions.h"
+#include "evaluation/split_reporter.h"
 #include "model/model.h"
 #include "util/default_cpu_generator.h"
 #include "workbench/compression.h"
@@ -53,8 +53,8 @@ std::string artifactFolder(const std::string& run_dir, const std::string& artifa
                                 : "The run's artifacts: " + names);
 }
 
-SplitPredictions predictWithRunModel(const std::string& run_dir, const Experiment& e, const Dataset& data,
-                                     const EvaluationOptions& options) {
+EvaluationReport reportOnRunModel(const std::string& run_dir, const Experiment& e, const Dataset& data,
+                                  const SplitReporter& reporter, const EvaluationOptions& options) {
   torch::Device device = torch::kCPU;
   if (!e.train.devices.empty() && checkDevice(e.train.devices[0]).empty())
     device = resolveDevice(e.train.devices[0]);
@@ -68,12 +68,12 @@ SplitPredictions predictWithRunModel(const std::string& run_dir, const Experimen
   model->to(device);
   model->train(false);
   // The batch evaluateRunDir uses, so both read the same sums.
-  return predictSplit([&model](const torch::Tensor& x) { return model->forward(x); }, data.test,
-                      std::max<int64_t>(256, e.train.batch_size * 2), device, options);
+  return reporter.report([&model](const torch::Tensor& x) { return model->forward(x); }, data,
+                         std::max<int64_t>(256, e.train.batch_size * 2), device, options);
 }
 
-SplitPredictions predictWithArtifact(const std::string& folder, const Dataset& data,
-                                     const EvaluationOptions& options) {
+EvaluationReport reportOnArtifact(const std::string& folder, const Dataset& data,
+                                  const SplitReporter& reporter, const EvaluationOptions& options) {
   const ModelArtifact a = loadArtifact(folder);
   if (a.input_shape != data.sample_shape || a.num_classes != data.num_classes) {
     throw UserError("artifact " + folder + " takes samples " + shapeToString(a.input_shape) + " with " +
@@ -82,8 +82,8 @@ SplitPredictions predictWithArtifact(const std::string& folder, const Dataset& d
                     "The artifact belongs to another run.");
   }
   auto model = makeInferenceModel(a);
-  return predictSplit([&model](const torch::Tensor& x) { return model->forward(x); }, data.test,
-                      kArtifactBatch, torch::kCPU, options);
+  return reporter.report([&model](const torch::Tensor& x) { return model->forward(x); }, data, kArtifactBatch,
+                         torch::kCPU, options);
 }
 
 }  // namespace
@@ -102,9 +102,9 @@ EvaluationReport evaluateRunDetailed(const std::string& run_dir, const Evaluatio
   }
   configureThreads(e.train.threads);
   const Dataset data = loadDataset(e.data, e.seed);
-  const SplitPredictions predictions = options.model.empty() ? predictWithRunModel(run_dir, e, data, options)
-                                                             : predictWithArtifact(folder, data, options);
-  EvaluationReport report = evaluationReport(predictions, data, options);
+  const std::unique_ptr<SplitReporter> reporter = makeSplitReporter(e.task);
+  EvaluationReport report = options.model.empty() ? reportOnRunModel(run_dir, e, data, *reporter, options)
+                                                  : reportOnArtifact(folder, data, *reporter, options);
   report.run_dir = run_dir;
   report.model = options.model;
   report.note = options.model.empty() ? note : std::string();
@@ -119,8 +119,9 @@ EvalResult evaluateArtifact(const std::string& run_dir, const std::string& artif
   const EvaluationReport report = evaluateRunDetailed(run_dir, options);
   EvalResult r;
   r.loss = report.loss;
-  r.accuracy = report.figures.accuracy;
-  r.samples = report.figures.samples;
+  r.figures = report.task_figures;
+  r.accuracy = figureNamed(r.figures, "accuracy", 0.0);
+  r.samples = report.samples;
   return r;
 }
 

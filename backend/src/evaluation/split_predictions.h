@@ -1,12 +1,12 @@
 #pragma once
-// Every sample's prediction on a split, kept per sample (not only summed as evaluateModel does), and the
-// detailed evaluation report built from them: the confusion matrix, per-class figures, the worst mistakes.
+// Classification's per-sample predictions on a split (not only summed as evaluateModel does), and the
+// detailed evaluation report built from them: the confusion matrix, per-class figures, the worst mistakes
+// (ClassificationSplitReporter, classification_split_reporter.h, puts the two together).
 
 #include <torch/torch.h>
 
-#include <functional>
-
 #include "data/dataset.h"
+#include "evaluation/split_reporter.h"
 #include "workbench/evaluation_report.h"
 
 namespace wb {
@@ -17,8 +17,6 @@ struct SplitPredictions {
   torch::Tensor truth_probability;  // float32 [N]: softmax probability of the true class
   double loss = 0;                  // mean cross-entropy
 };
-
-using ForwardFn = std::function<torch::Tensor(const torch::Tensor& x)>;
 
 // Runs `forward` (eval mode, no gradients: the caller sets the mode) over x in batches on `device`, reporting
 // progress and honouring cancel from `options` between batches (throws EvaluationCancelled).

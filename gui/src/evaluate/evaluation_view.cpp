@@ -213,6 +213,15 @@ void EvaluationView::showEmpty(const QString& text) {
 }
 
 void EvaluationView::showReport(const EvaluationReport& r) {
+  // One case per TaskKind and no default: a new task whose report has no view yet is a compiler warning here.
+  switch (r.task) {
+    case TaskKind::Classification:
+      showClassificationReport(r);
+      return;
+  }
+}
+
+void EvaluationView::showClassificationReport(const EvaluationReport& r) {
   const ClassificationFigures& f = r.figures;
   m_summary->setText(
       tr("Test accuracy <b>%1</b> (%2 of %3) · test loss %4 · macro precision %5, recall %6, F1 %7 · "

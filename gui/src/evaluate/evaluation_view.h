@@ -65,7 +65,10 @@ class EvaluationView : public QWidget {
   QSplitter* buildReport();
   void onProgress(qint64 done, qint64 total);
   void onFinished(const EvaluationOutcome& outcome);
+  // The report as its task's view shows it (EvaluationReport::task).
   void showReport(const EvaluationReport& report);
+  // Classification's: the summary line, the per-class table, the confusion matrix, the mistakes' grid.
+  void showClassificationReport(const EvaluationReport& report);
   void showEmpty(const QString& text);
 
   EvaluationController* m_controller;

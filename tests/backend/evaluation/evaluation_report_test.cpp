@@ -153,6 +153,12 @@ TEST_F(TrainedRunEvaluation, MatrixAgreesWithThePlainEvaluationAndTheMistakesAre
   EXPECT_EQ(r.class_names.front(), "T-shirt/top");
   EXPECT_EQ(r.class_names.back(), "Ankle boot");
   EXPECT_EQ(r.dataset, "Fashion-MNIST");
+  // Made by the run's task's reporter, its figures by name as a run's test figures are.
+  EXPECT_EQ(r.task, TaskKind::Classification);
+  EXPECT_EQ(r.samples, 10000);
+  ASSERT_EQ(r.task_figures.size(), 1u);
+  EXPECT_EQ(r.task_figures[0].name, "accuracy");
+  EXPECT_DOUBLE_EQ(r.task_figures[0].value, plain.accuracy);
 
   // The 48 most confident mistakes, most confident first, each really wrong under the saved model, with the
   // test file's own pixels.
