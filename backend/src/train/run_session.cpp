@@ -121,11 +121,11 @@ RunSummary RunSession::run() {
       store = makeRankStore(launch, timeout);
     }
     if (!lead_process) {
-      followRankZero();
+      opened.follow(store, *launch, resume.has_value());
     } else if (resume) {
-      reopenForResume();
+      opened.reopen(*resume, launch);
     } else {
-      createFolder();
+      opened.create();
     }
     announceFolder();
     setUpDevicesAndData();
@@ -148,163 +148,14 @@ RunSummary RunSession::run() {
   return finish();
 }
 
-// Rank 0 creates or reopens the folder and says which checkpoint continues; this rank follows it.
-void RunSession::followRankZero() {
-  try {
-    // Rank 0 may refuse to start (a bad or changed experiment): it says so in the store; stop waiting then.
-    const auto deadline =
-        Clock::now() +
-        std::chrono::milliseconds(static_cast<int64_t>(experiment.train.collective_timeout * 1000.0));
-    for (;;) {
-      try {
-        store->wait({"wb/run_dir"}, std::chrono::seconds(1));
-        break;
-      } catch (const c10::Error&) {
-        const std::string refused = describeRankFailures(store, launch->world_size, launch->rank);
-        if (!refused.empty())
-          throw CollectiveError("Rank " + std::to_string(launch->rank) + ": not started, " + refused);
-        if (Clock::now() > deadline) throw;
-      }
-    }
-    const auto dir = store->get("wb/run_dir");
-    run_dir.assign(dir.begin(), dir.end());
-    const auto ckpt = store->get("wb/checkpoint");
-    const std::string path(ckpt.begin(), ckpt.end());
-    if (!path.empty()) checkpoint = LoadedCheckpoint{path, readCheckpointFile(path)};
-  } catch (const c10::Error& e) {
-    throw CollectiveError("Rank " + std::to_string(launch->rank) +
-                          ": rank 0 did not announce the run folder within train.collective_timeout (" +
-                          e.what_without_backtrace() + "); see rank 0's output.");
-  }
-  result.run_dir = run_dir;
-  if (resume) {
-    const ParseResult parsed = loadExperimentFile(run_dir + "/experiment.json");
-    if (parsed.ok()) experiment = parsed.experiment;
-  }
-}
-
-void RunSession::reopenForResume() {
-  folder = std::make_unique<RunFolder>(RunFolder::open(resume->run_dir));
-  result.run_dir = folder->path();
-  runs_dir = fs::path(absoluteFolder(folder->path())).parent_path().string();
-  const ParseResult parsed = loadExperimentFile(folder->file("experiment.json"));
-  if (!parsed.ok()) {
-    throw UserError("The run's experiment.json cannot be used:\n" + formatIssues(parsed.issues),
-                    "Fix the file in " + folder->path() + " or start a new run.");
-  }
-  experiment = parsed.experiment;
-  refuseFinishedOrRunning();
-  const CheckpointStore store_of_run(folder->path(), experiment.train.keep_checkpoints,
-                                     experiment.train.early_stopping.metric != ValidationMetric::ValAccuracy);
-  checkpoint = store_of_run.loadLatestGood(
-      [&](const std::string& warning) { events.log(LogLevel::Warning, warning); });
-  if (checkpoint) {
-    refuseChangesSinceCheckpoint();
-    folder->truncateLogs(checkpoint->contents.meta.value("log_lengths", nlohmann::json::object()));
-    wall_before = checkpoint->contents.meta.value("wall_s", 0.0);
-  } else {
-    // Killed before its first checkpoint: nothing to continue from, so it starts over in its folder.
-    folder->truncateLogs(nlohmann::json::object());
-    wall_before = 0;
-  }
-  std::error_code ec;
-  fs::remove(folder->file("summary.json"), ec);
-  folder_owned = true;
-  events.setRecorder(folder.get());
-  events.log(LogLevel::Info, checkpoint ? "Resuming " + folder->path() + " from " + checkpoint->path
-                                        : "Resuming " + folder->path() +
-                                              ": it has no usable checkpoint, so training starts over");
-}
-
-// A finished run has nothing to resume, and a running one is another process's (the index says which).
-void RunSession::refuseFinishedOrRunning() {
-  if (fs::exists(folder->file("summary.json"))) {
-    std::ifstream in(folder->file("summary.json"));
-    const nlohmann::json previous = nlohmann::json::parse(in, nullptr, false);
-    if (previous.is_object()) {
-      const RunSummary before = summaryFromJson(previous);
-      if (before.status == RunStatus::Completed || before.status == RunStatus::EarlyStopped) {
-        throw UserError("Run " + folder->path() + " already finished (" + wordString(before.status) + ").",
-                        "Start a new run with `workbench-cli train`.");
-      }
-      wall_before = before.wall_s;
-    }
-  }
-  if (const auto record = findRun(runs_dir, absoluteFolder(folder->path()))) {
-    if (record->status == RunIndexStatus::Running) {
-      throw UserError("Run " + folder->path() + " is still running (process " + std::to_string(record->pid) +
-                          (record->host.empty() ? "" : " on " + record->host) + ").",
-                      "Stop it first (Ctrl-C or kill -TERM " + std::to_string(record->pid) +
-                          "); it writes a checkpoint, then resume it.");
-    }
-  }
-}
-
-// The experiment and the number of ranks the checkpoint was written with: a change is refused unless the
-// resume is forced, and said when it is.
-void RunSession::refuseChangesSinceCheckpoint() {
-  // The compress section does not change training: editing it (the window's Compress dialogs do)
-  // must not block resuming the training.
-  // A checkpoint from before a key existed ("task") trained with its default: not a change.
-  auto changes =
-      changesSinceSaved(checkpoint->contents.meta.value("experiment", nlohmann::json::object()), experiment);
-  changes.erase(std::remove_if(changes.begin(), changes.end(),
-                               [](const ExperimentChange& c) { return c.path.rfind("compress", 0) == 0; }),
-                changes.end());
-  // Data parallel: the number of ranks is part of the data order (each rank's shard).
-  const int64_t saved_world = checkpoint->contents.meta.value("world_size", int64_t{1});
-  const int64_t world_now =
-      launch ? launch->world_size : static_cast<int64_t>(experiment.train.devices.size());
-  std::string world_change;
-  if (saved_world != world_now) {
-    world_change = "the checkpoint was written by " + std::to_string(saved_world) +
-                   " rank(s), this resume has " + std::to_string(world_now);
-  }
-  if ((!changes.empty() || !world_change.empty()) && !resume->force) {
-    std::string what;
-    if (!changes.empty())
-      what =
-          "The run's experiment.json changed since its checkpoint was written: " + describeChanges(changes);
-    if (!world_change.empty())
-      what += (what.empty() ? "The number of ranks differs: " : "; and ") + world_change;
-    throw ExperimentChangedError(
-        what + ".",
-        "Undo the change, or resume anyway (workbench-cli resume --force; in the window, Resume Anyway): "
-        "training continues from the checkpoint's step with the new values" +
-            std::string(world_change.empty() ? "" : " and the data sharded for the new number of ranks") +
-            ".");
-  }
-  if (!changes.empty())
-    events.log(LogLevel::Warning, "Resuming with a changed experiment (forced): " + describeChanges(changes));
-  if (!world_change.empty()) {
-    events.log(LogLevel::Warning,
-               "Resuming on another number of ranks (forced): " + world_change +
-                   ". Training continues at the checkpoint's step; the rest of the epoch "
-                   "is sharded anew, so the samples seen differ from an uninterrupted run.");
-  }
-}
-
-void RunSession::createFolder() {
-  // The folder after the experiment's name, or its model and data when it has none
-  // ("<date>-cnn-fashion-mnist").
-  folder = std::make_unique<RunFolder>(
-      RunFolder::create(experiment.output.runs_dir, experimentRunName(experiment), experiment.task));
-  folder->writeExperiment(experimentToJson(experiment));
-  folder_owned = true;
-  events.setRecorder(folder.get());
-  result.run_dir = folder->path();
-  runs_dir = experiment.output.runs_dir;
-  events.log(LogLevel::Info, "Run folder: " + folder->path());
-}
-
 // The run's folder as the others see it: the recipe line, the control requests, the ranks' store, the index.
 void RunSession::announceFolder() {
   // Before anything is loaded: the three settings that decide most of what a short run reaches.
   events.log(LogLevel::Info, describeTrainingRecipe(experiment));
-  if (lead_process) run_dir = folder->path();
+  if (lead_process) opened.run_dir = opened.folder->path();
   if (lead_process) {
     // Other shells control the run through its folder (workbench-cli control).
-    watcher = std::make_unique<ControlRequestWatcher>(run_dir, control);
+    watcher = std::make_unique<ControlRequestWatcher>(opened.run_dir, control);
     if (watcher->staleRequests() > 0) {
       events.log(LogLevel::Warning,
                  "Removed " + std::to_string(watcher->staleRequests()) +
@@ -313,15 +164,16 @@ void RunSession::announceFolder() {
   }
   if (store && lead_process) {
     // The checkpoint first: the others read it once they see the folder.
-    const std::string dir = absoluteFolder(folder->path());
-    const std::string continue_from = checkpoint ? fs::absolute(checkpoint->path).string() : std::string();
+    const std::string dir = absoluteFolder(opened.folder->path());
+    const std::string continue_from =
+        opened.checkpoint ? fs::absolute(opened.checkpoint->path).string() : std::string();
     store->set("wb/checkpoint", std::vector<uint8_t>(continue_from.begin(), continue_from.end()));
     store->set("wb/run_dir", std::vector<uint8_t>(dir.begin(), dir.end()));
   }
   hash = experimentHash(experimentToJson(experiment).dump());
   if (lead_process) {
-    index = std::make_unique<RunIndexEntry>(runs_dir, folder->path(), experiment, hash, resume.has_value(),
-                                            control.runTags());
+    index = std::make_unique<RunIndexEntry>(opened.runs_dir, opened.folder->path(), experiment, hash,
+                                            resume.has_value(), control.runTags());
   }
 }
 
@@ -360,13 +212,14 @@ void RunSession::buildRanks() {
       [this](TrainingRank& rank) {
         RankGroup* sync_batchnorm = parallel && experiment.train.sync_batchnorm ? rank.group.get() : nullptr;
         TrainingModel built = buildTrainingModel(experiment, data, rank.placement.device, sync_batchnorm);
-        if (!checkpoint && !experiment.model.weights.empty()) starting_weights.loadInto(*built.model);
-        rank.setUp(experiment, plan, ownedModel(std::move(built)), {}, run_dir);
+        if (!opened.checkpoint && !experiment.model.weights.empty()) starting_weights.loadInto(*built.model);
+        rank.setUp(experiment, plan, ownedModel(std::move(built)), {}, opened.run_dir);
       },
-      checkpoint ? &*checkpoint : nullptr);
-  if (checkpoint)
-    resume_point = RankProgress::fromJson(checkpoint->contents.meta.at("progress"), *makeTask(experiment));
-  starting_weights.report(events, lead_process ? folder->file("weights_load.json") : std::string());
+      opened.checkpoint ? &*opened.checkpoint : nullptr);
+  if (opened.checkpoint)
+    resume_point =
+        RankProgress::fromJson(opened.checkpoint->contents.meta.at("progress"), *makeTask(experiment));
+  starting_weights.report(events, lead_process ? opened.folder->file("weights_load.json") : std::string());
   RankStep& lead = *ranks->lead().step;
   const ModelInfo info = lead.model().info();
   result.parameters = info.parameters;
@@ -408,11 +261,11 @@ void RunSession::buildRanks() {
     resume_point->restartEpochIfPast((shard + experiment.train.batch_size - 1) / experiment.train.batch_size);
 
   checkpoints = std::make_unique<CheckpointStore>(
-      run_dir, experiment.train.keep_checkpoints,
+      opened.run_dir, experiment.train.keep_checkpoints,
       experiment.train.early_stopping.metric != ValidationMetric::ValAccuracy);
   if (lead_process) {
-    checkpoint_writer =
-        std::make_unique<CheckpointWriter>(*checkpoints, events, *folder, experimentToJson(experiment));
+    checkpoint_writer = std::make_unique<CheckpointWriter>(*checkpoints, events, *opened.folder,
+                                                           experimentToJson(experiment));
   }
 }
 
@@ -422,7 +275,7 @@ void RunSession::writeCheckpoint(const RankProgress& progress) {
   TrainingRank& lead = ranks->lead();
   nlohmann::json meta = {
       {"experiment_hash", hash},
-      {"wall_s", wall_before + std::chrono::duration<double>(Clock::now() - started).count()},
+      {"wall_s", opened.wall_before + std::chrono::duration<double>(Clock::now() - started).count()},
       {"world_size", layout.world_size},
       {"devices", layout.devices}};
   // The store keeps the best checkpoint by it besides the newest.
@@ -471,19 +324,19 @@ void RunSession::saveModel() {
   if (!lead_process) {
     // Rank 0's process saves the model and measures it; this one is done.
   } else if (outcome.status == RunStatus::Interrupted) {
-    model.save(folder->modelPath());  // the weights so far, for `eval`; the checkpoint is what resumes
+    model.save(opened.folder->modelPath());  // the weights so far, for `eval`; the checkpoint is what resumes
     events.log(LogLevel::Info, "Stopped at step " + std::to_string(outcome.steps) +
                                    " with a checkpoint; continue with: workbench-cli resume " +
-                                   folder->path());
+                                   opened.folder->path());
   } else {
     const int64_t eval_batch = std::max<int64_t>(256, experiment.train.batch_size * 2);
     const EvalResult test = evaluateModel(model, data.test, eval_batch, device, *makeTask(experiment));
     result.test_loss = test.loss;
     result.test_accuracy = test.accuracy;
-    model.save(folder->modelPath());
+    model.save(opened.folder->modelPath());
     std::ostringstream done;
     done << "Test accuracy " << test.accuracy << ", test loss " << test.loss << " on " << test.samples
-         << " samples; model saved to " << folder->modelPath();
+         << " samples; model saved to " << opened.folder->modelPath();
     events.log(LogLevel::Info, done.str());
   }
 }
@@ -493,9 +346,9 @@ RunSummary RunSession::finish() {
   // The run's tensors (models, optimizer states, data, the checkpoint read), then the memory they held.
   ranks.reset();
   data = Dataset{};
-  checkpoint.reset();
+  opened.checkpoint.reset();
   releaseFreedHostMemory();
-  result.wall_s = wall_before + std::chrono::duration<double>(Clock::now() - started).count();
+  result.wall_s = opened.wall_before + std::chrono::duration<double>(Clock::now() - started).count();
   // Past this point the run's end must reach the subscriber whatever the disk does: a failure to record it
   // (EventStream::flush) has already reached the subscriber as an error line.
   const auto tell = [this](Event event) {
@@ -505,9 +358,9 @@ RunSummary RunSession::finish() {
     }
   };
   if (error) tell(*error);
-  if (folder && folder_owned) {
+  if (opened.folder && opened.folder_owned) {
     try {
-      folder->writeSummary(result, error ? &*error : nullptr);
+      opened.folder->writeSummary(result, error ? &*error : nullptr);
     } catch (const std::exception& e) {
       tell(RunError{ErrorKind::BadInput, std::string("Could not write summary.json: ") + e.what(),
                     "Check the disk holding output.runs_dir."});

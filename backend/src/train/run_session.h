@@ -1,9 +1,10 @@
 #pragma once
-// One training run on its thread (TrainingRun's worker), step by step: its folder (created, reopened for a
-// resume, or followed from rank 0 under a launcher), the index and the control requests, the devices and the
-// data, every local rank built from the same seed, the ranks trained, the model saved and tested, and the end
-// written (summary.json, the index) whatever happened. Each step is a member function; what they share is the
-// session's state below. Errors are caught at this thread's edge (run) and become the run's RunError.
+// One training run on its thread (TrainingRun's worker), step by step: its folder (RunOpening: created,
+// reopened for a resume, or followed from rank 0 under a launcher), the index and the control requests, the
+// devices and the data, every local rank built from the same seed, the ranks trained, the model saved and
+// tested, and the end written (summary.json, the index) whatever happened. Each step is a member function;
+// what they share is the session's state below. Errors are caught at this thread's edge (run) and become the
+// run's RunError.
 
 #include <c10/util/intrusive_ptr.h>
 
@@ -28,6 +29,7 @@
 #include "train/rank_launch.h"
 #include "train/rank_trainer.h"
 #include "train/run_index_entry.h"
+#include "train/run_opening.h"
 #include "train/starting_weights.h"
 #include "train/training_plan.h"
 #include "train/training_rank.h"
@@ -49,11 +51,6 @@ class RunSession {
 
  private:
   using Clock = std::chrono::steady_clock;
-  void followRankZero();
-  void reopenForResume();
-  void refuseFinishedOrRunning();
-  void refuseChangesSinceCheckpoint();
-  void createFolder();
   void announceFolder();
   void setUpDevicesAndData();
   void buildRanks();
@@ -73,18 +70,13 @@ class RunSession {
 
   RunSummary result;
   std::optional<RunError> error;
-  std::unique_ptr<RunFolder> folder;
-  // A resume refused before it takes the folder over (changed experiment, finished run) leaves it untouched.
-  bool folder_owned = false;
-  std::string runs_dir;
-  std::string run_dir;
-  double wall_before = 0;  // earlier sessions of a resumed run
+  // Where the run lives and the checkpoint it continues from.
+  RunOpening opened{experiment, events, result};
   std::unique_ptr<ControlRequestWatcher> watcher;
   std::unique_ptr<RunIndexEntry> index;  // rank 0's process only
   std::string hash;                      // the experiment's
   c10::intrusive_ptr<c10d::Store> store;
   std::string failed_rank;  // "Rank 1 (cpu): " when a rank of several failed
-  std::optional<LoadedCheckpoint> checkpoint;
 
   RankLayout layout;
   bool parallel = false;
