@@ -1,6 +1,8 @@
 #include <iostream>
 
 #include "cli_commands.h"
+#include "workbench/build_features.h"
+#include "workbench/nvml_inventory.h"
 #include "workbench/system_info.h"
 
 namespace wb::cli {
@@ -16,7 +18,10 @@ int info() {
                     ? "VNNI dot products (int8 pairs summed in 32 bits)"
                     : "no VNNI: int8 kernels sum pairs of products in 16 bits, which the workbench's 7-bit "
                       "int8 weights keep from saturating")
-            << "\n";
+            << "\n"
+            << describeBuildFeatures(queryBuildFeatures()) << "\n";
+  // What the GPU figures (utilization, power, clocks) are read from: the driver's NVML, loaded or why not.
+  for (const std::string& line : describeNvmlInventory(queryNvmlInventory())) std::cout << line << "\n";
   return kExitOk;
 }
 
@@ -25,9 +30,11 @@ int info() {
 void addInfoCommand(CLI::App& program) {
   CLI::App* command = addCommand(
       program, "info",
-      "LibTorch, BLAS, threads and devices\n"
+      "LibTorch, BLAS, threads, devices, this build's CUDA, NCCL, Gloo and Kineto, and NVML\n"
       "Prints the LibTorch version, the BLAS in use, thread counts, the devices training can use, the CPU's "
-      "extensions and what bf16 and int8 cost on it. `workbench-cli --version` prints the versions of "
+      "extensions and what bf16 and int8 cost on it, what this build has (CUDA, NCCL, Gloo, Kineto), and "
+      "whether the driver's NVML loads (and why not) with the GPUs it sees and their PCI bus ids. "
+      "`workbench-cli --version` prints the versions of "
       "LibTorch, "
       "the BLAS, CUDA, cuDNN and NCCL.",
       "Example:\n  workbench-cli info\n");

@@ -109,11 +109,20 @@ if [[ "$stage" == all || "$stage" == build ]]; then
 fi
 
 if [[ "$stage" == all || "$stage" == run || "$stage" == quick || "$stage" == test ]]; then
+  section "workbench-cli info (this build's CUDA, NCCL, Gloo, Kineto; NVML and the GPUs it sees)"
+  timeout 60 "$cli" info 2>&1 | tee -a "$results"
   section "test_gpu (ctest -L gpu's binary)"
-  timeout 300 "$test_gpu" >"$OUT/test-gpu.log" 2>&1
+  WB_FUSED_ADAMW_DUMP="$OUT/fused-adamw.pt" timeout 300 "$test_gpu" >"$OUT/test-gpu.log" 2>&1
   say "test_gpu exit $? ($(elapsed))"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST|Failure|Expected|Which is|actual|Skipped|skip" "$OUT/test-gpu.log" |
     head -60 | tee -a "$results"
+  # Issue 53: test_gpu's five fused AdamW steps on CUDA (one with an inf) against this machine's own
+  # torch.optim.AdamW(fused=True) with GradScaler's grad_scale and found_inf, bit for bit; step counts 4.
+  if [[ -s "$OUT/fused-adamw.pt" ]]; then
+    $py tests/python/fused_adamw_replay.py "$OUT/fused-adamw.pt" cuda 2>&1 | tail -3 | sed 's/^/  /' | tee -a "$results"
+  else
+    say "  <-- test_gpu wrote no fused AdamW steps ($OUT/fused-adamw.pt): no fused kernel, or it failed first"
+  fi
 fi
 
 # Issue 53's findings, in the first minutes: a transformer trained in fp16 with clipping and train.cuda_graphs=on,
@@ -391,6 +400,29 @@ if [[ "$stage" == all || "$stage" == shard ]] && ! over_budget; then
 print(s.get("status"), "steps", s.get("steps"), "test_accuracy", s.get("test_accuracy"))' "$OUT/shard-$level.json" 2>&1)"
     done
     say "(the four test accuracies should agree to about 0.001: the same training, only where the state lives differs)"
+    # Issue 53 (2): NCCL's communication time, measured on the GPU (CUDA events around each collective), against
+    # the profiler's NCCL kernels over the same kind of steps (rank 0, steps 21-25 profiled).
+    "$cli" train --set model.preset=mlp --set 'train.devices=["cuda:0","cuda:1"]' --set optimizer.name=adamw \
+      --set train.max_steps=40 --set train.epochs=100 --set data.limit=10000 --set data.val_fraction=0 \
+      --set train.log_every_steps=5 --set train.checkpoint_every_minutes=0 --set output.runs_dir="$OUT/comm-runs" \
+      --set name=comm --profile 20:5 --json --quiet >"$OUT/comm.json" 2>"$OUT/comm.log" ||
+      say "the communication run FAILED: $(tail -3 "$OUT/comm.log")"
+    $py - "$OUT"/comm-runs/*comm*/ <<'PY' 2>&1 | tee -a "$results"
+import glob, json, statistics, sys
+run = sys.argv[1]
+steps = [json.loads(l) for l in open(run + "metrics.jsonl") if '"allreduce_ms"' in l]
+ms = [s["allreduce_ms"] for s in steps if s.get("event") == "step"]
+hidden = [s["allreduce_hidden_fraction"] for s in steps if "allreduce_hidden_fraction" in s]
+traces = glob.glob(run + "profile/*.pt.trace.json")
+kernel = float("nan")
+if traces:
+    events = json.load(open(traces[0])).get("traceEvents", [])
+    nccl = [e for e in events if e.get("cat") == "kernel" and "nccl" in e.get("name", "").lower()]
+    kernel = sum(e.get("dur", 0) for e in nccl) / 1000.0 / 5
+print(f"  NCCL allreduce per step: {statistics.median(ms) if ms else float('nan'):.3f} ms by CUDA events "
+      f"(median of {len(ms)} windows, hidden behind backward {statistics.median(hidden) if hidden else float('nan'):.0%}); "
+      f"the profiler's NCCL kernels {kernel:.3f} ms per step" + ("" if ms else "  <-- NO allreduce_ms IN THE METRICS"))
+PY
     # Checkpoints shard by shard on NCCL: each GPU rank writes its optimizer state into its own file, rank 0 the
     # main file last. Killed with -9 after its step-20 checkpoint and resumed, the gradients run must end where the
     # uninterrupted one above did (its test accuracy, to about 0.001).

@@ -187,4 +187,42 @@ int nvmlDeviceGetCurrentClocksEventReasons(void* handle, unsigned long long* rea
   return 0;
 }
 
+// What `workbench-cli info` lists (nvml_inventory.cpp): the count, a name after the index, the bus id.
+int nvmlDeviceGetCount_v2(unsigned* count) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  *count = static_cast<unsigned>(g_devices.size());
+  return 0;
+}
+
+int nvmlDeviceGetName(void* handle, char* name, unsigned length) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!device(handle)) return 2;
+  const std::string text = "Fake GPU " + std::to_string(reinterpret_cast<std::size_t>(handle) - 1);
+  if (length < text.size() + 1) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+  std::memcpy(name, text.c_str(), text.size() + 1);
+  return 0;
+}
+
+struct FakePciInfo {  // nvmlPciInfo_t
+  char bus_id_legacy[16];
+  unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
+
+int nvmlDeviceGetPciInfo_v3(void* handle, FakePciInfo* out) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const FakeDevice* d = device(handle);
+  if (!d) return 2;
+  *out = FakePciInfo{};
+  std::strncpy(out->bus_id, d->pci_bus_id.c_str(), sizeof(out->bus_id) - 1);
+  return 0;
+}
+
+int nvmlSystemGetDriverVersion(char* version, unsigned length) {
+  const char text[] = "999.1.2";
+  if (length < sizeof text) return 7;
+  std::memcpy(version, text, sizeof text);
+  return 0;
+}
+
 }  // extern "C"

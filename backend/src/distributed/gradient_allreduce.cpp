@@ -20,12 +20,6 @@ struct GradientReadyHook final : torch::autograd::FunctionPostHook {
   std::function<void()> ready;
 };
 
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 GradientAllreduce::GradientAllreduce(const std::vector<torch::Tensor>& parameters, RankGroup& group,
@@ -57,7 +51,6 @@ GradientAllreduce::GradientAllreduce(const std::vector<torch::Tensor>& parameter
   for (auto& b : m_buckets) {
     const torch::Tensor& first = m_parameters[b.parameters.front()];
     b.buffer = torch::zeros({b.numel}, first.options().requires_grad(false));
-    b.done_ns = std::make_shared<std::atomic<int64_t>>(0);
   }
   for (size_t k = 0; k < m_parameters.size(); ++k) {
     compat::GradAccumulatorPtr accumulator = torch::autograd::impl::grad_accumulator(m_parameters[k]);
@@ -80,7 +73,7 @@ void GradientAllreduce::beginBackward(bool completes) {
     b.pending = b.parameters.size();
     b.launched = false;
     b.wait = nullptr;
-    b.done_ns->store(0);
+    b.timing.reset();
   }
   m_next_launch = 0;
 }
@@ -114,8 +107,8 @@ void GradientAllreduce::launch(Bucket& b) {
   }
   b.launched = true;
   b.launched_at = Clock::now();
-  auto done = b.done_ns;
-  b.wait = m_group.allreduceSumAsync(b.buffer, [done] { done->store(nowNs()); });
+  b.timing = std::make_shared<CollectiveTiming>();
+  b.wait = m_group.allreduceSumAsync(b.buffer, b.timing);
 }
 
 void GradientAllreduce::finish() {
@@ -124,8 +117,19 @@ void GradientAllreduce::finish() {
   // Gradients that never came (parameters unused in this step): their buckets go now, still in order.
   for (auto& b : m_buckets) b.pending = 0;
   launchReadyBuckets();
+  const bool on_device = m_group.timesOnDevice();
+  if (on_device) m_device_clock.backwardEnded(m_group.device());
   for (auto& b : m_buckets) b.wait();
   m_active = false;
+  if (on_device) {
+    std::vector<std::shared_ptr<CollectiveTiming>> timings;
+    for (const auto& b : m_buckets) timings.push_back(b.timing);
+    m_device_clock.collectivesWaited(std::move(timings));
+    m_device_clock.collect(m_times.busy_ms, m_times.hidden_ms);
+  } else {
+    addHostTimes(backward_end);
+  }
+  ++m_times.steps;
 
   torch::NoGradGuard no_grad;
   const double scale = 1.0 / m_group.size();
@@ -141,7 +145,9 @@ void GradientAllreduce::finish() {
       }
     }
   }
+}
 
+void GradientAllreduce::addHostTimes(Clock::time_point backward_end) {
   // The collectives run one after another: bucket k starts when it is launched or when k-1 is done.
   const int64_t end_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(backward_end.time_since_epoch()).count();
@@ -150,12 +156,11 @@ void GradientAllreduce::finish() {
     const int64_t launched =
         std::chrono::duration_cast<std::chrono::nanoseconds>(b.launched_at.time_since_epoch()).count();
     const int64_t start = std::max(launched, previous_done);
-    const int64_t done = std::max(start, b.done_ns->load());
+    const int64_t done = std::max(start, b.timing->done_ns.load());
     m_times.busy_ms += (done - start) / 1e6;
     m_times.hidden_ms += std::max<int64_t>(0, std::min(done, end_ns) - start) / 1e6;
     previous_done = done;
   }
-  ++m_times.steps;
 }
 
 GradientAllreduce::Times GradientAllreduce::takeTimes() {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "distributed/device_collective_clock.h"
 #include "distributed/rank_group.h"
 #include "torch_compat.h"
 
@@ -35,7 +36,8 @@ class GradientAllreduce {
   void finish();
 
   // Communication time since the last call, for the metrics: `busy_ms` the time the collectives ran (one
-  // after another on the communication thread), `hidden_ms` the part of it before backward had finished.
+  // after another on the communication thread, or on the GPU's NCCL stream: device_collective_clock.h),
+  // `hidden_ms` the part of it before backward had finished. A GPU's steps count once their events are done.
   struct Times {
     double busy_ms = 0;
     double hidden_ms = 0;
@@ -55,10 +57,10 @@ class GradientAllreduce {
     bool launched = false;
     std::function<void()> wait;
     Clock::time_point launched_at;
-    std::shared_ptr<std::atomic<int64_t>>
-        done_ns;  // completion time (steady clock, ns), set by c10d's thread
+    std::shared_ptr<CollectiveTiming> timing;  // when it was done (host) or how long it ran (device)
   };
 
+  void addHostTimes(Clock::time_point backward_end);
   void onGradientReady(size_t parameter);
   void launchReadyBuckets();
   void launch(Bucket& bucket);
@@ -72,6 +74,7 @@ class GradientAllreduce {
   RankGroup& m_group;
   std::vector<std::pair<compat::GradAccumulatorPtr, uintptr_t>> m_hooks;
   Times m_times;
+  DeviceCollectiveClock m_device_clock;  // NCCL's collectives, timed on the GPU
 };
 
 }  // namespace wb

@@ -24,6 +24,9 @@ void prepareNcclEnvironment() {
     for (const char* name : {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING"})
       ::setenv(name, "0", 0);
     ::setenv("TORCH_NCCL_ENABLE_MONITORING", "0", 0);
+    // Start and end CUDA events around each collective: its duration on the GPU (Work::getDuration), the
+    // communication time of the metrics, which a host clock cannot see (the work completes as it is queued).
+    ::setenv("TORCH_NCCL_ENABLE_TIMING", "1", 0);
   });
 }
 

@@ -19,6 +19,20 @@ std::string secondsText(std::chrono::milliseconds timeout) {
   return out.str();
 }
 
+// A finished collective's duration on the GPU, from the start and end events c10d recorded on its stream
+// (LibTorch 2.x with TORCH_NCCL_ENABLE_TIMING); -1 while it runs, or where the backend keeps no such events.
+double deviceDurationMs(c10d::Work& work) {
+#if WB_TORCH_AT_LEAST(2, 0)
+  try {
+    if (work.isCompleted()) return work.getDuration();
+  } catch (const c10::Error&) {
+  }
+#else
+  (void)work;
+#endif
+  return -1.0;
+}
+
 std::string readyKey(int rank) {
   return "wb/ready/" + std::to_string(rank);
 }
@@ -51,14 +65,24 @@ class ProcessGroupRanks final : public RankGroup {
     return allreduceSumAsync(std::move(tensor), nullptr);
   }
 
-  std::function<void()> allreduceSumAsync(torch::Tensor tensor, std::function<void()> on_done) override {
+  std::function<void()> allreduceSumAsync(torch::Tensor tensor,
+                                          std::shared_ptr<CollectiveTiming> timing) override {
     std::vector<torch::Tensor> tensors{std::move(tensor)};
     c10::intrusive_ptr<c10d::Work> work = launch([&] { return m_backend->allreduce(tensors); }, "allreduce");
-    if (on_done) {
-      work->getFuture()->addCallback([on_done](c10::ivalue::Future&) { on_done(); });
+    if (timesOnDevice()) {
+      // NCCL completes the future when the collective is queued: its duration is the GPU's.
+      timing->device_ms = [work]() { return deviceDurationMs(*work); };
+    } else {
+      work->getFuture()->addCallback([timing](c10::ivalue::Future&) {
+        timing->done_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now().time_since_epoch())
+                                  .count());
+      });
     }
     return [this, work]() mutable { finish(std::move(work), "allreduce"); };
   }
+
+  bool timesOnDevice() const override { return usesNccl(); }
 
   void broadcast(std::vector<torch::Tensor>& tensors, int root) override {
     // One flat buffer per dtype: one collective for a whole model's parameters and buffers, values exact

@@ -5,12 +5,25 @@
 
 #include <torch/torch.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace wb {
+
+// When an asynchronous collective was done, for the communication figures (GradientAllreduce::Times): where a
+// communication thread completes it (Gloo), the host time it did; where it is queued on a device's stream
+// (NCCL, whose future completes as it is launched), its duration on the device between the CUDA events c10d
+// records around it (TORCH_NCCL_ENABLE_TIMING, set by prepareNcclEnvironment): `device_ms`, which answers -1
+// until the collective has finished there.
+struct CollectiveTiming {
+  std::atomic<int64_t> done_ns{0};  // steady clock; 0 until known
+  std::function<double()> device_ms;
+};
 
 class RankGroup {
  public:
@@ -25,15 +38,20 @@ class RankGroup {
   // Starts summing `tensor` in place across ranks; the returned function blocks until it is done. Every rank
   // must start the same collectives in the same order.
   virtual std::function<void()> allreduceSumAsync(torch::Tensor tensor) = 0;
-  // The same, and `on_done` is called (on a communication thread) the moment the sum is complete: how the
-  // trainer measures how much of the communication ran behind backward.
-  virtual std::function<void()> allreduceSumAsync(torch::Tensor tensor, std::function<void()> on_done) {
+  // The same, timed into `timing`: how the trainer measures how much of the communication ran behind
+  // backward.
+  virtual std::function<void()> allreduceSumAsync(torch::Tensor tensor,
+                                                  std::shared_ptr<CollectiveTiming> timing) {
     auto wait = allreduceSumAsync(std::move(tensor));
-    return [wait, on_done] {
+    return [wait, timing] {
       wait();
-      if (on_done) on_done();
+      timing->done_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now().time_since_epoch())
+                                .count());
     };
   }
+  // Whether this group's collectives are timed on the device (CollectiveTiming::device_ms): NCCL's.
+  virtual bool timesOnDevice() const { return false; }
   // Copies rank `root`'s tensors into every rank's (same shapes), in place; blocks until done.
   virtual void broadcast(std::vector<torch::Tensor>& tensors, int root = 0) = 0;
   // Every rank's 1-D float64 `row` (same length everywhere), stacked into [size(), n] on the CPU. Blocking.

@@ -1,7 +1,7 @@
 #pragma once
 // Classification's detailed report: every test sample's predicted class and softmax probabilities
-// (predictSplit), then the confusion matrix, precision, recall and F1 per class and the most confident mistakes
-// with their images (evaluationReport).
+// (predictSplit), then the confusion matrix, precision, recall and F1 per class and the most confident
+// mistakes with their images (evaluationReport).
 
 #include "evaluation/split_reporter.h"
 

@@ -66,9 +66,11 @@ class DeferredRankGroup final : public RankGroup {
   std::function<void()> allreduceSumAsync(torch::Tensor t) override {
     return target().allreduceSumAsync(std::move(t));
   }
-  std::function<void()> allreduceSumAsync(torch::Tensor t, std::function<void()> on_done) override {
-    return target().allreduceSumAsync(std::move(t), std::move(on_done));
+  std::function<void()> allreduceSumAsync(torch::Tensor t,
+                                          std::shared_ptr<CollectiveTiming> timing) override {
+    return target().allreduceSumAsync(std::move(t), std::move(timing));
   }
+  bool timesOnDevice() const override { return m_group && m_group->timesOnDevice(); }
   void broadcast(std::vector<torch::Tensor>& tensors, int root) override {
     target().broadcast(tensors, root);
   }

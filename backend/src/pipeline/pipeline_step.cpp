@@ -56,21 +56,30 @@ class ScheduleRun {
     m_outputs.resize(sizes.size());
   }
 
-  // Runs `ops` as stage `s`; the first failure of any stage aborts the others.
-  void runStage(size_t s, const std::vector<StageOp>& ops, int threads) {
+  // Runs `ops` as stage `s` on its stream; the first failure of any stage aborts the others.
+  void runStage(size_t s, const std::vector<StageOp>& ops, int threads, StageStream& stream) {
     try {
       if (threads > 0) at::set_num_threads(threads);
-      std::unique_ptr<StageStream> stream = makeStageStream(m_model.stage(s).device);
-      stream->enter();
+      stream.enter();
       StageKeep keep(m_inputs.size());
-      for (const StageOp& op : ops) {
-        if (op.forward) {
-          forward(s, op.micro, *stream, keep);
-        } else {
-          backward(s, op.micro, *stream, keep);
+      try {
+        for (const StageOp& op : ops) {
+          if (op.forward) {
+            forward(s, op.micro, stream, keep);
+          } else {
+            backward(s, op.micro, stream, keep);
+          }
         }
+      } catch (...) {
+        // The default stream still waits for what the stage queued: a caller that goes on after the error
+        // (the batch-size finder's out-of-memory trials) must not race kernels still writing gradients.
+        try {
+          stream.leave();
+        } catch (...) {
+        }
+        throw;
       }
-      stream->leave();
+      stream.leave();
     } catch (const StageAborted&) {
       // Another stage failed first: its error is the one reported.
     } catch (...) {
@@ -193,6 +202,10 @@ PipelineStep::PipelineStep(PipelineModel& model, torch::optim::Optimizer& optimi
       m_micro_batches(pipeline.micro_batches),
       m_workers(std::make_unique<StageWorkers>(model.stageCount())) {
   m_idle.busy_s.assign(model.stageCount(), 0.0);
+  // Each stage's stream for the whole run, not one from the pool's round robin per batch: cuBLAS keeps a
+  // workspace per (thread's handle, stream) that it never frees, so fresh streams each batch would pile them
+  // up (up to 32 streams x 2 threads x 32 MiB a GPU on Hopper), and the profiler would show a row per stream.
+  for (size_t s = 0; s < model.stageCount(); ++s) m_streams.push_back(makeStageStream(model.stage(s).device));
 }
 
 TrainingStep::MicroBatch PipelineStep::forwardBackward(const Batch& batch, int64_t micro_batches,
@@ -215,7 +228,8 @@ TrainingStep::MicroBatch PipelineStep::forwardBackward(const Batch& batch, int64
   m_workers->runAll([&](size_t s) {
     at::ThreadLocalStateGuard state(caller);
     t_phase_ranges = ranges;
-    run.runStage(s, stageOps(m_schedule, s, stages, count), m_model.stage(s).device.is_cpu() ? threads : 0);
+    run.runStage(s, stageOps(m_schedule, s, stages, count), m_model.stage(s).device.is_cpu() ? threads : 0,
+                 *m_streams[s]);
     t_phase_ranges = false;
   });
   if (run.error()) std::rethrow_exception(run.error());
@@ -243,9 +257,13 @@ std::string PipelineStep::takeReport() {
   if (idle.batches == 0 || idle.wall_s <= 0) return {};
   std::string shares;
   for (double busy : idle.busy_s) shares += (shares.empty() ? "" : ", ") + percent(1.0 - busy / idle.wall_s);
+  bool cuda = false;
+  for (size_t s = 0; s < m_model.stageCount(); ++s) cuda = cuda || m_model.stage(s).device.is_cuda();
+  // A CUDA stage's thread only queues its kernels: its "busy" is the host's time to queue them.
   return "pipeline idle per stage: " + shares +
          " (ideal (S-1)/(M+S-1) = " + percent(idealBubble(m_model.stageCount(), m_micro_batches)) +
-         ") over " + std::to_string(idle.batches) + " batches";
+         ") over " + std::to_string(idle.batches) + " batches" +
+         (cuda ? ", host time (a CUDA stage's is the time to queue its work, not the GPU's)" : "");
 }
 
 std::unique_ptr<TrainingStep> makeTrainingStep(Model& model, torch::optim::Optimizer& optimizer,

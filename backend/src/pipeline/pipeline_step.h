@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "pipeline/pipeline_model.h"
+#include "pipeline/stage_stream.h"
 #include "pipeline/stage_workers.h"
 #include "step/training_step.h"
 
@@ -56,7 +57,8 @@ class PipelineStep final : public TrainingStep {
   PipelineSchedule m_schedule;
   int64_t m_micro_batches;
   Idle m_idle;
-  std::unique_ptr<StageWorkers> m_workers;  // one thread per stage, for the run
+  std::unique_ptr<StageWorkers> m_workers;              // one thread per stage, for the run
+  std::vector<std::unique_ptr<StageStream>> m_streams;  // one per stage, for the run
 };
 
 // The step body for `model`: a PipelineStep when the model is cut into stages, the plain step otherwise.

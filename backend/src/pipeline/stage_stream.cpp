@@ -42,7 +42,8 @@ class CudaStageStream final : public StageStream {
   }
 
   void receive(const torch::Tensor& tensor, const std::shared_ptr<void>& ready) override {
-    if (ready) static_cast<at::cuda::CUDAEvent*>(ready.get())->block(m_stream);
+    auto* ready_event = static_cast<at::cuda::CUDAEvent*>(ready.get());
+    if (ready_event) ready_event->block(m_stream);
     if (!tensor.defined() || !tensor.is_cuda()) return;
     // The sender's stream allocated the tensor, and the sender drops it as soon as it is sent (a backward
     // hand-off: the input's gradient dies when backward returns). The caching allocator would then give its
@@ -53,6 +54,10 @@ class CudaStageStream final : public StageStream {
     const c10::DeviceIndex source = tensor.device().index();
     const c10::cuda::CUDAStream reader =
         source == m_index ? m_stream : c10::cuda::getCurrentCUDAStream(source);
+    // Between GPUs without peer access, a tensor that is not dense is first made contiguous on the source
+    // device's current stream (Copy.cu, copy_requires_temporaries), before any barrier with this stage's:
+    // that stream waits for the sender's work too.
+    if (ready_event && source != m_index) ready_event->block(reader);
     c10::cuda::CUDACachingAllocator::recordStream(tensor.storage().data_ptr(), reader);
   }
 

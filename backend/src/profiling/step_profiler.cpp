@@ -252,4 +252,36 @@ void StepProfiler::refuse(const ProfileRequest& request, const std::string& why)
   m_setup.events.post(std::move(refused));
 }
 
+bool kinetoTracesAvailable() {
+  bool expected = false;
+  if (!g_recording.compare_exchange_strong(expected, true)) return true;
+  const tp::ProfilerConfig config(tp::ProfilerState::KINETO, /*report_input_shapes=*/false,
+                                  /*profile_memory=*/false);
+  const std::set<tp::ActivityType> activities{tp::ActivityType::CPU};
+  bool available = false;
+  try {
+    torch::autograd::profiler::prepareProfiler(config, activities);
+    torch::autograd::profiler::enableProfiler(config, activities);
+    (void)(torch::ones({2}) + 1);
+    std::unique_ptr<compat::torch_profiler::ProfilerResult> result =
+        torch::autograd::profiler::disableProfiler();
+    char scratch[] = "/tmp/wb-kineto-probe-XXXXXX";
+    const int fd = mkstemp(scratch);
+    if (fd >= 0) {
+      close(fd);
+      try {
+        result->save(scratch);
+        available = true;
+      } catch (const c10::Error&) {
+        // "Saving a trace requires using torch.profiler with Kineto support": no libkineto.
+      }
+      std::error_code ec;
+      fs::remove(scratch, ec);
+    }
+  } catch (const c10::Error&) {
+  }
+  g_recording = false;
+  return available;
+}
+
 }  // namespace wb

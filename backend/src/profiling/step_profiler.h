@@ -63,4 +63,9 @@ class StepProfiler {
   std::unique_ptr<Recording> m_recording;
 };
 
+// Whether this LibTorch has Kineto (its ProfilerResult can save Kineto's own trace): one small operator
+// recorded and saved to a scratch file (milliseconds). True without asking while a profile is being recorded
+// in this process (LibTorch's profiler is one per process).
+bool kinetoTracesAvailable();
+
 }  // namespace wb

@@ -3,9 +3,12 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <cstring>
 
 namespace wb {
-namespace {
+// Named, not anonymous: Functions, declared in the header, holds pointers to functions taking these types
+// (and a unity build compiles this file inside another, where GCC warns of anonymous types in such a member).
+namespace nvml_abi {
 
 // NVML's ABI as its documentation (and nvml.h) declares it: nvmlReturn_t is an int-sized enum, 0 = success.
 using NvmlReturn = int;
@@ -20,12 +23,27 @@ struct NvmlMemory {  // nvmlMemory_t (v1, bytes)
   unsigned long long free;
   unsigned long long used;
 };
-constexpr int kNvmlTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
-constexpr int kNvmlClockSm = 1;         // NVML_CLOCK_SM
 
-const char* kDefaultLibrary = "libnvidia-ml.so.1";
+constexpr unsigned kNvmlNameSize = 96;           // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+constexpr unsigned kNvmlDriverVersionSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
+constexpr int kNvmlTemperatureGpu = 0;           // NVML_TEMPERATURE_GPU
+constexpr int kNvmlClockSm = 1;                  // NVML_CLOCK_SM
 
-}  // namespace
+constexpr const char* kDefaultLibrary = "libnvidia-ml.so.1";
+
+struct NvmlPciInfo {  // nvmlPciInfo_t, as nvmlDeviceGetPciInfo_v3 fills it
+  char bus_id_legacy[16];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pci_device_id;
+  unsigned int pci_subsystem_id;
+  char bus_id[32];
+};
+
+}  // namespace nvml_abi
+
+using namespace nvml_abi;
 
 struct NvmlLibrary::Functions {
   NvmlReturn (*init)();
@@ -42,6 +60,11 @@ struct NvmlLibrary::Functions {
   // Renamed "clocks event reasons" in CUDA 12.2's NVML; drivers before it have only the throttle name. Null
   // when neither is there: the window then lists no reasons.
   NvmlReturn (*throttle_reasons)(NvmlDevice, unsigned long long*);
+  // What `workbench-cli info` lists; null where this NVML lacks them (the sampler needs none of them).
+  NvmlReturn (*count)(unsigned int*);
+  NvmlReturn (*name)(NvmlDevice, char*, unsigned int);
+  NvmlReturn (*pci_info)(NvmlDevice, NvmlPciInfo*);
+  NvmlReturn (*driver_version)(char*, unsigned int);
 };
 
 namespace {
@@ -72,6 +95,10 @@ bool resolveAll(void* handle, NvmlLibrary::Functions& f, std::string& why) {
   if (!resolve(handle, "nvmlDeviceGetCurrentClocksEventReasons", f.throttle_reasons, optional_why)) {
     resolve(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", f.throttle_reasons, optional_why);
   }
+  resolve(handle, "nvmlDeviceGetCount_v2", f.count, optional_why);
+  resolve(handle, "nvmlDeviceGetName", f.name, optional_why);
+  resolve(handle, "nvmlDeviceGetPciInfo_v3", f.pci_info, optional_why);
+  resolve(handle, "nvmlSystemGetDriverVersion", f.driver_version, optional_why);
   return true;
 }
 
@@ -157,6 +184,39 @@ NvmlReading NvmlLibrary::read(NvmlDevice device) const {
   if (f.throttle_reasons && f.throttle_reasons(device, &reasons) == kNvmlSuccess)
     r.throttle_reasons = reasons;
   return r;
+}
+
+int NvmlLibrary::deviceCount(std::string& why) const {
+  if (!m_functions->count) {
+    why = libraryPath() + " has no nvmlDeviceGetCount_v2";
+    return -1;
+  }
+  unsigned int count = 0;
+  if (const NvmlReturn code = m_functions->count(&count); code != kNvmlSuccess) {
+    why = "nvmlDeviceGetCount_v2 failed: " + errorString(code);
+    return -1;
+  }
+  return static_cast<int>(count);
+}
+
+std::string NvmlLibrary::deviceName(NvmlDevice device) const {
+  char name[kNvmlNameSize] = {};
+  if (!m_functions->name || m_functions->name(device, name, kNvmlNameSize) != kNvmlSuccess) return {};
+  return std::string(name, strnlen(name, kNvmlNameSize));
+}
+
+std::string NvmlLibrary::devicePciBusId(NvmlDevice device) const {
+  NvmlPciInfo info{};
+  if (!m_functions->pci_info || m_functions->pci_info(device, &info) != kNvmlSuccess) return {};
+  return std::string(info.bus_id, strnlen(info.bus_id, sizeof(info.bus_id)));
+}
+
+std::string NvmlLibrary::driverVersion() const {
+  char version[kNvmlDriverVersionSize] = {};
+  if (!m_functions->driver_version ||
+      m_functions->driver_version(version, kNvmlDriverVersionSize) != kNvmlSuccess)
+    return {};
+  return std::string(version, strnlen(version, kNvmlDriverVersionSize));
 }
 
 }  // namespace wb

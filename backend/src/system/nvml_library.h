@@ -51,6 +51,13 @@ class NvmlLibrary {
   // Reads the device's figures now; thread-safe (NVML is), cheap (no GPU work), never synchronizes CUDA.
   NvmlReading read(NvmlDevice device) const;
 
+  // What the driver has, for `workbench-cli info` (nvml_inventory.cpp). Each is empty (a count of -1) with
+  // `why` where this NVML lacks the call or the call fails.
+  int deviceCount(std::string& why) const;              // every GPU of the machine, by NVML's index
+  std::string deviceName(NvmlDevice device) const;      // "NVIDIA H100 80GB HBM3"
+  std::string devicePciBusId(NvmlDevice device) const;  // "00000000:3B:00.0", as NVML writes it
+  std::string driverVersion() const;                    // "580.82.07"
+
  private:
   NvmlLibrary(void* handle, std::unique_ptr<Functions> functions);
   std::string errorString(int code) const;

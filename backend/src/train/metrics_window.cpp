@@ -185,10 +185,10 @@ void WindowReporter::report(MetricsWindow& window, int64_t step, int64_t epoch, 
   m.gpu = gpu;
   if (group.size() > 1) {
     m.devices = deviceMetrics(ranks, rank_devices);
-    // Measured from c10d's completion callbacks: Gloo calls them when the sum is done, NCCL when the
-    // collective is enqueued on the stream (LibTorch 2.x), which would time the launch, not the allreduce: on
-    // CUDA devices they stay unmeasured (-1) until CUDA events time them.
-    if (busy > 0 && !device.is_cuda()) {
+    // Gloo's from c10d's completion callbacks (the host time the sum was done); NCCL's on the GPU, from the
+    // CUDA events around each collective (distributed/device_collective_clock.h: a step counts once its
+    // events are done, so a window holds its steps but the last one's).
+    if (busy > 0) {
       m.allreduce_hidden_fraction = hidden / busy;
       m.allreduce_ms = busy / ranks.size(0) / window.steps;
     }

@@ -5,6 +5,7 @@
 #ifdef WB_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
@@ -35,6 +36,29 @@ struct CudaGraph::Impl {
     done.block(current);
   }
 
+  // A capture that failed: ended so the stream is usable again, the half-recorded graph dropped, and its
+  // pool given back to the allocator. `capture_open`: capture_end has not been tried (the work threw).
+  template <typename Pool>
+  void abandonCapture(const Pool& pool, bool capture_open) {
+    if (capture_open) {
+      try {
+        graph.capture_end();
+        graph.reset();  // ended: the graph itself gives the pool back
+        return;
+      } catch (...) {
+      }
+    }
+    try {
+      c10::cuda::CUDACachingAllocator::endAllocateToPool(device, pool);
+    } catch (...) {
+      // capture_end got as far as ending it
+    }
+    try {
+      c10::cuda::CUDACachingAllocator::releasePool(device, pool);
+    } catch (...) {
+    }
+  }
+
   c10::DeviceIndex device;
   c10::cuda::CUDAStream stream;
   at::cuda::CUDAGraph graph;
@@ -55,20 +79,23 @@ void CudaGraph::runOnSideStream(const std::function<void()>& work) {
 
 void CudaGraph::capture(const std::function<void()>& work) {
   if (m_impl->captured) throw std::logic_error("CudaGraph: captured already");
+  // The memory pool's id is ours (what capture_begin would make itself): when a capture fails, LibTorch's
+  // capture_end throws cudaStreamEndCapture's error before it tells the caching allocator the capture is
+  // over, and the allocator would then count this process as capturing for good — blocks freed on other
+  // streams parked and never reused, a capture check on every allocation. The pool is then ended and released
+  // here.
+  const auto pool = at::cuda::graph_pool_handle();
   m_impl->onStream([&] {
-    m_impl->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+    m_impl->graph.capture_begin(pool, cudaStreamCaptureModeThreadLocal);
+    bool capture_open = true;
     try {
       work();
+      capture_open = false;
+      m_impl->graph.capture_end();
     } catch (...) {
-      // End the capture so the stream is usable again; the half-recorded graph is dropped with the error.
-      try {
-        m_impl->graph.capture_end();
-      } catch (...) {
-      }
-      m_impl->graph.reset();
+      m_impl->abandonCapture(pool, capture_open);
       throw;
     }
-    m_impl->graph.capture_end();
   });
   m_impl->captured = true;
 }

@@ -48,12 +48,18 @@ namespace wb::compat {
 #ifdef WB_WITH_CUDA
 std::string cudaDeviceName(int64_t index) {
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, static_cast<int>(index)) != cudaSuccess) return "CUDA device";
+  if (cudaGetDeviceProperties(&prop, static_cast<int>(index)) != cudaSuccess) {
+    cudaGetLastError();  // answered here; it must not surface as a later kernel launch's error
+    return "CUDA device";
+  }
   return prop.name;
 }
 int64_t cudaDeviceMemory(int64_t index) {
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, static_cast<int>(index)) != cudaSuccess) return 0;
+  if (cudaGetDeviceProperties(&prop, static_cast<int>(index)) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
   return static_cast<int64_t>(prop.totalGlobalMem);
 }
 #else

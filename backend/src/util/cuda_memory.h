@@ -1,6 +1,7 @@
 #pragma once
-// CUDA caching-allocator statistics for one device. Implemented in cuda_memory_cuda.cpp when LibTorch has
-// CUDA (Debian's c10/cuda headers do not compile without the CUDA runtime), else reports nothing.
+// CUDA caching-allocator statistics for one device. Implemented in cuda_memory.cpp (behind WB_WITH_CUDA) when
+// LibTorch has CUDA (Debian's c10/cuda headers do not compile without the CUDA runtime), else reports
+// nothing.
 
 #include <cstdint>
 

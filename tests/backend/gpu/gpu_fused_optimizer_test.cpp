@@ -7,6 +7,8 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -18,6 +20,7 @@
 #include "optim/fused_adam.h"
 #include "optim/fused_sgd.h"
 #include "optim/multi_tensor_step.h"
+#include "support/fused_adamw_steps.h"
 #include "support/optimizer_steps.h"
 
 // A namespace of its own: the unity build puts this file beside others with helpers of the same names.
@@ -171,6 +174,23 @@ TEST(GpuFusedOptimizerTest, FoundInfSkipsTheFusedSteps) {
     expectFoundInfSkips<FusedSGD, torch::optim::SGD>(
         torch::optim::SGDOptions(1e-2).momentum(0.9).weight_decay(1e-3).nesterov(true));
   }
+}
+
+// Issue 53: the five fused AdamW steps with one inf (support/fused_adamw_steps.h) on CUDA.
+// scripts/gpu-check.sh names the file (WB_FUSED_ADAMW_DUMP) and replays it through the GPU machine's own
+// torch.optim.AdamW(fused=True) bit for bit (tests/python/fused_adamw_replay.py); here the skipped step and
+// the saved step counts.
+TEST(GpuFusedOptimizerTest, FiveAdamWStepsWithOneInfForTorchsFusedAdamW) {
+  WB_REQUIRE_CUDA();
+  if (!WB_HAS_FUSED_ADAM) GTEST_SKIP() << "LibTorch " << TORCH_VERSION << " has no fused AdamW kernel";
+  const char* named = std::getenv("WB_FUSED_ADAMW_DUMP");
+  const std::string path = named && *named
+                               ? std::string(named)
+                               : (std::filesystem::temp_directory_path() / "wb-gpu-fused-adamw.pt").string();
+  const test::FusedAdamwSteps steps = test::writeFusedAdamwSteps(torch::kCUDA, path);
+  if (!(named && *named)) std::filesystem::remove(path);
+  EXPECT_TRUE(steps.skipped_step_left_weights) << "the step with an inf moved a parameter";
+  for (const int64_t step : steps.saved_steps) EXPECT_EQ(step, 4) << "five steps, one skipped";
 }
 
 }  // namespace
