@@ -14,12 +14,15 @@ groups = [{"params": params[:2], "weight_decay": d["weight_decay"][0]},
           {"params": params[2:], "weight_decay": d["weight_decay"][1]}]
 opt = torch.optim.AdamW(groups, lr=d["lrs"][0], betas=tuple(d["betas"]), eps=d["eps"], fused=True)
 for step, lr in enumerate(d["lrs"]):
+    # The workbench stages each rate in a float32 tensor (the kernel's tensor-lr overload, as a CUDA graph needs):
+    # the same rate rounded to float32 here, or the bits would differ by that rounding alone.
     for group in opt.param_groups:
-        group["lr"] = lr
+        group["lr"] = float(torch.tensor(lr, dtype=torch.float32))
     for p, g in zip(params, d["grads"][step]):
         p.grad = g.to(device)
-    opt.grad_scale = torch.full((1,), d["grad_scale"], device=device)
-    opt.found_inf = torch.full((1,), d["found_inf"][step], device=device)
+    # As torch.amp.GradScaler.step sets them: its 0-dim float32 scale and the found_inf it summed.
+    opt.grad_scale = torch.full((), d["grad_scale"], dtype=torch.float32, device=device)
+    opt.found_inf = torch.full((), d["found_inf"][step], dtype=torch.float32, device=device)
     opt.step()
 
 bad = []

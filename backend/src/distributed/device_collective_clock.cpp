@@ -9,7 +9,7 @@
 
 namespace wb {
 
-#if WB_TORCH_AT_LEAST(2, 2)
+#if WB_TORCH_AT_LEAST(2, 4)  // c10::Event::elapsedTime for CUDA
 
 struct DeviceCollectiveClock::Step {
   explicit Step(const torch::Device& device)

@@ -5,8 +5,10 @@
 // them once backward's work on it was done — between an event recorded on it where backward ends and one
 // recorded after the waits (which make the stream wait on each collective's end) — and `hidden` the rest of
 // `busy`, the part that ran behind backward. A step's figures are read once its events are done, at a later
-// collect(): no step waits for its own figures. LibTorch 2.x (timed c10::Event); on 1.13, which has no NCCL
-// here, it adds nothing.
+// collect(): no step waits for its own figures. With blocking waits (TORCH_NCCL_BLOCKING_WAIT, set by
+// prepareNcclEnvironment) the second event is recorded once the host saw the end, so `exposed` holds the
+// host's wake-up too (a millisecond or so): the hidden share reads low for tiny models. LibTorch >= 2.4
+// (c10::Event::elapsedTime on CUDA); before, it adds nothing.
 
 #include <torch/torch.h>
 

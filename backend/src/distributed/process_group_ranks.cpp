@@ -22,7 +22,7 @@ std::string secondsText(std::chrono::milliseconds timeout) {
 // A finished collective's duration on the GPU, from the start and end events c10d recorded on its stream
 // (LibTorch 2.x with TORCH_NCCL_ENABLE_TIMING); -1 while it runs, or where the backend keeps no such events.
 double deviceDurationMs(c10d::Work& work) {
-#if WB_TORCH_AT_LEAST(2, 0)
+#if WB_TORCH_AT_LEAST(2, 1)  // Work::getDuration
   try {
     if (work.isCompleted()) return work.getDuration();
   } catch (const c10::Error&) {
@@ -69,7 +69,9 @@ class ProcessGroupRanks final : public RankGroup {
                                           std::shared_ptr<CollectiveTiming> timing) override {
     std::vector<torch::Tensor> tensors{std::move(tensor)};
     c10::intrusive_ptr<c10d::Work> work = launch([&] { return m_backend->allreduce(tensors); }, "allreduce");
-    if (timesOnDevice()) {
+    if (!timing) {
+      // untimed
+    } else if (timesOnDevice()) {
       // NCCL completes the future when the collective is queued: its duration is the GPU's.
       timing->device_ms = [work]() { return deviceDurationMs(*work); };
     } else {

@@ -84,8 +84,8 @@ std::vector<DeviceMetrics> stageDeviceMetrics(const std::vector<StageDevice>& st
     d.cpu_rss_bytes = rss;
     // A CUDA device this machine lacks (a run checks its stages' devices before training; a test may not)
     // has no figures, rather than failing the report.
-    const bool seen =
-        stage.device.is_cuda() && static_cast<size_t>(stage.device.index()) < torch::cuda::device_count();
+    const bool seen = stage.device.is_cuda() && static_cast<int64_t>(stage.device.index()) <
+                                                    static_cast<int64_t>(torch::cuda::device_count());
     if (seen) setCudaMemory(d, cudaMemoryStats(stage.device.index()));
     if (stage.device == own) d.gpu = gpu;
     devices.push_back(std::move(d));

@@ -10,6 +10,7 @@
 #include "distributed/collective_error.h"
 #include "distributed/process_group_ranks.h"
 #include "run_folder/checkpoint_file.h"
+#include "train/run_index_entry.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
 #include "workbench/experiment_defaults.h"

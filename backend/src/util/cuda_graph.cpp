@@ -3,12 +3,15 @@
 #include <stdexcept>
 
 #ifdef WB_WITH_CUDA
+#include <ATen/core/CachingHostAllocator.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
+
+#include "torch_compat.h"
 
 namespace wb {
 
@@ -37,26 +40,43 @@ struct CudaGraph::Impl {
   }
 
   // A capture that failed: ended so the stream is usable again, the half-recorded graph dropped, and its
-  // pool given back to the allocator. `capture_open`: capture_end has not been tried (the work threw).
+  // pools given back to the allocators. `capture_open`: capture_end has not been tried (the work threw).
   template <typename Pool>
   void abandonCapture(const Pool& pool, bool capture_open) {
     if (capture_open) {
       try {
         graph.capture_end();
-        graph.reset();  // ended: the graph itself gives the pool back
+        graph.reset();  // ended: the graph itself gives its pools back
         return;
       } catch (...) {
       }
     }
+#if WB_TORCH_AT_LEAST(2, 6)
     try {
       c10::cuda::CUDACachingAllocator::endAllocateToPool(device, pool);
     } catch (...) {
-      // capture_end got as far as ending it
+      // capture_end got past it (it failed later, instantiating): the graph counts as ended and its reset()
+      // gives the pools back; releasing them here too would release them twice.
+      graph.reset();
+      return;
     }
     try {
       c10::cuda::CUDACachingAllocator::releasePool(device, pool);
     } catch (...) {
     }
+#if WB_TORCH_AT_LEAST(2, 11)
+    // 2.11's capture_begin records pinned host allocations into the same pool id too.
+    try {
+      at::HostAllocator* host = at::getHostAllocator(at::kCUDA);
+      host->end_allocate_to_pool(pool);
+      host->release_pool(pool);
+    } catch (...) {
+    }
+#endif
+#else
+    (void)pool;
+    graph.reset();
+#endif
   }
 
   c10::DeviceIndex device;
