@@ -2,13 +2,13 @@
 // driver's libnvidia-ml.so.1 is (WORKBENCH_NVML_LIBRARY), and without any NVML.
 #include "system/gpu_sampler.h"
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <thread>
 
+#include "support/fake_nvml_script.h"
 #include "system/throttle_reasons.h"
 
 namespace wb {
@@ -16,42 +16,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The fake's script, reached through the same library the sampler loads.
-struct FakeNvml {
-  void (*reset)(int);
-  void (*set_device)(const char*, unsigned, unsigned long long, unsigned long long, int, unsigned, unsigned,
-                     unsigned, unsigned long long, int);
-  int (*initialized)();
-  long (*utilization_reads)();
+using test::FakeNvml;
 
-  static FakeNvml& get() {
-    static FakeNvml fake = [] {
-      void* handle = dlopen(WB_FAKE_NVML, RTLD_NOW | RTLD_LOCAL);  // kept open: the script outlives samplers
-      EXPECT_NE(handle, nullptr) << dlerror();
-      FakeNvml f{};
-      f.reset = reinterpret_cast<decltype(f.reset)>(dlsym(handle, "fake_nvml_reset"));
-      f.set_device = reinterpret_cast<decltype(f.set_device)>(dlsym(handle, "fake_nvml_set_device"));
-      f.initialized = reinterpret_cast<decltype(f.initialized)>(dlsym(handle, "fake_nvml_initialized"));
-      f.utilization_reads =
-          reinterpret_cast<decltype(f.utilization_reads)>(dlsym(handle, "fake_nvml_utilization_reads"));
-      return f;
-    }();
-    return fake;
-  }
-  // A device with everyday figures but `utilization` and `power_mw`.
-  void device(const char* bus_id, unsigned utilization, int power_mw = 312000, int lost = 0) {
-    set_device(bus_id, utilization, 30ull << 30, 80ull << 30, power_mw, 400000, 71, 1980, 0x4 | 0x40, lost);
-  }
-};
-
-class GpuSamplerTest : public ::testing::Test {
+class GpuSamplerTest : public test::FakeNvmlTest {
  protected:
-  void SetUp() override {
-    setenv("WORKBENCH_NVML_LIBRARY", WB_FAKE_NVML, 1);
-    FakeNvml::get().reset(0);
-  }
-  void TearDown() override { unsetenv("WORKBENCH_NVML_LIBRARY"); }
-
   static void waitForRounds(const GpuSampler& sampler, int64_t rounds) {
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     while (sampler.rounds() < rounds && std::chrono::steady_clock::now() < deadline) {

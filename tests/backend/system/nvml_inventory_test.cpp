@@ -3,44 +3,20 @@
 // id and memory, and the reason when NVML does not load.
 #include "workbench/nvml_inventory.h"
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
+#include "support/fake_nvml_script.h"
+
 namespace wb {
 namespace {
 
-// The fake's script, reached through the same library the inventory loads.
-struct InventoryScript {
-  void (*reset)(int);
-  void (*set_device)(const char*, unsigned, unsigned long long, unsigned long long, int, unsigned, unsigned,
-                     unsigned, unsigned long long, int);
-
-  static InventoryScript& get() {
-    static InventoryScript script = [] {
-      void* handle = dlopen(WB_FAKE_NVML, RTLD_NOW | RTLD_LOCAL);  // kept open: the script outlives each load
-      EXPECT_NE(handle, nullptr) << dlerror();
-      InventoryScript s{};
-      s.reset = reinterpret_cast<decltype(s.reset)>(dlsym(handle, "fake_nvml_reset"));
-      s.set_device = reinterpret_cast<decltype(s.set_device)>(dlsym(handle, "fake_nvml_set_device"));
-      return s;
-    }();
-    return script;
-  }
-};
-
-class NvmlInventoryTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    setenv("WORKBENCH_NVML_LIBRARY", WB_FAKE_NVML, 1);
-    InventoryScript::get().reset(0);
-  }
-  void TearDown() override { unsetenv("WORKBENCH_NVML_LIBRARY"); }
-};
+using test::FakeNvml;
+using NvmlInventoryTest = test::FakeNvmlTest;
 
 TEST_F(NvmlInventoryTest, ListsTheDriverAndEveryGpuByNvmlIndex) {
-  InventoryScript& script = InventoryScript::get();
+  FakeNvml& script = FakeNvml::get();
   script.set_device("00000000:3B:00.0", 0, 1ull << 30, 80ull << 30, 70000, 700000, 35, 1980, 0, 0);
   script.set_device("00000000:86:00.0", 0, 1ull << 30, 141ull << 30, 70000, 700000, 35, 1980, 0, 0);
   const NvmlInventory inventory = queryNvmlInventory();
@@ -72,7 +48,7 @@ TEST_F(NvmlInventoryTest, WithoutTheLibraryItSaysWhyAndWhatIsLost) {
 }
 
 TEST_F(NvmlInventoryTest, ADriverNotLoadedIsTheReason) {
-  InventoryScript::get().reset(9);
+  FakeNvml::get().reset(9);
   const NvmlInventory inventory = queryNvmlInventory();
   EXPECT_FALSE(inventory.loaded);
   EXPECT_EQ(inventory.why_not, "nvmlInit_v2 failed: Driver Not Loaded");
