@@ -19,7 +19,7 @@ void (*const kCommands[])(CLI::App&) = {
     addTrainCommand,   addResumeCommand, addRunsCommand,      addQueueCommand,  addSweepCommand,
     addControlCommand, addEvalCommand,   addCompressCommand,  addExportCommand, addBenchCommand,
     addProfileCommand, addFindLrCommand, addFindBatchCommand, addCheckCommand,  addExamplesCommand,
-    addKeysCommand,    addInfoCommand,
+    addKeysCommand,    addInfoCommand,   addTokenizeCommand,
 };
 
 std::vector<std::string> commandNames(const CLI::App& program) {

@@ -16,6 +16,7 @@ packages=(
   nlohmann-json3-dev zlib1g-dev libgtest-dev libsqlite3-dev libcli11-dev  # libcli11-dev: workbench-cli's command line
   dataset-fashion-mnist
   libonnx-dev
+  libicu-dev  # texts: Unicode's categories, NFD and case as the tokenizers need them (backend/src/text)
   libjpeg62-turbo-dev libpng-dev  # image folders: JPEG (libjpeg-turbo) and PNG decoded as torchvision's loader sees them
   file  # CPack picks the executables for dpkg-shlibdeps with it (scripts/package.sh)
 )
@@ -23,6 +24,7 @@ if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
   packages+=(
     python3-torch python3-numpy python3-onnx
     python3-torchvision python3-pil  # test_images: what torchvision's ImageFolder and loader (Pillow) make of a folder
+    iso-codes     # test_text: country names in every language, a corpus the tokenizers are compared on
     python3-venv  # .venv/: the tests' readers from PyPI (scripts/requirements-test.txt)
     qemu-user     # test_export_avx2: the int8 tests on an emulated AVX2 CPU
     clang-format  # the format check (ctest -L lint), never a rewrite
