@@ -9,6 +9,9 @@ essential) and the country names of iso-codes (scripts/setup.sh installs it), re
                           pieces and characters they never saw): uncased (BERT's lowercase + strip accents),
                           cased, cased with accents stripped, and one with BertProcessing instead of a template
   <name>/vocab.txt        the same vocabularies as BERT's vocab.txt
+  gpt2/, roberta/         byte-level BPE tokenizers trained likewise: GPT-2's (no special tokens around a text,
+                          <|endoftext|>) and RoBERTa's (a prefix space, <s> $A </s></s> $B </s>, <mask> taking
+                          the spaces before it)
   cases.jsonl             one encoding per line: which tokenizer, text, pair, max_length, and what
                           tokenizers gives (ids, tokens, type_ids, attention_mask)
 """
@@ -18,7 +21,7 @@ import json
 import os
 import sys
 
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 from tokenizers.implementations import BertWordPieceTokenizer
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -69,12 +72,31 @@ def train(texts, lowercase, strip_accents, bert_processing):
     return tokenizer
 
 
+def train_byte_level(texts, roberta):
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=roberta)
+    tokenizer.decoder = decoders.ByteLevel()
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"] if roberta else ["<|endoftext|>"]
+    trainer = trainers.BpeTrainer(vocab_size=4000, special_tokens=specials,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tokenizer.train_from_iterator(texts, trainer)
+    if roberta:
+        tokenizer.add_special_tokens([AddedToken("<mask>", lstrip=True)])
+        tokenizer.post_processor = processors.RobertaProcessing(
+            ("</s>", tokenizer.token_to_id("</s>")), ("<s>", tokenizer.token_to_id("<s>")), add_prefix_space=True)
+    else:
+        tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
+    return tokenizer
+
+
 # Beside the catalogs: what the corpus lacks but users' files have (control characters, odd spaces, special
 # tokens typed in the text, a word longer than WordPiece's 100 characters, combining marks, an empty text).
 EXTRA = [
     "", "   ", "tab\there\r\nnew line\u00a0nbsp\u2003em space", "zero\u200bwidth\u0000nul\ufffdreplacement",
     "[CLS] typed [SEP] in the [MASK] text[SEP]", "[mask] lower and [UNK]", "x" * 120, "e\u0301t\u00e9 Cafe\u0301",
     "İstanbul ΣΑΣ ǅ ß ﬁ", "𠀀𠀁 CJK extension B and 😀 emoji", "a$b+c<d=e>f^g`h|i~j", "¿Qué? ¡Sí! «guillemets» „Zitat“",
+    "it's they'll I'M we'd 'twas 'x rock'n'roll", "two  spaces,   three and trailing   ", "  leading", "\n\n\tindented",
+    "12345 ½ ② ٣ 3.14", "a <|endoftext|> b<|endoftext|>c", "the <mask> and  <mask>x", "<s>typed</s>",
 ]
 
 
@@ -124,6 +146,12 @@ def main(out_dir):
             with open(os.path.join(folder, "tokenizer_config.json"), "w") as f:
                 json.dump({"do_lower_case": lowercase, "tokenizer_class": "BertTokenizer"}, f)
             encode_cases(name + "/vocab.txt", from_vocab, sample[::3], cases)
+    for name, roberta in (("gpt2", False), ("roberta", True)):
+        tokenizer = train_byte_level(seen, roberta)
+        folder = os.path.join(out_dir, name)
+        os.makedirs(folder, exist_ok=True)
+        tokenizer.save(os.path.join(folder, "tokenizer.json"))
+        encode_cases(name, tokenizer, sample, cases)
     with open(os.path.join(out_dir, "cases.jsonl"), "w", encoding="utf-8") as f:
         for c in cases:
             f.write(json.dumps(c, ensure_ascii=False) + "\n")

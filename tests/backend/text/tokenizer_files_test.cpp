@@ -66,8 +66,13 @@ TEST(TokenizerFiles, TruncationSaysHowManyTokensItDropped) {
 TEST(TokenizerFiles, BadFilesAndTextsAreRefusedNamingWhatIsWrong) {
   wb::test::TemporaryFolder folder("bad-tokenizers");
   const std::string dir = folder.path();
-  write(dir + "/bpe.json", R"({"model": {"type": "BPE", "vocab": {}, "merges": []}})");
-  EXPECT_TRUE(has(refusal([&] { loadTokenizer(dir + "/bpe.json"); }), dir + "/bpe.json: its model is BPE"));
+  write(dir + "/unigram.json", R"({"model": {"type": "Unigram", "vocab": []}})");
+  EXPECT_TRUE(has(refusal([&] { loadTokenizer(dir + "/unigram.json"); }),
+                  dir + "/unigram.json: its model is Unigram"));
+  write(dir + "/merge.json",
+        R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [["a", "b"]]}})");
+  EXPECT_TRUE(has(refusal([&] { loadTokenizer(dir + "/merge.json"); }),
+                  "merge.json: the merge 'a b' (rank 0) makes 'ab', which the vocabulary lacks"));
   write(dir + "/cut.json", R"({"model": {"type": "WordPie)");
   EXPECT_TRUE(has(refusal([&] { loadTokenizer(dir + "/cut.json"); }), "cut.json: is not a tokenizer.json"));
   write(dir + "/no_cls.txt", "[PAD]\n[UNK]\n[SEP]\nhello\n");
