@@ -30,6 +30,7 @@ void addExamplesCommand(CLI::App& program);
 void addKeysCommand(CLI::App& program);
 void addInfoCommand(CLI::App& program);
 void addTokenizeCommand(CLI::App& program);
+void addTrainTokenizerCommand(CLI::App& program);
 void addProfileCommand(CLI::App& program);  // profile_command.cpp
 
 // The whole command line after the program's name: a command and its arguments, `help [COMMAND]`,

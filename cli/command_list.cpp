@@ -16,10 +16,10 @@ namespace {
 
 // In the order `workbench-cli help` lists them.
 void (*const kCommands[])(CLI::App&) = {
-    addTrainCommand,   addResumeCommand, addRunsCommand,      addQueueCommand,  addSweepCommand,
-    addControlCommand, addEvalCommand,   addCompressCommand,  addExportCommand, addBenchCommand,
-    addProfileCommand, addFindLrCommand, addFindBatchCommand, addCheckCommand,  addExamplesCommand,
-    addKeysCommand,    addInfoCommand,   addTokenizeCommand,
+    addTrainCommand,   addResumeCommand, addRunsCommand,      addQueueCommand,          addSweepCommand,
+    addControlCommand, addEvalCommand,   addCompressCommand,  addExportCommand,         addBenchCommand,
+    addProfileCommand, addFindLrCommand, addFindBatchCommand, addCheckCommand,          addExamplesCommand,
+    addKeysCommand,    addInfoCommand,   addTokenizeCommand,  addTrainTokenizerCommand,
 };
 
 std::vector<std::string> commandNames(const CLI::App& program) {

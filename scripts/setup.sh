@@ -17,6 +17,7 @@ packages=(
   dataset-fashion-mnist
   libonnx-dev
   libicu-dev  # texts: Unicode's categories, NFD and case as the tokenizers need them (backend/src/text)
+  libsentencepiece-dev  # SentencePiece .model tokenizers read and trained (text/sentencepiece_bridge/)
   libjpeg62-turbo-dev libpng-dev  # image folders: JPEG (libjpeg-turbo) and PNG decoded as torchvision's loader sees them
   file  # CPack picks the executables for dpkg-shlibdeps with it (scripts/package.sh)
 )
@@ -24,6 +25,7 @@ if [[ "${WORKBENCH_SETUP:-all}" != "run" ]]; then
   packages+=(
     python3-torch python3-numpy python3-onnx
     python3-torchvision python3-pil  # test_images: what torchvision's ImageFolder and loader (Pillow) make of a folder
+    python3-sentencepiece  # test_text: SentencePiece's own Python binding, the ids a .model must give
     iso-codes     # test_text: country names in every language, a corpus the tokenizers are compared on
     python3-venv  # .venv/: the tests' readers from PyPI (scripts/requirements-test.txt)
     qemu-user     # test_export_avx2: the int8 tests on an emulated AVX2 CPU

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -43,7 +45,30 @@ TEST(CliTokenize, AFolderWithoutATokenizerIsRefused) {
   wb::test::TemporaryFolder folder("tokenize-empty");
   const auto r = runCli("tokenize " + folder.path() + " hello");
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r.err, folder.path() + ": the folder has no tokenizer.json or vocab.txt")) << r.err;
+  EXPECT_TRUE(
+      has(r.err, folder.path() + ": the folder has no tokenizer.json, vocab.txt or SentencePiece .model"))
+      << r.err;
+}
+
+// A tokenizer learnt from a user's texts (SentencePiece through its module), then used; a file with too few
+// texts for the size asked refused with SentencePiece's reason and nothing left behind.
+TEST(CliTokenize, TrainTokenizerWritesASentencePieceModelThatTokenizeReads) {
+  wb::test::TemporaryFolder folder("train-tokenizer");
+  const std::string texts = folder.path() + "/texts.txt";
+  ASSERT_EQ(std::system(("grep -h . /usr/share/common-licenses/GPL-3 > " + texts).c_str()), 0);
+  const auto trained = runCli("train-tokenizer " + texts + " " + folder.path() + "/tok --vocab-size 400");
+  ASSERT_EQ(trained.status, 0) << trained.err;
+  EXPECT_TRUE(has(trained.out, "wrote " + folder.path() + "/tok/tokenizer.model (400 pieces, unigram)"))
+      << trained.out;
+  const auto read = runCli("tokenize " + folder.path() + "/tok 'free software'");
+  ASSERT_EQ(read.status, 0) << read.err;
+  EXPECT_TRUE(has(read.out, "SentencePiece, 400 ids")) << read.out;
+  EXPECT_TRUE(has(read.out, "tokens:   ▁free ▁software")) << read.out;
+  std::ofstream(folder.path() + "/two.txt") << "one text\nanother\n";
+  const auto refused = runCli("train-tokenizer " + folder.path() + "/two.txt " + folder.path() + "/none");
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_TRUE(has(refused.err, "SentencePiece could not train: ")) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(folder.path() + "/none"));
 }
 
 }  // namespace

@@ -86,6 +86,9 @@ if [[ -x "$build/backend/workbench-onnx-writer" ]]; then
   expect cli ./usr/bin/workbench-onnx-writer
   packaged_programs+=(workbench-onnx-writer)
 fi
+if [[ -f "$build/lib/libworkbench-sentencepiece.so" ]]; then
+  expect cli ./usr/lib/torch-workbench/libworkbench-sentencepiece.so
+fi
 expect cli ./usr/share/torch-workbench/examples/index.json
 expect cli ./usr/share/torch-workbench/examples/mlp.json
 expect cli ./usr/share/bash-completion/completions/workbench-cli
@@ -183,6 +186,16 @@ examples=$(workbench-cli examples 2>&1) || fail "workbench-cli examples: $exampl
 [[ "$examples" == */usr/share/torch-workbench/examples* ]] ||
   fail "workbench-cli does not find its installed examples in /usr/share/torch-workbench/examples: $examples"
 echo "workbench-cli examples: from /usr/share/torch-workbench/examples"
+
+if [[ -f "$build/lib/libworkbench-sentencepiece.so" ]]; then
+  # SentencePiece's module found where the package put it: a tokenizer trained, then read back.
+  grep -h . /usr/share/common-licenses/GPL-3 /usr/share/common-licenses/Apache-2.0 >"$work/texts.txt"
+  workbench-cli train-tokenizer "$work/texts.txt" "$work/tokenizer" --vocab-size 500 >"$work/tokenizer.log" 2>&1 ||
+    { cat "$work/tokenizer.log"; fail "workbench-cli train-tokenizer (SentencePiece's installed module)"; }
+  pieces=$(workbench-cli tokenize "$work/tokenizer" "free software" 2>&1) || fail "workbench-cli tokenize: $pieces"
+  [[ "$pieces" == *"SentencePiece, 500 ids"* ]] || fail "workbench-cli tokenize of the trained model: $pieces"
+  echo "workbench-cli train-tokenizer + tokenize (SentencePiece's installed module): ok"
+fi
 
 start=$(date +%s)
 # 10,000 samples: one epoch is longer than the example's 100 warmup steps.

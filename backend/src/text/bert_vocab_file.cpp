@@ -110,19 +110,4 @@ std::unique_ptr<TextTokenizer> readBertVocabFile(const std::filesystem::path& fi
   return std::make_unique<TextTokenizer>(std::move(parts));
 }
 
-std::unique_ptr<TextTokenizer> loadTokenizer(const std::filesystem::path& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    if (std::filesystem::exists(path / "tokenizer.json")) return readTokenizerJson(path / "tokenizer.json");
-    if (std::filesystem::exists(path / "vocab.txt")) return readBertVocabFile(path / "vocab.txt");
-    throw DataError(path.string() + ": the folder has no tokenizer.json or vocab.txt",
-                    "choose a Hugging Face model folder, or the tokenizer file itself");
-  }
-  if (!std::filesystem::exists(path, error)) throw DataError(path.string() + ": no such file or folder");
-  if (path.extension() == ".json") return readTokenizerJson(path);
-  if (path.extension() == ".txt") return readBertVocabFile(path);
-  throw DataError(path.string() + ": not a tokenizer file this workbench reads",
-                  "a Hugging Face tokenizer.json or BERT's vocab.txt");
-}
-
 }  // namespace wb::text

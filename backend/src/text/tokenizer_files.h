@@ -14,7 +14,8 @@ std::unique_ptr<TextTokenizer> readTokenizerJson(const std::filesystem::path& fi
 // vocab.txt as transformers' BertTokenizerFast reads it: line n is id n; do_lower_case, strip_accents and
 // tokenize_chinese_chars from tokenizer_config.json beside it, BERT's defaults without one.
 std::unique_ptr<TextTokenizer> readBertVocabFile(const std::filesystem::path& file);
-// A model folder (its tokenizer.json, else its vocab.txt) or one of those files.
+// A model folder (its tokenizer.json, else its vocab.txt, else its SentencePiece .model: spiece.model,
+// sentencepiece.bpe.model, tokenizer.model) or one of those files (load_tokenizer.cpp).
 std::unique_ptr<TextTokenizer> loadTokenizer(const std::filesystem::path& path);
 
 }  // namespace wb::text

@@ -83,7 +83,8 @@ TEST(TokenizerFiles, BadFilesAndTextsAreRefusedNamingWhatIsWrong) {
       has(refusal([&] { loadTokenizer(dir + "/twice.txt"); }), "twice.txt, line 5: the piece 'hello'"));
   write(dir + "/latin1.txt", "[UNK]\n[CLS]\n[SEP]\ncaf\xe9\n");
   EXPECT_TRUE(has(refusal([&] { loadTokenizer(dir + "/latin1.txt"); }), "latin1.txt: line 4 is not UTF-8"));
-  EXPECT_TRUE(has(refusal([&] { loadTokenizer(dir); }), "has no tokenizer.json or vocab.txt"));
+  EXPECT_TRUE(
+      has(refusal([&] { loadTokenizer(dir); }), "has no tokenizer.json, vocab.txt or SentencePiece .model"));
   write(dir + "/vocab.txt", kVocab);
   const auto tokenizer = loadTokenizer(dir + "/vocab.txt");
   EXPECT_EQ(refusal([&] { tokenizer->encode("caf\xe9 au lait"); }), "the text is not UTF-8 (byte 3)");
