@@ -1,6 +1,7 @@
 #include "model/layers/attention.h"
 
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "model/layer_net_model.h"
@@ -13,9 +14,12 @@
 namespace wb {
 
 torch::Tensor attentionInPlainOps(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                                  double dropoutP, torch::Generator* generator) {
+                                  double dropoutP, torch::Generator* generator, const torch::Tensor& keep) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
-  torch::Tensor weights = torch::softmax(torch::matmul(q * scale, k.transpose(-2, -1)), -1);
+  torch::Tensor scores = torch::matmul(q * scale, k.transpose(-2, -1));
+  if (keep.defined())
+    scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
+  torch::Tensor weights = torch::softmax(scores, -1);
   if (dropoutP > 0) {
     if (generator != nullptr) {
       weights = dropoutWithGenerator(weights, dropoutP, *generator);
@@ -32,17 +36,18 @@ torch::Tensor attentionInPlainOps(const torch::Tensor& q, const torch::Tensor& k
 // Debian's 1.13 has no CUDA for its fused forward. Calling it would buy nothing, could not take the step
 // generator, and would tie us to a signature that 2.0 replaced.
 torch::Tensor scaledDotProductAttention(const torch::Tensor& q, const torch::Tensor& k,
-                                        const torch::Tensor& v, double dropoutP) {
+                                        const torch::Tensor& v, double dropoutP, const torch::Tensor& keep) {
   torch::Generator* generator = dropoutP > 0 && q.device().is_cpu() ? stepGenerator() : nullptr;
 #if WB_TORCH_AT_LEAST(2, 0)
   // SDPA takes no generator: where a rank's step generator must draw the mask, the plain ops do.
   if (generator == nullptr) {
     const auto turn =
         dropoutP > 0 ? holdDefaultGenerator(q.device()) : std::unique_lock<std::recursive_mutex>();
-    return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, dropoutP);
+    return at::scaled_dot_product_attention(
+        q, k, v, /*attn_mask=*/keep.defined() ? std::optional<at::Tensor>(keep) : std::nullopt, dropoutP);
   }
 #endif
-  return attentionInPlainOps(q, k, v, dropoutP, generator);
+  return attentionInPlainOps(q, k, v, dropoutP, generator, keep);
 }
 
 std::string attentionKernel(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

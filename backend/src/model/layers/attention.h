@@ -17,13 +17,17 @@ class Model;
 // (model/step_generator.h) and dropoutP > 0 the mask comes from that generator, through the plain ops, as
 // the layer list's other dropouts do; otherwise it comes from torch's generators (SDPA on CUDA draws from
 // the device's default generator, which seedStepGenerator seeds).
+// `keep` (bool, broadcastable to [B, heads, N, N], e.g. [B, 1, 1, N] from a padding mask): the keys a query
+// may attend to; undefined: all of them.
 torch::Tensor scaledDotProductAttention(const torch::Tensor& q, const torch::Tensor& k,
-                                        const torch::Tensor& v, double dropoutP);
+                                        const torch::Tensor& v, double dropoutP,
+                                        const torch::Tensor& keep = {});
 
 // The same in plain ops, in torch::nn::MultiheadAttention's order: q scaled by 1/√head_dim, q·kᵀ, softmax,
 // dropout (from `generator` when one is given), ·v. The 1.13 path and the reference the tests compare with.
 torch::Tensor attentionInPlainOps(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                                  double dropoutP, torch::Generator* generator = nullptr);
+                                  double dropoutP, torch::Generator* generator = nullptr,
+                                  const torch::Tensor& keep = {});
 
 // Which kernel scaledDotProductAttention takes for inputs like these: "flash", "memory-efficient", "cuDNN",
 // "math" (2.x: at::_fused_sdp_choice's answer), or "math, LibTorch 1.13".
