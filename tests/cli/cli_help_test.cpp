@@ -190,7 +190,8 @@ std::vector<std::string> complete(const std::string& words) {
 }
 
 TEST(CliCompletion, CompletesCommandsOptionsAndExperimentKeys) {
-  EXPECT_EQ(complete("tr"), std::vector<std::string>{"train"});
+  EXPECT_EQ(complete("tr"), (std::vector<std::string>{"train", "train-tokenizer"}));
+  EXPECT_EQ(complete("tok"), std::vector<std::string>{"tokenize"});
   EXPECT_EQ(complete("ex"), (std::vector<std::string>{"export", "examples"}));
   EXPECT_EQ(complete("train --set train.ep"), std::vector<std::string>{"train.epochs="});
   EXPECT_EQ(complete("train --set optimizer.be"), std::vector<std::string>{"optimizer.betas="});
