@@ -6,12 +6,12 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/command_output.h"
 #include "support/temporary_folder.h"
 #include "text/tokenizer_files.h"
 #include "workbench/errors.h"
@@ -23,14 +23,8 @@ namespace {
 using nlohmann::json;
 
 std::string run(const std::string& arguments) {
-  const std::string command = std::string(WB_SENTENCEPIECE_PYTHON) + " " + WB_SOURCE_DIR +
-                              "/tests/python/sentencepiece_reference.py " + arguments + " 2>&1";
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return "cannot start " + command;
-  std::string said;
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe)) said += buffer;
-  return ::pclose(pipe) == 0 ? std::string() : said;
+  return wb::test::failureOf(std::string(WB_SENTENCEPIECE_PYTHON) + " " + WB_SOURCE_DIR +
+                             "/tests/python/sentencepiece_reference.py " + arguments + " 2>&1");
 }
 
 // How many of the file's encodings our tokenizers give otherwise (the first few reported).

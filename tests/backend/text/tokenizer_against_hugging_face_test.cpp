@@ -6,13 +6,13 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/command_output.h"
 #include "support/pypi_tools.h"
 #include "support/temporary_folder.h"
 #include "text/tokenizer_files.h"
@@ -23,13 +23,7 @@ namespace {
 using nlohmann::json;
 
 std::string runReference(const std::string& folder) {
-  const std::string command = test::pypiToolCommand("tokenizer_reference.py") + " " + folder + " 2>&1";
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return "cannot start " + command;
-  std::string said;
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe)) said += buffer;
-  return ::pclose(pipe) == 0 ? std::string() : said;
+  return test::failureOf(test::pypiToolCommand("tokenizer_reference.py") + " " + folder + " 2>&1");
 }
 
 const TextTokenizer& tokenizerFor(const std::string& folder, const std::string& name,
