@@ -1,32 +1,14 @@
 #include "model/huggingface/bert_classifier.h"
 
-#include <memory>
 #include <string>
 
-#include "model/layers/attention.h"
+#include "model/huggingface/encoder_attention.h"
+#include "model/huggingface/named_modules.h"
 
 namespace wb {
-namespace {
-
-using Holder = std::shared_ptr<torch::nn::Module>;
-
-// A module that only names its children ("attention", "self"), as transformers' nesting does.
-Holder holder(torch::nn::Module& parent, const std::string& name) {
-  return parent.register_module(name, std::make_shared<torch::nn::Module>());
-}
-
-torch::nn::LayerNorm layerNorm(torch::nn::Module& parent, const std::string& name, const BertConfig& c) {
-  return parent.register_module(
-      name, torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps)));
-}
-
-torch::nn::Linear linear(torch::nn::Module& parent, const std::string& name, int64_t in, int64_t out) {
-  return parent.register_module(name, torch::nn::Linear(in, out));
-}
-
-}  // namespace
 
 BertClassifierImpl::BertClassifierImpl(const BertConfig& config) : m_config(config) {
+  using hf::Holder, hf::holder, hf::linear;
   const BertConfig& c = m_config;
   Holder bert = holder(*this, "bert");
   Holder embeddings = holder(*bert, "embeddings");
@@ -35,7 +17,7 @@ BertClassifierImpl::BertClassifierImpl(const BertConfig& config) : m_config(conf
                                             torch::nn::Embedding(c.max_position_embeddings, c.hidden_size));
   m_token_types = embeddings->register_module("token_type_embeddings",
                                               torch::nn::Embedding(c.type_vocab_size, c.hidden_size));
-  m_embedding_norm = layerNorm(*embeddings, "LayerNorm", c);
+  m_embedding_norm = hf::layerNorm(*embeddings, "LayerNorm", c.hidden_size, c.layer_norm_eps);
   Holder encoder = holder(*bert, "encoder");
   Holder layers = holder(*encoder, "layer");
   for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
@@ -50,10 +32,10 @@ BertClassifierImpl::BertClassifierImpl(const BertConfig& config) : m_config(conf
     l.key = linear(*self, "key", c.hidden_size, c.hidden_size);
     l.value = linear(*self, "value", c.hidden_size, c.hidden_size);
     l.attention_out = linear(*attentionOutput, "dense", c.hidden_size, c.hidden_size);
-    l.attention_norm = layerNorm(*attentionOutput, "LayerNorm", c);
+    l.attention_norm = hf::layerNorm(*attentionOutput, "LayerNorm", c.hidden_size, c.layer_norm_eps);
     l.intermediate = linear(*intermediate, "dense", c.hidden_size, c.intermediate_size);
     l.output = linear(*output, "dense", c.intermediate_size, c.hidden_size);
-    l.output_norm = layerNorm(*output, "LayerNorm", c);
+    l.output_norm = hf::layerNorm(*output, "LayerNorm", c.hidden_size, c.layer_norm_eps);
     m_layers.push_back(l);
   }
   m_pooler = linear(*holder(*bert, "pooler"), "dense", c.hidden_size, c.hidden_size);
@@ -67,16 +49,9 @@ torch::Tensor BertClassifierImpl::embed(const torch::Tensor& input_ids, const to
 }
 
 torch::Tensor BertClassifierImpl::encodeLayer(Layer& l, const torch::Tensor& x, const torch::Tensor& keep) {
-  const int64_t batch = x.size(0), tokens = x.size(1), heads = m_config.num_attention_heads;
-  const int64_t headSize = m_config.hidden_size / heads;
-  const auto split = [&](const torch::Tensor& t) {
-    return t.view({batch, tokens, heads, headSize}).transpose(1, 2);
-  };
   const double attentionDropout = is_training() ? m_config.attention_probs_dropout_prob : 0.0;
-  const torch::Tensor context =
-      scaledDotProductAttention(split(l.query(x)), split(l.key(x)), split(l.value(x)), attentionDropout, keep)
-          .transpose(1, 2)
-          .reshape({batch, tokens, m_config.hidden_size});
+  const torch::Tensor context = hf::encoderSelfAttention(
+      l.query(x), l.key(x), l.value(x), m_config.num_attention_heads, attentionDropout, keep);
   const double dropout = m_config.hidden_dropout_prob;
   const torch::Tensor attended =
       l.attention_norm->forward(torch::dropout(l.attention_out(context), dropout, is_training()) + x);
@@ -87,12 +62,26 @@ torch::Tensor BertClassifierImpl::encodeLayer(Layer& l, const torch::Tensor& x, 
 torch::Tensor BertClassifierImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
                                           const torch::Tensor& token_type_ids) {
   // [B, 1, 1, L]: every query may attend to the tokens, none to the padding.
-  const torch::Tensor keep = attention_mask.to(torch::kBool).unsqueeze(1).unsqueeze(2);
+  const torch::Tensor keep = hf::paddingKeep(attention_mask);
   torch::Tensor x = embed(input_ids, token_type_ids);
   for (Layer& layer : m_layers) x = encodeLayer(layer, x, keep);
   const torch::Tensor pooled = torch::tanh(m_pooler(x.select(1, 0)));
   const double dropout = m_config.classifier_dropout.value_or(m_config.hidden_dropout_prob);
   return m_classifier(torch::dropout(pooled, dropout, is_training()));
+}
+
+TextModelShape BertClassifierImpl::shape() const {
+  const BertConfig& c = m_config;
+  return {"bert",
+          "bert.",
+          c.vocab_size,
+          c.max_position_embeddings,
+          c.type_vocab_size,
+          c.hidden_size,
+          c.num_hidden_layers,
+          c.intermediate_size,
+          c.pad_token_id,
+          c.labels};
 }
 
 }  // namespace wb

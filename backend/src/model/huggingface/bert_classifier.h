@@ -10,16 +10,18 @@
 #include <vector>
 
 #include "model/huggingface/bert_config.h"
+#include "model/huggingface/text_classifier.h"
 
 namespace wb {
 
-class BertClassifierImpl : public torch::nn::Module {
+class BertClassifierImpl : public TextClassifierImpl {
  public:
   explicit BertClassifierImpl(const BertConfig& config);
 
   // input_ids, attention_mask (1: a token, 0: padding), token_type_ids: [B, L] int64 -> logits [B, labels].
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
-                        const torch::Tensor& token_type_ids);
+                        const torch::Tensor& token_type_ids) override;
+  TextModelShape shape() const override;
 
   const BertConfig& config() const { return m_config; }
 
