@@ -17,6 +17,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "data/length_buckets.h"
 #include "data/ordered_work_queue.h"
 #include "data/seed_mixing.h"
 #include "workbench/errors.h"
@@ -58,7 +59,8 @@ struct BatchLoader::Impl {
 
   bool epoch_started = false;
   int64_t epoch = 0;
-  torch::Tensor order;  // this epoch's permutation of the rows, on x's device (the CPU for a source)
+  torch::Tensor order;           // this epoch's permutation of the rows, on x's device (the CPU for a source)
+  std::vector<int64_t> lengths;  // the source's sample lengths when batches are bucketed by length
   std::unique_ptr<OrderedWorkQueue<Batch>> queue;
 
   Batch makeBatch(const torch::Tensor& epoch_order, int64_t for_epoch, int64_t index) const {
@@ -150,6 +152,7 @@ BatchLoader::BatchLoader(DataSplit split, BatchLoaderOptions options) : m_impl(s
     throw std::invalid_argument("BatchLoader: rank must be in [0, world_size)");
   }
   impl.rows = impl.split.size();
+  if (impl.options.bucket_by_length && impl.split.source) impl.lengths = impl.split.source->sampleLengths();
   impl.samples = (impl.rows + impl.options.world_size - 1) / impl.options.world_size;
   impl.batches = impl.options.drop_last
                      ? impl.samples / impl.options.batch_size
@@ -201,6 +204,14 @@ void BatchLoader::startEpoch(int64_t epoch, int64_t first_batch) {
       order = torch::cat({order, order.narrow(0, 0, std::min(order.size(0), total - order.size(0)))});
     }
     order = order.slice(0, impl.options.rank, total, world).contiguous();
+  }
+  if (impl.options.shuffle && !impl.lengths.empty()) {
+    const std::vector<int64_t> shuffled(order.data_ptr<int64_t>(), order.data_ptr<int64_t>() + order.size(0));
+    // The bucketed order is drawn from the epoch's seed too: a resumed run sees the same batches.
+    const std::vector<int64_t> bucketed =
+        lengthBucketedOrder(shuffled, impl.lengths, impl.options.batch_size,
+                            epochOrderSeed(impl.options.seed, epoch) ^ 0x6c656e67ULL);
+    order = torch::tensor(bucketed, torch::kLong);
   }
   impl.order = order.to(impl.split.y.device());
   impl.epoch = epoch;

@@ -24,6 +24,9 @@ struct BatchLoaderOptions {
   bool pin_memory = true;                // CUDA: async copies from page-locked memory (train.pinned_memory)
   bool channels_last = false;            // images [B, C, H, W] handed out in channels_last (NHWC) layout
   int64_t prefetch = 2;                  // batches prepared ahead; 0 = synchronous
+  // A source whose samples differ in length (texts) batched by similar length (data/length_buckets.h) when
+  // shuffling; a source without lengths, or tensors in memory, are batched as drawn.
+  bool bucket_by_length = false;
   // Threads that make batches (data.workers, PyTorch's num_workers): tensors in memory need one, a
   // SampleSource decodes with as many as it asks for (0 = in next(), on the caller's thread). 0 when prefetch
   // is 0.

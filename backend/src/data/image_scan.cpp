@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "data/user_cache.h"
 #include "util/atomic_file.h"
 #include "workbench/errors.h"
 
@@ -60,11 +61,6 @@ FileScan scanFile(const std::string& file, const ImageTransform& transform) {
   return scan;
 }
 
-uint64_t fnv1a(uint64_t hash, const std::string& text) {
-  for (const unsigned char ch : text) hash = (hash ^ ch) * 1099511628211ULL;
-  return (hash ^ 0xffU) * 1099511628211ULL;  // a separator, so ("ab","c") and ("a","bc") differ
-}
-
 // The files (path, size, modification time), the transform and the split: any change is a new entry.
 std::string cacheKey(const std::vector<std::string>& files, const std::vector<char>& training,
                      const ImageTransform& t, const std::string& split_key) {
@@ -82,14 +78,6 @@ std::string cacheKey(const std::vector<std::string>& files, const std::vector<ch
   std::ostringstream text;
   text << std::hex << std::setw(16) << std::setfill('0') << hash;
   return text.str();
-}
-
-std::string userCacheFolder() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::string(xdg) + "/torch-workbench";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return std::string(home) + "/.cache/torch-workbench";
-  return {};
 }
 
 // The user's cache folder, one file per image folder (named by a hash of its absolute path) holding a map

@@ -34,6 +34,9 @@ class SampleSource {
   virtual std::string sampleName(int64_t row) const = 0;
   // The threads that make batches of this source ahead of their use (data.workers; 0 = the caller's thread).
   virtual int workers() const = 0;
+  // Each sample's length where samples differ in length (texts' tokens), for length bucketing; empty where
+  // every sample has one shape (images).
+  virtual std::vector<int64_t> sampleLengths() const { return {}; }
 };
 
 }  // namespace wb

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "text/text_tokenizer.h"
 
@@ -17,5 +18,7 @@ std::unique_ptr<TextTokenizer> readBertVocabFile(const std::filesystem::path& fi
 // A model folder (its tokenizer.json, else its vocab.txt, else its SentencePiece .model: spiece.model,
 // sentencepiece.bpe.model, tokenizer.model) or one of those files (load_tokenizer.cpp).
 std::unique_ptr<TextTokenizer> loadTokenizer(const std::filesystem::path& path);
+// The files loadTokenizer reads for `path` (what a cache of tokenized texts is keyed by).
+std::vector<std::filesystem::path> tokenizerSourceFiles(const std::filesystem::path& path);
 
 }  // namespace wb::text
