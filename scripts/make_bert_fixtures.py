@@ -8,6 +8,9 @@ Re-run from the repository root with a Python that has torch and transformers (p
 Writes, for each:
   config.json, model.safetensors   *ForSequenceClassification.save_pretrained: 2 layers, hidden 32, 4 heads,
                                    3 labels, vocabulary 99, seeded
+  vocab.txt                        a BERT vocabulary of the model's 99 ids ([PAD] 0, [UNK] 1, [CLS] 2, [SEP] 3,
+                                   [MASK] 4, the letters and their ##pieces, common words): any lowercase
+                                   English text tokenizes, so the folder trains on texts as a user's does
   expected.json                    input_ids, attention_mask (the second row padded), token_type_ids (a pair in
                                    the first row) and transformers' logits for them in eval mode, with its
                                    default attention (SDPA) and with "eager"; and in train mode with every
@@ -39,6 +42,19 @@ MODELS = {
 }
 
 
+WORDS = ["the", "of", "and", "to", "in", "is", "was", "it", "for", "on", "with", "as", "not", "this", "that",
+         "film", "movie", "good", "bad", "great", "awful", "plot", "very", "story", "acting", "boring", "fun",
+         "love", "hate", "best", "worst", "slow", "fine", "poor", "nice", "dull", "an", "a", "be", "at", "by", "or", "but"]
+
+
+def vocabulary():
+    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + letters + ["##" + c for c in letters]
+    pieces += [w for w in WORDS if w not in pieces]
+    assert len(pieces) == 99, len(pieces)
+    return pieces
+
+
 def inputs(model_class):
     attention_mask = (INPUT_IDS != 0).long()
     kwargs = {"input_ids": INPUT_IDS, "attention_mask": attention_mask}
@@ -53,6 +69,8 @@ def write(name, config_class, model_class, sizes, no_dropout):
     model = model_class(config_class(**sizes)).eval()
     os.makedirs(out, exist_ok=True)
     model.save_pretrained(out, safe_serialization=True)
+    with open(os.path.join(out, "vocab.txt"), "w") as f:
+        f.write("\n".join(vocabulary()) + "\n")
     kwargs = inputs(model_class)
     expected = {"transformers": transformers.__version__, "torch": torch.__version__,
                 "input_ids": INPUT_IDS.tolist(), "attention_mask": kwargs["attention_mask"].tolist(),

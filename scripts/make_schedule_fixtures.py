@@ -95,6 +95,16 @@ def cosine_closed_form(base_lr, eta_min, t_max, steps):
     return [eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * k / t_max)) / 2 for k in range(steps)]
 
 
+def linear_with_warmup(optimizer, num_warmup_steps, num_training_steps):
+    # transformers' get_linear_schedule_with_warmup (its _get_linear_schedule_with_warmup_lr_lambda), one
+    # LambdaLR over the whole run, warmup included.
+    def lr_lambda(current_step):
+        if current_step < num_warmup_steps:
+            return float(current_step) / float(max(1, num_warmup_steps))
+        return max(0.0, float(num_training_steps - current_step) / float(max(1, num_training_steps - num_warmup_steps)))
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda)
+
+
 def simulate(case):
     config = dict(DEFAULTS)
     config.update(case["config"])
@@ -103,6 +113,10 @@ def simulate(case):
     steps = case.get("steps", total_steps)
     warmup = config["warmup_steps"]
     main_steps = total_steps - warmup
+
+    if config["name"] == "linear":
+        optimizer = make_optimizer(base_lr)
+        return config, stepped_lrs(optimizer, linear_with_warmup(optimizer, warmup, total_steps), steps)
 
     warmup_lrs = []
     if warmup > 0:
@@ -179,6 +193,11 @@ CASES = [
                 "warmup_steps": 10, "warmup_start_factor": 0.3}},
     {"name": "onecycle_cos_warmup", "base_lr": 0.4, "total_steps": 64,
      "config": {"name": "onecycle", "warmup_steps": 12}},
+    # transformers' linear schedule (BERT's fine-tuning): from 0 over the warmup, then down to 0; past the end
+    # it stays 0.
+    {"name": "linear", "base_lr": 5e-5, "total_steps": 40, "config": {"name": "linear"}},
+    {"name": "linear_warmup", "base_lr": 2e-5, "total_steps": 60, "steps": 66,
+     "config": {"name": "linear", "warmup_steps": 6}},
     # Reductions after patience, a rel threshold that ignores tiny improvements, cooldown, then min_lr.
     {"name": "plateau_min_rel_cooldown_min_lr", "base_lr": 0.1, "total_steps": 200,
      "config": {"name": "plateau", "plateau_mode": "min", "factor": 0.5, "patience": 2, "threshold": 0.01,

@@ -36,6 +36,20 @@ struct ImageConfig {
   bool jpeg_draft = false;
 };
 
+// data.text: labelled texts (a CSV, TSV or JSON Lines file, or a folder of class subfolders of .txt files),
+// tokenized once with the model's tokenizer and kept in the user's cache.
+struct TextDataConfig {
+  std::string text_column = "text";
+  std::string text_pair_column;  // a second text for sentence pairs; "" for single texts
+  std::string label_column = "label";
+  // A model folder or tokenizer file (tokenizer.json, vocab.txt, a SentencePiece .model); unwritten: the
+  // folder of model.huggingface (the parser sets it)
+  std::string tokenizer;
+  int64_t max_length = 128;  // tokens, with the special ones; longer texts are cut longest-first and counted
+  bool bucket_by_length = true;  // batches of similar lengths, so dynamic padding pads little
+  BadFilePolicy bad_rows = BadFilePolicy::Error;  // skip: a row without a label or text is left out, listed
+};
+
 struct DataConfig {
   DatasetName dataset = DatasetName::FashionMnist;
   std::string path;   // folder (idx, cifar10, image_folder) or file (csv); empty = the dataset's default
@@ -53,8 +67,11 @@ struct DataConfig {
   AugmentPlace augment_on = AugmentPlace::Workers;
   // csv
   std::string label_column = "label";
-  std::string test_path;  // csv, image_folder: a separate test file or folder; else test_fraction of path
-  double test_fraction = 0.2;  // csv, image_folder
+  // text
+  TextDataConfig text;
+  std::string
+      test_path;  // csv, image_folder, text: a separate test file or folder; else test_fraction of path
+  double test_fraction = 0.2;  // csv, image_folder, text
   // synthetic
   int64_t synthetic_samples = 2048;
   int64_t synthetic_classes = 10;
@@ -72,6 +89,10 @@ struct ModelConfig {
   std::string preset = "cnn";  // mlp | cnn | resnet | vit; empty when layers or torchscript is given
   nlohmann::json layers;       // a list of typed layers (see docs/experiment.md); null when unused
   std::string torchscript;     // path to a .pt file made with torch.jit.script/trace
+  // A Hugging Face model folder (config.json with model.safetensors or pytorch_model.bin) of a BERT or
+  // DistilBERT: the architecture from its config.json, the starting weights from its file (unless
+  // model.weights names others), the classifier made for the data's classes
+  std::string huggingface;
   // Weights loaded after initialization when a run starts (not on resume): a safetensors file, a torch.save
   // zip, a TorchScript archive, or a run folder / checkpoint of ours. Empty: the fresh initialization.
   std::string weights;

@@ -10,14 +10,15 @@
 namespace wb {
 
 // data.dataset: which data a run trains on.
-enum class DatasetName { FashionMnist, Mnist, Cifar10, Csv, ImageFolder, Synthetic };
+enum class DatasetName { FashionMnist, Mnist, Cifar10, Csv, ImageFolder, Text, Synthetic };
 template <>
 struct Words<DatasetName> {
-  static constexpr std::array<Word<DatasetName>, 6> table{{{DatasetName::FashionMnist, "fashion-mnist"},
+  static constexpr std::array<Word<DatasetName>, 7> table{{{DatasetName::FashionMnist, "fashion-mnist"},
                                                            {DatasetName::Mnist, "mnist"},
                                                            {DatasetName::Cifar10, "cifar10"},
                                                            {DatasetName::Csv, "csv"},
                                                            {DatasetName::ImageFolder, "image_folder"},
+                                                           {DatasetName::Text, "text"},
                                                            {DatasetName::Synthetic, "synthetic"}}};
 };
 static_assert(isWholeWordTable<DatasetName>());
@@ -105,16 +106,17 @@ struct Words<OptimizerName> {
 static_assert(isWholeWordTable<OptimizerName>());
 
 // schedule.name: the learning rate over the run (constant is what no torch scheduler gives).
-enum class ScheduleName { Constant, Step, MultiStep, Exponential, Cosine, OneCycle, Plateau };
+enum class ScheduleName { Constant, Step, MultiStep, Exponential, Cosine, OneCycle, Plateau, Linear };
 template <>
 struct Words<ScheduleName> {
-  static constexpr std::array<Word<ScheduleName>, 7> table{{{ScheduleName::Constant, "constant"},
+  static constexpr std::array<Word<ScheduleName>, 8> table{{{ScheduleName::Constant, "constant"},
                                                             {ScheduleName::Step, "step"},
                                                             {ScheduleName::MultiStep, "multistep"},
                                                             {ScheduleName::Exponential, "exponential"},
                                                             {ScheduleName::Cosine, "cosine"},
                                                             {ScheduleName::OneCycle, "onecycle"},
-                                                            {ScheduleName::Plateau, "plateau"}}};
+                                                            {ScheduleName::Plateau, "plateau"},
+                                                            {ScheduleName::Linear, "linear"}}};
 };
 static_assert(isWholeWordTable<ScheduleName>());
 

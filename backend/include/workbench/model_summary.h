@@ -36,7 +36,8 @@ struct ModelSummary {
   // Problems that keep the model from being summarized (a layer that does not fit its input, a missing
   // dataset or TorchScript file), with the JSON path at fault. When not empty, the rest is empty.
   std::vector<ValidationIssue> issues;
-  bool torchscript = false;          // rows are the module's parameters, not layers, and FLOPs are unknown
+  bool torchscript =
+      false;  // a TorchScript or Hugging Face model: rows are parameters, not layers; FLOPs unknown
   std::vector<int64_t> input_shape;  // one sample, without the batch dimension
   std::vector<int64_t> output_shape;
   int64_t num_classes = 0;

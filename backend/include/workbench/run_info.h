@@ -20,6 +20,9 @@ struct RunInfo {
 // The name a run of this experiment gets: the experiment's `name` when the user wrote one, else its model
 // and data ("cnn-fashion-mnist", "layers-csv", "torchscript-cifar10").
 std::string experimentRunName(const Experiment& experiment);
+// The model part of that name, as the runs list shows it: the preset, "layers", "torchscript", or a Hugging
+// Face folder's name ("bert-base-uncased").
+std::string experimentModelName(const Experiment& experiment);
 
 // The display name of an unnamed experiment's run once the index has numbered it: "cnn-fashion-mnist-0007".
 // A named experiment's runs keep the name as written.

@@ -132,6 +132,12 @@ ModelArtifact loadRunModel(const std::string& run_dir, const Shape& input_shape,
         "Use a run whose training completed (`workbench-cli runs` lists them with their status).");
   }
   const ModelConfig& config = parsed.experiment.model;
+  if (!config.huggingface.empty()) {
+    // Compression passes and exporters walk a layer list or a TorchScript module; a text model is neither.
+    throw UserError("The run in " + run_dir + " trained a Hugging Face text model (model.huggingface " +
+                        config.huggingface + "): it is not compressed or exported yet",
+                    "its model.pt is evaluated with `workbench-cli eval " + run_dir + "`");
+  }
   auto model = buildModel(config, input_shape, num_classes);
   model->load(model_file);
   json layers = nullptr;

@@ -17,6 +17,7 @@
 #include "data/raw_dataset.h"
 #include "data/seed_mixing.h"
 #include "data/split_rows.h"
+#include "data/text_dataset.h"
 #include "workbench/errors.h"
 
 namespace wb {
@@ -101,6 +102,8 @@ RawDataset readRawDataset(const DataConfig& config, uint64_t seed) {
       break;
     case DatasetKind::ImageFolder:
       throw std::logic_error("image folders are read by loadImageFolder");
+    case DatasetKind::Text:
+      throw std::logic_error("texts are read by loadTextDataset");
     case DatasetKind::Synthetic: {
       // One draw for both splits so the test samples share the training samples' class patterns.
       const int64_t samples = config.synthetic_samples;
@@ -143,6 +146,7 @@ std::string defaultDataPath(DatasetName dataset) {
 Dataset loadDataset(const DataConfig& config, uint64_t seed) {
   // Read by the loader's workers from the files, not into memory.
   if (datasetInfo(config.dataset).kind == DatasetKind::ImageFolder) return loadImageFolder(config, seed);
+  if (datasetInfo(config.dataset).kind == DatasetKind::Text) return loadTextDataset(config, seed);
   RawDataset raw = readRawDataset(config, seed);
 
   const int64_t samples = limitedCount(raw.train.labels.size(0), config.limit);
@@ -175,6 +179,7 @@ Dataset loadDataset(const DataConfig& config, uint64_t seed) {
 DataShape probeDataShape(const DataConfig& config) {
   const DatasetInfo info = datasetInfo(config.dataset);
   if (info.kind == DatasetKind::ImageFolder) return probeImageFolder(config);
+  if (info.kind == DatasetKind::Text) return probeTextDataset(config);
   DataShape shape;
   int64_t samples = 0;
   switch (info.kind) {
@@ -219,6 +224,8 @@ DataShape probeDataShape(const DataConfig& config) {
     }
     case DatasetKind::ImageFolder:
       throw std::logic_error("image folders are probed by probeImageFolder");
+    case DatasetKind::Text:
+      throw std::logic_error("texts are probed by probeTextDataset");
     case DatasetKind::Synthetic:
       if (config.synthetic_samples < 1 || config.synthetic_classes < 1 || config.synthetic_shape.empty() ||
           std::any_of(config.synthetic_shape.begin(), config.synthetic_shape.end(),

@@ -63,6 +63,8 @@ DatasetInfo datasetInfo(DatasetName dataset) {
       return {DatasetKind::Csv, "CSV", {}, 0};
     case DatasetName::ImageFolder:
       return {DatasetKind::ImageFolder, "Image folder", {}, 0};
+    case DatasetName::Text:
+      return {DatasetKind::Text, "Texts", {}, 0};
     case DatasetName::Synthetic:
       return {DatasetKind::Synthetic, "Synthetic", {}, 0};
   }

@@ -10,7 +10,7 @@
 
 namespace wb {
 
-enum class DatasetKind { Idx, Cifar10, Csv, ImageFolder, Synthetic };
+enum class DatasetKind { Idx, Cifar10, Csv, ImageFolder, Text, Synthetic };
 
 struct DatasetInfo {
   DatasetKind kind = DatasetKind::Synthetic;

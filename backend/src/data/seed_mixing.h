@@ -23,6 +23,8 @@ enum class SeedStream : uint64_t {
   SyntheticData = 5,
   ImageFolderTestSplit = 6,
   ImageFolderLimit = 7,
+  TextTestSplit = 8,
+  TextLimit = 9,
 };
 
 inline uint64_t splitMix64(uint64_t value) {

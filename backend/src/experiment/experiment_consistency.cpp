@@ -16,6 +16,27 @@ std::string quoted(const std::string& text) {
   return "\"" + text + "\"";
 }
 
+// Texts are read by the text models, and the text models read texts: data.dataset "text" and
+// model.huggingface come together.
+void checkTextTask(const Experiment& e, IssueList& issues) {
+  const bool texts = e.data.dataset == DatasetName::Text;
+  if (texts && e.data.path.empty() && !anyIssue(issues, {"data.dataset", "data.path"})) {
+    issues.add(
+        "data.path",
+        "the text dataset needs data.path: a CSV, TSV or JSON Lines file with a text and a label column, "
+        "or a folder with one subfolder of .txt files per class");
+  }
+  if (texts && e.model.huggingface.empty() && !anyIssue(issues, {"data.dataset", "model"})) {
+    issues.add("model.huggingface",
+               "the text dataset trains a text model: set model.huggingface to a Hugging Face BERT or "
+               "DistilBERT folder (config.json and model.safetensors)");
+  }
+  if (!texts && !e.model.huggingface.empty() && !anyIssue(issues, {"data.dataset", "model.huggingface"})) {
+    issues.add("model.huggingface",
+               "a Hugging Face text model reads texts, but data.dataset is \"" + wordString(e.data.dataset) +
+                   "\": set data.dataset to \"text\" with data.path a file of labelled texts");
+  }
+}
 }  // namespace
 
 void checkConsistency(const Experiment& e, IssueList& issues) {
@@ -77,6 +98,7 @@ void checkConsistency(const Experiment& e, IssueList& issues) {
         "the image_folder dataset needs data.path, a folder with one subfolder of JPEG or PNG images per "
         "class (torchvision's ImageFolder layout)");
   }
+  checkTextTask(e, issues);
   if (e.data.dataset == DatasetName::ImageFolder && e.data.augment_on == AugmentPlace::Device &&
       (e.data.images.resize == 0 || e.data.images.crop == 0) &&
       !anyIssue(issues, {"data.augment_on", "data.images.resize", "data.images.crop"})) {

@@ -17,6 +17,7 @@ const char* const kContextKeys[][2] = {
     {"optimizer", "name"},
     {"model", "layers"},
     {"model", "torchscript"},
+    {"model", "huggingface"},
 };
 
 void collectDefaulted(const json& value, const json& defaults, const std::string& path,

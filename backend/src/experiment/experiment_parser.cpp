@@ -80,31 +80,37 @@ class ExperimentReader {
     key.read(value, path, m_issues, m_experiment);
   }
 
-  // A model is exactly one of: a preset, a layer list, a TorchScript file. The preset defaults to "cnn" only
-  // when neither of the others is given, so a layer list alone needs no `"preset": ""`.
+  // A model is exactly one of: a preset, a layer list, a TorchScript file, a Hugging Face folder. The preset
+  // defaults to "cnn" only when none of the others is given, so a layer list alone needs no `"preset": ""`.
   void settleModelSource() {
     ModelConfig& model = m_experiment.model;
-    const bool hasLayers = !model.layers.is_null();
-    const bool hasScript = !model.torchscript.empty();
-    if (hasLayers && hasScript) {
-      m_issues.add("model.layers",
-                   "model.layers and model.torchscript are both given: a model is either a layer list or a "
-                   "TorchScript file, remove one of them");
+    std::vector<std::string> given;
+    if (!model.layers.is_null()) given.push_back("model.layers");
+    if (!model.torchscript.empty()) given.push_back("model.torchscript");
+    if (!model.huggingface.empty()) given.push_back("model.huggingface");
+    if (given.size() > 1) {
+      m_issues.add(given[0], given[0] + " and " + given[1] +
+                                 " are both given: a model is one of a layer list, a TorchScript file or a "
+                                 "Hugging Face folder, remove one of them");
     }
-    if (hasLayers || hasScript) {
-      const std::string other = hasLayers ? "model.layers" : "model.torchscript";
+    if (!given.empty()) {
+      const std::string& other = given[0];
       if (m_given.count("model.preset") > 0 && !model.preset.empty()) {
-        m_issues.add("model.preset", "model.preset (\"" + model.preset + "\") and " + other +
-                                         " are both given: a model is either a preset, a layer list or a "
-                                         "TorchScript file, remove model.preset or " +
-                                         other);
+        m_issues.add("model.preset",
+                     "model.preset (\"" + model.preset + "\") and " + other +
+                         " are both given: a model is either a preset, a layer list, a "
+                         "TorchScript file or a Hugging Face folder, remove model.preset or " +
+                         other);
       }
       model.preset.clear();
     } else if (model.preset.empty() && !m_issues.hasIssueAt("model")) {
       m_issues.add("model.preset",
                    "no model given: name a preset (\"mlp\", \"cnn\", \"resnet\" or \"vit\"), a layer list in "
-                   "model.layers, or a TorchScript file in model.torchscript");
+                   "model.layers, a TorchScript file in model.torchscript or a Hugging Face folder in "
+                   "model.huggingface");
     }
+    // A text model's tokenizer is, unless another is named, the one in its folder.
+    if (m_given.count("data.text.tokenizer") == 0) m_experiment.data.text.tokenizer = model.huggingface;
   }
 
   // What torch.optim does when a key is not written depends on the optimizer (torch 1.13's constructors:

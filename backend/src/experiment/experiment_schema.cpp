@@ -400,7 +400,7 @@ SchemaKey dataSection() {
     unless(kDataset, {DatasetName::Synthetic}, stringKey("path", StringRule{}, WB_FIELD(data.path))),
     integerKey("limit", atLeast(0), WB_FIELD(data.limit)),
     numberKey("val_fraction", kFraction, WB_FIELD(data.val_fraction)),
-    unless(kDataset, {DatasetName::Csv}, sectionKey("augment", {
+    unless(kDataset, {DatasetName::Csv, DatasetName::Text}, sectionKey("augment", {
       booleanKey("enabled", WB_FIELD(data.augment_enabled)),
       unless(kDataset, {DatasetName::ImageFolder}, booleanKey("random_crop", WB_FIELD(data.augment.random_crop))),
       unless(kDataset, {DatasetName::ImageFolder}, integerKey("crop_padding", atLeast(0), WB_FIELD(data.augment.crop_padding))),
@@ -408,7 +408,7 @@ SchemaKey dataSection() {
       booleanKey("horizontal_flip", WB_FIELD(data.augment.horizontal_flip)),
     }, /*switchable=*/true)),
     integerKey("prefetch", atLeast(1), WB_FIELD(data.prefetch)),
-    when(kDataset, {DatasetName::ImageFolder}, integerKey("workers", atLeast(0), WB_FIELD(data.workers))),
+    when(kDataset, {DatasetName::ImageFolder, DatasetName::Text}, integerKey("workers", atLeast(0), WB_FIELD(data.workers))),
     when(kDataset, {DatasetName::ImageFolder}, wordKey("augment_on", WB_FIELD(data.augment_on))),
     when(kDataset, {DatasetName::ImageFolder}, sectionKey("images", {
       integerKey("resize", atLeast(0), WB_FIELD(data.images.resize)),
@@ -419,8 +419,17 @@ SchemaKey dataSection() {
       booleanKey("jpeg_draft", WB_FIELD(data.images.jpeg_draft)),
     })),
     when(kDataset, {DatasetName::Csv}, stringKey("label_column", nonEmptyString(), WB_FIELD(data.label_column))),
-    when(kDataset, {DatasetName::Csv, DatasetName::ImageFolder}, stringKey("test_path", StringRule{}, WB_FIELD(data.test_path))),
-    when(kDataset, {DatasetName::Csv, DatasetName::ImageFolder}, numberKey("test_fraction", kFraction, WB_FIELD(data.test_fraction))),
+    when(kDataset, {DatasetName::Text}, sectionKey("text", {
+      stringKey("text_column", nonEmptyString(), WB_FIELD(data.text.text_column)),
+      stringKey("text_pair_column", StringRule{}, WB_FIELD(data.text.text_pair_column)),
+      stringKey("label_column", nonEmptyString(), WB_FIELD(data.text.label_column)),
+      stringKey("tokenizer", StringRule{}, WB_FIELD(data.text.tokenizer)),
+      integerKey("max_length", atLeast(2), WB_FIELD(data.text.max_length)),
+      booleanKey("bucket_by_length", WB_FIELD(data.text.bucket_by_length)),
+      wordKey("bad_rows", WB_FIELD(data.text.bad_rows)),
+    })),
+    when(kDataset, {DatasetName::Csv, DatasetName::ImageFolder, DatasetName::Text}, stringKey("test_path", StringRule{}, WB_FIELD(data.test_path))),
+    when(kDataset, {DatasetName::Csv, DatasetName::ImageFolder, DatasetName::Text}, numberKey("test_fraction", kFraction, WB_FIELD(data.test_fraction))),
     when(kDataset, {DatasetName::Synthetic}, sectionKey("synthetic", {
       integerKey("samples", atLeast(1), WB_FIELD(data.synthetic_samples)),
       integerKey("classes", atLeast(2), WB_FIELD(data.synthetic_classes)),
@@ -437,6 +446,7 @@ SchemaKey modelSection() {
     stringKey("preset", preset, WB_FIELD(model.preset)),
     layersKey(),
     stringKey("torchscript", StringRule{}, WB_FIELD(model.torchscript)),
+    stringKey("huggingface", StringRule{}, WB_FIELD(model.huggingface)),
     stringKey("weights", StringRule{}, WB_FIELD(model.weights)),
     stringKey("weights_prefix", StringRule{}, WB_FIELD(model.weights_prefix)),
     wordKey("weights_mismatch", WB_FIELD(model.weights_mismatch)),
@@ -471,7 +481,7 @@ SchemaKey scheduleSection() {
   return sectionKey("schedule", {
     wordKey("name", WB_FIELD(schedule.name)),
     integerKey("warmup_steps", atLeast(0), WB_FIELD(schedule.warmup_steps)),
-    numberKey("warmup_start_factor", numberIn(0.0, false, 1.0, true), WB_FIELD(schedule.warmup_start_factor)),
+    unless(kSchedule, {ScheduleName::Linear}, numberKey("warmup_start_factor", numberIn(0.0, false, 1.0, true), WB_FIELD(schedule.warmup_start_factor))),
     when(kSchedule, {ScheduleName::Step}, integerKey("step_size", atLeast(1), WB_FIELD(schedule.step_size))),
     when(kSchedule, {ScheduleName::MultiStep}, integerListKey("milestones", milestones, WB_FIELD(schedule.milestones))),
     when(kSchedule, {ScheduleName::Step, ScheduleName::MultiStep, ScheduleName::Exponential},

@@ -215,6 +215,11 @@ void checkCombinations(const Experiment& e, const std::vector<std::string>& devi
                    "), which has no layer list to cut into stages: give model.layers or a model.preset, or "
                    "set train.pipeline to false");
   }
+  if (!e.model.huggingface.empty()) {
+    issues.add("train.pipeline", "the model is a Hugging Face text model (model.huggingface " +
+                                     e.model.huggingface +
+                                     "), which is not cut into stages yet: set train.pipeline to false");
+  }
   if (train.devices.size() > 1) {
     issues.add("train.pipeline",
                "a pipeline and data parallel (several train.devices) together are not supported yet: give "

@@ -29,7 +29,7 @@ std::string keyNote(const std::string& label, const std::string& key,
 }
 
 bool holdsImages(const DataConfig& data) {
-  return data.dataset != DatasetName::Csv &&
+  return data.dataset != DatasetName::Csv && data.dataset != DatasetName::Text &&
          !(data.dataset == DatasetName::Synthetic && data.synthetic_shape.size() < 3);
 }
 
@@ -73,13 +73,19 @@ std::string schedule(const Experiment& e) {
     text = "schedule exponential, lr " + lr + " x" + number(s.gamma) + " every step";
   } else if (s.name == ScheduleName::OneCycle) {
     text = "schedule one-cycle up to lr " + lr;
+  } else if (s.name == ScheduleName::Linear) {
+    text = "schedule linear from lr " + lr + " to 0 over the run";
   } else if (s.name == ScheduleName::Plateau) {
     text = "schedule plateau, lr " + lr + " x" + number(s.factor) + " after " + std::to_string(s.patience) +
            " validations without improvement";
   } else {
     text = "schedule " + wordString(s.name) + ", lr " + lr;
   }
-  if (s.warmup_steps > 0) text += ", after " + std::to_string(s.warmup_steps) + " warmup steps";
+  if (s.warmup_steps > 0) {
+    text += s.name == ScheduleName::Linear
+                ? ", after " + std::to_string(s.warmup_steps) + " warmup steps from 0"
+                : ", after " + std::to_string(s.warmup_steps) + " warmup steps";
+  }
   return text;
 }
 

@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "model/huggingface/huggingface_text_model.h"
+#include "model/huggingface/text_classifier_config.h"
 #include "model/layer_list.h"
 #include "model/layer_net_model.h"
 #include "model/model.h"
@@ -67,6 +69,29 @@ std::vector<LayerPtr> checkedLayers(const nlohmann::json& layers, const Shape& i
   return parsed;
 }
 
+// A Hugging Face folder's architecture with a classifier for the data's classes (its weights come after, as
+// model.weights's do: weights/). It reads texts: [3, tokens] samples no longer than its positions.
+std::unique_ptr<Model> buildHuggingFaceTextModel(const std::string& folder, const Shape& inputShape,
+                                                 int64_t numClasses) {
+  std::vector<std::string> labels;
+  for (int64_t i = 0; i < numClasses; ++i) labels.push_back("LABEL_" + std::to_string(i));
+  auto module = buildTextClassifier(folder, labels);
+  const TextModelShape shape = module->shape();
+  if (inputShape.size() != 2 || inputShape[0] != 3) {
+    throw UserError("model.huggingface: the " + shape.model_type +
+                        " model reads texts, but the data's samples "
+                        "have shape " +
+                        shapeToString(inputShape),
+                    "set data.dataset to text");
+  }
+  if (inputShape[1] > shape.max_positions) {
+    throw UserError("data.text.max_length: " + std::to_string(inputShape[1]) + " tokens, but " + folder +
+                        "/config.json gives the model " + std::to_string(shape.max_positions) + " positions",
+                    "set data.text.max_length to " + std::to_string(shape.max_positions) + " or less");
+  }
+  return std::make_unique<HuggingFaceTextModel>(std::move(module));
+}
+
 }  // namespace
 
 std::vector<ValidationIssue> checkLayers(const nlohmann::json& layers,
@@ -79,6 +104,8 @@ std::vector<ValidationIssue> checkLayers(const nlohmann::json& layers,
 std::unique_ptr<Model> buildModel(const ModelConfig& config, const std::vector<int64_t>& input_shape,
                                   int64_t num_classes) {
   const bool hasLayers = !config.layers.is_null();
+  if (!config.huggingface.empty())
+    return buildHuggingFaceTextModel(config.huggingface, input_shape, num_classes);
   if (!config.torchscript.empty()) {
     if (hasLayers) {
       throw UserError("model: both model.layers and model.torchscript are given",

@@ -36,6 +36,9 @@ class Model {
   // is known outside as it is here. Weights files are matched, freeze patterns and parameter groups are
   // written, and the Model tab shows names, in these terms.
   virtual std::map<std::string, std::string> externalNames() const { return {}; }
+  // The prefix a base model's weights file lacks (transformers' base_model_prefix, "bert."): a BertModel's
+  // "embeddings.…" are this model's "bert.embeddings.…". Empty for a model without one.
+  virtual std::string baseModelPrefix() const { return {}; }
   virtual void train(bool on) = 0;
   virtual void to(const torch::Device& device) = 0;
   // Saves / loads weights (and buffers) only; the architecture comes from the experiment.

@@ -76,6 +76,15 @@ void requireThat(bool condition, const std::string& what) {
   }
 }
 
+// transformers' get_linear_schedule_with_warmup (a LambdaLR): from 0 up to the rate over the warmup, then
+// down to 0 at the run's last step: k / W for k < W, else max(0, (T - k) / (T - W)), each denominator at
+// least 1.
+double linearFactor(int64_t warmup, int64_t total_steps, int64_t k) {
+  if (k < warmup) return static_cast<double>(k) / static_cast<double>(std::max<int64_t>(1, warmup));
+  return std::max(0.0, static_cast<double>(total_steps - k) /
+                           static_cast<double>(std::max<int64_t>(1, total_steps - warmup)));
+}
+
 void validate(const ScheduleConfig& config, int64_t total_steps) {
   requireThat(config.warmup_steps >= 0, "warmup_steps must not be negative");
   if (config.warmup_steps > 0) {
@@ -98,6 +107,8 @@ void validate(const ScheduleConfig& config, int64_t total_steps) {
     const double last_start = phases[phases.size() - 2].end_step;
     requireThat(phases.front().end_step != 0 && phases.back().end_step != last_start,
                 "onecycle's pct_start leaves a phase of zero steps; change pct_start or the number of steps");
+  } else if (config.name == ScheduleName::Linear) {
+    requireThat(total_steps > config.warmup_steps, "linear needs more steps in the run than warmup_steps");
   } else if (config.name == ScheduleName::Plateau) {
     requireThat(config.factor < 1.0, "factor must be < 1");
     requireThat(config.patience >= 0 && config.cooldown >= 0, "patience and cooldown must not be negative");
@@ -186,6 +197,7 @@ double LrSchedule::scheduledFor(int64_t steps_done, double base_lr, double plate
     throw std::out_of_range("LrSchedule::lrAt: negative step " + std::to_string(steps_done));
   }
   const int64_t warmup = m_config.warmup_steps;
+  if (m_config.name == ScheduleName::Linear) return base_lr * linearFactor(warmup, m_total_steps, steps_done);
   if (steps_done < warmup) {
     // LinearLR's closed form; the main schedule has not started, so it is at its step-0 lr (plateau: the lr
     // its validations so far have left).
@@ -219,6 +231,8 @@ double LrSchedule::scheduledFor(int64_t steps_done, double base_lr, double plate
       return oneCycleLr(m_config, base_lr, mainSteps(m_config, m_total_steps), step);
     case ScheduleName::Plateau:
       return base_lr * plateau_scale;  // constant between validations
+    case ScheduleName::Linear:
+      break;  // above: its warmup is its own
   }
   return base_lr;
 }

@@ -12,8 +12,10 @@
 // in 1.13 a OneCycleLR behind the warmup rewrites the lr the warmup ramps (to lr / div_factor, not lr).
 // Main schedules: cosine's T_max is t_max, or total_steps - W when t_max is 0, and after T_max the cosine
 // rises again as torch's does; onecycle runs over total_steps - W steps starting at lr / div_factor and
-// holds its last lr past them (torch raises there). plateau: ReduceLROnPlateau including its rule that a
-// reduction must change the lr by more than 1e-8.
+// holds its last lr past them (torch raises there). linear: transformers' get_linear_schedule_with_warmup,
+// one LambdaLR — from 0 (not warmup_start_factor) up to the rate over the warmup, then down to 0 at
+// total_steps. plateau: ReduceLROnPlateau including its rule that a reduction must change the lr by more than
+// 1e-8.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -4,6 +4,7 @@
 
 #include "data/dataset.h"
 #include "distributed/device_selection.h"
+#include "model/huggingface/text_classifier_config.h"
 #include "model/layer_list.h"
 #include "model/model.h"
 #include "optim/lr_schedule.h"
@@ -11,6 +12,7 @@
 #include "parallel/shard_checks.h"
 #include "pipeline/pipeline_stages.h"
 #include "run_folder/run_folder.h"
+#include "text/tokenizer_files.h"
 #include "train/frozen_parameters.h"
 #include "train/training_plan.h"
 #include "util/default_cpu_generator.h"
@@ -74,10 +76,41 @@ void checkParameterPatterns(const Experiment& e, const DataShape& shape,
   }
 }
 
+// A Hugging Face folder builds for the data, and its tokenizer's ids fit the model's embedding: a tokenizer
+// of another model gives ids the model has no row for (or the wrong rows).
+void checkHuggingFaceModel(const Experiment& e, const DataShape* shape,
+                           std::vector<ValidationIssue>& issues) {
+  try {
+    const auto module = buildTextClassifier(e.model.huggingface);
+    const int64_t vocabulary = module->shape().vocab_size;
+    if (shape) {
+      BorrowedDefaultCpuGenerator generator(e.seed);
+      (void)buildModel(e.model, shape->sample_shape, shape->num_classes);
+    }
+    if (!e.data.text.tokenizer.empty()) {
+      const int64_t ids = text::loadTokenizer(e.data.text.tokenizer)->vocabularySize();
+      if (ids > vocabulary) {
+        issues.push_back(
+            {"data.text.tokenizer",
+             e.data.text.tokenizer + " gives ids up to " + std::to_string(ids - 1) + " but " +
+                 e.model.huggingface + "/config.json's vocab_size is " + std::to_string(vocabulary) +
+                 ": the tokenizer is another model's (use the tokenizer of the model's folder)"});
+      }
+    }
+  } catch (const UserError& err) {
+    const std::string what = err.what();
+    const bool located = what.rfind("data.text", 0) == 0;
+    issues.push_back({located ? what.substr(0, what.find(':')) : std::string("model.huggingface"),
+                      located ? what.substr(what.find(':') + 2) : what});
+  }
+}
+
 // The model fits the data (`shape`, null when the data could not be read), and model.freeze's and
 // optimizer.param_groups's patterns pick parameters of it.
 void checkModel(const Experiment& e, const DataShape* shape, std::vector<ValidationIssue>& issues) {
-  if (!e.model.torchscript.empty()) {
+  if (!e.model.huggingface.empty()) {
+    checkHuggingFaceModel(e, shape, issues);
+  } else if (!e.model.torchscript.empty()) {
     if (!std::filesystem::exists(e.model.torchscript)) {
       issues.push_back({"model.torchscript", "file not found: " + e.model.torchscript});
     }
@@ -100,7 +133,7 @@ void checkModel(const Experiment& e, const DataShape* shape, std::vector<Validat
 // no weights): an unknown layer, one in two stages or in none is refused before a run folder exists, each at
 // its stage's path ("train.pipeline.stages[1][1]: ...").
 void checkPipelineCut(const Experiment& e, const DataShape& shape, std::vector<ValidationIssue>& issues) {
-  if (!e.train.pipeline.enabled || !e.model.torchscript.empty()) return;
+  if (!e.train.pipeline.enabled || !e.model.torchscript.empty() || !e.model.huggingface.empty()) return;
   try {
     const nlohmann::json list = layerListOf(e.model, shape.sample_shape, shape.num_classes);
     std::vector<ValidationIssue> parse_issues;
@@ -186,7 +219,9 @@ std::vector<ValidationIssue> checkExperiment(const Experiment& e) {
 
   checkModel(e, have_shape ? &shape : nullptr, issues);
   if (have_shape && issues.empty()) checkPipelineCut(e, shape, issues);
-  if (!e.model.weights.empty() && have_shape && issues.empty()) checkWeightsLoad(e, issues);
+  if ((!e.model.weights.empty() || !e.model.huggingface.empty()) && have_shape && issues.empty()) {
+    checkWeightsLoad(e, issues);
+  }
 
   const std::string runs_problem = checkRunsDirWritable(e.output.runs_dir);
   if (!runs_problem.empty()) issues.push_back({"output.runs_dir", runs_problem});

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <memory>
 
 #include "data/dataset.h"
@@ -131,18 +132,16 @@ void summarizeLayers(ModelSummary& summary, const Experiment& e) {
   if (summaryFreezes(e)) summarizeFreezing(summary, e);
 }
 
-void summarizeTorchScript(ModelSummary& summary, const Experiment& e) {
+// A model without a layer list (a TorchScript module, a Hugging Face folder's): its parameters, one row each.
+void summarizeParameters(ModelSummary& summary, const Experiment& e, const std::string& key,
+                         const std::function<std::unique_ptr<Model>()>& build) {
   summary.torchscript = true;
   try {
-    auto model =
-        std::make_unique<TorchScriptModel>(e.model.torchscript, summary.input_shape, summary.num_classes);
+    auto model = build();
     std::unique_ptr<FrozenParameters> frozen;
     if (summaryFreezes(e)) frozen = summaryAppliesFreeze(summary, e.model, *model);
-    if (summaryFreezes(e) && !frozen) {
-      // A freeze refused for leaving nothing to train has frozen everything first: the module as written.
-      model =
-          std::make_unique<TorchScriptModel>(e.model.torchscript, summary.input_shape, summary.num_classes);
-    }
+    // A freeze refused for leaving nothing to train has frozen everything first: the model as written.
+    if (summaryFreezes(e) && !frozen) model = build();
     for (const auto& [name, tensor] : model->namedParameters()) {
       ModelSummaryRow row;
       row.name = name;
@@ -161,7 +160,7 @@ void summarizeTorchScript(ModelSummary& summary, const Experiment& e) {
     }
     summary.output_shape = model->info().output_shape;
   } catch (const UserError& error) {
-    summary.issues.push_back({"model.torchscript", error.what()});
+    summary.issues.push_back({key, error.what()});
   }
 }
 
@@ -178,8 +177,16 @@ ModelSummary summarizeModel(const Experiment& experiment) {
     return summary;
   }
   try {
-    if (!experiment.model.torchscript.empty()) {
-      summarizeTorchScript(summary, experiment);
+    if (!experiment.model.huggingface.empty()) {
+      summarizeParameters(summary, experiment, "model.huggingface", [&] {
+        BorrowedDefaultCpuGenerator generator(experiment.seed);
+        return buildModel(experiment.model, summary.input_shape, summary.num_classes);
+      });
+    } else if (!experiment.model.torchscript.empty()) {
+      summarizeParameters(summary, experiment, "model.torchscript", [&]() -> std::unique_ptr<Model> {
+        return std::make_unique<TorchScriptModel>(experiment.model.torchscript, summary.input_shape,
+                                                  summary.num_classes);
+      });
     } else {
       summarizeLayers(summary, experiment);
     }

@@ -17,7 +17,7 @@ WeightsLoadReport previewWeightsLoad(const Experiment& e) {
     BorrowedDefaultCpuGenerator generator(e.seed);
     model = buildModel(e.model, shape.sample_shape, shape.num_classes);
   }
-  const ModelWeightsSource source = readModelWeights(e.model.weights, *model);
+  const ModelWeightsSource source = readModelWeights(startingWeightsOf(e.model), *model);
   return loadModelWeights(*model, source, e.model, describeArchitecture(e.model));
 }
 

@@ -15,6 +15,7 @@
 #include "runs/index_sqlite.h"
 #include "workbench/errors.h"
 #include "workbench/event_json.h"
+#include "workbench/run_info.h"
 
 namespace wb {
 namespace {
@@ -69,12 +70,7 @@ std::string joinDevices(const std::vector<std::string>& devices) {
 }
 
 void describe(RunRecord& r, const Experiment& e) {
-  r.model = e.model.preset;
-  if (!e.model.torchscript.empty()) {
-    r.model = "torchscript";
-  } else if (r.model.empty()) {
-    r.model = "layers";
-  }
+  r.model = experimentModelName(e);
   r.dataset = wordString(e.data.dataset);
   r.optimizer = wordString(e.optimizer.name);
   r.lr = e.optimizer.lr;

@@ -31,15 +31,19 @@ std::vector<std::string> cleanTags(const std::vector<std::string>& tags) {
 
 }  // namespace
 
+std::string experimentModelName(const Experiment& e) {
+  if (!e.model.huggingface.empty()) {
+    std::string folder = e.model.huggingface;
+    while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+    return folder.substr(folder.find_last_of('/') + 1);
+  }
+  if (!e.model.torchscript.empty()) return "torchscript";
+  return e.model.preset.empty() ? "layers" : e.model.preset;
+}
+
 std::string experimentRunName(const Experiment& e) {
   if (!e.name.empty()) return e.name;
-  std::string model = e.model.preset;
-  if (!e.model.torchscript.empty()) {
-    model = "torchscript";
-  } else if (model.empty()) {
-    model = "layers";
-  }
-  return model + "-" + wordString(e.data.dataset);
+  return experimentModelName(e) + "-" + wordString(e.data.dataset);
 }
 
 std::string numberedRunName(const Experiment& e, int64_t run_number) {

@@ -45,6 +45,7 @@ BatchLoaderOptions loaderOptions(const RankSetup& s, const RankGroup& group) {
   options.prefetch = exp.data.prefetch;
   options.channels_last = useChannelsLast(exp.train, s.data.sample_shape);
   if (exp.data.augment_enabled && s.data.sample_shape.size() == 3) options.augment = exp.data.augment;
+  options.bucket_by_length = exp.data.dataset == DatasetName::Text && exp.data.text.bucket_by_length;
   options.rank = group.rank();
   options.world_size = group.size();
   return options;

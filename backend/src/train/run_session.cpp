@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "data/text_dataset.h"
 #include "distributed/collective_error.h"
 #include "distributed/device_selection.h"
 #include "distributed/process_group_ranks.h"
@@ -41,6 +42,20 @@
 
 namespace wb {
 namespace {
+
+// Dynamic padding's cost for the texts, with and without length bucketing, so the switch shows its worth.
+std::string paddingLine(const Experiment& e, const Dataset& data) {
+  const int64_t batch = e.train.batch_size;
+  const auto percent = [](double share) {
+    return std::to_string(static_cast<int>(share * 100 + 0.5)) + " %";
+  };
+  const double plain = trainingPaddingWasted(data.train, batch, false, e.seed);
+  const double bucketed = trainingPaddingWasted(data.train, batch, true, e.seed);
+  return "Padding wasted per batch of " + std::to_string(batch) + ": " +
+         percent(e.data.text.bucket_by_length ? bucketed : plain) +
+         (e.data.text.bucket_by_length ? " with length buckets (" + percent(plain) + " without)"
+                                       : " (" + percent(bucketed) + " with data.text.bucket_by_length)");
+}
 
 namespace fs = std::filesystem;
 
@@ -199,6 +214,7 @@ void RunSession::setUpDevicesAndData() {
   TrainingData loaded = loadTrainingData(experiment, device, !parallel);
   data = std::move(loaded.data);
   events.log(LogLevel::Info, data.description);
+  if (experiment.data.dataset == DatasetName::Text) events.log(LogLevel::Info, paddingLine(experiment, data));
   if (loaded.placement) events.log(LogLevel::Info, loaded.placement->reason);
 
   shard = (data.train.size() + layout.world_size - 1) / layout.world_size;
@@ -212,7 +228,9 @@ void RunSession::buildRanks() {
       [this](TrainingRank& rank) {
         RankGroup* sync_batchnorm = parallel && experiment.train.sync_batchnorm ? rank.group.get() : nullptr;
         TrainingModel built = buildTrainingModel(experiment, data, rank.placement.device, sync_batchnorm);
-        if (!opened.checkpoint && !experiment.model.weights.empty()) starting_weights.loadInto(*built.model);
+        if (!opened.checkpoint && !startingWeightsOf(experiment.model).empty()) {
+          starting_weights.loadInto(*built.model);
+        }
         rank.setUp(experiment, plan, ownedModel(std::move(built)), {}, opened.run_dir);
       },
       opened.checkpoint ? &*opened.checkpoint : nullptr);
@@ -224,9 +242,12 @@ void RunSession::buildRanks() {
   const ModelInfo info = lead.model().info();
   result.parameters = info.parameters;
   result.flops_per_sample = info.flops_per_sample;
-  events.log(LogLevel::Info, "Model: " + std::to_string(info.parameters) + " parameters, " +
-                                 std::to_string(info.flops_per_sample) + " FLOPs per sample\n" +
-                                 info.summary);
+  // A text model's FLOPs grow with each batch's length: none is given (0).
+  events.log(LogLevel::Info, "Model: " + std::to_string(info.parameters) + " parameters" +
+                                 (info.flops_per_sample > 0
+                                      ? ", " + std::to_string(info.flops_per_sample) + " FLOPs per sample"
+                                      : std::string()) +
+                                 "\n" + info.summary);
   if (const auto line = describeAttention(lead.model(), device,
                                           autocastDtype(experiment.train.amp).value_or(torch::kFloat))) {
     events.log(LogLevel::Info, *line);

@@ -5,7 +5,7 @@
 namespace wb {
 
 void StartingWeights::loadInto(Model& model) {
-  if (!m_source) m_source = readModelWeights(m_config.weights, model);
+  if (!m_source) m_source = readModelWeights(startingWeightsOf(m_config), model);
   WeightsLoadReport report = loadModelWeights(model, *m_source, m_config, describeArchitecture(m_config));
   if (!m_report) m_report = std::move(report);
 }

@@ -23,9 +23,6 @@ struct HuggingFaceTextFolder {
   std::vector<std::string> unexpected;  // the file's tensors the model has no place for (a pretraining head)
 };
 
-// The model_types read: "bert", "distilbert".
-std::vector<std::string> huggingFaceTextModelTypes();
-
 // UserError naming the folder or file: no config.json, a config of a model_type not read, no weights file, a
 // tensor whose shape differs from the config's (then nothing is copied). `labels`: the classes the classifier
 // is for (default: config.json's id2label).

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/huggingface/text_classifier_config.h"
 #include "model/model_head.h"
 #include "run_folder/checkpoint_file.h"
 #include "run_folder/checkpoint_store.h"
@@ -92,7 +93,13 @@ ModelWeightsSource readModelWeights(const std::string& weights, Model& model) {
   return wlReadFile(weights, weights);
 }
 
+std::string startingWeightsOf(const ModelConfig& config) {
+  if (!config.weights.empty() || config.huggingface.empty()) return config.weights;
+  return huggingFaceWeightsFile(config.huggingface);
+}
+
 std::string describeArchitecture(const ModelConfig& config) {
+  if (!config.huggingface.empty()) return "the model of " + config.huggingface + "/config.json";
   if (!config.torchscript.empty()) return "the TorchScript module in model.torchscript";
   if (config.layers.is_array()) return "the layer list in model.layers";
   return config.preset;

@@ -33,6 +33,10 @@ ModelWeightsSource readModelWeights(const std::string& weights, Model& model);
 WeightsLoadReport loadModelWeights(Model& model, const ModelWeightsSource& source, const ModelConfig& config,
                                    const std::string& architecture);
 
+// What a fresh run starts from: model.weights, else a Hugging Face folder's weights file
+// (model.huggingface), else "" (the fresh initialization). UserError naming the folder when it has none.
+std::string startingWeightsOf(const ModelConfig& config);
+
 // "resnet18", "a layer list", "model.torchscript's module": how a refusal names the model.
 std::string describeArchitecture(const ModelConfig& config);
 

@@ -34,10 +34,13 @@ std::vector<WmTarget> wmTargets(Model& model) {
   return targets;
 }
 
-// How the file's names are read: a prefix stripped where they have it, then timm's names translated.
+// How the file's names are read: a prefix stripped where they have it, then timm's names translated, or a
+// base model's names given the prefix they have in the model (Model::baseModelPrefix: "embeddings.…" read as
+// "bert.embeddings.…").
 struct WmNaming {
   std::string prefix;
   bool timm = false;
+  std::string base;
 };
 
 // The file's names as read -> their index in the file.
@@ -51,6 +54,7 @@ std::map<std::string, size_t> wmIndex(const NamedTensors& file, const WmNaming& 
       if (std::string translated = torchvisionNameOfTimm(read); !translated.empty())
         read = std::move(translated);
     }
+    if (!naming.base.empty() && read.rfind(naming.base, 0) != 0) read = naming.base + read;
     index.emplace(std::move(read), i);
   }
   return index;
@@ -90,18 +94,21 @@ std::vector<std::string> wmPrefixes(const NamedTensors& file, const std::string&
 // Of the prefixes, with and without timm's names, the reading that matches the most of the model's tensors
 // (the plainest one on a tie: no translation, the shortest prefix).
 WmNaming wmChooseNaming(const std::vector<WmTarget>& targets, const NamedTensors& file,
-                        const std::string& given) {
-  WmNaming best{given.empty() ? "" : given, false};
+                        const std::string& given, const std::string& base_prefix) {
+  WmNaming best{given.empty() ? "" : given, false, ""};
   size_t best_found = wmMatches(targets, wmIndex(file, best));
-  for (const bool timm : {false, true}) {
-    for (const std::string& prefix : wmPrefixes(file, given)) {
-      const WmNaming naming{prefix, timm};
-      const size_t found = wmMatches(targets, wmIndex(file, naming));
-      if (found > best_found) {
-        best = naming;
-        best_found = found;
+  for (const std::string& base : {std::string(), base_prefix}) {
+    for (const bool timm : {false, true}) {
+      for (const std::string& prefix : wmPrefixes(file, given)) {
+        const WmNaming naming{prefix, timm, base};
+        const size_t found = wmMatches(targets, wmIndex(file, naming));
+        if (found > best_found) {
+          best = naming;
+          best_found = found;
+        }
       }
     }
+    if (base_prefix.empty()) break;
   }
   return best;
 }
@@ -219,10 +226,13 @@ WeightsLoadReport loadModelWeights(Model& model, const ModelWeightsSource& sourc
   report.notes = source.contents.notes;
   report.model_tensors = static_cast<int64_t>(targets.size());
   report.file_tensors = static_cast<int64_t>(file.size());
-  const WmNaming naming = wmChooseNaming(targets, file, config.weights_prefix);
+  const WmNaming naming = wmChooseNaming(targets, file, config.weights_prefix, model.baseModelPrefix());
   report.prefix = naming.prefix;
   report.prefix_detected = config.weights_prefix.empty() && !report.prefix.empty();
   if (naming.timm) report.notes.push_back("timm's names (blocks.N.attn.qkv, …) read as torchvision's");
+  if (!naming.base.empty()) {
+    report.notes.push_back("a base model's names, read with the classifier's prefix \"" + naming.base + "\"");
+  }
   if (!config.weights_prefix.empty() && std::none_of(file.begin(), file.end(), [&](const auto& entry) {
         return entry.first.rfind(config.weights_prefix, 0) == 0;
       })) {

@@ -18,11 +18,18 @@ DataSection::DataSection(FormFields& fields) : m_fields(fields) {
   addLoaderFields(form);
   addImageFolderFields(form);
   addTableFields(form);
+  addTextFields(form);
   addSyntheticFields(form);
 }
 
 bool DataSection::isCsv() const {
   return m_fields.word("data.dataset") == QLatin1String(wordOf(DatasetName::Csv).data());
+}
+
+// A table or a file of labelled texts: the path names a file (a text dataset may also be a folder of class
+// folders, typed or pasted).
+bool DataSection::pathIsFile() const {
+  return isCsv() || m_fields.word("data.dataset") == QLatin1String(wordOf(DatasetName::Text).data());
 }
 
 // Which data, where it lies, and how much of it trains and validates.
@@ -33,14 +40,17 @@ void DataSection::addSourceFields(QFormLayout* form) {
                                    {DatasetName::Cifar10, tr("CIFAR-10")},
                                    {DatasetName::Csv, tr("CSV table")},
                                    {DatasetName::ImageFolder, tr("Image folder (your JPEG/PNG images)")},
+                                   {DatasetName::Text, tr("Labelled texts (CSV, TSV, JSON Lines)")},
                                    {DatasetName::Synthetic, tr("Synthetic (no download)")}},
                                   tr("Which data to train on."));
   // The CSV dataset is a file even though the field usually names a folder.
   FieldBinding* path = m_fields.addPath(
       form, "data.path", tr("Path"),
-      tr("Folder of the IDX/CIFAR files, the image folder (one subfolder of images per class), or the CSV "
-         "file. Empty: /usr/share/datasets/<dataset>."),
-      true, tr("CSV files (*.csv);;All files (*)"), [this] { return isCsv(); });
+      tr("Folder of the IDX/CIFAR files, the image folder (one subfolder of images per class), the CSV "
+         "file, or the labelled texts (a CSV, TSV or JSON Lines file, or a folder of class folders of .txt "
+         "files). Empty: /usr/share/datasets/<dataset>."),
+      true, tr("Tables and texts (*.csv *.tsv *.jsonl *.ndjson);;All files (*)"),
+      [this] { return pathIsFile(); });
   qobject_cast<QLineEdit*>(path->input())->setPlaceholderText(tr("default: /usr/share/datasets/<dataset>"));
   m_fields.addInteger(form, "data.limit", tr("Limit"), tr("Use only the first N training samples; 0 = all."),
                       tr(" samples"));
@@ -114,10 +124,38 @@ void DataSection::addTableFields(QFormLayout* form) {
                    tr("CSV: the column holding the class (0, 1, 2, …)."));
   m_fields.addPath(
       form, "data.test_path", tr("Test file or folder"),
-      tr("CSV: a separate test file; image folder: a folder with the same classes. Empty = test fraction."),
-      true, tr("CSV files (*.csv);;All files (*)"), [this] { return isCsv(); });
+      tr("CSV or texts: a separate test file; image folder: a folder with the same classes. Empty = test "
+         "fraction."),
+      true, tr("Tables and texts (*.csv *.tsv *.jsonl *.ndjson);;All files (*)"),
+      [this] { return pathIsFile(); });
   m_fields.addNumber(form, "data.test_fraction", tr("Test fraction"),
-                     tr("CSV or image folder without a test path: share kept for the test."));
+                     tr("CSV, texts or image folder without a test path: share kept for the test."));
+}
+
+// data.text: which columns hold the texts and labels, and how they become tokens.
+void DataSection::addTextFields(QFormLayout* form) {
+  m_fields.addText(form, "data.text.text_column", tr("Text column"),
+                   tr("Texts: the column (CSV/TSV header, JSON Lines key) holding the text."));
+  m_fields.addText(form, "data.text.text_pair_column", tr("Second text column"),
+                   tr("Texts: a second text for sentence pairs (entailment, paraphrase); empty for single "
+                      "texts."));
+  m_fields.addText(
+      form, "data.text.label_column", tr("Text label column"),
+      tr("Texts: the column holding each text's label (any words; sorted, they are the classes)."));
+  m_fields.addPath(form, "data.text.tokenizer", tr("Tokenizer"),
+                   tr("Texts: a model folder or a tokenizer file (tokenizer.json, vocab.txt, a SentencePiece "
+                      ".model). Empty: the Hugging Face model's own folder."),
+                   true, tr("Tokenizers (*.json *.txt *.model);;All files (*)"));
+  m_fields.addInteger(form, "data.text.max_length", tr("Max length"),
+                      tr("Texts: tokens per text with the special ones; longer texts are cut and counted."),
+                      tr(" tokens"));
+  m_fields.addBool(form, "data.text.bucket_by_length", tr("Bucket by length"),
+                   tr("Texts: batches of texts of similar length, so padding to each batch's longest wastes "
+                      "little (the run log says how much)."));
+  m_fields.addChoice<BadFilePolicy>(
+      form, "data.text.bad_rows", tr("Bad rows"),
+      {{BadFilePolicy::Error, tr("Stop and name the line")}, {BadFilePolicy::Skip, tr("Skip and list them")}},
+      tr("Texts: what to do with a row without a label or a text, or not UTF-8."));
 }
 
 void DataSection::addSyntheticFields(QFormLayout* form) {

@@ -32,8 +32,10 @@ class DataSection : public FormSection {
   void addLoaderFields(QFormLayout* form);
   void addImageFolderFields(QFormLayout* form);
   void addTableFields(QFormLayout* form);
+  void addTextFields(QFormLayout* form);
   void addSyntheticFields(QFormLayout* form);
   bool isCsv() const;
+  bool pathIsFile() const;
 
   FormFields& m_fields;
   QString m_dataset;  // data.dataset as last seen, to notice a switch

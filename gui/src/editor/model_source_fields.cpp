@@ -17,7 +17,9 @@ ModelSourceFields::ModelSourceFields(FormFields& fields, QFormLayout* form) : m_
   m_source->addItem(tr("Built-in preset"));
   m_source->addItem(tr("Layer list (JSON)"));
   m_source->addItem(tr("TorchScript file"));
-  m_source->setToolTip(tr("A model is exactly one of: a preset, a layer list, a TorchScript file."));
+  m_source->addItem(tr("Hugging Face folder (BERT, DistilBERT)"));
+  m_source->setToolTip(
+      tr("A model is exactly one of: a preset, a layer list, a TorchScript file, a Hugging Face folder."));
   form->addRow(tr("Model from"), m_source);
   QObject::connect(m_source, qOverload<int>(&QComboBox::currentIndexChanged), &m_alive,
                    [&fields] { fields.reportEdit(); });
@@ -49,7 +51,14 @@ ModelSourceFields::ModelSourceFields(FormFields& fields, QFormLayout* form) : m_
   FieldBinding* script = fields.addPath(form, "model.torchscript", tr("TorchScript file"),
                                         tr("A .pt file saved with torch.jit.script(model).save(path)."),
                                         false, tr("TorchScript (*.pt *.pth);;All files (*)"));
+  FieldBinding* huggingface = fields.addPath(
+      form, "model.huggingface", tr("Hugging Face folder"),
+      tr("A BERT or DistilBERT folder as transformers saves it (config.json, model.safetensors or "
+         "pytorch_model.bin, its tokenizer): it starts from those weights with a classifier for your labels. "
+         "Texts only (data.dataset text)."),
+      true);
   preset->setInactiveValue([this] { return m_source->currentIndex() == Preset; }, "");
+  huggingface->setInactiveValue([this] { return m_source->currentIndex() == HuggingFace; }, "");
   layers->setInactiveValue([this] { return m_source->currentIndex() == Layers; }, nullptr);
   script->setInactiveValue([this] { return m_source->currentIndex() == TorchScript; }, "");
 }
@@ -60,6 +69,7 @@ std::optional<bool> ModelSourceFields::applies(const FieldBinding& field) const 
       {"model.preset", source == Preset},
       {"model.layers", source == Layers},
       {"model.torchscript", source == TorchScript},
+      {"model.huggingface", source == HuggingFace},
   };
   const auto found = fromSource.find(field.path());
   return found == fromSource.end() ? std::nullopt : std::optional<bool>(found->second);
@@ -68,7 +78,10 @@ std::optional<bool> ModelSourceFields::applies(const FieldBinding& field) const 
 void ModelSourceFields::beforeLoad(const nlohmann::json& doc, nlohmann::json& forFields) {
   const nlohmann::json* script = jsonAt(doc, "model.torchscript");
   const nlohmann::json* layers = jsonAt(doc, "model.layers");
-  if (script && script->is_string() && !script->get<std::string>().empty()) {
+  const nlohmann::json* huggingface = jsonAt(doc, "model.huggingface");
+  if (huggingface && huggingface->is_string() && !huggingface->get<std::string>().empty()) {
+    m_source->setCurrentIndex(HuggingFace);
+  } else if (script && script->is_string() && !script->get<std::string>().empty()) {
     m_source->setCurrentIndex(TorchScript);
   } else if (layers && !layers->is_null()) {
     m_source->setCurrentIndex(Layers);

@@ -1,8 +1,8 @@
 #pragma once
 // Where the model comes from, the form's own choice: a model is exactly one of a built-in preset
-// (model.preset), a layer list (model.layers) or a TorchScript file (model.torchscript). The chooser above
-// the three says which; only its field applies, and the other two store what means "not this" (an empty
-// preset, no layer list, an empty path).
+// (model.preset), a layer list (model.layers), a TorchScript file (model.torchscript) or a Hugging Face
+// folder (model.huggingface). The chooser above the three says which; only its field applies, and the other
+// two store what means "not this" (an empty preset, no layer list, an empty path).
 
 #include <QCoreApplication>
 #include <QObject>
@@ -23,12 +23,13 @@ class ModelSourceFields : public FormSection {
   ModelSourceFields(FormFields& fields, QFormLayout* form);
 
   std::optional<bool> applies(const FieldBinding& field) const override;
-  // The source is the file's: a TorchScript path, else a layer list, else the preset.
+  // The source is the file's: a Hugging Face folder, else a TorchScript path, else a layer list, else the
+  // preset.
   void beforeLoad(const nlohmann::json& doc, nlohmann::json& forFields) override;
   void setLocked(bool locked) override;
 
  private:
-  enum Source { Preset = 0, Layers = 1, TorchScript = 2 };
+  enum Source { Preset = 0, Layers = 1, TorchScript = 2, HuggingFace = 3 };
 
   QComboBox* m_source;
   // The context of the chooser's connection: the chooser outlives this part (the editor owns it).

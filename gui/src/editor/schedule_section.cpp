@@ -15,7 +15,8 @@ ScheduleSection::ScheduleSection(FormFields& fields) : m_fields(fields) {
                                   {ScheduleName::Exponential, tr("Exponential")},
                                   {ScheduleName::Cosine, tr("Cosine")},
                                   {ScheduleName::OneCycle, tr("One-cycle")},
-                                  {ScheduleName::Plateau, tr("Reduce on plateau")}},
+                                  {ScheduleName::Plateau, tr("Reduce on plateau")},
+                                  {ScheduleName::Linear, tr("Linear to zero (BERT's fine-tuning)")}},
                                  tr("The learning rate over the run (after the warmup)."));
   addWarmupFields(form);
   addStepDecayFields(form);

@@ -74,11 +74,14 @@ TEST(ExperimentDefaults, WrittenDefaultsAreTheCompleteFile) {
                   "horizontal_flip": true},
       "prefetch": 2, "workers": 2, "augment_on": "workers",
       "images": {"resize": 0, "crop": 0, "channels": 3, "bad_files": "error", "normalize": "folder", "jpeg_draft": false},
-      "label_column": "label", "test_path": "", "test_fraction": 0.2,
+      "label_column": "label",
+      "text": {"text_column": "text", "text_pair_column": "", "label_column": "label", "tokenizer": "",
+               "max_length": 128, "bucket_by_length": true, "bad_rows": "error"},
+      "test_path": "", "test_fraction": 0.2,
       "synthetic": {"samples": 2048, "classes": 10, "shape": [1, 28, 28]}
     },
-    "model": {"preset": "cnn", "layers": null, "torchscript": "", "weights": "", "weights_prefix": "",
-              "weights_mismatch": "refuse", "freeze": [], "unfreeze": {"after_epochs": 0, "every_epochs": 0}},
+    "model": {"preset": "cnn", "layers": null, "torchscript": "", "huggingface": "", "weights": "",
+              "weights_prefix": "", "weights_mismatch": "refuse", "freeze": [], "unfreeze": {"after_epochs": 0, "every_epochs": 0}},
     "optimizer": {
       "name": "adamw", "lr": 0.001, "weight_decay": 0.01, "momentum": 0.0, "nesterov": false,
       "betas": [0.9, 0.999], "eps": 1e-8, "alpha": 0.99, "decay_bias_and_norm": true,

@@ -423,6 +423,31 @@ TEST(ExperimentValidation, LayersTogetherWithTorchScript) {
   EXPECT_CONTAINS(messageAt(result.issues, "model.layers"), "model.torchscript");
 }
 
+// A Hugging Face folder is the model (no preset) and, unless another is named, its tokenizer is the texts'.
+TEST(ExperimentValidation, AHuggingFaceFolderIsTheModelAndItsTokenizerTheTexts) {
+  const ParseResult result =
+      parseText(R"({"data": {"dataset": "text", "path": "r.csv"}, "model": {"huggingface": "/m/bert"}})");
+  ASSERT_TRUE(result.ok()) << formatIssues(result.issues);
+  EXPECT_EQ(result.experiment.model.preset, "");
+  EXPECT_EQ(result.experiment.data.text.tokenizer, "/m/bert");
+  const ParseResult own = parseText(R"({"data": {"dataset": "text", "path": "r.csv", "text": {"tokenizer":
+      "/t/tokenizer.json"}}, "model": {"huggingface": "/m/bert"}})");
+  ASSERT_TRUE(own.ok()) << formatIssues(own.issues);
+  EXPECT_EQ(own.experiment.data.text.tokenizer, "/t/tokenizer.json");
+  const ParseResult both = parseText(R"({"model": {"torchscript": "a.pt", "huggingface": "/m/bert"}})");
+  EXPECT_CONTAINS(messageAt(both.issues, "model.torchscript"), "model.huggingface are both given");
+}
+
+TEST(ExperimentValidation, TextsAndTextModelsComeTogether) {
+  const ParseResult texts = parseText(R"({"data": {"dataset": "text", "path": "r.csv"}})");
+  EXPECT_CONTAINS(messageAt(texts.issues, "model.huggingface"), "the text dataset trains a text model");
+  const ParseResult noPath =
+      parseText(R"({"data": {"dataset": "text"}, "model": {"huggingface": "/m/bert"}})");
+  EXPECT_CONTAINS(messageAt(noPath.issues, "data.path"), "the text dataset needs data.path");
+  const ParseResult images = parseText(R"({"model": {"huggingface": "/m/bert"}})");
+  EXPECT_CONTAINS(messageAt(images.issues, "model.huggingface"), "data.dataset is \"fashion-mnist\"");
+}
+
 TEST(ExperimentValidation, EarlyStoppingWithoutValidation) {
   const ParseResult result = parseText(R"({"data": {"val_fraction": 0}, "train": {"early_stopping": true}})");
   const std::string message = messageAt(result.issues, "train.early_stopping");

@@ -41,13 +41,14 @@ TEST(WordSet, TheFileKeepsItsWordsAndTheSchemaOffersThem) {
     EXPECT_EQ(schemaKey->choices, fileWords) << key;
   };
   expectWords("data.dataset", allWords<DatasetName>(),
-              {"fashion-mnist", "mnist", "cifar10", "csv", "image_folder", "synthetic"});
+              {"fashion-mnist", "mnist", "cifar10", "csv", "image_folder", "text", "synthetic"});
   expectWords("data.augment_on", allWords<AugmentPlace>(), {"workers", "device"});
   expectWords("data.images.bad_files", allWords<BadFilePolicy>(), {"error", "skip"});
+  expectWords("data.text.bad_rows", allWords<BadFilePolicy>(), {"error", "skip"});
   expectWords("model.weights_mismatch", allWords<WeightsMismatch>(), {"refuse", "skip"});
   expectWords("optimizer.name", allWords<OptimizerName>(), {"sgd", "adam", "adamw", "rmsprop", "adagrad"});
   expectWords("schedule.name", allWords<ScheduleName>(),
-              {"constant", "step", "multistep", "exponential", "cosine", "onecycle", "plateau"});
+              {"constant", "step", "multistep", "exponential", "cosine", "onecycle", "plateau", "linear"});
   expectWords("schedule.anneal_strategy", allWords<AnnealStrategy>(), {"cos", "linear"});
   expectWords("schedule.mode", allWords<PlateauMode>(), {"min", "max"});
   expectWords("schedule.threshold_mode", allWords<ThresholdMode>(), {"rel", "abs"});
@@ -67,6 +68,10 @@ void expectEveryValueRoundTrips(const std::string& section, const std::string& k
     e.data.images.crop = 224;
     e.schedule.milestones = {10};  // multistep needs one
     set(e, entry.value);
+    if (e.data.dataset == DatasetName::Text) {  // texts need a text model
+      e.model.preset.clear();
+      e.model.huggingface = "models/bert";
+    }
     const nlohmann::json file = experimentToJson(e);
     EXPECT_EQ(file[section][key], entry.word);
     const ParseResult back = parseExperiment(file);

@@ -89,7 +89,7 @@ TEST(LrScheduleTest, FixtureCoversEveryScheduleWithAndWithoutWarmup) {
         .insert(config.at("name").get<std::string>());
   }
   const std::set<std::string> all = {"constant", "step",     "multistep", "exponential",
-                                     "cosine",   "onecycle", "plateau"};
+                                     "cosine",   "onecycle", "plateau",   "linear"};
   EXPECT_EQ(plain, all);
   EXPECT_EQ(warmed, all);
 }

@@ -15,6 +15,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "support/safetensors_file.h"
 #include "support/temporary_folder.h"
 #include "weights/weights_reader.h"
 #include "workbench/errors.h"
@@ -126,22 +127,7 @@ TEST(HuggingFaceTextFolder, ABaseModelsFolderLoadsWithTheHeadListedAsMissing) {
     if (name.rfind("bert.", 0) == 0) base.emplace(name.substr(5), tensor);
   }
   base.emplace("cls.predictions.bias", torch::zeros({99}));
-  {
-    // safetensors as its writer lays it out: an 8-byte header length, the JSON header, the data.
-    nlohmann::json header;
-    std::string data;
-    for (const auto& [name, tensor] : base) {
-      const torch::Tensor t = tensor.contiguous().to(torch::kFloat);
-      const size_t begin = data.size();
-      data.append(static_cast<const char*>(t.data_ptr()), static_cast<size_t>(t.numel()) * sizeof(float));
-      header[name] = {{"dtype", "F32"}, {"shape", t.sizes().vec()}, {"data_offsets", {begin, data.size()}}};
-    }
-    const std::string text = header.dump();
-    const uint64_t length = text.size();
-    std::ofstream out(folder.path() + "/model.safetensors", std::ios::binary);
-    out.write(reinterpret_cast<const char*>(&length), 8);
-    out << text << data;
-  }
+  wb::test::writeFloatSafetensors(folder.path() + "/model.safetensors", base);
   const wb::HuggingFaceTextFolder bert = wb::loadHuggingFaceTextFolder(folder.path());
   EXPECT_EQ(bert.missing, (std::vector<std::string>{"classifier.weight", "classifier.bias"}));
   EXPECT_EQ(bert.unexpected, (std::vector<std::string>{"bert.cls.predictions.bias"}));

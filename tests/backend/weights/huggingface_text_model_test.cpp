@@ -7,10 +7,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
 #include "model/model_head.h"
+#include "support/safetensors_file.h"
 #include "support/temporary_folder.h"
 #include "util/packed_text_input.h"
 #include "weights/huggingface_text_folder.h"
+#include "weights/weights_loading.h"
 #include "workbench/errors.h"
 
 namespace huggingface_text_model_test {
@@ -58,6 +63,37 @@ TEST(HuggingFaceTextModel, SavesAndLoadsItsWeights) {
   const auto a = trained.namedParameters(), b = loaded.namedParameters();
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i].second, b[i].second)) << a[i].first;
+}
+
+// model.weights (or the folder's own file) through the load report images use: a classifier's file loads name
+// for name, a base model's (BertModel: no "bert." prefix, no classifier) with the prefix given and the head
+// listed as new.
+TEST(HuggingFaceTextModel, LoadsAClassifiersAndABaseModelsFileThroughTheLoadReport) {
+  wb::HuggingFaceTextModel model(wb::loadHuggingFaceTextFolder(kFolder).model);
+  wb::ModelConfig config;
+  config.huggingface = kFolder;
+  const wb::WeightsLoadReport own =
+      wb::loadModelWeights(model, wb::readModelWeights(wb::startingWeightsOf(config), model), config,
+                           wb::describeArchitecture(config));
+  EXPECT_EQ(own.loaded.size(), 41u);
+  EXPECT_TRUE(own.new_head.empty());
+  wb::test::TemporaryFolder folder("bert-base");
+  std::map<std::string, torch::Tensor> base;
+  for (const auto& [name, tensor] : model.namedParameters()) {
+    if (name.rfind("bert.", 0) == 0) base.emplace(name.substr(5), torch::full_like(tensor, 0.25));
+  }
+  wb::test::writeFloatSafetensors(folder.path() + "/model.safetensors", base);
+  config.weights = folder.path() + "/model.safetensors";
+  const wb::WeightsLoadReport report =
+      wb::loadModelWeights(model, wb::readModelWeights(wb::startingWeightsOf(config), model), config,
+                           wb::describeArchitecture(config));
+  EXPECT_EQ(report.loaded.size(), 39u);
+  EXPECT_EQ(report.new_head, (std::vector<std::string>{"classifier.weight", "classifier.bias"}));
+  EXPECT_NE(std::find(report.notes.begin(), report.notes.end(),
+                      "a base model's names, read with the classifier's prefix \"bert.\""),
+            report.notes.end());
+  EXPECT_EQ(model.namedParameters()[5].second.mean().item<float>(), 0.25f)
+      << model.namedParameters()[5].first;
 }
 
 TEST(HuggingFaceTextModel, AnImageBatchIsRefusedNamingWhatItReads) {

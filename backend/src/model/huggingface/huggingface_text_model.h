@@ -20,6 +20,7 @@ class HuggingFaceTextModel : public Model {
   std::vector<torch::Tensor> parameters() override;
   std::vector<std::pair<std::string, torch::Tensor>> namedParameters() override;
   std::vector<std::pair<std::string, torch::Tensor>> namedBuffers() override;
+  std::string baseModelPrefix() const override { return m_module->shape().base_prefix; }
   void train(bool on) override;
   void to(const torch::Device& device) override;
   // A torch::serialize archive with one entry per parameter, keyed by its name (as a layer list's).
