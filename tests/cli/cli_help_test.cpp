@@ -155,7 +155,7 @@ TEST(CliHelp, KeysListsTheSchemaWithDefaults) {
   for (const char* line :
        {"\noptimizer\\.name +\"[a-z]+\" +one of: sgd adam adamw rmsprop adagrad\n",
         "\noptimizer\\.betas +\\[[0-9.,]+\\] +when optimizer\\.name is adam or adamw\n",
-        "\ndata\\.augment\\.horizontal_flip +(true|false) +when data\\.dataset is not csv\n",
+        "\ndata\\.augment\\.horizontal_flip +(true|false) +when data\\.dataset is neither csv nor text\n",
         "\nschedule\\.anneal_strategy +\"cos\" +one of: cos linear; when schedule\\.name is onecycle\n"}) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex(line))) << line << "\n" << r.out;
   }

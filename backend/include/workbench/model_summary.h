@@ -36,8 +36,10 @@ struct ModelSummary {
   // Problems that keep the model from being summarized (a layer that does not fit its input, a missing
   // dataset or TorchScript file), with the JSON path at fault. When not empty, the rest is empty.
   std::vector<ValidationIssue> issues;
-  bool torchscript =
-      false;  // a TorchScript or Hugging Face model: rows are parameters, not layers; FLOPs unknown
+  // A TorchScript or Hugging Face model: rows are its parameters, not layers, and FLOPs are unknown;
+  // parameters_only says which ("TorchScript", "Hugging Face").
+  bool torchscript = false;
+  std::string parameters_only;
   std::vector<int64_t> input_shape;  // one sample, without the batch dimension
   std::vector<int64_t> output_shape;
   int64_t num_classes = 0;

@@ -14,6 +14,8 @@
 #include "data/image_folder_dataset.h"
 #include "data/raw_dataset.h"
 #include "data/seed_mixing.h"
+#include "data/text_cache.h"
+#include "data/text_dataset.h"
 #include "images/image_folder_index.h"
 #include "images/image_transform.h"
 #include "workbench/errors.h"
@@ -74,6 +76,31 @@ void previewInMemory(const Experiment& e, int max_samples, DataPreview& preview)
   }
 }
 
+// Labelled texts: the labels with their counts, and how the texts become tokens (from the tokens' cache that
+// the shape's probe above has just filled).
+void previewTexts(const Experiment& e, DataPreview& preview) {
+  const DataConfig& d = e.data;
+  const TokenizedTextFile file =
+      tokenizeTextFile(d.path, textColumnsOf(d), d.text.tokenizer, textTokenizingOf(d));
+  const TokenizedTexts& t = *file.texts;
+  preview.class_names = t.label_names;
+  preview.class_counts.assign(t.label_names.size(), 0);
+  for (const int64_t label : t.labels) ++preview.class_counts[static_cast<size_t>(label)];
+  std::vector<int64_t> lengths;
+  for (int64_t i = 0; i < t.size(); ++i) lengths.push_back(t.length(i));
+  std::sort(lengths.begin(), lengths.end());
+  preview.preprocessing =
+      "tokenized with " + d.text.tokenizer + ", at most " + std::to_string(d.text.max_length) +
+      " tokens; tokens per text: median " + std::to_string(lengths[lengths.size() / 2]) + ", longest " +
+      std::to_string(lengths.back()) + "; " + std::to_string(t.truncated_records) + " texts cut (" +
+      std::to_string(t.truncated_tokens) + " tokens dropped)" +
+      (t.bad.empty() ? std::string() : "; " + std::to_string(t.bad.size()) + " rows left out");
+  preview.loader =
+      "padded per batch" + std::string(d.text.bucket_by_length ? ", batches of similar lengths" : "") +
+      "; tokenized once (" + std::to_string(std::max<int64_t>(1, d.workers)) + " threads), kept in " +
+      (file.cache_file.empty() ? std::string("no cache (no cache folder)") : file.cache_file);
+}
+
 }  // namespace
 
 DataPreview previewData(const Experiment& e, int max_samples) {
@@ -85,6 +112,10 @@ DataPreview previewData(const Experiment& e, int max_samples) {
   preview.sample_shape = shape.sample_shape;
   preview.train_samples = shape.train_samples;
   preview.loader = std::to_string(d.prefetch) + (d.prefetch == 1 ? " batch" : " batches") + " prefetched";
+  if (datasetInfo(d.dataset).kind == DatasetKind::Text) {
+    previewTexts(e, preview);
+    return preview;
+  }
   if (datasetInfo(d.dataset).kind != DatasetKind::ImageFolder) {
     previewInMemory(e, max_samples, preview);
     return preview;

@@ -31,16 +31,9 @@ std::string tokenizerOf(const DataConfig& config) {
 }
 
 TokenizedTextFile tokenizeFile(const DataConfig& config, const std::string& file) {
-  TextTokenizing options;
-  options.max_length = config.text.max_length;
-  options.workers = static_cast<int>(std::max<int64_t>(1, config.workers));
-  options.bad_records = config.text.bad_rows;
+  TextTokenizing options = textTokenizingOf(config);
   options.source = file;
-  text::TextColumns columns;
-  columns.text = config.text.text_column;
-  columns.text_pair = config.text.text_pair_column;
-  columns.label = config.text.label_column;
-  return tokenizeTextFile(file, columns, tokenizerOf(config), options);
+  return tokenizeTextFile(file, textColumnsOf(config), tokenizerOf(config), options);
 }
 
 TokenizedTextFile trainingTexts(const DataConfig& config) {
@@ -161,6 +154,22 @@ std::string describe(const DataConfig& config, const Dataset& d, const Tokenized
 }
 
 }  // namespace
+
+text::TextColumns textColumnsOf(const DataConfig& config) {
+  text::TextColumns columns;
+  columns.text = config.text.text_column;
+  columns.text_pair = config.text.text_pair_column;
+  columns.label = config.text.label_column;
+  return columns;
+}
+
+TextTokenizing textTokenizingOf(const DataConfig& config) {
+  TextTokenizing options;
+  options.max_length = config.text.max_length;
+  options.workers = static_cast<int>(std::max<int64_t>(1, config.workers));
+  options.bad_records = config.text.bad_rows;
+  return options;
+}
 
 Dataset loadTextDataset(const DataConfig& config, uint64_t seed) {
   const TokenizedTextFile file = trainingTexts(config);

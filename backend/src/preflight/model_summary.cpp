@@ -134,8 +134,9 @@ void summarizeLayers(ModelSummary& summary, const Experiment& e) {
 
 // A model without a layer list (a TorchScript module, a Hugging Face folder's): its parameters, one row each.
 void summarizeParameters(ModelSummary& summary, const Experiment& e, const std::string& key,
-                         const std::function<std::unique_ptr<Model>()>& build) {
+                         const std::string& kind, const std::function<std::unique_ptr<Model>()>& build) {
   summary.torchscript = true;
+  summary.parameters_only = kind;
   try {
     auto model = build();
     std::unique_ptr<FrozenParameters> frozen;
@@ -178,15 +179,16 @@ ModelSummary summarizeModel(const Experiment& experiment) {
   }
   try {
     if (!experiment.model.huggingface.empty()) {
-      summarizeParameters(summary, experiment, "model.huggingface", [&] {
+      summarizeParameters(summary, experiment, "model.huggingface", "Hugging Face", [&] {
         BorrowedDefaultCpuGenerator generator(experiment.seed);
         return buildModel(experiment.model, summary.input_shape, summary.num_classes);
       });
     } else if (!experiment.model.torchscript.empty()) {
-      summarizeParameters(summary, experiment, "model.torchscript", [&]() -> std::unique_ptr<Model> {
-        return std::make_unique<TorchScriptModel>(experiment.model.torchscript, summary.input_shape,
-                                                  summary.num_classes);
-      });
+      summarizeParameters(summary, experiment, "model.torchscript", "TorchScript",
+                          [&]() -> std::unique_ptr<Model> {
+                            return std::make_unique<TorchScriptModel>(
+                                experiment.model.torchscript, summary.input_shape, summary.num_classes);
+                          });
     } else {
       summarizeLayers(summary, experiment);
     }

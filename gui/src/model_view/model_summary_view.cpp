@@ -368,9 +368,11 @@ QString ModelSummaryView::totalsText() const {
               : tr("all trainable");
   text += s.total_flops >= 0
               ? tr(" · <b>%1</b> per sample (forward; a multiply-add counts 2)").arg(flopsOf(s.total_flops))
-              : tr(" · FLOPs unknown (TorchScript)");
+              : tr(" · FLOPs unknown (%1)").arg(QString::fromStdString(s.parameters_only));
   text += tr(" · input %1 → output %2").arg(shapeOf(s.input_shape), shapeOf(s.output_shape));
-  if (s.torchscript) text += tr(" · TorchScript: one row per parameter tensor");
+  if (s.torchscript) {
+    text += tr(" · %1: one row per parameter tensor").arg(QString::fromStdString(s.parameters_only));
+  }
   return text;
 }
 
@@ -399,7 +401,10 @@ void ModelSummaryView::followWeights(const Experiment& experiment, const std::st
   if (key == m_weightsKey) return;
   m_weightsKey = key;
   m_weightsLoads.invalidate();
-  if (experiment.model.weights.empty()) {
+  // A Hugging Face folder's model starts from the folder's weights file unless model.weights names another.
+  const std::string weights =
+      experiment.model.weights.empty() ? experiment.model.huggingface : experiment.model.weights;
+  if (weights.empty()) {
     m_weightsWanted.reset();
     showWeights(tr("weights: none (model.weights is empty) — the model starts from a fresh initialization; "
                    "set model.weights to start from a trained model's file."),
@@ -408,7 +413,7 @@ void ModelSummaryView::followWeights(const Experiment& experiment, const std::st
     return;
   }
   m_weightsWanted = experiment;
-  showWeights(tr("weights: reading %1…").arg(QString::fromStdString(experiment.model.weights)), false);
+  showWeights(tr("weights: reading %1…").arg(QString::fromStdString(weights)), false);
   startWeightsLoad();
 }
 

@@ -17,7 +17,8 @@ nlohmann::json readConfigFile(const fs::path& folder) {
   const fs::path file = folder / "config.json";
   std::error_code error;
   if (!fs::is_directory(folder, error)) {
-    throw UserError(folder.string() + ": no such folder", "choose a Hugging Face model folder (config.json and weights)");
+    throw UserError(folder.string() + ": no such folder",
+                    "choose a Hugging Face model folder (config.json and weights)");
   }
   std::ifstream in(file);
   if (!in) throw UserError(folder.string() + ": no config.json", "choose a Hugging Face model folder");
@@ -38,10 +39,12 @@ std::string huggingFaceWeightsFile(const std::string& folder) {
                   "a sharded checkpoint (model-00001-of-….safetensors) is not read yet: save it unsharded");
 }
 
-std::vector<std::string> huggingFaceTextModelTypes() { return {"bert", "distilbert"}; }
+std::vector<std::string> huggingFaceTextModelTypes() {
+  return {"bert", "distilbert"};
+}
 
-std::shared_ptr<TextClassifierImpl> buildTextClassifier(const std::string& folder,
-                                                        const std::optional<std::vector<std::string>>& labels) {
+std::shared_ptr<TextClassifierImpl> buildTextClassifier(
+    const std::string& folder, const std::optional<std::vector<std::string>>& labels) {
   const nlohmann::json config = readConfigFile(folder);
   const std::string file = (fs::path(folder) / "config.json").string();
   const std::string type = config.value("model_type", std::string("?"));
@@ -55,9 +58,10 @@ std::shared_ptr<TextClassifierImpl> buildTextClassifier(const std::string& folde
     if (labels) c.labels = *labels;
     return std::make_shared<DistilBertClassifierImpl>(c);
   }
-  throw UserError(file + ": model_type is '" + type + "'; text classification reads 'bert' and 'distilbert'",
-                  "choose the folder of a BERT or DistilBERT model (bert-base-uncased, distilbert-base-uncased "
-                  "and their fine-tuned kin)");
+  throw UserError(
+      file + ": model_type is '" + type + "'; text classification reads 'bert' and 'distilbert'",
+      "choose the folder of a BERT or DistilBERT model (bert-base-uncased, distilbert-base-uncased "
+      "and their fine-tuned kin)");
 }
 
 }  // namespace wb

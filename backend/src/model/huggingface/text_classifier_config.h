@@ -19,7 +19,7 @@ std::vector<std::string> huggingFaceTextModelTypes();
 
 // UserError naming the folder or its config.json: none there, not JSON, a model_type not read, sizes that do
 // not fit. `labels`: the classes the classifier is for (default: config.json's id2label).
-std::shared_ptr<TextClassifierImpl> buildTextClassifier(const std::string& folder,
-                                                        const std::optional<std::vector<std::string>>& labels = {});
+std::shared_ptr<TextClassifierImpl> buildTextClassifier(
+    const std::string& folder, const std::optional<std::vector<std::string>>& labels = {});
 
 }  // namespace wb
