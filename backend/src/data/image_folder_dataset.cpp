@@ -40,11 +40,6 @@ std::string folderOf(const DataConfig& config) {
   return config.path;
 }
 
-std::vector<int64_t> toRows(const torch::Tensor& rows) {
-  const torch::Tensor c = rows.contiguous();
-  return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
-}
-
 // The files of every split in one list (the training folder's, then a separate test folder's), with the rows
 // of each split into it.
 struct FolderSplits {
@@ -84,24 +79,15 @@ FolderSplits splitFolder(const DataConfig& config, uint64_t seed) {
   } else {
     const int64_t held = heldOutCount(n, config.test_fraction, "data.test_fraction");
     const auto [kept, test_rows] = seededSplit(n, held, streamSeed(seed, SeedStream::ImageFolderTestSplit));
-    pool = toRows(kept);
-    s.test = toRows(test_rows);
+    pool = rowsOf(kept);
+    s.test = rowsOf(test_rows);
   }
   s.train_pool = static_cast<int64_t>(pool.size());
-  const int64_t used = limitedCount(s.train_pool, config.limit);
-  if (used < s.train_pool) {
-    const auto [dropped, chosen] =
-        seededSplit(s.train_pool, used, streamSeed(seed, SeedStream::ImageFolderLimit));
-    (void)dropped;
-    std::vector<int64_t> subset;
-    for (const int64_t i : toRows(chosen)) subset.push_back(pool[static_cast<size_t>(i)]);
-    pool = std::move(subset);
-  }
-  const auto kept = static_cast<int64_t>(pool.size());
-  const int64_t val = heldOutCount(kept, config.val_fraction, "data.val_fraction");
-  const auto [train_rows, val_rows] = seededSplit(kept, val, streamSeed(seed, SeedStream::ValidationSplit));
-  for (const int64_t i : toRows(train_rows)) s.train.push_back(pool[static_cast<size_t>(i)]);
-  for (const int64_t i : toRows(val_rows)) s.val.push_back(pool[static_cast<size_t>(i)]);
+  TrainValRows rows = limitThenHoldOut(std::move(pool), config.limit, config.val_fraction,
+                                       streamSeed(seed, SeedStream::ImageFolderLimit),
+                                       streamSeed(seed, SeedStream::ValidationSplit));
+  s.train = std::move(rows.train);
+  s.val = std::move(rows.val);
   return s;
 }
 

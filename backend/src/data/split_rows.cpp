@@ -32,4 +32,29 @@ int64_t limitedCount(int64_t n, int64_t limit) {
   return limit > 0 ? std::min(limit, n) : n;
 }
 
+std::vector<int64_t> rowsOf(const torch::Tensor& rows) {
+  const torch::Tensor c = rows.contiguous();
+  return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
+}
+
+TrainValRows limitThenHoldOut(std::vector<int64_t> pool, int64_t limit, double val_fraction,
+                              uint64_t limit_seed, uint64_t val_seed) {
+  const auto available = static_cast<int64_t>(pool.size());
+  const int64_t used = limitedCount(available, limit);
+  if (used < available) {
+    const auto [dropped, chosen] = seededSplit(available, used, limit_seed);
+    (void)dropped;
+    std::vector<int64_t> subset;
+    for (const int64_t i : rowsOf(chosen)) subset.push_back(pool[static_cast<size_t>(i)]);
+    pool = std::move(subset);
+  }
+  const auto kept = static_cast<int64_t>(pool.size());
+  const int64_t val = heldOutCount(kept, val_fraction, "data.val_fraction");
+  const auto [train_rows, val_rows] = seededSplit(kept, val, val_seed);
+  TrainValRows rows;
+  for (const int64_t i : rowsOf(train_rows)) rows.train.push_back(pool[static_cast<size_t>(i)]);
+  for (const int64_t i : rowsOf(val_rows)) rows.val.push_back(pool[static_cast<size_t>(i)]);
+  return rows;
+}
+
 }  // namespace wb

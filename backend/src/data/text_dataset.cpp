@@ -72,11 +72,6 @@ std::shared_ptr<const TokenizedTexts> testTexts(const DataConfig& config, const 
   return texts;
 }
 
-std::vector<int64_t> toRows(const torch::Tensor& rows) {
-  const torch::Tensor c = rows.contiguous();
-  return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
-}
-
 struct TextSplits {
   std::vector<int64_t> train, val, test;  // rows of the training file; test: of the test file when given
   int64_t train_pool = 0;
@@ -89,23 +84,15 @@ TextSplits splitTexts(const DataConfig& config, int64_t n, uint64_t seed) {
   if (config.test_path.empty()) {
     const int64_t held = heldOutCount(n, config.test_fraction, "data.test_fraction");
     const auto [kept, test_rows] = seededSplit(n, held, streamSeed(seed, SeedStream::TextTestSplit));
-    pool = toRows(kept);
-    s.test = toRows(test_rows);
+    pool = rowsOf(kept);
+    s.test = rowsOf(test_rows);
   }
   s.train_pool = static_cast<int64_t>(pool.size());
-  const int64_t used = limitedCount(s.train_pool, config.limit);
-  if (used < s.train_pool) {
-    const auto [dropped, chosen] = seededSplit(s.train_pool, used, streamSeed(seed, SeedStream::TextLimit));
-    (void)dropped;
-    std::vector<int64_t> subset;
-    for (const int64_t i : toRows(chosen)) subset.push_back(pool[static_cast<size_t>(i)]);
-    pool = std::move(subset);
-  }
-  const auto kept = static_cast<int64_t>(pool.size());
-  const int64_t val = heldOutCount(kept, config.val_fraction, "data.val_fraction");
-  const auto [train_rows, val_rows] = seededSplit(kept, val, streamSeed(seed, SeedStream::ValidationSplit));
-  for (const int64_t i : toRows(train_rows)) s.train.push_back(pool[static_cast<size_t>(i)]);
-  for (const int64_t i : toRows(val_rows)) s.val.push_back(pool[static_cast<size_t>(i)]);
+  TrainValRows rows = limitThenHoldOut(std::move(pool), config.limit, config.val_fraction,
+                                       streamSeed(seed, SeedStream::TextLimit),
+                                       streamSeed(seed, SeedStream::ValidationSplit));
+  s.train = std::move(rows.train);
+  s.val = std::move(rows.val);
   return s;
 }
 

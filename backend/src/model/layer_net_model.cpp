@@ -122,27 +122,14 @@ void LayerNetModel::to(const torch::Device& device) {
 }
 
 void LayerNetModel::save(const std::string& file) {
-  torch::serialize::OutputArchive archive;
-  for (const auto& [name, tensor] : namedParameters()) archive.write(name, tensor);
-  for (const auto& [name, tensor] : namedBuffers()) archive.write(name, tensor, /*is_buffer=*/true);
-  writeWeightsFile(file, [&archive](const std::string& tempFile) { archive.save_to(tempFile); });
+  saveNamedWeights(file, namedParameters(), namedBuffers());
 }
 
 void LayerNetModel::load(const std::string& file) {
-  requireWeightsFile(file);
-  torch::serialize::InputArchive archive;
-  try {
-    archive.load_from(file, torch::Device(torch::kCPU));  // copy_ moves each tensor to the model's device
-  } catch (const c10::Error& error) {
-    throw UserError(file + ": not a weights file the workbench can read (" + shortErrorText(error) + ")",
-                    "give a file written by the workbench for this model");
-  }
   NamedTensors targets = namedParameters();
   const NamedTensors buffers = namedBuffers();
   targets.insert(targets.end(), buffers.begin(), buffers.end());
-  copyCheckedWeights(file, targets, [&archive](const std::string& name, torch::Tensor& tensor) {
-    return archive.try_read(name, tensor);
-  });
+  loadNamedWeights(file, targets);
 }
 
 ModelInfo LayerNetModel::info() const {

@@ -56,4 +56,25 @@ void copyCheckedWeights(const std::string& file, const NamedTensors& targets,
   for (size_t i = 0; i < targets.size(); ++i) targets[i].second.copy_(sources[i]);
 }
 
+void saveNamedWeights(const std::string& file, const NamedTensors& parameters, const NamedTensors& buffers) {
+  torch::serialize::OutputArchive archive;
+  for (const auto& [name, tensor] : parameters) archive.write(name, tensor);
+  for (const auto& [name, tensor] : buffers) archive.write(name, tensor, /*is_buffer=*/true);
+  writeWeightsFile(file, [&archive](const std::string& tempFile) { archive.save_to(tempFile); });
+}
+
+void loadNamedWeights(const std::string& file, const NamedTensors& targets) {
+  requireWeightsFile(file);
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(file, torch::Device(torch::kCPU));  // copy_ moves each tensor to the model's device
+  } catch (const c10::Error& error) {
+    throw UserError(file + ": not a weights file the workbench can read (" + shortErrorText(error) + ")",
+                    "give a file written by the workbench for this model");
+  }
+  copyCheckedWeights(file, targets, [&archive](const std::string& name, torch::Tensor& tensor) {
+    return archive.try_read(name, tensor);
+  });
+}
+
 }  // namespace wb

@@ -25,6 +25,13 @@ void requireWeightsFile(const std::string& file);
 void copyCheckedWeights(const std::string& file, const NamedTensors& targets,
                         const std::function<bool(const std::string& name, torch::Tensor& tensor)>& read);
 
+// A model's parameters and buffers as a torch::serialize archive, one entry per name, written whole.
+void saveNamedWeights(const std::string& file, const NamedTensors& parameters, const NamedTensors& buffers);
+// Such an archive read into `targets` (parameters and buffers by name), as copyCheckedWeights copies:
+// UserError naming FILE for a missing file, one that is not an archive, or a tensor missing or of another
+// shape.
+void loadNamedWeights(const std::string& file, const NamedTensors& targets);
+
 // The first line of an exception's message, without LibTorch's C++ backtrace.
 std::string shortErrorText(const std::exception& error);
 
